@@ -1,0 +1,106 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "MockAPNs",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "MockAPNsCore", targets: ["MockAPNsCore"]),
+        .library(name: "MockAPNs", targets: ["MockAPNs"]),
+        .executable(name: "mockapns", targets: ["MockAPNsCLI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.80.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.0.0"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-certificates.git", from: "1.10.0"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+    ],
+    targets: [
+        // The brain: Apple's rules as plain values. No sockets, no NIO channels.
+        .target(
+            name: "MockAPNsCore",
+            dependencies: [
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        // System OpenSSL (libssl/libcrypto 3.x), used only by MockAPNsTLS.
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        // System libnghttp2, used only by MockAPNsHTTP2.
+        .systemLibrary(
+            name: "CNghttp2",
+            pkgConfig: "libnghttp2",
+            providers: [.apt(["libnghttp2-dev"]), .brew(["nghttp2"])]
+        ),
+        // One NIO channel handler that speaks TLS through OpenSSL over memory BIOs.
+        .target(
+            name: "MockAPNsTLS",
+            dependencies: [
+                "COpenSSL",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // One NIO channel handler that drives an nghttp2 server session.
+        .target(
+            name: "MockAPNsHTTP2",
+            dependencies: [
+                "CNghttp2",
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // The server: listeners, pipelines, and the embedding API.
+        .target(
+            name: "MockAPNs",
+            dependencies: [
+                "MockAPNsCore",
+                "MockAPNsTLS",
+                "MockAPNsHTTP2",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .executableTarget(
+            name: "MockAPNsCLI",
+            dependencies: [
+                "MockAPNs",
+                "MockAPNsCore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(name: "MockAPNsCoreTests", dependencies: ["MockAPNsCore"]),
+        .testTarget(
+            name: "MockAPNsTLSTests",
+            dependencies: [
+                "MockAPNsTLS",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "MockAPNsHTTP2Tests",
+            dependencies: [
+                "MockAPNsHTTP2",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "MockAPNsTests",
+            dependencies: [
+                "MockAPNs",
+                "MockAPNsCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+    ]
+)

@@ -1,0 +1,11 @@
+import ArgumentParser
+
+/// `mockapns`: a mock Apple Push Notification service for tests and local development.
+@main
+struct MockAPNsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mockapns",
+        abstract: "A mock Apple Push Notification service: HTTP/2 provider API, legacy gateway and feedback.",
+        subcommands: [ServeCommand.self, CertsCommand.self]
+    )
+}

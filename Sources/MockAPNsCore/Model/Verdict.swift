@@ -1,0 +1,21 @@
+/// What the decision core concluded about one notification.
+public enum Verdict: Sendable, Equatable {
+    /// APNs accepted it. `apnsID` is echoed or generated; `uniqueID` is sent only by the
+    /// development (sandbox) environment.
+    case accepted(apnsID: String, uniqueID: String?)
+    /// APNs refused it. `timestamp` (milliseconds since 1970) accompanies 410 only.
+    case rejected(reason: Reason, apnsID: String, timestamp: Int64?)
+
+    /// The `apns-id` the response carries.
+    public var apnsID: String {
+        switch self {
+        case .accepted(let id, _), .rejected(_, let id, _): return id
+        }
+    }
+
+    /// The reason, if rejected.
+    public var reason: Reason? {
+        if case .rejected(let reason, _, _) = self { return reason }
+        return nil
+    }
+}
