@@ -1,0 +1,15 @@
+/// One entry of a certificate's topic list: a topic and the kinds Apple labels it with.
+///
+/// Apple's listing for a universal certificate reads `com.x` / `app`, `com.x.voip` / `voip`,
+/// `com.x.complication` / `complication`.
+public struct CertificateTopic: Sendable, Hashable {
+    /// The topic as a provider puts it in `apns-topic`.
+    public var topic: String
+    /// Apple's labels for the topic, such as `app`, `voip` or `complication`.
+    public var kinds: [String]
+
+    public init(topic: String, kinds: [String]) {
+        self.topic = topic
+        self.kinds = kinds
+    }
+}
