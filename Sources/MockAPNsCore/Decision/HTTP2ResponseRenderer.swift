@@ -1,0 +1,61 @@
+/// Writes a `Verdict` as the HTTP/2 response APNs sends (apns-protocol A.6), byte for byte.
+///
+/// - Accepted: `:status 200`, `apns-id`, then `apns-unique-id` when the verdict has one; no
+///   body, so HEADERS carries END_STREAM.
+/// - Refused: the reason's status, `content-type: application/json`, `apns-id`, and the body
+///   `{"reason":"<Reason>"}`, or `{"reason":"<Reason>","timestamp":<ms>}` for 410 reasons.
+///
+/// The body is assembled by hand: reason strings are plain ASCII identifiers that need no
+/// escaping, and an encoder would cost more than the rest of the response.
+public struct HTTP2ResponseRenderer: Sendable {
+    public init() {}
+
+    public func render(_ verdict: Verdict) -> HTTP2PushResponse {
+        switch verdict {
+        case .accepted(let apnsID, let uniqueID):
+            var headers = [HTTPHeader(name: "apns-id", value: apnsID)]
+            if let uniqueID {
+                headers.append(HTTPHeader(name: "apns-unique-id", value: uniqueID))
+            }
+            return HTTP2PushResponse(status: 200, headers: headers, body: nil)
+
+        case .rejected(let reason, let apnsID, let timestamp):
+            return HTTP2PushResponse(
+                status: reason.httpStatus,
+                headers: [
+                    HTTPHeader(name: "content-type", value: "application/json"),
+                    HTTPHeader(name: "apns-id", value: apnsID),
+                ],
+                body: Self.errorBody(reason: reason, timestamp: reason.carriesTimestamp ? timestamp : nil)
+            )
+        }
+    }
+
+    /// `{"reason":"<Reason>"}`, with `,"timestamp":<ms>` before the brace when given.
+    static func errorBody(reason: Reason, timestamp: Int64?) -> [UInt8] {
+        var body: [UInt8] = []
+        body.reserveCapacity(64)
+        body.append(contentsOf: #"{"reason":""#.utf8)
+        body.append(contentsOf: reason.rawValue.utf8)
+        body.append(UInt8(ascii: "\""))
+        if let timestamp {
+            body.append(contentsOf: #","timestamp":"#.utf8)
+            appendDecimal(timestamp, to: &body)
+        }
+        body.append(UInt8(ascii: "}"))
+        return body
+    }
+
+    /// Appends the decimal digits of `value` (with a minus sign when negative).
+    static func appendDecimal(_ value: Int64, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        let magnitude = value.magnitude
+        // The largest power of ten not above the value gives the first digit's place.
+        var place: UInt64 = 1
+        while magnitude / place >= 10 { place *= 10 }
+        while place > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8((magnitude / place) % 10))
+            place /= 10
+        }
+    }
+}

@@ -1,0 +1,151 @@
+/// The decision core: one function over plain values that says what APNs answers to one
+/// notification, whichever protocol mouth it came through.
+///
+/// ## Decision order
+///
+/// For an HTTP/2 request, `decide(http2:context:)` first applies the header rules of
+/// `HTTP2RequestValidator` (steps 1 to 12, documented there). Then, for requests of both
+/// protocols, `decide(_:context:)` continues:
+///
+/// | step | check | reason |
+/// |---|---|---|
+/// | 13 | authentication (`AuthenticationResult`) | `MissingProviderToken`, the refused credentials' reason, `BadCertificateEnvironment` |
+/// | 14 | the topic the credentials allow (see `routeTopic`) | `MissingTopic`, `TopicDisallowed` (configurable), `InvalidPushType` |
+/// | 15 | the device registry: environment, topic binding, expiry, unregistration | `BadDeviceToken`, `DeviceTokenNotForTopic`, `TopicDisallowed`, `ExpiredToken`, `Unregistered` |
+/// | 16 | the payload (`PayloadRules`): empty, size, shape | `PayloadEmpty`, `PayloadTooLarge`, the configured reason |
+///
+/// An accepted push gets `apns-id` (the request's, exactly as received, or a generated one
+/// in the configured letter case) and, on a sandbox server only, a fresh lowercase
+/// `apns-unique-id`. A refused one gets the same `apns-id`, and a timestamp for 410 reasons.
+public struct PushDecider: Sendable {
+    /// The options every rule reads.
+    public let options: ValidationOptions
+    /// The shared registry of device tokens (and the feedback queue).
+    public let registry: DeviceRegistry
+
+    private let validator: HTTP2RequestValidator
+    private let payloadRules: PayloadRules
+    private let apnsIDs: UUIDGenerator
+    /// Apple's `apns-unique-id` values seen by clients are lowercase.
+    private let uniqueIDs = UUIDGenerator(letterCase: .lowercase)
+
+    public init(options: ValidationOptions = .default, registry: DeviceRegistry = DeviceRegistry()) {
+        self.options = options
+        self.registry = registry
+        self.validator = HTTP2RequestValidator(options: options)
+        self.payloadRules = PayloadRules(options: options)
+        self.apnsIDs = UUIDGenerator(letterCase: options.generatedAPNsIDCase)
+    }
+
+    /// Validates a raw HTTP/2 request (steps 1 to 12), then decides it (steps 13 to 16).
+    /// A refused request keeps its `apns-id` when that was well-formed; otherwise the
+    /// verdict carries a generated one.
+    public func decide(http2 raw: HTTP2PushRequest, context: DecisionContext) -> Verdict {
+        switch validator.validate(raw) {
+        case .valid(let request):
+            return decide(request, context: context)
+        case .invalid(let reason, let apnsID):
+            return verdict(for: .refused(reason, timestamp: nil), apnsID: apnsID, context: context)
+        }
+    }
+
+    /// Decides a request that already passed its protocol's syntax rules (steps 13 to 16).
+    public func decide(_ request: PushRequest, context: DecisionContext) -> Verdict {
+        verdict(for: status(of: request, context: context), apnsID: request.apnsID, context: context)
+    }
+
+    // MARK: - Steps
+
+    /// Steps 13 to 16, in order; the first refusal wins.
+    private func status(of request: PushRequest, context: DecisionContext) -> TokenStatus {
+        let topic: String?
+        switch routeTopic(request, context: context) {
+        case .refused(let reason): return .refused(reason, timestamp: nil)
+        case .topic(let routed): topic = routed
+        }
+
+        let tokenStatus = registry.status(
+            of: request.deviceToken, topic: topic, environment: context.environment
+        )
+        guard tokenStatus == .deliverable else { return tokenStatus }
+
+        var routedRequest = request
+        routedRequest.topic = topic
+        if let reason = payloadRules.check(routedRequest) { return .refused(reason, timestamp: nil) }
+        return .deliverable
+    }
+
+    private enum TopicRoute {
+        case topic(String?)
+        case refused(Reason)
+    }
+
+    /// Steps 13 and 14: the credentials, then the topic they let the push go to.
+    ///
+    /// - No authentication required: the request's topic, if any.
+    /// - Certificate: refused outside its environments; `location` pushes are refused
+    ///   (token-only); without `apns-topic`, a certificate listing more than one topic gets
+    ///   `MissingTopic`, otherwise the subject's topic is used (legacy frames always use it,
+    ///   as they cannot name a topic). A topic neither listed nor the subject's is refused.
+    /// - Provider token: `apns-topic` is required; a topic-specific key allows its topics and
+    ///   their suffixed variants.
+    private func routeTopic(_ request: PushRequest, context: DecisionContext) -> TopicRoute {
+        switch context.authentication {
+        case .notRequired:
+            return .topic(request.topic)
+
+        case .unauthenticated:
+            return .refused(.missingProviderToken)
+
+        case .rejected(let reason):
+            return .refused(reason)
+
+        case .certificate(let topics, let defaultTopic, let environments):
+            guard environments.contains(context.environment) else {
+                return .refused(.badCertificateEnvironment)
+            }
+            if request.pushType == .location {
+                return .refused(options.locationPushWithCertificateReason)
+            }
+            guard let topic = request.topic else {
+                if request.transport == .http2, topics.count > 1 { return .refused(.missingTopic) }
+                // The validator could not pair the push type with a topic it did not see.
+                if let reason = TopicRules.check(
+                    pushType: request.pushType,
+                    topic: defaultTopic,
+                    missingSuffixReason: options.missingTopicSuffixReason
+                ) {
+                    return .refused(reason)
+                }
+                return .topic(defaultTopic)
+            }
+            guard topic == defaultTopic || topics.contains(topic) else {
+                return .refused(options.topicNotAllowedReason)
+            }
+            return .topic(topic)
+
+        case .providerToken(_, _, let allowedTopics):
+            guard let topic = request.topic else { return .refused(.missingTopic) }
+            if let allowedTopics,
+               !allowedTopics.contains(topic),
+               !allowedTopics.contains(String(TopicRules.bundleID(of: topic))) {
+                return .refused(options.topicNotAllowedReason)
+            }
+            return .topic(topic)
+        }
+    }
+
+    /// Turns the outcome into a verdict with the ids Apple would send.
+    private func verdict(for status: TokenStatus, apnsID: String?, context: DecisionContext) -> Verdict {
+        let apnsID = apnsID ?? apnsIDs.next()
+        switch status {
+        case .deliverable:
+            let uniqueID = context.environment == .sandbox ? uniqueIDs.next() : nil
+            return .accepted(apnsID: apnsID, uniqueID: uniqueID)
+        case .refused(let reason, let timestamp):
+            // A 410 always carries a time; "now" stands in when no rule supplied one.
+            let stamp = reason.carriesTimestamp ? timestamp ?? context.clock.millisecondsSince1970 : nil
+            return .rejected(reason: reason, apnsID: apnsID, timestamp: stamp)
+        }
+    }
+}

@@ -1,0 +1,40 @@
+/// Random (version 4) UUIDs in canonical text form, for generated `apns-id` and
+/// `apns-unique-id` values.
+///
+/// Formats the bytes by hand into one 36-byte string: Foundation's `UUID().uuidString` costs
+/// more and is always uppercase.
+public struct UUIDGenerator: Sendable {
+    /// The letter case of the hex digits.
+    public var letterCase: UUIDLetterCase
+
+    public init(letterCase: UUIDLetterCase) {
+        self.letterCase = letterCase
+    }
+
+    /// A new random UUID such as `8f0c5ab2-4d1e-4c8a-9b7e-2f3a4b5c6d7e`.
+    public func next() -> String {
+        var random = SystemRandomNumberGenerator()
+        return Self.format(high: random.next(), low: random.next(), uppercase: letterCase == .uppercase)
+    }
+
+    /// Formats 128 bits as a version-4, RFC 4122-variant UUID.
+    static func format(high: UInt64, low: UInt64, uppercase: Bool) -> String {
+        // Version 4 in the high nibble of byte 6; variant 10xx in the top bits of byte 8.
+        let high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
+        let low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        return String(unsafeUninitializedCapacity: UUIDSyntax.length) { buffer in
+            var output = 0
+            for nibbleIndex in 0..<32 {
+                if UUIDSyntax.isHyphenPosition(output) {
+                    buffer[output] = UInt8(ascii: "-")
+                    output += 1
+                }
+                let word = nibbleIndex < 16 ? high : low
+                let shift = UInt64(60 - 4 * (nibbleIndex % 16))
+                buffer[output] = HexDigits.digit(UInt8((word >> shift) & 0xF), uppercase: uppercase)
+                output += 1
+            }
+            return output
+        }
+    }
+}

@@ -1,0 +1,202 @@
+/// Apple's request rules for the HTTP/2 provider API: turns the raw headers and body of one
+/// stream into a normalized `PushRequest`, or the `Reason` APNs would answer with.
+///
+/// ## Validation order
+///
+/// Apple does not document which fault wins when a request has several, so MockAPNs fixes
+/// one order, based on pushy's mock server. The first failing check decides:
+///
+/// | step | check | reason |
+/// |---|---|---|
+/// | 1 | a header name appears twice (see `ValidationOptions.duplicateHeaderScope`) | `DuplicateHeaders` |
+/// | 2 | `apns-id`, if present, is a canonical UUID | `BadMessageId` |
+/// | 3 | `:method` is `POST` (absent counts as wrong) | `MethodNotAllowed` |
+/// | 4 | `apns-topic`, if present, is well-formed (`TopicRules.isWellFormed`) | `BadTopic` |
+/// | 5 | `apns-collapse-id`, if present, is at most 64 bytes | `BadCollapseId` |
+/// | 6 | `apns-expiration`, if present, is decimal epoch seconds | `BadExpirationDate` |
+/// | 7 | `apns-priority`, if present, is `1`, `5` or `10` | `BadPriority` |
+/// | 8 | `apns-push-type`, if present, is one of `PushType` | `InvalidPushType` |
+/// | 9 | `:path` is `/3/device/<token>`; `/3/device/` alone | `BadPath`; `MissingDeviceToken` |
+/// | 10 | the token is even-length hex of the allowed size | `BadDeviceToken` |
+/// | 11 | the push type suits the topic's suffix (`TopicRules.check`) | `InvalidPushType`, `TopicDisallowed` |
+/// | 12 | `background` is not sent with an explicit `apns-priority: 10` | `BadPriority` (configurable) |
+///
+/// The decision core (`PushDecider`) continues where this ends: authentication, topic
+/// rules that depend on the credentials (`MissingTopic`, `TopicDisallowed`), the device
+/// registry, and finally the payload (`PayloadRules`: `PayloadEmpty`, `PayloadTooLarge`,
+/// shape). Authentication thus slots in between the header rules and the payload rules,
+/// where pushy's mock has it.
+///
+/// Headers Apple does not define are ignored. The validator never allocates beyond the
+/// `PushRequest` it returns (and the lowercased token when the client sent uppercase).
+public struct HTTP2RequestValidator: Sendable {
+    /// The path every push goes to, before the token.
+    static let devicePathPrefix = "/3/device/"
+
+    /// Apple's limit on `apns-collapse-id`, in bytes.
+    public static let maximumCollapseIDLength = 64
+
+    public let options: ValidationOptions
+    private let tokenSyntax: DeviceTokenSyntax
+
+    public init(options: ValidationOptions = .default) {
+        self.options = options
+        self.tokenSyntax = DeviceTokenSyntax(
+            allowsUppercase: options.acceptsUppercaseDeviceTokens,
+            byteLengths: options.deviceTokenByteLengths
+        )
+    }
+
+    /// Applies steps 1 to 12 of the documented order to one request.
+    public func validate(_ request: HTTP2PushRequest) -> HTTP2Validation {
+        let headers = RecognizedHeaders(request.headers, duplicateScope: options.duplicateHeaderScope)
+
+        // Step 2 is evaluated first because every failure response echoes a valid apns-id.
+        let apnsIDIsValid = headers.apnsID.map {
+            UUIDSyntax.isCanonical($0, allowsUppercase: options.acceptsUppercaseAPNsIDs)
+        } ?? true
+        let echoedID = apnsIDIsValid && !headers.apnsIDIsRepeated ? headers.apnsID : nil
+        func refuse(_ reason: Reason) -> HTTP2Validation {
+            .invalid(reason, apnsID: echoedID)
+        }
+
+        if headers.hasDuplicate { return refuse(.duplicateHeaders) }
+        if !apnsIDIsValid { return refuse(.badMessageId) }
+        if headers.method != "POST" { return refuse(.methodNotAllowed) }
+        if let topic = headers.topic, !TopicRules.isWellFormed(topic) { return refuse(.badTopic) }
+        if let collapseID = headers.collapseID,
+           collapseID.utf8.count > Self.maximumCollapseIDLength {
+            return refuse(.badCollapseId)
+        }
+
+        var expiration: Int64?
+        if let text = headers.expiration {
+            guard let value = HeaderValueSyntax.expiration(text) else { return refuse(.badExpirationDate) }
+            expiration = value
+        }
+        var priority: Priority?
+        if let text = headers.priority {
+            guard let value = HeaderValueSyntax.priority(text) else { return refuse(.badPriority) }
+            priority = value
+        }
+        var pushType: PushType?
+        if let text = headers.pushType {
+            guard let value = HeaderValueSyntax.pushType(text) else { return refuse(.invalidPushType) }
+            pushType = value
+        }
+
+        guard let path = headers.path, let tokenText = Self.deviceToken(inPath: path) else {
+            return refuse(.badPath)
+        }
+        if tokenText.isEmpty { return refuse(.missingDeviceToken) }
+        guard let deviceToken = tokenSyntax.normalized(tokenText) else {
+            return refuse(.badDeviceToken)
+        }
+
+        if let topic = headers.topic,
+           let reason = TopicRules.check(
+               pushType: pushType, topic: topic, missingSuffixReason: options.missingTopicSuffixReason
+           ) {
+            return refuse(reason)
+        }
+        // Only an explicit 10 counts: refusing background pushes that omit the header would
+        // break clients on a rule whose live behaviour nobody has recorded.
+        if pushType == .background, priority == .immediate,
+           case .reject(let reason) = options.backgroundWithImmediatePriority {
+            return refuse(reason)
+        }
+
+        return .valid(PushRequest(
+            transport: .http2,
+            deviceToken: deviceToken,
+            topic: headers.topic,
+            pushType: pushType,
+            apnsID: headers.apnsID,
+            expiration: expiration,
+            priority: priority,
+            collapseID: headers.collapseID,
+            payload: request.body,
+            authorization: headers.authorization
+        ))
+    }
+
+    /// The token part of a `:path`, or `nil` when the path is not under `/3/device/`.
+    /// The token may be empty (`MissingDeviceToken`); anything after the prefix, including a
+    /// query string or more slashes, is taken as the token and fails its syntax check.
+    static func deviceToken(inPath path: String) -> Substring? {
+        let pathBytes = path.utf8
+        let prefixBytes = devicePathPrefix.utf8
+        guard pathBytes.starts(with: prefixBytes) else { return nil }
+        // The prefix is ASCII, so this index is also a character boundary.
+        let tokenStart = pathBytes.index(pathBytes.startIndex, offsetBy: prefixBytes.count)
+        return path[tokenStart...]
+    }
+}
+
+/// The outcome of `HTTP2RequestValidator.validate(_:)`.
+public enum HTTP2Validation: Sendable, Equatable {
+    /// The request passed every header rule.
+    case valid(PushRequest)
+    /// The request is refused. `apnsID` is the request's `apns-id` when it was sent once and
+    /// well-formed (the response echoes it); otherwise the server generates one.
+    case invalid(Reason, apnsID: String?)
+}
+
+/// One pass over the header list, keeping the first value of each header APNs defines and
+/// noting whether any header was repeated.
+private struct RecognizedHeaders {
+    var method: String?
+    var path: String?
+    var authorization: String?
+    var apnsID: String?
+    var expiration: String?
+    var priority: String?
+    var topic: String?
+    var pushType: String?
+    var collapseID: String?
+
+    var hasDuplicate = false
+    var apnsIDIsRepeated = false
+
+    init(_ headers: [HTTPHeader], duplicateScope: DuplicateHeaderScope) {
+        var seen: UInt16 = 0
+        for index in headers.indices {
+            let header = headers[index]
+            guard let name = HTTP2HeaderName(header.name) else {
+                if duplicateScope == .allHeaders, !hasDuplicate,
+                   Self.name(of: index, repeatsAnEarlierIn: headers) {
+                    hasDuplicate = true
+                }
+                continue
+            }
+            guard seen & name.bit == 0 else {
+                hasDuplicate = true
+                if name == .apnsID { apnsIDIsRepeated = true }
+                continue
+            }
+            seen |= name.bit
+            switch name {
+            case .method: method = header.value
+            case .path: path = header.value
+            case .authorization: authorization = header.value
+            case .apnsID: apnsID = header.value
+            case .apnsExpiration: expiration = header.value
+            case .apnsPriority: priority = header.value
+            case .apnsTopic: topic = header.value
+            case .apnsPushType: pushType = header.value
+            case .apnsCollapseID: collapseID = header.value
+            case .scheme, .authority: break
+            }
+        }
+    }
+
+    /// Whether an earlier header has the same name. Quadratic, but requests carry about ten
+    /// headers, and this avoids building a set for every request.
+    private static func name(of index: Int, repeatsAnEarlierIn headers: [HTTPHeader]) -> Bool {
+        let name = headers[index].name
+        for earlier in headers[..<index] where earlier.name == name {
+            return true
+        }
+        return false
+    }
+}

@@ -1,0 +1,40 @@
+/// Parsers for the values of Apple's scalar request headers. Each returns `nil` for a value
+/// APNs would refuse; the validator pairs that with the header's `Reason`.
+enum HeaderValueSyntax {
+    /// `apns-expiration`: a non-negative decimal number of seconds since 1970, digits only
+    /// (no sign, no spaces, no fraction). Leading zeros are tolerated. Values that do not fit
+    /// in 64 bits are refused. A date in the past is well-formed (APNs treats it like `0`).
+    static func expiration(_ text: String) -> Int64? {
+        let bytes = text.utf8
+        guard !bytes.isEmpty else { return nil }
+        var value: Int64 = 0
+        for byte in bytes {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (shifted, overflowA) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflowB) = shifted.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !overflowA, !overflowB else { return nil }
+            value = sum
+        }
+        return value
+    }
+
+    /// `apns-priority`: exactly `1`, `5` or `10`. Spellings such as `05` or ` 10` are refused
+    /// (Apple documents only the three values).
+    static func priority(_ text: String) -> Priority? {
+        var bytes = text.utf8.makeIterator()
+        let first = bytes.next()
+        let second = bytes.next()
+        guard bytes.next() == nil else { return nil }
+        switch (first, second) {
+        case (UInt8(ascii: "1"), nil): return .powerFirst
+        case (UInt8(ascii: "5"), nil): return .powerAware
+        case (UInt8(ascii: "1"), UInt8(ascii: "0")): return .immediate
+        default: return nil
+        }
+    }
+
+    /// `apns-push-type`: one of Apple's values, exactly as Apple spells them (lowercase).
+    static func pushType(_ text: String) -> PushType? {
+        PushType(rawValue: text)
+    }
+}

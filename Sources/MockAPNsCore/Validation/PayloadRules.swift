@@ -1,0 +1,34 @@
+/// Apple's rules for the notification body (apns-protocol A.5 and G.3), shared by both
+/// protocol mouths.
+public struct PayloadRules: Sendable {
+    /// The limits and the shape policy come from here.
+    public var options: ValidationOptions
+
+    public init(options: ValidationOptions = .default) {
+        self.options = options
+    }
+
+    /// The reason to refuse `request`'s payload, if any, checking in this order:
+    /// `PayloadEmpty`, then `PayloadTooLarge` (the VoIP limit applies to `apns-push-type: voip`,
+    /// and to a `.voip` topic sent without a push type), then the non-object policy.
+    public func check(_ request: PushRequest) -> Reason? {
+        let payload = request.payload
+        if payload.isEmpty { return .payloadEmpty }
+        if payload.count > limit(for: request) { return .payloadTooLarge }
+        if case .reject(let reason) = options.nonObjectPayload, !JSONSyntax.isObject(payload) {
+            return reason
+        }
+        return nil
+    }
+
+    /// The body limit in bytes that applies to `request`.
+    public func limit(for request: PushRequest) -> Int {
+        isVoIP(request) ? options.voipPayloadLimit : options.payloadLimit
+    }
+
+    private func isVoIP(_ request: PushRequest) -> Bool {
+        if let pushType = request.pushType { return pushType == .voip }
+        guard let topic = request.topic else { return false }
+        return TopicRules.suffix(of: topic)?.type == .voip
+    }
+}
