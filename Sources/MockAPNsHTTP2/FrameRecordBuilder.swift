@@ -1,0 +1,87 @@
+import CNghttp2
+
+/// Turns an `nghttp2_frame` into an ``HTTP2FrameRecord``. Only called when recording is on.
+enum FrameRecordBuilder {
+    /// Describes `frame`. `receivedHeaders` is the decoded header block of an inbound
+    /// HEADERS frame: nghttp2 hands inbound header fields to the header callback, not to
+    /// the frame, so the session passes them in.
+    static func record(
+        of frame: UnsafePointer<nghttp2_frame>,
+        direction: HTTP2FrameRecord.Direction,
+        receivedHeaders: ArraySlice<HTTP2Header>? = nil
+    ) -> HTTP2FrameRecord {
+        let header = frame.pointee.hd
+        let type = HTTP2FrameType(wireValue: header.type)
+        return HTTP2FrameRecord(
+            direction: direction,
+            type: type,
+            flags: header.flags,
+            streamID: header.stream_id,
+            length: header.length,
+            details: details(of: frame, type: type, receivedHeaders: receivedHeaders)
+        )
+    }
+
+    private static func details(
+        of frame: UnsafePointer<nghttp2_frame>,
+        type: HTTP2FrameType,
+        receivedHeaders: ArraySlice<HTTP2Header>?
+    ) -> HTTP2FrameRecord.Details {
+        switch type {
+        case .headers:
+            if let receivedHeaders {
+                return .headers(Array(receivedHeaders))
+            }
+            return .headers(decode(frame.pointee.headers.nva, count: frame.pointee.headers.nvlen))
+        case .settings:
+            let settings = frame.pointee.settings
+            guard let entries = settings.iv, settings.niv > 0 else { return .settings([]) }
+            return .settings(
+                UnsafeBufferPointer(start: entries, count: settings.niv).map {
+                    HTTP2Setting(identifier: UInt16(truncatingIfNeeded: $0.settings_id), value: $0.value)
+                }
+            )
+        case .rstStream:
+            return .rstStream(errorCode: frame.pointee.rst_stream.error_code)
+        case .goaway:
+            let goaway = frame.pointee.goaway
+            let debugData = goaway.opaque_data.map {
+                Array(UnsafeBufferPointer(start: $0, count: goaway.opaque_data_len))
+            }
+            return .goaway(
+                errorCode: goaway.error_code,
+                lastStreamID: goaway.last_stream_id,
+                debugData: debugData ?? []
+            )
+        case .windowUpdate:
+            return .windowUpdate(increment: frame.pointee.window_update.window_size_increment)
+        case .ping:
+            return .ping(opaqueData: withUnsafeBytes(of: frame.pointee.ping.opaque_data) { Array($0) })
+        default:
+            return .none
+        }
+    }
+
+    private static func decode(_ list: UnsafeMutablePointer<nghttp2_nv>?, count: Int) -> [HTTP2Header] {
+        guard let list, count > 0 else { return [] }
+        return UnsafeBufferPointer(start: list, count: count).map { field in
+            HTTP2Header(
+                name: HTTP2Header.string(field.name, field.namelen),
+                value: HTTP2Header.string(field.value, field.valuelen)
+            )
+        }
+    }
+}
+
+extension HTTP2Header {
+    /// A string from `count` bytes that nghttp2 lent for the duration of a callback.
+    /// Bytes that are not UTF-8 become U+FFFD rather than failing.
+    static func string(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> String {
+        guard let bytes, count > 0 else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+    }
+
+    static func string(_ bytes: UnsafeMutablePointer<UInt8>?, _ count: Int) -> String {
+        string(UnsafePointer(bytes), count)
+    }
+}

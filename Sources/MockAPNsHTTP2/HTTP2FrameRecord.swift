@@ -1,0 +1,152 @@
+/// The HTTP/2 frame types (RFC 9113, section 6).
+public enum HTTP2FrameType: Sendable, Hashable, CustomStringConvertible {
+    case data, headers, priority, rstStream, settings, pushPromise, ping, goaway, windowUpdate,
+        continuation
+    case unknown(UInt8)
+
+    /// The type for the byte on the wire.
+    public init(wireValue: UInt8) {
+        switch wireValue {
+        case 0x0: self = .data
+        case 0x1: self = .headers
+        case 0x2: self = .priority
+        case 0x3: self = .rstStream
+        case 0x4: self = .settings
+        case 0x5: self = .pushPromise
+        case 0x6: self = .ping
+        case 0x7: self = .goaway
+        case 0x8: self = .windowUpdate
+        case 0x9: self = .continuation
+        default: self = .unknown(wireValue)
+        }
+    }
+
+    /// The byte on the wire.
+    public var wireValue: UInt8 {
+        switch self {
+        case .data: 0x0
+        case .headers: 0x1
+        case .priority: 0x2
+        case .rstStream: 0x3
+        case .settings: 0x4
+        case .pushPromise: 0x5
+        case .ping: 0x6
+        case .goaway: 0x7
+        case .windowUpdate: 0x8
+        case .continuation: 0x9
+        case .unknown(let value): value
+        }
+    }
+
+    /// The RFC name, `WINDOW_UPDATE`.
+    public var description: String {
+        switch self {
+        case .data: "DATA"
+        case .headers: "HEADERS"
+        case .priority: "PRIORITY"
+        case .rstStream: "RST_STREAM"
+        case .settings: "SETTINGS"
+        case .pushPromise: "PUSH_PROMISE"
+        case .ping: "PING"
+        case .goaway: "GOAWAY"
+        case .windowUpdate: "WINDOW_UPDATE"
+        case .continuation: "CONTINUATION"
+        case .unknown(let value): "UNKNOWN(0x\(String(value, radix: 16)))"
+        }
+    }
+}
+
+/// Flag bits of a frame header. Their meaning depends on the frame type.
+public enum HTTP2FrameFlags {
+    /// DATA, HEADERS: the sender's last frame on the stream.
+    public static let endStream: UInt8 = 0x01
+    /// SETTINGS, PING: an acknowledgement.
+    public static let ack: UInt8 = 0x01
+    /// HEADERS, PUSH_PROMISE, CONTINUATION: the header block is complete.
+    public static let endHeaders: UInt8 = 0x04
+    /// DATA, HEADERS, PUSH_PROMISE: padding is present.
+    public static let padded: UInt8 = 0x08
+    /// HEADERS: priority fields are present.
+    public static let priority: UInt8 = 0x20
+}
+
+/// One SETTINGS parameter (RFC 9113, section 6.5.2).
+public struct HTTP2Setting: Sendable, Hashable, CustomStringConvertible {
+    public static let headerTableSize: UInt16 = 0x1
+    public static let enablePush: UInt16 = 0x2
+    public static let maxConcurrentStreams: UInt16 = 0x3
+    public static let initialWindowSize: UInt16 = 0x4
+    public static let maxFrameSize: UInt16 = 0x5
+    public static let maxHeaderListSize: UInt16 = 0x6
+
+    public var identifier: UInt16
+    public var value: UInt32
+
+    public init(identifier: UInt16, value: UInt32) {
+        self.identifier = identifier
+        self.value = value
+    }
+
+    public var description: String {
+        let names = [
+            "", "HEADER_TABLE_SIZE", "ENABLE_PUSH", "MAX_CONCURRENT_STREAMS",
+            "INITIAL_WINDOW_SIZE", "MAX_FRAME_SIZE", "MAX_HEADER_LIST_SIZE",
+        ]
+        let name = identifier > 0 && identifier < names.count
+            ? names[Int(identifier)] : "0x\(String(identifier, radix: 16))"
+        return "\(name)=\(value)"
+    }
+}
+
+/// A description of one frame the server received or sent, for a journal.
+///
+/// Header blocks are reported whole: nghttp2 joins a HEADERS frame and its CONTINUATION
+/// frames before anyone sees them, so `length` is that of the HEADERS frame and `headers`
+/// holds the complete decoded list.
+public struct HTTP2FrameRecord: Sendable, Hashable {
+    /// Which way the frame travelled.
+    public enum Direction: String, Sendable, Hashable {
+        case inbound, outbound
+    }
+
+    /// What the frame says beyond its header, decoded.
+    public enum Details: Sendable, Hashable {
+        /// Nothing more to say (DATA, PRIORITY, unknown types).
+        case none
+        /// HEADERS: the decoded header list, pseudo-headers first.
+        case headers([HTTP2Header])
+        /// SETTINGS: the parameters in frame order (empty for an ACK).
+        case settings([HTTP2Setting])
+        /// RST_STREAM: the error code.
+        case rstStream(errorCode: UInt32)
+        /// GOAWAY: the error code, the last stream the sender processed, and its debug data.
+        case goaway(errorCode: UInt32, lastStreamID: Int32, debugData: [UInt8])
+        /// WINDOW_UPDATE: the increment.
+        case windowUpdate(increment: Int32)
+        /// PING: the eight opaque bytes.
+        case ping(opaqueData: [UInt8])
+    }
+
+    public var direction: Direction
+    public var type: HTTP2FrameType
+    public var flags: UInt8
+    public var streamID: Int32
+    /// The payload length from the frame header.
+    public var length: Int
+    public var details: Details
+
+    public init(
+        direction: Direction, type: HTTP2FrameType, flags: UInt8, streamID: Int32, length: Int,
+        details: Details = .none
+    ) {
+        self.direction = direction
+        self.type = type
+        self.flags = flags
+        self.streamID = streamID
+        self.length = length
+        self.details = details
+    }
+
+    /// Whether `flag` (see ``HTTP2FrameFlags``) is set.
+    public func has(_ flag: UInt8) -> Bool { flags & flag != 0 }
+}

@@ -1,0 +1,48 @@
+import NIOCore
+
+/// One header field as it arrived or as it is sent. Names are lowercase on the wire.
+public struct HTTP2Header: Sendable, Hashable, CustomStringConvertible {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    public var description: String { "\(name): \(value)" }
+}
+
+/// A complete request: its header block and its body, handed over when the client ends
+/// the stream.
+public struct HTTP2Request: Sendable {
+    /// The client-initiated stream the request arrived on; answer on the same stream.
+    public var streamID: Int32
+    /// Every header field in arrival order, pseudo-headers (`:method`, `:path`, ...)
+    /// included, then trailers if the client sent any.
+    public var headers: [HTTP2Header]
+    /// The body as stored: at most ``HTTP2ServerConfiguration/maxBodyBytesStored`` bytes.
+    public var body: ByteBuffer
+    /// The true number of body bytes the client sent, even when `body` was cut short.
+    public var bodyLength: Int
+
+    public init(streamID: Int32, headers: [HTTP2Header], body: ByteBuffer, bodyLength: Int) {
+        self.streamID = streamID
+        self.headers = headers
+        self.body = body
+        self.bodyLength = bodyLength
+    }
+
+    /// Whether the stored body is shorter than what the client sent.
+    public var isBodyTruncated: Bool { bodyLength > body.readableBytes }
+
+    /// The value of the first header called `name` (compared exactly; wire names are lowercase).
+    public func firstValue(of name: String) -> String? {
+        headers.first { $0.name == name }?.value
+    }
+
+    /// Every value of the headers called `name`, in arrival order.
+    public func values(of name: String) -> [String] {
+        headers.filter { $0.name == name }.map(\.value)
+    }
+}

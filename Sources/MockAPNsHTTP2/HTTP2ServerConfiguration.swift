@@ -1,0 +1,71 @@
+import NIOCore
+
+/// How a connection's HTTP/2 server side behaves: the SETTINGS it announces and the limits
+/// it keeps.
+///
+/// The defaults are the SETTINGS Apple's servers were seen to send (HEADER_TABLE_SIZE 4096,
+/// MAX_CONCURRENT_STREAMS 1000, INITIAL_WINDOW_SIZE 65535, MAX_FRAME_SIZE 16384,
+/// MAX_HEADER_LIST_SIZE 8000). ENABLE_PUSH is never sent, as Apple does not send it.
+public struct HTTP2ServerConfiguration: Sendable {
+    /// SETTINGS_HEADER_TABLE_SIZE: the HPACK dynamic table the server keeps for decoding.
+    public var headerTableSize: UInt32
+    /// SETTINGS_MAX_CONCURRENT_STREAMS announced when the connection opens.
+    /// Token-authenticated connections start at 1 and are raised later with
+    /// ``NGHTTP2ServerHandler/setMaxConcurrentStreams(_:)``.
+    public var maxConcurrentStreams: UInt32
+    /// SETTINGS_INITIAL_WINDOW_SIZE: the flow-control window of each stream the client opens.
+    public var initialWindowSize: UInt32
+    /// SETTINGS_MAX_FRAME_SIZE: the largest frame payload the server accepts.
+    public var maxFrameSize: UInt32
+    /// SETTINGS_MAX_HEADER_LIST_SIZE announced to the client.
+    public var maxHeaderListSize: UInt32
+    /// After this long with no bytes received and no open streams, the server sends GOAWAY
+    /// NO_ERROR with debug data `{"reason":"IdleTimeout"}` and closes. `nil` never times out.
+    public var idleTimeout: TimeAmount?
+    /// At most this many body bytes are kept per request. Anything beyond is counted
+    /// (``HTTP2Request/bodyLength`` stays true) but dropped, so a huge upload cannot
+    /// exhaust memory.
+    public var maxBodyBytesStored: Int
+    /// Whether every frame in and out is described to the delegate as an
+    /// ``HTTP2FrameRecord``. Off, no record is built at all.
+    public var recordsFrames: Bool
+    /// What happens when a client opens more streams than MAX_CONCURRENT_STREAMS allows.
+    public var streamLimitViolation: StreamLimitViolationResponse
+
+    /// Creates a configuration; every parameter defaults to what Apple's servers do.
+    public init(
+        headerTableSize: UInt32 = 4096,
+        maxConcurrentStreams: UInt32 = 1000,
+        initialWindowSize: UInt32 = 65535,
+        maxFrameSize: UInt32 = 16384,
+        maxHeaderListSize: UInt32 = 8000,
+        idleTimeout: TimeAmount? = nil,
+        maxBodyBytesStored: Int = 64 * 1024,
+        recordsFrames: Bool = false,
+        streamLimitViolation: StreamLimitViolationResponse = .appleGoAway
+    ) {
+        self.headerTableSize = headerTableSize
+        self.maxConcurrentStreams = maxConcurrentStreams
+        self.initialWindowSize = initialWindowSize
+        self.maxFrameSize = maxFrameSize
+        self.maxHeaderListSize = maxHeaderListSize
+        self.idleTimeout = idleTimeout
+        self.maxBodyBytesStored = max(0, maxBodyBytesStored)
+        self.recordsFrames = recordsFrames
+        self.streamLimitViolation = streamLimitViolation
+    }
+}
+
+/// The answer to a client that opens more concurrent streams than the server allows.
+public enum StreamLimitViolationResponse: Sendable, Hashable {
+    /// What Apple was seen to do (2016): GOAWAY with error code 7 (REFUSED_STREAM) and the
+    /// plain-text debug data `Maximum active streams violated for this endpoint.`, then close.
+    case appleGoAway
+    /// Leave it to nghttp2. A stream opened while a lowered limit is still unacknowledged
+    /// by the client is refused with RST_STREAM REFUSED_STREAM and the connection lives on;
+    /// a client that ignores an acknowledged limit gets GOAWAY PROTOCOL_ERROR.
+    case nghttp2Default
+
+    /// The debug data Apple sent with its stream-limit GOAWAY.
+    public static let appleDebugText = "Maximum active streams violated for this endpoint."
+}

@@ -1,0 +1,73 @@
+import CNghttp2
+
+/// Lays out a response's header list as the `nghttp2_nv` array nghttp2 wants, reusing the
+/// same two buffers for every response on the connection.
+///
+/// nghttp2 copies names and values when a response is submitted, so the pointers only need
+/// to live for the duration of `withHeaderList`.
+struct HeaderListEncoder {
+    private var bytes: [UInt8] = []
+    private var spans: [(nameStart: Int, nameLength: Int, valueStart: Int, valueLength: Int)] = []
+    private var entries: [nghttp2_nv] = []
+
+    init() {
+        bytes.reserveCapacity(256)
+        spans.reserveCapacity(8)
+        entries.reserveCapacity(8)
+    }
+
+    /// Calls `body` with `:status` followed by `headers` (names lowercased, as HTTP/2 requires).
+    mutating func withHeaderList<Result>(
+        status: Int,
+        headers: [(String, String)],
+        _ body: (UnsafePointer<nghttp2_nv>?, Int) -> Result
+    ) -> Result {
+        var bytes = self.bytes
+        var spans = self.spans
+        var entries = self.entries
+        self.bytes = []
+        self.spans = []
+        self.entries = []
+        defer {
+            bytes.removeAll(keepingCapacity: true)
+            spans.removeAll(keepingCapacity: true)
+            entries.removeAll(keepingCapacity: true)
+            self.bytes = bytes
+            self.spans = spans
+            self.entries = entries
+        }
+
+        func append(name: String, value: some Sequence<UInt8>) {
+            let nameStart = bytes.count
+            for byte in name.utf8 {
+                // ASCII upper case to lower case; anything else passes unchanged.
+                bytes.append(byte &- 0x41 < 26 ? byte | 0x20 : byte)
+            }
+            let valueStart = bytes.count
+            bytes.append(contentsOf: value)
+            spans.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
+        }
+
+        append(name: ":status", value: String(status).utf8)
+        for (name, value) in headers {
+            append(name: name, value: value.utf8)
+        }
+
+        return bytes.withUnsafeMutableBufferPointer { storage in
+            // Never empty in practice: ":status" is always there.
+            guard let base = storage.baseAddress else { return body(nil, 0) }
+            for span in spans {
+                entries.append(
+                    nghttp2_nv(
+                        name: base + span.nameStart,
+                        value: base + span.valueStart,
+                        namelen: span.nameLength,
+                        valuelen: span.valueLength,
+                        flags: UInt8(NGHTTP2_NV_FLAG_NONE.rawValue)
+                    )
+                )
+            }
+            return entries.withUnsafeBufferPointer { list in body(list.baseAddress, list.count) }
+        }
+    }
+}

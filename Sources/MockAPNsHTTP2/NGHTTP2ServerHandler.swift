@@ -1,0 +1,319 @@
+import NIOCore
+
+/// The server side of HTTP/2 on one connection, as a single channel handler around an
+/// nghttp2 session.
+///
+/// Plaintext bytes come in (after TLS, or straight from the socket for cleartext HTTP/2
+/// with prior knowledge); each `channelRead` is one `nghttp2_session_mem_recv` call.
+/// Everything nghttp2 wants to send in answer is gathered into one buffer per read batch
+/// and written and flushed once, in `channelReadComplete`. Complete requests go to the
+/// ``NGHTTP2ServerDelegate``; answers come back through ``respond(streamID:status:headers:body:)``
+/// and the other methods here, which must be called on the channel's event loop. Called from
+/// inside a delegate callback, their frames join the current batch; called later (a delayed
+/// response), the handler flushes by itself.
+///
+/// The connection closes by itself after a GOAWAY that ends it: a protocol error by the
+/// client, ``sendGoAway(errorCode:lastStreamID:debugData:closeAfter:)`` with `closeAfter`,
+/// the idle timeout, or a graceful shutdown once its last stream is done.
+public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
+    public typealias InboundIn = ByteBuffer
+    public typealias InboundOut = Never
+    public typealias OutboundIn = ByteBuffer
+    public typealias OutboundOut = ByteBuffer
+
+    /// The debug data of a graceful shutdown's GOAWAY, as Apple sends it.
+    public static let shutdownDebugData: [UInt8] = Array(#"{"reason":"Shutdown"}"#.utf8)
+    /// The debug data of the idle timeout's GOAWAY.
+    public static let idleTimeoutDebugData: [UInt8] = Array(#"{"reason":"IdleTimeout"}"#.utf8)
+
+    public let configuration: HTTP2ServerConfiguration
+    private var delegate: NGHTTP2ServerDelegate?
+    private var context: ChannelHandlerContext?
+    private var session: NGHTTP2Session?
+
+    /// Between `channelRead` and `channelReadComplete` output waits for the batch to end.
+    private var readBatchOpen = false
+    /// How many calls into nghttp2 are on the stack. nghttp2 must not be re-entered
+    /// (a delegate answering from a callback) nor deleted under its own feet.
+    private var sessionCallDepth = 0
+    private var tearDownPending = false
+    private var started = false
+
+    /// Close once the current output is written (a GOAWAY that ends the connection).
+    private var closeAfterFlush = false
+    /// A GOAWAY was sent with `closeAfter: false`: stay open even when nghttp2 is done.
+    private var keepOpenAfterGoAway = false
+    private var shutdownStarted = false
+    private var closing = false
+    private var errorReported = false
+
+    private var idleCheck: Scheduled<Void>?
+    /// When the connection last saw bytes arrive or its last stream close.
+    private var lastActivity = NIODeadline.now()
+
+    /// Creates a handler. It holds `delegate` strongly until it leaves the pipeline.
+    public init(configuration: HTTP2ServerConfiguration = .init(), delegate: NGHTTP2ServerDelegate?) {
+        self.configuration = configuration
+        self.delegate = delegate
+    }
+
+    /// Streams the client has opened that have not closed yet.
+    public var openStreamCount: Int { session?.openStreamCount ?? 0 }
+
+    // MARK: - Answering the client
+
+    /// Answers a request. Without a body (or with an empty one) the HEADERS frame ends the
+    /// stream; with one, DATA frames follow, paced by the client's flow-control window.
+    /// Ignored when the stream is already gone (the client reset it, or the connection closed).
+    ///
+    /// Header names must be lowercase on the wire; upper-case ASCII is lowered here.
+    public func respond(streamID: Int32, status: Int, headers: [(String, String)], body: ByteBuffer?) {
+        let submitted = withSession {
+            $0.submitResponse(streamID: streamID, status: status, headers: headers, body: body)
+        }
+        if submitted == true { flush() }
+    }
+
+    /// Sends RST_STREAM with `errorCode` (see ``HTTP2ErrorCode``) on a stream.
+    public func resetStream(streamID: Int32, errorCode: UInt32) {
+        if withSession({ $0.submitReset(streamID: streamID, errorCode: errorCode) }) == true { flush() }
+    }
+
+    /// Sends GOAWAY. `lastStreamID` `nil` names the last stream handed to the delegate.
+    /// With `closeAfter` the connection closes as soon as the GOAWAY is written, abandoning
+    /// open streams; without it the connection stays open (another GOAWAY may follow).
+    public func sendGoAway(errorCode: UInt32, lastStreamID: Int32? = nil, debugData: [UInt8], closeAfter: Bool) {
+        let submitted = withSession {
+            $0.submitGoAway(errorCode: errorCode, lastStreamID: lastStreamID, debugData: debugData)
+        }
+        guard submitted == true else { return }
+        if closeAfter {
+            closeAfterFlush = true
+        } else {
+            keepOpenAfterGoAway = true
+        }
+        flush()
+    }
+
+    /// Announces a new SETTINGS_MAX_CONCURRENT_STREAMS. Token-authenticated connections
+    /// start at 1 and rise after the first valid token, as Apple's do.
+    public func setMaxConcurrentStreams(_ limit: UInt32) {
+        let submitted = withSession { session in
+            (try? session.submitSettings([HTTP2Setting(identifier: HTTP2Setting.maxConcurrentStreams, value: limit)])) != nil
+        }
+        if submitted == true { flush() }
+    }
+
+    /// Starts a graceful shutdown: GOAWAY NO_ERROR naming the last stream handed to the
+    /// delegate, so the client opens no more; open streams finish; then the connection closes.
+    public func gracefulShutdown(debugData: [UInt8] = NGHTTP2ServerHandler.shutdownDebugData) {
+        guard !shutdownStarted else { return }
+        shutdownStarted = true
+        let submitted = withSession {
+            $0.submitGoAway(errorCode: HTTP2ErrorCode.noError, lastStreamID: nil, debugData: debugData)
+        }
+        if submitted == true { flush() }
+    }
+
+    // MARK: - Channel events
+
+    public func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+        do {
+            session = try NGHTTP2Session(
+                configuration: configuration, allocator: context.channel.allocator, listener: self
+            )
+        } catch {
+            context.fireErrorCaught(error)
+            context.close(promise: nil)
+            return
+        }
+        if context.channel.isActive {
+            start()
+        }
+    }
+
+    public func handlerRemoved(context: ChannelHandlerContext) {
+        tearDown()
+    }
+
+    public func channelActive(context: ChannelHandlerContext) {
+        start()
+        context.fireChannelActive()
+    }
+
+    public func channelInactive(context: ChannelHandlerContext) {
+        tearDown()
+        context.fireChannelInactive()
+    }
+
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !closing else { return }
+        let bytes = unwrapInboundIn(data)
+        readBatchOpen = true
+        if configuration.idleTimeout != nil {
+            lastActivity = .now()
+        }
+        withSession { $0.receive(bytes) }
+    }
+
+    public func channelReadComplete(context: ChannelHandlerContext) {
+        readBatchOpen = false
+        flush()
+        context.fireChannelReadComplete()
+    }
+
+    public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? HTTP2ServerEvent {
+            handle(event)
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    public func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        if let event = event as? HTTP2ServerEvent {
+            handle(event)
+            promise?.succeed(())
+        } else {
+            context.triggerUserOutboundEvent(event, promise: promise)
+        }
+    }
+
+    private func handle(_ event: HTTP2ServerEvent) {
+        switch event {
+        case .gracefulShutdown(let debugData):
+            gracefulShutdown(debugData: debugData ?? Self.shutdownDebugData)
+        }
+    }
+
+    // MARK: - Driving the session
+
+    private func start() {
+        guard !started, session != nil else { return }
+        started = true
+        lastActivity = .now()
+        flush()  // the server's SETTINGS go out first, before any client byte arrives
+        if let timeout = configuration.idleTimeout {
+            scheduleIdleCheck(after: timeout)
+        }
+    }
+
+    /// Runs `body` with the session, keeping track of re-entrance so the session is neither
+    /// re-entered by a flush nor deleted while nghttp2 is on the stack.
+    @discardableResult
+    private func withSession<Result>(_ body: (NGHTTP2Session) -> Result) -> Result? {
+        guard let session else { return nil }
+        sessionCallDepth += 1
+        defer {
+            sessionCallDepth -= 1
+            if sessionCallDepth == 0 && tearDownPending {
+                tearDown()
+            }
+        }
+        return body(session)
+    }
+
+    /// Writes and flushes, as one buffer, everything nghttp2 has queued; then closes the
+    /// connection if it is over. Does nothing inside a read batch or an nghttp2 call: the
+    /// batch's end (or the running drain) picks the frames up.
+    private func flush() {
+        guard let context, !readBatchOpen, sessionCallDepth == 0, !closing else { return }
+        let allocator = context.channel.allocator
+        var output: ByteBuffer?
+        withSession { session in
+            session.drainOutput { chunk in
+                if output == nil {
+                    output = allocator.buffer(capacity: chunk.count)
+                }
+                output?.writeBytes(chunk)
+            }
+        }
+        // The drain's callbacks may have torn everything down (a delegate closing the channel).
+        guard let session, self.context != nil else { return }
+
+        let shouldClose = session.connectionError != nil
+            || closeAfterFlush
+            || (session.isFinished && !keepOpenAfterGoAway)
+        guard shouldClose else {
+            if let output {
+                context.writeAndFlush(wrapOutboundOut(output), promise: nil)
+            }
+            return
+        }
+
+        closing = true
+        let channel = context.channel
+        if let output {
+            context.writeAndFlush(wrapOutboundOut(output)).whenComplete { _ in
+                channel.close(promise: nil)
+            }
+        }
+        if let error = session.connectionError, !errorReported {
+            errorReported = true
+            delegate?.http2Handler(self, connectionError: error)
+        }
+        if output == nil {
+            channel.close(promise: nil)
+        }
+    }
+
+    private func tearDown() {
+        guard sessionCallDepth == 0 else {
+            tearDownPending = true
+            return
+        }
+        tearDownPending = false
+        idleCheck?.cancel()
+        idleCheck = nil
+        session?.close()
+        session = nil
+        context = nil
+        delegate = nil
+    }
+
+    // MARK: - Idle timeout
+
+    private func scheduleIdleCheck(after delay: TimeAmount) {
+        guard let context else { return }
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        idleCheck = context.eventLoop.scheduleTask(in: delay) {
+            handler.value.checkIdle()
+        }
+    }
+
+    private func checkIdle() {
+        idleCheck = nil
+        guard let timeout = configuration.idleTimeout, let session, !closing else { return }
+        guard session.openStreamCount == 0 else {
+            scheduleIdleCheck(after: timeout)
+            return
+        }
+        let idleFor = NIODeadline.now() - lastActivity
+        guard idleFor >= timeout else {
+            scheduleIdleCheck(after: timeout - idleFor)
+            return
+        }
+        sendGoAway(errorCode: HTTP2ErrorCode.noError, debugData: Self.idleTimeoutDebugData, closeAfter: true)
+    }
+}
+
+@available(*, unavailable)
+extension NGHTTP2ServerHandler: Sendable {}
+
+extension NGHTTP2ServerHandler: NGHTTP2SessionListener {
+    func session(didReceive request: HTTP2Request) {
+        delegate?.http2Handler(self, didReceive: request)
+    }
+
+    func session(didRecord frame: HTTP2FrameRecord) {
+        delegate?.http2Handler(self, didRecord: frame)
+    }
+
+    func session(didCloseStream streamID: Int32, errorCode: UInt32) {
+        if configuration.idleTimeout != nil, session?.openStreamCount == 0 {
+            lastActivity = .now()
+        }
+        delegate?.http2Handler(self, didCloseStream: streamID, errorCode: errorCode)
+    }
+}

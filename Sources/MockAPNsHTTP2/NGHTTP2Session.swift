@@ -1,0 +1,455 @@
+import CNghttp2
+import NIOCore
+
+/// What a session reports while nghttp2 runs its callbacks. Implemented by the channel
+/// handler, which owns the session.
+protocol NGHTTP2SessionListener: AnyObject {
+    func session(didReceive request: HTTP2Request)
+    func session(didRecord frame: HTTP2FrameRecord)
+    func session(didCloseStream streamID: Int32, errorCode: UInt32)
+}
+
+/// One nghttp2 server session: the only place that holds an `nghttp2_session *`.
+///
+/// Bytes go in with ``receive(_:)``; nghttp2 calls back per frame and per header field, and
+/// the session assembles requests and hands them to its listener. Bytes to send come out of
+/// ``drainOutput(_:)``. nghttp2 gets `self` as its `user_data` without a retain: the session
+/// owns the `nghttp2_session`, deletes it in ``close()`` (or at the latest in `deinit`), and
+/// nghttp2 only calls back from inside the session's own calls.
+final class NGHTTP2Session {
+    private var session: OpaquePointer?
+    private let configuration: HTTP2ServerConfiguration
+    private let allocator: ByteBufferAllocator
+    private unowned let listener: NGHTTP2SessionListener
+    private var streams = StreamTable()
+    private var headerEncoder = HeaderListEncoder()
+
+    /// The highest stream ID the client has opened; a HEADERS above it opens a new stream.
+    private var highestClientStreamID: Int32 = 0
+    /// GOAWAY frames submitted through this type and not yet sent. Any other GOAWAY with an
+    /// error code is nghttp2 ending the connection over a protocol error.
+    private var applicationGoAwaysQueued = 0
+    /// The last message nghttp2's error callback gave, to explain a connection error.
+    private var lastLibraryMessage: String?
+
+    /// Set once the client has broken the connection; nothing more is read after it.
+    private(set) var connectionError: HTTP2ConnectionError?
+
+    /// Creates the nghttp2 server session and queues the initial SETTINGS.
+    init(
+        configuration: HTTP2ServerConfiguration,
+        allocator: ByteBufferAllocator,
+        listener: NGHTTP2SessionListener
+    ) throws {
+        self.configuration = configuration
+        self.allocator = allocator
+        self.listener = listener
+
+        guard let callbacks = NGHTTP2Callbacks.make() else { throw NGHTTP2SessionError.outOfMemory }
+        defer { nghttp2_session_callbacks_del(callbacks) }
+        var session: OpaquePointer?
+        let rv = nghttp2_session_server_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque())
+        guard rv == 0, let session else { throw NGHTTP2SessionError.library(code: rv) }
+        self.session = session
+
+        try submitSettings([
+            HTTP2Setting(identifier: HTTP2Setting.headerTableSize, value: configuration.headerTableSize),
+            HTTP2Setting(identifier: HTTP2Setting.maxConcurrentStreams, value: configuration.maxConcurrentStreams),
+            HTTP2Setting(identifier: HTTP2Setting.initialWindowSize, value: configuration.initialWindowSize),
+            HTTP2Setting(identifier: HTTP2Setting.maxFrameSize, value: configuration.maxFrameSize),
+            HTTP2Setting(identifier: HTTP2Setting.maxHeaderListSize, value: configuration.maxHeaderListSize),
+        ])
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Deletes the nghttp2 session. Every later call is a no-op.
+    func close() {
+        if let session {
+            nghttp2_session_del(session)
+        }
+        session = nil
+        streams.removeAll()
+    }
+
+    var isOpen: Bool { session != nil }
+
+    /// Streams the client has opened and that have not closed yet.
+    var openStreamCount: Int { streams.count }
+
+    /// nghttp2 has nothing to read or write any more: a GOAWAY went out (or came in) and
+    /// every stream is done. Time to close.
+    var isFinished: Bool {
+        guard let session else { return true }
+        return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
+    }
+
+    /// The last client stream nghttp2 handed to the application; GOAWAY's default.
+    var lastProcessedStreamID: Int32 {
+        guard let session else { return 0 }
+        return nghttp2_session_get_last_proc_stream_id(session)
+    }
+
+    // MARK: - Input and output
+
+    /// Feeds received bytes to nghttp2 with one `nghttp2_session_mem_recv` call.
+    /// Returns the connection error if these bytes broke the connection.
+    @discardableResult
+    func receive(_ buffer: ByteBuffer) -> HTTP2ConnectionError? {
+        guard let session, connectionError == nil else { return connectionError }
+        let result = buffer.withUnsafeReadableBytes { bytes -> Int in
+            guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
+            return nghttp2_session_mem_recv(session, base, bytes.count)
+        }
+        if result < 0 {
+            failAfterFatalReceiveError(code: Int32(truncatingIfNeeded: result), received: buffer)
+        }
+        return connectionError
+    }
+
+    /// Hands every byte nghttp2 wants to send to `write`, chunk by chunk, until it has
+    /// nothing more. Callbacks may submit more frames meanwhile; they go out in the same run.
+    func drainOutput(_ write: (UnsafeRawBufferPointer) -> Void) {
+        while let session {
+            var chunk: UnsafePointer<UInt8>?
+            let length = nghttp2_session_mem_send(session, &chunk)
+            if length < 0 {
+                // Only out-of-memory and callback failures land here; neither leaves anything
+                // sensible to send.
+                fail(.init(kind: .internalFailure, errorCode: HTTP2ErrorCode.internalError,
+                           message: "nghttp2 could not serialize frames: \(Self.describe(Int32(truncatingIfNeeded: length)))"))
+                return
+            }
+            guard length > 0, let chunk else { return }
+            write(UnsafeRawBufferPointer(start: chunk, count: length))
+        }
+    }
+
+    // MARK: - Submitting frames
+
+    /// Queues a response: HEADERS, then the body as DATA frames if it is not empty.
+    /// Returns false when the stream is gone (the client reset it) or nghttp2 refused.
+    func submitResponse(streamID: Int32, status: Int, headers: [(String, String)], body: ByteBuffer?) -> Bool {
+        guard let session, streams.contains(streamID) else { return false }
+        let body = body.flatMap { $0.readableBytes > 0 ? $0 : nil }
+        if let body {
+            streams.update(streamID) { $0.responseBody = body }
+        }
+        let rv = headerEncoder.withHeaderList(status: status, headers: headers) { list, count in
+            guard body != nil else {
+                return nghttp2_submit_response(session, streamID, list, count, nil)
+            }
+            var provider = nghttp2_data_provider(
+                source: nghttp2_data_source(ptr: nil),
+                read_callback: { session, streamID, buffer, length, flags, _, userData in
+                    NGHTTP2Session.from(userData)?.readResponseBody(streamID, buffer, length, flags)
+                        ?? Int(NGHTTP2_ERR_CALLBACK_FAILURE.rawValue)
+                }
+            )
+            return nghttp2_submit_response(session, streamID, list, count, &provider)
+        }
+        return rv == 0
+    }
+
+    /// Queues RST_STREAM for `streamID`.
+    func submitReset(streamID: Int32, errorCode: UInt32) -> Bool {
+        guard let session else { return false }
+        return nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode) == 0
+    }
+
+    /// Queues a GOAWAY. nghttp2 refuses streams above `lastStreamID` once it is sent.
+    func submitGoAway(errorCode: UInt32, lastStreamID: Int32?, debugData: [UInt8]) -> Bool {
+        guard let session else { return false }
+        let last = lastStreamID ?? nghttp2_session_get_last_proc_stream_id(session)
+        let rv = debugData.withUnsafeBufferPointer {
+            nghttp2_submit_goaway(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), last, errorCode, $0.baseAddress, $0.count)
+        }
+        if rv == 0 { applicationGoAwaysQueued += 1 }
+        return rv == 0
+    }
+
+    /// Queues a SETTINGS frame carrying `settings`.
+    func submitSettings(_ settings: [HTTP2Setting]) throws {
+        guard let session else { return }
+        let entries = settings.map {
+            nghttp2_settings_entry(settings_id: Int32($0.identifier), value: $0.value)
+        }
+        let rv = entries.withUnsafeBufferPointer {
+            nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
+        }
+        guard rv == 0 else { throw NGHTTP2SessionError.library(code: rv) }
+    }
+
+    // MARK: - Connection errors
+
+    private func fail(_ error: HTTP2ConnectionError) {
+        if connectionError == nil {
+            connectionError = error
+        }
+    }
+
+    /// `nghttp2_session_mem_recv` gave up. nghttp2 does not queue a GOAWAY for these
+    /// errors itself, so one is queued here (unless the application already queued its own).
+    private func failAfterFatalReceiveError(code: Int32, received: ByteBuffer) {
+        // A callback may have stopped the session on purpose, its own GOAWAY already queued.
+        guard connectionError == nil else { return }
+        let error: HTTP2ConnectionError
+        switch code {
+        case NGHTTP2_ERR_BAD_CLIENT_MAGIC.rawValue:
+            error = .init(
+                kind: .badPreface, errorCode: HTTP2ErrorCode.protocolError,
+                message: "the client did not start with the HTTP/2 connection preface; it sent \(Self.preview(received))"
+            )
+        case NGHTTP2_ERR_FLOODED.rawValue:
+            error = .init(
+                kind: .flooded, errorCode: HTTP2ErrorCode.enhanceYourCalm,
+                message: "the client sent more frames needing an answer (PING, SETTINGS, RST_STREAM) than it reads answers"
+            )
+        case NGHTTP2_ERR_NOMEM.rawValue:
+            error = .init(kind: .internalFailure, errorCode: HTTP2ErrorCode.internalError, message: "nghttp2 ran out of memory")
+        default:
+            error = .init(
+                kind: .protocolViolation, errorCode: HTTP2ErrorCode.protocolError,
+                message: lastLibraryMessage ?? Self.describe(code)
+            )
+        }
+        fail(error)
+        if let session {
+            nghttp2_session_terminate_session(session, error.errorCode)
+        }
+    }
+
+    /// A few leading bytes, printable, to show what a client sent instead of a preface.
+    private static func preview(_ buffer: ByteBuffer) -> String {
+        let bytes = buffer.readableBytesView.prefix(16)
+        let printable = bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7f || $0 == 0x0d || $0 == 0x0a }
+        if printable {
+            return "\"" + String(decoding: bytes, as: UTF8.self)
+                .replacingCRLF() + "\""
+        }
+        return bytes.map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 0x10 ? "0" + hex : hex
+        }.joined(separator: " ")
+    }
+
+    static func describe(_ code: Int32) -> String {
+        guard let text = nghttp2_strerror(code) else { return "nghttp2 error \(code)" }
+        return String(cString: text)
+    }
+
+    static func from(_ userData: UnsafeMutableRawPointer?) -> NGHTTP2Session? {
+        guard let userData else { return nil }
+        return Unmanaged<NGHTTP2Session>.fromOpaque(userData).takeUnretainedValue()
+    }
+
+    // MARK: - Callbacks from nghttp2 (see NGHTTP2Callbacks)
+
+    func onBeginHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        let header = frame.pointee.hd
+        guard header.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
+        if frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
+            streams.open(header.stream_id)
+            highestClientStreamID = max(highestClientStreamID, header.stream_id)
+        } else {
+            // Trailers: a new header block on a known stream.
+            streams.update(header.stream_id) { $0.headerBlockStart = $0.headers.count }
+        }
+        return 0
+    }
+
+    func onHeader(
+        _ frame: UnsafePointer<nghttp2_frame>,
+        name: UnsafePointer<UInt8>?, nameLength: Int,
+        value: UnsafePointer<UInt8>?, valueLength: Int
+    ) -> Int32 {
+        let field = HTTP2Header(
+            name: HTTP2Header.string(name, nameLength),
+            value: HTTP2Header.string(value, valueLength)
+        )
+        streams.update(frame.pointee.hd.stream_id) { $0.headers.append(field) }
+        return 0
+    }
+
+    func onDataChunk(streamID: Int32, data: UnsafePointer<UInt8>?, length: Int) -> Int32 {
+        let limit = configuration.maxBodyBytesStored
+        let allocator = self.allocator
+        streams.update(streamID) { stream in
+            stream.bodyLength += length
+            let stored = stream.body?.readableBytes ?? 0
+            let keep = min(length, limit - stored)
+            guard keep > 0, let data else { return }
+            if stream.body == nil {
+                stream.body = allocator.buffer(capacity: min(limit, max(keep, 1024)))
+            }
+            stream.body?.writeBytes(UnsafeRawBufferPointer(start: data, count: keep))
+        }
+        return 0
+    }
+
+    func onFrameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        let header = frame.pointee.hd
+        let isHeaders = header.type == UInt8(NGHTTP2_HEADERS.rawValue)
+        if configuration.recordsFrames {
+            var block: ArraySlice<HTTP2Header>?
+            if isHeaders {
+                streams.update(header.stream_id) { block = $0.headers[$0.headerBlockStart...] }
+            }
+            listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .inbound, receivedHeaders: block ?? (isHeaders ? [] : nil)))
+        }
+        let endsStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
+        if endsStream && (isHeaders || header.type == UInt8(NGHTTP2_DATA.rawValue)) {
+            deliverRequest(on: header.stream_id)
+        }
+        return 0
+    }
+
+    /// Moves the assembled request out of the stream state (no copy) and hands it over.
+    private func deliverRequest(on streamID: Int32) {
+        let allocator = self.allocator
+        let request = streams.update(streamID) { stream -> HTTP2Request in
+            let request = HTTP2Request(
+                streamID: streamID,
+                headers: stream.headers,
+                body: stream.body ?? allocator.buffer(capacity: 0),
+                bodyLength: stream.bodyLength
+            )
+            stream.headers = []
+            stream.body = nil
+            return request
+        }
+        if let request {
+            listener.session(didReceive: request)
+        }
+    }
+
+    func onInvalidFrame(_ frame: UnsafePointer<nghttp2_frame>, libraryError: Int32) -> Int32 {
+        if configuration.recordsFrames {
+            listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .inbound))
+        }
+        if isStreamLimitViolation(frame, libraryError: libraryError),
+           configuration.streamLimitViolation == .appleGoAway,
+           let session
+        {
+            let limit = nghttp2_session_get_local_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
+            guard submitGoAway(
+                errorCode: HTTP2ErrorCode.refusedStream,
+                lastStreamID: nil,
+                debugData: Array(StreamLimitViolationResponse.appleDebugText.utf8)
+            ) else { return 0 }
+            fail(.init(
+                kind: .streamLimitExceeded, errorCode: HTTP2ErrorCode.refusedStream,
+                message: "the client opened stream \(frame.pointee.hd.stream_id) while \(streams.count) streams were open; MAX_CONCURRENT_STREAMS is \(limit)"
+            ))
+            // Stop nghttp2 here, before it queues its own PROTOCOL_ERROR GOAWAY.
+            return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
+        }
+        return 0
+    }
+
+    /// nghttp2 rejects a HEADERS that opens a stream beyond an acknowledged
+    /// MAX_CONCURRENT_STREAMS as a connection error. It refuses one beyond a limit not yet
+    /// acknowledged with RST_STREAM (lib error REFUSED_STREAM), which is left alone.
+    private func isStreamLimitViolation(_ frame: UnsafePointer<nghttp2_frame>, libraryError: Int32) -> Bool {
+        guard let session else { return false }
+        let header = frame.pointee.hd
+        return header.type == UInt8(NGHTTP2_HEADERS.rawValue)
+            && libraryError != NGHTTP2_ERR_REFUSED_STREAM.rawValue
+            && header.stream_id > highestClientStreamID
+            && header.stream_id & 1 == 1
+            && streams.count >= Int(nghttp2_session_get_local_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS))
+    }
+
+    func onFrameSent(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
+        if configuration.recordsFrames {
+            listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .outbound))
+        }
+        if frame.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) {
+            if applicationGoAwaysQueued > 0 {
+                applicationGoAwaysQueued -= 1
+            } else if frame.pointee.goaway.error_code != HTTP2ErrorCode.noError {
+                // nghttp2 ended the connection over something the client did. Its GOAWAY
+                // debug data names the problem ("DATA: flow control window exceeded").
+                let goaway = frame.pointee.goaway
+                let debug = HTTP2Header.string(goaway.opaque_data, goaway.opaque_data_len)
+                fail(.init(
+                    kind: .protocolViolation, errorCode: goaway.error_code,
+                    message: debug.isEmpty ? (lastLibraryMessage ?? "the client broke the HTTP/2 protocol") : debug
+                ))
+            }
+        }
+        return 0
+    }
+
+    func onStreamClose(streamID: Int32, errorCode: UInt32) -> Int32 {
+        if streams.close(streamID) != nil {
+            listener.session(didCloseStream: streamID, errorCode: errorCode)
+        }
+        return 0
+    }
+
+    func onLibraryError(message: UnsafePointer<CChar>?, length: Int) -> Int32 {
+        if let message, length > 0 {
+            lastLibraryMessage = message.withMemoryRebound(to: UInt8.self, capacity: length) {
+                HTTP2Header.string($0, length)
+            }
+        }
+        return 0
+    }
+
+    /// Copies the next part of a stream's response body into nghttp2's frame buffer.
+    func readResponseBody(
+        _ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int,
+        _ flags: UnsafeMutablePointer<UInt32>?
+    ) -> Int {
+        let copied = streams.update(streamID) { stream -> Int in
+            guard var body = stream.responseBody, let buffer else { return 0 }
+            let count = min(length, body.readableBytes)
+            body.withUnsafeReadableBytes { bytes in
+                if let base = bytes.baseAddress {
+                    buffer.update(from: base.assumingMemoryBound(to: UInt8.self), count: count)
+                }
+            }
+            body.moveReaderIndex(forwardBy: count)
+            if body.readableBytes == 0 {
+                flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
+                stream.responseBody = nil
+            } else {
+                stream.responseBody = body
+            }
+            return count
+        }
+        // The stream vanished: have nghttp2 reset just this stream.
+        return copied ?? Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)
+    }
+}
+
+/// Failures creating or configuring an nghttp2 session (not caused by the peer).
+enum NGHTTP2SessionError: Error, CustomStringConvertible {
+    case outOfMemory
+    case library(code: Int32)
+
+    var description: String {
+        switch self {
+        case .outOfMemory: "nghttp2 ran out of memory"
+        case .library(let code): "nghttp2: \(NGHTTP2Session.describe(code))"
+        }
+    }
+}
+
+extension String {
+    fileprivate func replacingCRLF() -> String {
+        var result = ""
+        for character in self {
+            switch character {
+            case "\r\n": result += "\\r\\n"
+            case "\r": result += "\\r"
+            case "\n": result += "\\n"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

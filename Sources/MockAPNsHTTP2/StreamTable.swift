@@ -1,0 +1,51 @@
+import NIOCore
+
+/// What the server keeps for one client stream between its first HEADERS and its close:
+/// the request as it is assembled, then the response body waiting to be framed.
+struct StreamState {
+    /// Request headers (and trailers) in arrival order.
+    var headers: [HTTP2Header] = []
+    /// Where the header block being received starts in `headers`, so a frame record shows
+    /// only that block (the request headers, or later the trailers).
+    var headerBlockStart = 0
+    /// Stored body bytes; allocated on the first DATA chunk only.
+    var body: ByteBuffer?
+    /// Every body byte received, stored or not.
+    var bodyLength = 0
+    /// The response body nghttp2 pulls DATA frames from.
+    var responseBody: ByteBuffer?
+
+    init() {
+        // A typical APNs request carries about ten header fields.
+        headers.reserveCapacity(12)
+    }
+}
+
+/// Per-stream state of one connection, keyed by stream ID.
+struct StreamTable {
+    private var states: [Int32: StreamState] = [:]
+
+    var count: Int { states.count }
+
+    func contains(_ streamID: Int32) -> Bool { states[streamID] != nil }
+
+    mutating func open(_ streamID: Int32) {
+        states[streamID] = StreamState()
+    }
+
+    @discardableResult
+    mutating func close(_ streamID: Int32) -> StreamState? {
+        states.removeValue(forKey: streamID)
+    }
+
+    mutating func removeAll() {
+        states.removeAll()
+    }
+
+    /// Runs `body` on the stream's state in place; `nil` when the stream is unknown.
+    @discardableResult
+    mutating func update<Result>(_ streamID: Int32, _ body: (inout StreamState) -> Result) -> Result? {
+        guard let index = states.index(forKey: streamID) else { return nil }
+        return body(&states.values[index])
+    }
+}
