@@ -1,0 +1,80 @@
+import COpenSSL
+
+/// Turns what the callbacks observed and OpenSSL's terse reason into one sentence a provider
+/// developer understands, e.g. "client offered only [TLSv1]; this listener accepts TLSv1.2 to
+/// TLSv1.3".
+enum HandshakeFailureExplainer {
+    static func reason(openSSL: String, observations: ConnectionObservations, firstBytes: [UInt8]) -> String {
+        switch observations.policy.role {
+        case .server:
+            return serverReason(openSSL: openSSL, observations: observations, firstBytes: firstBytes)
+        case .client:
+            return clientReason(openSSL: openSSL, observations: observations)
+        }
+    }
+
+    private static func serverReason(openSSL: String, observations: ConnectionObservations, firstBytes: [UInt8]) -> String {
+        if let refusal = observations.refusal {
+            return refusal
+        }
+        if let failure = observations.verifyFailure {
+            if failure.code == X509_V_ERR_CERT_HAS_EXPIRED {
+                return "client certificate has expired"
+            }
+            return "client certificate is not trusted: \(failure.reason)"
+        }
+        if openSSL.contains("peer did not return a certificate") {
+            return "client presented no certificate; this listener requires one"
+        }
+        guard let hello = observations.clientHello else {
+            return notAClientHello(openSSL: openSSL, firstBytes: firstBytes)
+        }
+        if openSSL.contains("unsupported protocol") || openSSL.contains("version too low") || openSSL.contains("version too high") {
+            let accepted = observations.policy.versions
+            let range = accepted.lowerBound == accepted.upperBound
+                ? "\(accepted.lowerBound)"
+                : "\(accepted.lowerBound) to \(accepted.upperBound)"
+            return "client offered only [\(hello.offeredVersions.joined(separator: ", "))]; this listener accepts \(range)"
+        }
+        if openSSL.contains("no shared cipher") {
+            return "no cipher suite in common; client offered \(hello.offeredCipherSuites.count): [\(hello.offeredCipherSuites.joined(separator: ", "))]"
+        }
+        if let alert = observations.alertReceived {
+            return "client aborted the handshake with alert \(alert)"
+        }
+        return "TLS handshake failed: \(openSSL)"
+    }
+
+    private static func clientReason(openSSL: String, observations: ConnectionObservations) -> String {
+        if let alert = observations.alertReceived {
+            return "server refused the handshake with alert \(alert)"
+        }
+        if let failure = observations.verifyFailure {
+            return "server certificate is not trusted: \(failure.reason)"
+        }
+        return "TLS handshake failed: \(openSSL)"
+    }
+
+    /// Explains a peer whose first bytes were not a TLS handshake record.
+    private static func notAClientHello(openSSL: String, firstBytes: [UInt8]) -> String {
+        guard let first = firstBytes.first else {
+            return "TLS handshake failed: \(openSSL)"
+        }
+        if first == 0x16 {
+            return "malformed ClientHello: \(openSSL)"
+        }
+        let printable = firstBytes.prefix { $0 >= 0x20 && $0 < 0x7f }
+        if printable.count >= 4 {
+            let text = String(decoding: printable, as: UTF8.self)
+            if text.hasPrefix("PRI * HTTP/2") {
+                return "peer sent cleartext HTTP/2 (\"\(text)\") to a TLS port"
+            }
+            return "peer sent plain text (\"\(text)\") to a TLS port, not a TLS ClientHello"
+        }
+        let hex = firstBytes.prefix(8).map { byte in
+            let digits = String(byte, radix: 16)
+            return digits.count == 1 ? "0" + digits : digits
+        }.joined(separator: " ")
+        return "peer did not send a TLS ClientHello (first bytes: \(hex)): \(openSSL)"
+    }
+}

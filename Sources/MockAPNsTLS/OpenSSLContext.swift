@@ -1,0 +1,249 @@
+import COpenSSL
+
+/// An OpenSSL `SSL_CTX` configured once (per listener, or per client) and shared by all of
+/// its connections.
+///
+/// It is immutable after `init`, and OpenSSL allows creating connections from one `SSL_CTX`
+/// on many threads at once, so it is safe to share across event loops.
+public final class OpenSSLContext: @unchecked Sendable {
+    /// Which end of the handshake connections from this context play.
+    public enum Role: Sendable {
+        case server
+        case client
+    }
+
+    /// The `SSL_CTX`, owned by this object.
+    let pointer: OpaquePointer
+    let policy: ConnectionPolicy
+
+    /// Whether connections accept or initiate the handshake.
+    public var role: Role {
+        policy.role == .server ? .server : .client
+    }
+
+    /// Builds a server context. Throws a `TLSError` naming the file and OpenSSL's reason when
+    /// a certificate, key or trust root cannot be used.
+    public convenience init(configuration: TLSConfiguration) throws(TLSError) {
+        try ContextBuilder.validate(
+            versions: (configuration.minimumVersion, configuration.maximumVersion),
+            alpn: configuration.alpn
+        )
+        let keyLog = try configuration.keyLogFile.map { path throws(TLSError) in try KeyLogWriter(path: path) }
+        let policy = ConnectionPolicy(
+            role: .server,
+            alpn: configuration.alpn,
+            clientCertificate: configuration.clientCertificate,
+            versions: configuration.minimumVersion...configuration.maximumVersion,
+            keyLog: keyLog
+        )
+        let context = try ContextBuilder.make(method: TLS_server_method())
+        do {
+            try ContextBuilder.configureServer(context, configuration)
+            try ContextBuilder.configureCommon(context, policy: policy, securityLevel: configuration.securityLevel)
+        } catch {
+            SSL_CTX_free(context)
+            throw error
+        }
+        self.init(taking: context, policy: policy)
+    }
+
+    /// Builds a client context.
+    public convenience init(clientConfiguration configuration: TLSClientConfiguration) throws(TLSError) {
+        try ContextBuilder.validate(
+            versions: (configuration.minimumVersion, configuration.maximumVersion),
+            alpn: .none
+        )
+        let keyLog = try configuration.keyLogFile.map { path throws(TLSError) in try KeyLogWriter(path: path) }
+        let policy = ConnectionPolicy(
+            role: .client,
+            alpn: .none,
+            clientCertificate: .none,
+            versions: configuration.minimumVersion...configuration.maximumVersion,
+            keyLog: keyLog
+        )
+        let context = try ContextBuilder.make(method: TLS_client_method())
+        do {
+            try ContextBuilder.configureClient(context, configuration)
+            try ContextBuilder.configureCommon(context, policy: policy, securityLevel: configuration.securityLevel)
+        } catch {
+            SSL_CTX_free(context)
+            throw error
+        }
+        self.init(taking: context, policy: policy)
+    }
+
+    private init(taking pointer: OpaquePointer, policy: ConnectionPolicy) {
+        self.pointer = pointer
+        self.policy = policy
+    }
+
+    deinit {
+        // Connections keep this object alive, so no `SSL` made from it outlives the policy
+        // and key log writer that its callbacks read.
+        SSL_CTX_free(pointer)
+    }
+}
+
+/// The steps that turn a configuration into a ready `SSL_CTX`.
+private enum ContextBuilder {
+    /// A fixed session-ID context: without one OpenSSL refuses to resume sessions on a
+    /// context that verifies client certificates.
+    static let sessionIDContext: [UInt8] = Array("MockAPNs".utf8)
+
+    static func validate(versions: (TLSVersion, TLSVersion), alpn: ALPNPolicy) throws(TLSError) {
+        if versions.0 > versions.1 {
+            throw .invalidConfiguration("minimum version \(versions.0) is above maximum version \(versions.1)")
+        }
+        if case .require(let protocols) = alpn {
+            if protocols.isEmpty {
+                throw .invalidConfiguration("ALPN policy requires an empty protocol list")
+            }
+            if let bad = protocols.first(where: { $0.utf8.isEmpty || $0.utf8.count > 255 }) {
+                throw .invalidConfiguration("ALPN protocol name \"\(bad)\" must be 1 to 255 bytes")
+            }
+        }
+    }
+
+    static func make(method: OpaquePointer?) throws(TLSError) -> OpaquePointer {
+        OpenSSLErrorQueue.clear()
+        guard let context = SSL_CTX_new(method) else {
+            throw .cannotCreateContext(reason: OpenSSLErrorQueue.drain())
+        }
+        return context
+    }
+
+    static func configureCommon(_ context: OpaquePointer, policy: ConnectionPolicy, securityLevel: Int?) throws(TLSError) {
+        OpenSSLErrorQueue.clear()
+        guard mockapns_SSL_CTX_set_min_proto_version(context, policy.versions.lowerBound.openSSLValue) == 1,
+              mockapns_SSL_CTX_set_max_proto_version(context, policy.versions.upperBound.openSSLValue) == 1
+        else {
+            throw .invalidConfiguration("OpenSSL refused the version range \(policy.versions): \(OpenSSLErrorQueue.drain())")
+        }
+        if let securityLevel {
+            SSL_CTX_set_security_level(context, Int32(clamping: securityLevel))
+        }
+        SSL_CTX_set_info_callback(context, OpenSSLCallbacks.info)
+        if policy.keyLog != nil {
+            SSL_CTX_set_keylog_callback(context, OpenSSLCallbacks.keyLog)
+        }
+    }
+
+    static func configureServer(_ context: OpaquePointer, _ configuration: TLSConfiguration) throws(TLSError) {
+        mockapns_SSL_CTX_set_server_options(context)
+        try installCertificateChain(context, configuration.certificateChain)
+        try installPrivateKey(context, configuration.privateKey)
+        let roots = try installTrustRoots(context, configuration.trustRootsPEM)
+        for root in roots {
+            // Tells clients which issuers we accept, so ones holding several identities can pick.
+            _ = SSL_CTX_add_client_CA(context, root.pointer)
+        }
+        let mode: Int32
+        switch configuration.clientCertificate {
+        case .none: mode = SSL_VERIFY_NONE
+        case .request: mode = SSL_VERIFY_PEER
+        case .require: mode = SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT
+        }
+        SSL_CTX_set_verify(context, mode, OpenSSLCallbacks.verify)
+        _ = sessionIDContext.withUnsafeBufferPointer {
+            SSL_CTX_set_session_id_context(context, $0.baseAddress, UInt32($0.count))
+        }
+        SSL_CTX_set_client_hello_cb(context, OpenSSLCallbacks.clientHello, nil)
+        if case .require = configuration.alpn {
+            SSL_CTX_set_alpn_select_cb(context, OpenSSLCallbacks.alpnSelect, nil)
+        }
+    }
+
+    static func configureClient(_ context: OpaquePointer, _ configuration: TLSClientConfiguration) throws(TLSError) {
+        if !configuration.certificateChain.isEmpty {
+            try installCertificateChain(context, configuration.certificateChain)
+            guard let key = configuration.privateKey else {
+                throw .invalidConfiguration("a client certificate needs its private key")
+            }
+            try installPrivateKey(context, key)
+        }
+        let roots = try installTrustRoots(context, configuration.trustRootsPEM)
+        SSL_CTX_set_verify(context, roots.isEmpty ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, OpenSSLCallbacks.verify)
+        if !configuration.alpnOffer.isEmpty {
+            var wire: [UInt8] = []
+            for name in configuration.alpnOffer {
+                let bytes = Array(name.utf8)
+                guard !bytes.isEmpty, bytes.count <= 255 else {
+                    throw .invalidConfiguration("ALPN protocol name \"\(name)\" must be 1 to 255 bytes")
+                }
+                wire.append(UInt8(bytes.count))
+                wire.append(contentsOf: bytes)
+            }
+            // Unusually, this returns 0 on success.
+            let failed = wire.withUnsafeBufferPointer { SSL_CTX_set_alpn_protos(context, $0.baseAddress, UInt32($0.count)) }
+            if failed != 0 {
+                throw .invalidConfiguration("OpenSSL refused the ALPN list: \(OpenSSLErrorQueue.drain())")
+            }
+        }
+    }
+
+    private static func installCertificateChain(_ context: OpaquePointer, _ sources: [PEMSource]) throws(TLSError) {
+        guard !sources.isEmpty else {
+            throw .invalidConfiguration("no certificate chain given")
+        }
+        var isLeaf = true
+        for source in sources {
+            let certificates: [X509Certificate]
+            do {
+                certificates = try PEMReader.certificates(from: source)
+            } catch {
+                throw .cannotReadCertificateChain(source: source.description, reason: error.reason)
+            }
+            for certificate in certificates {
+                OpenSSLErrorQueue.clear()
+                // Both calls take their own reference; ours is released with `certificate`.
+                let installed = isLeaf
+                    ? SSL_CTX_use_certificate(context, certificate.pointer)
+                    : mockapns_SSL_CTX_add1_chain_cert(context, certificate.pointer)
+                guard installed == 1 else {
+                    throw .cannotReadCertificateChain(source: source.description, reason: OpenSSLErrorQueue.drain())
+                }
+                isLeaf = false
+            }
+        }
+    }
+
+    private static func installPrivateKey(_ context: OpaquePointer, _ source: PEMSource) throws(TLSError) {
+        let key: PrivateKey
+        do {
+            key = try PEMReader.privateKey(from: source)
+        } catch {
+            throw .cannotReadPrivateKey(source: source.description, reason: error.reason)
+        }
+        OpenSSLErrorQueue.clear()
+        guard SSL_CTX_use_PrivateKey(context, key.pointer) == 1 else {
+            throw .cannotReadPrivateKey(source: source.description, reason: OpenSSLErrorQueue.drain())
+        }
+        guard SSL_CTX_check_private_key(context) == 1 else {
+            throw .privateKeyDoesNotMatchCertificate(reason: OpenSSLErrorQueue.drain())
+        }
+    }
+
+    private static func installTrustRoots(_ context: OpaquePointer, _ sources: [PEMSource]) throws(TLSError) -> [X509Certificate] {
+        guard let store = SSL_CTX_get_cert_store(context) else {
+            throw .cannotCreateContext(reason: "the context has no certificate store")
+        }
+        var roots: [X509Certificate] = []
+        for source in sources {
+            let certificates: [X509Certificate]
+            do {
+                certificates = try PEMReader.certificates(from: source)
+            } catch {
+                throw .cannotReadTrustRoots(source: source.description, reason: error.reason)
+            }
+            for certificate in certificates {
+                OpenSSLErrorQueue.clear()
+                // The store takes its own reference.
+                guard X509_STORE_add_cert(store, certificate.pointer) == 1 else {
+                    throw .cannotReadTrustRoots(source: source.description, reason: OpenSSLErrorQueue.drain())
+                }
+            }
+            roots += certificates
+        }
+        return roots
+    }
+}

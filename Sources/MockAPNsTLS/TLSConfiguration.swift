@@ -1,0 +1,112 @@
+/// How a server treats Application-Layer Protocol Negotiation.
+public enum ALPNPolicy: Sendable, Hashable {
+    /// ALPN is ignored: nothing is selected and nothing is refused.
+    case none
+    /// The server selects the first of these protocols (in this order of preference) that the
+    /// client offers. A client offering none of them, or sending no ALPN extension at all, is
+    /// refused with the fatal alert `no_application_protocol` (120).
+    case require([String])
+}
+
+/// Whether a server asks clients for a certificate.
+public enum ClientCertificateMode: Sendable, Hashable {
+    /// No certificate is requested.
+    case none
+    /// A certificate is requested but optional. A certificate that does not chain to the trust
+    /// roots is accepted and reported as `.untrusted`, so the application can answer at its
+    /// own layer; an expired certificate fails the handshake with `certificate_expired`.
+    case request
+    /// A certificate is required and must chain to the trust roots. A missing certificate fails
+    /// with `certificate_required` (TLS 1.3) or `handshake_failure` (TLS 1.2 and older), an
+    /// untrusted one with `unknown_ca`, an expired one with `certificate_expired`.
+    case require
+}
+
+/// Server-side TLS settings for one listener.
+public struct TLSConfiguration: Sendable {
+    /// The server certificate first, then any intermediates. Each source may hold several
+    /// certificates; they are used in order.
+    public var certificateChain: [PEMSource]
+    /// The private key of the server certificate.
+    public var privateKey: PEMSource
+    /// ALPN handling; `.require(["h2"])` for the HTTP/2 provider API.
+    public var alpn: ALPNPolicy
+    /// Whether clients are asked for a certificate.
+    public var clientCertificate: ClientCertificateMode
+    /// CA certificates that client certificates are verified against. Their subjects are also
+    /// sent to the client as acceptable issuers.
+    public var trustRootsPEM: [PEMSource]
+    /// Lowest protocol version accepted.
+    public var minimumVersion: TLSVersion
+    /// Highest protocol version accepted.
+    public var maximumVersion: TLSVersion
+    /// OpenSSL security level; `nil` keeps the system default. Level 0 is needed for TLS 1.0
+    /// and 1.1 clients, whose signature algorithms newer defaults reject.
+    public var securityLevel: Int?
+    /// When set, session secrets are appended to this file in NSS key log format
+    /// (the SSLKEYLOGFILE convention), so captures can be decrypted in Wireshark.
+    public var keyLogFile: String?
+
+    public init(
+        certificateChain: [PEMSource],
+        privateKey: PEMSource,
+        alpn: ALPNPolicy = .none,
+        clientCertificate: ClientCertificateMode = .none,
+        trustRootsPEM: [PEMSource] = [],
+        minimumVersion: TLSVersion = .tls1_2,
+        maximumVersion: TLSVersion = .tls1_3,
+        securityLevel: Int? = nil,
+        keyLogFile: String? = nil
+    ) {
+        self.certificateChain = certificateChain
+        self.privateKey = privateKey
+        self.alpn = alpn
+        self.clientCertificate = clientCertificate
+        self.trustRootsPEM = trustRootsPEM
+        self.minimumVersion = minimumVersion
+        self.maximumVersion = maximumVersion
+        self.securityLevel = securityLevel
+        self.keyLogFile = keyLogFile
+    }
+}
+
+/// Client-side TLS settings, used by tests and tools that talk to the server.
+public struct TLSClientConfiguration: Sendable {
+    /// Protocols offered through ALPN, in order of preference; empty sends no ALPN extension.
+    public var alpnOffer: [String]
+    /// A client certificate (leaf first) to present when the server asks; empty presents none.
+    public var certificateChain: [PEMSource]
+    /// The private key of the client certificate.
+    public var privateKey: PEMSource?
+    /// CA certificates the server certificate must chain to. Empty skips verification of the
+    /// server (the outcome is still reported in `TLSSessionInfo.peerCertificate`).
+    public var trustRootsPEM: [PEMSource]
+    /// Lowest protocol version offered.
+    public var minimumVersion: TLSVersion
+    /// Highest protocol version offered.
+    public var maximumVersion: TLSVersion
+    /// OpenSSL security level; `nil` keeps the system default.
+    public var securityLevel: Int?
+    /// When set, session secrets are appended to this file in NSS key log format.
+    public var keyLogFile: String?
+
+    public init(
+        alpnOffer: [String] = [],
+        certificateChain: [PEMSource] = [],
+        privateKey: PEMSource? = nil,
+        trustRootsPEM: [PEMSource] = [],
+        minimumVersion: TLSVersion = .tls1_2,
+        maximumVersion: TLSVersion = .tls1_3,
+        securityLevel: Int? = nil,
+        keyLogFile: String? = nil
+    ) {
+        self.alpnOffer = alpnOffer
+        self.certificateChain = certificateChain
+        self.privateKey = privateKey
+        self.trustRootsPEM = trustRootsPEM
+        self.minimumVersion = minimumVersion
+        self.maximumVersion = maximumVersion
+        self.securityLevel = securityLevel
+        self.keyLogFile = keyLogFile
+    }
+}

@@ -1,0 +1,31 @@
+/// Fired inbound (as a user event) once the handshake completes, before any application data.
+public struct TLSHandshakeCompleted: Sendable, Hashable {
+    public var session: TLSSessionInfo
+
+    public init(session: TLSSessionInfo) {
+        self.session = session
+    }
+}
+
+/// Fired inbound (as a user event) when a handshake fails, before the alert is flushed and the
+/// connection closed. The same failure is also passed to `errorCaught` as a `TLSError`.
+public struct TLSHandshakeFailed: Sendable, Hashable {
+    /// What the client offered; `nil` when no ClientHello was parsed (or we are the client).
+    public var clientHello: ClientHelloSummary?
+    /// The fatal alert this side sent, if any.
+    public var alertSent: TLSAlert?
+    /// The fatal alert the peer sent, if any.
+    public var alertReceived: TLSAlert?
+    /// Why, in plain words, e.g. "client offered ALPN [http/1.1]; APNs requires HTTP/2 (h2)".
+    public var reason: String
+    /// The error also passed to `errorCaught`.
+    public var error: TLSError
+
+    public init(clientHello: ClientHelloSummary?, alertSent: TLSAlert?, alertReceived: TLSAlert?, reason: String, error: TLSError) {
+        self.clientHello = clientHello
+        self.alertSent = alertSent
+        self.alertReceived = alertReceived
+        self.reason = reason
+        self.error = error
+    }
+}
