@@ -1,0 +1,40 @@
+/// What one HTTP/2 connection remembers about provider tokens. The server's connection owns
+/// it and passes it `inout` to `ProviderTokenVerifier.authenticate`; it starts empty.
+///
+/// It remembers three things, each for one of Apple's rules:
+/// - the token verified last, so a repeated token costs one string comparison (no parsing, no
+///   signature check) and a different one counts as a token update (20-minute rule);
+/// - the team and key of the first authenticated push, which tie the connection to that team
+///   and decide which keys may follow (key mixing);
+/// - until when the connection refuses requests after a too-early token update.
+public struct ProviderTokenConnectionState: Sendable {
+    /// A token that passed every check of its own, and when the connection adopted it.
+    struct CurrentToken: Sendable {
+        var token: String
+        var key: ProviderKey
+        var issuedAt: Int64
+        var notes: [ProviderTokenNote]
+        var adoptedAtMilliseconds: Int64
+    }
+
+    var current: CurrentToken?
+    /// The key of the first authenticated push. A value copy: later changes to the registry
+    /// (new bundle ids, a replaced key) do not reach a connection that is already tied.
+    var firstKey: ProviderKey?
+    var refusingUntilMilliseconds: Int64?
+
+    /// How many ECDSA signature checks this connection has needed. Each distinct token costs
+    /// one; repeats of the current token cost none.
+    public internal(set) var signatureVerificationCount = 0
+
+    public init() {}
+
+    /// The team the connection is tied to (the first authenticated push's), if any.
+    public var teamID: String? { firstKey?.teamID }
+
+    /// The Key ID of the connection's first authenticated push, if any.
+    public var firstKeyID: String? { firstKey?.keyID }
+
+    /// The Key ID of the token the connection verified last, if any.
+    public var currentKeyID: String? { current?.key.keyID }
+}

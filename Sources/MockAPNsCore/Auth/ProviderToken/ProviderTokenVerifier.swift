@@ -1,0 +1,261 @@
+import Synchronization
+
+/// Decides whether a request's provider token (`authorization: bearer <JWT>`) lets it through,
+/// as APNs does for token-based connections.
+///
+/// One verifier serves every connection; each connection keeps its own
+/// `ProviderTokenConnectionState` and passes it in. Checks run in this order, and the first
+/// that fails decides the reason:
+///
+///  1. `authorization` absent, empty, or `bearer` with nothing after it → MissingProviderToken.
+///  2. Present but not `bearer <token>` (another scheme, a bare JWT, extra words) →
+///     InvalidProviderToken: something was sent, and it is not a usable token.
+///  3. `apns-topic` absent or empty → MissingTopic (token connections always need a topic).
+///  4. The connection is refusing requests after a too-early token update →
+///     TooManyProviderTokenUpdates (see `ProviderTokenPolicy.earlyUpdateBlocksConnection`).
+///  5. The same token string as the connection's current token: steps 6–14 were passed
+///     before, so only the expiry (11) and the topic (16) are checked again. No crypto.
+///  6. Not an ES256 JWT with `kid`, `iss` and `iat` (segments, base64url, JSON, `alg`) →
+///     InvalidProviderToken. `typ` is optional; `iat` may be a number or a numeric string.
+///  7. `kid` not registered → InvalidProviderToken.
+///  8. Signature (raw `r‖s` or DER) does not verify → InvalidProviderToken.
+///  9. `iss` is not the key's team → InvalidProviderToken.
+/// 10. `iat` more than the tolerance in the future → InvalidProviderToken.
+/// 11. `iat` an hour old or more → ExpiredProviderToken.
+/// 12. The key does not serve this server's environment → BadEnvironmentKeyIdInToken. This also
+///     covers "a key from the other environment" in Apple's key-mixing rules, because the
+///     connection's first key served this environment too.
+/// 13. The connection is tied to another team → `policy.otherTeamReason` (InvalidProviderToken).
+/// 14. Key mixing: after a team-scoped first key, a topic-scoped key; after a topic-scoped first
+///     key, a team-scoped key or a topic key not related to it → UnrelatedKeyIdInToken.
+///     "Related" is the mock's choice: same team and exactly the same topics (a rotation).
+/// 15. A different token less than 20 minutes after the current one was adopted →
+///     TooManyProviderTokenUpdates. Only tokens that passed 6–14 count as updates: a broken
+///     token is reported as broken. Otherwise the token becomes the connection's current one.
+/// 16. The topic's bundle id (suffixes such as `.voip` stripped) is not covered by the key, or
+///     by the connection's first key → TopicDisallowed.
+/// 17. Authenticated. The first authenticated push ties the connection to its team and key.
+public final class ProviderTokenVerifier: Sendable {
+    public let policy: ProviderTokenPolicy
+    private let clock: ServerClock
+    // Guarded because the embedding API may register keys while connections authenticate.
+    // Only new tokens read it; the repeated-token path never takes the lock.
+    private let registry: Mutex<ProviderKeyRegistry>
+
+    public init(registry: ProviderKeyRegistry, clock: ServerClock, policy: ProviderTokenPolicy = ProviderTokenPolicy()) {
+        self.registry = Mutex(registry)
+        self.clock = clock
+        self.policy = policy
+    }
+
+    /// Adds or replaces a key; new tokens naming it are verified with it from now on.
+    public func register(_ key: ProviderKey) {
+        registry.withLock { $0.register(key) }
+    }
+
+    /// Removes a key; new tokens naming it are refused from now on.
+    @discardableResult
+    public func removeKey(id keyID: String) -> ProviderKey? {
+        registry.withLock { $0.remove(keyID: keyID) }
+    }
+
+    /// The keys currently registered, ordered by Key ID.
+    public var keys: [ProviderKey] {
+        registry.withLock { $0.keys }
+    }
+
+    /// Authenticates one request on a connection. See the type's documentation for the order
+    /// of checks.
+    public func authenticate(
+        authorization: String?,
+        topic: String?,
+        serverEnvironment: APNsEnvironment,
+        state: inout ProviderTokenConnectionState
+    ) -> ProviderTokenOutcome {
+        do {
+            return .authenticated(try identity(authorization: authorization, topic: topic,
+                                               serverEnvironment: serverEnvironment, state: &state))
+        } catch {
+            return .rejected(error)
+        }
+    }
+
+    private func identity(
+        authorization: String?,
+        topic: String?,
+        serverEnvironment: APNsEnvironment,
+        state: inout ProviderTokenConnectionState
+    ) throws(ProviderTokenRejection) -> ProviderTokenIdentity {
+        let token = try Self.bearerToken(authorization)
+        guard let topic, !topic.isEmpty else {
+            throw ProviderTokenRejection(.missingTopic, "token authentication needs apns-topic")
+        }
+        let nowMilliseconds = clock.millisecondsSince1970
+        let now = nowMilliseconds / 1000
+        try checkNotRefusing(state: &state, nowMilliseconds: nowMilliseconds)
+
+        let current: ProviderTokenConnectionState.CurrentToken
+        let servedFromCache: Bool
+        if let cached = state.current, cached.token == token {
+            try checkAge(issuedAt: cached.issuedAt, now: now, isNew: false)
+            current = cached
+            servedFromCache = true
+        } else {
+            current = try verifyNewToken(token, serverEnvironment: serverEnvironment, now: now,
+                                         nowMilliseconds: nowMilliseconds, state: &state)
+            state.current = current
+            servedFromCache = false
+        }
+
+        try checkTopic(topic, key: current.key, firstKey: state.firstKey)
+        if state.firstKey == nil {
+            state.firstKey = current.key
+        }
+        return ProviderTokenIdentity(teamID: current.key.teamID, keyID: current.key.keyID,
+                                     issuedAt: current.issuedAt,
+                                     allowedTopics: Self.allowedTopics(current.key, firstKey: state.firstKey),
+                                     notes: current.notes, servedFromCache: servedFromCache)
+    }
+
+    /// Steps 6–15 for a token the connection has not verified yet.
+    private func verifyNewToken(
+        _ token: Substring,
+        serverEnvironment: APNsEnvironment,
+        now: Int64,
+        nowMilliseconds: Int64,
+        state: inout ProviderTokenConnectionState
+    ) throws(ProviderTokenRejection) -> ProviderTokenConnectionState.CurrentToken {
+        let decoded = try DecodedProviderToken(token)
+        guard let key = registry.withLock({ $0.key(id: decoded.keyID) }) else {
+            throw ProviderTokenRejection(.invalidProviderToken, "no key registered with kid \"\(decoded.keyID)\"")
+        }
+        state.signatureVerificationCount += 1
+        guard decoded.isSigned(by: key.publicKey) else {
+            throw ProviderTokenRejection(.invalidProviderToken, "signature does not verify with key \(key.keyID)")
+        }
+        guard decoded.issuer == key.teamID else {
+            throw ProviderTokenRejection(.invalidProviderToken,
+                                         "iss \"\(decoded.issuer)\" is not key \(key.keyID)'s team \(key.teamID)")
+        }
+        try checkAge(issuedAt: decoded.issuedAt, now: now, isNew: true)
+        guard key.environment.covers(serverEnvironment) else {
+            throw ProviderTokenRejection(.badEnvironmentKeyIdInToken,
+                                         "key \(key.keyID) serves \(key.environment.rawValue), this server is \(serverEnvironment.rawValue)")
+        }
+        if let firstKey = state.firstKey {
+            try checkMixing(key, after: firstKey)
+        }
+        if let previous = state.current {
+            let interval = policy.minimumTokenUpdateIntervalSeconds * 1000
+            let allowedFrom = previous.adoptedAtMilliseconds + interval
+            if nowMilliseconds < allowedFrom {
+                if policy.earlyUpdateBlocksConnection {
+                    state.refusingUntilMilliseconds = allowedFrom
+                }
+                throw ProviderTokenRejection(
+                    .tooManyProviderTokenUpdates,
+                    "new token \((nowMilliseconds - previous.adoptedAtMilliseconds) / 1000) s after the previous one; allowed after \(policy.minimumTokenUpdateIntervalSeconds) s")
+            }
+        }
+        return ProviderTokenConnectionState.CurrentToken(
+            token: String(token), key: key, issuedAt: decoded.issuedAt, notes: decoded.notes,
+            adoptedAtMilliseconds: nowMilliseconds)
+    }
+
+    private func checkNotRefusing(state: inout ProviderTokenConnectionState, nowMilliseconds: Int64) throws(ProviderTokenRejection) {
+        guard let until = state.refusingUntilMilliseconds else { return }
+        if nowMilliseconds < until {
+            throw ProviderTokenRejection(.tooManyProviderTokenUpdates,
+                                         "connection refuses requests for \((until - nowMilliseconds + 999) / 1000) s more after a too-early token update")
+        }
+        state.refusingUntilMilliseconds = nil
+    }
+
+    private func checkAge(issuedAt: Int64, now: Int64, isNew: Bool) throws(ProviderTokenRejection) {
+        // Seconds `iat` lies ahead of the clock (negative: its age). Only a hostile `iat` near
+        // Int64's limits overflows the subtraction; saturate instead of trapping.
+        let (difference, overflow) = issuedAt.subtractingReportingOverflow(now)
+        let ahead = overflow ? (issuedAt > now ? Int64.max : Int64.min) : difference
+        if isNew && ahead > policy.futureIssuedAtToleranceSeconds {
+            throw ProviderTokenRejection(
+                .invalidProviderToken,
+                "iat \(issuedAt) is \(ahead) s in the future; tolerance \(policy.futureIssuedAtToleranceSeconds) s")
+        }
+        if ahead <= -policy.maximumTokenAgeSeconds {
+            throw ProviderTokenRejection(
+                .expiredProviderToken,
+                "iat \(issuedAt) is \(ahead.magnitude) s old; tokens last \(policy.maximumTokenAgeSeconds) s")
+        }
+    }
+
+    /// Apple's key-mixing rules for a connection whose first push used `firstKey`. The
+    /// environment half of those rules is step 12.
+    private func checkMixing(_ key: ProviderKey, after firstKey: ProviderKey) throws(ProviderTokenRejection) {
+        guard key.teamID == firstKey.teamID else {
+            throw ProviderTokenRejection(policy.otherTeamReason,
+                                         "connection belongs to team \(firstKey.teamID); this token is from team \(key.teamID)")
+        }
+        guard key.keyID != firstKey.keyID else { return }
+        switch (firstKey.scope, key.scope) {
+        case (.team, .team):
+            return
+        case (.topic, .topic) where key.topics == firstKey.topics:
+            return
+        default:
+            throw ProviderTokenRejection(
+                .unrelatedKeyIdInToken,
+                "key \(key.keyID) (\(key.scope.rawValue)-scoped) is unrelated to the connection's first key \(firstKey.keyID) (\(firstKey.scope.rawValue)-scoped)")
+        }
+    }
+
+    private func checkTopic(_ topic: String, key: ProviderKey, firstKey: ProviderKey?) throws(ProviderTokenRejection) {
+        for candidate in [key, firstKey].compactMap({ $0 }) where !Self.covers(candidate, topic: topic) {
+            throw ProviderTokenRejection(.topicDisallowed,
+                                         "topic \"\(topic)\" is not among key \(candidate.keyID)'s topics")
+        }
+    }
+
+    /// A key covers a topic if it lists the topic itself or the bundle id under its push-type
+    /// suffix (`com.example.app.voip` → `com.example.app`), the same rule the push decider uses.
+    static func covers(_ key: ProviderKey, topic: String) -> Bool {
+        key.covers(bundleID: topic) || key.covers(bundleID: String(TopicRules.bundleID(of: topic)))
+    }
+
+    /// The bundle ids both the token's key and the connection's first key allow.
+    static func allowedTopics(_ key: ProviderKey, firstKey: ProviderKey?) -> Set<String>? {
+        switch (key.topics, firstKey?.topics) {
+        case (nil, nil): return nil
+        case (let topics?, nil), (nil, let topics?): return topics
+        case (let current?, let first?): return current.intersection(first)
+        }
+    }
+
+    /// Steps 1–2: the JWT of `authorization: bearer <JWT>`. The scheme is matched without regard
+    /// to case, as HTTP authentication schemes are.
+    static func bearerToken(_ authorization: String?) throws(ProviderTokenRejection) -> Substring {
+        let value = trimmingSpacesAndTabs(Substring(authorization ?? ""))
+        guard !value.isEmpty else {
+            throw ProviderTokenRejection(.missingProviderToken, "no authorization header")
+        }
+        let scheme = value.prefix { $0 != " " && $0 != "\t" }
+        let credentials = trimmingSpacesAndTabs(value[scheme.endIndex...])
+        guard scheme.lowercased() == "bearer" else {
+            throw ProviderTokenRejection(.invalidProviderToken, "authorization is not \"bearer <token>\"")
+        }
+        guard !credentials.isEmpty else {
+            throw ProviderTokenRejection(.missingProviderToken, "authorization \"bearer\" carries no token")
+        }
+        guard !credentials.contains(where: { $0 == " " || $0 == "\t" }) else {
+            throw ProviderTokenRejection(.invalidProviderToken, "authorization has more than one word after \"bearer\"")
+        }
+        return credentials
+    }
+
+    /// The text without leading and trailing spaces and tabs (HTTP's optional whitespace).
+    private static func trimmingSpacesAndTabs(_ text: Substring) -> Substring {
+        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        let start = text.firstIndex { !isBlank($0) } ?? text.endIndex
+        let end = text.lastIndex { !isBlank($0) }.map(text.index(after:)) ?? start
+        return text[start..<end]
+    }
+}
