@@ -23,11 +23,15 @@ extension NGHTTP2ServerDelegate {
     public func http2Handler(_ handler: NGHTTP2ServerHandler, didCloseStream streamID: Int32, errorCode: UInt32) {}
 }
 
-/// Events the server can send through the pipeline (inbound with
-/// `fireUserInboundEventTriggered` or outbound with `triggerUserOutboundEvent`) to the
-/// HTTP/2 handler.
-public enum HTTP2ServerEvent: Sendable, Hashable {
-    /// Start a graceful shutdown: GOAWAY NO_ERROR with this debug data (`nil`:
-    /// `{"reason":"Shutdown"}`), let open streams finish, then close.
-    case gracefulShutdown(debugData: [UInt8]?)
+/// Send this through the pipeline (inbound with `fireUserInboundEventTriggered`, or
+/// outbound with `triggerUserOutboundEvent`) to start a graceful shutdown without a handle
+/// on the handler: GOAWAY NO_ERROR, open streams finish, then the connection closes.
+/// See ``NGHTTP2ServerHandler/gracefulShutdown(debugData:)``.
+public struct HTTP2GracefulShutdownEvent: Sendable, Hashable {
+    /// The GOAWAY's debug data; `nil` sends Apple's `{"reason":"Shutdown"}`.
+    public var debugData: [UInt8]?
+
+    public init(debugData: [UInt8]? = nil) {
+        self.debugData = debugData
+    }
 }

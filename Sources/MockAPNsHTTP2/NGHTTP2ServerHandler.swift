@@ -164,26 +164,19 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     }
 
     public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let event = event as? HTTP2ServerEvent {
-            handle(event)
+        if let event = event as? HTTP2GracefulShutdownEvent {
+            gracefulShutdown(debugData: event.debugData ?? Self.shutdownDebugData)
         } else {
             context.fireUserInboundEventTriggered(event)
         }
     }
 
     public func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
-        if let event = event as? HTTP2ServerEvent {
-            handle(event)
+        if let event = event as? HTTP2GracefulShutdownEvent {
+            gracefulShutdown(debugData: event.debugData ?? Self.shutdownDebugData)
             promise?.succeed(())
         } else {
             context.triggerUserOutboundEvent(event, promise: promise)
-        }
-    }
-
-    private func handle(_ event: HTTP2ServerEvent) {
-        switch event {
-        case .gracefulShutdown(let debugData):
-            gracefulShutdown(debugData: debugData ?? Self.shutdownDebugData)
         }
     }
 

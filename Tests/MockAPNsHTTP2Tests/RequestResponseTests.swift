@@ -1,0 +1,264 @@
+import MockAPNsHTTP2
+import NIOCore
+import XCTest
+
+/// Requests in, responses out, against real clients (curl, nghttp, h2load).
+final class RequestResponseTests: XCTestCase {
+    private static let curl = "/usr/bin/curl"
+    private static let nghttp = "/usr/bin/nghttp"
+    private static let h2load = "/usr/bin/h2load"
+
+    func testImmediateResponseCarriesStatusHeadersAndBody() throws {
+        let server = try TestServer { handler, request, _ in
+            var body = ByteBuffer(string: #"{"reason":"BadDeviceToken"}"#)
+            body.writeString("")
+            handler.respond(
+                streamID: request.streamID, status: 400,
+                headers: [("content-type", "application/json"), ("apns-id", "EC1BF194-B3B2-424A-89A9-5A918A6E6B5E")],
+                body: body
+            )
+        }
+        defer { server.stop() }
+
+        let result = try ExternalTool.run(Self.curl, [
+            "-s", "-i", "--http2-prior-knowledge", "--max-time", "10",
+            "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert",
+            "--data-binary", #"{"aps":{"alert":"hi"}}"#,
+            "http://127.0.0.1:\(server.port)/3/device/abcdef",
+        ])
+
+        XCTAssertEqual(result.status, 0, result.errorOutput)
+        XCTAssertTrue(result.output.hasPrefix("HTTP/2 400"), result.output)
+        XCTAssertTrue(result.output.contains("content-type: application/json"), result.output)
+        XCTAssertTrue(result.output.contains("apns-id: EC1BF194-B3B2-424A-89A9-5A918A6E6B5E"), result.output)
+        XCTAssertTrue(result.output.hasSuffix(#"{"reason":"BadDeviceToken"}"#), result.output)
+
+        let request = try XCTUnwrap(server.log.requests.first)
+        XCTAssertEqual(request.streamID, 1)
+        XCTAssertEqual(request.firstValue(of: ":method"), "POST")
+        XCTAssertEqual(request.firstValue(of: ":path"), "/3/device/abcdef")
+        XCTAssertEqual(request.firstValue(of: "apns-topic"), "com.example.app")
+        XCTAssertEqual(request.firstValue(of: "apns-push-type"), "alert")
+        XCTAssertEqual(String(buffer: request.body), #"{"aps":{"alert":"hi"}}"#)
+        XCTAssertEqual(request.bodyLength, 22)
+        // Pseudo-headers arrive first, in the order the client sent them.
+        XCTAssertEqual(request.headers.prefix(4).map(\.name).filter { $0.hasPrefix(":") }.count, 4)
+    }
+
+    func testRequestWithoutBodyIsDeliveredOnHeadersEndStream() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+
+        let result = try ExternalTool.run(Self.curl, [
+            "-s", "-i", "--http2-prior-knowledge", "--max-time", "10",
+            "http://127.0.0.1:\(server.port)/nothing",
+        ])
+
+        XCTAssertEqual(result.status, 0, result.errorOutput)
+        XCTAssertTrue(result.output.hasPrefix("HTTP/2 200"), result.output)
+        XCTAssertTrue(result.output.contains("apns-id: A-1"), result.output)
+        let request = try XCTUnwrap(server.log.requests.first)
+        XCTAssertEqual(request.firstValue(of: ":method"), "GET")
+        XCTAssertEqual(request.bodyLength, 0)
+        XCTAssertEqual(request.body.readableBytes, 0)
+    }
+
+    func testDelayedResponseIsFlushedWithoutAnyRead() throws {
+        let server = try TestServer { handler, request, channel in
+            let handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+            let streamID = request.streamID
+            channel.eventLoop.scheduleTask(in: .milliseconds(50)) {
+                handler.value.respond(
+                    streamID: streamID, status: 200, headers: [("apns-id", "LATE")],
+                    body: ByteBuffer(string: "late")
+                )
+            }
+        }
+        defer { server.stop() }
+
+        let started = Date()
+        let result = try ExternalTool.run(Self.curl, [
+            "-s", "-i", "--http2-prior-knowledge", "--max-time", "10", "-d", "{}",
+            "http://127.0.0.1:\(server.port)/3/device/aa",
+        ])
+
+        XCTAssertEqual(result.status, 0, result.errorOutput)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.05)
+        XCTAssertTrue(result.output.hasPrefix("HTTP/2 200"), result.output)
+        XCTAssertTrue(result.output.contains("apns-id: LATE"), result.output)
+        XCTAssertTrue(result.output.hasSuffix("late"), result.output)
+    }
+
+    func testLargeBodyArrivesIntactAcrossManyDataFrames() throws {
+        let server = try TestServer { handler, request, _ in
+            // Echo the body back: it crosses the wire twice in many DATA frames.
+            handler.respond(streamID: request.streamID, status: 200, headers: [], body: request.body)
+        }
+        defer { server.stop() }
+        let payload = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 * 7 + $0 / 251) }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("mockapns-body-\(UUID().uuidString)")
+        try Data(payload).write(to: file)
+        let echoed = FileManager.default.temporaryDirectory.appendingPathComponent("mockapns-echo-\(UUID().uuidString)")
+        defer {
+            try? FileManager.default.removeItem(at: file)
+            try? FileManager.default.removeItem(at: echoed)
+        }
+
+        let result = try ExternalTool.run(Self.curl, [
+            "-s", "--http2-prior-knowledge", "--max-time", "10", "--data-binary", "@\(file.path)",
+            "-o", echoed.path, "http://127.0.0.1:\(server.port)/3/device/aa",
+        ])
+
+        XCTAssertEqual(result.status, 0, result.errorOutput)
+        let request = try XCTUnwrap(server.log.requests.first)
+        XCTAssertEqual(request.bodyLength, payload.count)
+        XCTAssertEqual(Array(request.body.readableBytesView), payload)
+        XCTAssertGreaterThan(server.log.frames.filter { $0.direction == .inbound && $0.type == .data }.count, 6)
+        XCTAssertEqual(try Data(contentsOf: echoed), Data(payload))
+    }
+
+    func testBodyBeyondTheStoreLimitIsCountedButNotKept() throws {
+        let server = try TestServer(configuration: .init(maxBodyBytesStored: 1000))
+        defer { server.stop() }
+
+        let result = try ExternalTool.run(Self.curl, [
+            "-s", "--http2-prior-knowledge", "--max-time", "10",
+            "--data-binary", String(repeating: "x", count: 50_000),
+            "http://127.0.0.1:\(server.port)/3/device/aa",
+        ])
+
+        XCTAssertEqual(result.status, 0, result.errorOutput)
+        let request = try XCTUnwrap(server.log.requests.first)
+        XCTAssertEqual(request.bodyLength, 50_000)
+        XCTAssertEqual(request.body.readableBytes, 1000)
+        XCTAssertTrue(request.isBodyTruncated)
+    }
+
+    func testServerAnnouncesApplesSettings() throws {
+        let server = try TestServer(configuration: .init(maxConcurrentStreams: 500))
+        defer { server.stop() }
+
+        let result = try ExternalTool.run(Self.nghttp, ["-v", "http://127.0.0.1:\(server.port)/"])
+
+        XCTAssertEqual(result.status, 0, result.output + result.errorOutput)
+        let settings = try XCTUnwrap(Self.block(after: "recv SETTINGS frame <length=30", in: result.output))
+        XCTAssertTrue(settings.contains("[SETTINGS_HEADER_TABLE_SIZE(0x01):4096]"), settings)
+        XCTAssertTrue(settings.contains("[SETTINGS_MAX_CONCURRENT_STREAMS(0x03):500]"), settings)
+        XCTAssertTrue(settings.contains("[SETTINGS_INITIAL_WINDOW_SIZE(0x04):65535]"), settings)
+        XCTAssertTrue(settings.contains("[SETTINGS_MAX_FRAME_SIZE(0x05):16384]"), settings)
+        XCTAssertTrue(settings.contains("[SETTINGS_MAX_HEADER_LIST_SIZE(0x06):8000]"), settings)
+        XCTAssertFalse(result.output.contains("SETTINGS_ENABLE_PUSH"), result.output)
+    }
+
+    func testRaisingTheStreamLimitSendsNewSettings() throws {
+        let server = try TestServer(configuration: .init(maxConcurrentStreams: 1)) { handler, request, _ in
+            handler.setMaxConcurrentStreams(1000)
+            handler.respond(streamID: request.streamID, status: 200, headers: [], body: nil)
+        }
+        defer { server.stop() }
+
+        let result = try ExternalTool.run(Self.nghttp, ["-v", "http://127.0.0.1:\(server.port)/"])
+
+        XCTAssertEqual(result.status, 0, result.output + result.errorOutput)
+        XCTAssertTrue(result.output.contains("[SETTINGS_MAX_CONCURRENT_STREAMS(0x03):1]"), result.output)
+        let update = try XCTUnwrap(Self.block(after: "recv SETTINGS frame <length=6", in: result.output))
+        XCTAssertTrue(update.contains("[SETTINGS_MAX_CONCURRENT_STREAMS(0x03):1000]"), update)
+    }
+
+    func testResetStreamReachesTheClient() throws {
+        let server = try TestServer { handler, request, _ in
+            handler.resetStream(streamID: request.streamID, errorCode: HTTP2ErrorCode.cancel)
+        }
+        defer { server.stop() }
+
+        let result = try ExternalTool.run(Self.nghttp, ["-v", "http://127.0.0.1:\(server.port)/"])
+
+        let reset = try XCTUnwrap(Self.block(after: "recv RST_STREAM frame", in: result.output), result.output)
+        XCTAssertTrue(reset.contains("stream_id=1"), reset)
+        XCTAssertTrue(reset.contains("error_code=CANCEL(0x08)"), reset)
+    }
+
+    func testGracefulShutdownLetsInFlightStreamsFinish() throws {
+        let server = try TestServer { handler, request, channel in
+            // The first request starts the shutdown; every answer comes 100 ms later, so
+            // all streams are still open when the GOAWAY goes out.
+            if request.firstValue(of: ":path") == "/first" {
+                handler.gracefulShutdown()
+            }
+            let handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
+            let streamID = request.streamID
+            channel.eventLoop.scheduleTask(in: .milliseconds(100)) {
+                handler.value.respond(streamID: streamID, status: 200, headers: [], body: ByteBuffer(string: "done"))
+            }
+        }
+        defer { server.stop() }
+
+        let base = "http://127.0.0.1:\(server.port)"
+        let result = try ExternalTool.run(Self.nghttp, ["-v", "\(base)/first", "\(base)/second", "\(base)/third"])
+
+        let goaway = try XCTUnwrap(Self.block(after: "recv GOAWAY frame", in: result.output), result.output)
+        XCTAssertTrue(goaway.contains("error_code=NO_ERROR(0x00)"), goaway)
+        XCTAssertTrue(goaway.contains(#"opaque_data(21)=[{"reason":"Shutdown"}]"#), goaway)
+        XCTAssertEqual(Self.count(of: ":status: 200", in: result.output), 3, result.output)
+        XCTAssertEqual(server.log.requests.count, 3)
+    }
+
+    func testGracefulShutdownThroughThePipeline() throws {
+        let server = try TestServer { handler, request, channel in
+            // The server module has no handle on the handler: it sends an event instead,
+            // inbound for the first request and outbound for the second.
+            let event = HTTP2GracefulShutdownEvent()
+            if request.firstValue(of: ":path") == "/first" {
+                channel.pipeline.fireUserInboundEventTriggered(event)
+            } else {
+                channel.triggerUserOutboundEvent(event, promise: nil)
+            }
+            handler.respond(streamID: request.streamID, status: 200, headers: [], body: nil)
+        }
+        defer { server.stop() }
+
+        for path in ["/first", "/second"] {
+            let result = try ExternalTool.run(Self.nghttp, ["-v", "http://127.0.0.1:\(server.port)\(path)"])
+
+            let goaway = try XCTUnwrap(Self.block(after: "recv GOAWAY frame", in: result.output), result.output)
+            XCTAssertTrue(goaway.contains(#"opaque_data(21)=[{"reason":"Shutdown"}]"#), goaway)
+            XCTAssertEqual(Self.count(of: ":status: 200", in: result.output), 1, result.output)
+        }
+    }
+
+    func testManyConcurrentStreamsAllSucceed() throws {
+        let server = try TestServer(configuration: .init(recordsFrames: false))
+        defer { server.stop() }
+
+        let result = try ExternalTool.run(
+            Self.h2load, ["-n", "1000", "-c", "2", "-m", "50", "http://127.0.0.1:\(server.port)/3/device/aa"],
+            timeout: 60
+        )
+
+        XCTAssertEqual(result.status, 0, result.output + result.errorOutput)
+        XCTAssertTrue(
+            result.output.contains("requests: 1000 total, 1000 started, 1000 done, 1000 succeeded, 0 failed, 0 errored"),
+            result.output
+        )
+        XCTAssertTrue(result.output.contains("status codes: 1000 2xx"), result.output)
+        XCTAssertEqual(server.log.requests.count, 1000)
+    }
+
+    // MARK: - Helpers
+
+    /// The line starting with `marker` and the indented lines nghttp prints under it.
+    static func block(after marker: String, in output: String) -> String? {
+        let lines = output.split(separator: "\n", omittingEmptySubsequences: false)
+        guard let start = lines.firstIndex(where: { $0.contains(marker) }) else { return nil }
+        var block = [String(lines[start])]
+        for line in lines[(start + 1)...] {
+            guard line.hasPrefix("          ") else { break }
+            block.append(String(line))
+        }
+        return block.joined(separator: "\n")
+    }
+
+    static func count(of needle: String, in haystack: String) -> Int {
+        haystack.components(separatedBy: needle).count - 1
+    }
+}
