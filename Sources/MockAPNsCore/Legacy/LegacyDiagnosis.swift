@@ -1,0 +1,198 @@
+/// A mistake real provider code makes on the legacy gateway, explained in plain words.
+///
+/// Apple's gateway answered these with a bare status byte, or with nothing; the mock names
+/// the likely cause. The decoder produces the frame-level ones; the server detects the
+/// connection-level ones and uses these cases to report them.
+public enum LegacyDiagnosis: Sendable, Hashable {
+    /// The payload length prefix is shorter than the JSON it frames: the JSON is cut off and
+    /// its tail is read as the next frame. `declared` bytes were announced, the JSON is
+    /// `jsonLength` bytes. `multiByteExtra` is how many bytes the JSON's non-ASCII characters
+    /// add beyond one per character; when it equals the shortfall, the length was a character
+    /// count, not a UTF-8 byte count.
+    case payloadLengthTooShort(identifier: UInt32?, declared: Int, jsonLength: Int, multiByteExtra: Int)
+    /// The payload length prefix is longer than the JSON it frames: after the JSON come
+    /// `declared - jsonLength` more bytes. When they look like the start of a new frame
+    /// (command 0, 1 or 2), the next notification was swallowed into this payload.
+    case payloadLengthTooLong(identifier: UInt32?, declared: Int, jsonLength: Int, tailLooksLikeFrame: Bool)
+    /// The payload ends with a NUL byte after complete JSON: a C string was sent with its
+    /// terminator. Apple's documentation says the payload must not be NUL-terminated.
+    case payloadNULTerminated(identifier: UInt32?)
+    /// The payload is not JSON. `offset` is the first offending byte, or `nil` when the JSON
+    /// simply stops before it is complete.
+    case payloadNotJSON(identifier: UInt32?, offset: Int?)
+    /// The token bytes are ASCII hex digits: the hex string was sent instead of the binary
+    /// token it spells (typically 64 bytes instead of 32).
+    case asciiHexToken(identifier: UInt32?, length: Int)
+    /// A length field read big-endian is implausible but makes sense byte-swapped: it was
+    /// written in little-endian (host) order.
+    case littleEndianLength(field: LengthField, declared: UInt32, swapped: UInt32)
+    /// The first bytes of the connection are text from another protocol (an HTTP/1.1 request
+    /// or the HTTP/2 preface): the client is pointed at the binary gateway's port by mistake.
+    case notBinaryProtocol(preview: String)
+    /// Many short connections, each carrying about one notification. Apple treated rapid
+    /// connect/disconnect cycles as a denial-of-service attempt; providers should keep a
+    /// connection open and stream notifications over it.
+    case connectionChurn(connections: Int, seconds: Int, notificationsPerConnection: Double)
+    /// The client closed (or reset) the connection before reading the error packet the server
+    /// sent, so it cannot know which notification failed or which later ones were dropped.
+    case closedWithoutReadingError(status: LegacyStatus, identifier: UInt32)
+
+    /// Which length field a diagnosis is about.
+    public enum LengthField: String, Sendable, Hashable, Codable {
+        case tokenLength = "token length"
+        case payloadLength = "payload length"
+        case frameLength = "frame length"
+    }
+
+    /// A stable name for filtering the journal.
+    public var code: String {
+        switch self {
+        case .payloadLengthTooShort: return "payload-length-too-short"
+        case .payloadLengthTooLong: return "payload-length-too-long"
+        case .payloadNULTerminated: return "payload-nul-terminated"
+        case .payloadNotJSON: return "payload-not-json"
+        case .asciiHexToken: return "ascii-hex-token"
+        case .littleEndianLength: return "little-endian-length"
+        case .notBinaryProtocol: return "not-binary-protocol"
+        case .connectionChurn: return "connection-churn"
+        case .closedWithoutReadingError: return "closed-without-reading-error"
+        }
+    }
+
+    /// The diagnosis in plain words.
+    public var message: String {
+        switch self {
+        case .payloadLengthTooShort(let identifier, let declared, let jsonLength, let extra):
+            let shortfall = jsonLength - declared
+            var text = "\(Self.name(identifier)): the payload length says \(declared) bytes but the JSON is "
+                + "\(jsonLength) bytes, so it was cut off and its last \(shortfall) bytes were read as the next frame."
+            if extra == shortfall {
+                text += " The JSON has non-ASCII characters that take \(extra) extra bytes in UTF-8: the length"
+                    + " was counted in characters; count the UTF-8 bytes instead."
+            }
+            return text
+        case .payloadLengthTooLong(let identifier, let declared, let jsonLength, let looksLikeFrame):
+            var text = "\(Self.name(identifier)): the payload length says \(declared) bytes but the JSON ends after "
+                + "\(jsonLength); \(declared - jsonLength) more bytes were taken as payload."
+            if looksLikeFrame {
+                text += " They look like the start of the next notification, which was swallowed into this"
+                    + " payload and lost; every frame after it is misaligned."
+            }
+            return text
+        case .payloadNULTerminated(let identifier):
+            return "\(Self.name(identifier)): the payload ends with a NUL byte. Send the JSON bytes only, "
+                + "without a C string terminator, and count the length without it."
+        case .payloadNotJSON(let identifier, let offset):
+            if let offset {
+                return "\(Self.name(identifier)): the payload is not valid JSON (first bad byte at offset \(offset))."
+            }
+            return "\(Self.name(identifier)): the payload is not valid JSON: it stops before the JSON is complete."
+        case .asciiHexToken(let identifier, let length):
+            return "\(Self.name(identifier)): the \(length)-byte token consists of ASCII hex digits. Send the "
+                + "\(length / 2) binary bytes the hex string spells, not the string itself."
+        case .littleEndianLength(let field, let declared, let swapped):
+            return "The \(field.rawValue) reads \(declared) big-endian but \(swapped) byte-swapped: lengths on the "
+                + "binary gateway are big-endian (network order); this one was written in host order."
+        case .notBinaryProtocol(let preview):
+            return "The connection began with \"\(preview)\", which is not the binary protocol: this client "
+                + "speaks HTTP and belongs on the HTTP/2 provider API port, not the legacy gateway."
+        case .connectionChurn(let connections, let seconds, let perConnection):
+            let average = (perConnection * 10).rounded() / 10
+            return "\(connections) connections in \(seconds) s carrying about \(average) notifications each. "
+                + "Apple treats rapid connect/disconnect as a denial-of-service attempt: keep one connection "
+                + "open and stream notifications over it."
+        case .closedWithoutReadingError(let status, let identifier):
+            return "The client closed the connection without reading the error packet (status \(status.rawValue), "
+                + "identifier \(identifier)): it cannot know which notification failed or which later ones "
+                + "were dropped and must be resent."
+        }
+    }
+
+    private static func name(_ identifier: UInt32?) -> String {
+        identifier.map { "Notification \($0)" } ?? "A notification without identifier"
+    }
+}
+
+/// Spotting mistakes in one frame's fields. Everything here runs only on bytes already
+/// decoded, and allocates only when something is wrong.
+enum LegacyMistakeDetector {
+    /// Token bytes that are all ASCII hex digits, in an even number large enough that binary
+    /// tokens practically never look like that (32 random bytes are all hex digits with odds
+    /// of about 1 in 10^34).
+    static func asciiHexToken(_ token: UnsafeRawBufferPointer, identifier: UInt32?) -> LegacyDiagnosis? {
+        guard token.count >= 16, token.count % 2 == 0, token.allSatisfy(LegacyJSONScanner.isHexDigit) else {
+            return nil
+        }
+        return .asciiHexToken(identifier: identifier, length: token.count)
+    }
+
+    /// Payload mistakes. `following` is whatever bytes came after the frame in the same read,
+    /// which is where the tail of a cut-off payload is found.
+    static func payload(
+        _ payload: UnsafeRawBufferPointer,
+        following: UnsafeRawBufferPointer,
+        identifier: UInt32?
+    ) -> LegacyDiagnosis? {
+        switch LegacyJSONScanner.scanValue(payload) {
+        case .complete(let end):
+            guard let tail = LegacyJSONScanner.firstNonWhitespace(payload, from: end) else { return nil }
+            if tail == payload.count - 1, payload[tail] == 0 {
+                return .payloadNULTerminated(identifier: identifier)
+            }
+            return .payloadLengthTooLong(
+                identifier: identifier,
+                declared: payload.count,
+                jsonLength: end,
+                tailLooksLikeFrame: payload[tail] <= LegacyCommand.frame.rawValue
+            )
+        case .truncated:
+            if let jsonLength = completedLength(of: payload, with: following) {
+                return .payloadLengthTooShort(
+                    identifier: identifier,
+                    declared: payload.count,
+                    jsonLength: jsonLength,
+                    multiByteExtra: multiByteExtra(payload) + multiByteExtra(following.legacyPrefix(jsonLength - payload.count))
+                )
+            }
+            return .payloadNotJSON(identifier: identifier, offset: nil)
+        case .invalid(let offset):
+            return .payloadNotJSON(identifier: identifier, offset: offset)
+        }
+    }
+
+    /// If the cut-off JSON in `payload` is completed by the start of `following`, the full
+    /// JSON's length. Looks at most 64 KiB ahead.
+    private static func completedLength(of payload: UnsafeRawBufferPointer, with following: UnsafeRawBufferPointer) -> Int? {
+        guard following.count > 0 else { return nil }
+        var joined = [UInt8](payload)
+        joined += following.legacyPrefix(Int(UInt16.max))
+        return joined.withUnsafeBytes { bytes in
+            if case .complete(let end) = LegacyJSONScanner.scanValue(bytes), end > payload.count { return end }
+            return nil
+        }
+    }
+
+    /// How many bytes beyond one per character the UTF-8 sequences in `bytes` take (every
+    /// continuation byte counts once).
+    private static func multiByteExtra(_ bytes: UnsafeRawBufferPointer) -> Int {
+        bytes.reduce(0) { $0 + ($1 & 0xC0 == 0x80 ? 1 : 0) }
+    }
+
+    /// A length that is implausible as written but plausible byte-swapped.
+    static func littleEndian(_ field: LegacyDiagnosis.LengthField, declared: UInt32, plausible: ClosedRange<UInt32>, bitWidth: Int) -> LegacyDiagnosis? {
+        let swapped = bitWidth == 16 ? UInt32(UInt16(truncatingIfNeeded: declared).byteSwapped) : declared.byteSwapped
+        guard !plausible.contains(declared), plausible.contains(swapped) else { return nil }
+        return .littleEndianLength(field: field, declared: declared, swapped: swapped)
+    }
+
+    /// Text from an HTTP client at the start of a connection.
+    static func otherProtocol(_ bytes: UnsafeRawBufferPointer) -> LegacyDiagnosis? {
+        let prefixes = ["PRI * HTTP/2", "POST ", "GET ", "PUT ", "HEAD "]
+        let head = bytes.legacyPrefix(16)
+        for prefix in prefixes where head.starts(with: prefix.utf8) {
+            let printable = head.prefix { $0 >= 0x20 && $0 < 0x7F }
+            return .notBinaryProtocol(preview: String(decoding: printable, as: UTF8.self))
+        }
+        return nil
+    }
+}

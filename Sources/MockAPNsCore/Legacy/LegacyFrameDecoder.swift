@@ -1,0 +1,193 @@
+/// What the decoder found, in stream order.
+public enum LegacyDecoderEvent: Sendable, Equatable {
+    /// A frame that passed the codec's checks.
+    case notification(LegacyNotification)
+    /// A frame the codec refused. If `endsStream` is set, nothing after it is decoded.
+    case invalidFrame(LegacyFrameError)
+    /// A likely provider mistake, reported just before the frame event it concerns.
+    case diagnosis(LegacyDiagnosis)
+}
+
+/// Turns the bytes of one legacy-gateway connection into notifications, as they arrive.
+///
+/// Feed it whatever each read returned: one byte, half a frame, or hundreds of frames. Whole
+/// frames are decoded in place from the bytes given, without copying; only a frame split
+/// across reads is copied, into a small pending buffer that holds at most that one frame and
+/// takes from the next read only the bytes the frame still lacks. Nothing a client sends can
+/// make it hold more than `LegacyLimits.maximumFrameLength` bytes.
+public struct LegacyFrameDecoder: Sendable {
+    public let limits: LegacyLimits
+    /// Whether frames are checked for common provider mistakes (`LegacyDiagnosis`). Costs a
+    /// JSON syntax scan per payload.
+    public let detectsMistakes: Bool
+
+    /// Bytes passed over without being decoded: oversized payloads already reported, and
+    /// everything after a frame that ended the stream.
+    public private(set) var discardedByteCount = 0
+
+    private enum State: Sendable {
+        /// The next byte starts a frame (possibly one already begun in `pending`).
+        case atFrameStart
+        /// The rest of a rejected frame, this many bytes, is still to be passed over.
+        case skipping(remaining: Int)
+        /// Frame boundaries are lost; everything else is discarded.
+        case stopped
+    }
+
+    private var state = State.atFrameStart
+    /// The beginning of a frame split across reads; empty between frames.
+    private var pending: [UInt8] = []
+    private var framesSeen = 0
+
+    public init(limits: LegacyLimits = .standard, detectsMistakes: Bool = true) {
+        self.limits = limits
+        self.detectsMistakes = detectsMistakes
+    }
+
+    /// Whether a frame ended the stream; later bytes are only counted.
+    public var hasStopped: Bool {
+        if case .stopped = state { return true }
+        return false
+    }
+
+    /// Bytes of an incomplete frame waiting for the next read.
+    public var bufferedByteCount: Int { pending.count }
+
+    /// Decodes `bytes`, calling `emit` for each event in stream order.
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ emit: (LegacyDecoderEvent) -> Void) {
+        var index = 0
+        while index < bytes.count {
+            switch state {
+            case .stopped:
+                discardedByteCount += bytes.count - index
+                return
+            case .skipping(let remaining):
+                let count = min(remaining, bytes.count - index)
+                index += count
+                discardedByteCount += count
+                state = count == remaining ? .atFrameStart : .skipping(remaining: remaining - count)
+            case .atFrameStart:
+                let rest = bytes.legacySuffix(from: index)
+                index += pending.isEmpty ? decodeInPlace(rest, emit) : completePending(rest, emit)
+            }
+        }
+    }
+
+    /// Decodes `bytes` and returns the events.
+    public mutating func feed(_ bytes: [UInt8]) -> [LegacyDecoderEvent] {
+        var events: [LegacyDecoderEvent] = []
+        bytes.withUnsafeBytes { feed($0) { events.append($0) } }
+        return events
+    }
+
+    /// Handles the frame at the start of `bytes` without copying it. Returns the bytes used.
+    private mutating func decodeInPlace(_ bytes: UnsafeRawBufferPointer, _ emit: (LegacyDecoderEvent) -> Void) -> Int {
+        let scan = LegacyFrameParser.scan(bytes, limits: limits)
+        if case .needMore = scan {
+            pending.append(contentsOf: bytes)
+            return bytes.count
+        }
+        return handle(scan, frameStart: bytes, emit)
+    }
+
+    /// Adds to the pending frame only the bytes it still needs, and handles it once it is
+    /// decidable. Returns the bytes used from `bytes`.
+    private mutating func completePending(_ bytes: UnsafeRawBufferPointer, _ emit: (LegacyDecoderEvent) -> Void) -> Int {
+        var used = 0
+        while true {
+            let scan = pending.withUnsafeBytes { LegacyFrameParser.scan($0, limits: limits) }
+            if case .needMore(let total) = scan {
+                let take = min(total - pending.count, bytes.count - used)
+                pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[used..<used + take]))
+                used += take
+                if pending.count < total { return used }
+                continue
+            }
+            // `pending` was grown exactly to the length `scan` asked for, so the frame (or the
+            // part of it that decided its fate) is all of `pending`, and what follows it is
+            // still in `bytes`. Swapping the buffer out keeps its capacity for the next split.
+            var frame: [UInt8] = []
+            swap(&frame, &pending)
+            frame.withUnsafeBytes { frameBytes in
+                _ = handle(scan, frameStart: frameBytes, following: bytes.legacySuffix(from: used), emit)
+            }
+            frame.removeAll(keepingCapacity: true)
+            swap(&frame, &pending)
+            return used
+        }
+    }
+
+    /// Acts on a decided scan of the frame at the start of `frameStart`. `following` is what
+    /// came after the frame in the same read when the frame was copied out (otherwise it is
+    /// the rest of `frameStart`). Returns the frame's bytes consumed.
+    private mutating func handle(
+        _ scan: LegacyFrameParser.Scan,
+        frameStart: UnsafeRawBufferPointer,
+        following: UnsafeRawBufferPointer? = nil,
+        _ emit: (LegacyDecoderEvent) -> Void
+    ) -> Int {
+        framesSeen += 1
+        switch scan {
+        case .needMore:
+            return 0
+        case .complete(let length):
+            let frame = frameStart.legacyPrefix(length)
+            let parsed = LegacyFrameParser.parse(frame, limits: limits)
+            if detectsMistakes {
+                diagnose(parsed, following: following ?? frameStart.legacySuffix(from: length), emit)
+            }
+            switch parsed.result {
+            case .success(let notification): emit(.notification(notification))
+            case .failure(let error): emit(.invalidFrame(error))
+            }
+            return length
+        case .rejected(let error, let consumed, let skip):
+            if detectsMistakes, let diagnosis = diagnose(error, frameStart: frameStart) {
+                emit(.diagnosis(diagnosis))
+            }
+            emit(.invalidFrame(error))
+            if let skip {
+                state = skip > 0 ? .skipping(remaining: skip) : .atFrameStart
+            } else {
+                state = .stopped
+            }
+            return consumed
+        }
+    }
+
+    private func diagnose(_ parsed: LegacyFrameParser.Parsed, following: UnsafeRawBufferPointer, _ emit: (LegacyDecoderEvent) -> Void) {
+        let identifier: UInt32?
+        switch parsed.result {
+        case .success(let notification): identifier = notification.identifier
+        case .failure(let error): identifier = error.identifier
+        }
+        if let diagnosis = LegacyMistakeDetector.asciiHexToken(parsed.token, identifier: identifier) {
+            emit(.diagnosis(diagnosis))
+        }
+        if parsed.payload.count > 0,
+           let diagnosis = LegacyMistakeDetector.payload(parsed.payload, following: following, identifier: identifier) {
+            emit(.diagnosis(diagnosis))
+        }
+    }
+
+    /// Explains a frame rejected from its header alone, when the header shows a known mistake.
+    private func diagnose(_ error: LegacyFrameError, frameStart: UnsafeRawBufferPointer) -> LegacyDiagnosis? {
+        switch error.problem {
+        case .unknownCommand where framesSeen == 1:
+            return LegacyMistakeDetector.otherProtocol(frameStart)
+        case .invalidTokenSize(let length):
+            return LegacyMistakeDetector.littleEndian(
+                .tokenLength, declared: UInt32(length),
+                plausible: 1...UInt32(LegacyLimits.protocolMaximumTokenLength), bitWidth: 16)
+        case .invalidPayloadSize(let length) where length >= 4 * max(limits.maximumPayloadLength, 256):
+            return LegacyMistakeDetector.littleEndian(
+                .payloadLength, declared: UInt32(length),
+                plausible: 1...UInt32(limits.maximumPayloadLength), bitWidth: 16)
+        case .frameTooLong(let declared, let maximum):
+            return LegacyMistakeDetector.littleEndian(
+                .frameLength, declared: declared, plausible: 1...UInt32(maximum), bitWidth: 32)
+        default:
+            return nil
+        }
+    }
+}

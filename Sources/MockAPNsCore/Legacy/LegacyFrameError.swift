@@ -1,0 +1,103 @@
+/// What is wrong with one frame on the legacy gateway.
+///
+/// Problems Apple reports with a status byte carry it in `status`. Problems that make the
+/// bytes unparseable have no status of their own: the connection's `LegacyParseErrorPolicy`
+/// decides between status 128 and a silent close.
+public enum LegacyFrameProblem: Sendable, Hashable {
+    /// A zero-length token, or a command-2 frame without item 1. Status 2.
+    case missingDeviceToken
+    /// A token of a size the limits don't allow. Status 5.
+    case invalidTokenSize(length: Int)
+    /// A zero-length payload, or a command-2 frame without item 2. Status 4.
+    case missingPayload
+    /// A payload over the limit. Status 7.
+    case invalidPayloadSize(length: Int)
+    /// A priority item other than 5 or 10. Apple's binary documentation allows only these two
+    /// and names no status for anything else; the mock answers 255 (unknown), the status the
+    /// shared `Reason.badPriority` maps to, so both mouths agree.
+    case invalidPriority(UInt8)
+    /// An item id outside 1...5. Status 255, as pushy's mock gateway answered.
+    case unknownItem(id: UInt8)
+    /// The same item twice in one frame. Status 255 (pushy's mock).
+    case duplicateItem(id: UInt8)
+    /// Identifier or expiry not 4 bytes, or priority not 1 byte. Status 255: the frame is
+    /// readable, only the item is wrong.
+    case invalidItemLength(id: UInt8, length: Int)
+    /// A command-2 frame with length 0. Status 255 (pushy's mock: "frame length < 1").
+    case emptyFrame
+    /// A first byte that is not command 0, 1 or 2. Unparseable; the stream ends here.
+    case unknownCommand(UInt8)
+    /// A command-2 length no frame of distinct items can reach (`LegacyLimits.maximumFrameLength`).
+    /// Unparseable; rejected as soon as the header is read, and the stream ends here.
+    case frameTooLong(declared: UInt32, maximum: Int)
+    /// Command-2 items that do not fit the frame (an item runs past the frame's end).
+    /// Unparseable, but the frame's own length is known, so the stream goes on.
+    case malformedItems
+
+    /// The status Apple reports, or `nil` when the frame could not be parsed at all.
+    public var status: LegacyStatus? {
+        switch self {
+        case .missingDeviceToken: return .missingDeviceToken
+        case .invalidTokenSize: return .invalidTokenSize
+        case .missingPayload: return .missingPayload
+        case .invalidPayloadSize: return .invalidPayloadSize
+        case .invalidPriority, .unknownItem, .duplicateItem, .invalidItemLength, .emptyFrame:
+            return .unknown
+        case .unknownCommand, .frameTooLong, .malformedItems:
+            return nil
+        }
+    }
+
+    /// The problem in plain words, for logs and the journal.
+    public var description: String {
+        switch self {
+        case .missingDeviceToken: return "missing device token"
+        case .invalidTokenSize(let length): return "invalid token size (\(length) bytes)"
+        case .missingPayload: return "missing payload"
+        case .invalidPayloadSize(let length): return "payload too large (\(length) bytes)"
+        case .invalidPriority(let value): return "invalid priority \(value) (only 5 and 10 are allowed)"
+        case .unknownItem(let id): return "unknown item id \(id)"
+        case .duplicateItem(let id): return "item \(id) appears more than once"
+        case .invalidItemLength(let id, let length): return "item \(id) has invalid length \(length)"
+        case .emptyFrame: return "frame length 0"
+        case .unknownCommand(let byte): return "unknown command \(byte)"
+        case .frameTooLong(let declared, let maximum):
+            return "frame length \(declared) exceeds the largest possible frame (\(maximum) bytes)"
+        case .malformedItems: return "items do not fit the frame length"
+        }
+    }
+}
+
+/// One frame the codec refused, with what is known about it.
+public struct LegacyFrameError: Error, Sendable, Equatable {
+    /// The command byte as received (it may be an unknown one).
+    public var command: UInt8
+    /// The notification's identifier, if it was read before the problem was found.
+    public var identifier: UInt32?
+    public var problem: LegacyFrameProblem
+    /// Whether the decoder lost the frame boundaries here and can read nothing more from
+    /// this connection.
+    public var endsStream: Bool
+    /// The frame's first bytes (at most 64), for the journal.
+    public var leadingBytes: [UInt8]
+
+    public init(
+        command: UInt8,
+        identifier: UInt32?,
+        problem: LegacyFrameProblem,
+        endsStream: Bool = false,
+        leadingBytes: [UInt8] = []
+    ) {
+        self.command = command
+        self.identifier = identifier
+        self.problem = problem
+        self.endsStream = endsStream
+        self.leadingBytes = leadingBytes
+    }
+
+    /// The status Apple reports, or `nil` when the frame was unparseable.
+    public var status: LegacyStatus? { problem.status }
+
+    /// How many leading bytes an error keeps for the journal.
+    static let leadingByteLimit = 64
+}

@@ -1,0 +1,113 @@
+/// The command byte that opens each notification on the legacy gateway.
+public enum LegacyCommand: UInt8, CaseIterable, Sendable, Hashable, Codable {
+    /// Command 0: token and payload only. No identifier, so errors close without a packet.
+    case simple = 0
+    /// Command 1: adds a 4-byte identifier and a 4-byte expiry.
+    case enhanced = 1
+    /// Command 2: a length-prefixed list of items (token, payload, identifier, expiry, priority).
+    case frame = 2
+}
+
+/// The item ids of a command-2 frame.
+public enum LegacyItemID: UInt8, CaseIterable, Sendable, Hashable, Codable {
+    case deviceToken = 1
+    case payload = 2
+    case identifier = 3
+    case expiration = 4
+    case priority = 5
+}
+
+/// One notification exactly as a legacy frame carried it, after the frame passed the codec's
+/// checks (sizes, items). The decision core then judges its `pushRequest()`.
+public struct LegacyNotification: Sendable, Equatable {
+    /// The command that framed it.
+    public var command: LegacyCommand
+    /// The identifier Apple echoes in an error packet. `nil` for command 0, and for a command-2
+    /// frame without item 3 (an error packet then carries 0).
+    public var identifier: UInt32?
+    /// Expiry in seconds since 1970, `0` meaning "don't store". `nil` for command 0 and for a
+    /// command-2 frame without item 4.
+    public var expiry: UInt32?
+    /// The device token bytes.
+    public var token: [UInt8]
+    /// The payload bytes (JSON, if the provider got it right).
+    public var payload: [UInt8]
+    /// The priority item (command 2 only, 5 or 10); `nil` when absent, meaning 10.
+    public var priority: Priority?
+    /// The frame's size on the wire, command byte included.
+    public var frameLength: Int
+
+    public init(
+        command: LegacyCommand,
+        identifier: UInt32? = nil,
+        expiry: UInt32? = nil,
+        token: [UInt8],
+        payload: [UInt8],
+        priority: Priority? = nil,
+        frameLength: Int? = nil
+    ) {
+        self.command = command
+        self.identifier = identifier
+        self.expiry = expiry
+        self.token = token
+        self.payload = payload
+        self.priority = priority
+        self.frameLength = 0
+        self.frameLength = frameLength ?? encoded().count
+    }
+
+    /// The normalized request the decision core reads. Legacy frames carry no topic: the
+    /// client certificate decides it.
+    public func pushRequest() -> PushRequest {
+        PushRequest(
+            transport: .legacy,
+            deviceToken: token.withUnsafeBytes(legacyLowercaseHex),
+            expiration: expiry.map(Int64.init),
+            priority: priority,
+            payload: payload,
+            legacyIdentifier: identifier
+        )
+    }
+
+    /// The notification as a client writes it: the frame layout of `command`, lengths
+    /// big-endian, command-2 items in id order (1 to 5, optional ones only when present).
+    /// Fields the command cannot carry are left out (command 0 has no identifier or expiry;
+    /// commands 0 and 1 have no priority). Lengths above 65,535 are truncated, as a careless
+    /// client would; the decoder rejects the result.
+    public func encoded() -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(token.count + payload.count + 45)
+        bytes.append(command.rawValue)
+        switch command {
+        case .simple, .enhanced:
+            if command == .enhanced {
+                legacyAppendBigEndian(identifier ?? 0, to: &bytes)
+                legacyAppendBigEndian(expiry ?? 0, to: &bytes)
+            }
+            legacyAppendBigEndian(UInt16(truncatingIfNeeded: token.count), to: &bytes)
+            bytes += token
+            legacyAppendBigEndian(UInt16(truncatingIfNeeded: payload.count), to: &bytes)
+            bytes += payload
+        case .frame:
+            var items: [UInt8] = []
+            func item(_ id: LegacyItemID, _ data: [UInt8]) {
+                items.append(id.rawValue)
+                legacyAppendBigEndian(UInt16(truncatingIfNeeded: data.count), to: &items)
+                items += data
+            }
+            func bigEndian(_ value: UInt32) -> [UInt8] {
+                var out: [UInt8] = []
+                legacyAppendBigEndian(value, to: &out)
+                return out
+            }
+            item(.deviceToken, token)
+            item(.payload, payload)
+            if let identifier { item(.identifier, bigEndian(identifier)) }
+            if let expiry { item(.expiration, bigEndian(expiry)) }
+            if let priority { item(.priority, [UInt8(truncatingIfNeeded: priority.rawValue)]) }
+            legacyAppendBigEndian(UInt32(truncatingIfNeeded: items.count), to: &bytes)
+            bytes += items
+        }
+        return bytes
+    }
+}
