@@ -1,0 +1,211 @@
+/// How the gateway answers bytes it cannot parse (an unknown command, a frame whose items do
+/// not fit it, a frame length no frame can have). Apple's sources disagree, so it is a choice.
+public enum LegacyParseErrorPolicy: String, Sendable, Hashable, Codable, CaseIterable {
+    /// Send status 128 (protocol error), as the 2018 status table lists, then close.
+    case statusPacket
+    /// Close without sending a byte, as Apple's TN2265 describes. The default: it is what
+    /// providers met in practice (none of java-apns, node-apn, pushy or NWPusher even knew
+    /// status 128), so client code tested against the mock sees what it saw in production.
+    case silentClose
+}
+
+/// How a legacy connection behaves, beyond the sizes it accepts.
+public struct LegacySessionOptions: Sendable, Equatable {
+    public var limits: LegacyLimits
+    /// Default `.silentClose`; see `LegacyParseErrorPolicy`.
+    public var parseErrorPolicy: LegacyParseErrorPolicy
+    /// Report identifier 0 instead of the real one with status 2 (missing device token), as
+    /// pushy's authors saw Apple do. Off by default.
+    public var reportsZeroIdentifierForMissingToken: Bool
+    /// Whether frames are checked for common provider mistakes.
+    public var detectsMistakes: Bool
+
+    public init(
+        limits: LegacyLimits = .standard,
+        parseErrorPolicy: LegacyParseErrorPolicy = .silentClose,
+        reportsZeroIdentifierForMissingToken: Bool = false,
+        detectsMistakes: Bool = true
+    ) {
+        self.limits = limits
+        self.parseErrorPolicy = parseErrorPolicy
+        self.reportsZeroIdentifierForMissingToken = reportsZeroIdentifierForMissingToken
+        self.detectsMistakes = detectsMistakes
+    }
+}
+
+/// What the connection must do after the first failure.
+public enum LegacyConnectionAction: Sendable, Hashable {
+    /// Write the 6-byte packet, then close.
+    case sendErrorAndClose(LegacyErrorResponse)
+    /// Close without writing anything.
+    case closeSilently
+
+    /// The bytes to write before closing (empty for a silent close).
+    public var bytes: [UInt8] {
+        switch self {
+        case .sendErrorAndClose(let response): return response.bytes
+        case .closeSilently: return []
+        }
+    }
+}
+
+/// Why a notification or frame failed.
+public enum LegacyFailureCause: Sendable, Equatable {
+    /// The decision core rejected a well-formed notification.
+    case decision(Reason, LegacyNotification)
+    /// The codec rejected the frame.
+    case frame(LegacyFrameError)
+}
+
+/// What happened on a legacy connection, for the journal.
+public enum LegacySessionEvent: Sendable, Equatable {
+    /// The decision core accepted the notification.
+    case accepted(LegacyNotification)
+    /// The first failure on the connection; `action` is the answer to it.
+    case failed(LegacyFailureCause, action: LegacyConnectionAction)
+    /// A notification or frame that arrived after the failure (or after shutdown) and was
+    /// discarded unexamined, as Apple does. `identifier` as far as it was read.
+    case dropped(identifier: UInt32?)
+    /// A likely provider mistake.
+    case diagnosis(LegacyDiagnosis)
+}
+
+/// Everything one `receive` produced, for callers that prefer a value to a callback.
+public struct LegacySessionOutput: Sendable, Equatable {
+    public var events: [LegacySessionEvent]
+    /// Set by the call in which the connection failed, and only by that one.
+    public var action: LegacyConnectionAction?
+}
+
+/// The legacy gateway's rules for one connection, without any networking.
+///
+/// Notifications are judged one by one as they are decoded. Nothing is sent for a success.
+/// The first failure produces the connection's only answer (an error packet or a silent
+/// close); from then on every frame is dropped and counted, because Apple discards whatever
+/// follows a bad notification and the provider must resend it.
+public struct LegacyConnectionSession: Sendable {
+    public let options: LegacySessionOptions
+    private var decoder: LegacyFrameDecoder
+
+    /// The answer given, once the connection has failed or been shut down.
+    public private(set) var action: LegacyConnectionAction?
+    /// Notifications the decision core accepted.
+    public private(set) var acceptedCount = 0
+    /// Notifications and frames discarded after the failure.
+    public private(set) var droppedCount = 0
+    /// The identifier of the last accepted notification that had one (command 0 has none).
+    public private(set) var lastAcceptedIdentifier: UInt32?
+
+    public init(options: LegacySessionOptions = LegacySessionOptions()) {
+        self.options = options
+        self.decoder = LegacyFrameDecoder(limits: options.limits, detectsMistakes: options.detectsMistakes)
+    }
+
+    /// Whether the connection has failed or been shut down and only drops frames now.
+    public var isClosing: Bool { action != nil }
+
+    /// Bytes received but never decoded (skipped payloads, or everything after the stream
+    /// became unparseable).
+    public var discardedByteCount: Int { decoder.discardedByteCount }
+
+    /// Handles bytes from the connection. `decide` judges each notification (`nil` accepts);
+    /// `observe` sees every event in order. Returns the action if the connection failed
+    /// during this call; a failure is answered once only.
+    public mutating func receive(
+        _ bytes: UnsafeRawBufferPointer,
+        decide: (PushRequest) -> Reason?,
+        observe: (LegacySessionEvent) -> Void
+    ) -> LegacyConnectionAction? {
+        let wasClosing = isClosing
+        // The decoder is moved out while it runs, because each event it emits updates this
+        // session; an empty placeholder takes its place (no allocation, no buffer copy).
+        var decoder = LegacyFrameDecoder(limits: options.limits, detectsMistakes: options.detectsMistakes)
+        swap(&decoder, &self.decoder)
+        decoder.feed(bytes) { event in
+            handle(event, decide: decide, observe: observe)
+        }
+        swap(&decoder, &self.decoder)
+        return wasClosing ? nil : action
+    }
+
+    /// Handles bytes and collects what happened.
+    public mutating func receive(_ bytes: [UInt8], decide: (PushRequest) -> Reason?) -> LegacySessionOutput {
+        var events: [LegacySessionEvent] = []
+        let action = bytes.withUnsafeBytes { raw in
+            receive(raw, decide: decide) { events.append($0) }
+        }
+        return LegacySessionOutput(events: events, action: action)
+    }
+
+    /// The server is going away: the status-10 packet naming the last accepted notification
+    /// (0 if none), after which everything is dropped. `nil` if the connection already failed.
+    public mutating func shutdown() -> LegacyErrorResponse? {
+        guard !isClosing else { return nil }
+        let response = LegacyErrorResponse(status: .shutdown, identifier: lastAcceptedIdentifier ?? 0)
+        action = .sendErrorAndClose(response)
+        return response
+    }
+
+    private mutating func handle(
+        _ event: LegacyDecoderEvent,
+        decide: (PushRequest) -> Reason?,
+        observe: (LegacySessionEvent) -> Void
+    ) {
+        switch event {
+        case .diagnosis(let diagnosis):
+            // After the failure nothing is examined, so there is nothing to diagnose.
+            if !isClosing { observe(.diagnosis(diagnosis)) }
+        case .notification(let notification):
+            guard !isClosing else { return drop(notification.identifier, observe) }
+            if let reason = decide(notification.pushRequest()) {
+                fail(.decision(reason, notification), observe)
+            } else {
+                acceptedCount += 1
+                if let identifier = notification.identifier { lastAcceptedIdentifier = identifier }
+                observe(.accepted(notification))
+            }
+        case .invalidFrame(let error):
+            guard !isClosing else { return drop(error.identifier, observe) }
+            fail(.frame(error), observe)
+        }
+    }
+
+    private mutating func drop(_ identifier: UInt32?, _ observe: (LegacySessionEvent) -> Void) {
+        droppedCount += 1
+        observe(.dropped(identifier: identifier))
+    }
+
+    private mutating func fail(_ cause: LegacyFailureCause, _ observe: (LegacySessionEvent) -> Void) {
+        let action = answer(to: cause)
+        self.action = action
+        observe(.failed(cause, action: action))
+    }
+
+    /// The packet Apple sends for a failure, or a silent close.
+    private func answer(to cause: LegacyFailureCause) -> LegacyConnectionAction {
+        switch cause {
+        case .decision(let reason, let notification):
+            return packet(command: notification.command.rawValue, status: reason.legacyStatus, identifier: notification.identifier)
+        case .frame(let error):
+            if let status = error.status {
+                return packet(command: error.command, status: status, identifier: error.identifier)
+            }
+            switch options.parseErrorPolicy {
+            case .silentClose: return .closeSilently
+            case .statusPacket: return packet(command: error.command, status: .protocolError, identifier: error.identifier)
+            }
+        }
+    }
+
+    private func packet(command: UInt8, status: LegacyStatus, identifier: UInt32?) -> LegacyConnectionAction {
+        // Command 0 carries no identifier, and Apple closes such connections without a word.
+        guard command != LegacyCommand.simple.rawValue else { return .closeSilently }
+        let reported: UInt32
+        switch status {
+        case .shutdown: reported = lastAcceptedIdentifier ?? 0
+        case .missingDeviceToken where options.reportsZeroIdentifierForMissingToken: reported = 0
+        default: reported = identifier ?? 0
+        }
+        return .sendErrorAndClose(LegacyErrorResponse(status: status, identifier: reported))
+    }
+}
