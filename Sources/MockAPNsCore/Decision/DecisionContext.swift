@@ -1,16 +1,14 @@
-/// What the decision core needs to know besides the request: where the server runs, who is
-/// asking, and what time it is.
-public struct DecisionContext: Sendable {
+/// What the decision core needs to know about one request besides the request itself: where
+/// the server runs and who is asking. Server-wide state (the registry, the clock) lives in
+/// `PushDecider`.
+public struct DecisionContext: Sendable, Equatable {
     /// The environment this listener plays (sandbox or production).
     public var environment: APNsEnvironment
     /// The connection's credentials, as the authentication layer judged them.
     public var authentication: AuthenticationResult
-    /// The only source of "now".
-    public var clock: ServerClock
 
-    public init(environment: APNsEnvironment, authentication: AuthenticationResult, clock: ServerClock) {
+    public init(environment: APNsEnvironment, authentication: AuthenticationResult) {
         self.environment = environment
         self.authentication = authentication
-        self.clock = clock
     }
 }

@@ -7,10 +7,9 @@
 ///
 /// The body is assembled by hand: reason strings are plain ASCII identifiers that need no
 /// escaping, and an encoder would cost more than the rest of the response.
-public struct HTTP2ResponseRenderer: Sendable {
-    public init() {}
-
-    public func render(_ verdict: Verdict) -> HTTP2PushResponse {
+public enum HTTP2ResponseRenderer {
+    /// The response for `verdict`.
+    public static func render(_ verdict: Verdict) -> HTTP2PushResponse {
         switch verdict {
         case .accepted(let apnsID, let uniqueID):
             var headers = [HTTPHeader(name: "apns-id", value: apnsID)]
@@ -26,7 +25,7 @@ public struct HTTP2ResponseRenderer: Sendable {
                     HTTPHeader(name: "content-type", value: "application/json"),
                     HTTPHeader(name: "apns-id", value: apnsID),
                 ],
-                body: Self.errorBody(reason: reason, timestamp: reason.carriesTimestamp ? timestamp : nil)
+                body: errorBody(reason: reason, timestamp: reason.carriesTimestamp ? timestamp : nil)
             )
         }
     }

@@ -11,7 +11,7 @@
 /// |---|---|---|
 /// | 13 | authentication (`AuthenticationResult`) | `MissingProviderToken`, the refused credentials' reason, `BadCertificateEnvironment` |
 /// | 14 | the topic the credentials allow (see `routeTopic`) | `MissingTopic`, `TopicDisallowed` (configurable), `InvalidPushType` |
-/// | 15 | the device registry: environment, topic binding, expiry, unregistration | `BadDeviceToken`, `DeviceTokenNotForTopic`, `TopicDisallowed`, `ExpiredToken`, `Unregistered` |
+/// | 15 | the device registry: environment, topic binding, expiry, unregistration, push budget | `BadDeviceToken`, `DeviceTokenNotForTopic`, `TopicDisallowed`, `ExpiredToken`, `Unregistered`, `TooManyRequests` |
 /// | 16 | the payload (`PayloadRules`): empty, size, shape | `PayloadEmpty`, `PayloadTooLarge`, the configured reason |
 ///
 /// An accepted push gets `apns-id` (the request's, exactly as received, or a generated one
@@ -22,6 +22,8 @@ public struct PushDecider: Sendable {
     public let options: ValidationOptions
     /// The shared registry of device tokens (and the feedback queue).
     public let registry: DeviceRegistry
+    /// The only source of "now": push budgets, and 410 timestamps no rule supplied.
+    public let clock: ServerClock
 
     private let validator: HTTP2RequestValidator
     private let payloadRules: PayloadRules
@@ -29,9 +31,14 @@ public struct PushDecider: Sendable {
     /// Apple's `apns-unique-id` values seen by clients are lowercase.
     private let uniqueIDs = UUIDGenerator(letterCase: .lowercase)
 
-    public init(options: ValidationOptions = .default, registry: DeviceRegistry = DeviceRegistry()) {
+    public init(
+        options: ValidationOptions = .default,
+        registry: DeviceRegistry = DeviceRegistry(),
+        clock: ServerClock = ServerClock()
+    ) {
         self.options = options
         self.registry = registry
+        self.clock = clock
         self.validator = HTTP2RequestValidator(options: options)
         self.payloadRules = PayloadRules(options: options)
         self.apnsIDs = UUIDGenerator(letterCase: options.generatedAPNsIDCase)
@@ -64,8 +71,9 @@ public struct PushDecider: Sendable {
         case .topic(let routed): topic = routed
         }
 
-        let tokenStatus = registry.status(
-            of: request.deviceToken, topic: topic, environment: context.environment
+        let tokenStatus = registry.admit(
+            request.deviceToken, topic: topic, environment: context.environment,
+            at: clock.millisecondsSince1970
         )
         guard tokenStatus == .deliverable else { return tokenStatus }
 
@@ -144,7 +152,7 @@ public struct PushDecider: Sendable {
             return .accepted(apnsID: apnsID, uniqueID: uniqueID)
         case .refused(let reason, let timestamp):
             // A 410 always carries a time; "now" stands in when no rule supplied one.
-            let stamp = reason.carriesTimestamp ? timestamp ?? context.clock.millisecondsSince1970 : nil
+            let stamp = reason.carriesTimestamp ? timestamp ?? clock.millisecondsSince1970 : nil
             return .rejected(reason: reason, apnsID: apnsID, timestamp: stamp)
         }
     }

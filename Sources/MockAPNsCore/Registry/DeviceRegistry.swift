@@ -22,8 +22,9 @@ public final class DeviceRegistry: Sendable {
 
     // MARK: - What the decision core asks
 
-    /// Whether a push to `token` on `topic` in `environment` can be delivered. `topic` may be
-    /// `nil` when the request has none; topic bindings are then not checked.
+    /// Whether a push to `token` on `topic` in `environment` can be delivered, without
+    /// counting it against any push budget. `topic` may be `nil` when the request has none;
+    /// topic bindings are then not checked.
     public func status(
         of token: String,
         topic: String?,
@@ -34,6 +35,27 @@ public final class DeviceRegistry: Sendable {
             guard !state.records.isEmpty,
                   let record = state.records[Self.canonical(token)] else { return .deliverable }
             return record.status(topic: topic, environment: environment)
+        }
+    }
+
+    /// Counts a push to `token` and says whether it can be delivered: `status(of:topic:environment:)`,
+    /// then the token's push budget, if it has one (`TooManyRequests`). Only pushes that pass
+    /// every other registry rule count against the budget. `now` is read only for tokens
+    /// with a budget.
+    public func admit(
+        _ token: String,
+        topic: String?,
+        environment: APNsEnvironment,
+        at now: @autoclosure () -> Int64
+    ) -> TokenStatus {
+        state.withLock { state in
+            guard !state.records.isEmpty else { return .deliverable }
+            let token = Self.canonical(token)
+            guard let record = state.records[token] else { return .deliverable }
+            let status = record.status(topic: topic, environment: environment)
+            guard status == .deliverable, record.budget != nil else { return status }
+            let fits = state.records[token]?.budget?.admit(at: now()) ?? true
+            return fits ? .deliverable : .refused(.tooManyRequests, timestamp: nil)
         }
     }
 
@@ -90,6 +112,17 @@ public final class DeviceRegistry: Sendable {
     /// Expiry does not feed the feedback service, which reports uninstalled apps only.
     public func markExpired(_ token: String, since timestamp: Int64) {
         update(token) { $0.expiredSince = timestamp }
+    }
+
+    /// Allows at most `maximum` pushes to `token` in each window of `period` milliseconds;
+    /// further pushes in the window get `429 TooManyRequests`. Apple publishes no numbers.
+    public func limitPushes(_ token: String, to maximum: Int, perMilliseconds period: Int64) {
+        update(token) { $0.budget = PushBudget(maximum: maximum, periodMilliseconds: period) }
+    }
+
+    /// Removes the push limit of `token`.
+    public func removePushLimit(_ token: String) {
+        update(token) { $0.budget = nil }
     }
 
     /// Makes `token` deliverable again (clears unregistration and expiry), keeping its
