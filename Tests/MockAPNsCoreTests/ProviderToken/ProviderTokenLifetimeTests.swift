@@ -109,6 +109,30 @@ final class ProviderTokenLifetimeTests: XCTestCase {
         XCTAssertEqual(other.signatureVerificationCount, 1)
     }
 
+    func testExtremeClockAndPolicyValuesDoNotTrap() throws {
+        // The control API may set the clock anywhere and configuration may hold any interval;
+        // arithmetic saturates instead of crashing the server.
+        let policies = [
+            ProviderTokenPolicy(),
+            ProviderTokenPolicy(maximumTokenAgeSeconds: .max, futureIssuedAtToleranceSeconds: .max,
+                                minimumTokenUpdateIntervalSeconds: .max),
+            ProviderTokenPolicy(maximumTokenAgeSeconds: .min, futureIssuedAtToleranceSeconds: .min,
+                                minimumTokenUpdateIntervalSeconds: .min),
+        ]
+        for policy in policies {
+            for time in [Int64.min, -1, 0, Int64.max] {
+                let (verifier, clock) = try makeVerifier(policy: policy)
+                var state = ProviderTokenConnectionState()
+                for iat in [Int64.min, Self.start, Int64.max] {
+                    clock.set(millisecondsSince1970: time)
+                    _ = send(key.authorization(iat: iat), verifier, &state)
+                    clock.advance(milliseconds: time < 0 ? 1_200_000 : -1_200_000)
+                    _ = send(key.authorization(iat: iat), verifier, &state)
+                }
+            }
+        }
+    }
+
     func testRefusedTokenIsVerifiedEachTime() throws {
         // Only accepted tokens are cached, so a bad token never becomes "known good".
         let (verifier, _) = try makeVerifier()

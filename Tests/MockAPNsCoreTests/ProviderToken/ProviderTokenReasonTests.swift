@@ -60,7 +60,8 @@ final class ProviderTokenReasonTests: XCTestCase {
         return [
             // Accepted shapes.
             Row(name: "well-formed token", request: Request(authorization: good)),
-            Row(name: "scheme in capitals", request: Request(authorization: "Bearer " + goodToken)),
+            Row(name: "scheme capitalized", request: Request(authorization: "Bearer " + goodToken)),
+            Row(name: "scheme in capitals, tab separator", request: Request(authorization: "BEARER\t" + goodToken)),
             Row(name: "typ JWT present", request: Request(authorization: signed(#"{"alg":"ES256","kid":"TEAMKEY001","typ":"JWT"}"#, claims))),
             Row(name: "iat as a string", request: Request(authorization: signed(header, #"{"iss":"TEAM000001","iat":"\#(now)"}"#))),
             Row(name: "extra kid claim", request: Request(authorization: signed(header, #"{"iss":"TEAM000001","iat":\#(now),"kid":"TEAMKEY001"}"#))),
@@ -205,6 +206,21 @@ final class ProviderTokenReasonTests: XCTestCase {
                        .providerToken(teamID: "TEAM000001", keyID: "TEAMKEY001", allowedTopics: nil))
         XCTAssertEqual(state.teamID, "TEAM000001")
         XCTAssertEqual(state.firstKeyID, "TEAMKEY001")
+    }
+
+    func testLookalikeOfTheCachedTokenIsVerifiedNotServedFromCache() throws {
+        // Swift's String `==` treats KELVIN SIGN (U+212A) as equal to "K"; the cache must not.
+        let clock = ServerClock(fixedAt: Self.now * 1000)
+        let verifier = ProviderTokenVerifier(registry: ProviderKeyRegistry(keys: [try teamKey.providerKey()]), clock: clock)
+        var state = ProviderTokenConnectionState()
+        var token = teamKey.token(iat: Self.now)
+        while !token.contains("K") { token = teamKey.token(iat: Self.now) }
+        XCTAssertNotNil(verifier.authenticate(authorization: "bearer " + token, topic: "com.example.app",
+                                              serverEnvironment: .sandbox, state: &state).identity)
+        let lookalike = token.replacingOccurrences(of: "K", with: "\u{212A}")
+        XCTAssertEqual(lookalike, token, "the premise: String equality folds the two")
+        XCTAssertEqual(verifier.authenticate(authorization: "bearer " + lookalike, topic: "com.example.app",
+                                             serverEnvironment: .sandbox, state: &state).reason, .invalidProviderToken)
     }
 
     func testOutcomeForThePushDecider() throws {

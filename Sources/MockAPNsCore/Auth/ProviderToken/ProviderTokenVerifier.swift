@@ -96,7 +96,9 @@ public final class ProviderTokenVerifier: Sendable {
 
         let current: ProviderTokenConnectionState.CurrentToken
         let servedFromCache: Bool
-        if let cached = state.current, cached.token == token {
+        // Byte comparison, not String's `==`: that compares canonical equivalents equal, and a
+        // KELVIN SIGN must not pass for the letter K of a verified token.
+        if let cached = state.current, cached.token.utf8.elementsEqual(token.utf8) {
             try checkAge(issuedAt: cached.issuedAt, now: now, isNew: false)
             current = cached
             servedFromCache = true
@@ -126,14 +128,14 @@ public final class ProviderTokenVerifier: Sendable {
         state: inout ProviderTokenConnectionState
     ) throws(ProviderTokenRejection) -> ProviderTokenConnectionState.CurrentToken {
         let decoded = try DecodedProviderToken(token)
-        guard let key = registry.withLock({ $0.key(id: decoded.keyID) }) else {
+        guard let key = registry.withLock({ $0.key(id: decoded.keyID) }), key.keyID.utf8.elementsEqual(decoded.keyID.utf8) else {
             throw ProviderTokenRejection(.invalidProviderToken, "no key registered with kid \"\(decoded.keyID)\"")
         }
         state.signatureVerificationCount += 1
         guard decoded.isSigned(by: key.publicKey) else {
             throw ProviderTokenRejection(.invalidProviderToken, "signature does not verify with key \(key.keyID)")
         }
-        guard decoded.issuer == key.teamID else {
+        guard decoded.issuer.utf8.elementsEqual(key.teamID.utf8) else {
             throw ProviderTokenRejection(.invalidProviderToken,
                                          "iss \"\(decoded.issuer)\" is not key \(key.keyID)'s team \(key.teamID)")
         }
@@ -146,15 +148,16 @@ public final class ProviderTokenVerifier: Sendable {
             try checkMixing(key, after: firstKey)
         }
         if let previous = state.current {
-            let interval = policy.minimumTokenUpdateIntervalSeconds * 1000
-            let allowedFrom = previous.adoptedAtMilliseconds + interval
+            let seconds = policy.minimumTokenUpdateIntervalSeconds
+            let interval = seconds > Int64.max / 1000 ? .max : seconds < Int64.min / 1000 ? .min : seconds * 1000
+            let allowedFrom = saturating(previous.adoptedAtMilliseconds.addingReportingOverflow(interval))
             if nowMilliseconds < allowedFrom {
                 if policy.earlyUpdateBlocksConnection {
                     state.refusingUntilMilliseconds = allowedFrom
                 }
                 throw ProviderTokenRejection(
                     .tooManyProviderTokenUpdates,
-                    "new token \((nowMilliseconds - previous.adoptedAtMilliseconds) / 1000) s after the previous one; allowed after \(policy.minimumTokenUpdateIntervalSeconds) s")
+                    "new token \(saturating(nowMilliseconds.subtractingReportingOverflow(previous.adoptedAtMilliseconds)) / 1000) s after the previous one; allowed after \(policy.minimumTokenUpdateIntervalSeconds) s")
             }
         }
         return ProviderTokenConnectionState.CurrentToken(
@@ -166,7 +169,7 @@ public final class ProviderTokenVerifier: Sendable {
         guard let until = state.refusingUntilMilliseconds else { return }
         if nowMilliseconds < until {
             throw ProviderTokenRejection(.tooManyProviderTokenUpdates,
-                                         "connection refuses requests for \((until - nowMilliseconds + 999) / 1000) s more after a too-early token update")
+                                         "connection refuses requests for \(saturating(until.subtractingReportingOverflow(nowMilliseconds)) / 1000) s more after a too-early token update")
         }
         state.refusingUntilMilliseconds = nil
     }
@@ -174,17 +177,17 @@ public final class ProviderTokenVerifier: Sendable {
     private func checkAge(issuedAt: Int64, now: Int64, isNew: Bool) throws(ProviderTokenRejection) {
         // Seconds `iat` lies ahead of the clock (negative: its age). Only a hostile `iat` near
         // Int64's limits overflows the subtraction; saturate instead of trapping.
-        let (difference, overflow) = issuedAt.subtractingReportingOverflow(now)
-        let ahead = overflow ? (issuedAt > now ? Int64.max : Int64.min) : difference
+        let ahead = saturating(issuedAt.subtractingReportingOverflow(now))
         if isNew && ahead > policy.futureIssuedAtToleranceSeconds {
             throw ProviderTokenRejection(
                 .invalidProviderToken,
                 "iat \(issuedAt) is \(ahead) s in the future; tolerance \(policy.futureIssuedAtToleranceSeconds) s")
         }
-        if ahead <= -policy.maximumTokenAgeSeconds {
+        let age = ahead == .min ? .max : -ahead
+        if age >= policy.maximumTokenAgeSeconds {
             throw ProviderTokenRejection(
                 .expiredProviderToken,
-                "iat \(issuedAt) is \(ahead.magnitude) s old; tokens last \(policy.maximumTokenAgeSeconds) s")
+                "iat \(issuedAt) is \(age) s old; tokens last \(policy.maximumTokenAgeSeconds) s")
         }
     }
 
@@ -239,7 +242,7 @@ public final class ProviderTokenVerifier: Sendable {
         }
         let scheme = value.prefix { $0 != " " && $0 != "\t" }
         let credentials = trimmingSpacesAndTabs(value[scheme.endIndex...])
-        guard scheme.lowercased() == "bearer" else {
+        guard Self.isBearer(scheme) else {
             throw ProviderTokenRejection(.invalidProviderToken, "authorization is not \"bearer <token>\"")
         }
         guard !credentials.isEmpty else {
@@ -251,6 +254,12 @@ public final class ProviderTokenVerifier: Sendable {
         return credentials
     }
 
+    /// Whether `scheme` is "bearer" in any mix of ASCII case (and nothing Unicode folds into it).
+    private static func isBearer(_ scheme: Substring) -> Bool {
+        let lowercase = scheme.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
+        return lowercase.elementsEqual("bearer".utf8)
+    }
+
     /// The text without leading and trailing spaces and tabs (HTTP's optional whitespace).
     private static func trimmingSpacesAndTabs(_ text: Substring) -> Substring {
         let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
@@ -258,4 +267,12 @@ public final class ProviderTokenVerifier: Sendable {
         let end = text.lastIndex { !isBlank($0) }.map(text.index(after:)) ?? start
         return text[start..<end]
     }
+}
+
+/// The value of an addition or subtraction, clamped to Int64's range instead of trapping on overflow.
+/// Times come from a clock the control API may set anywhere, and intervals from configuration.
+private func saturating(_ result: (partialValue: Int64, overflow: Bool)) -> Int64 {
+    guard result.overflow else { return result.partialValue }
+    // An overflowing sum or difference wraps to the sign opposite to the true result's.
+    return result.partialValue < 0 ? .max : .min
 }
