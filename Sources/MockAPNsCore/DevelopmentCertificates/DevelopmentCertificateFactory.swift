@@ -68,12 +68,12 @@ public struct DevelopmentCertificateFactory: Sendable {
                 notValidBefore: now - Self.day,
                 notValidAfter: now + 20 * 365 * Self.day
             )
-            // 825 days is the longest validity Apple's TLS clients accept for a server
-            // certificate from a private CA.
+            // 825 days, counted from notBefore, is the longest validity Apple's TLS clients
+            // accept for a server certificate from a private CA.
             let server = try makeServer(
                 issuer: authority,
                 notValidBefore: now - Self.day,
-                notValidAfter: now + 825 * Self.day
+                notValidAfter: now + 824 * Self.day
             )
 
             func client(_ kind: DevelopmentClientCertificate) throws -> DevelopmentCredential {
