@@ -28,6 +28,12 @@ static inline void mockapns_SSL_CTX_set_server_options(SSL_CTX *ctx) {
     SSL_CTX_set_options(ctx, SSL_OP_CIPHER_SERVER_PREFERENCE | SSL_OP_NO_RENEGOTIATION);
 }
 
+/// Send exactly the configured certificate chain; without this OpenSSL completes the chain
+/// from the trust store, which holds the roots meant for verifying clients.
+static inline void mockapns_SSL_CTX_set_no_auto_chain(SSL_CTX *ctx) {
+    SSL_CTX_set_mode(ctx, SSL_MODE_NO_AUTO_CHAIN);
+}
+
 static inline int mockapns_SSL_set_tlsext_host_name(SSL *ssl, const char *name) {
     return (int)SSL_set_tlsext_host_name(ssl, name);
 }

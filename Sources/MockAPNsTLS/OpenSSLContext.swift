@@ -122,6 +122,7 @@ private enum ContextBuilder {
         if let securityLevel {
             SSL_CTX_set_security_level(context, Int32(clamping: securityLevel))
         }
+        mockapns_SSL_CTX_set_no_auto_chain(context)
         SSL_CTX_set_info_callback(context, OpenSSLCallbacks.info)
         if policy.keyLog != nil {
             SSL_CTX_set_keylog_callback(context, OpenSSLCallbacks.keyLog)

@@ -261,6 +261,7 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
         case .closeNotify:
             // Answer with our own close_notify, then close.
             state = .closing
+            context.fireUserInboundEventTriggered(TLSCloseNotifyReceived())
             connection.shutdown()
             sendFinalBytesThenClose(context: context)
         case .failed(let openSSL):

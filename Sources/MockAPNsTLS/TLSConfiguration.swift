@@ -53,8 +53,8 @@ public struct TLSConfiguration: Sendable {
         alpn: ALPNPolicy = .none,
         clientCertificate: ClientCertificateMode = .none,
         trustRootsPEM: [PEMSource] = [],
-        minimumVersion: TLSVersion = .tls1_2,
-        maximumVersion: TLSVersion = .tls1_3,
+        minimumVersion: TLSVersion = .tlsv12,
+        maximumVersion: TLSVersion = .tlsv13,
         securityLevel: Int? = nil,
         keyLogFile: String? = nil
     ) {
@@ -95,8 +95,8 @@ public struct TLSClientConfiguration: Sendable {
         certificateChain: [PEMSource] = [],
         privateKey: PEMSource? = nil,
         trustRootsPEM: [PEMSource] = [],
-        minimumVersion: TLSVersion = .tls1_2,
-        maximumVersion: TLSVersion = .tls1_3,
+        minimumVersion: TLSVersion = .tlsv12,
+        maximumVersion: TLSVersion = .tlsv13,
         securityLevel: Int? = nil,
         keyLogFile: String? = nil
     ) {

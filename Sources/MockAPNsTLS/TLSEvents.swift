@@ -29,3 +29,9 @@ public struct TLSHandshakeFailed: Sendable, Hashable {
         self.error = error
     }
 }
+
+/// Fired inbound (as a user event) when the peer ends the session cleanly with close_notify.
+/// The handler answers with its own close_notify and closes the channel.
+public struct TLSCloseNotifyReceived: Sendable, Hashable {
+    public init() {}
+}

@@ -5,10 +5,10 @@ import COpenSSL
 /// `description` uses OpenSSL's spelling ("TLSv1.3"), which is also what
 /// `TLSSessionInfo.version` reports, so the two compare directly.
 public enum TLSVersion: Int, Sendable, Hashable, Comparable, CaseIterable, CustomStringConvertible {
-    case tls1_0
-    case tls1_1
-    case tls1_2
-    case tls1_3
+    case tlsv1
+    case tlsv11
+    case tlsv12
+    case tlsv13
 
     public static func < (lhs: TLSVersion, rhs: TLSVersion) -> Bool {
         lhs.rawValue < rhs.rawValue
@@ -21,10 +21,10 @@ public enum TLSVersion: Int, Sendable, Hashable, Comparable, CaseIterable, Custo
     /// The two-byte value carried on the wire (0x0301 ... 0x0304).
     public var wireValue: UInt16 {
         switch self {
-        case .tls1_0: return 0x0301
-        case .tls1_1: return 0x0302
-        case .tls1_2: return 0x0303
-        case .tls1_3: return 0x0304
+        case .tlsv1: return 0x0301
+        case .tlsv11: return 0x0302
+        case .tlsv12: return 0x0303
+        case .tlsv13: return 0x0304
         }
     }
 

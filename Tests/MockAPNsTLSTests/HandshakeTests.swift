@@ -1,0 +1,139 @@
+import MockAPNsTLS
+import NIOCore
+import NIOPosix
+import XCTest
+
+final class HandshakeTests: TLSTestCase {
+    func testEchoRoundTripWithOwnClient() async throws {
+        let server = try await EchoServer.start(group: group, configuration: serverConfiguration())
+        let client = try await TestClient.connect(group: group, port: server.port, configuration: clientConfiguration())
+        // Sent straight after connecting, so it is buffered until the handshake completes.
+        try await client.send(Array("hello over TLS".utf8))
+
+        let seen = try await client.recorder.wait { $0.received.count >= 14 }
+        XCTAssertEqual(String(decoding: seen.received, as: UTF8.self), "hello over TLS")
+        XCTAssertEqual(seen.completed.first?.version, "TLSv1.3")
+        XCTAssertEqual(seen.completed.first?.peerCertificate, .trusted)
+        XCTAssertEqual(seen.completed.first?.peerCertificateChainDER.count, 1)
+
+        let serverSide = try await server.recorder.wait { !$0.completed.isEmpty }
+        XCTAssertEqual(serverSide.completed.first?.peerCertificate, .notPresented)
+        XCTAssertEqual(serverSide.completed.first?.negotiatedALPN, nil)
+        XCTAssertTrue(serverSide.errors.isEmpty, "\(serverSide.errors)")
+        try await client.channel.close()
+        try await server.stop()
+    }
+
+    func testALPNH2IsNegotiatedAndReportedWithSNI() async throws {
+        let server = try await EchoServer.start(group: group, configuration: serverConfiguration(alpn: .require(["h2"])))
+        let client = try await TestClient.connect(
+            group: group, port: server.port, configuration: clientConfiguration(alpn: ["http/1.1", "h2"])
+        )
+        let clientSide = try await client.recorder.wait { !$0.completed.isEmpty }
+        XCTAssertEqual(clientSide.completed.first?.negotiatedALPN, "h2")
+
+        let serverSide = try await server.recorder.wait { !$0.completed.isEmpty }
+        let session = try XCTUnwrap(serverSide.completed.first)
+        XCTAssertEqual(session.negotiatedALPN, "h2")
+        XCTAssertEqual(session.offeredALPN, ["http/1.1", "h2"])
+        XCTAssertEqual(session.serverName, "localhost")
+        XCTAssertEqual(session.offeredVersions, ["TLSv1.3", "TLSv1.2"])
+        XCTAssertFalse(session.cipher.isEmpty)
+        XCTAssertFalse(session.clientHello?.offeredCipherSuites.isEmpty ?? true)
+        try await client.channel.close()
+        try await server.stop()
+    }
+
+    func testClientOfferingOnlyHTTP11GetsNoApplicationProtocol() async throws {
+        let server = try await EchoServer.start(group: group, configuration: serverConfiguration(alpn: .require(["h2"])))
+        let result = openSSLClient(port: server.port, ["-alpn", "http/1.1", "-servername", "localhost"])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.output.contains("no application protocol"), result.output)
+
+        let seen = try await server.recorder.wait { !$0.failed.isEmpty && !$0.errors.isEmpty }
+        let failure = try XCTUnwrap(seen.failed.first)
+        XCTAssertEqual(failure.reason, "client offered ALPN [http/1.1]; APNs requires HTTP/2 (h2)")
+        XCTAssertEqual(failure.alertSent, .noApplicationProtocol)
+        XCTAssertEqual(failure.clientHello?.offeredALPN, ["http/1.1"])
+        XCTAssertEqual(failure.clientHello?.serverName, "localhost")
+        XCTAssertTrue(seen.errors.first?.contains("APNs requires HTTP/2") ?? false, "\(seen.errors)")
+        XCTAssertTrue(seen.completed.isEmpty)
+        try await server.stop()
+    }
+
+    func testClientOfferingNoALPNIsRefused() async throws {
+        let server = try await EchoServer.start(group: group, configuration: serverConfiguration(alpn: .require(["h2"])))
+        let result = openSSLClient(port: server.port, [])
+        XCTAssertTrue(result.output.contains("no application protocol"), result.output)
+
+        let seen = try await server.recorder.wait { !$0.failed.isEmpty }
+        XCTAssertEqual(seen.failed.first?.reason, "client offered no ALPN protocol; APNs requires HTTP/2 (h2)")
+        XCTAssertEqual(seen.failed.first?.alertSent, .noApplicationProtocol)
+        XCTAssertNotNil(seen.failed.first?.clientHello)
+        XCTAssertNil(seen.failed.first?.clientHello?.offeredALPN)
+
+        // Our own client sees the same alert and reports it.
+        let client = try await TestClient.connect(group: group, port: server.port, configuration: clientConfiguration())
+        let clientSide = try await client.recorder.wait { !$0.failed.isEmpty && $0.inactiveCount == 1 }
+        XCTAssertEqual(clientSide.failed.first?.alertReceived, .noApplicationProtocol)
+        XCTAssertEqual(clientSide.failed.first?.reason, "server refused the handshake with alert no_application_protocol (120)")
+        try await server.stop()
+    }
+
+    func testMaximumVersionTLS12IsHonoured() async throws {
+        var configuration = try serverConfiguration()
+        configuration.maximumVersion = .tlsv12
+        let server = try await EchoServer.start(group: group, configuration: configuration)
+        let client = try await TestClient.connect(group: group, port: server.port, configuration: clientConfiguration())
+        let clientSide = try await client.recorder.wait { !$0.completed.isEmpty }
+        XCTAssertEqual(clientSide.completed.first?.version, "TLSv1.2")
+
+        let serverSide = try await server.recorder.wait { !$0.completed.isEmpty }
+        XCTAssertEqual(serverSide.completed.first?.version, "TLSv1.2")
+        XCTAssertEqual(serverSide.completed.first?.offeredVersions, ["TLSv1.3", "TLSv1.2"])
+        try await client.channel.close()
+        try await server.stop()
+    }
+
+    func testClientOfferingOnlyOldVersionsIsRefusedInPlainWords() async throws {
+        let server = try await EchoServer.start(group: group, configuration: serverConfiguration())
+        let result = openSSLClient(port: server.port, ["-tls1", "-cipher", "DEFAULT@SECLEVEL=0"])
+        XCTAssertNotEqual(result.status, 0, result.output)
+
+        let seen = try await server.recorder.wait { !$0.failed.isEmpty }
+        XCTAssertEqual(seen.failed.first?.reason, "client offered only [TLSv1]; this listener accepts TLSv1.2 to TLSv1.3")
+        XCTAssertEqual(seen.failed.first?.alertSent, .protocolVersion)
+        try await server.stop()
+    }
+
+    func testTLS10WorksAtSecurityLevelZero() async throws {
+        var configuration = try serverConfiguration()
+        configuration.minimumVersion = .tlsv1
+        configuration.securityLevel = 0
+        let server = try await EchoServer.start(group: group, configuration: configuration)
+        var clientConfiguration = try clientConfiguration()
+        clientConfiguration.minimumVersion = .tlsv1
+        clientConfiguration.maximumVersion = .tlsv1
+        clientConfiguration.securityLevel = 0
+        let client = try await TestClient.connect(group: group, port: server.port, configuration: clientConfiguration)
+        try await client.send(Array("legacy".utf8))
+        let clientSide = try await client.recorder.wait { $0.received.count >= 6 }
+        XCTAssertEqual(clientSide.completed.first?.version, "TLSv1")
+        let serverSide = try await server.recorder.wait { !$0.completed.isEmpty }
+        XCTAssertEqual(serverSide.completed.first?.offeredVersions, ["TLSv1"])
+        try await client.channel.close()
+        try await server.stop()
+    }
+
+    func testClientRefusesServerCertificateForAnotherName() async throws {
+        let server = try await EchoServer.start(group: group, configuration: serverConfiguration())
+        let client = try await TestClient.connect(
+            group: group, port: server.port, configuration: clientConfiguration(), serverName: "api.push.apple.com"
+        )
+        let clientSide = try await client.recorder.wait { !$0.failed.isEmpty }
+        XCTAssertTrue(clientSide.failed.first?.reason.hasPrefix("server certificate is not trusted") ?? false, "\(clientSide.failed)")
+        let serverSide = try await server.recorder.wait { !$0.failed.isEmpty }
+        XCTAssertEqual(serverSide.failed.first?.alertReceived, .badCertificate)
+        try await server.stop()
+    }
+}
