@@ -142,7 +142,8 @@ public struct LegacyFrameDecoder: Sendable {
             }
             return length
         case .rejected(let error, let consumed, let skip):
-            if detectsMistakes, let diagnosis = diagnose(error, frameStart: frameStart) {
+            let after = following ?? frameStart.legacySuffix(from: consumed)
+            if detectsMistakes, let diagnosis = diagnose(error, frameStart: frameStart, following: after) {
                 emit(.diagnosis(diagnosis))
             }
             emit(.invalidFrame(error))
@@ -171,7 +172,12 @@ public struct LegacyFrameDecoder: Sendable {
     }
 
     /// Explains a frame rejected from its header alone, when the header shows a known mistake.
-    private func diagnose(_ error: LegacyFrameError, frameStart: UnsafeRawBufferPointer) -> LegacyDiagnosis? {
+    /// `following` is what came after the rejected header in the same read.
+    private func diagnose(
+        _ error: LegacyFrameError,
+        frameStart: UnsafeRawBufferPointer,
+        following: UnsafeRawBufferPointer
+    ) -> LegacyDiagnosis? {
         switch error.problem {
         case .unknownCommand where framesSeen == 1:
             return LegacyMistakeDetector.otherProtocol(frameStart)
@@ -179,10 +185,16 @@ public struct LegacyFrameDecoder: Sendable {
             return LegacyMistakeDetector.littleEndian(
                 .tokenLength, declared: UInt32(length),
                 plausible: 1...UInt32(LegacyLimits.protocolMaximumTokenLength), bitWidth: 16)
-        case .invalidPayloadSize(let length) where length >= 4 * max(limits.maximumPayloadLength, 256):
-            return LegacyMistakeDetector.littleEndian(
+        case .invalidPayloadSize(let length):
+            // A genuinely oversized payload can have any length, so byte-swapped plausibility
+            // alone is not enough: either the bytes that follow are JSON of exactly the
+            // swapped length, or the length is far beyond anything a payload is.
+            guard let diagnosis = LegacyMistakeDetector.littleEndian(
                 .payloadLength, declared: UInt32(length),
-                plausible: 1...UInt32(limits.maximumPayloadLength), bitWidth: 16)
+                plausible: 1...UInt32(limits.maximumPayloadLength), bitWidth: 16),
+                case .littleEndianLength(_, _, let swapped) = diagnosis else { return nil }
+            let jsonOfSwappedLength = LegacyJSONScanner.scanValue(following) == .complete(end: Int(swapped))
+            return jsonOfSwappedLength || length >= 4 * max(limits.maximumPayloadLength, 256) ? diagnosis : nil
         case .frameTooLong(let declared, let maximum):
             return LegacyMistakeDetector.littleEndian(
                 .frameLength, declared: declared, plausible: 1...UInt32(maximum), bitWidth: 32)

@@ -21,6 +21,8 @@ enum LegacyFrameParser {
     static let frameHeaderLength = 1 + 4           // command, frame length
 
     /// Decides how far the frame at the start of `bytes` reaches, reading only its headers.
+    /// An early rejection keeps only the bytes it was decided on, so its error is the same
+    /// however the stream was split into reads.
     ///
     /// Length fields are checked the moment they arrive, so a client that announces far more
     /// than it will ever send gets an answer instead of a connection waiting forever.
@@ -28,14 +30,14 @@ enum LegacyFrameParser {
         var cursor = LegacyByteCursor(bytes)
         guard let commandByte = cursor.readUInt8() else { return .needMore(total: 1) }
         guard let command = LegacyCommand(rawValue: commandByte) else {
-            return .rejected(error(commandByte, nil, .unknownCommand(commandByte), true, bytes), consumed: 1, skip: nil)
+            return .rejected(error(commandByte, nil, .unknownCommand(commandByte), true, bytes.legacyPrefix(1)), consumed: 1, skip: nil)
         }
 
         if command == .frame {
             guard let frameLength = cursor.readUInt32() else { return .needMore(total: frameHeaderLength) }
             guard frameLength <= LegacyLimits.maximumFrameLength else {
                 let problem = LegacyFrameProblem.frameTooLong(declared: frameLength, maximum: LegacyLimits.maximumFrameLength)
-                return .rejected(error(commandByte, nil, problem, true, bytes), consumed: frameHeaderLength, skip: nil)
+                return .rejected(error(commandByte, nil, problem, true, bytes.legacyPrefix(frameHeaderLength)), consumed: frameHeaderLength, skip: nil)
             }
             let total = frameHeaderLength + Int(frameLength)
             return bytes.count >= total ? .complete(length: total) : .needMore(total: total)
@@ -51,7 +53,7 @@ enum LegacyFrameParser {
         guard let tokenLength = cursor.readUInt16().map(Int.init) else { return .needMore(total: headerLength) }
         guard tokenLength <= LegacyLimits.tokenLengthReadLimit else {
             let problem = LegacyFrameProblem.invalidTokenSize(length: tokenLength)
-            return .rejected(error(commandByte, identifier, problem, true, bytes), consumed: headerLength, skip: nil)
+            return .rejected(error(commandByte, identifier, problem, true, bytes.legacyPrefix(headerLength)), consumed: headerLength, skip: nil)
         }
         let payloadLengthEnd = headerLength + tokenLength + 2
         guard cursor.readBytes(tokenLength) != nil, let payloadLength = cursor.readUInt16().map(Int.init) else {
@@ -62,7 +64,8 @@ enum LegacyFrameParser {
         if payloadLength > limits.maximumPayloadLength {
             let token = bytes[headerLength..<headerLength + tokenLength]
             let problem = tokenProblem(token.count, limits) ?? .invalidPayloadSize(length: payloadLength)
-            return .rejected(error(commandByte, identifier, problem, false, bytes), consumed: payloadLengthEnd, skip: payloadLength)
+            let rejected = error(commandByte, identifier, problem, false, bytes.legacyPrefix(payloadLengthEnd))
+            return .rejected(rejected, consumed: payloadLengthEnd, skip: payloadLength)
         }
         let total = payloadLengthEnd + payloadLength
         return bytes.count >= total ? .complete(length: total) : .needMore(total: total)
