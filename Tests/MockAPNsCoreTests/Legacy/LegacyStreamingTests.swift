@@ -1,0 +1,109 @@
+import XCTest
+@testable import MockAPNsCore
+
+/// The decoder must give the same events however the stream is cut into reads.
+final class LegacyStreamingTests: XCTestCase {
+    /// A mixed stream: all three commands, varied sizes, a few rejected frames that keep
+    /// framing intact (empty frame, wrong token size, oversized skipped payload).
+    func makeStream(count: Int, seed: UInt64) -> [UInt8] {
+        var random = LegacySeededGenerator(seed: seed)
+        var stream: [UInt8] = []
+        for index in 0..<count {
+            let identifier = UInt32(index)
+            let alert = String(repeating: "é", count: Int.random(in: 0...200, using: &random))
+            let payload = Array(#"{"aps":{"alert":"\#(alert)"}}"#.utf8)
+            let token = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
+            switch Int.random(in: 0..<20, using: &random) {
+            case 0:
+                stream += legacyBytes("02 00000000")
+            case 1:
+                stream += LegacyFixtures.enhanced(identifier: identifier, token: Array(token.prefix(20)), payload: payload)
+            case 2:
+                stream += LegacyFixtures.enhanced(identifier: identifier, payload: [UInt8](repeating: 0x7B, count: 3000))
+            case 3...6:
+                stream += LegacyNotification(command: .simple, token: token, payload: payload).encoded()
+            case 7...12:
+                stream += LegacyNotification(command: .enhanced, identifier: identifier, expiry: identifier * 7, token: token, payload: payload).encoded()
+            default:
+                let priority: Priority? = [nil, .powerAware, .immediate].randomElement(using: &random) ?? nil
+                stream += LegacyNotification(command: .frame, identifier: identifier, expiry: 0, token: token, payload: payload, priority: priority).encoded()
+            }
+        }
+        return stream
+    }
+
+    func feedInChunks(_ stream: [UInt8], seed: UInt64, maximumChunk: Int) -> [LegacyDecoderEvent] {
+        var random = LegacySeededGenerator(seed: seed)
+        var decoder = LegacyFrameDecoder()
+        var events: [LegacyDecoderEvent] = []
+        var start = 0
+        while start < stream.count {
+            let end = min(stream.count, start + Int.random(in: 1...maximumChunk, using: &random))
+            stream[start..<end].withUnsafeBytes { decoder.feed($0) { events.append($0) } }
+            start = end
+        }
+        XCTAssertEqual(decoder.bufferedByteCount, 0)
+        return events
+    }
+
+    func testRandomSplitPointsGiveTheSameEvents() {
+        let stream = makeStream(count: 500, seed: 42)
+        let whole = legacyDecodeAll(stream)
+        XCTAssertGreaterThan(whole.notifications.count, 400)
+        XCTAssertGreaterThan(whole.errors.count, 10)
+        XCTAssertFalse(whole.errors.contains { $0.endsStream })
+        for (seed, chunk) in [(1, 7), (2, 64), (3, 300), (4, 5000)] as [(UInt64, Int)] {
+            assertSameEvents(feedInChunks(stream, seed: seed, maximumChunk: chunk), whole, "chunks up to \(chunk) bytes")
+        }
+    }
+
+    func testOneByteAtATime() {
+        let stream = makeStream(count: 200, seed: 7)
+        assertSameEvents(feedInChunks(stream, seed: 0, maximumChunk: 1), legacyDecodeAll(stream), "one byte at a time")
+    }
+
+    func testAFrameCompletedByItsLastByteIsEmittedAtOnce() {
+        let frame = LegacyFixtures.frame(identifier: 77)
+        var decoder = LegacyFrameDecoder()
+        XCTAssertEqual(decoder.feed(Array(frame.dropLast())), [])
+        XCTAssertEqual(decoder.feed([frame[frame.count - 1]]).notifications.map(\.identifier), [77])
+        XCTAssertEqual(decoder.bufferedByteCount, 0)
+    }
+
+    func testManyFramesInOneFeed() {
+        var stream: [UInt8] = []
+        for identifier in 0..<1000 as Range<UInt32> { stream += LegacyFixtures.frame(identifier: identifier) }
+        let events = legacyDecodeAll(stream)
+        XCTAssertEqual(events.notifications.map(\.identifier), (0..<1000).map { Optional(UInt32($0)) })
+    }
+
+    func testPendingBufferHoldsOnlyTheSplitFrame() {
+        let first = LegacyFixtures.frame(identifier: 1)
+        let second = LegacyFixtures.frame(identifier: 2)
+        var decoder = LegacyFrameDecoder()
+        _ = decoder.feed(first + second.prefix(10))
+        XCTAssertEqual(decoder.bufferedByteCount, 10)
+        _ = decoder.feed(Array(second.dropFirst(10)))
+        XCTAssertEqual(decoder.bufferedByteCount, 0)
+    }
+
+    func testThroughputSmoke() {
+        // Not a benchmark (debug builds are slow); it guards against accidental quadratic
+        // behaviour, such as re-copying the buffer on every frame.
+        var stream: [UInt8] = []
+        for identifier in 0..<20_000 as Range<UInt32> { stream += LegacyFixtures.frame(identifier: identifier) }
+        var decoder = LegacyFrameDecoder()
+        var count = 0
+        let clock = ContinuousClock()
+        let elapsed = clock.measure {
+            var start = 0
+            while start < stream.count {
+                let end = min(stream.count, start + 16_384 + 13)
+                stream[start..<end].withUnsafeBytes { decoder.feed($0) { if case .notification = $0 { count += 1 } } }
+                start = end
+            }
+        }
+        XCTAssertEqual(count, 20_000)
+        XCTAssertLessThan(elapsed, .seconds(5))
+    }
+}
