@@ -101,8 +101,6 @@ public struct DevelopmentCertificateFactory: Sendable {
                 untrustedClient: try client(.untrusted),
                 providerKeys: makeProviderKeys()
             )
-        } catch let error as DevelopmentCertificateError {
-            throw error
         } catch {
             throw .encodingFailed(String(describing: error))
         }

@@ -81,8 +81,8 @@ public struct CertificateIdentity: Sendable, Hashable {
         organizationalUnit = certificate.subject.firstString(of: .RDNAttributeType.organizationalUnitName)
         notValidBefore = certificate.notValidBefore
         notValidAfter = certificate.notValidAfter
-        serialNumber = HexEncoding.lowercase(certificate.serialNumber.bytes)
-        sha256Fingerprint = HexEncoding.lowercase(SHA256.hash(data: der))
+        serialNumber = CertificateHex.lowercase(certificate.serialNumber.bytes)
+        sha256Fingerprint = CertificateHex.lowercase(SHA256.hash(data: der))
 
         let extensions = certificate.extensions
         var environments: Set<APNsEnvironment> = []

@@ -44,12 +44,12 @@ extension DistinguishedName {
         // Anything else: RFC 4514 section 2.4, '#' and the hex of the BER encoding.
         var serializer = DER.Serializer()
         guard (try? serializer.serialize(ASN1Any(value))) != nil else { return "#" }
-        return "#" + HexEncoding.lowercase(serializer.serializedBytes)
+        return "#" + CertificateHex.lowercase(serializer.serializedBytes)
     }
 }
 
-/// Lowercase hex without separators, as fingerprints and serial numbers are shown.
-enum HexEncoding {
+/// Lowercase hex without separators, as certificate fingerprints and serial numbers are shown.
+enum CertificateHex {
     static func lowercase<Bytes: Sequence>(_ bytes: Bytes) -> String where Bytes.Element == UInt8 {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
