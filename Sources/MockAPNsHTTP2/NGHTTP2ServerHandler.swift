@@ -44,6 +44,10 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     /// A GOAWAY was sent with `closeAfter: false`: stay open even when nghttp2 is done.
     private var keepOpenAfterGoAway = false
     private var shutdownStarted = false
+    /// GOAWAY frames wait for the end of the read batch, so that "the last stream handed to
+    /// the delegate" covers every request of the batch, including those that arrived in the
+    /// same read after the one whose handling asked for the GOAWAY.
+    private var pendingGoAways: [PendingGoAway] = []
     private var closing = false
     private var errorReported = false
 
@@ -80,13 +84,13 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     }
 
     /// Sends GOAWAY. `lastStreamID` `nil` names the last stream handed to the delegate.
-    /// With `closeAfter` the connection closes as soon as the GOAWAY is written, abandoning
-    /// open streams; without it the connection stays open (another GOAWAY may follow).
+    /// Asked for during a read batch, the GOAWAY goes out when the batch ends, so it covers
+    /// every request the batch delivered. With `closeAfter` the connection closes as soon as
+    /// the GOAWAY is written, abandoning open streams; without it the connection stays open
+    /// (another GOAWAY may follow) until the client closes it.
     public func sendGoAway(errorCode: UInt32, lastStreamID: Int32? = nil, debugData: [UInt8], closeAfter: Bool) {
-        let submitted = withSession {
-            $0.submitGoAway(errorCode: errorCode, lastStreamID: lastStreamID, debugData: debugData)
-        }
-        guard submitted == true else { return }
+        guard session != nil, !closing else { return }
+        pendingGoAways.append(PendingGoAway(errorCode: errorCode, lastStreamID: lastStreamID, debugData: debugData))
         if closeAfter {
             closeAfterFlush = true
         } else {
@@ -107,12 +111,10 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     /// Starts a graceful shutdown: GOAWAY NO_ERROR naming the last stream handed to the
     /// delegate, so the client opens no more; open streams finish; then the connection closes.
     public func gracefulShutdown(debugData: [UInt8] = NGHTTP2ServerHandler.shutdownDebugData) {
-        guard !shutdownStarted else { return }
+        guard session != nil, !closing, !shutdownStarted else { return }
         shutdownStarted = true
-        let submitted = withSession {
-            $0.submitGoAway(errorCode: HTTP2ErrorCode.noError, lastStreamID: nil, debugData: debugData)
-        }
-        if submitted == true { flush() }
+        pendingGoAways.append(PendingGoAway(errorCode: HTTP2ErrorCode.noError, lastStreamID: nil, debugData: debugData))
+        flush()
     }
 
     // MARK: - Channel events
@@ -215,6 +217,12 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
         let allocator = context.channel.allocator
         var output: ByteBuffer?
         withSession { session in
+            for goAway in pendingGoAways {
+                _ = session.submitGoAway(
+                    errorCode: goAway.errorCode, lastStreamID: goAway.lastStreamID, debugData: goAway.debugData
+                )
+            }
+            pendingGoAways.removeAll()
             session.drainOutput { chunk in
                 if output == nil {
                     output = allocator.buffer(capacity: chunk.count)
@@ -235,18 +243,19 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
             return
         }
 
+        // Report before writing: a write that completes at once closes the channel at once,
+        // and the teardown that follows lets go of the delegate.
         closing = true
+        if let error = session.connectionError, !errorReported {
+            errorReported = true
+            delegate?.http2Handler(self, connectionError: error)
+        }
         let channel = context.channel
         if let output {
             context.writeAndFlush(wrapOutboundOut(output)).whenComplete { _ in
                 channel.close(promise: nil)
             }
-        }
-        if let error = session.connectionError, !errorReported {
-            errorReported = true
-            delegate?.http2Handler(self, connectionError: error)
-        }
-        if output == nil {
+        } else {
             channel.close(promise: nil)
         }
     }
@@ -289,6 +298,12 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
         }
         sendGoAway(errorCode: HTTP2ErrorCode.noError, debugData: Self.idleTimeoutDebugData, closeAfter: true)
     }
+}
+
+private struct PendingGoAway {
+    var errorCode: UInt32
+    var lastStreamID: Int32?
+    var debugData: [UInt8]
 }
 
 @available(*, unavailable)

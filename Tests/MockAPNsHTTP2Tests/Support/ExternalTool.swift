@@ -14,8 +14,8 @@ enum ExternalTool {
         let directory = FileManager.default.temporaryDirectory
         let outURL = directory.appendingPathComponent("mockapns-http2-\(UUID().uuidString).out")
         let errURL = directory.appendingPathComponent("mockapns-http2-\(UUID().uuidString).err")
-        FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
         defer {
             try? FileManager.default.removeItem(at: outURL)
             try? FileManager.default.removeItem(at: errURL)

@@ -75,12 +75,18 @@ final class TestServer {
 
     init(
         configuration: HTTP2ServerConfiguration = .init(recordsFrames: true),
+        receiveBufferSize: Int? = nil,
         responder: @escaping Responder = answerOK
     ) throws {
         group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         let log = self.log
         channel = try ServerBootstrap(group: group)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(
+                .recvAllocator,
+                value: receiveBufferSize.map { AdaptiveRecvByteBufferAllocator(minimum: $0, initial: $0, maximum: $0) }
+                    ?? AdaptiveRecvByteBufferAllocator()
+            )
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let delegate = TestDelegate(log: log, channel: channel, responder: responder)
