@@ -15,6 +15,10 @@ public enum LegacyDecoderEvent: Sendable, Equatable {
 /// across reads is copied, into a small pending buffer that holds at most that one frame and
 /// takes from the next read only the bytes the frame still lacks. Nothing a client sends can
 /// make it hold more than `LegacyLimits.maximumFrameLength` bytes.
+///
+/// Notifications and errors are the same however the stream is split. Diagnoses that look
+/// past a frame (a payload cut short whose tail became the next "frame") use only the bytes
+/// of the same read, so they are best-effort.
 public struct LegacyFrameDecoder: Sendable {
     public let limits: LegacyLimits
     /// Whether frames are checked for common provider mistakes (`LegacyDiagnosis`). Costs a
@@ -82,12 +86,13 @@ public struct LegacyFrameDecoder: Sendable {
 
     /// Handles the frame at the start of `bytes` without copying it. Returns the bytes used.
     private mutating func decodeInPlace(_ bytes: UnsafeRawBufferPointer, _ emit: (LegacyDecoderEvent) -> Void) -> Int {
-        let scan = LegacyFrameParser.scan(bytes, limits: limits)
-        if case .needMore = scan {
+        switch LegacyFrameParser.scan(bytes, limits: limits) {
+        case .needMore:
             pending.append(contentsOf: bytes)
             return bytes.count
+        case .decided(let decision):
+            return handle(decision, frameStart: bytes, emit)
         }
-        return handle(scan, frameStart: bytes, emit)
     }
 
     /// Adds to the pending frame only the bytes it still needs, and handles it once it is
@@ -95,13 +100,16 @@ public struct LegacyFrameDecoder: Sendable {
     private mutating func completePending(_ bytes: UnsafeRawBufferPointer, _ emit: (LegacyDecoderEvent) -> Void) -> Int {
         var used = 0
         while true {
-            let scan = pending.withUnsafeBytes { LegacyFrameParser.scan($0, limits: limits) }
-            if case .needMore(let total) = scan {
+            let decision: LegacyFrameParser.Decision
+            switch pending.withUnsafeBytes({ LegacyFrameParser.scan($0, limits: limits) }) {
+            case .needMore(let total):
                 let take = min(total - pending.count, bytes.count - used)
                 pending.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[used..<used + take]))
                 used += take
                 if pending.count < total { return used }
                 continue
+            case .decided(let decided):
+                decision = decided
             }
             // `pending` was grown exactly to the length `scan` asked for, so the frame (or the
             // part of it that decided its fate) is all of `pending`, and what follows it is
@@ -109,7 +117,7 @@ public struct LegacyFrameDecoder: Sendable {
             var frame: [UInt8] = []
             swap(&frame, &pending)
             frame.withUnsafeBytes { frameBytes in
-                _ = handle(scan, frameStart: frameBytes, following: bytes.legacySuffix(from: used), emit)
+                _ = handle(decision, frameStart: frameBytes, following: bytes.legacySuffix(from: used), emit)
             }
             frame.removeAll(keepingCapacity: true)
             swap(&frame, &pending)
@@ -117,19 +125,17 @@ public struct LegacyFrameDecoder: Sendable {
         }
     }
 
-    /// Acts on a decided scan of the frame at the start of `frameStart`. `following` is what
+    /// Acts on the decision about the frame at the start of `frameStart`. `following` is what
     /// came after the frame in the same read when the frame was copied out (otherwise it is
     /// the rest of `frameStart`). Returns the frame's bytes consumed.
     private mutating func handle(
-        _ scan: LegacyFrameParser.Scan,
+        _ decision: LegacyFrameParser.Decision,
         frameStart: UnsafeRawBufferPointer,
         following: UnsafeRawBufferPointer? = nil,
         _ emit: (LegacyDecoderEvent) -> Void
     ) -> Int {
         framesSeen += 1
-        switch scan {
-        case .needMore:
-            return 0
+        switch decision {
         case .complete(let length):
             let frame = frameStart.legacyPrefix(length)
             let parsed = LegacyFrameParser.parse(frame, limits: limits)

@@ -7,6 +7,12 @@ enum LegacyFrameParser {
         /// Nothing can be decided before `total` bytes (counted from the frame's start) are
         /// here. Always more than the bytes given.
         case needMore(total: Int)
+        /// The frame's fate is known.
+        case decided(Decision)
+    }
+
+    /// What to do with the frame at a boundary.
+    enum Decision {
         /// A whole frame of `length` bytes is here.
         case complete(length: Int)
         /// The frame is known to be bad from its first `consumed` bytes. If `skip` is set,
@@ -30,17 +36,19 @@ enum LegacyFrameParser {
         var cursor = LegacyByteCursor(bytes)
         guard let commandByte = cursor.readUInt8() else { return .needMore(total: 1) }
         guard let command = LegacyCommand(rawValue: commandByte) else {
-            return .rejected(error(commandByte, nil, .unknownCommand(commandByte), true, bytes.legacyPrefix(1)), consumed: 1, skip: nil)
+            let unknown = error(commandByte, nil, .unknownCommand(commandByte), true, bytes.legacyPrefix(1))
+            return .decided(.rejected(unknown, consumed: 1, skip: nil))
         }
 
         if command == .frame {
             guard let frameLength = cursor.readUInt32() else { return .needMore(total: frameHeaderLength) }
             guard frameLength <= LegacyLimits.maximumFrameLength else {
                 let problem = LegacyFrameProblem.frameTooLong(declared: frameLength, maximum: LegacyLimits.maximumFrameLength)
-                return .rejected(error(commandByte, nil, problem, true, bytes.legacyPrefix(frameHeaderLength)), consumed: frameHeaderLength, skip: nil)
+                let tooLong = error(commandByte, nil, problem, true, bytes.legacyPrefix(frameHeaderLength))
+                return .decided(.rejected(tooLong, consumed: frameHeaderLength, skip: nil))
             }
             let total = frameHeaderLength + Int(frameLength)
-            return bytes.count >= total ? .complete(length: total) : .needMore(total: total)
+            return bytes.count >= total ? .decided(.complete(length: total)) : .needMore(total: total)
         }
 
         // Commands 0 and 1: [identifier, expiry,] token length, token, payload length, payload.
@@ -53,7 +61,8 @@ enum LegacyFrameParser {
         guard let tokenLength = cursor.readUInt16().map(Int.init) else { return .needMore(total: headerLength) }
         guard tokenLength <= LegacyLimits.tokenLengthReadLimit else {
             let problem = LegacyFrameProblem.invalidTokenSize(length: tokenLength)
-            return .rejected(error(commandByte, identifier, problem, true, bytes.legacyPrefix(headerLength)), consumed: headerLength, skip: nil)
+            let tooLong = error(commandByte, identifier, problem, true, bytes.legacyPrefix(headerLength))
+            return .decided(.rejected(tooLong, consumed: headerLength, skip: nil))
         }
         let payloadLengthEnd = headerLength + tokenLength + 2
         guard cursor.readBytes(tokenLength) != nil, let payloadLength = cursor.readUInt16().map(Int.init) else {
@@ -65,10 +74,10 @@ enum LegacyFrameParser {
             let token = bytes[headerLength..<headerLength + tokenLength]
             let problem = tokenProblem(token.count, limits) ?? .invalidPayloadSize(length: payloadLength)
             let rejected = error(commandByte, identifier, problem, false, bytes.legacyPrefix(payloadLengthEnd))
-            return .rejected(rejected, consumed: payloadLengthEnd, skip: payloadLength)
+            return .decided(.rejected(rejected, consumed: payloadLengthEnd, skip: payloadLength))
         }
         let total = payloadLengthEnd + payloadLength
-        return bytes.count >= total ? .complete(length: total) : .needMore(total: total)
+        return bytes.count >= total ? .decided(.complete(length: total)) : .needMore(total: total)
     }
 
     /// A complete frame, read.
