@@ -94,6 +94,13 @@ final class CertificateIdentityTests: XCTestCase {
         XCTAssertFalse(expired.isValid(atMillisecondsSince1970: nowMilliseconds))
     }
 
+    func testRoundTripsThroughJSONForTheJournal() throws {
+        let set = try DevelopmentCertificateFactory(options: options).generate()
+        let identity = try clientIdentity(.universal, in: set)
+        let decoded = try JSONDecoder().decode(CertificateIdentity.self, from: JSONEncoder().encode(identity))
+        XCTAssertEqual(decoded, identity)
+    }
+
     func testReadsPEM() throws {
         let set = try DevelopmentCertificateFactory(options: options).generate()
         let fromPEM = try CertificateIdentity(pemEncoded: set.sandboxClient.certificatePEM())

@@ -13,7 +13,7 @@ import Foundation
 ///
 /// Built from the leaf certificate's DER bytes exactly as the TLS layer receives them. The
 /// value holds no reference to the certificate, so it is cheap to copy into the journal.
-public struct CertificateIdentity: Sendable, Hashable {
+public struct CertificateIdentity: Sendable, Hashable, Codable {
     /// The subject as an RFC 4514 string (most specific first), for example
     /// `C=US,O=MockAPNs Development,OU=TEAM00000A,CN=Apple Push Services: com.example.app,UID=com.example.app`.
     public var subject: String

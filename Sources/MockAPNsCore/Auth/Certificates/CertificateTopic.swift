@@ -2,7 +2,7 @@
 ///
 /// Apple's listing for a universal certificate reads `com.x` / `app`, `com.x.voip` / `voip`,
 /// `com.x.complication` / `complication`.
-public struct CertificateTopic: Sendable, Hashable {
+public struct CertificateTopic: Sendable, Hashable, Codable {
     /// The topic as a provider puts it in `apns-topic`.
     public var topic: String
     /// Apple's labels for the topic, such as `app`, `voip` or `complication`.
