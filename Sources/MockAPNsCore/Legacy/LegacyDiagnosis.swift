@@ -14,8 +14,9 @@ public enum LegacyDiagnosis: Sendable, Hashable {
     /// `declared - jsonLength` more bytes. When they look like the start of a new frame
     /// (command 0, 1 or 2), the next notification was swallowed into this payload.
     case payloadLengthTooLong(identifier: UInt32?, declared: Int, jsonLength: Int, tailLooksLikeFrame: Bool)
-    /// The payload ends with a NUL byte after complete JSON: a C string was sent with its
-    /// terminator. Apple's documentation says the payload must not be NUL-terminated.
+    /// The payload ends with NUL bytes after complete JSON: a C string sent with its
+    /// terminator, or a fixed-size buffer sent whole. Apple's documentation says the payload
+    /// must not be NUL-terminated.
     case payloadNULTerminated(identifier: UInt32?)
     /// The payload is not JSON. `offset` is the first offending byte, or `nil` when the JSON
     /// simply stops before it is complete.
@@ -80,8 +81,8 @@ public enum LegacyDiagnosis: Sendable, Hashable {
             }
             return text
         case .payloadNULTerminated(let identifier):
-            return "\(Self.name(identifier)): the payload ends with a NUL byte. Send the JSON bytes only, "
-                + "without a C string terminator, and count the length without it."
+            return "\(Self.name(identifier)): the payload ends with NUL bytes after the JSON. Send the JSON "
+                + "bytes only, without a C string terminator or buffer padding, and count the length without them."
         case .payloadNotJSON(let identifier, let offset):
             if let offset {
                 return "\(Self.name(identifier)): the payload is not valid JSON (first bad byte at offset \(offset))."
@@ -136,7 +137,8 @@ enum LegacyMistakeDetector {
         switch LegacyJSONScanner.scanValue(payload) {
         case .complete(let end):
             guard let tail = LegacyJSONScanner.firstNonWhitespace(payload, from: end) else { return nil }
-            if tail == payload.count - 1, payload[tail] == 0 {
+            // One NUL is a C string's terminator; several are a fixed-size buffer's padding.
+            if payload.legacySuffix(from: tail).allSatisfy({ $0 == 0 }) {
                 return .payloadNULTerminated(identifier: identifier)
             }
             return .payloadLengthTooLong(

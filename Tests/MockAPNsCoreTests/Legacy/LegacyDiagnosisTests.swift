@@ -43,6 +43,9 @@ final class LegacyDiagnosisTests: XCTestCase {
     func testNULTerminatedPayload() {
         let frame = LegacyFixtures.frame(identifier: 4, payload: LegacyFixtures.payload + [0])
         XCTAssertEqual(legacyDecodeAll(frame).diagnoses, [.payloadNULTerminated(identifier: 4)])
+        // A fixed 256-byte buffer sent whole.
+        let padded = LegacyFixtures.payload + [UInt8](repeating: 0, count: 256 - LegacyFixtures.payload.count)
+        XCTAssertEqual(legacyDecodeAll(LegacyFixtures.frame(identifier: 5, payload: padded)).diagnoses, [.payloadNULTerminated(identifier: 5)])
     }
 
     func testPayloadThatIsNotJSON() {
