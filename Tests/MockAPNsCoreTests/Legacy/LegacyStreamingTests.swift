@@ -87,6 +87,32 @@ final class LegacyStreamingTests: XCTestCase {
         XCTAssertEqual(decoder.bufferedByteCount, 0)
     }
 
+    func testCorruptedStreamsNeverTrapAndStayBounded() {
+        var random = LegacySeededGenerator(seed: 99)
+        let clean = makeStream(count: 60, seed: 3)
+        for round in 0..<200 {
+            var stream = clean
+            // Flip a few bytes anywhere (lengths, commands, item ids, payloads).
+            for _ in 0..<Int.random(in: 1...8, using: &random) {
+                stream[Int.random(in: 0..<stream.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+            }
+            if round % 4 == 0 { stream = (0..<4000).map { _ in UInt8.random(in: 0...255, using: &random) } }
+            var session = LegacyConnectionSession(options: LegacySessionOptions(parseErrorPolicy: round % 2 == 0 ? .statusPacket : .silentClose))
+            var decoder = LegacyFrameDecoder()
+            var start = 0
+            var actions = 0
+            while start < stream.count {
+                let end = min(stream.count, start + Int.random(in: 1...700, using: &random))
+                let chunk = Array(stream[start..<end])
+                if session.receive(chunk, decide: { _ in nil }).action != nil { actions += 1 }
+                _ = decoder.feed(chunk)
+                XCTAssertLessThanOrEqual(decoder.bufferedByteCount, LegacyLimits.maximumFrameLength)
+                start = end
+            }
+            XCTAssertLessThanOrEqual(actions, 1)
+        }
+    }
+
     func testThroughputSmoke() {
         // Not a benchmark (debug builds are slow); it guards against accidental quadratic
         // behaviour, such as re-copying the buffer on every frame.
