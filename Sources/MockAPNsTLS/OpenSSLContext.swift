@@ -217,6 +217,10 @@ private enum ContextBuilder {
         }
         OpenSSLErrorQueue.clear()
         guard SSL_CTX_use_PrivateKey(context, key.pointer) == 1 else {
+            let first = ERR_peek_error()
+            if ERR_GET_LIB(first) == ERR_LIB_X509 && ERR_GET_REASON(first) == X509_R_KEY_VALUES_MISMATCH {
+                throw .privateKeyDoesNotMatchCertificate(reason: OpenSSLErrorQueue.drain())
+            }
             throw .cannotReadPrivateKey(source: source.description, reason: OpenSSLErrorQueue.drain())
         }
         guard SSL_CTX_check_private_key(context) == 1 else {
