@@ -68,10 +68,12 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
 
     /// Answers a request. Without a body (or with an empty one) the HEADERS frame ends the
     /// stream; with one, DATA frames follow, paced by the client's flow-control window.
-    /// Ignored when the stream is already gone (the client reset it, or the connection closed).
+    /// Ignored when the stream is already gone (the client reset it, or the connection
+    /// closed) or already answered.
     ///
     /// Header names must be lowercase on the wire; upper-case ASCII is lowered here.
     public func respond(streamID: Int32, status: Int, headers: [(String, String)], body: ByteBuffer?) {
+        context?.eventLoop.assertInEventLoop()
         let submitted = withSession {
             $0.submitResponse(streamID: streamID, status: status, headers: headers, body: body)
         }
@@ -80,6 +82,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
 
     /// Sends RST_STREAM with `errorCode` (see ``HTTP2ErrorCode``) on a stream.
     public func resetStream(streamID: Int32, errorCode: UInt32) {
+        context?.eventLoop.assertInEventLoop()
         if withSession({ $0.submitReset(streamID: streamID, errorCode: errorCode) }) == true { flush() }
     }
 
@@ -89,6 +92,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     /// the GOAWAY is written, abandoning open streams; without it the connection stays open
     /// (another GOAWAY may follow) until the client closes it.
     public func sendGoAway(errorCode: UInt32, lastStreamID: Int32? = nil, debugData: [UInt8], closeAfter: Bool) {
+        context?.eventLoop.assertInEventLoop()
         guard session != nil, !closing else { return }
         pendingGoAways.append(PendingGoAway(errorCode: errorCode, lastStreamID: lastStreamID, debugData: debugData))
         if closeAfter {
@@ -102,6 +106,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     /// Announces a new SETTINGS_MAX_CONCURRENT_STREAMS. Token-authenticated connections
     /// start at 1 and rise after the first valid token, as Apple's do.
     public func setMaxConcurrentStreams(_ limit: UInt32) {
+        context?.eventLoop.assertInEventLoop()
         let submitted = withSession { session in
             (try? session.submitSettings([HTTP2Setting(identifier: HTTP2Setting.maxConcurrentStreams, value: limit)])) != nil
         }
@@ -111,8 +116,10 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     /// Starts a graceful shutdown: GOAWAY NO_ERROR naming the last stream handed to the
     /// delegate, so the client opens no more; open streams finish; then the connection closes.
     public func gracefulShutdown(debugData: [UInt8] = NGHTTP2ServerHandler.shutdownDebugData) {
+        context?.eventLoop.assertInEventLoop()
         guard session != nil, !closing, !shutdownStarted else { return }
         shutdownStarted = true
+        keepOpenAfterGoAway = false  // the point of a shutdown is to close
         pendingGoAways.append(PendingGoAway(errorCode: HTTP2ErrorCode.noError, lastStreamID: nil, debugData: debugData))
         flush()
     }

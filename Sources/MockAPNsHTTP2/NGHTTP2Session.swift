@@ -130,13 +130,18 @@ final class NGHTTP2Session {
     // MARK: - Submitting frames
 
     /// Queues a response: HEADERS, then the body as DATA frames if it is not empty.
-    /// Returns false when the stream is gone (the client reset it) or nghttp2 refused.
+    /// Returns false when the stream is gone (the client reset it), already has a response,
+    /// or nghttp2 refused.
     func submitResponse(streamID: Int32, status: Int, headers: [(String, String)], body: ByteBuffer?) -> Bool {
-        guard let session, streams.contains(streamID) else { return false }
+        guard let session else { return false }
         let body = body.flatMap { $0.readableBytes > 0 ? $0 : nil }
-        if let body {
-            streams.update(streamID) { $0.responseBody = body }
+        let accepted = streams.update(streamID) { stream -> Bool in
+            guard !stream.responded else { return false }
+            stream.responded = true
+            stream.responseBody = body
+            return true
         }
+        guard accepted == true else { return false }
         let rv = headerEncoder.withHeaderList(status: status, headers: headers) { list, count in
             guard body != nil else {
                 return nghttp2_submit_response(session, streamID, list, count, nil)
@@ -207,6 +212,11 @@ final class NGHTTP2Session {
                 kind: .flooded, errorCode: HTTP2ErrorCode.enhanceYourCalm,
                 message: "the client sent more frames needing an answer (PING, SETTINGS, RST_STREAM) than it reads answers"
             )
+        case NGHTTP2_ERR_CALLBACK_FAILURE.rawValue:
+            error = .init(
+                kind: .internalFailure, errorCode: HTTP2ErrorCode.internalError,
+                message: "a frame callback failed: \(lastLibraryMessage ?? Self.describe(code))"
+            )
         case NGHTTP2_ERR_NOMEM.rawValue:
             error = .init(kind: .internalFailure, errorCode: HTTP2ErrorCode.internalError, message: "nghttp2 ran out of memory")
         default:
@@ -233,6 +243,17 @@ final class NGHTTP2Session {
             let hex = String(byte, radix: 16)
             return byte < 0x10 ? "0" + hex : hex
         }.joined(separator: " ")
+    }
+
+    /// Why nghttp2 sends GOAWAY with `errorCode`, for when it gives no debug data.
+    private static func explain(_ errorCode: UInt32) -> String {
+        switch errorCode {
+        case HTTP2ErrorCode.frameSizeError: "the client sent a frame with an invalid length"
+        case HTTP2ErrorCode.compressionError: "the client's header block could not be decoded (HPACK)"
+        case HTTP2ErrorCode.flowControlError: "the client sent more data than its flow-control window allows"
+        case HTTP2ErrorCode.settingsTimeout: "the client did not acknowledge the server's SETTINGS in time"
+        default: "the client broke the HTTP/2 protocol"
+        }
     }
 
     static func describe(_ code: Int32) -> String {
@@ -376,7 +397,7 @@ final class NGHTTP2Session {
                 let debug = HTTP2Header.string(goaway.opaque_data, goaway.opaque_data_len)
                 fail(.init(
                     kind: .protocolViolation, errorCode: goaway.error_code,
-                    message: debug.isEmpty ? (lastLibraryMessage ?? "the client broke the HTTP/2 protocol") : debug
+                    message: debug.isEmpty ? (lastLibraryMessage ?? Self.explain(goaway.error_code)) : debug
                 ))
             }
         }

@@ -12,6 +12,8 @@ struct StreamState {
     var body: ByteBuffer?
     /// Every body byte received, stored or not.
     var bodyLength = 0
+    /// Whether a response was submitted; a second one is refused.
+    var responded = false
     /// The response body nghttp2 pulls DATA frames from.
     var responseBody: ByteBuffer?
 

@@ -9,14 +9,6 @@ final class ConnectionLifecycleTests: XCTestCase {
         try RawHTTP2Client.exchange(port: server.port, send: bytes, timeout: timeout, group: server.group)
     }
 
-    /// Waits (briefly) for the event loop to report what the client has already seen.
-    private func eventually(_ condition: () -> Bool) {
-        let deadline = Date().addingTimeInterval(2)
-        while !condition() && Date() < deadline {
-            Thread.sleep(forTimeInterval: 0.01)
-        }
-    }
-
     func testClientWithoutPrefaceGetsProtocolErrorAndOtherConnectionsCarryOn() throws {
         let server = try TestServer()
         defer { server.stop() }
@@ -28,7 +20,7 @@ final class ConnectionLifecycleTests: XCTestCase {
         let goaway = try XCTUnwrap(bad.frames.last)
         XCTAssertEqual(goaway.type, 0x7)
         XCTAssertEqual(goaway.goAwayErrorCode, HTTP2ErrorCode.protocolError)
-        eventually { !server.log.errors.isEmpty }
+        waitFor { !server.log.errors.isEmpty }
         let error = try XCTUnwrap(server.log.errors.first)
         XCTAssertEqual(error.kind, .badPreface)
         XCTAssertEqual(error.errorCode, HTTP2ErrorCode.protocolError)
@@ -50,7 +42,7 @@ final class ConnectionLifecycleTests: XCTestCase {
         XCTAssertTrue(result.closedByServer)
         let goaway = try XCTUnwrap(result.frames.first { $0.type == 0x7 })
         XCTAssertEqual(goaway.goAwayErrorCode, HTTP2ErrorCode.protocolError)
-        eventually { !server.log.errors.isEmpty }
+        waitFor { !server.log.errors.isEmpty }
         XCTAssertEqual(server.log.errors.first?.kind, .protocolViolation)
         XCTAssertEqual(server.log.errors.first?.errorCode, HTTP2ErrorCode.protocolError)
         XCTAssertFalse(server.log.errors.first?.message.isEmpty ?? true)
@@ -93,7 +85,7 @@ final class ConnectionLifecycleTests: XCTestCase {
         XCTAssertTrue(result.closedByServer)
         let goaway = try XCTUnwrap(result.frames.first { $0.type == 0x7 })
         XCTAssertEqual(goaway.goAwayErrorCode, HTTP2ErrorCode.flowControlError)
-        eventually { !server.log.errors.isEmpty }
+        waitFor { !server.log.errors.isEmpty }
         XCTAssertEqual(server.log.errors.first?.kind, .protocolViolation)
         XCTAssertEqual(server.log.errors.first?.errorCode, HTTP2ErrorCode.flowControlError)
     }
@@ -114,7 +106,7 @@ final class ConnectionLifecycleTests: XCTestCase {
         XCTAssertEqual(goaways.count, 1)
         XCTAssertEqual(goaways.first?.goAwayErrorCode, HTTP2ErrorCode.refusedStream)
         XCTAssertEqual(goaways.first?.goAwayDebugText, "Maximum active streams violated for this endpoint.")
-        eventually { !server.log.errors.isEmpty }
+        waitFor { !server.log.errors.isEmpty }
         XCTAssertEqual(server.log.errors.first?.kind, .streamLimitExceeded)
     }
 

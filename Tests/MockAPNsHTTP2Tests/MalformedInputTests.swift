@@ -1,0 +1,153 @@
+import MockAPNsHTTP2
+import NIOCore
+import XCTest
+
+/// Bytes that break HTTP/2 in different ways: each gets the right GOAWAY, an error for the
+/// delegate, and a closed connection; nothing crashes and the server keeps serving.
+final class MalformedInputTests: XCTestCase {
+    private struct Case {
+        var name: String
+        var bytes: [UInt8]
+        var expectedCode: UInt32
+    }
+
+    private let cases: [Case] = [
+        Case(
+            name: "DATA larger than MAX_FRAME_SIZE",
+            bytes: ClientBytes.opening() + ClientBytes.headers(streamID: 1, endStream: false)
+                + ClientBytes.data(streamID: 1, Array(repeating: 0, count: 16385), endStream: true),
+            expectedCode: HTTP2ErrorCode.frameSizeError
+        ),
+        Case(
+            name: "HPACK garbage",
+            bytes: ClientBytes.opening()
+                + ClientBytes.frame(type: 0x1, flags: 0x5, streamID: 1, payload: [0xff, 0xff, 0xff, 0xff, 0xff, 0xff]),
+            expectedCode: HTTP2ErrorCode.compressionError
+        ),
+        Case(
+            name: "request on an even (server) stream ID",
+            bytes: ClientBytes.opening() + ClientBytes.headers(streamID: 2, endStream: true),
+            expectedCode: HTTP2ErrorCode.protocolError
+        ),
+        Case(
+            name: "SETTINGS with a length that is not a multiple of 6",
+            bytes: ClientBytes.opening() + ClientBytes.frame(type: 0x4, streamID: 0, payload: [0, 3, 0, 0, 0]),
+            expectedCode: HTTP2ErrorCode.frameSizeError
+        ),
+        Case(
+            name: "connection WINDOW_UPDATE of zero",
+            bytes: ClientBytes.opening() + ClientBytes.frame(type: 0x8, streamID: 0, payload: [0, 0, 0, 0]),
+            expectedCode: HTTP2ErrorCode.protocolError
+        ),
+        Case(
+            name: "CONTINUATION without HEADERS",
+            bytes: ClientBytes.opening() + ClientBytes.frame(type: 0x9, flags: 0x4, streamID: 1, payload: [0x82]),
+            expectedCode: HTTP2ErrorCode.protocolError
+        ),
+    ]
+
+    func testEachBrokenInputGetsItsGoAwayAndTheServerCarriesOn() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+
+        for (index, testCase) in cases.enumerated() {
+            let result = try RawHTTP2Client.exchange(port: server.port, send: testCase.bytes, group: server.group)
+
+            XCTAssertTrue(result.closedByServer, testCase.name)
+            let goaway = result.frames.first { $0.type == 0x7 }
+            XCTAssertEqual(goaway?.goAwayErrorCode, testCase.expectedCode, testCase.name)
+            waitFor { server.log.errors.count == index + 1 }
+            XCTAssertEqual(server.log.errors.last?.errorCode, testCase.expectedCode, testCase.name)
+            XCTAssertEqual(server.log.errors.last?.message.isEmpty, false, testCase.name)
+        }
+
+        let healthy = try RawHTTP2Client.exchange(
+            port: server.port, send: ClientBytes.opening() + ClientBytes.headers(streamID: 1, endStream: true),
+            timeout: .milliseconds(200), group: server.group
+        )
+        XCTAssertTrue(healthy.frames.contains { $0.type == 0x1 && $0.streamID == 1 })
+    }
+
+    func testPingFloodGetsEnhanceYourCalm() throws {
+        // One read batch holding far more PINGs than nghttp2 queues answers for (1000).
+        let server = try TestServer(receiveBufferSize: 1 << 20)
+        defer { server.stop() }
+        let ping = ClientBytes.frame(type: 0x6, streamID: 0, payload: [0, 0, 0, 0, 0, 0, 0, 1])
+        let bytes = ClientBytes.opening() + Array((0..<3000).map { _ in ping }.joined())
+
+        let result = try RawHTTP2Client.exchange(port: server.port, send: bytes, group: server.group)
+
+        XCTAssertTrue(result.closedByServer)
+        XCTAssertEqual(result.frames.last?.goAwayErrorCode, HTTP2ErrorCode.enhanceYourCalm)
+        waitFor { !server.log.errors.isEmpty }
+        XCTAssertEqual(server.log.errors.first?.kind, .flooded)
+    }
+
+    func testTruncatedFrameThenHangUpIsHarmless() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+
+        // Half a HEADERS frame, then the client gives up.
+        let half = Array(ClientBytes.headers(streamID: 1, endStream: true).prefix(6))
+        let result = try RawHTTP2Client.exchange(
+            port: server.port, send: ClientBytes.opening() + half, timeout: .milliseconds(200), group: server.group
+        )
+
+        XCTAssertFalse(result.closedByServer, "the server waits for the rest of the frame")
+        XCTAssertTrue(server.log.requests.isEmpty)
+        XCTAssertTrue(server.log.errors.isEmpty)
+    }
+
+    func testResponsesToUnknownOrAnsweredStreamsAreIgnored() throws {
+        let server = try TestServer { handler, request, _ in
+            handler.respond(streamID: 999, status: 200, headers: [], body: nil)
+            handler.respond(streamID: request.streamID, status: 200, headers: [("x-first", "1")], body: nil)
+            handler.respond(streamID: request.streamID, status: 500, headers: [("x-second", "1")], body: nil)
+        }
+        defer { server.stop() }
+
+        let result = try RawHTTP2Client.exchange(
+            port: server.port, send: ClientBytes.opening() + ClientBytes.headers(streamID: 1, endStream: true),
+            timeout: .milliseconds(200), group: server.group
+        )
+
+        XCTAssertEqual(result.frames.filter { $0.type == 0x1 }.map(\.streamID), [1])
+        XCTAssertFalse(result.frames.contains { $0.type == 0x7 || $0.type == 0x3 })
+        let sent = server.log.frames.filter { $0.direction == .outbound && $0.type == .headers }
+        XCTAssertEqual(sent.count, 1)
+        XCTAssertEqual(sent.first?.details, .headers([
+            HTTP2Header(name: ":status", value: "200"), HTTP2Header(name: "x-first", value: "1"),
+        ]))
+    }
+
+    func testTrailersJoinTheRequestAndAreRecordedAsTheirOwnBlock() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        // `x-trailer: yes` as a literal without indexing, new name.
+        let trailerBlock: [UInt8] = [0x00, 0x09] + Array("x-trailer".utf8) + [0x03] + Array("yes".utf8)
+
+        _ = try RawHTTP2Client.exchange(
+            port: server.port,
+            send: ClientBytes.opening() + ClientBytes.headers(streamID: 1, endStream: false)
+                + ClientBytes.data(streamID: 1, Array("abc".utf8), endStream: false)
+                + ClientBytes.frame(type: 0x1, flags: 0x5, streamID: 1, payload: trailerBlock),
+            timeout: .milliseconds(200), group: server.group
+        )
+
+        let request = try XCTUnwrap(server.log.requests.first)
+        XCTAssertEqual(request.headers.last, HTTP2Header(name: "x-trailer", value: "yes"))
+        XCTAssertEqual(request.headers.count, 5)
+        XCTAssertEqual(String(buffer: request.body), "abc")
+        let blocks = server.log.frames.filter { $0.direction == .inbound && $0.type == .headers }
+        XCTAssertEqual(blocks.count, 2)
+        XCTAssertEqual(blocks.last?.details, .headers([HTTP2Header(name: "x-trailer", value: "yes")]))
+    }
+}
+
+/// Waits (briefly) for the event loop to catch up with what the client has already seen.
+func waitFor(_ condition: () -> Bool) {
+    let deadline = Date().addingTimeInterval(2)
+    while !condition() && Date() < deadline {
+        Thread.sleep(forTimeInterval: 0.01)
+    }
+}
