@@ -99,6 +99,23 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
 
     // MARK: Inbound
 
+    public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // With half-closure allowed, the peer's EOF arrives as this event instead of
+        // channelInactive. Mid-handshake it ends the handshake; afterwards it is passed on.
+        if let channelEvent = event as? ChannelEvent, channelEvent == .inputClosed,
+           state == .handshaking, let connection {
+            state = .closing
+            reportHandshakeFailure(
+                context: context,
+                connection: connection,
+                openSSL: "unexpected EOF",
+                reason: "peer closed the connection during the TLS handshake"
+            )
+            closeTransport(context: context)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let ciphertext = unwrapInboundIn(data)
         if state == .idle {
@@ -338,6 +355,7 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
             written.futureResult.cascade(to: dataPromise)
         }
         let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+        closeTimer?.cancel()
         written.futureResult.whenComplete { _ in
             bound.value.handler.closeTransport(context: bound.value.context)
         }

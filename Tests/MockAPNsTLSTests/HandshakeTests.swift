@@ -136,4 +136,38 @@ final class HandshakeTests: TLSTestCase {
         XCTAssertEqual(serverSide.failed.first?.alertReceived, .badCertificate)
         try await server.stop()
     }
+
+    func testClientVerifiesIPAddressAndSendsNoSNIForIt() async throws {
+        let server = try await EchoServer.start(group: group, configuration: serverConfiguration())
+        let client = try await TestClient.connect(
+            group: group, port: server.port, configuration: clientConfiguration(), serverName: "127.0.0.1"
+        )
+        let clientSide = try await client.recorder.wait { !$0.completed.isEmpty }
+        XCTAssertEqual(clientSide.completed.first?.peerCertificate, .trusted)
+        let serverSide = try await server.recorder.wait { !$0.completed.isEmpty }
+        XCTAssertNil(serverSide.completed.first?.serverName)
+        try await client.channel.close()
+        try await server.stop()
+    }
+
+    func testHalfClosureDuringHandshakeEndsIt() async throws {
+        let context = try OpenSSLContext(configuration: serverConfiguration())
+        let recorder = Recorder()
+        let listener = try await ServerBootstrap(group: group)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(OpenSSLHandler(context: context))
+                    try channel.pipeline.syncOperations.addHandler(Probe(recorder: recorder, echo: false))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        let raw = try await RawClient.connect(group: group, port: listener.localAddress?.port ?? 0)
+        try await raw.send([0x16, 0x03, 0x01])
+        try await raw.channel.close(mode: .output)
+        let seen = try await recorder.wait { !$0.failed.isEmpty && $0.inactiveCount == 1 }
+        XCTAssertEqual(seen.failed.first?.reason, "peer closed the connection during the TLS handshake")
+        try await listener.close()
+    }
 }
