@@ -10,25 +10,46 @@ struct DeviceTokenSyntax: Sendable {
 
     /// The token in lowercase hex, or `nil` when it is not a well-formed token.
     func normalized(_ token: Substring) -> String? {
-        let bytes = token.utf8
-        let digitCount = bytes.count
-        guard digitCount % 2 == 0, byteLengths.contains(digitCount / 2) else { return nil }
-
-        var hasUppercase = false
-        for byte in bytes {
-            guard HexDigits.isHexDigit(byte, allowsUppercase: allowsUppercase) else { return nil }
-            if HexDigits.isUppercaseHexLetter(byte) { hasUppercase = true }
+        switch scan(token) {
+        case .malformed: return nil
+        case .lowercase: return String(token)
+        case .hasUppercase: return Self.lowercased(token)
         }
-        // The common case (already lowercase) costs one copy and no per-byte work.
-        guard hasUppercase else { return String(token) }
-        return String(unsafeUninitializedCapacity: digitCount) { buffer in
-            var index = 0
-            for byte in bytes {
-                // ASCII letters differ from their lowercase forms by bit 5.
-                buffer[index] = HexDigits.isUppercaseHexLetter(byte) ? byte | 0x20 : byte
-                index += 1
+    }
+
+    private enum Scan {
+        case malformed
+        case lowercase
+        case hasUppercase
+    }
+
+    private func scan(_ token: Substring) -> Scan {
+        token.withUTF8Bytes { bytes in
+            let byteCount = bytes.count / 2
+            guard bytes.count % 2 == 0,
+                  byteCount >= byteLengths.lowerBound, byteCount <= byteLengths.upperBound else {
+                return .malformed
             }
-            return digitCount
+            var hasUppercase = false
+            for byte in bytes {
+                guard HexDigits.isHexDigit(byte, allowsUppercase: allowsUppercase) else { return .malformed }
+                if HexDigits.isUppercaseHexLetter(byte) { hasUppercase = true }
+            }
+            return hasUppercase ? .hasUppercase : .lowercase
+        }
+    }
+
+    /// `token` with `A-F` lowercased; the caller checked it is all hex digits.
+    private static func lowercased(_ token: Substring) -> String {
+        token.withUTF8Bytes { bytes in
+            String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                for index in 0..<bytes.count {
+                    let byte = bytes[index]
+                    // ASCII letters differ from their lowercase forms by bit 5.
+                    buffer[index] = HexDigits.isUppercaseHexLetter(byte) ? byte | 0x20 : byte
+                }
+                return bytes.count
+            }
         }
     }
 }

@@ -31,7 +31,7 @@
 /// `PushRequest` it returns (and the lowercased token when the client sent uppercase).
 public struct HTTP2RequestValidator: Sendable {
     /// The path every push goes to, before the token.
-    static let devicePathPrefix = "/3/device/"
+    static let devicePathPrefix: StaticString = "/3/device/"
 
     /// Apple's limit on `apns-collapse-id`, in bytes.
     public static let maximumCollapseIDLength = 64
@@ -52,10 +52,11 @@ public struct HTTP2RequestValidator: Sendable {
         let headers = RecognizedHeaders(request.headers, duplicateScope: options.duplicateHeaderScope)
 
         // Step 2 is evaluated first because every failure response echoes a valid apns-id.
-        let apnsIDIsValid = headers.apnsID.map {
+        let apnsID = headers.apnsID
+        let apnsIDIsValid = apnsID.map {
             UUIDSyntax.isCanonical($0, allowsUppercase: options.acceptsUppercaseAPNsIDs)
         } ?? true
-        let echoedID = apnsIDIsValid && !headers.apnsIDIsRepeated ? headers.apnsID : nil
+        let echoedID = apnsIDIsValid && !headers.apnsIDIsRepeated ? apnsID : nil
         func refuse(_ reason: Reason) -> HTTP2Validation {
             .invalid(reason, apnsID: echoedID)
         }
@@ -63,9 +64,15 @@ public struct HTTP2RequestValidator: Sendable {
         if headers.hasDuplicate { return refuse(.duplicateHeaders) }
         if !apnsIDIsValid { return refuse(.badMessageId) }
         if headers.method != "POST" { return refuse(.methodNotAllowed) }
-        if let topic = headers.topic, !TopicRules.isWellFormed(topic) { return refuse(.badTopic) }
-        if let collapseID = headers.collapseID,
-           collapseID.utf8.count > Self.maximumCollapseIDLength {
+        // The topic is scanned once; its suffix serves step 11.
+        let topic = headers.topic
+        var topicSuffix: PushType?
+        if let topic {
+            guard case .wellFormed(let suffix) = TopicRules.classify(topic) else { return refuse(.badTopic) }
+            topicSuffix = suffix
+        }
+        let collapseID = headers.collapseID
+        if let collapseID, collapseID.utf8.count > Self.maximumCollapseIDLength {
             return refuse(.badCollapseId)
         }
 
@@ -93,9 +100,9 @@ public struct HTTP2RequestValidator: Sendable {
             return refuse(.badDeviceToken)
         }
 
-        if let topic = headers.topic,
+        if topic != nil,
            let reason = TopicRules.check(
-               pushType: pushType, topic: topic, missingSuffixReason: options.missingTopicSuffixReason
+               pushType: pushType, topicSuffix: topicSuffix, missingSuffixReason: options.missingTopicSuffixReason
            ) {
             return refuse(reason)
         }
@@ -109,12 +116,12 @@ public struct HTTP2RequestValidator: Sendable {
         return .valid(PushRequest(
             transport: .http2,
             deviceToken: deviceToken,
-            topic: headers.topic,
+            topic: topic,
             pushType: pushType,
-            apnsID: headers.apnsID,
+            apnsID: apnsID,
             expiration: expiration,
             priority: priority,
-            collapseID: headers.collapseID,
+            collapseID: collapseID,
             payload: request.body,
             authorization: headers.authorization
         ))
@@ -124,11 +131,9 @@ public struct HTTP2RequestValidator: Sendable {
     /// The token may be empty (`MissingDeviceToken`); anything after the prefix, including a
     /// query string or more slashes, is taken as the token and fails its syntax check.
     static func deviceToken(inPath path: String) -> Substring? {
-        let pathBytes = path.utf8
-        let prefixBytes = devicePathPrefix.utf8
-        guard pathBytes.starts(with: prefixBytes) else { return nil }
+        guard path.withUTF8Bytes({ $0.hasPrefix(devicePathPrefix) }) else { return nil }
         // The prefix is ASCII, so this index is also a character boundary.
-        let tokenStart = pathBytes.index(pathBytes.startIndex, offsetBy: prefixBytes.count)
+        let tokenStart = path.utf8.index(path.utf8.startIndex, offsetBy: devicePathPrefix.utf8CodeUnitCount)
         return path[tokenStart...]
     }
 }
@@ -142,27 +147,41 @@ public enum HTTP2Validation: Sendable, Equatable {
     case invalid(Reason, apnsID: String?)
 }
 
-/// One pass over the header list, keeping the first value of each header APNs defines and
-/// noting whether any header was repeated.
+/// One pass over the header list, noting where the first occurrence of each header APNs
+/// defines is and whether any header was repeated.
+///
+/// It keeps positions rather than values: copying a string costs reference counting, and
+/// most values are read once or not at all.
 private struct RecognizedHeaders {
-    var method: String?
-    var path: String?
-    var authorization: String?
-    var apnsID: String?
-    var expiration: String?
-    var priority: String?
-    var topic: String?
-    var pushType: String?
-    var collapseID: String?
+    private let headers: [HTTPHeader]
+    private var methodIndex = -1
+    private var pathIndex = -1
+    private var authorizationIndex = -1
+    private var apnsIDIndex = -1
+    private var expirationIndex = -1
+    private var priorityIndex = -1
+    private var topicIndex = -1
+    private var pushTypeIndex = -1
+    private var collapseIDIndex = -1
 
-    var hasDuplicate = false
-    var apnsIDIsRepeated = false
+    private(set) var hasDuplicate = false
+    private(set) var apnsIDIsRepeated = false
+
+    var method: String? { value(at: methodIndex) }
+    var path: String? { value(at: pathIndex) }
+    var authorization: String? { value(at: authorizationIndex) }
+    var apnsID: String? { value(at: apnsIDIndex) }
+    var expiration: String? { value(at: expirationIndex) }
+    var priority: String? { value(at: priorityIndex) }
+    var topic: String? { value(at: topicIndex) }
+    var pushType: String? { value(at: pushTypeIndex) }
+    var collapseID: String? { value(at: collapseIDIndex) }
 
     init(_ headers: [HTTPHeader], duplicateScope: DuplicateHeaderScope) {
+        self.headers = headers
         var seen: UInt16 = 0
         for index in headers.indices {
-            let header = headers[index]
-            guard let name = HTTP2HeaderName(header.name) else {
+            guard let name = HTTP2HeaderName(headers[index].name) else {
                 if duplicateScope == .allHeaders, !hasDuplicate,
                    Self.name(of: index, repeatsAnEarlierIn: headers) {
                     hasDuplicate = true
@@ -176,25 +195,30 @@ private struct RecognizedHeaders {
             }
             seen |= name.bit
             switch name {
-            case .method: method = header.value
-            case .path: path = header.value
-            case .authorization: authorization = header.value
-            case .apnsID: apnsID = header.value
-            case .apnsExpiration: expiration = header.value
-            case .apnsPriority: priority = header.value
-            case .apnsTopic: topic = header.value
-            case .apnsPushType: pushType = header.value
-            case .apnsCollapseID: collapseID = header.value
+            case .method: methodIndex = index
+            case .path: pathIndex = index
+            case .authorization: authorizationIndex = index
+            case .apnsID: apnsIDIndex = index
+            case .apnsExpiration: expirationIndex = index
+            case .apnsPriority: priorityIndex = index
+            case .apnsTopic: topicIndex = index
+            case .apnsPushType: pushTypeIndex = index
+            case .apnsCollapseID: collapseIDIndex = index
             case .scheme, .authority: break
             }
         }
+    }
+
+    private func value(at index: Int) -> String? {
+        index >= 0 ? headers[index].value : nil
     }
 
     /// Whether an earlier header has the same name. Quadratic, but requests carry about ten
     /// headers, and this avoids building a set for every request.
     private static func name(of index: Int, repeatsAnEarlierIn headers: [HTTPHeader]) -> Bool {
         let name = headers[index].name
-        for earlier in headers[..<index] where earlier.name == name {
+        let length = name.utf8.count
+        for earlier in headers[..<index] where earlier.name.utf8.count == length && earlier.name == name {
             return true
         }
         return false

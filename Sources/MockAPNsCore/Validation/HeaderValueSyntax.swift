@@ -5,31 +5,30 @@ enum HeaderValueSyntax {
     /// (no sign, no spaces, no fraction). Leading zeros are tolerated. Values that do not fit
     /// in 64 bits are refused. A date in the past is well-formed (APNs treats it like `0`).
     static func expiration(_ text: String) -> Int64? {
-        let bytes = text.utf8
-        guard !bytes.isEmpty else { return nil }
-        var value: Int64 = 0
-        for byte in bytes {
-            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
-            let (shifted, overflowA) = value.multipliedReportingOverflow(by: 10)
-            let (sum, overflowB) = shifted.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
-            guard !overflowA, !overflowB else { return nil }
-            value = sum
+        text.withUTF8Bytes { bytes in
+            guard !bytes.isEmpty else { return nil }
+            var value: Int64 = 0
+            for byte in bytes {
+                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+                let (shifted, overflowA) = value.multipliedReportingOverflow(by: 10)
+                let (sum, overflowB) = shifted.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+                guard !overflowA, !overflowB else { return nil }
+                value = sum
+            }
+            return value
         }
-        return value
     }
 
     /// `apns-priority`: exactly `1`, `5` or `10`. Spellings such as `05` or ` 10` are refused
     /// (Apple documents only the three values).
     static func priority(_ text: String) -> Priority? {
-        var bytes = text.utf8.makeIterator()
-        let first = bytes.next()
-        let second = bytes.next()
-        guard bytes.next() == nil else { return nil }
-        switch (first, second) {
-        case (UInt8(ascii: "1"), nil): return .powerFirst
-        case (UInt8(ascii: "5"), nil): return .powerAware
-        case (UInt8(ascii: "1"), UInt8(ascii: "0")): return .immediate
-        default: return nil
+        text.withUTF8Bytes { bytes in
+            switch bytes.count {
+            case 1 where bytes[0] == UInt8(ascii: "1"): return .powerFirst
+            case 1 where bytes[0] == UInt8(ascii: "5"): return .powerAware
+            case 2 where bytes[0] == UInt8(ascii: "1") && bytes[1] == UInt8(ascii: "0"): return .immediate
+            default: return nil
+            }
         }
     }
 

@@ -7,29 +7,14 @@ public enum TopicRules {
     /// Whether `topic` is well-formed: non-empty printable ASCII without spaces, and not a bare
     /// suffix with no bundle id in front (`.voip`). Anything else is `BadTopic`.
     public static func isWellFormed(_ topic: String) -> Bool {
-        let bytes = topic.utf8
-        guard !bytes.isEmpty else { return false }
-        for byte in bytes where byte <= 0x20 || byte >= 0x7F {
-            return false
-        }
-        if let suffix = suffix(of: topic), suffix.length == bytes.count {
-            return false
-        }
-        return true
+        if case .wellFormed = classify(topic) { return true }
+        return false
     }
 
     /// The push-type suffix `topic` ends with, if any, with its length in bytes. The longest
     /// matching suffix wins, so `.voip-ptt` is not mistaken for `.voip`.
     public static func suffix(of topic: String) -> (type: PushType, length: Int)? {
-        let bytes = topic.utf8
-        for (suffix, type) in PushType.suffixesLongestFirst {
-            let suffixBytes = suffix.utf8
-            if bytes.count >= suffixBytes.count,
-               bytes.suffix(suffixBytes.count).elementsEqual(suffixBytes) {
-                return (type, suffixBytes.count)
-            }
-        }
-        return nil
+        topic.withUTF8Bytes(suffix(in:))
     }
 
     /// The bundle id part of `topic`: the topic without its push-type suffix.
@@ -52,15 +37,60 @@ public enum TopicRules {
         topic: String,
         missingSuffixReason: Reason
     ) -> Reason? {
-        guard let pushType, let required = pushType.topicSuffix else { return nil }
-        let actual = suffix(of: topic)?.type
-        if required.isEmpty {
-            return actual == nil ? nil : .invalidPushType
+        check(pushType: pushType, topicSuffix: suffix(of: topic)?.type, missingSuffixReason: missingSuffixReason)
+    }
+
+    // MARK: - One pass for the validator
+
+    /// What the validator needs to know about a topic, found in one scan.
+    enum Shape {
+        case malformed
+        case wellFormed(suffix: PushType?)
+    }
+
+    static func classify(_ topic: String) -> Shape {
+        topic.withUTF8Bytes { bytes in
+            guard !bytes.isEmpty else { return .malformed }
+            for byte in bytes where byte <= 0x20 || byte >= 0x7F {
+                return .malformed
+            }
+            let suffix = suffix(in: bytes)
+            if let suffix, suffix.length == bytes.count { return .malformed }
+            return .wellFormed(suffix: suffix?.type)
         }
-        switch actual {
+    }
+
+    /// `check(pushType:topic:missingSuffixReason:)` with the topic's suffix already found.
+    static func check(pushType: PushType?, topicSuffix: PushType?, missingSuffixReason: Reason) -> Reason? {
+        guard let pushType, let required = pushType.topicSuffix else { return nil }
+        if required.isEmpty {
+            return topicSuffix == nil ? nil : .invalidPushType
+        }
+        switch topicSuffix {
         case pushType: return nil
         case nil: return missingSuffixReason
         default: return .invalidPushType
         }
+    }
+
+    /// Every push-type suffix, longest first so `.voip-ptt` wins over `.voip`. Kept as
+    /// static strings for a heap-free scan; `PushType.topicSuffix` stays the vocabulary, and a
+    /// test checks the two agree.
+    static let suffixes: [(text: StaticString, type: PushType)] = [
+        (".push-type.liveactivity", .liveactivity),
+        (".pushkit.fileprovider", .fileprovider),
+        (".push-type.controls", .controls),
+        (".push-type.widgets", .widgets),
+        (".location-query", .location),
+        (".complication", .complication),
+        (".voip-ptt", .pushtotalk),
+        (".voip", .voip),
+    ]
+
+    private static func suffix(in bytes: UnsafeBufferPointer<UInt8>) -> (type: PushType, length: Int)? {
+        for (suffix, type) in suffixes where bytes.hasSuffix(suffix) {
+            return (type, suffix.utf8CodeUnitCount)
+        }
+        return nil
     }
 }

@@ -9,18 +9,19 @@ enum UUIDSyntax {
 
     /// Whether `text` is a canonical UUID; uppercase letters count only if `allowsUppercase`.
     static func isCanonical(_ text: String, allowsUppercase: Bool) -> Bool {
-        let bytes = text.utf8
-        guard bytes.count == length else { return false }
-        var offset = 0
-        for byte in bytes {
-            if isHyphenPosition(offset) {
-                guard byte == UInt8(ascii: "-") else { return false }
-            } else {
-                guard HexDigits.isHexDigit(byte, allowsUppercase: allowsUppercase) else { return false }
+        text.withUTF8Bytes { bytes in
+            guard bytes.count == length else { return false }
+            // Hex digits are the common case; a hyphen counts only where the form puts one,
+            // so exactly four of them means all four are in place.
+            var hyphens = 0
+            for offset in 0..<length {
+                let byte = bytes[offset]
+                if HexDigits.isHexDigit(byte, allowsUppercase: allowsUppercase) { continue }
+                guard byte == UInt8(ascii: "-"), isHyphenPosition(offset) else { return false }
+                hyphens += 1
             }
-            offset += 1
+            return hyphens == 4
         }
-        return true
     }
 
     /// Whether the byte at `offset` of the canonical form is a hyphen.

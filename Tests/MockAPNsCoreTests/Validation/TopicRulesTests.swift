@@ -62,3 +62,13 @@ final class TopicRulesTests: XCTestCase {
         }
     }
 }
+
+final class TopicRulesVocabularyTests: XCTestCase {
+    /// The scan table must list exactly the model's suffixes, longest first.
+    func testSuffixTableMatchesThePushTypeVocabulary() {
+        let table = TopicRules.suffixes.map { ($0.text.description, $0.type) }
+        let model = PushType.suffixesLongestFirst
+        XCTAssertEqual(table.map(\.0), model.map(\.suffix))
+        XCTAssertEqual(table.map(\.1), model.map(\.type))
+    }
+}
