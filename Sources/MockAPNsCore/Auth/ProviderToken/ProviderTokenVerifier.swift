@@ -96,9 +96,7 @@ public final class ProviderTokenVerifier: Sendable {
 
         let current: ProviderTokenConnectionState.CurrentToken
         let servedFromCache: Bool
-        // Byte comparison, not String's `==`: that compares canonical equivalents equal, and a
-        // KELVIN SIGN must not pass for the letter K of a verified token.
-        if let cached = state.current, cached.token.utf8.elementsEqual(token.utf8) {
+        if let cached = state.current, Self.sameBytes(cached.token, token) {
             try checkAge(issuedAt: cached.issuedAt, now: now, isNew: false)
             current = cached
             servedFromCache = true
@@ -128,14 +126,14 @@ public final class ProviderTokenVerifier: Sendable {
         state: inout ProviderTokenConnectionState
     ) throws(ProviderTokenRejection) -> ProviderTokenConnectionState.CurrentToken {
         let decoded = try DecodedProviderToken(token)
-        guard let key = registry.withLock({ $0.key(id: decoded.keyID) }), key.keyID.utf8.elementsEqual(decoded.keyID.utf8) else {
+        guard let key = registry.withLock({ $0.key(id: decoded.keyID) }), Self.sameBytes(key.keyID, decoded.keyID) else {
             throw ProviderTokenRejection(.invalidProviderToken, "no key registered with kid \"\(decoded.keyID)\"")
         }
         state.signatureVerificationCount += 1
         guard decoded.isSigned(by: key.publicKey) else {
             throw ProviderTokenRejection(.invalidProviderToken, "signature does not verify with key \(key.keyID)")
         }
-        guard decoded.issuer.utf8.elementsEqual(key.teamID.utf8) else {
+        guard Self.sameBytes(decoded.issuer, key.teamID) else {
             throw ProviderTokenRejection(.invalidProviderToken,
                                          "iss \"\(decoded.issuer)\" is not key \(key.keyID)'s team \(key.teamID)")
         }
@@ -212,9 +210,12 @@ public final class ProviderTokenVerifier: Sendable {
     }
 
     private func checkTopic(_ topic: String, key: ProviderKey, firstKey: ProviderKey?) throws(ProviderTokenRejection) {
-        for candidate in [key, firstKey].compactMap({ $0 }) where !Self.covers(candidate, topic: topic) {
+        if !Self.covers(key, topic: topic) {
+            throw ProviderTokenRejection(.topicDisallowed, "topic \"\(topic)\" is not among key \(key.keyID)'s topics")
+        }
+        if let firstKey, !Self.covers(firstKey, topic: topic) {
             throw ProviderTokenRejection(.topicDisallowed,
-                                         "topic \"\(topic)\" is not among key \(candidate.keyID)'s topics")
+                                         "topic \"\(topic)\" is not among the connection's first key \(firstKey.keyID)'s topics")
         }
     }
 
@@ -234,21 +235,24 @@ public final class ProviderTokenVerifier: Sendable {
     }
 
     /// Steps 1–2: the JWT of `authorization: bearer <JWT>`. The scheme is matched without regard
-    /// to case, as HTTP authentication schemes are.
+    /// to case, as HTTP authentication schemes are. Works on UTF-8 bytes: this runs on every
+    /// request, and only ASCII spaces and tabs separate the parts.
     static func bearerToken(_ authorization: String?) throws(ProviderTokenRejection) -> Substring {
         let value = trimmingSpacesAndTabs(Substring(authorization ?? ""))
         guard !value.isEmpty else {
             throw ProviderTokenRejection(.missingProviderToken, "no authorization header")
         }
-        let scheme = value.prefix { $0 != " " && $0 != "\t" }
-        let credentials = trimmingSpacesAndTabs(value[scheme.endIndex...])
-        guard Self.isBearer(scheme) else {
+        let schemeEnd = value.utf8.firstIndex(where: isBlank) ?? value.endIndex
+        guard isBearer(value[..<schemeEnd]) else {
             throw ProviderTokenRejection(.invalidProviderToken, "authorization is not \"bearer <token>\"")
         }
+        let credentials = trimmingSpacesAndTabs(value[schemeEnd...])
         guard !credentials.isEmpty else {
             throw ProviderTokenRejection(.missingProviderToken, "authorization \"bearer\" carries no token")
         }
-        guard !credentials.contains(where: { $0 == " " || $0 == "\t" }) else {
+        let hasBlank = credentials.utf8.withContiguousStorageIfAvailable { $0.contains(where: isBlank) }
+            ?? credentials.utf8.contains(where: isBlank)
+        guard !hasBlank else {
             throw ProviderTokenRejection(.invalidProviderToken, "authorization has more than one word after \"bearer\"")
         }
         return credentials
@@ -256,16 +260,38 @@ public final class ProviderTokenVerifier: Sendable {
 
     /// Whether `scheme` is "bearer" in any mix of ASCII case (and nothing Unicode folds into it).
     private static func isBearer(_ scheme: Substring) -> Bool {
-        let lowercase = scheme.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
-        return lowercase.elementsEqual("bearer".utf8)
+        scheme.utf8.elementsEqual("bearer".utf8) { byte, lowercase in
+            (0x41...0x5A).contains(byte) ? byte | 0x20 == lowercase : byte == lowercase
+        }
     }
 
     /// The text without leading and trailing spaces and tabs (HTTP's optional whitespace).
     private static func trimmingSpacesAndTabs(_ text: Substring) -> Substring {
-        let isBlank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-        let start = text.firstIndex { !isBlank($0) } ?? text.endIndex
-        let end = text.lastIndex { !isBlank($0) }.map(text.index(after:)) ?? start
-        return text[start..<end]
+        let bytes = text.utf8
+        guard let first = bytes.firstIndex(where: { !isBlank($0) }),
+              let last = bytes.lastIndex(where: { !isBlank($0) }) else {
+            return text[text.endIndex...]
+        }
+        // `last` is the final byte of a scalar (a blank or the end follows it), so the index
+        // after it is a valid boundary.
+        return text[first..<bytes.index(after: last)]
+    }
+
+    /// Byte-for-byte equality. String's `==` compares canonical equivalents equal, and a KELVIN
+    /// SIGN must not pass for the letter K of a verified token or a registered Key ID. Compares
+    /// the contiguous UTF-8 buffers when it can: this is the whole cost of a repeated token.
+    static func sameBytes(_ lhs: some StringProtocol, _ rhs: some StringProtocol) -> Bool {
+        let fast = lhs.utf8.withContiguousStorageIfAvailable { left in
+            rhs.utf8.withContiguousStorageIfAvailable { right in
+                left.count == right.count && left.elementsEqual(right)
+            }
+        }
+        if let fast = fast ?? nil { return fast }
+        return lhs.utf8.elementsEqual(rhs.utf8)
+    }
+
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
     }
 }
 
