@@ -3,7 +3,7 @@
 /// Problems Apple reports with a status byte carry it in `status`. Problems that make the
 /// bytes unparseable have no status of their own: the connection's `LegacyParseErrorPolicy`
 /// decides between status 128 and a silent close.
-public enum LegacyFrameProblem: Sendable, Hashable {
+public enum LegacyFrameProblem: Sendable, Hashable, CustomStringConvertible {
     /// A zero-length token, or a command-2 frame without item 1. Status 2.
     case missingDeviceToken
     /// A token of a size the limits don't allow. Status 5.
