@@ -28,7 +28,7 @@ public struct PushDecider: Sendable {
     private let validator: HTTP2RequestValidator
     private let payloadRules: PayloadRules
     private let apnsIDs: UUIDGenerator
-    /// Apple's `apns-unique-id` values seen by clients are lowercase.
+    /// `apns-unique-id` is always lowercase, the canonical UUID form in Apple's documentation.
     private let uniqueIDs = UUIDGenerator(letterCase: .lowercase)
 
     public init(

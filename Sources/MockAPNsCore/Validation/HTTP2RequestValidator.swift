@@ -21,11 +21,17 @@
 /// | 11 | the push type suits the topic's suffix (`TopicRules.check`) | `InvalidPushType`, `TopicDisallowed` |
 /// | 12 | `background` is not sent with an explicit `apns-priority: 10` | `BadPriority` (configurable) |
 ///
-/// The decision core (`PushDecider`) continues where this ends: authentication, topic
-/// rules that depend on the credentials (`MissingTopic`, `TopicDisallowed`), the device
-/// registry, and finally the payload (`PayloadRules`: `PayloadEmpty`, `PayloadTooLarge`,
-/// shape). Authentication thus slots in between the header rules and the payload rules,
-/// where pushy's mock has it.
+/// The decision core (`PushDecider`) continues where this ends (steps 13 to 16):
+/// authentication, topic rules that depend on the credentials (`MissingTopic`,
+/// `TopicDisallowed`), the device registry, and finally the payload (`PayloadRules`:
+/// `PayloadEmpty`, `PayloadTooLarge`, shape). Authentication thus slots in between the
+/// header rules and the payload rules, where pushy's mock has it.
+///
+/// Where this departs from pushy's order: duplicates come first (pushy does not check them,
+/// and a repeated header makes every later check ambiguous); pushy's "topic present" slot
+/// checks only the topic's syntax here, because whether a topic is required depends on the
+/// credentials; and the registry ("token known for topic") comes after authentication, so an
+/// unauthenticated client learns nothing about tokens.
 ///
 /// Headers Apple does not define are ignored. The validator never allocates beyond the
 /// `PushRequest` it returns (and the lowercased token when the client sent uppercase).
