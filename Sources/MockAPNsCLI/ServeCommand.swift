@@ -1,10 +1,159 @@
 import ArgumentParser
+import Dispatch
+import Foundation
+import Logging
+import MockAPNs
+import MockAPNsCore
 
-/// `mockapns serve`: runs the mock server.
+/// `mockapns serve`: runs the mock server until SIGINT or SIGTERM.
 struct ServeCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "serve", abstract: "Run the mock APNs server.")
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the mock APNs server.",
+        discussion: """
+            Settings come from the defaults, then --config FILE (JSON), then the flags given here.
+            On start it prints one line with the bound ports; on SIGINT or SIGTERM every HTTP/2
+            connection gets GOAWAY {"reason":"Shutdown"} before the server exits.
+            """
+    )
+
+    @Option(name: .long, help: "A JSON configuration file (see the README for its keys).")
+    var config: String?
+
+    @Option(name: .long, help: "The address to listen on (default 127.0.0.1).")
+    var host: String?
+
+    @Option(name: .customLong("http2-port"), help: "The HTTP/2 provider API port (default 2197; 0 picks a free port).")
+    var http2Port: Int?
+
+    @Option(name: .long, help: "The environment this server plays: sandbox or production (default sandbox).")
+    var environment: APNsEnvironment?
+
+    @Option(name: .customLong("cert-dir"), help: "Folder with server.pem, server-key.pem, ca.pem and provider keys (default certs-dev).")
+    var certificateDirectory: String?
+
+    @Option(name: .customLong("max-concurrent-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS (default 1000).")
+    var maxConcurrentStreams: Int?
+
+    @Option(name: .customLong("idle-timeout"), help: "Seconds idle before GOAWAY IdleTimeout (default: never).")
+    var idleTimeout: Double?
+
+    @Option(name: .customLong("ports-file"), help: "Write the bound ports to this file as JSON once listening.")
+    var portsFile: String?
+
+    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info).")
+    var logLevel: Logger.Level = .info
 
     func run() async throws {
-        throw ValidationError("serve is not implemented yet")
+        let configuration = try resolveConfiguration()
+        let level = logLevel
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+        let server = MockAPNsServer(configuration: configuration)
+        let ports: BoundPorts
+        do {
+            ports = try await server.start()
+        } catch {
+            try? await server.shutdown(gracePeriod: .zero)
+            throw ServeError("could not start: \(error)")
+        }
+        say("mockapns listening \(ports.summary(host: configuration.host))")
+        if let portsFile {
+            try Data((ports.json + "\n").utf8).write(to: URL(fileURLWithPath: portsFile))
+        }
+        let signal = await TerminationSignal.wait()
+        say("mockapns received \(signal), shutting down")
+        try await server.shutdown()
+    }
+
+    private func resolveConfiguration() throws -> MockAPNsConfiguration {
+        var configuration = MockAPNsConfiguration()
+        if let config {
+            let text: String
+            do {
+                text = try String(contentsOfFile: config, encoding: .utf8)
+            } catch {
+                throw ServeError("cannot read configuration file \(config): \(error.localizedDescription)")
+            }
+            do {
+                configuration = try MockAPNsConfiguration.parse(json: text, over: configuration)
+            } catch {
+                throw ServeError("\(config): \(error)")
+            }
+        }
+        if let host { configuration.host = host }
+        if let http2Port {
+            guard (0...65535).contains(http2Port) else { throw ValidationError("--http2-port must be 0-65535") }
+            configuration.http2Port = http2Port
+        }
+        if let environment { configuration.environment = environment }
+        if let certificateDirectory { configuration.certificateDirectory = certificateDirectory }
+        if let maxConcurrentStreams {
+            guard maxConcurrentStreams >= 1 else { throw ValidationError("--max-concurrent-streams must be at least 1") }
+            configuration.http2.maxConcurrentStreams = maxConcurrentStreams
+        }
+        if let idleTimeout {
+            guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
+            configuration.http2.idleTimeoutSeconds = idleTimeout
+        }
+        return configuration
+    }
+}
+
+/// A start-up failure reported in plain words, without a stack of wrapper types.
+struct ServeError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension APNsEnvironment: ExpressibleByArgument {}
+
+extension Logger.Level: @retroactive ExpressibleByArgument {}
+
+/// Writes one line to standard output at once (no buffering), so scripts waiting for it see it.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Waits for SIGINT or SIGTERM.
+enum TerminationSignal {
+    static func wait() async -> String {
+        await withCheckedContinuation { continuation in
+            SignalWatcher.shared.watch { name in continuation.resume(returning: name) }
+        }
+    }
+}
+
+/// Owns the dispatch sources that turn SIGINT and SIGTERM into one callback.
+final class SignalWatcher: @unchecked Sendable {
+    static let shared = SignalWatcher()
+
+    private let queue = DispatchQueue(label: "mockapns.signals")
+    // Touched only on `queue`.
+    private var sources: [any DispatchSourceSignal] = []
+    private var handler: ((String) -> Void)?
+
+    func watch(_ onSignal: @escaping @Sendable (String) -> Void) {
+        queue.sync {
+            handler = onSignal
+            for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
+                signal(number, SIG_IGN)
+                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+                source.setEventHandler { [unowned self] in self.fire(name) }
+                source.resume()
+                sources.append(source)
+            }
+        }
+    }
+
+    private func fire(_ name: String) {
+        guard let handler else { return }
+        self.handler = nil
+        sources.forEach { $0.cancel() }
+        sources.removeAll()
+        handler(name)
     }
 }

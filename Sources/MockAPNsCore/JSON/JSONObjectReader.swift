@@ -5,7 +5,7 @@
 public struct JSONObjectReader {
     public let path: String
     public let position: SourcePosition
-    private let members: [(key: String, value: JSONNode)]
+    private let members: [JSONMember]
     private var consumed = Set<String>()
 
     /// Wraps `node`, which must be an object.
@@ -37,7 +37,7 @@ public struct JSONObjectReader {
         for member in members where !consumed.contains(member.key) {
             let known = allowed ?? Array(consumed).sorted()
             let hint = known.isEmpty ? "" : "; known keys here: \(known.joined(separator: ", "))"
-            throw JSONFileError(path: path(of: member.key), position: member.value.position,
+            throw JSONFileError(path: path(of: member.key), position: member.keyPosition,
                                 message: "unknown key \"\(member.key)\"\(hint)")
         }
     }

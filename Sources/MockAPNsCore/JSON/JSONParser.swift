@@ -50,8 +50,11 @@ public struct JSONParser {
     }
 
     private mutating func expect(_ literal: String) throws(JSONFileError) {
+        let start = position
         for expected in literal.unicodeScalars {
-            guard current == expected else { throw error("expected '\(literal)'") }
+            guard current == expected else {
+                throw JSONFileError(path: "$", position: start, message: "expected '\(literal)'")
+            }
             advance()
         }
     }
@@ -74,7 +77,7 @@ public struct JSONParser {
 
     private mutating func parseObject(depth: Int) throws(JSONFileError) -> JSONValue {
         advance()  // {
-        var members: [(key: String, value: JSONNode)] = []
+        var members: [JSONMember] = []
         var seen = Set<String>()
         skipWhitespace()
         if current == "}" {
@@ -93,7 +96,7 @@ public struct JSONParser {
             guard current == ":" else { throw error("expected ':' after member name \"\(key)\"") }
             advance()
             skipWhitespace()
-            members.append((key, try parseValue(depth: depth + 1)))
+            members.append(JSONMember(key: key, keyPosition: keyPosition, value: try parseValue(depth: depth + 1)))
             skipWhitespace()
             if current == "," {
                 advance()

@@ -8,7 +8,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     case string(String)
     case array([JSONNode])
     /// Members in document order (duplicates are rejected by the parser).
-    case object([(key: String, value: JSONNode)])
+    case object([JSONMember])
 
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
@@ -33,6 +33,19 @@ public indirect enum JSONValue: Sendable, Equatable {
         case .array: return "an array"
         case .object: return "an object"
         }
+    }
+}
+
+/// One member of an object: its name, where the name starts, and its value.
+public struct JSONMember: Sendable {
+    public var key: String
+    public var keyPosition: SourcePosition
+    public var value: JSONNode
+
+    public init(key: String, keyPosition: SourcePosition, value: JSONNode) {
+        self.key = key
+        self.keyPosition = keyPosition
+        self.value = value
     }
 }
 

@@ -52,7 +52,7 @@ final class JSONParserTests: XCTestCase {
         }
         XCTAssertThrowsError(try reader.finish(allowed: ["port", "inner"])) { error in
             XCTAssertEqual((error as? JSONFileError)?.path, "$.extra")
-            XCTAssertEqual((error as? JSONFileError)?.position, SourcePosition(line: 1, column: 55))
+            XCTAssertEqual((error as? JSONFileError)?.position, SourcePosition(line: 1, column: 45))
         }
     }
 

@@ -1,0 +1,67 @@
+import MockAPNsCore
+
+/// Everything a MockAPNs server needs to start. The defaults are Apple-faithful and use the
+/// committed development certificates in `certs-dev/`.
+public struct MockAPNsConfiguration: Sendable {
+    /// The address every listener binds. Loopback by default.
+    public var host: String = "127.0.0.1"
+    /// The HTTP/2 provider API's port (Apple: 443 or 2197). `0` picks a free port.
+    public var http2Port: Int = 2197
+    /// The environment this server plays: it decides `apns-unique-id`, certificate and key
+    /// environment checks, and which device tokens belong here.
+    public var environment: APNsEnvironment = .sandbox
+    /// The folder holding the server certificate, the CA that client certificates must chain
+    /// to, and the provider keys (`AuthKey_<KEYID>.p8` + `keys.json`).
+    public var certificateDirectory: String = "certs-dev"
+    /// Overrides for individual TLS files; `nil` means the file in `certificateDirectory`.
+    public var tls = TLSFiles()
+    /// HTTP/2 connection behaviour.
+    public var http2 = HTTP2Options()
+    /// The case of `apns-id` values the server generates (Apple was seen using upper case).
+    public var generatedIDCase: LetterCase = .upper
+    /// Event loop threads; `nil` means one per core.
+    public var eventLoopThreads: Int? = nil
+
+    public init() {}
+
+    /// Paths of the TLS material.
+    public struct TLSFiles: Sendable, Equatable {
+        /// The server's certificate chain (PEM). Default: `server.pem`.
+        public var certificateChain: String?
+        /// The server's private key (PEM). Default: `server-key.pem`.
+        public var privateKey: String?
+        /// The roots client certificates must chain to (PEM bundle). Default: `ca.pem`. Point
+        /// it at Apple's WWDR chain to accept real Apple push certificates.
+        public var clientTrustRoots: String?
+
+        public init(certificateChain: String? = nil, privateKey: String? = nil, clientTrustRoots: String? = nil) {
+            self.certificateChain = certificateChain
+            self.privateKey = privateKey
+            self.clientTrustRoots = clientTrustRoots
+        }
+    }
+
+    /// HTTP/2 connection behaviour (apns-protocol A.8).
+    public struct HTTP2Options: Sendable, Equatable {
+        /// SETTINGS_MAX_CONCURRENT_STREAMS. Apple has used 500, 1000 and 1500; 1000 is the
+        /// most recent report.
+        public var maxConcurrentStreams: Int = 1000
+        /// Seconds of silence after which the server sends GOAWAY `IdleTimeout` and closes.
+        /// Apple's real period is unknown; `nil` (the default) never times out.
+        public var idleTimeoutSeconds: Double? = nil
+
+        public init() {}
+    }
+
+    /// Letter case for generated identifiers.
+    public enum LetterCase: String, CaseIterable, Sendable {
+        case upper
+        case lower
+    }
+
+    /// The resolved path of a file in the certificate directory.
+    func certificateFile(_ override: String?, default name: String) -> String {
+        if let override { return override }
+        return certificateDirectory.hasSuffix("/") ? certificateDirectory + name : certificateDirectory + "/" + name
+    }
+}

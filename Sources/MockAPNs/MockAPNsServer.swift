@@ -1,0 +1,149 @@
+import Logging
+import MockAPNsCore
+import MockAPNsHTTP2
+import MockAPNsTLS
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// A MockAPNs server running in this process: the embedding API for Swift tests.
+///
+/// ```swift
+/// var configuration = MockAPNsConfiguration()
+/// configuration.http2Port = 0                     // any free port
+/// let server = MockAPNsServer(configuration: configuration)
+/// let ports = try await server.start()
+/// // ... point the client at https://127.0.0.1:\(ports.http2), trusting server.caCertificatePath
+/// try await server.shutdown()
+/// ```
+public final class MockAPNsServer: Sendable {
+    /// The configuration the server was made with.
+    public let configuration: MockAPNsConfiguration
+    /// The clock every rule reads; tests may pin it and move it.
+    public let clock: ServerClock
+    /// The device registry shared by every protocol.
+    public let registry: DeviceRegistry
+
+    private let logger: Logger
+    private let group: MultiThreadedEventLoopGroup
+    private let connections = ConnectionTracker()
+    private let state = Mutex<State>(.idle)
+
+    private enum State {
+        case idle
+        case running(listeners: [any Channel], ports: BoundPorts)
+        case stopped
+    }
+
+    /// Makes a server; nothing listens until `start()`.
+    public init(configuration: MockAPNsConfiguration, clock: ServerClock = ServerClock(), logger: Logger = Logger(label: "mockapns")) {
+        self.configuration = configuration
+        self.clock = clock
+        self.registry = DeviceRegistry()
+        self.logger = logger
+        self.group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads ?? System.coreCount)
+    }
+
+    /// The ports the listeners bound, once started.
+    public var ports: BoundPorts? {
+        state.withLock { state in
+            if case .running(_, let ports) = state { return ports }
+            return nil
+        }
+    }
+
+    /// The PEM file of the CA that signed the server certificate: what a client must trust.
+    public var caCertificatePath: String {
+        configuration.certificateFile(configuration.tls.clientTrustRoots, default: "ca.pem")
+    }
+
+    /// Binds every listener and returns the bound ports.
+    @discardableResult
+    public func start() async throws -> BoundPorts {
+        let http2Context = try OpenSSLContext(configuration: makeHTTP2TLSConfiguration())
+        let services = HTTP2ConnectionServices(
+            decider: makeDecider(),
+            environment: configuration.environment,
+            logger: logger
+        )
+        let http2Settings = makeHTTP2Settings()
+        let connections = self.connections
+        let http2Listener = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                connections.track(channel)
+                return channel.eventLoop.makeCompletedFuture {
+                    let bridge = HTTP2ConnectionBridge(services: services)
+                    let http2 = NGHTTP2ServerHandler(configuration: http2Settings, delegate: bridge)
+                    try channel.pipeline.syncOperations.addHandlers([
+                        OpenSSLHandler(context: http2Context),
+                        http2,
+                        bridge,
+                    ])
+                }
+            }
+            .bind(host: configuration.host, port: configuration.http2Port)
+            .get()
+        let ports = BoundPorts(http2: http2Listener.localAddress?.port ?? configuration.http2Port)
+        state.withLock { $0 = .running(listeners: [http2Listener], ports: ports) }
+        logger.info("mockapns listening", metadata: ["ports": "\(ports.summary(host: configuration.host))"])
+        return ports
+    }
+
+    /// Stops listening, says GOAWAY `Shutdown` to every open HTTP/2 connection, waits up to
+    /// `gracePeriod` for them to finish their streams, then closes what is left.
+    public func shutdown(gracePeriod: TimeAmount = .seconds(5)) async throws {
+        let listeners: [any Channel] = state.withLock { state in
+            defer { state = .stopped }
+            if case .running(let listeners, _) = state { return listeners }
+            return []
+        }
+        for listener in listeners {
+            try? await listener.close()
+        }
+        let open = connections.open
+        for channel in open {
+            channel.pipeline.fireUserInboundEventTriggered(HTTP2GracefulShutdownEvent())
+        }
+        let deadline = NIODeadline.now() + gracePeriod
+        for channel in open {
+            let remaining = deadline - .now()
+            if remaining > .zero {
+                let timeout = channel.eventLoop.scheduleTask(in: remaining) { channel.close(promise: nil) }
+                try? await channel.closeFuture.get()
+                timeout.cancel()
+            } else {
+                try? await channel.close()
+            }
+        }
+        try await group.shutdownGracefully()
+    }
+
+    private func makeHTTP2TLSConfiguration() -> TLSConfiguration {
+        TLSConfiguration(
+            certificateChain: [.file(configuration.certificateFile(configuration.tls.certificateChain, default: "server.pem"))],
+            privateKey: .file(configuration.certificateFile(configuration.tls.privateKey, default: "server-key.pem")),
+            alpn: .require(["h2"]),
+            clientCertificate: .request,
+            trustRootsPEM: [.file(configuration.certificateFile(configuration.tls.clientTrustRoots, default: "ca.pem"))],
+            minimumVersion: .tlsv12,
+            keyLogFile: ProcessEnvironment.value(of: "SSLKEYLOGFILE")
+        )
+    }
+
+    private func makeHTTP2Settings() -> HTTP2ServerConfiguration {
+        var settings = HTTP2ServerConfiguration()
+        settings.maxConcurrentStreams = UInt32(clamping: configuration.http2.maxConcurrentStreams)
+        settings.idleTimeout = configuration.http2.idleTimeoutSeconds.map { .nanoseconds(Int64($0 * 1_000_000_000)) }
+        return settings
+    }
+
+    private func makeDecider() -> PushDecider {
+        var options = ValidationOptions.default
+        options.generatedAPNsIDCase = configuration.generatedIDCase == .upper ? .uppercase : .lowercase
+        return PushDecider(options: options, registry: registry, clock: clock)
+    }
+}

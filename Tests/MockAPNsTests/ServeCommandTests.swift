@@ -1,0 +1,67 @@
+import Foundation
+import XCTest
+
+/// The `mockapns serve` executable as users run it.
+final class ServeCommandTests: XCTestCase {
+    /// `swift build --build-tests` puts the executable beside the test bundle.
+    private var executable: String {
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
+        var folder = testBinary.deletingLastPathComponent()
+        // On macOS the runner is xctest and the bundle path is an argument.
+        if let bundle = CommandLine.arguments.first(where: { $0.hasSuffix(".xctest") }) {
+            folder = URL(fileURLWithPath: bundle).deletingLastPathComponent()
+        }
+        return folder.appendingPathComponent("mockapns").path
+    }
+
+    private func temporaryPath(_ name: String) -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("mockapns-\(UUID().uuidString)-\(name)").path
+    }
+
+    func testServeWritesPortsAnswersCurlAndExitsCleanlyOnSIGTERM() throws {
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: executable), "build mockapns first: \(executable)")
+        let portsFile = temporaryPath("ports.json")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["serve", "--http2-port", "0", "--ports-file", portsFile, "--cert-dir", Fixtures.certificateDirectory]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+
+        let port = try waitForPort(in: portsFile)
+        let response = try CurlClient(port: port).send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
+        XCTAssertEqual(response.status, 200)
+
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(printed.contains("mockapns listening http2=127.0.0.1:\(port)"), printed)
+    }
+
+    func testConfigurationFileWithUnknownKeyIsRefusedWithItsPath() throws {
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: executable), "build mockapns first: \(executable)")
+        let config = temporaryPath("config.json")
+        try #"{"http2": {"port": 0, "maxConcurentStreams": 5}}"#.write(toFile: config, atomically: true, encoding: .utf8)
+        let result = try ProcessRunner.run(executable, ["serve", "--config", config])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.stderr.contains("$.http2.maxConcurentStreams"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("line 1, column 23"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("unknown key"), result.stderr)
+    }
+
+    private func waitForPort(in file: String) throws -> Int {
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline {
+            if let data = FileManager.default.contents(atPath: file),
+               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Int],
+               let port = object["http2"] {
+                return port
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw ProcessTimeout(command: "mockapns serve did not write \(file)")
+    }
+}

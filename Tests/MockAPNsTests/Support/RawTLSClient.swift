@@ -1,0 +1,119 @@
+import Foundation
+
+/// A raw TLS client (Python's `ssl` module, an independent TLS stack) that sends arbitrary
+/// bytes after the handshake and returns everything the server sent until it closed.
+enum RawTLSClient {
+    struct Exchange {
+        /// Bytes received after the handshake, until EOF.
+        var received: [UInt8]
+        /// Whether the server closed the connection (EOF) within the timeout.
+        var closedByServer: Bool
+        var negotiatedALPN: String?
+    }
+
+    static func exchange(port: Int, alpn: [String] = ["h2"], send bytes: [UInt8], timeout: Double = 5) throws -> Exchange {
+        let script = """
+        import socket, ssl, sys
+        ctx = ssl.create_default_context(cafile=sys.argv[1])
+        ctx.set_alpn_protocols(sys.argv[3].split(","))
+        raw = socket.create_connection(("127.0.0.1", int(sys.argv[2])))
+        s = ctx.wrap_socket(raw, server_hostname="localhost")
+        print("alpn", s.selected_alpn_protocol())
+        s.sendall(bytes.fromhex(sys.argv[4]))
+        s.settimeout(float(sys.argv[5]))
+        data = b""
+        closed = False
+        try:
+            while True:
+                chunk = s.recv(65536)
+                if not chunk:
+                    closed = True
+                    break
+                data += chunk
+        except (ConnectionResetError, ssl.SSLError):
+            closed = True
+        except socket.timeout:
+            pass
+        print("closed", closed)
+        print("data", data.hex())
+        """
+        let hex = bytes.map { String(format: "%02x", $0) }.joined()
+        let result = try ProcessRunner.run("python3", ["-c", script, Fixtures.caPath, String(port), alpn.joined(separator: ","), hex, String(timeout)],
+                                           timeout: timeout + 10)
+        var exchange = Exchange(received: [], closedByServer: false, negotiatedALPN: nil)
+        for line in result.stdout.split(separator: "\n") {
+            let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else { continue }
+            switch parts[0] {
+            case "alpn": exchange.negotiatedALPN = parts[1] == "None" ? nil : parts[1]
+            case "closed": exchange.closedByServer = parts[1] == "True"
+            case "data": exchange.received = hexBytes(parts[1])
+            default: break
+            }
+        }
+        if result.status != 0 {
+            throw CurlFailure(status: result.status, stderr: result.stderr)
+        }
+        return exchange
+    }
+
+    private static func hexBytes(_ hex: String) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var index = hex.startIndex
+        while index < hex.endIndex, let next = hex.index(index, offsetBy: 2, limitedBy: hex.endIndex) {
+            if let byte = UInt8(hex[index..<next], radix: 16) { bytes.append(byte) }
+            index = next
+        }
+        return bytes
+    }
+}
+
+/// Splits raw HTTP/2 bytes into frames (type, flags, stream, payload) for assertions.
+struct RawHTTP2Frame {
+    var type: UInt8
+    var flags: UInt8
+    var streamID: UInt32
+    var payload: [UInt8]
+
+    static let goAway: UInt8 = 0x7
+    static let settings: UInt8 = 0x4
+
+    static func parse(_ bytes: [UInt8]) -> [RawHTTP2Frame] {
+        var frames: [RawHTTP2Frame] = []
+        var offset = 0
+        while offset + 9 <= bytes.count {
+            let length = Int(bigEndian(bytes[offset..<(offset + 3)]))
+            let stream = bigEndian(bytes[(offset + 5)..<(offset + 9)]) & 0x7FFF_FFFF
+            guard offset + 9 + length <= bytes.count else { break }
+            frames.append(RawHTTP2Frame(type: bytes[offset + 3], flags: bytes[offset + 4], streamID: stream,
+                                        payload: Array(bytes[(offset + 9)..<(offset + 9 + length)])))
+            offset += 9 + length
+        }
+        return frames
+    }
+
+    /// For GOAWAY: the error code.
+    var goAwayErrorCode: UInt32? {
+        guard type == Self.goAway, payload.count >= 8 else { return nil }
+        return bigEndian(payload[4..<8])
+    }
+
+    /// For GOAWAY: the debug data as text.
+    var goAwayDebugText: String? {
+        guard type == Self.goAway, payload.count >= 8 else { return nil }
+        return String(decoding: payload[8...], as: UTF8.self)
+    }
+
+    /// For SETTINGS: the (identifier, value) pairs.
+    var settingsValues: [(UInt16, UInt32)] {
+        guard type == Self.settings else { return [] }
+        return stride(from: 0, to: payload.count - payload.count % 6, by: 6).map { i in
+            (UInt16(bigEndian(payload[i..<(i + 2)])), bigEndian(payload[(i + 2)..<(i + 6)]))
+        }
+    }
+}
+
+/// A big-endian unsigned integer of up to four bytes.
+func bigEndian(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+    bytes.reduce(0) { $0 << 8 | UInt32($1) }
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh machine: installs what the tests need, then runs the
+# Swift tests (unit and real-socket integration tests) and the interop suite of third-party
+# clients.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install-deps.sh --test
+
+echo "== swift build --build-tests"
+swift build --build-tests
+
+echo "== swift test"
+swift test --skip-build 2>&1 | tee .build/swift-test.log
+# `swift test` exits non-zero on failure; pipefail carries it through tee.
+
+if [[ -x Tests/Interop/run.sh ]]; then
+    echo "== interop suite"
+    Tests/Interop/run.sh
+fi
