@@ -92,9 +92,10 @@ public struct PushDecider: Sendable {
     ///
     /// - No authentication required: the request's topic, if any.
     /// - Certificate: refused outside its environments; `location` pushes are refused
-    ///   (token-only); without `apns-topic`, a certificate listing more than one topic gets
-    ///   `MissingTopic`, otherwise the subject's topic is used (legacy frames always use it,
-    ///   as they cannot name a topic). A topic neither listed nor the subject's is refused.
+    ///   (token-only); without `apns-topic`, a certificate listing more than one topic, or
+    ///   having no subject topic, gets `MissingTopic`; otherwise the subject's topic is used
+    ///   (legacy frames always use it, as they cannot name a topic). A topic neither listed
+    ///   nor the subject's is refused.
     /// - Provider token: `apns-topic` is required; a topic-specific key allows its topics and
     ///   their suffixed variants.
     private func routeTopic(_ request: PushRequest, context: DecisionContext) -> TopicRoute {
@@ -116,7 +117,9 @@ public struct PushDecider: Sendable {
                 return .refused(options.locationPushWithCertificateReason)
             }
             guard let topic = request.topic else {
-                if request.transport == .http2, topics.count > 1 { return .refused(.missingTopic) }
+                guard let defaultTopic, request.transport == .legacy || topics.count <= 1 else {
+                    return .refused(.missingTopic)
+                }
                 // The validator could not pair the push type with a topic it did not see.
                 if let reason = TopicRules.check(
                     pushType: request.pushType,
