@@ -134,8 +134,9 @@ final class OpenSSLConnection {
 
     /// Decrypts everything available into `buffer`, growing it as needed.
     func read(into buffer: inout ByteBuffer) -> ReadOutcome {
+        // Successful reads leave the error queue empty, so clearing once covers the loop.
+        OpenSSLErrorQueue.clear()
         while true {
-            OpenSSLErrorQueue.clear()
             var result: Int32 = 0
             buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: Self.minimumReadSpace) { space in
                 var read = 0
