@@ -10,7 +10,7 @@
 /// | step | check | reason |
 /// |---|---|---|
 /// | 13 | authentication (`AuthenticationResult`) | `MissingProviderToken`, the refused credentials' reason, `BadCertificateEnvironment` |
-/// | 14 | the topic the credentials allow (see `routeTopic`) | `MissingTopic`, `TopicDisallowed` (configurable), `InvalidPushType` |
+/// | 14 | the topic the credentials allow (rules on `routeTopic` below) | `MissingTopic`, `TopicDisallowed` (configurable), `InvalidPushType` |
 /// | 15 | the device registry: environment, topic binding, expiry, unregistration, push budget | `BadDeviceToken`, `DeviceTokenNotForTopic`, `TopicDisallowed`, `ExpiredToken`, `Unregistered`, `TooManyRequests` |
 /// | 16 | the payload (`PayloadRules`): empty, size, shape | `PayloadEmpty`, `PayloadTooLarge`, the configured reason |
 ///
