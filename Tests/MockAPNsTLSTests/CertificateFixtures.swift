@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Throwaway certificates made with the `openssl` command line in a temporary directory:
 /// a CA, a server certificate for 127.0.0.1 and localhost, client certificates (trusted,
@@ -39,6 +40,7 @@ struct CertificateFixtures: Sendable {
             throw FixtureError(description: "cannot create \(directory.path): \(error)")
         }
         let fixtures = CertificateFixtures(directory: directory)
+        removeAtExit(directory.path)
         try fixtures.write("server.ext", """
             basicConstraints = CA:FALSE
             keyUsage = digitalSignature, keyEncipherment
@@ -85,6 +87,18 @@ struct CertificateFixtures: Sendable {
         ])
         return fixtures
     }
+
+    /// The directory holds private keys; it goes when the test process ends.
+    private static func removeAtExit(_ path: String) {
+        directoryToRemove.withLock { $0 = path }
+        atexit {
+            if let path = CertificateFixtures.directoryToRemove.withLock({ $0 }) {
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
+    }
+
+    private static let directoryToRemove = Mutex<String?>(nil)
 
     private func makeCA(name: String, subject: String) throws(FixtureError) {
         try openssl([
