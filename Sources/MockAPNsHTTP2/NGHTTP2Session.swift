@@ -231,18 +231,24 @@ final class NGHTTP2Session {
         }
     }
 
-    /// A few leading bytes, printable, to show what a client sent instead of a preface.
+    /// The first bytes a client sent instead of the preface, quoted when they are text
+    /// (an HTTP/1.1 request) and in hex otherwise (a TLS ClientHello, say).
     private static func preview(_ buffer: ByteBuffer) -> String {
         let bytes = buffer.readableBytesView.prefix(16)
-        let printable = bytes.allSatisfy { $0 >= 0x20 && $0 < 0x7f || $0 == 0x0d || $0 == 0x0a }
-        if printable {
-            return "\"" + String(decoding: bytes, as: UTF8.self)
-                .replacingCRLF() + "\""
+        if bytes.starts(with: [0x16, 0x03]) {
+            return "a TLS handshake record (TLS on a cleartext port?)"
         }
-        return bytes.map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 0x10 ? "0" + hex : hex
-        }.joined(separator: " ")
+        var text = "\""
+        for byte in bytes {
+            switch byte {
+            case 0x0d: text += "\\r"
+            case 0x0a: text += "\\n"
+            case 0x20..<0x7f: text.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                return bytes.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
+            }
+        }
+        return text + "\""
     }
 
     /// Why nghttp2 sends GOAWAY with `errorCode`, for when it gives no debug data.
@@ -314,11 +320,12 @@ final class NGHTTP2Session {
         let header = frame.pointee.hd
         let isHeaders = header.type == UInt8(NGHTTP2_HEADERS.rawValue)
         if configuration.recordsFrames {
-            var block: ArraySlice<HTTP2Header>?
-            if isHeaders {
-                streams.update(header.stream_id) { block = $0.headers[$0.headerBlockStart...] }
-            }
-            listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .inbound, receivedHeaders: block ?? (isHeaders ? [] : nil)))
+            // Inbound header fields reached the header callback, not the frame: take this
+            // block's fields from the stream.
+            let block = isHeaders
+                ? streams.update(header.stream_id) { $0.headers[$0.headerBlockStart...] } ?? []
+                : nil
+            listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .inbound, receivedHeaders: block))
         }
         let endsStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         if endsStream && (isHeaders || header.type == UInt8(NGHTTP2_DATA.rawValue)) {
@@ -457,20 +464,5 @@ enum NGHTTP2SessionError: Error, CustomStringConvertible {
         case .outOfMemory: "nghttp2 ran out of memory"
         case .library(let code): "nghttp2: \(NGHTTP2Session.describe(code))"
         }
-    }
-}
-
-extension String {
-    fileprivate func replacingCRLF() -> String {
-        var result = ""
-        for character in self {
-            switch character {
-            case "\r\n": result += "\\r\\n"
-            case "\r": result += "\\r"
-            case "\n": result += "\\n"
-            default: result.append(character)
-            }
-        }
-        return result
     }
 }

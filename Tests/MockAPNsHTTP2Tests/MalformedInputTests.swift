@@ -68,6 +68,21 @@ final class MalformedInputTests: XCTestCase {
         XCTAssertTrue(healthy.frames.contains { $0.type == 0x1 && $0.streamID == 1 })
     }
 
+    func testTLSOnTheCleartextPortIsNamedInTheError() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        let clientHelloStart: [UInt8] = [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03]
+            + Array(repeating: 0, count: 32)
+
+        let result = try RawHTTP2Client.exchange(port: server.port, send: clientHelloStart, group: server.group)
+
+        XCTAssertTrue(result.closedByServer)
+        XCTAssertEqual(result.frames.last?.goAwayErrorCode, HTTP2ErrorCode.protocolError)
+        waitFor { !server.log.errors.isEmpty }
+        XCTAssertEqual(server.log.errors.first?.kind, .badPreface)
+        XCTAssertTrue(server.log.errors.first?.message.contains("TLS handshake") ?? false)
+    }
+
     func testPingFloodGetsEnhanceYourCalm() throws {
         // One read batch holding far more PINGs than nghttp2 queues answers for (1000).
         let server = try TestServer(receiveBufferSize: 1 << 20)
