@@ -117,6 +117,44 @@ final class RequestResponseTests: XCTestCase {
         XCTAssertTrue(try Data(contentsOf: echoed) == Data(payload), "echoed body differs")
     }
 
+    func testResponseLargerThanTheClientWindowWaitsForWindowUpdates() throws {
+        // nghttp's windows are 65,535 bytes: this body needs several WINDOW_UPDATEs, each
+        // of which arrives as a read and lets the handler send the next DATA frames.
+        let body = String((0..<300_000).map { Character(Unicode.Scalar(UInt8(0x61 + $0 % 26))) })
+        let server = try TestServer(configuration: .init(recordsFrames: false)) { handler, request, _ in
+            handler.respond(streamID: request.streamID, status: 200, headers: [], body: ByteBuffer(string: body))
+        }
+        defer { server.stop() }
+
+        let result = try ExternalTool.run(Self.nghttp, ["http://127.0.0.1:\(server.port)/big"])
+
+        XCTAssertEqual(result.status, 0, result.errorOutput)
+        XCTAssertEqual(result.output.count, body.count)
+        XCTAssertTrue(result.output == body, "the body arrived altered")
+        waitFor { !server.log.closedStreams.isEmpty }
+        XCTAssertEqual(server.log.closedStreams.first?.errorCode, HTTP2ErrorCode.noError)
+    }
+
+    func testDelegateClosingTheChannelFromACallbackIsSafe() throws {
+        let server = try TestServer { _, _, channel in
+            // Closing from inside nghttp2's callback: the session must outlive the callback.
+            channel.close(promise: nil)
+        }
+        defer { server.stop() }
+
+        let closed = try RawHTTP2Client.exchange(
+            port: server.port, send: ClientBytes.opening() + ClientBytes.headers(streamID: 1, endStream: true),
+            group: server.group
+        )
+        XCTAssertTrue(closed.closedByServer)
+
+        let result = try ExternalTool.run(Self.curl, [
+            "-s", "-o", "/dev/null", "-w", "%{http_code}", "--http2-prior-knowledge", "--max-time", "2",
+            "http://127.0.0.1:\(server.port)/close",
+        ])
+        XCTAssertNotEqual(result.status, 0, "the connection was closed without an answer")
+    }
+
     func testBodyBeyondTheStoreLimitIsCountedButNotKept() throws {
         let server = try TestServer(configuration: .init(maxBodyBytesStored: 1000))
         defer { server.stop() }
