@@ -232,7 +232,9 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
             pendingGoAways.removeAll()
             session.drainOutput { chunk in
                 if output == nil {
-                    output = allocator.buffer(capacity: chunk.count)
+                    // nghttp2 hands out about one frame per chunk; start big enough that a
+                    // batch of small responses rarely needs the buffer to grow.
+                    output = allocator.buffer(capacity: max(chunk.count, 4096))
                 }
                 output?.writeBytes(chunk)
             }

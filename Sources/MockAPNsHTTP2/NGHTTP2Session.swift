@@ -23,6 +23,8 @@ final class NGHTTP2Session {
     private unowned let listener: NGHTTP2SessionListener
     private var streams = StreamTable()
     private var headerEncoder = HeaderListEncoder()
+    /// Shared by every request without a body, so those cost no buffer allocation.
+    private let emptyBody: ByteBuffer
 
     /// The highest stream ID the client has opened; a HEADERS above it opens a new stream.
     private var highestClientStreamID: Int32 = 0
@@ -44,6 +46,7 @@ final class NGHTTP2Session {
         self.configuration = configuration
         self.allocator = allocator
         self.listener = listener
+        self.emptyBody = allocator.buffer(capacity: 0)
 
         guard let callbacks = NGHTTP2Callbacks.make() else { throw NGHTTP2SessionError.outOfMemory }
         defer { nghttp2_session_callbacks_del(callbacks) }
@@ -336,12 +339,12 @@ final class NGHTTP2Session {
 
     /// Moves the assembled request out of the stream state (no copy) and hands it over.
     private func deliverRequest(on streamID: Int32) {
-        let allocator = self.allocator
+        let emptyBody = self.emptyBody
         let request = streams.update(streamID) { stream -> HTTP2Request in
             let request = HTTP2Request(
                 streamID: streamID,
                 headers: stream.headers,
-                body: stream.body ?? allocator.buffer(capacity: 0),
+                body: stream.body ?? emptyBody,
                 bodyLength: stream.bodyLength
             )
             stream.headers = []
