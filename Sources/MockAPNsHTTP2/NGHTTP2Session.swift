@@ -77,8 +77,6 @@ final class NGHTTP2Session {
         streams.removeAll()
     }
 
-    var isOpen: Bool { session != nil }
-
     /// Streams the client has opened and that have not closed yet.
     var openStreamCount: Int { streams.count }
 
@@ -87,12 +85,6 @@ final class NGHTTP2Session {
     var isFinished: Bool {
         guard let session else { return true }
         return nghttp2_session_want_read(session) == 0 && nghttp2_session_want_write(session) == 0
-    }
-
-    /// The last client stream nghttp2 handed to the application; GOAWAY's default.
-    var lastProcessedStreamID: Int32 {
-        guard let session else { return 0 }
-        return nghttp2_session_get_last_proc_stream_id(session)
     }
 
     // MARK: - Input and output

@@ -29,8 +29,6 @@ struct StreamTable {
 
     var count: Int { states.count }
 
-    func contains(_ streamID: Int32) -> Bool { states[streamID] != nil }
-
     mutating func open(_ streamID: Int32) {
         states[streamID] = StreamState()
     }
