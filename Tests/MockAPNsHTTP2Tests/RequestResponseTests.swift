@@ -203,6 +203,24 @@ final class RequestResponseTests: XCTestCase {
         XCTAssertTrue(update.contains("[SETTINGS_MAX_CONCURRENT_STREAMS(0x03):1000]"), update)
     }
 
+    func testClientsFollowALimitRaisedFromOne() throws {
+        // Apple's token connections: one stream until the first valid token, then many.
+        let server = try TestServer(configuration: .init(maxConcurrentStreams: 1, recordsFrames: false)) {
+            handler, request, _ in
+            handler.setMaxConcurrentStreams(100)
+            handler.respond(streamID: request.streamID, status: 200, headers: [], body: nil)
+        }
+        defer { server.stop() }
+
+        let result = try ExternalTool.run(
+            Self.h2load, ["-n", "500", "-c", "1", "-m", "50", "http://127.0.0.1:\(server.port)/3/device/aa"],
+            timeout: 60
+        )
+
+        XCTAssertTrue(result.output.contains("500 succeeded, 0 failed, 0 errored"), result.output)
+        XCTAssertTrue(server.log.errors.isEmpty, "\(server.log.errors)")
+    }
+
     func testResetStreamReachesTheClient() throws {
         let server = try TestServer { handler, request, _ in
             handler.resetStream(streamID: request.streamID, errorCode: HTTP2ErrorCode.cancel)
