@@ -58,7 +58,7 @@ enum FrameRecordBuilder {
         case .ping:
             return .ping(opaqueData: withUnsafeBytes(of: frame.pointee.ping.opaque_data) { Array($0) })
         default:
-            return .none
+            return .empty
         }
     }
 

@@ -111,8 +111,9 @@ public struct HTTP2FrameRecord: Sendable, Hashable {
 
     /// What the frame says beyond its header, decoded.
     public enum Details: Sendable, Hashable {
-        /// Nothing more to say (DATA, PRIORITY, unknown types).
-        case none
+        /// Nothing beyond the frame header is decoded (DATA, PRIORITY, unknown types).
+        /// Not `none`, which would read as `Optional.none` wherever a record is optional.
+        case empty
         /// HEADERS: the decoded header list, pseudo-headers first.
         case headers([HTTP2Header])
         /// SETTINGS: the parameters in frame order (empty for an ACK).
@@ -137,7 +138,7 @@ public struct HTTP2FrameRecord: Sendable, Hashable {
 
     public init(
         direction: Direction, type: HTTP2FrameType, flags: UInt8, streamID: Int32, length: Int,
-        details: Details = .none
+        details: Details = .empty
     ) {
         self.direction = direction
         self.type = type
