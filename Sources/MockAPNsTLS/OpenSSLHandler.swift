@@ -124,7 +124,7 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
         guard state == .handshaking || state == .active, let connection else {
             return  // Closing or closed: nothing more from the peer matters.
         }
-        if firstBytes.count < 16 {
+        if state == .handshaking && firstBytes.count < 16 {
             firstBytes += ciphertext.getBytes(at: ciphertext.readerIndex, length: min(16 - firstBytes.count, ciphertext.readableBytes)) ?? []
         }
         connection.receive(ciphertext)

@@ -43,7 +43,9 @@ public enum TLSError: Error, Sendable, Hashable, CustomStringConvertible {
         case .cannotCreateConnection(let reason):
             return "cannot create TLS connection: \(reason)"
         case .handshakeFailed(let reason, let openSSL):
-            return "TLS handshake failed: \(reason) (OpenSSL: \(openSSL))"
+            // Fallback reasons already carry both parts; do not say them twice.
+            let prefix = reason.hasPrefix("TLS handshake failed") ? reason : "TLS handshake failed: \(reason)"
+            return reason.contains(openSSL) ? prefix : "\(prefix) (OpenSSL: \(openSSL))"
         case .alertReceived(let alert, let openSSL):
             return "peer sent TLS alert \(alert) (OpenSSL: \(openSSL))"
         case .protocolFailure(let openSSL):
