@@ -25,9 +25,9 @@ final class ConnectionObservations {
     var refusal: String?
     /// The first X509 verification error seen for the peer certificate.
     var verifyFailure: (code: Int32, reason: String)?
-    /// The last fatal alert this side sent (close_notify is not recorded).
+    /// The last fatal alert this side sent.
     var alertSent: TLSAlert?
-    /// The last alert the peer sent other than close_notify.
+    /// The last fatal alert the peer sent.
     var alertReceived: TLSAlert?
 
     init(policy: ConnectionPolicy) {

@@ -88,11 +88,13 @@ enum OpenSSLCallbacks {
         return tolerated ? 1 : 0
     }
 
-    /// Watches alerts in both directions so failures can name the alert exactly.
+    /// Watches fatal alerts in both directions so failures can name the alert exactly.
+    /// `value` holds the alert level in its high byte and the description in its low byte.
     static let info: @convention(c) (OpaquePointer?, Int32, Int32) -> Void = { ssl, location, value in
-        guard location & SSL_CB_ALERT != 0, let observations = observations(of: ssl) else { return }
+        guard location & SSL_CB_ALERT != 0, value >> 8 == SSL3_AL_FATAL,
+              let observations = observations(of: ssl)
+        else { return }
         let alert = TLSAlert(code: UInt8(truncatingIfNeeded: value))
-        guard alert != .closeNotify else { return }
         if location & SSL_CB_WRITE != 0 {
             observations.alertSent = alert
         } else if location & SSL_CB_READ != 0 {

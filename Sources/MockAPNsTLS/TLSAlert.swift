@@ -50,6 +50,7 @@ public struct TLSAlert: Sendable, Hashable, CustomStringConvertible {
         case 80: return "internal_error"
         case 86: return "inappropriate_fallback"
         case 90: return "user_canceled"
+        case 100: return "no_renegotiation"
         case 109: return "missing_extension"
         case 110: return "unsupported_extension"
         case 112: return "unrecognized_name"
