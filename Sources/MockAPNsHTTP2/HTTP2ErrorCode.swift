@@ -61,3 +61,22 @@ public struct HTTP2ConnectionError: Error, Sendable, Hashable, CustomStringConve
 
     public var description: String { "\(HTTP2ErrorCode.name(of: errorCode)): \(message)" }
 }
+
+/// A stream nghttp2 reset by itself because of what the client sent on it (a malformed
+/// header field, a flow-control overrun, a stream over a limit not yet acknowledged...).
+/// The RST_STREAM carrying `errorCode` has been written; the connection lives on.
+public struct HTTP2StreamError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var streamID: Int32
+    /// The HTTP/2 error code sent in the RST_STREAM (see ``HTTP2ErrorCode``).
+    public var errorCode: UInt32
+    /// A sentence a person can act on; nghttp2's own words when it gave any.
+    public var message: String
+
+    public init(streamID: Int32, errorCode: UInt32, message: String) {
+        self.streamID = streamID
+        self.errorCode = errorCode
+        self.message = message
+    }
+
+    public var description: String { "stream \(streamID) \(HTTP2ErrorCode.name(of: errorCode)): \(message)" }
+}

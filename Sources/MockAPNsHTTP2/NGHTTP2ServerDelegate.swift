@@ -12,6 +12,8 @@ public protocol NGHTTP2ServerDelegate: AnyObject {
     func http2Handler(_ handler: NGHTTP2ServerHandler, didRecord frame: HTTP2FrameRecord)
     /// The client broke the protocol. The GOAWAY has been flushed; the connection closes next.
     func http2Handler(_ handler: NGHTTP2ServerHandler, connectionError: HTTP2ConnectionError)
+    /// nghttp2 reset a stream over something the client sent on it; the connection lives on.
+    func http2Handler(_ handler: NGHTTP2ServerHandler, streamError: HTTP2StreamError)
     /// A stream closed, normally (`errorCode` 0) or because it was reset by either side.
     func http2Handler(_ handler: NGHTTP2ServerHandler, didCloseStream streamID: Int32, errorCode: UInt32)
 }
@@ -20,6 +22,7 @@ extension NGHTTP2ServerDelegate {
     public func http2Handler(_ handler: NGHTTP2ServerHandler, didReceive request: HTTP2Request) {}
     public func http2Handler(_ handler: NGHTTP2ServerHandler, didRecord frame: HTTP2FrameRecord) {}
     public func http2Handler(_ handler: NGHTTP2ServerHandler, connectionError: HTTP2ConnectionError) {}
+    public func http2Handler(_ handler: NGHTTP2ServerHandler, streamError: HTTP2StreamError) {}
     public func http2Handler(_ handler: NGHTTP2ServerHandler, didCloseStream streamID: Int32, errorCode: UInt32) {}
 }
 

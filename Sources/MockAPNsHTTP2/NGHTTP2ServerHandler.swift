@@ -327,6 +327,10 @@ extension NGHTTP2ServerHandler: NGHTTP2SessionListener {
         delegate?.http2Handler(self, didRecord: frame)
     }
 
+    func session(didFailStream error: HTTP2StreamError) {
+        delegate?.http2Handler(self, streamError: error)
+    }
+
     func session(didCloseStream streamID: Int32, errorCode: UInt32) {
         if configuration.idleTimeout != nil, session?.openStreamCount == 0 {
             lastActivity = .now()

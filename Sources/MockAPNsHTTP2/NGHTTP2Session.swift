@@ -7,6 +7,7 @@ protocol NGHTTP2SessionListener: AnyObject {
     func session(didReceive request: HTTP2Request)
     func session(didRecord frame: HTTP2FrameRecord)
     func session(didCloseStream streamID: Int32, errorCode: UInt32)
+    func session(didFailStream error: HTTP2StreamError)
 }
 
 /// One nghttp2 server session: the only place that holds an `nghttp2_session *`.
@@ -31,8 +32,13 @@ final class NGHTTP2Session {
     /// GOAWAY frames submitted through this type and not yet sent. Any other GOAWAY with an
     /// error code is nghttp2 ending the connection over a protocol error.
     private var applicationGoAwaysQueued = 0
-    /// The last message nghttp2's error callback gave, to explain a connection error.
+    /// The last message nghttp2's error callback gave, to explain the error that follows.
     private var lastLibraryMessage: String?
+    /// Streams the application reset; any other RST_STREAM is nghttp2 refusing what the
+    /// client sent, and is reported as a stream error.
+    private var applicationResets: Set<Int32> = []
+    /// Why nghttp2 found a client stream's frame invalid, kept until its RST_STREAM is sent.
+    private var streamErrorReasons: [Int32: String] = [:]
 
     /// Set once the client has broken the connection; nothing more is read after it.
     private(set) var connectionError: HTTP2ConnectionError?
@@ -155,8 +161,11 @@ final class NGHTTP2Session {
 
     /// Queues RST_STREAM for `streamID`.
     func submitReset(streamID: Int32, errorCode: UInt32) -> Bool {
-        guard let session else { return false }
-        return nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode) == 0
+        guard let session,
+              nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, errorCode) == 0
+        else { return false }
+        applicationResets.insert(streamID)
+        return true
     }
 
     /// Queues a GOAWAY. nghttp2 refuses streams above `lastStreamID` once it is sent.
@@ -369,6 +378,13 @@ final class NGHTTP2Session {
             // Stop nghttp2 here, before it queues its own PROTOCOL_ERROR GOAWAY.
             return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
         }
+        // nghttp2 resets the stream next (or ends the connection, which reports itself).
+        // Its error callback, if it said anything, spoke just before this one.
+        let streamID = frame.pointee.hd.stream_id
+        if streamID != 0 {
+            streamErrorReasons[streamID] = lastLibraryMessage ?? Self.describe(libraryError)
+        }
+        lastLibraryMessage = nil
         return 0
     }
 
@@ -389,6 +405,9 @@ final class NGHTTP2Session {
         if configuration.recordsFrames {
             listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .outbound))
         }
+        if frame.pointee.hd.type == UInt8(NGHTTP2_RST_STREAM.rawValue) {
+            reportResetUnlessRequested(streamID: frame.pointee.hd.stream_id, errorCode: frame.pointee.rst_stream.error_code)
+        }
         if frame.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) {
             if applicationGoAwaysQueued > 0 {
                 applicationGoAwaysQueued -= 1
@@ -406,7 +425,32 @@ final class NGHTTP2Session {
         return 0
     }
 
+    private func reportResetUnlessRequested(streamID: Int32, errorCode: UInt32) {
+        let reason = streamErrorReasons.removeValue(forKey: streamID)
+        guard applicationResets.remove(streamID) == nil else { return }
+        listener.session(didFailStream: HTTP2StreamError(
+            streamID: streamID, errorCode: errorCode, message: reason ?? Self.explainReset(errorCode)
+        ))
+    }
+
+    /// Why nghttp2 resets a client stream with `errorCode`, for when it said nothing more.
+    private static func explainReset(_ errorCode: UInt32) -> String {
+        switch errorCode {
+        case HTTP2ErrorCode.refusedStream:
+            "the client opened a stream beyond MAX_CONCURRENT_STREAMS before acknowledging the lowered limit"
+        case HTTP2ErrorCode.flowControlError: "the client sent more data than the stream's flow-control window allows"
+        case HTTP2ErrorCode.streamClosed: "the client sent frames on a stream that was already closed"
+        case HTTP2ErrorCode.protocolError: "the client sent a malformed request on this stream"
+        default: "nghttp2 reset the stream"
+        }
+    }
+
     func onStreamClose(streamID: Int32, errorCode: UInt32) -> Int32 {
+        // nghttp2 sends a stream's RST_STREAM before closing it, so a reason still kept
+        // here belongs to a stream that was never reset.
+        if !streamErrorReasons.isEmpty {
+            streamErrorReasons.removeValue(forKey: streamID)
+        }
         if streams.close(streamID) != nil {
             listener.session(didCloseStream: streamID, errorCode: errorCode)
         }

@@ -63,6 +63,8 @@ final class ConnectionLifecycleTests: XCTestCase {
         XCTAssertEqual(reset.streamID, 1)
         XCTAssertEqual(reset.resetErrorCode, HTTP2ErrorCode.flowControlError)
         XCTAssertTrue(server.log.requests.isEmpty)
+        XCTAssertEqual(server.log.streamErrors.first?.streamID, 1)
+        XCTAssertEqual(server.log.streamErrors.first?.errorCode, HTTP2ErrorCode.flowControlError)
     }
 
     func testConnectionFlowControlViolationGetsGoAwayFlowControlError() throws {
@@ -133,6 +135,8 @@ final class ConnectionLifecycleTests: XCTestCase {
         XCTAssertEqual(reset.streamID, 5)
         XCTAssertEqual(reset.resetErrorCode, HTTP2ErrorCode.refusedStream)
         XCTAssertFalse(pending.frames.contains { $0.type == 0x7 })
+        XCTAssertEqual(server.log.streamErrors.last?.streamID, 5)
+        XCTAssertEqual(server.log.streamErrors.last?.errorCode, HTTP2ErrorCode.refusedStream)
     }
 
     func testIdleConnectionGetsGoAwayIdleTimeoutAndCloses() throws {

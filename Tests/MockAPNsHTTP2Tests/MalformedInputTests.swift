@@ -135,6 +135,48 @@ final class MalformedInputTests: XCTestCase {
         ]))
     }
 
+    func testUpperCaseHeaderNameResetsOnlyThatStream() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        // :method POST, :scheme http, :path /, then `Apns-Topic: x` as a literal (new name).
+        let block: [UInt8] = [0x83, 0x86, 0x84, 0x00, 0x0a] + Array("Apns-Topic".utf8) + [0x01, 0x78]
+
+        let result = try RawHTTP2Client.exchange(
+            port: server.port,
+            send: ClientBytes.opening()
+                + ClientBytes.frame(type: 0x1, flags: 0x5, streamID: 1, payload: block)
+                + ClientBytes.headers(streamID: 3, endStream: true),
+            timeout: .milliseconds(300), group: server.group
+        )
+
+        XCTAssertFalse(result.closedByServer)
+        XCTAssertEqual(result.frames.first { $0.type == 0x3 }?.streamID, 1)
+        XCTAssertEqual(result.frames.first { $0.type == 0x3 }?.resetErrorCode, HTTP2ErrorCode.protocolError)
+        XCTAssertTrue(result.frames.contains { $0.type == 0x1 && $0.streamID == 3 }, "the next stream is served")
+        XCTAssertEqual(server.log.requests.map(\.streamID), [3])
+        let error = try XCTUnwrap(server.log.streamErrors.first)
+        XCTAssertEqual(error.streamID, 1)
+        XCTAssertEqual(error.errorCode, HTTP2ErrorCode.protocolError)
+        XCTAssertTrue(error.message.contains("Apns-Topic"), error.message)
+        XCTAssertTrue(server.log.errors.isEmpty)
+    }
+
+    func testStreamsTheServerResetsAreNotStreamErrors() throws {
+        let server = try TestServer { handler, request, _ in
+            handler.resetStream(streamID: request.streamID, errorCode: HTTP2ErrorCode.cancel)
+        }
+        defer { server.stop() }
+
+        let result = try RawHTTP2Client.exchange(
+            port: server.port, send: ClientBytes.opening() + ClientBytes.headers(streamID: 1, endStream: true),
+            timeout: .milliseconds(200), group: server.group
+        )
+
+        XCTAssertEqual(result.frames.first { $0.type == 0x3 }?.resetErrorCode, HTTP2ErrorCode.cancel)
+        XCTAssertTrue(server.log.streamErrors.isEmpty)
+        XCTAssertEqual(server.log.closedStreams.first?.errorCode, HTTP2ErrorCode.cancel)
+    }
+
     func testTrailersJoinTheRequestAndAreRecordedAsTheirOwnBlock() throws {
         let server = try TestServer()
         defer { server.stop() }

@@ -9,6 +9,7 @@ final class EventLog: Sendable {
         var requests: [HTTP2Request] = []
         var frames: [HTTP2FrameRecord] = []
         var errors: [HTTP2ConnectionError] = []
+        var streamErrors: [HTTP2StreamError] = []
         var closedStreams: [(streamID: Int32, errorCode: UInt32)] = []
     }
 
@@ -17,11 +18,13 @@ final class EventLog: Sendable {
     var requests: [HTTP2Request] { state.withLock { $0.requests } }
     var frames: [HTTP2FrameRecord] { state.withLock { $0.frames } }
     var errors: [HTTP2ConnectionError] { state.withLock { $0.errors } }
+    var streamErrors: [HTTP2StreamError] { state.withLock { $0.streamErrors } }
     var closedStreams: [(streamID: Int32, errorCode: UInt32)] { state.withLock { $0.closedStreams } }
 
     func append(_ request: HTTP2Request) { state.withLock { $0.requests.append(request) } }
     func append(_ frame: HTTP2FrameRecord) { state.withLock { $0.frames.append(frame) } }
     func append(_ error: HTTP2ConnectionError) { state.withLock { $0.errors.append(error) } }
+    func append(_ error: HTTP2StreamError) { state.withLock { $0.streamErrors.append(error) } }
     func appendClosed(_ streamID: Int32, _ errorCode: UInt32) {
         state.withLock { $0.closedStreams.append((streamID, errorCode)) }
     }
@@ -53,6 +56,10 @@ final class TestDelegate: NGHTTP2ServerDelegate {
 
     func http2Handler(_ handler: NGHTTP2ServerHandler, connectionError: HTTP2ConnectionError) {
         log.append(connectionError)
+    }
+
+    func http2Handler(_ handler: NGHTTP2ServerHandler, streamError: HTTP2StreamError) {
+        log.append(streamError)
     }
 
     func http2Handler(_ handler: NGHTTP2ServerHandler, didCloseStream streamID: Int32, errorCode: UInt32) {
