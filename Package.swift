@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1.git", from: "1.3.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.6.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.5.0"),
     ],
     targets: [
         // The brain: Apple's rules as plain values. No sockets, no NIO channels.
@@ -65,6 +66,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
         .executableTarget(
@@ -76,7 +78,26 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
-        .testTarget(name: "MockAPNsCoreTests", dependencies: ["MockAPNsCore"]),
+        // A load generator for the legacy binary gateway (Benchmarks/legacy.sh).
+        .executableTarget(
+            name: "LegacyLoadGenerator",
+            dependencies: [
+                "MockAPNsCore",
+                "MockAPNsTLS",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/LegacyLoadGenerator"
+        ),
+        .testTarget(
+            name: "MockAPNsCoreTests",
+            dependencies: [
+                "MockAPNsCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
         .testTarget(
             name: "MockAPNsTLSTests",
             dependencies: [
@@ -98,6 +119,8 @@ let package = Package(
             dependencies: [
                 "MockAPNs",
                 "MockAPNsCore",
+                "MockAPNsTLS",
+                "MockAPNsHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
