@@ -202,7 +202,8 @@ final class OpenSSLConnection {
             serverName = observations.clientHello?.serverName
                 ?? SSL_get_servername(ssl, TLSEXT_NAMETYPE_host_name).map { String(cString: $0) }
         case .client:
-            serverName = self.serverName
+            // IP literals are checked against the certificate but never sent as SNI.
+            serverName = self.serverName.flatMap { IPAddressLiteral.isLiteral($0) ? nil : $0 }
         }
         return TLSSessionInfo(
             version: String(cString: SSL_get_version(ssl)),

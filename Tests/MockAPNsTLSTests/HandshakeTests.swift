@@ -144,6 +144,7 @@ final class HandshakeTests: TLSTestCase {
         )
         let clientSide = try await client.recorder.wait { !$0.completed.isEmpty }
         XCTAssertEqual(clientSide.completed.first?.peerCertificate, .trusted)
+        XCTAssertNil(clientSide.completed.first?.serverName)
         let serverSide = try await server.recorder.wait { !$0.completed.isEmpty }
         XCTAssertNil(serverSide.completed.first?.serverName)
         try await client.channel.close()
