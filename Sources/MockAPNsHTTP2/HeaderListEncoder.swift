@@ -1,7 +1,7 @@
 import CNghttp2
 
 /// Lays out a response's header list as the `nghttp2_nv` array nghttp2 wants, reusing the
-/// same two buffers for every response on the connection.
+/// same buffers for every response on the connection.
 ///
 /// nghttp2 copies names and values when a response is submitted, so the pointers only need
 /// to live for the duration of `withHeaderList`.
@@ -22,6 +22,9 @@ struct HeaderListEncoder {
         headers: [(String, String)],
         _ body: (UnsafePointer<nghttp2_nv>?, Int) -> Result
     ) -> Result {
+        // The buffers leave `self` for the duration, so the bytes can stay pinned while the
+        // entry list is filled without two overlapping accesses to `self`; they come back
+        // emptied but with their capacity.
         var bytes = self.bytes
         var spans = self.spans
         var entries = self.entries

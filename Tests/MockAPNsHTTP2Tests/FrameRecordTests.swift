@@ -6,8 +6,9 @@ import XCTest
 final class FrameRecordTests: XCTestCase {
     func testRecordsOfAKnownExchange() throws {
         let server = try TestServer { handler, request, _ in
+            // The upper-case name goes out lowercase, as HTTP/2 requires.
             handler.respond(
-                streamID: request.streamID, status: 200, headers: [("apns-id", "ID-1")], body: ByteBuffer(string: "ok")
+                streamID: request.streamID, status: 200, headers: [("Apns-ID", "ID-1")], body: ByteBuffer(string: "ok")
             )
         }
         defer { server.stop() }
