@@ -212,7 +212,8 @@ final class OpenSSLConnection {
             serverName: serverName,
             clientHello: observations.clientHello,
             peerCertificateChainDER: chain,
-            peerCertificate: peerCertificateOutcome(presented: !chain.isEmpty)
+            peerCertificate: peerCertificateOutcome(presented: !chain.isEmpty),
+            sessionResumed: SSL_session_reused(ssl) == 1
         )
     }
 

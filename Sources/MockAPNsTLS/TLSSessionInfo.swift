@@ -46,8 +46,11 @@ public struct TLSSessionInfo: Sendable, Hashable {
     public var clientHello: ClientHelloSummary?
     /// The peer's certificate chain as sent, DER encoded, leaf first; empty when none.
     public var peerCertificateChainDER: [[UInt8]]
-    /// The verification outcome of the peer certificate.
+    /// The verification outcome of the peer certificate. For a resumed session it is the
+    /// outcome recorded when the session was first established.
     public var peerCertificate: PeerCertificateOutcome
+    /// Whether an earlier session was resumed (no certificate exchange took place).
+    public var sessionResumed: Bool
 
     /// The ALPN protocols the client offered (empty when it offered none).
     public var offeredALPN: [String] { clientHello?.offeredALPN ?? [] }
@@ -61,7 +64,8 @@ public struct TLSSessionInfo: Sendable, Hashable {
         serverName: String?,
         clientHello: ClientHelloSummary?,
         peerCertificateChainDER: [[UInt8]],
-        peerCertificate: PeerCertificateOutcome
+        peerCertificate: PeerCertificateOutcome,
+        sessionResumed: Bool = false
     ) {
         self.version = version
         self.cipher = cipher
@@ -70,5 +74,6 @@ public struct TLSSessionInfo: Sendable, Hashable {
         self.clientHello = clientHello
         self.peerCertificateChainDER = peerCertificateChainDER
         self.peerCertificate = peerCertificate
+        self.sessionResumed = sessionResumed
     }
 }

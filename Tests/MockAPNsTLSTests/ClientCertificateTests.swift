@@ -154,3 +154,32 @@ final class ClientCertificateTests: TLSTestCase {
         return Array(try Data(contentsOf: URL(fileURLWithPath: output)))
     }
 }
+
+final class SessionResumptionTests: TLSTestCase {
+    /// Real clients (curl, Python) resume sessions; the client certificate and its outcome
+    /// must survive resumption.
+    func testResumedSessionKeepsClientCertificateOutcome() async throws {
+        let fixtures = try fixtures()
+        let server = try await EchoServer.start(group: group, configuration: serverConfiguration(clientCertificate: .request))
+        let sessionFile = fixtures.path("session-\(UUID().uuidString).pem")
+        for (index, sessionArgument) in [["-sess_out", sessionFile], ["-sess_in", sessionFile]].enumerated() {
+            let result = openSSLClient(port: server.port, [
+                "-cert", fixtures.foreignClientCertificate, "-key", fixtures.foreignClientKey,
+                "-ign_eof", "-quiet",
+            ] + sessionArgument, input: "close")
+            XCTAssertEqual(result.status, 0, result.output)
+            try await server.recorder.wait { $0.completed.count == index + 1 }
+        }
+        let sessions = server.recorder.snapshot.completed
+        XCTAssertEqual(sessions.map(\.sessionResumed), [false, true])
+        for session in sessions {
+            // The resumed session carries OpenSSL's last verification error, which words
+            // the same failure differently.
+            guard case .untrusted = session.peerCertificate else {
+                return XCTFail("expected untrusted, got \(session.peerCertificate)")
+            }
+            XCTAssertEqual(session.peerCertificateChainDER.count, 1)
+        }
+        try await server.stop()
+    }
+}
