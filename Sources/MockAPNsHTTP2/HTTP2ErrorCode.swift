@@ -29,10 +29,10 @@ public enum HTTP2ErrorCode {
 
 /// Why a connection is being torn down because of what the client sent.
 ///
-/// The handler has already queued and flushed the GOAWAY carrying `errorCode` when the
-/// delegate hears of it; the connection closes right after.
+/// When the delegate hears of it, the GOAWAY carrying `errorCode` is serialized and on its
+/// way out; the connection closes as soon as it is written.
 public struct HTTP2ConnectionError: Error, Sendable, Hashable, CustomStringConvertible {
-    /// What went wrong, in broad strokes.
+    /// The families of connection errors.
     public enum Kind: Sendable, Hashable {
         /// The client did not start with the HTTP/2 connection preface.
         case badPreface
@@ -47,6 +47,7 @@ public struct HTTP2ConnectionError: Error, Sendable, Hashable, CustomStringConve
         case internalFailure
     }
 
+    /// What went wrong, in broad strokes.
     public var kind: Kind
     /// The HTTP/2 error code sent in the GOAWAY (see ``HTTP2ErrorCode``).
     public var errorCode: UInt32
@@ -66,6 +67,7 @@ public struct HTTP2ConnectionError: Error, Sendable, Hashable, CustomStringConve
 /// header field, a flow-control overrun, a stream over a limit not yet acknowledged...).
 /// The RST_STREAM carrying `errorCode` has been written; the connection lives on.
 public struct HTTP2StreamError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The client stream that was reset.
     public var streamID: Int32
     /// The HTTP/2 error code sent in the RST_STREAM (see ``HTTP2ErrorCode``).
     public var errorCode: UInt32

@@ -79,6 +79,7 @@ public struct HTTP2Setting: Sendable, Hashable, CustomStringConvertible {
     public static let maxFrameSize: UInt16 = 0x5
     public static let maxHeaderListSize: UInt16 = 0x6
 
+    /// The parameter, one of the constants above or any other the peer sent.
     public var identifier: UInt16
     public var value: UInt32
 
@@ -130,7 +131,9 @@ public struct HTTP2FrameRecord: Sendable, Hashable {
 
     public var direction: Direction
     public var type: HTTP2FrameType
+    /// The flag byte; test bits with ``has(_:)`` and ``HTTP2FrameFlags``.
     public var flags: UInt8
+    /// 0 for connection-level frames (SETTINGS, PING, GOAWAY, connection WINDOW_UPDATE).
     public var streamID: Int32
     /// The payload length from the frame header.
     public var length: Int

@@ -2,7 +2,9 @@ import NIOCore
 
 /// One header field as it arrived or as it is sent. Names are lowercase on the wire.
 public struct HTTP2Header: Sendable, Hashable, CustomStringConvertible {
+    /// The field name; pseudo-headers start with a colon (`:path`).
     public var name: String
+    /// The field value, decoded as UTF-8 (invalid bytes become U+FFFD).
     public var value: String
 
     public init(name: String, value: String) {

@@ -10,7 +10,8 @@ public protocol NGHTTP2ServerDelegate: AnyObject {
     /// A frame was received or sent. Only called when
     /// ``HTTP2ServerConfiguration/recordsFrames`` is on.
     func http2Handler(_ handler: NGHTTP2ServerHandler, didRecord frame: HTTP2FrameRecord)
-    /// The client broke the protocol. The GOAWAY has been flushed; the connection closes next.
+    /// The client broke the protocol. Its GOAWAY is on the way out; the connection closes
+    /// once it is written.
     func http2Handler(_ handler: NGHTTP2ServerHandler, connectionError: HTTP2ConnectionError)
     /// nghttp2 reset a stream over something the client sent on it; the connection lives on.
     func http2Handler(_ handler: NGHTTP2ServerHandler, streamError: HTTP2StreamError)

@@ -26,6 +26,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     /// The debug data of the idle timeout's GOAWAY.
     public static let idleTimeoutDebugData: [UInt8] = Array(#"{"reason":"IdleTimeout"}"#.utf8)
 
+    /// The SETTINGS announced at the start and the limits kept.
     public let configuration: HTTP2ServerConfiguration
     private var delegate: NGHTTP2ServerDelegate?
     private var context: ChannelHandlerContext?
