@@ -85,12 +85,7 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
         closeTimer = nil
         failPendingWrites(error: ChannelError.ioOnClosedChannel)
         if previous == .handshaking, let connection {
-            reportHandshakeFailure(
-                context: context,
-                connection: connection,
-                openSSL: "unexpected EOF",
-                reason: "peer closed the connection during the TLS handshake"
-            )
+            reportHandshakeFailure(context: context, connection: connection, openSSL: "unexpected EOF", reason: eofReason)
         }
         closePromise?.succeed(())
         closePromise = nil
@@ -105,12 +100,7 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
         if let channelEvent = event as? ChannelEvent, channelEvent == .inputClosed,
            state == .handshaking, let connection {
             state = .closing
-            reportHandshakeFailure(
-                context: context,
-                connection: connection,
-                openSSL: "unexpected EOF",
-                reason: "peer closed the connection during the TLS handshake"
-            )
+            reportHandshakeFailure(context: context, connection: connection, openSSL: "unexpected EOF", reason: eofReason)
             closeTransport(context: context)
         }
         context.fireUserInboundEventTriggered(event)
@@ -233,6 +223,14 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
         if state == .active {
             flushCiphertext(context: context)
         }
+    }
+
+    /// Why a handshake ended with the peer hanging up. Port probes and health checks connect
+    /// and leave without a byte; that is worth telling apart from a broken handshake.
+    private var eofReason: String {
+        firstBytes.isEmpty
+            ? "peer closed the connection without starting a TLS handshake"
+            : "peer closed the connection during the TLS handshake"
     }
 
     /// Fires the failure event and the error. The caller closes the channel.

@@ -143,6 +143,16 @@ final class ConnectionLifecycleTests: TLSTestCase {
         }
         XCTAssertTrue(server.recorder.snapshot.completed.isEmpty)
     }
+
+    func testPortProbeThatSendsNothingIsToldApart() async throws {
+        let server = try await EchoServer.start(group: group, configuration: serverConfiguration())
+        let raw = try await RawClient.connect(group: group, port: server.port)
+        try await raw.channel.close()
+        let seen = try await server.recorder.wait { !$0.failed.isEmpty && $0.inactiveCount == 1 }
+        XCTAssertEqual(seen.failed.first?.reason, "peer closed the connection without starting a TLS handshake")
+        XCTAssertNil(seen.failed.first?.alertSent)
+        try await server.stop()
+    }
 }
 
 /// A plain TCP client, for sending bytes that are not TLS.
