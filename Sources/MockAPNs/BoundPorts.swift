@@ -2,18 +2,30 @@
 public struct BoundPorts: Sendable, Equatable, Codable {
     /// The HTTP/2 provider API.
     public var http2: Int
+    /// The legacy binary gateway; `nil` when it is not listening.
+    public var gateway: Int?
+    /// The legacy feedback service; `nil` when it is not listening.
+    public var feedback: Int?
 
-    public init(http2: Int) {
+    public init(http2: Int, gateway: Int? = nil, feedback: Int? = nil) {
         self.http2 = http2
+        self.gateway = gateway
+        self.feedback = feedback
     }
 
-    /// One line for logs and humans: `http2=127.0.0.1:2197`.
+    /// One line for logs and humans: `http2=127.0.0.1:2197 gateway=127.0.0.1:2195 feedback=127.0.0.1:2196`.
     public func summary(host: String) -> String {
-        "http2=\(host):\(http2)"
+        var line = "http2=\(host):\(http2)"
+        if let gateway { line += " gateway=\(host):\(gateway)" }
+        if let feedback { line += " feedback=\(host):\(feedback)" }
+        return line
     }
 
-    /// The JSON written by `--ports-file`: `{"http2":2197}`.
+    /// The JSON written by `--ports-file`: `{"http2":2197,"gateway":2195,"feedback":2196}`.
     public var json: String {
-        "{\"http2\":\(http2)}"
+        var members = ["\"http2\":\(http2)"]
+        if let gateway { members.append("\"gateway\":\(gateway)") }
+        if let feedback { members.append("\"feedback\":\(feedback)") }
+        return "{" + members.joined(separator: ",") + "}"
     }
 }

@@ -27,6 +27,8 @@ public final class MockAPNsServer: Sendable {
     private let logger: Logger
     private let group: MultiThreadedEventLoopGroup
     private let connections = ConnectionTracker()
+    /// The legacy binary gateway and feedback listeners.
+    let legacy: LegacyListeners
     private let state = Mutex<State>(.idle)
 
     private enum State {
@@ -41,6 +43,7 @@ public final class MockAPNsServer: Sendable {
         self.clock = clock
         self.registry = DeviceRegistry()
         self.logger = logger
+        self.legacy = LegacyListeners(logger: logger)
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads ?? System.coreCount)
     }
 
@@ -87,13 +90,27 @@ public final class MockAPNsServer: Sendable {
             }
             .bind(host: configuration.host, port: configuration.http2Port)
             .get()
-        let ports = BoundPorts(http2: http2Listener.localAddress?.port ?? configuration.http2Port)
+        let legacyPorts: LegacyListeners.Ports
+        do {
+            legacyPorts = try await legacy.start(LegacyListeners.Dependencies(
+                configuration: configuration, group: group, decider: makeDecider(), registry: registry, logger: logger
+            ))
+        } catch {
+            try? await http2Listener.close()
+            throw error
+        }
+        let ports = BoundPorts(
+            http2: http2Listener.localAddress?.port ?? configuration.http2Port,
+            gateway: legacyPorts.gateway,
+            feedback: legacyPorts.feedback
+        )
         state.withLock { $0 = .running(listeners: [http2Listener], ports: ports) }
         logger.info("mockapns listening", metadata: ["ports": "\(ports.summary(host: configuration.host))"])
         return ports
     }
 
-    /// Stops listening, says GOAWAY `Shutdown` to every open HTTP/2 connection, waits up to
+    /// Stops listening, sends status 10 to every legacy gateway connection and waits for them
+    /// to close, says GOAWAY `Shutdown` to every open HTTP/2 connection, waits up to
     /// `gracePeriod` for them to finish their streams, then closes what is left.
     public func shutdown(gracePeriod: TimeAmount = .seconds(5)) async throws {
         let listeners: [any Channel] = state.withLock { state in
@@ -104,6 +121,7 @@ public final class MockAPNsServer: Sendable {
         for listener in listeners {
             try? await listener.close()
         }
+        await legacy.stop()
         let open = connections.open
         for channel in open {
             channel.pipeline.fireUserInboundEventTriggered(HTTP2GracefulShutdownEvent())

@@ -12,8 +12,9 @@ struct ServeCommand: AsyncParsableCommand {
         abstract: "Run the mock APNs server.",
         discussion: """
             Settings come from the defaults, then --config FILE (JSON), then the flags given here.
-            On start it prints one line with the bound ports; on SIGINT or SIGTERM every HTTP/2
-            connection gets GOAWAY {"reason":"Shutdown"} before the server exits.
+            On start it prints one line with the bound ports; on SIGINT or SIGTERM every legacy
+            gateway connection gets the status-10 packet and every HTTP/2 connection gets GOAWAY
+            {"reason":"Shutdown"} before the server exits.
             """
     )
 
@@ -37,6 +38,27 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("idle-timeout"), help: "Seconds idle before GOAWAY IdleTimeout (default: never).")
     var idleTimeout: Double?
+
+    @Option(name: .customLong("gateway-port"), help: "The legacy binary gateway port (default 2195; 0 picks a free port).")
+    var gatewayPort: Int?
+
+    @Option(name: .customLong("feedback-port"), help: "The legacy feedback service port (default 2196; 0 picks a free port).")
+    var feedbackPort: Int?
+
+    @Flag(name: .customLong("legacy-allow-old-tls"), help: "Accept TLS 1.0 and 1.1 (OpenSSL security level 0) on the legacy ports.")
+    var legacyAllowOldTLS = false
+
+    @Option(name: .customLong("legacy-parse-error-policy"), help: "Unparseable legacy frames: silentClose (default, TN2265) or statusPacket (status 128).")
+    var legacyParseErrorPolicy: LegacyParseErrorPolicy?
+
+    @Option(name: .customLong("legacy-token-length"), help: "Legacy device token length in bytes, 1-100 (default 32).")
+    var legacyTokenLength: Int?
+
+    @Flag(name: .customLong("legacy-variable-token-length"), help: "Accept legacy tokens of any length up to --legacy-token-length.")
+    var legacyVariableTokenLength = false
+
+    @Option(name: .customLong("legacy-max-payload"), help: "Largest legacy payload in bytes: 2048 (default, iOS 8+) or 256 (iOS 7 and before).")
+    var legacyMaxPayload: Int?
 
     @Option(name: .customLong("ports-file"), help: "Write the bound ports to this file as JSON once listening.")
     var portsFile: String?
@@ -99,9 +121,37 @@ struct ServeCommand: AsyncParsableCommand {
             guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
             configuration.http2.idleTimeoutSeconds = idleTimeout
         }
+        try applyLegacyOptions(to: &configuration.legacy)
         return configuration
     }
 }
+
+extension ServeCommand {
+    /// The legacy gateway and feedback flags, over what the configuration file said.
+    func applyLegacyOptions(to legacy: inout MockAPNsConfiguration.LegacyOptions) throws {
+        if let gatewayPort {
+            guard (0...65535).contains(gatewayPort) else { throw ValidationError("--gateway-port must be 0-65535") }
+            legacy.gatewayPort = gatewayPort
+        }
+        if let feedbackPort {
+            guard (0...65535).contains(feedbackPort) else { throw ValidationError("--feedback-port must be 0-65535") }
+            legacy.feedbackPort = feedbackPort
+        }
+        if legacyAllowOldTLS { legacy.allowOldTLS = true }
+        if let legacyParseErrorPolicy { legacy.parseErrorPolicy = legacyParseErrorPolicy }
+        if let legacyTokenLength {
+            guard (1...100).contains(legacyTokenLength) else { throw ValidationError("--legacy-token-length must be 1-100") }
+            legacy.tokenLength = legacyTokenLength
+        }
+        if legacyVariableTokenLength { legacy.variableTokenLength = true }
+        if let legacyMaxPayload {
+            guard (1...65535).contains(legacyMaxPayload) else { throw ValidationError("--legacy-max-payload must be 1-65535") }
+            legacy.maximumPayloadLength = legacyMaxPayload
+        }
+    }
+}
+
+extension LegacyParseErrorPolicy: ExpressibleByArgument {}
 
 /// A start-up failure reported in plain words, without a stack of wrapper types.
 struct ServeError: Error, CustomStringConvertible {

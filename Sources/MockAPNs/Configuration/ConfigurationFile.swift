@@ -12,7 +12,10 @@ extension MockAPNsConfiguration {
     ///   "generatedIdCase": "upper",
     ///   "eventLoopThreads": 2,
     ///   "tls": { "certificateChain": "server.pem", "privateKey": "server-key.pem", "clientTrustRoots": "ca.pem" },
-    ///   "http2": { "port": 2197, "maxConcurrentStreams": 1000, "idleTimeoutSeconds": 3600 }
+    ///   "http2": { "port": 2197, "maxConcurrentStreams": 1000, "idleTimeoutSeconds": 3600 },
+    ///   "legacy": { "gatewayPort": 2195, "feedbackPort": 2196, "allowOldTLS": false,
+    ///               "parseErrorPolicy": "silentClose", "tokenLength": 32, "variableTokenLength": false,
+    ///               "maximumPayloadLength": 2048 }
     /// }
     /// ```
     public static func parse(json text: String, over base: MockAPNsConfiguration = MockAPNsConfiguration()) throws(JSONFileError) -> MockAPNsConfiguration {
@@ -39,7 +42,10 @@ extension MockAPNsConfiguration {
             }
             try http2.finish(allowed: ["port", "maxConcurrentStreams", "idleTimeoutSeconds"])
         }
-        try root.finish(allowed: ["host", "environment", "certificateDirectory", "generatedIdCase", "eventLoopThreads", "tls", "http2"])
+        if var legacy = try root.object("legacy") {
+            try configuration.legacy.read(&legacy)
+        }
+        try root.finish(allowed: ["host", "environment", "certificateDirectory", "generatedIdCase", "eventLoopThreads", "tls", "http2", "legacy"])
         return configuration
     }
 }

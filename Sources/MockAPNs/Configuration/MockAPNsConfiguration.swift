@@ -17,6 +17,8 @@ public struct MockAPNsConfiguration: Sendable {
     public var tls = TLSFiles()
     /// HTTP/2 connection behaviour.
     public var http2 = HTTP2Options()
+    /// The legacy binary gateway (2195) and feedback service (2196).
+    public var legacy = LegacyOptions()
     /// The case of `apns-id` values the server generates (Apple was seen using upper case).
     public var generatedIDCase: LetterCase = .upper
     /// Event loop threads; `nil` means one per core.

@@ -1,0 +1,51 @@
+import Logging
+import MockAPNsCore
+import NIOCore
+import Synchronization
+
+/// Collects what every gateway connection did, and watches the connections together for
+/// mistakes no single connection shows (connection churn). Shared by all gateway connections,
+/// on any event loop.
+final class LegacyActivityLog: Sendable {
+    /// How many closed connections are kept; older ones are forgotten first.
+    static let capacity = 10_000
+
+    private struct State {
+        var connections: [LegacyConnectionReport] = []
+        var diagnoses: [LegacyDiagnosis] = []
+        var churn = LegacyChurnDetector()
+    }
+
+    private let state = Mutex(State())
+    private let logger: Logger
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// Everything recorded so far.
+    var activity: LegacyGatewayActivity {
+        state.withLock { LegacyGatewayActivity(connections: $0.connections, diagnoses: $0.diagnoses) }
+    }
+
+    /// Records a closed connection. Only connections that completed the TLS handshake count
+    /// towards churn: a refused handshake carried no notification by design.
+    func record(_ report: LegacyConnectionReport, handshakeCompleted: Bool) {
+        let churn: LegacyDiagnosis? = state.withLock { state in
+            if state.connections.count >= Self.capacity {
+                state.connections.removeFirst(state.connections.count - Self.capacity + 1)
+            }
+            state.connections.append(report)
+            guard handshakeCompleted else { return nil }
+            let diagnosis = state.churn.connectionClosed(
+                notifications: report.notificationsReceived,
+                at: NIODeadline.now().uptimeNanoseconds
+            )
+            if let diagnosis { state.diagnoses.append(diagnosis) }
+            return diagnosis
+        }
+        if let churn {
+            logger.notice("legacy gateway: \(churn.message)", metadata: ["diagnosis": "\(churn.code)"])
+        }
+    }
+}

@@ -1,0 +1,116 @@
+import Logging
+import MockAPNsCore
+import MockAPNsTLS
+import NIOCore
+
+/// What every feedback connection shares.
+struct LegacyFeedbackServices: Sendable {
+    let registry: DeviceRegistry
+    let environment: APNsEnvironment
+    let logger: Logger
+}
+
+/// One connection to the legacy feedback service: once TLS completes, every queued feedback
+/// entry the client certificate collects (its topics, this server's environment) is taken from
+/// the registry and written as `(time, token length, token)` tuples, then the connection is
+/// closed with close_notify. The client sends nothing; an empty queue means zero bytes, then
+/// close. Entries are removed as they are read, so each shows up once.
+final class LegacyFeedbackHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let services: LegacyFeedbackServices
+    private var logger: Logger
+
+    init(services: LegacyFeedbackServices) {
+        self.services = services
+        self.logger = services.logger
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if let remote = context.remoteAddress {
+            logger[metadataKey: "peer"] = "\(remote)"
+        }
+        context.fireChannelActive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case let completed as TLSHandshakeCompleted:
+            sendFeedback(context: context, session: completed.session)
+        case let failed as TLSHandshakeFailed:
+            LegacyTLSLog.handshakeRefused(failed, listener: "legacy feedback", logger: logger)
+        default:
+            break
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // The protocol has the client send nothing; whatever it sends is ignored.
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if !(error is TLSError) {
+            logger.notice("legacy feedback connection error: \(error)")
+        }
+        context.close(promise: nil)
+    }
+
+    private func sendFeedback(context: ChannelHandlerContext, session: TLSSessionInfo) {
+        let certificate: LegacyClientCertificate
+        switch LegacyClientCertificate.read(session, environment: services.environment) {
+        case .success(let read):
+            certificate = read
+        case .failure(let refusal):
+            logger.notice("legacy feedback: \(refusal)")
+            context.close(promise: nil)
+            return
+        }
+        let entries = services.registry.drainFeedback(topics: certificate.feedbackTopics, environment: services.environment)
+        var bytes: [UInt8] = []
+        var sent = 0
+        for entry in entries {
+            guard let token = Self.binaryToken(entry.deviceToken),
+                  let tuple = FeedbackTuple(secondsSince1970: entry.secondsSince1970, token: token) else {
+                logger.notice("legacy feedback: skipped token \"\(entry.deviceToken)\": it cannot be written as a feedback tuple (not hex, or a time outside 1970-2106)")
+                continue
+            }
+            tuple.encode(into: &bytes)
+            sent += 1
+        }
+        logger.info("legacy feedback: sent \(sent) tuple(s) to \(certificate.identity.subject)")
+        if !bytes.isEmpty {
+            context.write(wrapOutboundOut(ByteBuffer(bytes: bytes)), promise: nil)
+        }
+        // The TLS handler sends the tuples, then close_notify, then closes the socket.
+        context.close(promise: nil)
+    }
+
+    /// The bytes a hex token spells, or `nil` if it is not an even number of hex digits.
+    static func binaryToken(_ hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = value(of: digits[index]), let low = value(of: digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    private static func value(of digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}
+
+@available(*, unavailable)
+extension LegacyFeedbackHandler: Sendable {}

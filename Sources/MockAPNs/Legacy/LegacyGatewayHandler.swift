@@ -1,0 +1,327 @@
+import Logging
+import MockAPNsCore
+import MockAPNsTLS
+import NIOCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Asks a gateway connection to go away as Apple's gateway did for maintenance: the status-10
+/// packet naming the last accepted notification, then close.
+struct LegacyShutdownEvent: Sendable {}
+
+/// How long a connection keeps reading after it answered a failure, before closing.
+///
+/// Closing a socket whose receive buffer still holds unread bytes makes the kernel send a TCP
+/// reset, and a reset can destroy the error packet before the client reads it. A provider
+/// typically has many notifications in flight when one fails, so the gateway first reads and
+/// discards what the client already sent, then closes once the client has been quiet for a
+/// moment (or a cap is reached, so a client that never stops cannot hold the connection).
+struct LegacyDrainPolicy: Sendable {
+    /// Close after this long without receiving anything.
+    var quietPeriod: TimeAmount = .milliseconds(200)
+    /// Close after this long regardless.
+    var maximumDuration: TimeAmount = .seconds(3)
+    /// Close after discarding this many bytes regardless.
+    var maximumBytes: Int = 16 * 1024 * 1024
+}
+
+/// What every gateway connection of one listener shares.
+struct LegacyGatewayServices: Sendable {
+    let decider: PushDecider
+    let environment: APNsEnvironment
+    let sessionOptions: LegacySessionOptions
+    let drain: LegacyDrainPolicy
+    let activity: LegacyActivityLog
+    let logger: Logger
+}
+
+/// One legacy binary gateway connection, after TLS: bytes go through the codec
+/// (`LegacyConnectionSession`), each notification through the shared decision core, and the
+/// first failure is answered as Apple answered it (a 6-byte packet, or nothing), after which
+/// the connection drains and closes.
+///
+/// ```
+/// handshaking --certificate read--> open --failure or shutdown--> draining --quiet--> closing
+///      \--certificate refused-----------------------------------/
+/// ```
+final class LegacyGatewayHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private enum State {
+        /// Waiting for TLS to complete; nothing arrives before that.
+        case handshaking
+        /// Judging notifications with these credentials.
+        case open(AuthenticationResult)
+        /// Answered (or refused the client); reading and discarding until the client is quiet.
+        case draining
+        /// Our close is under way.
+        case closing
+    }
+
+    private let services: LegacyGatewayServices
+    private var state: State = .handshaking
+    private var session: LegacyConnectionSession
+    private var report = LegacyConnectionReport()
+    private var logger: Logger
+    /// Whether a certificate was accepted: only such connections count towards churn.
+    private var authenticated = false
+    /// Whether the answer reached the socket. A client that leaves before then never saw it.
+    private var answerWritten = false
+    private var quietTimer: Scheduled<Void>?
+    private var drainDeadline: Scheduled<Void>?
+    private var recorded = false
+
+    init(services: LegacyGatewayServices) {
+        self.services = services
+        self.session = LegacyConnectionSession(options: services.sessionOptions)
+        self.logger = services.logger
+    }
+
+    // MARK: Lifecycle
+
+    func channelActive(context: ChannelHandlerContext) {
+        if let remote = context.remoteAddress {
+            report.peer = "\(remote)"
+            logger[metadataKey: "peer"] = "\(remote)"
+        }
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        cancelTimers()
+        if case .draining = state, !answerWritten, let response = report.errorResponse {
+            // The client went away before the packet could even be written.
+            diagnose(.closedWithoutReadingError(status: response.status, identifier: response.identifier))
+        }
+        state = .closing
+        recordOnce()
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case let completed as TLSHandshakeCompleted:
+            handshakeCompleted(context: context, session: completed.session)
+        case let failed as TLSHandshakeFailed:
+            report.failure = "TLS handshake refused: \(failed.reason)"
+            LegacyTLSLog.handshakeRefused(failed, listener: "legacy gateway", logger: logger)
+        case is LegacyShutdownEvent:
+            shutDown(context: context)
+        default:
+            break
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if let io = error as? IOError, io.errnoCode == ECONNRESET || io.errnoCode == EPIPE {
+            // A client that closes its socket with our packet unread in its receive buffer
+            // makes its kernel answer with a reset: the clearest sign the packet was lost.
+            if case .draining = state, let response = report.errorResponse {
+                diagnose(.closedWithoutReadingError(status: response.status, identifier: response.identifier))
+            }
+        } else if !(error is TLSError) {
+            // TLS failures are reported by their own event, and the TLS handler closes.
+            logger.notice("legacy gateway connection error: \(error)")
+        }
+        close(context: context)
+    }
+
+    // MARK: Handshake
+
+    private func handshakeCompleted(context: ChannelHandlerContext, session tls: TLSSessionInfo) {
+        report.tlsVersion = tls.version
+        switch LegacyClientCertificate.read(tls, environment: services.environment) {
+        case .success(let certificate):
+            authenticated = true
+            report.certificateSubject = certificate.identity.subject
+            logger.info("legacy gateway connection", metadata: [
+                "tls": "\(tls.version) \(tls.cipher)",
+                "certificate": "\(certificate.identity.subject)",
+                "topic": "\(certificate.defaultTopic)",
+            ])
+            state = .open(certificate.authentication)
+        case .failure(let refusal):
+            logger.notice("legacy gateway: \(refusal)")
+            report.failure = refusal.description
+            report.closedSilently = true
+            answerWritten = true
+            beginDrain(context: context)
+        }
+    }
+
+    // MARK: Notifications
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let bytes = unwrapInboundIn(data)
+        switch state {
+        case .handshaking, .closing:
+            return
+        case .open(let authentication):
+            receive(bytes, authentication: authentication, context: context)
+        case .draining:
+            discard(bytes, context: context)
+        }
+    }
+
+    /// Feeds the codec; every notification it decodes is judged by the decision core.
+    private func receive(_ bytes: ByteBuffer, authentication: AuthenticationResult, context: ChannelHandlerContext) {
+        let decider = services.decider
+        let decisionContext = DecisionContext(environment: services.environment, authentication: authentication)
+        // Only the rare events are collected; accepted notifications are counted by the session.
+        var diagnoses: [LegacyDiagnosis] = []
+        var failure: LegacyFailureCause?
+        let action = bytes.withUnsafeReadableBytes { raw in
+            session.receive(
+                raw,
+                decide: { request in decider.decide(request, context: decisionContext).reason },
+                observe: { event in
+                    switch event {
+                    case .diagnosis(let diagnosis): diagnoses.append(diagnosis)
+                    case .failed(let cause, _): failure = cause
+                    case .accepted, .dropped: break
+                    }
+                }
+            )
+        }
+        diagnoses.forEach(diagnose)
+        if let failure {
+            report.failure = Self.describe(failure)
+            logger.notice("legacy gateway: \(report.failure ?? "")")
+        }
+        if let action {
+            answer(action, context: context)
+        }
+    }
+
+    /// Sends the connection's only answer, then drains.
+    private func answer(_ action: LegacyConnectionAction, context: ChannelHandlerContext) {
+        switch action {
+        case .sendErrorAndClose(let response):
+            report.errorResponse = response
+            let written = context.eventLoop.makePromise(of: Void.self)
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            written.futureResult.whenSuccess { handler.value.answerWritten = true }
+            context.writeAndFlush(wrapOutboundOut(ByteBuffer(bytes: response.bytes)), promise: written)
+        case .closeSilently:
+            report.closedSilently = true
+            answerWritten = true
+        }
+        beginDrain(context: context)
+    }
+
+    /// The server is going away: status 10, then drain and close.
+    private func shutDown(context: ChannelHandlerContext) {
+        switch state {
+        case .handshaking:
+            close(context: context)
+        case .open:
+            guard let response = session.shutdown() else { return }
+            logger.info("legacy gateway: shutting the connection down (status 10, last accepted identifier \(response.identifier))")
+            answer(.sendErrorAndClose(response), context: context)
+        case .draining, .closing:
+            break  // Already answered; it closes on its own.
+        }
+    }
+
+    // MARK: Draining
+
+    private func beginDrain(context: ChannelHandlerContext) {
+        state = .draining
+        restartQuietTimer(context: context)
+        let handler = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+        drainDeadline = context.eventLoop.scheduleTask(in: services.drain.maximumDuration) {
+            handler.value.handler.close(context: handler.value.context)
+        }
+    }
+
+    /// Reads and throws away what the client sent after the answer; the session counts the
+    /// notifications among it as dropped.
+    private func discard(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
+        report.drainedBytes += bytes.readableBytes
+        if session.isClosing {
+            _ = bytes.withUnsafeReadableBytes { raw in
+                session.receive(raw, decide: { _ in nil }, observe: { _ in })
+            }
+        }
+        if report.drainedBytes >= services.drain.maximumBytes {
+            close(context: context)
+        } else {
+            restartQuietTimer(context: context)
+        }
+    }
+
+    private func restartQuietTimer(context: ChannelHandlerContext) {
+        quietTimer?.cancel()
+        let handler = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+        quietTimer = context.eventLoop.scheduleTask(in: services.drain.quietPeriod) {
+            handler.value.handler.close(context: handler.value.context)
+        }
+    }
+
+    private func cancelTimers() {
+        quietTimer?.cancel()
+        quietTimer = nil
+        drainDeadline?.cancel()
+        drainDeadline = nil
+    }
+
+    private func close(context: ChannelHandlerContext) {
+        cancelTimers()
+        if case .closing = state { return }
+        state = .closing
+        context.close(promise: nil)
+    }
+
+    // MARK: Reporting
+
+    private func diagnose(_ diagnosis: LegacyDiagnosis) {
+        report.diagnoses.append(diagnosis)
+        logger.notice("legacy gateway: \(diagnosis.message)", metadata: ["diagnosis": "\(diagnosis.code)"])
+    }
+
+    private func recordOnce() {
+        guard !recorded else { return }
+        recorded = true
+        report.accepted = session.acceptedCount
+        report.dropped = session.droppedCount
+        report.lastAcceptedIdentifier = session.lastAcceptedIdentifier
+        if authenticated {
+            var summary = "legacy gateway connection closed: \(report.accepted) accepted, \(report.dropped) dropped"
+            if let response = report.errorResponse {
+                summary += ", answered status \(response.status.rawValue) for identifier \(response.identifier)"
+            } else if report.closedSilently {
+                summary += ", closed without a packet"
+            }
+            logger.info("\(summary)")
+        }
+        services.activity.record(report, handshakeCompleted: authenticated)
+    }
+
+    /// A failure in plain words, for the log and the report.
+    static func describe(_ cause: LegacyFailureCause) -> String {
+        switch cause {
+        case .decision(let reason, let notification):
+            let name = notification.identifier.map { "notification \($0)" } ?? "a command-0 notification"
+            let token = notification.token.prefix(4).map { byte in
+                let digits = String(byte, radix: 16)
+                return digits.count == 1 ? "0" + digits : digits
+            }.joined()
+            return "\(name) (token \(token)...) refused: \(reason.rawValue), status \(reason.legacyStatus.rawValue)"
+        case .frame(let error):
+            let name = error.identifier.map { "notification \($0)" } ?? "a frame"
+            let status = error.status.map { "status \($0.rawValue)" } ?? "unparseable"
+            return "\(name) (command \(error.command)) refused: \(error.problem), \(status)"
+        }
+    }
+}
+
+@available(*, unavailable)
+extension LegacyGatewayHandler: Sendable {}

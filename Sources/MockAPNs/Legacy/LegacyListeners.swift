@@ -1,0 +1,145 @@
+import Logging
+import MockAPNsCore
+import MockAPNsTLS
+import NIOCore
+import NIOPosix
+import Synchronization
+
+/// The legacy binary gateway and feedback listeners of one server: binding them, tracking the
+/// gateway's connections, and shutting those down with status 10.
+final class LegacyListeners: Sendable {
+    /// The ports the two listeners bound.
+    struct Ports: Sendable {
+        var gateway: Int
+        var feedback: Int
+    }
+
+    /// Everything the listeners need from the server.
+    struct Dependencies: Sendable {
+        var configuration: MockAPNsConfiguration
+        var group: MultiThreadedEventLoopGroup
+        var decider: PushDecider
+        var registry: DeviceRegistry
+        var logger: Logger
+    }
+
+    let activity: LegacyActivityLog
+    private let gatewayConnections = ConnectionTracker()
+    private let listeners = Mutex<[any Channel]>([])
+    private let drain: LegacyDrainPolicy
+
+    init(logger: Logger, drain: LegacyDrainPolicy = LegacyDrainPolicy()) {
+        self.activity = LegacyActivityLog(logger: logger)
+        self.drain = drain
+    }
+
+    /// Binds the gateway, then the feedback service. If the second cannot bind, the first is
+    /// closed again before the error is thrown.
+    func start(_ dependencies: Dependencies) async throws -> Ports {
+        let configuration = dependencies.configuration
+        let tls = try OpenSSLContext(configuration: Self.tlsConfiguration(configuration))
+        let gatewayServices = LegacyGatewayServices(
+            decider: dependencies.decider,
+            environment: configuration.environment,
+            sessionOptions: configuration.legacy.sessionOptions,
+            drain: drain,
+            activity: activity,
+            logger: dependencies.logger
+        )
+        let tracker = gatewayConnections
+        let gateway = try await Self.bootstrap(dependencies.group)
+            .childChannelInitializer { channel in
+                tracker.track(channel)
+                return channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandlers([
+                        OpenSSLHandler(context: tls),
+                        LegacyGatewayHandler(services: gatewayServices),
+                    ])
+                }
+            }
+            .bind(host: configuration.host, port: configuration.legacy.gatewayPort)
+            .get()
+        listeners.withLock { $0.append(gateway) }
+
+        let feedbackServices = LegacyFeedbackServices(
+            registry: dependencies.registry,
+            environment: configuration.environment,
+            logger: dependencies.logger
+        )
+        let feedback: any Channel
+        do {
+            feedback = try await Self.bootstrap(dependencies.group)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandlers([
+                            OpenSSLHandler(context: tls),
+                            LegacyFeedbackHandler(services: feedbackServices),
+                        ])
+                    }
+                }
+                .bind(host: configuration.host, port: configuration.legacy.feedbackPort)
+                .get()
+        } catch {
+            await closeListeners()
+            throw error
+        }
+        listeners.withLock { $0.append(feedback) }
+        return Ports(
+            gateway: gateway.localAddress?.port ?? configuration.legacy.gatewayPort,
+            feedback: feedback.localAddress?.port ?? configuration.legacy.feedbackPort
+        )
+    }
+
+    /// Sends status 10 (with the last accepted identifier) on every open gateway connection
+    /// and waits until each has drained and closed.
+    func shutDownConnections() async {
+        let open = gatewayConnections.open
+        for channel in open {
+            channel.pipeline.fireUserInboundEventTriggered(LegacyShutdownEvent())
+        }
+        for channel in open {
+            try? await channel.closeFuture.get()
+        }
+    }
+
+    /// Stops accepting connections, then shuts the open gateway connections down.
+    func stop() async {
+        await closeListeners()
+        await shutDownConnections()
+    }
+
+    private func closeListeners() async {
+        let channels = listeners.withLock { listeners in
+            defer { listeners.removeAll() }
+            return listeners
+        }
+        for channel in channels {
+            try? await channel.close()
+        }
+    }
+
+    private static func bootstrap(_ group: MultiThreadedEventLoopGroup) -> ServerBootstrap {
+        ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+    }
+
+    /// Both legacy ports: a client certificate chaining to the same roots as HTTP/2 is
+    /// required, TLS 1.2 at most (clients of that era miss the error packet under TLS 1.3),
+    /// and TLS 1.0 and 1.1 at security level 0 when old clients are allowed.
+    static func tlsConfiguration(_ configuration: MockAPNsConfiguration) -> TLSConfiguration {
+        let allowOld = configuration.legacy.allowOldTLS
+        return TLSConfiguration(
+            certificateChain: [.file(configuration.certificateFile(configuration.tls.certificateChain, default: "server.pem"))],
+            privateKey: .file(configuration.certificateFile(configuration.tls.privateKey, default: "server-key.pem")),
+            alpn: .none,
+            clientCertificate: .require,
+            trustRootsPEM: [.file(configuration.certificateFile(configuration.tls.clientTrustRoots, default: "ca.pem"))],
+            minimumVersion: allowOld ? .tlsv1 : .tlsv12,
+            maximumVersion: .tlsv12,
+            securityLevel: allowOld ? 0 : nil,
+            keyLogFile: ProcessEnvironment.value(of: "SSLKEYLOGFILE")
+        )
+    }
+}

@@ -1,0 +1,60 @@
+import MockAPNsCore
+
+extension MockAPNsConfiguration {
+    /// The legacy binary gateway and feedback service (apns-protocol D and E): ports, the
+    /// TLS versions old clients need, and the era of Apple's rules to imitate.
+    public struct LegacyOptions: Sendable, Equatable {
+        /// The binary gateway's port (Apple: 2195). `0` picks a free port.
+        public var gatewayPort: Int = 2195
+        /// The feedback service's port (Apple: 2196). `0` picks a free port.
+        public var feedbackPort: Int = 2196
+        /// Accept TLS 1.0 and 1.1 (at OpenSSL security level 0) on both legacy ports, for
+        /// clients from the binary era. Off by default: TLS 1.2 only.
+        public var allowOldTLS: Bool = false
+        /// Bytes the gateway cannot parse: status 128 or, by default, a silent close.
+        public var parseErrorPolicy: LegacyParseErrorPolicy = .silentClose
+        /// The token length in bytes, 1 to 100. Default 32, the size of every token Apple
+        /// issued in the binary era.
+        public var tokenLength: Int = 32
+        /// Accept any token length from 1 to `tokenLength` instead of exactly `tokenLength`
+        /// (Apple's 2018 text: "up to 100 bytes"). Off by default.
+        public var variableTokenLength: Bool = false
+        /// The largest payload in bytes: 2048 (iOS 8 and later, the default) or 256 (iOS 7
+        /// and before). 1 to 65535.
+        public var maximumPayloadLength: Int = 2048
+
+        public init() {}
+
+        /// The codec's options for one gateway connection.
+        public var sessionOptions: LegacySessionOptions {
+            let length: LegacyLimits.TokenLength = variableTokenLength ? .atMost(tokenLength) : .exactly(tokenLength)
+            return LegacySessionOptions(
+                limits: LegacyLimits(tokenLength: length, maximumPayloadLength: maximumPayloadLength),
+                parseErrorPolicy: parseErrorPolicy
+            )
+        }
+
+        /// Every key of the `legacy` object in a configuration file.
+        static let fileKeys = [
+            "gatewayPort", "feedbackPort", "allowOldTLS", "parseErrorPolicy", "tokenLength",
+            "variableTokenLength", "maximumPayloadLength",
+        ]
+
+        /// Reads the `legacy` object of a configuration file over these values. Unknown keys
+        /// are errors.
+        mutating func read(_ object: inout JSONObjectReader) throws(JSONFileError) {
+            if let port = try object.integer("gatewayPort", in: 0...65535) { gatewayPort = Int(port) }
+            if let port = try object.integer("feedbackPort", in: 0...65535) { feedbackPort = Int(port) }
+            if let allow = try object.bool("allowOldTLS") { allowOldTLS = allow }
+            if let policy = try object.oneOf("parseErrorPolicy", LegacyParseErrorPolicy.self) { parseErrorPolicy = policy }
+            if let length = try object.integer("tokenLength", in: 1...Int64(LegacyLimits.protocolMaximumTokenLength)) {
+                tokenLength = Int(length)
+            }
+            if let variable = try object.bool("variableTokenLength") { variableTokenLength = variable }
+            if let maximum = try object.integer("maximumPayloadLength", in: 1...Int64(UInt16.max)) {
+                maximumPayloadLength = Int(maximum)
+            }
+            try object.finish(allowed: Self.fileKeys)
+        }
+    }
+}

@@ -1,0 +1,17 @@
+import MockAPNsCore
+
+extension MockAPNsServer {
+    /// Shuts every open legacy gateway connection down as Apple did for maintenance: the
+    /// status-10 packet carrying the identifier of the connection's last accepted
+    /// notification (0 if none), then close after draining. Returns once all have closed.
+    /// The listener keeps accepting new connections.
+    public func legacyShutdown() async {
+        await legacy.shutDownConnections()
+    }
+
+    /// What the legacy gateway has seen: one report per closed connection (accepted,
+    /// dropped, the packet sent, diagnoses), and diagnoses across connections.
+    public var legacyActivity: LegacyGatewayActivity {
+        legacy.activity.activity
+    }
+}
