@@ -1,11 +1,6 @@
 /// The rules the OpenSSL callbacks apply; fixed per context.
 struct ConnectionPolicy: Sendable {
-    enum Role: Sendable {
-        case server
-        case client
-    }
-
-    var role: Role
+    var role: OpenSSLContext.Role
     var alpn: ALPNPolicy
     var clientCertificate: ClientCertificateMode
     var versions: ClosedRange<TLSVersion>

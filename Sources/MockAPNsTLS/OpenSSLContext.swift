@@ -18,7 +18,7 @@ public final class OpenSSLContext: @unchecked Sendable {
 
     /// Whether connections accept or initiate the handshake.
     public var role: Role {
-        policy.role == .server ? .server : .client
+        policy.role
     }
 
     /// Builds a server context. Throws a `TLSError` naming the file and OpenSSL's reason when
