@@ -286,7 +286,10 @@ final class NGHTTP2Session {
             highestClientStreamID = max(highestClientStreamID, header.stream_id)
         } else {
             // Trailers: a new header block on a known stream.
-            streams.update(header.stream_id) { $0.headerBlockStart = $0.headers.count }
+            streams.update(header.stream_id) {
+                $0.headerBlockStart = $0.headers.count
+                $0.headerListSize = 0
+            }
         }
         return 0
     }
@@ -296,12 +299,25 @@ final class NGHTTP2Session {
         name: UnsafePointer<UInt8>?, nameLength: Int,
         value: UnsafePointer<UInt8>?, valueLength: Int
     ) -> Int32 {
-        let field = HTTP2Header(
-            name: HTTP2Header.string(name, nameLength),
-            value: HTTP2Header.string(value, valueLength)
-        )
-        streams.update(frame.pointee.hd.stream_id) { $0.headers.append(field) }
-        return 0
+        let streamID = frame.pointee.hd.stream_id
+        let limit = Int(configuration.maxHeaderListSize)
+        let withinLimit = streams.update(streamID) { stream -> Bool in
+            stream.headerListSize += nameLength + valueLength + 32
+            guard stream.headerListSize <= limit else { return false }
+            stream.headers.append(HTTP2Header(
+                name: HTTP2Header.string(name, nameLength),
+                value: HTTP2Header.string(value, valueLength)
+            ))
+            return true
+        }
+        guard withinLimit == false, let session else { return 0 }
+        // Keep the promise made in SETTINGS: without it a client could grow one header list
+        // (CONTINUATION after CONTINUATION) until memory runs out.
+        streamErrorReasons[streamID] =
+            "the client's header list is over the MAX_HEADER_LIST_SIZE of \(limit) bytes the server announced"
+        nghttp2_submit_rst_stream(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), streamID, HTTP2ErrorCode.protocolError)
+        // nghttp2 skips the rest of this header block and resets the stream.
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
     }
 
     func onDataChunk(streamID: Int32, data: UnsafePointer<UInt8>?, length: Int) -> Int32 {

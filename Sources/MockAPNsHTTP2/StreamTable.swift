@@ -8,6 +8,9 @@ struct StreamState {
     /// Where the header block being received starts in `headers`, so a frame record shows
     /// only that block (the request headers, or later the trailers).
     var headerBlockStart = 0
+    /// The size of the header block being received, counted as SETTINGS_MAX_HEADER_LIST_SIZE
+    /// counts it: name and value lengths plus 32 per field.
+    var headerListSize = 0
     /// Stored body bytes; allocated on the first DATA chunk only.
     var body: ByteBuffer?
     /// Every body byte received, stored or not.

@@ -161,6 +161,43 @@ final class MalformedInputTests: XCTestCase {
         XCTAssertTrue(server.log.errors.isEmpty)
     }
 
+    func testHeaderListOverTheAnnouncedLimitResetsTheStream() throws {
+        let server = try TestServer(configuration: .init(maxHeaderListSize: 8000, recordsFrames: true))
+        defer { server.stop() }
+        let block = ClientBytes.requestHeaderBlock + ClientBytes.literal("authorization", String(repeating: "a", count: 9000))
+
+        let result = try RawHTTP2Client.exchange(
+            port: server.port,
+            send: ClientBytes.opening()
+                + ClientBytes.frame(type: 0x1, flags: 0x5, streamID: 1, payload: block)
+                + ClientBytes.headers(streamID: 3, endStream: true),
+            timeout: .milliseconds(300), group: server.group
+        )
+
+        let resets = result.frames.filter { $0.type == 0x3 }
+        XCTAssertEqual(resets.map(\.streamID), [1])
+        XCTAssertEqual(resets.first?.resetErrorCode, HTTP2ErrorCode.protocolError)
+        XCTAssertEqual(server.log.requests.map(\.streamID), [3], "the next stream is served")
+        XCTAssertTrue(server.log.streamErrors.first?.message.contains("MAX_HEADER_LIST_SIZE") ?? false)
+        XCTAssertTrue(server.log.errors.isEmpty)
+    }
+
+    func testHeaderListJustUnderTheLimitIsAccepted() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+        // 4 request fields (about 150 bytes counted) plus one of 32 + 13 + 7000 bytes.
+        let block = ClientBytes.requestHeaderBlock + ClientBytes.literal("authorization", String(repeating: "a", count: 7000))
+
+        _ = try RawHTTP2Client.exchange(
+            port: server.port,
+            send: ClientBytes.opening() + ClientBytes.frame(type: 0x1, flags: 0x5, streamID: 1, payload: block),
+            timeout: .milliseconds(200), group: server.group
+        )
+
+        XCTAssertEqual(server.log.requests.first?.firstValue(of: "authorization")?.count, 7000)
+        XCTAssertTrue(server.log.streamErrors.isEmpty)
+    }
+
     func testStreamsTheServerResetsAreNotStreamErrors() throws {
         let server = try TestServer { handler, request, _ in
             handler.resetStream(streamID: request.streamID, errorCode: HTTP2ErrorCode.cancel)

@@ -48,6 +48,23 @@ enum ClientBytes {
     /// using the static table and one literal.
     static let requestHeaderBlock: [UInt8] = [0x83, 0x86, 0x84, 0x01, 0x09] + Array("localhost".utf8)
 
+    /// HPACK "literal header field without indexing, new name" (RFC 7541, 6.2.2).
+    static func literal(_ name: String, _ value: String) -> [UInt8] {
+        [0x00] + length(name.utf8.count) + Array(name.utf8) + length(value.utf8.count) + Array(value.utf8)
+    }
+
+    /// An HPACK string length: a 7-bit prefix integer, no Huffman coding (RFC 7541, 5.1).
+    private static func length(_ value: Int) -> [UInt8] {
+        guard value >= 127 else { return [UInt8(value)] }
+        var bytes: [UInt8] = [127]
+        var rest = value - 127
+        while rest >= 128 {
+            bytes.append(UInt8(rest & 0x7f) | 0x80)
+            rest >>= 7
+        }
+        return bytes + [UInt8(rest)]
+    }
+
     /// A request HEADERS frame; `endStream` makes it a request without body.
     static func headers(streamID: UInt32, endStream: Bool) -> [UInt8] {
         frame(type: 0x1, flags: 0x4 | (endStream ? 0x1 : 0), streamID: streamID, payload: requestHeaderBlock)
