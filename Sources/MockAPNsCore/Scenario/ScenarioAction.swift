@@ -1,0 +1,169 @@
+/// What a rule does to the request it matched. Each protocol answers in its own way; the
+/// table in the README lists the HTTP/2, legacy gateway and feedback forms of each.
+public enum ScenarioAction: Sendable, Equatable {
+    /// Answer success, whatever the core would have said (only meaningful before validation).
+    case accept
+    /// Refuse with an APNs reason: its HTTP status and `{"reason":...}` body on HTTP/2 (with
+    /// a timestamp for 410, `timestamp` or now), its legacy status byte on the gateway.
+    case reject(Reason, timestamp: Int64?)
+    /// Answer anything at all on HTTP/2. On the gateway: `legacyStatus` if given, nothing
+    /// for a 2xx status, else status 1 (processing error).
+    case respond(ScenarioResponse)
+    /// A connection-level or stream-level misbehaviour.
+    case fault(ScenarioFault)
+    /// Refuse new TLS handshakes with this alert. Matched when a connection opens, so such a
+    /// rule may match only protocols, connection numbers and probability.
+    case refuseHandshake(TLSAlert)
+}
+
+/// An arbitrary HTTP/2 answer.
+public struct ScenarioResponse: Sendable, Equatable {
+    public var status: Int
+    /// Extra header fields, in order (`apns-id` is added unless given here).
+    public var headers: [HTTPHeader]
+    /// The body; `nil` sends `{"reason":...}` when `reason` is set, else nothing.
+    public var body: String?
+    /// A reason string for the default body (need not be one of Apple's).
+    public var reason: String?
+    /// The legacy gateway's status byte for this answer.
+    public var legacyStatus: LegacyStatus?
+
+    public init(status: Int, headers: [HTTPHeader] = [], body: String? = nil, reason: String? = nil, legacyStatus: LegacyStatus? = nil) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.reason = reason
+        self.legacyStatus = legacyStatus
+    }
+
+    /// The body bytes sent on HTTP/2.
+    public var bodyBytes: [UInt8]? {
+        if let body { return Array(body.utf8) }
+        if let reason { return Array(#"{"reason":"\#(reason)"}"#.utf8) }
+        return nil
+    }
+}
+
+/// Ways to misbehave on the wire.
+public enum ScenarioFault: Sendable, Equatable {
+    /// Close the connection normally (TCP FIN) without answering.
+    case closeConnection
+    /// Abort the connection (SO_LINGER 0, then close: the client sees a TCP RST).
+    case resetConnection
+    /// HTTP/2 GOAWAY. The legacy gateway answers status 10 instead, its only way to go away.
+    case goAway(ScenarioGoAway)
+    /// HTTP/2 RST_STREAM on the request's stream. The legacy gateway has no streams: it
+    /// closes the connection silently, which is what a lost notification looks like there.
+    case resetStream(errorCode: UInt32)
+    /// Never answer; the connection stays open.
+    case stall
+    /// HTTP/2: announce a lower SETTINGS_MAX_CONCURRENT_STREAMS, then answer as usual. The
+    /// gateway has no such setting and answers as usual.
+    case lowerMaxConcurrentStreams(UInt32)
+    /// Write these bytes, then close. `insideTLS` sends them through the TLS session (the
+    /// client's HTTP/2 or binary parser sees them); otherwise they go raw on the socket
+    /// (the client's TLS layer sees them).
+    case sendGarbage(ScenarioGarbage)
+    /// Answer as usual, but close the connection once this many more bytes have been written
+    /// to the socket, mid-record if need be.
+    case closeAfterBytes(Int)
+    /// The server is going away: HTTP/2 answers the request, then GOAWAY NO_ERROR
+    /// `{"reason":"Shutdown"}` and closes when the open streams are done; the gateway sends
+    /// status 10 naming the last accepted notification, then closes.
+    case shutdown
+}
+
+/// The fields of an injected GOAWAY.
+public struct ScenarioGoAway: Sendable, Equatable {
+    /// Which stream the GOAWAY names as the last one the server will process.
+    public enum LastStream: Sendable, Equatable {
+        /// The last stream handed to the server (the default).
+        case lastReceived
+        /// The stream of the request that triggered it: later streams are not answered.
+        case current
+        /// A fixed stream id.
+        case id(Int32)
+    }
+
+    public var errorCode: UInt32
+    public var lastStream: LastStream
+    /// The debug data: `{"reason":"<reason>"}` when `reason` is set, `debugData` verbatim
+    /// when that is set, else empty.
+    public var reason: String?
+    public var debugData: String?
+    /// Close right after the GOAWAY is written (the default), or stay open.
+    public var closeConnection: Bool
+    /// Answer the triggering request before the GOAWAY (when its stream is covered).
+    public var answerRequest: Bool
+
+    public init(errorCode: UInt32 = 0, lastStream: LastStream = .lastReceived, reason: String? = nil,
+                debugData: String? = nil, closeConnection: Bool = true, answerRequest: Bool = false) {
+        self.errorCode = errorCode
+        self.lastStream = lastStream
+        self.reason = reason
+        self.debugData = debugData
+        self.closeConnection = closeConnection
+        self.answerRequest = answerRequest
+    }
+
+    /// The GOAWAY's debug data bytes.
+    public var debugBytes: [UInt8] {
+        if let debugData { return Array(debugData.utf8) }
+        if let reason { return Array(#"{"reason":"\#(reason)"}"#.utf8) }
+        return []
+    }
+}
+
+/// Bytes to inject.
+public struct ScenarioGarbage: Sendable, Equatable {
+    /// Fixed bytes, or `nil` for `length` bytes from the seeded generator.
+    public var bytes: [UInt8]?
+    public var length: Int
+    public var insideTLS: Bool
+
+    public init(bytes: [UInt8]? = nil, length: Int = 64, insideTLS: Bool = false) {
+        self.bytes = bytes
+        self.length = bytes?.count ?? length
+        self.insideTLS = insideTLS
+    }
+}
+
+/// A TLS alert description (RFC 8446 section 6), sent fatal.
+public struct TLSAlert: Sendable, Equatable, Hashable {
+    public var code: UInt8
+
+    public init(code: UInt8) {
+        self.code = code
+    }
+
+    /// The alerts by their RFC names, for scenario files.
+    public static let names: [(name: String, code: UInt8)] = [
+        ("close_notify", 0), ("unexpected_message", 10), ("bad_record_mac", 20),
+        ("record_overflow", 22), ("handshake_failure", 40), ("bad_certificate", 42),
+        ("unsupported_certificate", 43), ("certificate_revoked", 44), ("certificate_expired", 45),
+        ("certificate_unknown", 46), ("illegal_parameter", 47), ("unknown_ca", 48),
+        ("access_denied", 49), ("decode_error", 50), ("decrypt_error", 51),
+        ("protocol_version", 70), ("insufficient_security", 71), ("internal_error", 80),
+        ("user_canceled", 90), ("missing_extension", 109), ("unsupported_extension", 110),
+        ("unrecognized_name", 112), ("certificate_required", 116), ("no_application_protocol", 120),
+    ]
+
+    /// The alert's RFC name, or its number.
+    public var name: String {
+        Self.names.first { $0.code == code }?.name ?? String(code)
+    }
+
+    /// The TLS record carrying this alert as fatal: content type 21, version TLS 1.2, length 2.
+    public var record: [UInt8] { [0x15, 0x03, 0x03, 0x00, 0x02, 0x02, code] }
+}
+
+/// HTTP/2 error codes by their RFC 9113 names, for scenario files.
+public enum HTTP2ErrorCodeName {
+    public static let names: [(name: String, code: UInt32)] = [
+        ("NO_ERROR", 0x0), ("PROTOCOL_ERROR", 0x1), ("INTERNAL_ERROR", 0x2),
+        ("FLOW_CONTROL_ERROR", 0x3), ("SETTINGS_TIMEOUT", 0x4), ("STREAM_CLOSED", 0x5),
+        ("FRAME_SIZE_ERROR", 0x6), ("REFUSED_STREAM", 0x7), ("CANCEL", 0x8),
+        ("COMPRESSION_ERROR", 0x9), ("CONNECT_ERROR", 0xa), ("ENHANCE_YOUR_CALM", 0xb),
+        ("INADEQUATE_SECURITY", 0xc), ("HTTP_1_1_REQUIRED", 0xd),
+    ]
+}

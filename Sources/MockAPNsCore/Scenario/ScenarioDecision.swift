@@ -1,0 +1,46 @@
+/// What the scenario concluded about one request.
+public struct ScenarioDecision: Sendable, Equatable {
+    /// The rule that fired, if any.
+    public var rule: String?
+    /// What to do instead of answering the core's verdict; `nil` answers the verdict.
+    public var action: ScenarioAction?
+    /// Wait this long before answering (or faulting).
+    public var delayMilliseconds: Double?
+    /// The request's numbers, for logs and the journal.
+    public var numbers: ScenarioRequestNumbers
+    /// The core's verdict, when the core was consulted (it is not when a before-validation
+    /// rule decided).
+    public var coreVerdict: Verdict?
+    /// Bytes drawn for a `sendGarbage` fault without fixed bytes.
+    public var garbage: [UInt8]?
+
+    public init(rule: String? = nil, action: ScenarioAction? = nil, delayMilliseconds: Double? = nil,
+                numbers: ScenarioRequestNumbers, coreVerdict: Verdict? = nil, garbage: [UInt8]? = nil) {
+        self.rule = rule
+        self.action = action
+        self.delayMilliseconds = delayMilliseconds
+        self.numbers = numbers
+        self.coreVerdict = coreVerdict
+        self.garbage = garbage
+    }
+
+    /// The verdict a protocol answers with when the action does not replace the answer
+    /// altogether: a `reject` or `accept` becomes a verdict; no action keeps the core's.
+    /// `nil` for faults and arbitrary responses, which each protocol renders itself.
+    ///
+    /// - apnsID: the request's `apns-id` when the core was not consulted; generated otherwise.
+    public func verdict(apnsID: @autoclosure () -> String, uniqueID: @autoclosure () -> String?, now: Int64) -> Verdict? {
+        switch action {
+        case nil, .fault(.lowerMaxConcurrentStreams), .fault(.closeAfterBytes), .fault(.shutdown):
+            return coreVerdict ?? .accepted(apnsID: apnsID(), uniqueID: uniqueID())
+        case .accept:
+            if case .accepted? = coreVerdict { return coreVerdict }
+            return .accepted(apnsID: coreVerdict?.apnsID ?? apnsID(), uniqueID: uniqueID())
+        case .reject(let reason, let timestamp):
+            let stamp = reason.carriesTimestamp ? timestamp ?? now : nil
+            return .rejected(reason: reason, apnsID: coreVerdict?.apnsID ?? apnsID(), timestamp: stamp)
+        case .respond, .fault, .refuseHandshake:
+            return nil
+        }
+    }
+}

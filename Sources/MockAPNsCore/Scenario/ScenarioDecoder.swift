@@ -1,0 +1,514 @@
+extension Scenario {
+    /// Decodes a scenario file. Unknown keys are errors, and every mistake is collected
+    /// before the error is thrown.
+    public static func decode(jsonText: String) throws(ScenarioDecodingError) -> Scenario {
+        let root: JSONNode
+        do {
+            root = try JSONParser.parse(jsonText)
+        } catch {
+            throw ScenarioDecodingError(errors: [error])
+        }
+        let decoder = ScenarioDecoder()
+        let scenario = decoder.scenario(root)
+        guard decoder.errors.isEmpty, let scenario else {
+            throw ScenarioDecodingError(errors: decoder.errors.sorted {
+                ($0.position.line, $0.position.column) < ($1.position.line, $1.position.column)
+            })
+        }
+        return scenario
+    }
+}
+
+/// Reads a scenario document node by node, collecting mistakes instead of stopping at the
+/// first: within one object the first mistake of each member is kept, and unknown keys are
+/// all reported.
+final class ScenarioDecoder {
+    private(set) var errors: [JSONFileError] = []
+
+    // MARK: Helpers
+
+    /// Runs one read; a mistake is recorded and the value is `nil`.
+    private func read<Value>(_ body: () throws(JSONFileError) -> Value?) -> Value? {
+        do {
+            return try body()
+        } catch {
+            errors.append(error)
+            return nil
+        }
+    }
+
+    /// An object reader, after reporting every key not in `allowed`.
+    private func object(_ node: JSONNode, path: String, allowed: [String]) -> JSONObjectReader? {
+        guard let reader = read({ () throws(JSONFileError) in try JSONObjectReader(node, path: path) }) else { return nil }
+        if case .object(let members) = node.value {
+            for member in members where !allowed.contains(member.key) {
+                errors.append(JSONFileError(
+                    path: "\(path).\(member.key)", position: member.keyPosition,
+                    message: "unknown key \"\(member.key)\"; expected one of: \(allowed.joined(separator: ", "))"
+                ))
+            }
+        }
+        return reader
+    }
+
+    private func required<Value>(_ value: Value?, _ reader: JSONObjectReader, _ key: String, expected: String) -> Value? {
+        if value == nil, !reader.keys.contains(key) {
+            errors.append(reader.missing(key, expected: expected))
+        }
+        return value
+    }
+
+    private func fail(_ path: String, _ node: JSONNode, _ message: String) {
+        errors.append(JSONFileError(path: path, position: node.position, message: message))
+    }
+
+    /// An array of strings each one of `Choice`'s raw values.
+    private func choices<Choice: RawRepresentable & CaseIterable>(
+        _ reader: inout JSONObjectReader, _ key: String, _ type: Choice.Type
+    ) -> [Choice]? where Choice.RawValue == String {
+        guard let elements = read({ () throws(JSONFileError) in try reader.array(key) }) else { return nil }
+        let names = Choice.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+        var result: [Choice] = []
+        for (path, node) in elements {
+            guard case .string(let text) = node.value, let choice = Choice(rawValue: text) else {
+                fail(path, node, "expected one of \(names), found \(Self.describe(node.value))")
+                continue
+            }
+            result.append(choice)
+        }
+        return result
+    }
+
+    private static func describe(_ value: JSONValue) -> String {
+        if case .string(let text) = value { return "\"\(text)\"" }
+        if case .number(let text) = value { return text }
+        return value.kindDescription
+    }
+
+    /// A value given as a number in `range` or as one of `names`.
+    private func code<Number: FixedWidthInteger>(
+        _ reader: inout JSONObjectReader, _ key: String, names: [(name: String, code: Number)], range: ClosedRange<Int64>
+    ) -> Number? {
+        guard let node = reader.node(key) else { return nil }
+        let path = reader.path(of: key)
+        let expected = "an integer from \(range.lowerBound) to \(range.upperBound) or one of \(names.map { "\"\($0.name)\"" }.joined(separator: ", "))"
+        switch node.value {
+        case .number(let text):
+            if let value = Int64(text), range.contains(value) { return Number(value) }
+        case .string(let text):
+            if let found = names.first(where: { $0.name.lowercased() == text.lowercased() }) { return found.code }
+        default:
+            break
+        }
+        fail(path, node, "expected \(expected), found \(Self.describe(node.value))")
+        return nil
+    }
+
+    private static let tokenCharacters = Set("0123456789abcdefABCDEF")
+
+    private func token(_ reader: inout JSONObjectReader) -> String? {
+        guard let node = reader.node("token") else {
+            errors.append(reader.missing("token", expected: "a device token in hex"))
+            return nil
+        }
+        guard case .string(let text) = node.value, !text.isEmpty, text.allSatisfy(Self.tokenCharacters.contains) else {
+            fail(reader.path(of: "token"), node, "expected a device token in hex, found \(Self.describe(node.value))")
+            return nil
+        }
+        return text.lowercased()
+    }
+
+    // MARK: Document
+
+    func scenario(_ root: JSONNode) -> Scenario? {
+        guard var reader = object(root, path: "$", allowed: ["$schema", "name", "description", "seed", "initialState", "registry", "connection", "rules"]) else {
+            return nil
+        }
+        _ = read { () throws(JSONFileError) in try reader.string("$schema") }
+        let name = required(read { () throws(JSONFileError) in try reader.string("name") }, reader, "name", expected: "a string")
+        let description = read { () throws(JSONFileError) in try reader.string("description") }
+        let seed = read { () throws(JSONFileError) in try reader.integer("seed", in: 0...Int64.max) }
+        let initialState = read { () throws(JSONFileError) in try reader.string("initialState") }
+        let registry = reader.node("registry").flatMap { registryState($0, path: reader.path(of: "registry")) }
+        let connection = reader.node("connection").flatMap { connectionSettings($0, path: reader.path(of: "connection")) }
+        var rules: [ScenarioRule] = []
+        if let elements = read({ () throws(JSONFileError) in try reader.array("rules") }) {
+            for (index, element) in elements.enumerated() {
+                if let rule = rule(element.node, path: element.path, index: index) { rules.append(rule) }
+            }
+        }
+        guard let name else { return nil }
+        return Scenario(
+            name: name, description: description, seed: seed.map { UInt64($0) },
+            initialState: initialState ?? Scenario.defaultInitialState,
+            registry: registry ?? ScenarioRegistryState(),
+            connection: connection ?? ScenarioConnectionSettings(), rules: rules
+        )
+    }
+
+    private func registryState(_ node: JSONNode, path: String) -> ScenarioRegistryState? {
+        guard var reader = object(node, path: path, allowed: ["unregistered", "expired", "topics", "feedback"]) else { return nil }
+        var state = ScenarioRegistryState()
+        state.unregistered = tokenTimes(&reader, "unregistered", topic: true)
+        state.expired = tokenTimes(&reader, "expired", topic: false)
+        state.feedback = tokenTimes(&reader, "feedback", topic: true)
+        if let elements = read({ () throws(JSONFileError) in try reader.array("topics") }) {
+            for (elementPath, element) in elements {
+                guard var entry = object(element, path: elementPath, allowed: ["token", "topics"]) else { continue }
+                let token = token(&entry)
+                let topics = required(read { () throws(JSONFileError) in try entry.strings("topics") }, entry, "topics", expected: "an array of topics")
+                if let token, let topics { state.topics.append(.init(token: token, topics: topics)) }
+            }
+        }
+        return state
+    }
+
+    private func tokenTimes(_ reader: inout JSONObjectReader, _ key: String, topic allowsTopic: Bool) -> [ScenarioRegistryState.TokenSince] {
+        guard let elements = read({ () throws(JSONFileError) in try reader.array(key) }) else { return [] }
+        var result: [ScenarioRegistryState.TokenSince] = []
+        for (elementPath, element) in elements {
+            guard var entry = object(element, path: elementPath, allowed: allowsTopic ? ["token", "since", "topic"] : ["token", "since"]) else { continue }
+            let token = token(&entry)
+            let since = required(read { () throws(JSONFileError) in try entry.integer("since", in: 0...Int64.max) }, entry, "since",
+                                 expected: "milliseconds since 1970")
+            let topic = allowsTopic ? read { () throws(JSONFileError) in try entry.string("topic") } : nil
+            if let token, let since { result.append(.init(token: token, since: since, topic: topic)) }
+        }
+        return result
+    }
+
+    private func connectionSettings(_ node: JSONNode, path: String) -> ScenarioConnectionSettings? {
+        guard var reader = object(node, path: path, allowed: ["maxConcurrentStreams", "idleTimeoutSeconds", "goAwayAfterRequests"]) else { return nil }
+        var settings = ScenarioConnectionSettings()
+        settings.maxConcurrentStreams = read { () throws(JSONFileError) in try reader.integer("maxConcurrentStreams", in: 1...Int64(Int32.max)) }.map { Int($0) }
+        settings.idleTimeoutSeconds = read { () throws(JSONFileError) in try reader.double("idleTimeoutSeconds", in: 0.001...86_400 * 365) }
+        settings.goAwayAfterRequests = read { () throws(JSONFileError) in try reader.integer("goAwayAfterRequests", in: 1...Int64(Int32.max)) }.map { Int($0) }
+        return settings
+    }
+
+    // MARK: Rules
+
+    private func rule(_ node: JSONNode, path: String, index: Int) -> ScenarioRule? {
+        let keys = ["name", "stage", "match", "action", "delay", "times", "requiresState", "setsState"]
+        guard var reader = object(node, path: path, allowed: keys) else { return nil }
+        let errorsBefore = errors.count
+        var rule = ScenarioRule(name: read { () throws(JSONFileError) in try reader.string("name") } ?? "rules[\(index)]")
+        rule.stage = read { () throws(JSONFileError) in try reader.oneOf("stage", ScenarioStage.self) } ?? .afterValidation
+        if let matchNode = reader.node("match") {
+            rule.match = match(matchNode, path: reader.path(of: "match")) ?? ScenarioMatch()
+        }
+        if let actionNode = reader.node("action") {
+            rule.action = action(actionNode, path: reader.path(of: "action"))
+        }
+        if let delayNode = reader.node("delay") {
+            rule.delay = delay(delayNode, path: reader.path(of: "delay"))
+        }
+        rule.times = read { () throws(JSONFileError) in try reader.integer("times", in: 1...Int64(Int32.max)) }.map { Int($0) }
+        rule.requiresState = read { () throws(JSONFileError) in try reader.string("requiresState") }
+        rule.setsState = read { () throws(JSONFileError) in try reader.string("setsState") }
+        guard errors.count == errorsBefore else { return nil }
+
+        if !reader.keys.contains("action"), !reader.keys.contains("delay") {
+            errors.append(JSONFileError(path: path, position: reader.position,
+                                        message: "a rule needs an \"action\", a \"delay\", or both"))
+            return nil
+        }
+        if rule.isConnectionRule {
+            let requestMatchers = ["tokens", "topics", "pushTypes", "priorities", "authentication", "payloadSize", "payload", "requestIndex"]
+            if case .object(let members) = reader.node("match")?.value,
+               let member = members.first(where: { requestMatchers.contains($0.key) }) {
+                errors.append(JSONFileError(
+                    path: "\(path).match.\(member.key)", position: member.keyPosition,
+                    message: "refuseHandshake acts before any request, so its rule may match only protocols, connectionIndex and probability"
+                ))
+                return nil
+            }
+        }
+        return rule
+    }
+
+    private func match(_ node: JSONNode, path: String) -> ScenarioMatch? {
+        let keys = ["protocols", "tokens", "topics", "pushTypes", "priorities", "authentication", "payloadSize", "payload",
+                    "requestIndex", "connectionIndex", "probability"]
+        guard var reader = object(node, path: path, allowed: keys) else { return nil }
+        var match = ScenarioMatch()
+        match.protocols = choices(&reader, "protocols", Transport.self).map(Set.init)
+        if let elements = read({ () throws(JSONFileError) in try reader.array("tokens") }) {
+            var tokens: Set<String> = []
+            for (elementPath, element) in elements {
+                guard case .string(let text) = element.value, !text.isEmpty, text.allSatisfy(Self.tokenCharacters.contains) else {
+                    fail(elementPath, element, "expected a device token in hex, found \(Self.describe(element.value))")
+                    continue
+                }
+                tokens.insert(text.lowercased())
+            }
+            match.tokens = tokens
+        }
+        match.topics = read { () throws(JSONFileError) in try reader.strings("topics") }.map(Set.init)
+        match.pushTypes = choices(&reader, "pushTypes", PushType.self).map { Set($0.map(\.rawValue)) }
+        if let elements = read({ () throws(JSONFileError) in try reader.array("priorities") }) {
+            var priorities: Set<Int> = []
+            for (elementPath, element) in elements {
+                guard case .number(let text) = element.value, let value = Int(text), (0...10).contains(value) else {
+                    fail(elementPath, element, "expected a priority from 0 to 10 (Apple's are 1, 5 and 10), found \(Self.describe(element.value))")
+                    continue
+                }
+                priorities.insert(value)
+            }
+            match.priorities = priorities
+        }
+        if let authNode = reader.node("authentication"),
+           var auth = object(authNode, path: reader.path(of: "authentication"), allowed: ["kind", "teamId", "keyId"]) {
+            match.authentication = AuthenticationMatch(
+                kind: read { () throws(JSONFileError) in try auth.oneOf("kind", AuthenticationMatch.Kind.self) },
+                teamID: read { () throws(JSONFileError) in try auth.string("teamId") },
+                keyID: read { () throws(JSONFileError) in try auth.string("keyId") }
+            )
+        }
+        if let sizeNode = reader.node("payloadSize") {
+            match.payloadSize = range(sizeNode, path: reader.path(of: "payloadSize"), allowed: ["min", "max"])
+        }
+        if let elements = read({ () throws(JSONFileError) in try reader.array("payload") }) {
+            for (elementPath, element) in elements {
+                guard var entry = object(element, path: elementPath, allowed: ["path", "equals", "exists"]) else { continue }
+                let pathText = required(read { () throws(JSONFileError) in try entry.string("path") }, entry, "path",
+                                        expected: "a dotted path into the payload, like \"aps.alert.title\"")
+                let equals = entry.node("equals")?.value
+                let exists = read { () throws(JSONFileError) in try entry.bool("exists") }
+                if let pathText {
+                    match.payload.append(PayloadMatch(path: pathText, equals: equals, exists: exists))
+                }
+            }
+        }
+        if let indexNode = reader.node("requestIndex") {
+            let indexPath = reader.path(of: "requestIndex")
+            if var indexReader = object(indexNode, path: indexPath, allowed: ["scope", "min", "max", "equals", "every"]) {
+                let scope = read { () throws(JSONFileError) in try indexReader.oneOf("scope", RequestIndexMatch.Scope.self) } ?? .global
+                let every = read { () throws(JSONFileError) in try indexReader.integer("every", in: 1...Int64(Int32.max)) }
+                if let bounds = range(indexNode, path: indexPath, allowed: nil) {
+                    match.requestIndex = RequestIndexMatch(scope: scope, range: bounds, every: every.map { Int($0) })
+                }
+            }
+        }
+        if let connectionNode = reader.node("connectionIndex") {
+            match.connectionIndex = range(connectionNode, path: reader.path(of: "connectionIndex"), allowed: ["min", "max", "equals"])
+        }
+        match.probability = read { () throws(JSONFileError) in try reader.double("probability", in: 0...1) }
+        return match
+    }
+
+    /// `{"min": a, "max": b}` or `{"equals": n}`, 1-based. `allowed` `nil`: the caller has
+    /// already checked the keys.
+    private func range(_ node: JSONNode, path: String, allowed: [String]?) -> IntegerRange? {
+        let reader: JSONObjectReader?
+        if let allowed {
+            reader = object(node, path: path, allowed: allowed)
+        } else {
+            reader = read { () throws(JSONFileError) in try JSONObjectReader(node, path: path) }
+        }
+        guard var reader else { return nil }
+        let lowest: Int64 = allowed == ["min", "max"] ? 0 : 1
+        let minimum = read { () throws(JSONFileError) in try reader.integer("min", in: lowest...Int64(Int32.max)) }
+        let maximum = read { () throws(JSONFileError) in try reader.integer("max", in: lowest...Int64(Int32.max)) }
+        let equals = read { () throws(JSONFileError) in try reader.integer("equals", in: lowest...Int64(Int32.max)) }
+        if let equals {
+            if minimum != nil || maximum != nil {
+                fail(path, node, "expected either \"equals\" or \"min\"/\"max\", not both")
+                return nil
+            }
+            return .exactly(Int(equals))
+        }
+        if let minimum, let maximum, minimum > maximum {
+            fail(path, node, "expected \"min\" (\(minimum)) not above \"max\" (\(maximum))")
+            return nil
+        }
+        return IntegerRange(min: minimum.map { Int($0) }, max: maximum.map { Int($0) })
+    }
+
+    // MARK: Actions
+
+    /// The action types, each with the keys it takes besides `type`.
+    private enum ActionType: String, CaseIterable {
+        case accept, reject, respond, closeConnection, resetConnection, goAway, resetStream, stall
+        case lowerMaxConcurrentStreams, sendGarbage, closeAfterBytes, refuseHandshake, shutdown
+
+        var keys: [String] {
+            switch self {
+            case .accept, .closeConnection, .resetConnection, .stall, .shutdown: return []
+            case .reject: return ["reason", "timestamp"]
+            case .respond: return ["status", "headers", "body", "reason", "legacyStatus"]
+            case .goAway: return ["errorCode", "lastStreamId", "reason", "debugData", "closeConnection", "answerRequest"]
+            case .resetStream: return ["errorCode"]
+            case .lowerMaxConcurrentStreams: return ["limit"]
+            case .sendGarbage: return ["hex", "length", "insideTLS"]
+            case .closeAfterBytes: return ["bytes"]
+            case .refuseHandshake: return ["alert"]
+            }
+        }
+    }
+
+    private func action(_ node: JSONNode, path: String) -> ScenarioAction? {
+        guard var probe = read({ () throws(JSONFileError) in try JSONObjectReader(node, path: path) }) else { return nil }
+        guard let type = read({ () throws(JSONFileError) in try probe.oneOf("type", ActionType.self) }) else {
+            if !probe.keys.contains("type") {
+                let names = ActionType.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                errors.append(probe.missing("type", expected: "one of \(names)"))
+            }
+            return nil
+        }
+        guard var reader = object(node, path: path, allowed: ["type"] + type.keys) else { return nil }
+        _ = reader.node("type")
+        let errorCodes = HTTP2ErrorCodeName.names
+        switch type {
+        case .accept: return .accept
+        case .closeConnection: return .fault(.closeConnection)
+        case .resetConnection: return .fault(.resetConnection)
+        case .stall: return .fault(.stall)
+        case .shutdown: return .fault(.shutdown)
+        case .reject:
+            let reason = required(read { () throws(JSONFileError) in try reader.oneOf("reason", Reason.self) }, reader, "reason",
+                                  expected: "an APNs reason such as \"Unregistered\"")
+            let timestamp = read { () throws(JSONFileError) in try reader.integer("timestamp", in: 0...Int64.max) }
+            return reason.map { .reject($0, timestamp: timestamp) }
+        case .respond:
+            let status = required(read { () throws(JSONFileError) in try reader.integer("status", in: 100...599) }, reader, "status",
+                                  expected: "an HTTP status from 100 to 599")
+            var headers: [HTTPHeader] = []
+            if let headersNode = reader.node("headers") {
+                let headersPath = reader.path(of: "headers")
+                if case .object(let members) = headersNode.value {
+                    for member in members {
+                        guard case .string(let value) = member.value.value else {
+                            fail("\(headersPath).\(member.key)", member.value, "expected a string header value, found \(Self.describe(member.value.value))")
+                            continue
+                        }
+                        headers.append(HTTPHeader(name: member.key.lowercased(), value: value))
+                    }
+                } else {
+                    fail(headersPath, headersNode, "expected an object of header names to string values, found \(headersNode.value.kindDescription)")
+                }
+            }
+            let body = read { () throws(JSONFileError) in try reader.string("body") }
+            let reason = read { () throws(JSONFileError) in try reader.string("reason") }
+            var legacy: LegacyStatus?
+            if let statusNode = reader.node("legacyStatus") {
+                let names = LegacyStatus.allCases.map { String($0.rawValue) }.joined(separator: ", ")
+                if case .number(let text) = statusNode.value, let raw = UInt8(text), let value = LegacyStatus(rawValue: raw) {
+                    legacy = value
+                } else {
+                    fail(reader.path(of: "legacyStatus"), statusNode, "expected a legacy status, one of \(names); found \(Self.describe(statusNode.value))")
+                }
+            }
+            return status.map { .respond(ScenarioResponse(status: Int($0), headers: headers, body: body, reason: reason, legacyStatus: legacy)) }
+        case .goAway:
+            var goAway = ScenarioGoAway()
+            goAway.errorCode = code(&reader, "errorCode", names: errorCodes, range: 0...Int64(UInt32.max)) ?? 0
+            if let lastNode = reader.node("lastStreamId") {
+                switch lastNode.value {
+                case .string("current"): goAway.lastStream = .current
+                case .string("lastReceived"): goAway.lastStream = .lastReceived
+                case .number(let text) where Int32(text).map { $0 >= 0 } == true: goAway.lastStream = .id(Int32(text) ?? 0)
+                default:
+                    fail(reader.path(of: "lastStreamId"), lastNode,
+                         "expected a stream id from 0 to 2147483647, \"current\" or \"lastReceived\", found \(Self.describe(lastNode.value))")
+                }
+            }
+            goAway.reason = read { () throws(JSONFileError) in try reader.string("reason") }
+            goAway.debugData = read { () throws(JSONFileError) in try reader.string("debugData") }
+            if goAway.reason != nil, goAway.debugData != nil {
+                fail(path, node, "expected either \"reason\" or \"debugData\", not both")
+            }
+            goAway.closeConnection = read { () throws(JSONFileError) in try reader.bool("closeConnection") } ?? true
+            goAway.answerRequest = read { () throws(JSONFileError) in try reader.bool("answerRequest") } ?? false
+            return .fault(.goAway(goAway))
+        case .resetStream:
+            let errorCode = code(&reader, "errorCode", names: errorCodes, range: 0...Int64(UInt32.max)) ?? 0x8
+            return .fault(.resetStream(errorCode: errorCode))
+        case .lowerMaxConcurrentStreams:
+            let limit = required(read { () throws(JSONFileError) in try reader.integer("limit", in: 0...Int64(Int32.max)) }, reader, "limit",
+                                 expected: "a stream limit from 0 to 2147483647")
+            return limit.map { .fault(.lowerMaxConcurrentStreams(UInt32($0))) }
+        case .sendGarbage:
+            var garbage = ScenarioGarbage()
+            if let hexNode = reader.node("hex") {
+                if case .string(let text) = hexNode.value, let bytes = Self.hexBytes(text), !bytes.isEmpty {
+                    garbage = ScenarioGarbage(bytes: bytes)
+                } else {
+                    fail(reader.path(of: "hex"), hexNode, "expected an even number of hex digits, found \(Self.describe(hexNode.value))")
+                }
+            }
+            if let length = read({ () throws(JSONFileError) in try reader.integer("length", in: 1...65_536) }) {
+                if garbage.bytes != nil {
+                    fail(path, node, "expected either \"hex\" or \"length\", not both")
+                }
+                garbage.length = Int(length)
+            }
+            garbage.insideTLS = read { () throws(JSONFileError) in try reader.bool("insideTLS") } ?? false
+            return .fault(.sendGarbage(garbage))
+        case .closeAfterBytes:
+            let bytes = required(read { () throws(JSONFileError) in try reader.integer("bytes", in: 0...Int64(Int32.max)) }, reader, "bytes",
+                                 expected: "a byte count")
+            return bytes.map { .fault(.closeAfterBytes(Int($0))) }
+        case .refuseHandshake:
+            let alert = code(&reader, "alert", names: TLSAlert.names, range: 0...255) ?? 40
+            return .refuseHandshake(TLSAlert(code: alert))
+        }
+    }
+
+    private static func hexBytes(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var index = 0
+        while index < digits.count {
+            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(byte)
+            index += 2
+        }
+        return bytes
+    }
+
+    // MARK: Delays
+
+    private enum Distribution: String, CaseIterable {
+        case fixed, uniform, lognormal
+    }
+
+    private func delay(_ node: JSONNode, path: String) -> ScenarioDelay? {
+        guard var probe = read({ () throws(JSONFileError) in try JSONObjectReader(node, path: path) }) else { return nil }
+        let distribution = read { () throws(JSONFileError) in try probe.oneOf("distribution", Distribution.self) } ?? .fixed
+        let keys: [String]
+        switch distribution {
+        case .fixed: keys = ["milliseconds"]
+        case .uniform: keys = ["minMilliseconds", "maxMilliseconds"]
+        case .lognormal: keys = ["medianMilliseconds", "sigma", "maxMilliseconds"]
+        }
+        guard var reader = object(node, path: path, allowed: ["distribution"] + keys) else { return nil }
+        _ = reader.node("distribution")
+        let limit = 600_000.0
+        func milliseconds(_ key: String, required isRequired: Bool) -> Double? {
+            let value = read { () throws(JSONFileError) in try reader.double(key, in: 0...limit) }
+            if isRequired { return required(value, reader, key, expected: "milliseconds from 0 to \(Int(limit))") }
+            return value
+        }
+        switch distribution {
+        case .fixed:
+            return milliseconds("milliseconds", required: true).map { .fixed(milliseconds: $0) }
+        case .uniform:
+            guard let low = milliseconds("minMilliseconds", required: true),
+                  let high = milliseconds("maxMilliseconds", required: true) else { return nil }
+            guard low <= high else {
+                fail(path, node, "expected \"minMilliseconds\" not above \"maxMilliseconds\"")
+                return nil
+            }
+            return .uniform(minMilliseconds: low, maxMilliseconds: high)
+        case .lognormal:
+            let median = milliseconds("medianMilliseconds", required: true)
+            let sigma = required(read { () throws(JSONFileError) in try reader.double("sigma", in: 0...5) }, reader, "sigma",
+                                 expected: "the standard deviation of the logarithm, from 0 to 5")
+            let cap = milliseconds("maxMilliseconds", required: false)
+            guard let median, let sigma else { return nil }
+            return .logNormal(medianMilliseconds: median, sigma: sigma, maxMilliseconds: cap)
+        }
+    }
+}

@@ -1,0 +1,107 @@
+/// The facts about one request that rules can match, read the same way from an HTTP/2
+/// stream (before Apple's header rules, so even malformed requests can be matched) and from
+/// a legacy frame.
+public struct ScenarioRequest: Sendable {
+    public var transport: Transport
+    /// The token from `/3/device/<token>`, or the legacy frame's token in hex.
+    public var deviceToken: String?
+    /// `apns-topic`, or on the legacy gateway the certificate's topic.
+    public var topic: String?
+    /// `apns-push-type` as sent.
+    public var pushType: String?
+    /// `apns-priority` as sent, if it is a number.
+    public var priority: Int?
+    /// The payload bytes.
+    public var payload: [UInt8]
+    /// The payload's true size (an HTTP/2 body may be stored cut short).
+    public var payloadSize: Int
+    public var authentication: AuthenticationResult
+
+    public init(
+        transport: Transport,
+        deviceToken: String?,
+        topic: String?,
+        pushType: String?,
+        priority: Int?,
+        payload: [UInt8],
+        payloadSize: Int? = nil,
+        authentication: AuthenticationResult
+    ) {
+        self.transport = transport
+        self.deviceToken = deviceToken
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.payload = payload
+        self.payloadSize = payloadSize ?? payload.count
+        self.authentication = authentication
+    }
+
+    /// The facts of an HTTP/2 request, from its raw header fields.
+    public init(http2 headers: [HTTPHeader], body: [UInt8], bodyLength: Int? = nil, authentication: AuthenticationResult) {
+        var token: String?
+        var topic: String?
+        var pushType: String?
+        var priority: Int?
+        for header in headers {
+            switch header.name {
+            case ":path" where token == nil:
+                let prefix = "/3/device/"
+                if header.value.hasPrefix(prefix) {
+                    let rest = header.value.dropFirst(prefix.count)
+                    token = String(rest.prefix { $0 != "?" && $0 != "/" })
+                }
+            case "apns-topic" where topic == nil: topic = header.value
+            case "apns-push-type" where pushType == nil: pushType = header.value
+            case "apns-priority" where priority == nil: priority = Int(header.value)
+            default: break
+            }
+        }
+        self.init(transport: .http2, deviceToken: token, topic: topic, pushType: pushType, priority: priority,
+                  payload: body, payloadSize: bodyLength, authentication: authentication)
+    }
+
+    /// The facts of a legacy notification. Legacy frames name no topic: the certificate's
+    /// subject topic stands in, as it is where the notification goes.
+    public init(legacy request: PushRequest, authentication: AuthenticationResult) {
+        var topic = request.topic
+        if topic == nil, case .certificate(_, let defaultTopic, _) = authentication {
+            topic = defaultTopic
+        }
+        self.init(transport: request.transport, deviceToken: request.deviceToken, topic: topic,
+                  pushType: request.pushType?.rawValue, priority: request.priority?.rawValue,
+                  payload: request.payload, authentication: authentication)
+    }
+
+    /// The payload as JSON, or `nil` when it is not JSON.
+    func parsedPayload() -> JSONValue? {
+        try? JSONParser.parse(String(decoding: payload, as: UTF8.self)).value
+    }
+}
+
+/// One connection as the scenario sees it: its protocol and its number.
+public struct ScenarioConnection: Sendable, Equatable {
+    public var transport: Transport
+    /// 1 for the first connection of this protocol since the scenario was loaded.
+    public var index: Int
+    /// Requests this connection has carried so far.
+    public var requestCount: Int = 0
+
+    public init(transport: Transport, index: Int) {
+        self.transport = transport
+        self.index = index
+    }
+}
+
+/// A request's numbers in each count, all starting at 1.
+public struct ScenarioRequestNumbers: Sendable, Equatable {
+    public var global: Int
+    public var connection: Int
+    public var token: Int
+
+    public init(global: Int, connection: Int, token: Int) {
+        self.global = global
+        self.connection = connection
+        self.token = token
+    }
+}
