@@ -28,7 +28,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
 
     /// The SETTINGS announced at the start and the limits kept.
     public let configuration: HTTP2ServerConfiguration
-    private var delegate: NGHTTP2ServerDelegate?
+    private var delegate: (any NGHTTP2ServerDelegate)?
     private var context: ChannelHandlerContext?
     private var session: NGHTTP2Session?
 
@@ -57,7 +57,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     private var lastActivity = NIODeadline.now()
 
     /// Creates a handler. It holds `delegate` strongly until it leaves the pipeline.
-    public init(configuration: HTTP2ServerConfiguration = .init(), delegate: NGHTTP2ServerDelegate?) {
+    public init(configuration: HTTP2ServerConfiguration = .init(), delegate: (any NGHTTP2ServerDelegate)?) {
         self.configuration = configuration
         self.delegate = delegate
     }

@@ -21,7 +21,7 @@ final class NGHTTP2Session {
     private var session: OpaquePointer?
     private let configuration: HTTP2ServerConfiguration
     private let allocator: ByteBufferAllocator
-    private unowned let listener: NGHTTP2SessionListener
+    private unowned let listener: any NGHTTP2SessionListener
     private var streams = StreamTable()
     private var headerEncoder = HeaderListEncoder()
     /// Shared by every request without a body, so those cost no buffer allocation.
@@ -47,7 +47,7 @@ final class NGHTTP2Session {
     init(
         configuration: HTTP2ServerConfiguration,
         allocator: ByteBufferAllocator,
-        listener: NGHTTP2SessionListener
+        listener: any NGHTTP2SessionListener
     ) throws {
         self.configuration = configuration
         self.allocator = allocator
