@@ -1,0 +1,86 @@
+/// One thing the server saw or did, as the journal keeps it: a compact value, turned into
+/// JSON only when someone reads it.
+public struct JournalEvent: Sendable, Equatable {
+    /// Position in the journal: 1 for the first event, one more for each event after it.
+    /// Never reused, not even after the journal is cleared.
+    public var sequence: UInt64
+    /// Milliseconds since 1970 by the server clock (which tests may pin or move).
+    public var wallTimeMilliseconds: Int64
+    /// Nanoseconds of a monotonic clock: durations between events, whatever the server clock does.
+    public var monotonicNanoseconds: UInt64
+    /// The connection the event belongs to, when it belongs to one.
+    public var connectionID: UInt64?
+    /// The HTTP/2 stream the event belongs to, when it belongs to one.
+    public var streamID: Int32?
+    /// What happened.
+    public var kind: JournalEventKind
+
+    public init(
+        sequence: UInt64, wallTimeMilliseconds: Int64, monotonicNanoseconds: UInt64,
+        connectionID: UInt64?, streamID: Int32?, kind: JournalEventKind
+    ) {
+        self.sequence = sequence
+        self.wallTimeMilliseconds = wallTimeMilliseconds
+        self.monotonicNanoseconds = monotonicNanoseconds
+        self.connectionID = connectionID
+        self.streamID = streamID
+        self.kind = kind
+    }
+
+    /// The notification, when this event is one.
+    public var notification: NotificationRecord? {
+        if case .notification(let record) = kind { return record }
+        return nil
+    }
+}
+
+/// Every kind of event the journal records.
+public enum JournalEventKind: Sendable, Equatable {
+    /// A client connected.
+    case connectionOpened(transport: Transport, peer: String?)
+    /// A connection closed; `closedBy` says which side closed it, `reason` why, when known.
+    case connectionClosed(transport: Transport, closedBy: ClosingSide, reason: String?)
+    /// The TLS handshake completed.
+    case tlsEstablished(JournalTLSSession)
+    /// The TLS handshake failed.
+    case tlsFailed(JournalTLSFailure)
+    /// One HTTP/2 frame, in either direction.
+    case http2Frame(JournalHTTP2Frame)
+    /// One legacy binary-gateway frame.
+    case legacyFrame(JournalLegacyFrame)
+    /// One notification with its verdict and the answer sent.
+    case notification(NotificationRecord)
+    /// A fault a scenario injected.
+    case fault(description: String)
+    /// One tuple the feedback service sent.
+    case feedbackTuple(deviceToken: String, timestampMilliseconds: Int64)
+    /// A likely client mistake or a protocol error, explained.
+    case diagnosis(code: String, message: String)
+
+    /// The name used in JSON (`"type"`) and in event filters.
+    public var name: String {
+        switch self {
+        case .connectionOpened: "connectionOpened"
+        case .connectionClosed: "connectionClosed"
+        case .tlsEstablished: "tlsEstablished"
+        case .tlsFailed: "tlsFailed"
+        case .http2Frame: "http2Frame"
+        case .legacyFrame: "legacyFrame"
+        case .notification: "notification"
+        case .fault: "fault"
+        case .feedbackTuple: "feedbackTuple"
+        case .diagnosis: "diagnosis"
+        }
+    }
+
+    /// Every name `name` can take.
+    public static let allNames: [String] = [
+        "connectionOpened", "connectionClosed", "tlsEstablished", "tlsFailed", "http2Frame",
+        "legacyFrame", "notification", "fault", "feedbackTuple", "diagnosis",
+    ]
+}
+
+/// Which side ended a connection.
+public enum ClosingSide: String, Sendable, Hashable, Codable {
+    case client, server
+}

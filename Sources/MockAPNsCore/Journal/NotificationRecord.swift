@@ -1,0 +1,143 @@
+/// One notification as the journal keeps it: the normalized request, how it authenticated,
+/// the verdict, and the answer the client got. What a test asserts on.
+public struct NotificationRecord: Sendable, Equatable {
+    /// The journal position of the event holding this record (set when it is recorded).
+    public var sequence: UInt64 = 0
+    /// Milliseconds since 1970 by the server clock (set when it is recorded).
+    public var wallTimeMilliseconds: Int64 = 0
+    public var connectionID: UInt64?
+    /// The HTTP/2 stream (`nil` on the legacy gateway).
+    public var streamID: Int32?
+
+    // MARK: The request
+
+    public var transport: Transport
+    /// As the request spelled it (legacy tokens as lowercase hex); empty when unknown, as for
+    /// a legacy frame dropped unread.
+    public var deviceToken: String
+    public var topic: String?
+    public var pushType: String?
+    /// `apns-id` as the request sent it.
+    public var requestAPNsID: String?
+    public var priority: Int?
+    /// `apns-expiration` or the legacy expiry, seconds since 1970.
+    public var expiration: Int64?
+    public var collapseID: String?
+    /// The legacy identifier (commands 1 and 2).
+    public var legacyIdentifier: UInt32?
+    /// The payload's first bytes (at most `NotificationRecord.payloadLimit`).
+    public var payload: [UInt8]
+    /// The true payload length.
+    public var payloadLength: Int
+    public var authentication: JournalAuthentication
+
+    // MARK: The outcome
+
+    /// Whether APNs accepted it.
+    public var accepted: Bool
+    /// Why it was refused.
+    public var reason: Reason?
+    /// The HTTP status answered (HTTP/2 only).
+    public var status: Int?
+    /// The `apns-id` the response carried.
+    public var responseAPNsID: String?
+    /// The 410 timestamp, milliseconds since 1970.
+    public var timestamp: Int64?
+    /// The legacy status sent in the error packet (`nil`: none sent).
+    public var legacyStatus: LegacyStatus?
+    /// Whether it was discarded unexamined (legacy frames after a failure or shutdown).
+    public var dropped: Bool
+
+    /// How many payload bytes a record keeps: enough to read any APNs payload (4 KB, 5 KB
+    /// for VoIP) without letting a flood of huge bodies fill memory.
+    public static let payloadLimit = 5 * 1024
+
+    public init(
+        transport: Transport, deviceToken: String, topic: String? = nil, pushType: String? = nil,
+        requestAPNsID: String? = nil, priority: Int? = nil, expiration: Int64? = nil,
+        collapseID: String? = nil, legacyIdentifier: UInt32? = nil, payload: [UInt8],
+        authentication: JournalAuthentication, accepted: Bool, reason: Reason? = nil,
+        status: Int? = nil, responseAPNsID: String? = nil, timestamp: Int64? = nil,
+        legacyStatus: LegacyStatus? = nil, dropped: Bool = false,
+        connectionID: UInt64? = nil, streamID: Int32? = nil
+    ) {
+        self.transport = transport
+        self.deviceToken = deviceToken
+        self.topic = topic
+        self.pushType = pushType
+        self.requestAPNsID = requestAPNsID
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.legacyIdentifier = legacyIdentifier
+        self.payloadLength = payload.count
+        // Slicing only when needed keeps the common case free of copies.
+        self.payload = payload.count > Self.payloadLimit ? Array(payload.prefix(Self.payloadLimit)) : payload
+        self.authentication = authentication
+        self.accepted = accepted
+        self.reason = reason
+        self.status = status
+        self.responseAPNsID = responseAPNsID
+        self.timestamp = timestamp
+        self.legacyStatus = legacyStatus
+        self.dropped = dropped
+        self.connectionID = connectionID
+        self.streamID = streamID
+    }
+
+    /// A record of `request` judged as `verdict`.
+    public init(
+        _ request: PushRequest, verdict: Verdict, authentication: JournalAuthentication,
+        status: Int?, legacyStatus: LegacyStatus? = nil, connectionID: UInt64? = nil, streamID: Int32? = nil
+    ) {
+        var accepted = false
+        var timestamp: Int64?
+        switch verdict {
+        case .accepted: accepted = true
+        case .rejected(_, _, let stamp): timestamp = stamp
+        }
+        self.init(
+            transport: request.transport, deviceToken: request.deviceToken, topic: request.topic,
+            pushType: request.pushType?.rawValue, requestAPNsID: request.apnsID,
+            priority: request.priority?.rawValue, expiration: request.expiration,
+            collapseID: request.collapseID, legacyIdentifier: request.legacyIdentifier,
+            payload: request.payload, authentication: authentication, accepted: accepted,
+            reason: verdict.reason, status: status, responseAPNsID: verdict.apnsID,
+            timestamp: timestamp, legacyStatus: legacyStatus,
+            connectionID: connectionID, streamID: streamID
+        )
+    }
+
+    /// The payload as text, when its kept bytes are valid UTF-8.
+    public var payloadText: String? {
+        String(validating: payload, as: UTF8.self)
+    }
+}
+
+/// How a notification authenticated, as far as the journal tells it.
+public struct JournalAuthentication: Sendable, Equatable {
+    /// `certificate`, `providerToken`, `none` (authentication off), `missing`, or `rejected`.
+    public var kind: String
+    public var teamID: String?
+    public var keyID: String?
+    /// The reason the credentials were refused.
+    public var refusal: Reason?
+
+    public init(kind: String, teamID: String? = nil, keyID: String? = nil, refusal: Reason? = nil) {
+        self.kind = kind
+        self.teamID = teamID
+        self.keyID = keyID
+        self.refusal = refusal
+    }
+
+    /// What the journal says about `result`.
+    public init(_ result: AuthenticationResult) {
+        switch result {
+        case .notRequired: self.init(kind: "none")
+        case .unauthenticated: self.init(kind: "missing")
+        case .certificate: self.init(kind: "certificate")
+        case .providerToken(let team, let key, _): self.init(kind: "providerToken", teamID: team, keyID: key)
+        case .rejected(let reason): self.init(kind: "rejected", refusal: reason)
+        }
+    }
+}

@@ -1,0 +1,86 @@
+import MockAPNsCore
+import XCTest
+
+final class JournalTests: XCTestCase {
+    private func notification(token: String = "aa", accepted: Bool = true) -> JournalEventKind {
+        .notification(NotificationRecord(
+            transport: .http2, deviceToken: token, topic: "com.example.app", payload: Array(#"{"aps":{}}"#.utf8),
+            authentication: JournalAuthentication(kind: "certificate"), accepted: accepted,
+            reason: accepted ? nil : .badDeviceToken, status: accepted ? 200 : 400
+        ))
+    }
+
+    func testFullJournalDropsOldestFirstAndCountsThem() {
+        let journal = Journal(options: JournalOptions(capacity: 3))
+        for index in 1...5 {
+            journal.record(.fault(description: "fault \(index)"), connection: 1)
+        }
+        let kept = journal.events().map(\.sequence)
+        XCTAssertEqual(kept, [3, 4, 5])
+        XCTAssertEqual(journal.statistics, JournalStatistics(count: 3, capacity: 3, dropped: 2, lastSequence: 5))
+        XCTAssertEqual(journal.events(matching: JournalEventFilter(afterSequence: 3)).map(\.sequence), [4, 5])
+        XCTAssertEqual(journal.events(limit: 1).map(\.sequence), [3])
+    }
+
+    func testClearKeepsSequenceNumbersRising() {
+        let journal = Journal()
+        journal.record(notification())
+        journal.clear()
+        journal.record(notification())
+        XCTAssertEqual(journal.notifications().map(\.sequence), [2])
+        XCTAssertEqual(journal.statistics.dropped, 0)
+    }
+
+    func testNotificationRecordsAreStampedAndFiltered() {
+        let journal = Journal(clock: ServerClock(fixedAt: 1_767_225_600_000))
+        journal.record(notification(token: "AA"), connection: 7, stream: 3)
+        journal.record(notification(token: "bb", accepted: false), connection: 8, stream: 1)
+        let first = journal.notifications(matching: NotificationFilter(deviceToken: "aa"))
+        XCTAssertEqual(first.count, 1)
+        XCTAssertEqual(first.first?.connectionID, 7)
+        XCTAssertEqual(first.first?.streamID, 3)
+        XCTAssertEqual(first.first?.wallTimeMilliseconds, 1_767_225_600_000)
+        XCTAssertEqual(journal.notifications(matching: NotificationFilter(status: 400)).map(\.deviceToken), ["bb"])
+        XCTAssertEqual(journal.notifications(matching: NotificationFilter(reason: .badDeviceToken)).count, 1)
+        XCTAssertEqual(journal.notifications(matching: NotificationFilter(connectionID: 9)).count, 0)
+    }
+
+    func testWaitReturnsAsSoonAsTheLastWantedNotificationArrives() async {
+        let journal = Journal()
+        journal.record(notification(token: "aa"))
+        let started = ContinuousClock.now
+        async let waited = journal.waitForNotifications(
+            count: 3, matching: NotificationFilter(deviceToken: "aa"), timeout: .seconds(30))
+        try? await Task.sleep(for: .milliseconds(50))
+        journal.record(notification(token: "bb"))
+        journal.record(notification(token: "aa"))
+        journal.record(notification(token: "aa"))
+        let records = await waited
+        XCTAssertEqual(records.map(\.sequence), [1, 3, 4])
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(5), "woken by the append, not the timeout")
+    }
+
+    func testWaitTimesOutWithWhatItFound() async {
+        let journal = Journal()
+        journal.record(notification())
+        let records = await journal.waitForNotifications(count: 2, timeout: .milliseconds(100))
+        XCTAssertEqual(records.count, 1)
+    }
+
+    func testEventJSONIsOneObjectWithEscapedText() {
+        let journal = Journal(clock: ServerClock(fixedAt: 5))
+        journal.record(.diagnosis(code: "note", message: "iat sent as a \"string\"\n"), connection: 2)
+        let json = JournalJSON.encode(journal.events()[0])
+        XCTAssertTrue(json.hasPrefix(#"{"seq":1,"time":5,"mono":"#), json)
+        XCTAssertTrue(json.hasSuffix(#","connection":2,"type":"diagnosis","code":"note","message":"iat sent as a \"string\"\n"}"#), json)
+    }
+
+    func testLargePayloadsAreKeptBounded() {
+        let record = NotificationRecord(
+            transport: .http2, deviceToken: "aa", payload: [UInt8](repeating: 0x61, count: 100_000),
+            authentication: JournalAuthentication(kind: "none"), accepted: false, reason: .payloadTooLarge, status: 413)
+        XCTAssertEqual(record.payload.count, NotificationRecord.payloadLimit)
+        XCTAssertEqual(record.payloadLength, 100_000)
+        XCTAssertTrue(JournalJSON.encode(record).contains(#""payloadTruncated":true"#))
+    }
+}
