@@ -156,6 +156,23 @@ final class ConnectionLifecycleTests: XCTestCase {
         XCTAssertTrue(server.log.errors.isEmpty)
     }
 
+    func testFramesFromTheClientKeepTheIdleTimerAway() throws {
+        let server = try TestServer(configuration: .init(idleTimeout: .milliseconds(600)))
+        defer { server.stop() }
+        let ping = ClientBytes.frame(type: 0x6, streamID: 0, payload: [0, 0, 0, 0, 0, 0, 0, 7])
+
+        // A PING every 150 ms for 900 ms: never 600 ms without a frame.
+        let result = try RawHTTP2Client.exchange(
+            port: server.port, send: ClientBytes.opening(),
+            later: (1...6).map { (delay: .milliseconds(150 * Int64($0)), bytes: ping) },
+            timeout: .milliseconds(1000), group: server.group
+        )
+
+        XCTAssertFalse(result.closedByServer)
+        XCTAssertFalse(result.frames.contains { $0.type == 0x7 })
+        XCTAssertEqual(result.frames.filter { $0.type == 0x6 }.count, 6)
+    }
+
     func testOpenStreamKeepsTheIdleTimerAway() throws {
         // The delegate never answers: the stream stays open, so the connection is not idle.
         let server = try TestServer(configuration: .init(idleTimeout: .milliseconds(100))) { _, _, _ in }

@@ -90,9 +90,11 @@ enum RawHTTP2Client {
         var closedByServer: Bool
     }
 
+    /// Sends `send`, then each of `later` after its delay (counted from the connection),
+    /// and collects the answer.
     static func exchange(
-        port: Int, send: [UInt8], timeout: TimeAmount = .seconds(5),
-        group: any EventLoopGroup
+        port: Int, send: [UInt8], later: [(delay: TimeAmount, bytes: [UInt8])] = [],
+        timeout: TimeAmount = .seconds(5), group: any EventLoopGroup
     ) throws -> Exchange {
         let collector = Collector()
         let channel = try ClientBootstrap(group: group)
@@ -104,6 +106,11 @@ enum RawHTTP2Client {
             .connect(host: "127.0.0.1", port: port)
             .wait()
         try channel.writeAndFlush(ByteBuffer(bytes: send)).wait()
+        for (delay, bytes) in later {
+            channel.eventLoop.scheduleTask(in: delay) {
+                channel.writeAndFlush(ByteBuffer(bytes: bytes), promise: nil)
+            }
+        }
         let timer = channel.eventLoop.scheduleTask(in: timeout) {
             collector.markTimedOut()
             channel.close(promise: nil)
