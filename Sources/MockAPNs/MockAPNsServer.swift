@@ -5,6 +5,11 @@ import MockAPNsTLS
 import NIOCore
 import NIOPosix
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A MockAPNs server running in this process: the embedding API for Swift tests.
 ///
@@ -23,12 +28,17 @@ public final class MockAPNsServer: Sendable {
     public let clock: ServerClock
     /// The device registry shared by every protocol.
     public let registry: DeviceRegistry
+    /// The provider-token verifier; its keys come from the key directory and can be added
+    /// or removed while the server runs.
+    public let tokenVerifier: ProviderTokenVerifier
 
     private let logger: Logger
     private let group: MultiThreadedEventLoopGroup
     private let connections = ConnectionTracker()
     /// The legacy binary gateway and feedback listeners.
     let legacy: LegacyListeners
+    /// The running scenario (`replaceScenario` swaps it).
+    let scenarios: ScenarioSwitch
     private let state = Mutex<State>(.idle)
 
     private enum State {
@@ -37,13 +47,16 @@ public final class MockAPNsServer: Sendable {
         case stopped
     }
 
-    /// Makes a server; nothing listens until `start()`.
-    public init(configuration: MockAPNsConfiguration, clock: ServerClock = ServerClock(), logger: Logger = Logger(label: "mockapns")) {
+    /// Makes a server; nothing listens until `start()`, which also loads the provider keys.
+    public init(configuration: MockAPNsConfiguration, clock: ServerClock? = nil, logger: Logger = Logger(label: "mockapns")) {
         self.configuration = configuration
+        let clock = clock ?? configuration.clockStart.map { ServerClock(fixedAt: $0) } ?? ServerClock()
         self.clock = clock
         self.registry = DeviceRegistry()
+        self.tokenVerifier = ProviderTokenVerifier(registry: ProviderKeyRegistry(), clock: clock)
         self.logger = logger
         self.legacy = LegacyListeners(logger: logger)
+        self.scenarios = ScenarioSwitch(scenario: configuration.scenario ?? .empty, registry: registry, logger: logger)
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads ?? System.coreCount)
     }
 
@@ -64,13 +77,20 @@ public final class MockAPNsServer: Sendable {
     @discardableResult
     public func start() async throws -> BoundPorts {
         let http2Context = try OpenSSLContext(configuration: makeHTTP2TLSConfiguration())
+        try loadProviderKeys()
+        scenarios.applyRegistryState()
         let services = HTTP2ConnectionServices(
             decider: makeDecider(),
+            tokenVerifier: tokenVerifier,
             environment: configuration.environment,
+            requiresAuthentication: configuration.requiresAuthentication,
+            http2Settings: makeHTTP2Settings(),
+            scenarios: scenarios,
+            clock: clock,
             logger: logger
         )
-        let http2Settings = makeHTTP2Settings()
         let connections = self.connections
+        let scenarios = self.scenarios
         let http2Listener = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
@@ -79,12 +99,16 @@ public final class MockAPNsServer: Sendable {
             .childChannelInitializer { channel in
                 connections.track(channel)
                 return channel.eventLoop.makeCompletedFuture {
-                    let bridge = HTTP2ConnectionBridge(services: services)
-                    let http2 = NGHTTP2ServerHandler(configuration: http2Settings, delegate: bridge)
+                    let opening = scenarios.current.openConnection(.http2)
+                    if let alert = opening.refusal {
+                        // The scenario refuses this handshake: an alert record instead of TLS.
+                        try channel.pipeline.syncOperations.addHandler(TLSAlertRefusalHandler(alert: alert))
+                        return
+                    }
+                    // The bridge starts HTTP/2 once TLS tells it how the client authenticates.
                     try channel.pipeline.syncOperations.addHandlers([
                         OpenSSLHandler(context: http2Context),
-                        http2,
-                        bridge,
+                        HTTP2ConnectionBridge(services: services, scenarioConnection: opening.connection),
                     ])
                 }
             }
@@ -138,6 +162,22 @@ public final class MockAPNsServer: Sendable {
             }
         }
         try await group.shutdownGracefully()
+    }
+
+    /// Loads `AuthKey_<KEYID>.p8` files and `keys.json` from the key directory, if it has a
+    /// manifest. A directory without one simply has no provider keys.
+    private func loadProviderKeys() throws {
+        let directory = configuration.keyDirectory ?? configuration.certificateDirectory
+        let manifest = directory.hasSuffix("/") ? directory + "keys.json" : directory + "/keys.json"
+        guard access(manifest, F_OK) == 0 else {
+            logger.notice("no provider keys: \(manifest) does not exist; every provider token will be refused")
+            return
+        }
+        let registry = try ProviderKeyRegistry(directory: directory)
+        for key in registry.keys {
+            tokenVerifier.register(key)
+        }
+        logger.info("provider keys loaded", metadata: ["keys": "\(registry.keys.map(\.keyID).sorted().joined(separator: ","))"])
     }
 
     private func makeHTTP2TLSConfiguration() -> TLSConfiguration {

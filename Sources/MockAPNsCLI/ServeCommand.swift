@@ -33,6 +33,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("cert-dir"), help: "Folder with server.pem, server-key.pem, ca.pem and provider keys (default certs-dev).")
     var certificateDirectory: String?
 
+    @Option(name: .customLong("key-dir"), help: "Folder with AuthKey_<KEYID>.p8 files and keys.json (default: the --cert-dir).")
+    var keyDirectory: String?
+
+    @Option(name: .long, help: "The server clock: real (default), epoch seconds, or an ISO 8601 UTC time to pin it at (e.g. 2026-01-01T00:00:00Z).")
+    var clock: String?
+
+    @Flag(name: .customLong("no-auth"), help: "Accept requests without a client certificate or provider token (not what Apple does).")
+    var noAuthentication = false
+
     @Option(name: .customLong("max-concurrent-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS (default 1000).")
     var maxConcurrentStreams: Int?
 
@@ -113,6 +122,14 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let environment { configuration.environment = environment }
         if let certificateDirectory { configuration.certificateDirectory = certificateDirectory }
+        if noAuthentication { configuration.requiresAuthentication = false }
+        if let keyDirectory { configuration.keyDirectory = keyDirectory }
+        if let clock {
+            guard let start = ClockSetting.parse(text: clock) else {
+                throw ValidationError("--clock takes real, epoch seconds, or an ISO 8601 UTC time like 2026-01-01T00:00:00Z")
+            }
+            configuration.clockStart = start
+        }
         if let maxConcurrentStreams {
             guard maxConcurrentStreams >= 1 else { throw ValidationError("--max-concurrent-streams must be at least 1") }
             configuration.http2.maxConcurrentStreams = maxConcurrentStreams

@@ -7,9 +7,18 @@ final class HTTP2ConnectionTests: XCTestCase {
     private static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
     private static let emptySettings: [UInt8] = [0, 0, 0, 0x4, 0, 0, 0, 0, 0]
 
-    func testServerSendsApplesSettings() async throws {
+    func testTokenConnectionStartsWithOneStream() async throws {
         let (server, ports) = try await TestServer.start { $0.http2.maxConcurrentStreams = 1000 }
         let exchange = try RawTLSClient.exchange(port: ports.http2, send: Self.preface + Self.emptySettings, timeout: 1)
+        let settings = try XCTUnwrap(RawHTTP2Frame.parse(exchange.received).first { $0.type == RawHTTP2Frame.settings && $0.flags & 1 == 0 })
+        let values = Dictionary(settings.settingsValues, uniquingKeysWith: { $1 })
+        XCTAssertEqual(values[0x3], 1, "no certificate: one stream until a valid provider token")
+        try await server.shutdown()
+    }
+
+    func testCertificateConnectionGetsApplesSettings() async throws {
+        let (server, ports) = try await TestServer.start { $0.http2.maxConcurrentStreams = 1000 }
+        let exchange = try RawTLSClient.exchange(port: ports.http2, certificate: "universal", send: Self.preface + Self.emptySettings, timeout: 1)
         XCTAssertEqual(exchange.negotiatedALPN, "h2")
         let settings = try XCTUnwrap(RawHTTP2Frame.parse(exchange.received).first { $0.type == RawHTTP2Frame.settings && $0.flags & 1 == 0 })
         let values = Dictionary(settings.settingsValues, uniquingKeysWith: { $1 })

@@ -9,6 +9,8 @@ extension MockAPNsConfiguration {
     ///   "host": "127.0.0.1",
     ///   "environment": "sandbox",
     ///   "certificateDirectory": "certs-dev",
+    ///   "keyDirectory": "certs-dev",
+    ///   "clock": "2026-01-01T00:00:00Z",
     ///   "generatedIdCase": "upper",
     ///   "eventLoopThreads": 2,
     ///   "tls": { "certificateChain": "server.pem", "privateKey": "server-key.pem", "clientTrustRoots": "ca.pem" },
@@ -24,6 +26,11 @@ extension MockAPNsConfiguration {
         if let host = try root.string("host") { configuration.host = host }
         if let environment = try root.oneOf("environment", APNsEnvironment.self) { configuration.environment = environment }
         if let directory = try root.string("certificateDirectory") { configuration.certificateDirectory = directory }
+        if let required = try root.bool("requireAuthentication") { configuration.requiresAuthentication = required }
+        if let keys = try root.string("keyDirectory") { configuration.keyDirectory = keys }
+        if let clock = root.node("clock") {
+            configuration.clockStart = try ClockSetting.parse(clock, path: root.path(of: "clock"))
+        }
         if let letterCase = try root.oneOf("generatedIdCase", LetterCase.self) { configuration.generatedIDCase = letterCase }
         if let threads = try root.integer("eventLoopThreads", in: 1...256) { configuration.eventLoopThreads = Int(threads) }
         if var tls = try root.object("tls") {
@@ -45,7 +52,74 @@ extension MockAPNsConfiguration {
         if var legacy = try root.object("legacy") {
             try configuration.legacy.read(&legacy)
         }
-        try root.finish(allowed: ["host", "environment", "certificateDirectory", "generatedIdCase", "eventLoopThreads", "tls", "http2", "legacy"])
+        try root.finish(allowed: ["host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "legacy"])
         return configuration
+    }
+}
+
+/// The `clock` setting: `"real"`, epoch seconds, or an ISO 8601 UTC time
+/// (`2026-01-01T00:00:00Z`), pinning the clock there at start.
+public enum ClockSetting {
+    /// Milliseconds since 1970 to pin the clock at, or `nil` for real time.
+    public static func parse(text: String) -> Int64?? {
+        if text == "real" { return .some(nil) }
+        if let seconds = Int64(text) { return .some(seconds * 1000) }
+        if let milliseconds = parseISO8601(text) { return .some(milliseconds) }
+        return nil
+    }
+
+    static func parse(_ node: JSONNode, path: String) throws(JSONFileError) -> Int64? {
+        let expected = "\"real\", epoch seconds, or an ISO 8601 UTC time like \"2026-01-01T00:00:00Z\""
+        switch node.value {
+        case .number(let text):
+            guard let seconds = Int64(text) else { break }
+            return seconds * 1000
+        case .string(let text):
+            if let value = parse(text: text) { return value }
+        default:
+            break
+        }
+        throw JSONFileError(path: path, position: node.position, message: "expected \(expected)")
+    }
+
+    /// `YYYY-MM-DDTHH:MM:SS[.fff]Z`, UTC only.
+    static func parseISO8601(_ text: String) -> Int64? {
+        let scalars = Array(text.utf8)
+        guard scalars.count >= 20, scalars.last == UInt8(ascii: "Z") else { return nil }
+        func number(_ range: Range<Int>) -> Int64? {
+            var value: Int64 = 0
+            for index in range {
+                let byte = scalars[index]
+                guard byte >= 48, byte <= 57 else { return nil }
+                value = value * 10 + Int64(byte - 48)
+            }
+            return value
+        }
+        guard scalars[4] == UInt8(ascii: "-"), scalars[7] == UInt8(ascii: "-"), scalars[10] == UInt8(ascii: "T"),
+              scalars[13] == UInt8(ascii: ":"), scalars[16] == UInt8(ascii: ":"),
+              let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
+              let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var milliseconds: Int64 = 0
+        if scalars.count > 20 {
+            guard scalars[19] == UInt8(ascii: "."), scalars.count - 21 >= 1, scalars.count - 21 <= 9,
+                  let fraction = number(20..<(scalars.count - 1)) else { return nil }
+            let digits = scalars.count - 21
+            var scaled = fraction
+            for _ in 0..<max(0, digits - 3) { scaled /= 10 }
+            for _ in 0..<max(0, 3 - digits) { scaled *= 10 }
+            milliseconds = scaled
+        } else if scalars.count != 20 {
+            return nil
+        }
+        // Days from the civil date (proleptic Gregorian), after Howard Hinnant's algorithm.
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        let days = era * 146_097 + dayOfEra - 719_468
+        return ((days * 86_400 + hour * 3600 + minute * 60 + second) * 1000) + milliseconds
     }
 }

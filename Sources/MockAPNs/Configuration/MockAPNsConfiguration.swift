@@ -13,12 +13,25 @@ public struct MockAPNsConfiguration: Sendable {
     /// The folder holding the server certificate, the CA that client certificates must chain
     /// to, and the provider keys (`AuthKey_<KEYID>.p8` + `keys.json`).
     public var certificateDirectory: String = "certs-dev"
+    /// Whether requests must authenticate as Apple requires (client certificate or provider
+    /// token). `false` accepts every request without credentials: handy for a quick local
+    /// try, never what Apple does.
+    public var requiresAuthentication: Bool = true
+    /// The folder with provider keys (`AuthKey_<KEYID>.p8` + `keys.json`); `nil` means the
+    /// certificate directory.
+    public var keyDirectory: String? = nil
+    /// Pins the server clock at this time (milliseconds since 1970) at start; `nil` follows
+    /// real time. The clock can be moved later through the server's `clock`.
+    public var clockStart: Int64? = nil
     /// Overrides for individual TLS files; `nil` means the file in `certificateDirectory`.
     public var tls = TLSFiles()
     /// HTTP/2 connection behaviour.
     public var http2 = HTTP2Options()
     /// The legacy binary gateway (2195) and feedback service (2196).
     public var legacy = LegacyOptions()
+    /// Scripted behaviour and faults to run from the start (`nil`: none); see
+    /// `MockAPNsServer.replaceScenario` to change it while running.
+    public var scenario: Scenario? = nil
     /// The case of `apns-id` values the server generates (Apple was seen using upper case).
     public var generatedIDCase: LetterCase = .upper
     /// Event loop threads; `nil` means one per core.

@@ -17,6 +17,8 @@ struct CurlResponse {
 struct CurlClient {
     var port: Int
     var caPath: String = Fixtures.caPath
+    /// The certs-dev client certificate to present (`client-<name>.pem`), or `nil` for none.
+    var certificate: String? = "universal"
     var extraArguments: [String] = []
 
     /// Sends one request and parses curl's `-D -` header dump and body.
@@ -29,6 +31,10 @@ struct CurlClient {
         let bodyFile = FileManager.default.temporaryDirectory.appendingPathComponent("mockapns-body-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: bodyFile) }
         var arguments = ["--http2", "-sS", "--cacert", caPath, "-X", method, "-D", "-", "-o", bodyFile.path]
+        if let certificate {
+            let base = Fixtures.certificateDirectory + "/client-" + certificate
+            arguments += ["--cert", base + ".pem", "--key", base + "-key.pem"]
+        }
         for (name, value) in headers {
             arguments += ["-H", "\(name): \(value)"]
         }

@@ -11,11 +11,14 @@ enum RawTLSClient {
         var negotiatedALPN: String?
     }
 
-    static func exchange(port: Int, alpn: [String] = ["h2"], send bytes: [UInt8], timeout: Double = 5) throws -> Exchange {
+    /// - certificate: the certs-dev client certificate to present (`client-<name>.pem`), if any.
+    static func exchange(port: Int, alpn: [String] = ["h2"], certificate: String? = nil, send bytes: [UInt8], timeout: Double = 5) throws -> Exchange {
         let script = """
         import socket, ssl, sys
         ctx = ssl.create_default_context(cafile=sys.argv[1])
         ctx.set_alpn_protocols(sys.argv[3].split(","))
+        if sys.argv[6]:
+            ctx.load_cert_chain(sys.argv[6] + ".pem", sys.argv[6] + "-key.pem")
         raw = socket.create_connection(("127.0.0.1", int(sys.argv[2])))
         s = ctx.wrap_socket(raw, server_hostname="localhost")
         print("alpn", s.selected_alpn_protocol())
@@ -38,7 +41,8 @@ enum RawTLSClient {
         print("data", data.hex())
         """
         let hex = bytes.map { String(format: "%02x", $0) }.joined()
-        let result = try ProcessRunner.run("python3", ["-c", script, Fixtures.caPath, String(port), alpn.joined(separator: ","), hex, String(timeout)],
+        let result = try ProcessRunner.run("python3", ["-c", script, Fixtures.caPath, String(port), alpn.joined(separator: ","), hex, String(timeout),
+                                                                 certificate.map { Fixtures.certificateDirectory + "/client-" + $0 } ?? ""],
                                            timeout: timeout + 10)
         var exchange = Exchange(received: [], closedByServer: false, negotiatedALPN: nil)
         for line in result.stdout.split(separator: "\n") {

@@ -1,0 +1,170 @@
+import Foundation
+import MockAPNs
+import MockAPNsCore
+import XCTest
+
+/// Apple's two authentication modes over real TLS, driven by curl, nghttp and openssl.
+final class AuthenticationTests: XCTestCase {
+    private let token = Fixtures.token
+    private let appTopic = [("apns-topic", "com.example.app"), ("apns-push-type", "alert")]
+
+    private func jwt(_ keyID: String, team: String = "TEAM00000A", issuedAt: Int64 = Int64(Date().timeIntervalSince1970)) throws -> String {
+        let pem = try String(contentsOfFile: Fixtures.certificateDirectory + "/AuthKey_\(keyID).p8", encoding: .utf8)
+        return try ProviderTokenSigner(keyID: keyID, teamID: team, privateKeyPEM: pem).token(issuedAt: issuedAt)
+    }
+
+    // MARK: Provider tokens
+
+    func testProviderTokenReasonsOverRealTLS() async throws {
+        let (server, ports) = try await TestServer.start()
+        let curl = CurlClient(port: ports.http2, certificate: nil)
+        let now = Int64(Date().timeIntervalSince1970)
+        let cases: [(name: String, headers: [(String, String)], expected: Reason?)] = [
+            ("valid team key", appTopic + [("authorization", "bearer \(try jwt("SANDBOX001"))")], nil),
+            ("valid both-environment key", appTopic + [("authorization", "bearer \(try jwt("BOTHENV001"))")], nil),
+            ("no authorization", appTopic, .missingProviderToken),
+            ("garbage token", appTopic + [("authorization", "bearer not.a.jwt")], .invalidProviderToken),
+            ("wrong team for the key", appTopic + [("authorization", "bearer \(try jwt("SANDBOX001", team: "TEAM00000B"))")], .invalidProviderToken),
+            ("iat over an hour old", appTopic + [("authorization", "bearer \(try jwt("SANDBOX001", issuedAt: now - 3700))")], .expiredProviderToken),
+            ("production key on a sandbox server", appTopic + [("authorization", "bearer \(try jwt("PRODUCT001"))")], .badEnvironmentKeyIdInToken),
+            ("topic key for another topic", [("apns-topic", "com.example.other"), ("authorization", "bearer \(try jwt("TOPICSBX01"))")], .topicDisallowed),
+            ("token auth without a topic", [("authorization", "bearer \(try jwt("SANDBOX001"))")], .missingTopic),
+        ]
+        for item in cases {
+            let response = try curl.send(path: "/3/device/\(token)", headers: item.headers)
+            if let reason = item.expected {
+                XCTAssertEqual(response.status, reason.httpStatus, item.name)
+                XCTAssertEqual(response.body, #"{"reason":"\#(reason.rawValue)"}"#, item.name)
+            } else {
+                XCTAssertEqual(response.status, 200, "\(item.name): \(response.body)")
+            }
+        }
+        try await server.shutdown()
+    }
+
+    func testTokenSignedByOpenSSLWithDERSignatureIsAccepted() async throws {
+        let (server, ports) = try await TestServer.start()
+        let script = """
+        set -e
+        b64() { openssl base64 -A | tr '+/' '-_' | tr -d '='; }
+        header=$(printf '{"alg":"ES256","kid":"SANDBOX001"}' | b64)
+        claims=$(printf '{"iss":"TEAM00000A","iat":%d}' "$(date +%s)" | b64)
+        signature=$(printf '%s.%s' "$header" "$claims" | openssl dgst -sha256 -sign "$1/AuthKey_SANDBOX001.p8" | b64)
+        printf '%s.%s.%s' "$header" "$claims" "$signature"
+        """
+        let made = try ProcessRunner.run("bash", ["-c", script, "mint", Fixtures.certificateDirectory])
+        XCTAssertEqual(made.status, 0, made.stderr)
+        let response = try CurlClient(port: ports.http2, certificate: nil).send(
+            path: "/3/device/\(token)", headers: appTopic + [("authorization", "bearer \(made.stdout)")])
+        XCTAssertEqual(response.status, 200, response.body)
+        try await server.shutdown()
+    }
+
+    func testNewTokenWithinTwentyMinutesOnOneConnectionIs429() async throws {
+        let (server, ports) = try await TestServer.start()
+        let now = Int64(Date().timeIntervalSince1970)
+        let first = try jwt("SANDBOX001", issuedAt: now)
+        let second = try jwt("SANDBOX001", issuedAt: now - 10)
+        // `--next` keeps the same HTTP/2 connection for the second request.
+        func request(_ jwt: String) -> [String] {
+            ["--http2", "-sS", "--cacert", Fixtures.caPath, "-D", "-", "-o", "/dev/null",
+             "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: com.example.app", "-d", #"{"aps":{}}"#,
+             "-w", "connects=%{num_connects}\n", "https://127.0.0.1:\(ports.http2)/3/device/\(token)"]
+        }
+        let result = try ProcessRunner.run("curl", request(first) + ["--next"] + request(second))
+        let statuses = result.stdout.split(separator: "\n").filter { $0.hasPrefix("HTTP/2 ") }.map { String($0.dropFirst(7).prefix(3)) }
+        XCTAssertEqual(statuses, ["200", "429"], result.stdout)
+        XCTAssertTrue(result.stdout.contains("connects=0"), "the second request must reuse the connection:\n\(result.stdout)")
+        try await server.shutdown()
+    }
+
+    func testTokenConnectionStreamLimitRisesAfterFirstValidToken() async throws {
+        let (server, ports) = try await TestServer.start { $0.http2.maxConcurrentStreams = 1000 }
+        let body = FileManager.default.temporaryDirectory.appendingPathComponent("mockapns-nghttp-\(UUID().uuidString).json")
+        try Data(#"{"aps":{}}"#.utf8).write(to: body)
+        defer { try? FileManager.default.removeItem(at: body) }
+        let result = try ProcessRunner.run("nghttp", [
+            "-v", "-H", "authorization: bearer \(try jwt("SANDBOX001"))", "-H", "apns-topic: com.example.app",
+            "-d", body.path, "https://127.0.0.1:\(ports.http2)/3/device/\(token)",
+        ])
+        // The MAX_CONCURRENT_STREAMS values the client received, in order, and where the
+        // response arrived among them.
+        var events: [String] = []
+        var inReceivedSettings = false
+        for line in result.stdout.split(separator: "\n") {
+            if line.contains("recv SETTINGS frame") { inReceivedSettings = true; continue }
+            if line.contains("] send ") || line.contains("] recv ") { inReceivedSettings = false }
+            if inReceivedSettings, let range = line.range(of: "SETTINGS_MAX_CONCURRENT_STREAMS(0x03):") {
+                events.append("streams=" + line[range.upperBound...].trimmingCharacters(in: CharacterSet(charactersIn: "]")))
+            }
+            if line.contains(":status: ") { events.append("status=" + (line.components(separatedBy: ":status: ").last ?? "")) }
+        }
+        XCTAssertEqual(events, ["streams=1", "streams=1000", "status=200"], result.stdout)
+        try await server.shutdown()
+    }
+
+    // MARK: Client certificates
+
+    func testClientCertificateOutcomes() async throws {
+        let (server, ports) = try await TestServer.start()
+        let cases: [(name: String, certificate: String, headers: [(String, String)], expected: Reason?)] = [
+            ("sandbox certificate, default topic from UID", "sandbox", [], nil),
+            ("sandbox certificate, its topic", "sandbox", appTopic, nil),
+            ("universal certificate, voip topic", "universal", [("apns-topic", "com.example.app.voip"), ("apns-push-type", "voip")], nil),
+            ("universal certificate ignores a bogus authorization header", "universal", appTopic + [("authorization", "bearer junk")], nil),
+            ("universal certificate lists several topics: topic required", "universal", [], .missingTopic),
+            ("topic the certificate does not cover", "universal", [("apns-topic", "com.example.other")], .topicDisallowed),
+            ("location pushes need token authentication", "universal", [("apns-topic", "com.example.app.location-query"), ("apns-push-type", "location")], .topicDisallowed),
+            ("production certificate on a sandbox server", "production", appTopic, .badCertificateEnvironment),
+            ("certificate from an untrusted CA", "untrusted", appTopic, .badCertificate),
+        ]
+        for item in cases {
+            let response = try CurlClient(port: ports.http2, certificate: item.certificate).send(path: "/3/device/\(token)", headers: item.headers)
+            if let reason = item.expected {
+                XCTAssertEqual(response.status, reason.httpStatus, item.name)
+                XCTAssertEqual(response.body, #"{"reason":"\#(reason.rawValue)"}"#, item.name)
+            } else {
+                XCTAssertEqual(response.status, 200, "\(item.name): \(response.body)")
+            }
+        }
+        try await server.shutdown()
+    }
+
+    func testProductionServerAcceptsProductionCertificateWithoutUniqueID() async throws {
+        let (server, ports) = try await TestServer.start { $0.environment = .production }
+        let accepted = try CurlClient(port: ports.http2, certificate: "production").send(path: "/3/device/\(token)", headers: appTopic)
+        XCTAssertEqual(accepted.status, 200)
+        XCTAssertNil(accepted.header("apns-unique-id"))
+        let refused = try CurlClient(port: ports.http2, certificate: "sandbox").send(path: "/3/device/\(token)", headers: appTopic)
+        XCTAssertEqual(refused.body, #"{"reason":"BadCertificateEnvironment"}"#)
+        try await server.shutdown()
+    }
+
+    func testExpiredClientCertificateFailsTheHandshakeWithCertificateExpired() async throws {
+        let (server, ports) = try await TestServer.start()
+        XCTAssertThrowsError(try CurlClient(port: ports.http2, certificate: "expired").send(path: "/3/device/\(token)", headers: appTopic)) { error in
+            let message = "\(error)"
+            XCTAssertTrue(message.contains("certificate expired"), message)
+        }
+        try await server.shutdown()
+    }
+
+    func testNoAuthOptionAcceptsBareRequests() async throws {
+        let (server, ports) = try await TestServer.start { $0.requiresAuthentication = false }
+        let response = try CurlClient(port: ports.http2, certificate: nil).send(path: "/3/device/\(token)", headers: [("apns-topic", "com.example.app")])
+        XCTAssertEqual(response.status, 200)
+        try await server.shutdown()
+    }
+
+    func testPinnedClockDecidesTokenExpiry() async throws {
+        let start: Int64 = 1_800_000_000
+        let (server, ports) = try await TestServer.start { $0.clockStart = start * 1000 }
+        let curl = CurlClient(port: ports.http2, certificate: nil)
+        let issued = try jwt("SANDBOX001", issuedAt: start)
+        XCTAssertEqual(try curl.send(path: "/3/device/\(token)", headers: appTopic + [("authorization", "bearer \(issued)")]).status, 200)
+        server.clock.advance(milliseconds: 3_600_000)
+        let expired = try curl.send(path: "/3/device/\(token)", headers: appTopic + [("authorization", "bearer \(issued)")])
+        XCTAssertEqual(expired.body, #"{"reason":"ExpiredProviderToken"}"#)
+        try await server.shutdown()
+    }
+}
