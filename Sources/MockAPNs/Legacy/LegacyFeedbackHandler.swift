@@ -21,6 +21,7 @@ final class LegacyFeedbackHandler: ChannelInboundHandler {
 
     private let services: LegacyFeedbackServices
     private var logger: Logger
+    private var handshakeTimer: Scheduled<Void>?
 
     init(services: LegacyFeedbackServices) {
         self.services = services
@@ -31,12 +32,22 @@ final class LegacyFeedbackHandler: ChannelInboundHandler {
         if let remote = context.remoteAddress {
             logger[metadataKey: "peer"] = "\(remote)"
         }
+        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        handshakeTimer = context.eventLoop.scheduleTask(in: LegacyGatewayServices.handshakeTimeout) {
+            bound.value.close(promise: nil)
+        }
         context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        handshakeTimer?.cancel()
+        context.fireChannelInactive()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
         case let completed as TLSHandshakeCompleted:
+            handshakeTimer?.cancel()
             sendFeedback(context: context, session: completed.session)
         case let failed as TLSHandshakeFailed:
             LegacyTLSLog.handshakeRefused(failed, listener: "legacy feedback", logger: logger)

@@ -302,3 +302,59 @@ final class LegacyGatewayTests: XCTestCase {
         try? FileManager.default.removeItem(atPath: path)
     }
 }
+
+/// Whatever bytes arrive, the gateway answers at most once, closes, and keeps serving.
+final class LegacyGatewayRobustnessTests: XCTestCase {
+    func testRandomAndMutatedStreamsGetAtMostOnePacketAndAClose() async throws {
+        let (server, ports) = try await LegacyTestServer.start()
+        let gateway = try XCTUnwrap(ports.gateway)
+        var generator = SystemRandomNumberGenerator()
+        var connections: [LegacyTLSClient.Connection] = []
+        for index in 0..<16 {
+            var stream: [UInt8]
+            if index % 2 == 0 {
+                stream = (0..<Int.random(in: 1...3000, using: &generator)).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            } else {
+                // Valid frames with a few bytes flipped.
+                stream = (1...20).flatMap { Legacy.frame(identifier: UInt32($0), token: Legacy.token(0x11)) }
+                for _ in 0..<3 {
+                    stream[Int.random(in: 0..<stream.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+                }
+            }
+            connections.append(.init(send: stream))
+        }
+        let outcomes = try LegacyTLSClient.run(port: gateway, connections: connections, timeout: 1)
+        for (index, outcome) in outcomes.enumerated() {
+            XCTAssertTrue(outcome.handshakeSucceeded, "\(index): \(outcome.handshake)")
+            XCTAssertTrue(outcome.received.count == 0 || outcome.received.count == 6, "\(index): \(outcome.data)")
+            if outcome.received.count == 6 {
+                XCTAssertEqual(outcome.received[0], 8, "\(index): an error-response packet")
+            }
+        }
+        // Streams that happen to stay valid leave the connection open until the client's
+        // timeout; every other one was closed by the server.
+        _ = try await Legacy.reports(server, count: outcomes.count)
+        let after = try LegacyTLSClient.exchange(port: gateway, send: Legacy.frame(identifier: 1, token: Legacy.token(0x11)), timeout: 0.5)
+        XCTAssertTrue(after.handshakeSucceeded, "the server still serves")
+        XCTAssertEqual(after.received, [])
+        try await server.shutdown()
+    }
+
+    func testPlainTextIsRefusedAndTheListenerKeepsServing() async throws {
+        let (server, ports) = try await LegacyTestServer.start()
+        let gateway = try XCTUnwrap(ports.gateway)
+        let result = try ProcessRunner.run("python3", ["-c", """
+            import socket
+            s = socket.create_connection(("127.0.0.1", \(gateway)))
+            s.sendall(b"GET / HTTP/1.1\\r\\nHost: x\\r\\n\\r\\n")
+            s.settimeout(5)
+            while s.recv(100):
+                pass
+            print("eof")
+            """])
+        XCTAssertEqual(result.stdout, "eof\n", "the server closes a connection that does not speak TLS: \(result.stderr)")
+        let after = try LegacyTLSClient.exchange(port: gateway, send: [], timeout: 0.3)
+        XCTAssertTrue(after.handshakeSucceeded)
+        try await server.shutdown()
+    }
+}
