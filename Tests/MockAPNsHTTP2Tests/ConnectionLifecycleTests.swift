@@ -26,7 +26,7 @@ final class ConnectionLifecycleTests: XCTestCase {
         XCTAssertEqual(error.errorCode, HTTP2ErrorCode.protocolError)
         XCTAssertTrue(error.message.contains(#""GET / HTTP/1.1\r\n"#), error.message)
 
-        let healthy = try ExternalTool.run("/usr/bin/curl", [
+        let healthy = try ExternalTool.run("curl", [
             "-s", "-i", "--http2-prior-knowledge", "--max-time", "10", "http://127.0.0.1:\(server.port)/",
         ])
         XCTAssertTrue(healthy.output.hasPrefix("HTTP/2 200"), healthy.output + healthy.errorOutput)

@@ -4,9 +4,9 @@ import XCTest
 
 /// Requests in, responses out, against real clients (curl, nghttp, h2load).
 final class RequestResponseTests: XCTestCase {
-    private static let curl = "/usr/bin/curl"
-    private static let nghttp = "/usr/bin/nghttp"
-    private static let h2load = "/usr/bin/h2load"
+    private static let curl = "curl"
+    private static let nghttp = "nghttp"
+    private static let h2load = "h2load"
 
     func testImmediateResponseCarriesStatusHeadersAndBody() throws {
         let server = try TestServer { handler, request, _ in
