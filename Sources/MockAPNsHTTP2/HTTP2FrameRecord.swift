@@ -103,7 +103,9 @@ public struct HTTP2Setting: Sendable, Hashable, CustomStringConvertible {
 ///
 /// Header blocks are reported whole: nghttp2 joins a HEADERS frame and its CONTINUATION
 /// frames before anyone sees them, so `length` is that of the HEADERS frame and `headers`
-/// holds the complete decoded list.
+/// holds the complete decoded list. Frames nghttp2 drops before processing them (frames of
+/// unknown type, streams opened after a GOAWAY) are not recorded; inbound frames it rejects
+/// as invalid are, just before the error they cause.
 public struct HTTP2FrameRecord: Sendable, Hashable {
     /// Which way the frame travelled.
     public enum Direction: String, Sendable, Hashable {
