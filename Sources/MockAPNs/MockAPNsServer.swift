@@ -117,7 +117,7 @@ public final class MockAPNsServer: Sendable {
         let legacyPorts: LegacyListeners.Ports
         do {
             legacyPorts = try await legacy.start(LegacyListeners.Dependencies(
-                configuration: configuration, group: group, decider: makeDecider(), registry: registry, logger: logger
+                configuration: configuration, group: group, decider: makeDecider(), registry: registry, scenarios: scenarios, logger: logger
             ))
         } catch {
             try? await http2Listener.close()

@@ -69,6 +69,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("legacy-max-payload"), help: "Largest legacy payload in bytes: 2048 (default, iOS 8+) or 256 (iOS 7 and before).")
     var legacyMaxPayload: Int?
 
+    @Option(name: .customLong("scenario"), help: "A scenario file (JSON): scripted answers, delays and faults; see scenarios/.")
+    var scenarioFile: String?
+
     @Option(name: .customLong("ports-file"), help: "Write the bound ports to this file as JSON once listening.")
     var portsFile: String?
 
@@ -119,6 +122,13 @@ struct ServeCommand: AsyncParsableCommand {
         if let http2Port {
             guard (0...65535).contains(http2Port) else { throw ValidationError("--http2-port must be 0-65535") }
             configuration.http2Port = http2Port
+        }
+        if let scenarioFile {
+            switch ScenarioFile.load(scenarioFile) {
+            case .success(let scenario): configuration.scenario = scenario
+            case .failure(let problems):
+                throw ServeError(problems.lines.map { "\(scenarioFile):\($0)" }.joined(separator: "\n"))
+            }
         }
         if let environment { configuration.environment = environment }
         if let certificateDirectory { configuration.certificateDirectory = certificateDirectory }

@@ -42,6 +42,8 @@ struct LegacyGatewayServices: Sendable {
     let sessionOptions: LegacySessionOptions
     let drain: LegacyDrainPolicy
     let activity: LegacyActivityLog
+    /// The running scenario, consulted for every notification.
+    let scenarios: ScenarioSwitch
     let logger: Logger
 }
 
@@ -83,10 +85,14 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
     private var drainDeadline: Scheduled<Void>?
     private var recorded = false
 
-    init(services: LegacyGatewayServices) {
+    /// The scenario's say on each notification, and on the connection's answer.
+    private let scenario: LegacyScenarioJudge
+
+    init(services: LegacyGatewayServices, scenarioConnection: ScenarioConnection = ScenarioConnection(transport: .legacy, index: 0)) {
         self.services = services
         self.session = LegacyConnectionSession(options: services.sessionOptions)
         self.logger = services.logger
+        self.scenario = LegacyScenarioJudge(scenarios: services.scenarios, connection: scenarioConnection, logger: services.logger)
     }
 
     // MARK: Lifecycle
@@ -199,7 +205,9 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
         let action = bytes.withUnsafeReadableBytes { raw in
             session.receive(
                 raw,
-                decide: { request in decider.decide(request, context: decisionContext).reason },
+                decide: { request in
+                    scenario.judge(request, authentication: authentication) { decider.decide(request, context: decisionContext) }
+                },
                 observe: { event in
                     switch event {
                     case .diagnosis(let diagnosis): diagnoses.append(diagnosis)
@@ -215,8 +223,31 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
             logger.notice("legacy gateway: \(report.failure ?? "")")
         }
         if let action {
-            answer(action, context: context)
+            answerAsScenarioSays(action, context: context)
+        } else if scenario.shutdownRequested, !session.isClosing {
+            shutDown(context: context)
         }
+    }
+
+    /// Answers a failure, unless the scenario replaces the answer, delays it, or limits the
+    /// bytes that may follow.
+    private func answerAsScenarioSays(_ action: LegacyConnectionAction, context: ChannelHandlerContext) {
+        if let budget = scenario.byteBudget {
+            WireFaults.closeAfter(bytes: budget, on: context.channel)
+        }
+        let respond = { [self] in
+            switch scenario.interception {
+            case .answer(let replacement)?:
+                answer(replacement, context: context)
+            case .fault(let fault, let garbage)?:
+                LegacyScenarioJudge.apply(fault, garbage: garbage, applicationContext: context)
+            case nil:
+                answer(action, context: context)
+            }
+        }
+        guard let delay = scenario.delayMilliseconds, delay > 0 else { return respond() }
+        let later = NIOLoopBound(respond, eventLoop: context.eventLoop)
+        context.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1_000_000))) { later.value() }
     }
 
     /// Sends the connection's only answer, then drains.

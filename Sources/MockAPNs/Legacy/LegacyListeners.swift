@@ -20,6 +20,7 @@ final class LegacyListeners: Sendable {
         var group: MultiThreadedEventLoopGroup
         var decider: PushDecider
         var registry: DeviceRegistry
+        var scenarios: ScenarioSwitch
         var logger: Logger
     }
 
@@ -44,16 +45,24 @@ final class LegacyListeners: Sendable {
             sessionOptions: configuration.legacy.sessionOptions,
             drain: drain,
             activity: activity,
+            scenarios: dependencies.scenarios,
             logger: dependencies.logger
         )
         let tracker = gatewayConnections
+        let scenarios = dependencies.scenarios
         let gateway = try await Self.bootstrap(dependencies.group)
             .childChannelInitializer { channel in
                 tracker.track(channel)
                 return channel.eventLoop.makeCompletedFuture {
+                    let opening = scenarios.current.openConnection(.legacy)
+                    if let alert = opening.refusal {
+                        // The scenario refuses this handshake: an alert record instead of TLS.
+                        try channel.pipeline.syncOperations.addHandler(TLSAlertRefusalHandler(alert: alert))
+                        return
+                    }
                     try channel.pipeline.syncOperations.addHandlers([
                         OpenSSLHandler(context: tls),
-                        LegacyGatewayHandler(services: gatewayServices),
+                        LegacyGatewayHandler(services: gatewayServices, scenarioConnection: opening.connection),
                     ])
                 }
             }

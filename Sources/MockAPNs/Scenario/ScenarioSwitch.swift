@@ -1,0 +1,41 @@
+import Logging
+import MockAPNsCore
+import Synchronization
+
+/// The scenario a server runs now, replaceable while connections are open.
+///
+/// Each request asks for the current engine once and keeps the decision it gets, so a
+/// replacement never changes the answer of a request already decided (a delayed answer
+/// still goes out as decided). The new scenario starts with fresh counts, state and
+/// connection numbers; its registry entries are applied on top of the registry's contents.
+final class ScenarioSwitch: Sendable {
+    private let engine: Mutex<ScenarioEngine>
+    private let registry: DeviceRegistry
+    private let logger: Logger
+
+    init(scenario: Scenario, registry: DeviceRegistry, logger: Logger) {
+        self.engine = Mutex(ScenarioEngine(scenario: scenario))
+        self.registry = registry
+        self.logger = logger
+    }
+
+    /// The engine requests are decided by now.
+    var current: ScenarioEngine { engine.withLock { $0 } }
+
+    /// Applies the current scenario's registry entries (at server start).
+    func applyRegistryState() {
+        current.scenario.registry.apply(to: registry)
+    }
+
+    /// Installs `scenario` for every request decided from now on.
+    @discardableResult
+    func replace(with scenario: Scenario) -> ScenarioEngine {
+        let next = ScenarioEngine(scenario: scenario)
+        scenario.registry.apply(to: registry)
+        engine.withLock { $0 = next }
+        logger.info("scenario loaded", metadata: [
+            "scenario": "\(scenario.name)", "rules": "\(scenario.rules.count)", "seed": "\(next.seed)",
+        ])
+        return next
+    }
+}

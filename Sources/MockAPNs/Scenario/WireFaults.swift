@@ -1,0 +1,98 @@
+import MockAPNsCore
+import MockAPNsTLS
+import NIOCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Connection faults that do not depend on the protocol spoken over the connection.
+enum WireFaults {
+    /// Closes normally: the client reads EOF (TCP FIN).
+    static func close(_ channel: any Channel) {
+        channel.close(promise: nil)
+    }
+
+    /// Aborts: SO_LINGER with a zero timeout makes the kernel send RST instead of FIN on
+    /// close, which the client reports as "connection reset by peer".
+    static func reset(_ channel: any Channel) {
+        guard let socket = channel as? any SocketOptionProvider else {
+            channel.close(promise: nil)
+            return
+        }
+        socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in
+            channel.close(promise: nil)
+        }
+    }
+
+    /// Writes `bytes`, then closes. Inside TLS (written from `applicationContext`, a handler
+    /// after the TLS handler) they are encrypted like any application data, so the client's
+    /// protocol parser sees them; otherwise they bypass TLS and go raw on the socket, so the
+    /// client's TLS layer sees a broken record.
+    static func sendGarbage(_ bytes: [UInt8], insideTLS: Bool, applicationContext: ChannelHandlerContext?, on channel: any Channel) {
+        let buffer = channel.allocator.buffer(bytes: bytes)
+        let done: EventLoopFuture<Void>
+        if insideTLS, let applicationContext {
+            done = applicationContext.writeAndFlush(NIOAny(buffer))
+        } else if let tls = try? channel.pipeline.syncOperations.context(handlerType: OpenSSLHandler.self) {
+            done = tls.writeAndFlush(NIOAny(buffer))
+        } else {
+            done = channel.writeAndFlush(buffer)
+        }
+        done.whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    /// Lets only `bytes` more bytes reach the socket, then closes.
+    static func closeAfter(bytes: Int, on channel: any Channel) {
+        do {
+            try channel.pipeline.syncOperations.addHandler(ByteBudgetHandler(budget: bytes), position: .first)
+        } catch {
+            channel.close(promise: nil)
+        }
+    }
+}
+
+/// Passes outbound bytes until its budget is spent, cutting the write that crosses it, and
+/// closes the connection at the next flush.
+final class ByteBudgetHandler: ChannelOutboundHandler {
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private var remaining: Int
+    private var spent = false
+
+    init(budget: Int) {
+        self.remaining = budget
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if remaining == 0 { spent = true }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        var buffer = unwrapOutboundIn(data)
+        guard !spent else {
+            promise?.succeed()
+            return
+        }
+        if buffer.readableBytes >= remaining {
+            buffer = buffer.readSlice(length: remaining) ?? ByteBuffer()
+            spent = true
+        }
+        remaining -= buffer.readableBytes
+        context.write(wrapOutboundOut(buffer), promise: promise)
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        context.flush()
+        if spent {
+            context.close(promise: nil)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension ByteBudgetHandler: Sendable {}

@@ -1,0 +1,64 @@
+import ArgumentParser
+import Foundation
+import MockAPNsCore
+
+/// `mockapns scenario ...`: work with scenario files.
+struct ScenarioCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "scenario",
+        abstract: "Check scenario files (scripted behaviour and faults).",
+        subcommands: [ValidateScenarioCommand.self]
+    )
+}
+
+/// `mockapns scenario validate FILE...`: exit 0 when every file is a valid scenario, else
+/// print every mistake (file, line, column, JSON path, what was expected) and exit 1.
+struct ValidateScenarioCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "validate",
+        abstract: "Check scenario files; print every mistake with its line, column and JSON path."
+    )
+
+    @Argument(help: "Scenario files (JSON).")
+    var files: [String]
+
+    func run() throws {
+        var failed = false
+        for file in files {
+            switch ScenarioFile.load(file) {
+            case .success(let scenario):
+                print("\(file): ok: \"\(scenario.name)\", \(scenario.rules.count) rule\(scenario.rules.count == 1 ? "" : "s")")
+            case .failure(let problems):
+                failed = true
+                for line in problems.lines {
+                    FileHandle.standardError.write(Data("\(file):\(line)\n".utf8))
+                }
+            }
+        }
+        if failed { throw ExitCode(1) }
+    }
+}
+
+/// Reading a scenario file from disk, shared by `serve --scenario` and `scenario validate`.
+enum ScenarioFile {
+    /// Why a file could not be used: unreadable, or each mistake in it.
+    struct Problems: Error, CustomStringConvertible {
+        /// `line:column: $.path: message`, one per mistake.
+        var lines: [String]
+        var description: String { lines.joined(separator: "\n") }
+    }
+
+    static func load(_ path: String) -> Result<Scenario, Problems> {
+        let text: String
+        do {
+            text = try String(contentsOfFile: path, encoding: .utf8)
+        } catch {
+            return .failure(Problems(lines: [" cannot read the file: \(error.localizedDescription)"]))
+        }
+        do {
+            return .success(try Scenario.decode(jsonText: text))
+        } catch {
+            return .failure(Problems(lines: error.errors.map { "\($0.position.line):\($0.position.column): \($0.path): \($0.message)" }))
+        }
+    }
+}
