@@ -17,6 +17,8 @@ struct HTTP2ConnectionServices: Sendable {
     /// The running scenario, consulted for every request.
     let scenarios: ScenarioSwitch
     let clock: ServerClock
+    /// Where frames, notifications and errors are recorded.
+    let journal: Journal
     let logger: Logger
 }
 
@@ -50,9 +52,12 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     private var logger: Logger
     /// Applies the scenario's decision to each request.
     private let scenario: HTTP2ScenarioResponder
+    /// Records this connection's frames, notifications and errors.
+    private let journaling: HTTP2Journaling
 
-    init(services: HTTP2ConnectionServices, scenarioConnection: ScenarioConnection) {
+    init(services: HTTP2ConnectionServices, scenarioConnection: ScenarioConnection, connectionID: UInt64) {
         self.services = services
+        self.journaling = HTTP2Journaling(journal: services.journal, connectionID: connectionID)
         self.logger = services.logger
         self.scenario = HTTP2ScenarioResponder(
             scenarios: services.scenarios, connection: scenarioConnection, environment: services.environment,
@@ -81,6 +86,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
 
     private func startHTTP2(context: ChannelHandlerContext, session: TLSSessionInfo) {
         var settings = scenario.settings(services.http2Settings, channel: context.channel)
+        settings.recordsFrames = journaling.recordsFrames
         switch session.peerCertificate {
         case _ where !services.requiresAuthentication:
             credentials = .certificate(.notRequired)
@@ -125,8 +131,9 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         let decisionContext = DecisionContext(environment: services.environment, authentication: authentication)
         let facts = ScenarioRequest(http2: headers, body: push.body, bodyLength: request.bodyLength, authentication: authentication)
         // The scenario runs the core (unless a before-validation rule decides) and answers.
+        let journaling = self.journaling
         scenario.answer(request, facts: facts, handler: handler) {
-            services.decider.decide(http2: push, context: decisionContext)
+            journaling.decide(push, streamID: request.streamID, context: decisionContext, decider: services.decider)
         }
     }
 
@@ -143,6 +150,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             )
             if let notes = outcome.identity?.notes, !notes.isEmpty, outcome.identity?.servedFromCache == false {
                 logger.info("provider token accepted with notes: \(notes.map { "\($0)" }.joined(separator: "; "))")
+                for note in notes { journaling.note("\(note)", code: "providerToken.note") }
             }
             var streamLimitRaised = raised
             if !raised, outcome.identity != nil {
@@ -155,7 +163,18 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         }
     }
 
+    func http2Handler(_ handler: NGHTTP2ServerHandler, streamError: HTTP2StreamError) {
+        // nghttp2 reset a stream over a client mistake (e.g. an upper-case header name).
+        logger.notice("HTTP/2 stream \(streamError.streamID) reset: \(streamError.message)")
+        journaling.streamError(streamError)
+    }
+
+    func http2Handler(_ handler: NGHTTP2ServerHandler, didRecord frame: HTTP2FrameRecord) {
+        journaling.record(frame)
+    }
+
     func http2Handler(_ handler: NGHTTP2ServerHandler, connectionError: HTTP2ConnectionError) {
         logger.notice("HTTP/2 connection error: \(connectionError)")
+        journaling.connectionError(connectionError)
     }
 }

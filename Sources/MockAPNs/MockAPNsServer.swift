@@ -39,6 +39,8 @@ public final class MockAPNsServer: Sendable {
     let legacy: LegacyListeners
     /// The running scenario (`replaceScenario` swaps it).
     let scenarios: ScenarioSwitch
+    /// The journal, its JSONL file and the control API.
+    let observation: ServerObservation
     private let state = Mutex<State>(.idle)
 
     private enum State {
@@ -57,6 +59,7 @@ public final class MockAPNsServer: Sendable {
         self.logger = logger
         self.legacy = LegacyListeners(logger: logger)
         self.scenarios = ScenarioSwitch(scenario: configuration.scenario ?? .empty, registry: registry, logger: logger)
+        self.observation = ServerObservation(settings: configuration.journal, clock: clock)
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads ?? System.coreCount)
     }
 
@@ -79,6 +82,8 @@ public final class MockAPNsServer: Sendable {
         let http2Context = try OpenSSLContext(configuration: makeHTTP2TLSConfiguration())
         try loadProviderKeys()
         scenarios.applyRegistryState()
+        try observation.openFile(configuration.journal.file)
+        let journal = observation.journal
         let services = HTTP2ConnectionServices(
             decider: makeDecider(),
             tokenVerifier: tokenVerifier,
@@ -87,6 +92,7 @@ public final class MockAPNsServer: Sendable {
             http2Settings: makeHTTP2Settings(),
             scenarios: scenarios,
             clock: clock,
+            journal: journal,
             logger: logger
         )
         let connections = self.connections
@@ -106,9 +112,11 @@ public final class MockAPNsServer: Sendable {
                         return
                     }
                     // The bridge starts HTTP/2 once TLS tells it how the client authenticates.
+                    let connectionID = journal.nextConnectionID()
                     try channel.pipeline.syncOperations.addHandlers([
                         OpenSSLHandler(context: http2Context),
-                        HTTP2ConnectionBridge(services: services, scenarioConnection: opening.connection),
+                        JournalConnectionHandler(journal: journal, connectionID: connectionID, transport: .http2),
+                        HTTP2ConnectionBridge(services: services, scenarioConnection: opening.connection, connectionID: connectionID),
                     ])
                 }
             }
@@ -123,10 +131,19 @@ public final class MockAPNsServer: Sendable {
             try? await http2Listener.close()
             throw error
         }
+        let controlPort: Int?
+        do {
+            controlPort = try await observation.startControl(configuration.control, server: self, group: group, logger: logger)
+        } catch {
+            try? await http2Listener.close()
+            await legacy.stop()
+            throw error
+        }
         let ports = BoundPorts(
             http2: http2Listener.localAddress?.port ?? configuration.http2Port,
             gateway: legacyPorts.gateway,
-            feedback: legacyPorts.feedback
+            feedback: legacyPorts.feedback,
+            control: controlPort
         )
         state.withLock { $0 = .running(listeners: [http2Listener], ports: ports) }
         logger.info("mockapns listening", metadata: ["ports": "\(ports.summary(host: configuration.host))"])
@@ -161,6 +178,8 @@ public final class MockAPNsServer: Sendable {
                 try? await channel.close()
             }
         }
+        // Last, so the journal file also holds every connection's closing events.
+        await observation.stop()
         try await group.shutdownGracefully()
     }
 

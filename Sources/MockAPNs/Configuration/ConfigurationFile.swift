@@ -17,7 +17,9 @@ extension MockAPNsConfiguration {
     ///   "http2": { "port": 2197, "maxConcurrentStreams": 1000, "idleTimeoutSeconds": 3600 },
     ///   "legacy": { "gatewayPort": 2195, "feedbackPort": 2196, "allowOldTLS": false,
     ///               "parseErrorPolicy": "silentClose", "tokenLength": 32, "variableTokenLength": false,
-    ///               "maximumPayloadLength": 2048 }
+    ///               "maximumPayloadLength": 2048 },
+    ///   "journal": { "capacity": 100000, "file": "journal.jsonl", "frames": true, "redactTokens": false },
+    ///   "control": { "port": 2198, "host": "127.0.0.1", "allowNonLoopback": false }
     /// }
     /// ```
     public static func parse(json text: String, over base: MockAPNsConfiguration = MockAPNsConfiguration()) throws(JSONFileError) -> MockAPNsConfiguration {
@@ -52,7 +54,13 @@ extension MockAPNsConfiguration {
         if var legacy = try root.object("legacy") {
             try configuration.legacy.read(&legacy)
         }
-        try root.finish(allowed: ["host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "legacy"])
+        if var journal = try root.object("journal") {
+            try configuration.journal.read(&journal)
+        }
+        if var control = try root.object("control") {
+            try configuration.control.read(&control)
+        }
+        try root.finish(allowed: ["host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "legacy", "journal", "control"])
         return configuration
     }
 }

@@ -29,6 +29,10 @@ public struct MockAPNsConfiguration: Sendable {
     public var http2 = HTTP2Options()
     /// The legacy binary gateway (2195) and feedback service (2196).
     public var legacy = LegacyOptions()
+    /// The journal: memory capacity, JSONL file, frame recording, redaction.
+    public var journal = JournalSettings()
+    /// The control API (HTTP/1.1 JSON on loopback); off unless a port is set.
+    public var control = ControlSettings()
     /// Scripted behaviour and faults to run from the start (`nil`: none); see
     /// `MockAPNsServer.replaceScenario` to change it while running.
     public var scenario: Scenario? = nil

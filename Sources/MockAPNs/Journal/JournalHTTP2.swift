@@ -1,0 +1,55 @@
+import MockAPNsCore
+import MockAPNsHTTP2
+
+/// Turns the HTTP/2 handler's frame records into journal values.
+enum JournalHTTP2 {
+    static func frame(_ record: HTTP2FrameRecord, redactingAuthorization redact: Bool) -> JournalHTTP2Frame {
+        JournalHTTP2Frame(
+            direction: record.direction == .inbound ? .inbound : .outbound,
+            type: record.type.description,
+            flags: record.flags,
+            length: record.length,
+            details: details(record.details, redact: redact)
+        )
+    }
+
+    private static func details(_ details: HTTP2FrameRecord.Details, redact: Bool) -> JournalHTTP2Frame.Details {
+        switch details {
+        case .empty:
+            return .empty
+        case .headers(let headers):
+            return .headers(headers.map { header in
+                let hidden = redact && header.name == "authorization"
+                return HTTPHeader(name: header.name, value: hidden ? redactedValue : header.value)
+            })
+        case .settings(let settings):
+            return .settings(settings.map { JournalHTTP2Frame.Setting(name: settingName($0.identifier), value: $0.value) })
+        case .rstStream(let code):
+            return .rstStream(errorCode: code)
+        case .goaway(let code, let lastStream, let debugData):
+            return .goaway(errorCode: code, lastStreamID: lastStream, debugData: debugData)
+        case .windowUpdate(let increment):
+            return .windowUpdate(increment: increment)
+        case .ping(let data):
+            return .ping(opaqueData: data)
+        }
+    }
+
+    /// What a redacted `authorization` value reads.
+    static let redactedValue = "<redacted>"
+
+    /// The RFC name of a SETTINGS parameter, or its hex id.
+    static func settingName(_ identifier: UInt16) -> String {
+        switch identifier {
+        case HTTP2Setting.headerTableSize: "HEADER_TABLE_SIZE"
+        case HTTP2Setting.enablePush: "ENABLE_PUSH"
+        case HTTP2Setting.maxConcurrentStreams: "MAX_CONCURRENT_STREAMS"
+        case HTTP2Setting.initialWindowSize: "INITIAL_WINDOW_SIZE"
+        case HTTP2Setting.maxFrameSize: "MAX_FRAME_SIZE"
+        case HTTP2Setting.maxHeaderListSize: "MAX_HEADER_LIST_SIZE"
+        case 0x8: "ENABLE_CONNECT_PROTOCOL"
+        case 0x9: "NO_RFC7540_PRIORITIES"
+        default: "0x" + String(identifier, radix: 16)
+        }
+    }
+}

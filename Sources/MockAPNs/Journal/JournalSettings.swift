@@ -1,0 +1,35 @@
+import MockAPNsCore
+
+extension MockAPNsConfiguration {
+    /// What the journal keeps and where it writes (`journal` in a configuration file).
+    public struct JournalSettings: Sendable, Equatable {
+        /// Events kept in memory; when full, the oldest go first and are counted as dropped.
+        public var capacity: Int = 100_000
+        /// A JSON Lines file that receives every event, even those the memory store drops.
+        /// `nil`: no file.
+        public var file: String? = nil
+        /// Whether every HTTP/2 frame is recorded (off for benchmarks). Notifications are
+        /// always recorded.
+        public var recordsFrames: Bool = true
+        /// Whether `authorization` header values are recorded as `<redacted>`.
+        public var redactsTokens: Bool = false
+
+        public init() {}
+
+        /// The core journal's options.
+        public var options: JournalOptions {
+            JournalOptions(capacity: capacity, recordsFrames: recordsFrames, redactsAuthorization: redactsTokens)
+        }
+
+        static let fileKeys = ["capacity", "file", "frames", "redactTokens"]
+
+        /// Reads the `journal` object of a configuration file over these values.
+        mutating func read(_ object: inout JSONObjectReader) throws(JSONFileError) {
+            if let value = try object.integer("capacity", in: 1...100_000_000) { capacity = Int(value) }
+            if let value = try object.string("file") { file = value }
+            if let value = try object.bool("frames") { recordsFrames = value }
+            if let value = try object.bool("redactTokens") { redactsTokens = value }
+            try object.finish(allowed: Self.fileKeys)
+        }
+    }
+}
