@@ -72,6 +72,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("scenario"), help: "A scenario file (JSON): scripted answers, delays and faults; see scenarios/.")
     var scenarioFile: String?
 
+    @OptionGroup(title: "Journal and control API")
+    var observation: ObservationOptions
+
     @Option(name: .customLong("ports-file"), help: "Write the bound ports to this file as JSON once listening.")
     var portsFile: String?
 
@@ -94,7 +97,7 @@ struct ServeCommand: AsyncParsableCommand {
             try? await server.shutdown(gracePeriod: .zero)
             throw ServeError("could not start: \(error)")
         }
-        say("mockapns listening \(ports.summary(host: configuration.host))")
+        say("mockapns listening \(ports.summary(host: configuration.host, controlHost: configuration.control.host))")
         if let portsFile {
             try Data((ports.json + "\n").utf8).write(to: URL(fileURLWithPath: portsFile))
         }
@@ -105,6 +108,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     private func resolveConfiguration() throws -> MockAPNsConfiguration {
         var configuration = MockAPNsConfiguration()
+        configuration.control.port = ObservationOptions.defaultControlPort
         if let config {
             let text: String
             do {
@@ -149,6 +153,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.http2.idleTimeoutSeconds = idleTimeout
         }
         try applyLegacyOptions(to: &configuration.legacy)
+        try observation.apply(to: &configuration)
         return configuration
     }
 }
