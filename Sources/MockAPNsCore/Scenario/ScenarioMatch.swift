@@ -60,7 +60,8 @@ public struct ScenarioMatch: Sendable, Equatable {
 
     /// Whether every deterministic matcher holds (probability is drawn by the engine).
     func matches(_ request: ScenarioRequest, numbers: ScenarioRequestNumbers, connection: ScenarioConnection) -> Bool {
-        guard matches(connection: connection) else { return false }
+        if let protocols, !protocols.contains(request.transport) { return false }
+        if let connectionIndex, !connectionIndex.contains(connection.index) { return false }
         if let tokens {
             guard let token = request.deviceToken, tokens.contains(token.lowercased()) else { return false }
         }
