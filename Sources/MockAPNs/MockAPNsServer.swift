@@ -125,7 +125,8 @@ public final class MockAPNsServer: Sendable {
         let legacyPorts: LegacyListeners.Ports
         do {
             legacyPorts = try await legacy.start(LegacyListeners.Dependencies(
-                configuration: configuration, group: group, decider: makeDecider(), registry: registry, scenarios: scenarios, logger: logger
+                configuration: configuration, group: group, decider: makeDecider(), registry: registry, scenarios: scenarios, logger: logger,
+                journal: journal
             ))
         } catch {
             try? await http2Listener.close()

@@ -38,6 +38,26 @@ struct ObservationOptions: ParsableArguments {
         case on, off
     }
 
+    /// Starts a server. When the control API's port was not chosen on the command line and
+    /// is taken (another server on this machine), the server runs without it and says so,
+    /// rather than not running at all.
+    func startServer(_ configuration: MockAPNsConfiguration) async throws -> (MockAPNsServer, BoundPorts) {
+        var configuration = configuration
+        while true {
+            let server = MockAPNsServer(configuration: configuration)
+            do {
+                return (server, try await server.start())
+            } catch let refused as ControlBindFailed where controlPort == nil {
+                try? await server.shutdown(gracePeriod: .zero)
+                FileHandle.standardError.write(Data("mockapns: \(refused); running without the control API\n".utf8))
+                configuration.control.port = nil
+            } catch {
+                try? await server.shutdown(gracePeriod: .zero)
+                throw ServeError("could not start: \(error)")
+            }
+        }
+    }
+
     /// Applies the flags over the configuration file's values.
     func apply(to configuration: inout MockAPNsConfiguration) throws {
         if let journalFile { configuration.journal.file = journalFile }

@@ -89,14 +89,7 @@ struct ServeCommand: AsyncParsableCommand {
             handler.logLevel = level
             return handler
         }
-        let server = MockAPNsServer(configuration: configuration)
-        let ports: BoundPorts
-        do {
-            ports = try await server.start()
-        } catch {
-            try? await server.shutdown(gracePeriod: .zero)
-            throw ServeError("could not start: \(error)")
-        }
+        let (server, ports) = try await observation.startServer(configuration)
         say("mockapns listening \(ports.summary(host: configuration.host, controlHost: configuration.control.host))")
         if let portsFile {
             try Data((ports.json + "\n").utf8).write(to: URL(fileURLWithPath: portsFile))

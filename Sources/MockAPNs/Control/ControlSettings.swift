@@ -47,3 +47,13 @@ public struct ControlHostRefused: Error, Sendable, CustomStringConvertible {
             + "pass --control-allow-remote (config: control.allowNonLoopback = true)"
     }
 }
+
+/// The control API could not listen on its address (typically: the port is in use).
+public struct ControlBindFailed: Error, Sendable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+    public var reason: String
+    public var description: String {
+        "the control API cannot listen on \(host):\(port): \(reason); choose another with --control-port (0 picks a free one) or turn it off with --no-control"
+    }
+}

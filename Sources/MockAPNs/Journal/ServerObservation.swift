@@ -30,7 +30,11 @@ final class ServerObservation: Sendable {
     ) async throws -> Int? {
         guard let port = settings.port else { return nil }
         try settings.checkHost()
-        return try await control.start(api: ControlAPI(server: server), host: settings.host, port: port, group: group, logger: logger)
+        do {
+            return try await control.start(api: ControlAPI(server: server), host: settings.host, port: port, group: group, logger: logger)
+        } catch {
+            throw ControlBindFailed(host: settings.host, port: port, reason: "\(error)")
+        }
     }
 
     /// Stops the control API, then writes out and closes the JSONL file.

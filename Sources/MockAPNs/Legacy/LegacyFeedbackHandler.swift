@@ -8,6 +8,8 @@ struct LegacyFeedbackServices: Sendable {
     let registry: DeviceRegistry
     let environment: APNsEnvironment
     let logger: Logger
+    /// Where each tuple sent is recorded; `nil` records nothing.
+    var journal: Journal? = nil
 }
 
 /// One connection to the legacy feedback service: once TLS completes, every queued feedback
@@ -23,8 +25,12 @@ final class LegacyFeedbackHandler: ChannelInboundHandler {
     private var logger: Logger
     private var handshakeTimer: Scheduled<Void>?
 
-    init(services: LegacyFeedbackServices) {
+    /// Records each tuple sent.
+    private let journaling: LegacyJournaling
+
+    init(services: LegacyFeedbackServices, connectionID: UInt64 = 0) {
         self.services = services
+        self.journaling = LegacyJournaling(journal: services.journal, connectionID: connectionID)
         self.logger = services.logger
     }
 
@@ -88,6 +94,7 @@ final class LegacyFeedbackHandler: ChannelInboundHandler {
                 continue
             }
             tuple.encode(into: &bytes)
+            journaling.feedbackTuple(entry)
             sent += 1
         }
         logger.info("legacy feedback: sent \(sent) tuple(s) to \(certificate.identity.subject)")

@@ -45,6 +45,8 @@ struct LegacyGatewayServices: Sendable {
     /// The running scenario, consulted for every notification.
     let scenarios: ScenarioSwitch
     let logger: Logger
+    /// Where frames, notifications and diagnoses are recorded; `nil` records nothing.
+    var journal: Journal? = nil
 }
 
 /// One legacy binary gateway connection, after TLS: bytes go through the codec
@@ -88,8 +90,16 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
     /// The scenario's say on each notification, and on the connection's answer.
     private let scenario: LegacyScenarioJudge
 
-    init(services: LegacyGatewayServices, scenarioConnection: ScenarioConnection = ScenarioConnection(transport: .legacy, index: 0)) {
+    /// Records this connection's frames, notifications and diagnoses.
+    private let journaling: LegacyJournaling
+
+    init(
+        services: LegacyGatewayServices,
+        scenarioConnection: ScenarioConnection = ScenarioConnection(transport: .legacy, index: 0),
+        connectionID: UInt64 = 0
+    ) {
         self.services = services
+        self.journaling = LegacyJournaling(journal: services.journal, connectionID: connectionID)
         self.session = LegacyConnectionSession(options: services.sessionOptions)
         self.logger = services.logger
         self.scenario = LegacyScenarioJudge(scenarios: services.scenarios, connection: scenarioConnection, logger: services.logger)
@@ -202,6 +212,7 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
         // Only the rare events are collected; accepted notifications are counted by the session.
         var diagnoses: [LegacyDiagnosis] = []
         var failure: LegacyFailureCause?
+        let journaling = self.journaling
         let action = bytes.withUnsafeReadableBytes { raw in
             session.receive(
                 raw,
@@ -209,6 +220,7 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
                     scenario.judge(request, authentication: authentication) { decider.decide(request, context: decisionContext) }
                 },
                 observe: { event in
+                    journaling.observe(event, authentication: authentication)
                     switch event {
                     case .diagnosis(let diagnosis): diagnoses.append(diagnosis)
                     case .failed(let cause, _): failure = cause
@@ -335,6 +347,7 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
 
     private func diagnose(_ diagnosis: LegacyDiagnosis) {
         report.diagnoses.append(diagnosis)
+        journaling.diagnosis(diagnosis)
         logger.notice("legacy gateway: \(diagnosis.message)", metadata: ["diagnosis": "\(diagnosis.code)"])
     }
 

@@ -22,6 +22,8 @@ final class LegacyListeners: Sendable {
         var registry: DeviceRegistry
         var scenarios: ScenarioSwitch
         var logger: Logger
+        /// Where connections, frames, notifications and feedback tuples are recorded.
+        var journal: Journal? = nil
     }
 
     let activity: LegacyActivityLog
@@ -46,8 +48,10 @@ final class LegacyListeners: Sendable {
             drain: drain,
             activity: activity,
             scenarios: dependencies.scenarios,
-            logger: dependencies.logger
+            logger: dependencies.logger,
+            journal: dependencies.journal
         )
+        let journal = dependencies.journal
         let tracker = gatewayConnections
         let scenarios = dependencies.scenarios
         let gateway = try await Self.bootstrap(dependencies.group)
@@ -60,10 +64,14 @@ final class LegacyListeners: Sendable {
                         try channel.pipeline.syncOperations.addHandler(TLSAlertRefusalHandler(alert: alert))
                         return
                     }
-                    try channel.pipeline.syncOperations.addHandlers([
-                        OpenSSLHandler(context: tls),
-                        LegacyGatewayHandler(services: gatewayServices, scenarioConnection: opening.connection),
-                    ])
+                    let connectionID = journal?.nextConnectionID() ?? 0
+                    try channel.pipeline.syncOperations.addHandlers([OpenSSLHandler(context: tls)])
+                    if let journal {
+                        try channel.pipeline.syncOperations.addHandler(
+                            JournalConnectionHandler(journal: journal, connectionID: connectionID, transport: .legacy))
+                    }
+                    try channel.pipeline.syncOperations.addHandler(
+                        LegacyGatewayHandler(services: gatewayServices, scenarioConnection: opening.connection, connectionID: connectionID))
                 }
             }
             .bind(host: configuration.host, port: configuration.legacy.gatewayPort)
@@ -73,17 +81,22 @@ final class LegacyListeners: Sendable {
         let feedbackServices = LegacyFeedbackServices(
             registry: dependencies.registry,
             environment: configuration.environment,
-            logger: dependencies.logger
+            logger: dependencies.logger,
+            journal: dependencies.journal
         )
         let feedback: any Channel
         do {
             feedback = try await Self.bootstrap(dependencies.group)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandlers([
-                            OpenSSLHandler(context: tls),
-                            LegacyFeedbackHandler(services: feedbackServices),
-                        ])
+                        let connectionID = journal?.nextConnectionID() ?? 0
+                        try channel.pipeline.syncOperations.addHandlers([OpenSSLHandler(context: tls)])
+                        if let journal {
+                            try channel.pipeline.syncOperations.addHandler(
+                                JournalConnectionHandler(journal: journal, connectionID: connectionID, transport: .feedback))
+                        }
+                        try channel.pipeline.syncOperations.addHandler(
+                            LegacyFeedbackHandler(services: feedbackServices, connectionID: connectionID))
                     }
                 }
                 .bind(host: configuration.host, port: configuration.legacy.feedbackPort)
