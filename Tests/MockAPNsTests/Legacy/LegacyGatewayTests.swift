@@ -286,6 +286,34 @@ final class LegacyGatewayTests: XCTestCase {
         try await lenient.shutdown()
     }
 
+    func testAnSSLv3OnlyClientIsRefusedAndTheLogSaysWhatItOffered() async throws {
+        let logs = CapturedLogs()
+        let (server, ports) = try await LegacyTestServer.start(logger: logs.logger())
+        // A bare SSLv3 ClientHello (no extensions), as providers from before 2014 sent.
+        let result = try ProcessRunner.run("python3", ["-c", """
+            import os, socket
+            body = bytes([3, 0]) + os.urandom(32) + bytes([0, 0, 4, 0, 0x2f, 0, 0x35, 1, 0])
+            hello = bytes([1]) + len(body).to_bytes(3, "big") + body
+            s = socket.create_connection(("127.0.0.1", \(try XCTUnwrap(ports.gateway))))
+            s.sendall(bytes([0x16, 3, 0]) + len(hello).to_bytes(2, "big") + hello)
+            s.settimeout(5)
+            reply = b""
+            while True:
+                chunk = s.recv(100)
+                if not chunk:
+                    break
+                reply += chunk
+            print(reply.hex())
+            """])
+        XCTAssertTrue(result.stdout.hasPrefix("15"), "a TLS alert record, then close: \(result.stdout) \(result.stderr)")
+        let report = try await Legacy.reports(server)[0]
+        XCTAssertNil(report.tlsVersion)
+        XCTAssertEqual(report.failure?.contains("SSLv3"), true, report.failure ?? "")
+        try await server.shutdown()
+        XCTAssertTrue(logs.messages.contains { $0.contains("legacy gateway: TLS handshake refused") && $0.contains("offered [SSLv3]") },
+                      logs.messages.joined(separator: "\n"))
+    }
+
     func testTLS13IsNotOffered() async throws {
         let (server, ports) = try await LegacyTestServer.start()
         let outcome = try LegacyTLSClient.run(port: try XCTUnwrap(ports.gateway), connections: [.init(send: [])], minimumVersion: "TLSv1_3")
