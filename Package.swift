@@ -123,6 +123,7 @@ let package = Package(
                 "MockAPNsHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ]
