@@ -1,7 +1,1351 @@
 /// The OpenAPI 3 description of the control API, served at `GET /openapi.json`. The same
 /// text is committed as docs/control-api.openapi.json (a test keeps the two equal).
 enum ControlOpenAPI {
-    static let document = """
-    {}
-    """
+    static let document = #"""
+    {
+      "openapi": "3.0.3",
+      "info": {
+        "title": "MockAPNs control API",
+        "version": "1.0.0",
+        "description": "Plain HTTP/1.1 JSON on loopback (default 127.0.0.1:2198). Read the journal, wait for notifications, and change the server's registry, clock, feedback queue and scenario while it runs. Every bad parameter is answered 400 with {\"error\":...,\"parameter\":...}."
+      },
+      "paths": {
+        "/openapi.json": {
+          "get": {
+            "summary": "This document",
+            "responses": {
+              "200": {
+                "description": "The OpenAPI document",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/v1/health": {
+          "get": {
+            "summary": "Liveness and journal fill",
+            "responses": {
+              "200": {
+                "description": "ok",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Health"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/v1/ports": {
+          "get": {
+            "summary": "Bound ports",
+            "responses": {
+              "200": {
+                "description": "Ports",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Ports"
+                    }
+                  }
+                }
+              },
+              "503": {
+                "description": "Bad parameter or body",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/v1/journal": {
+          "get": {
+            "summary": "Journal statistics",
+            "responses": {
+              "200": {
+                "description": "Statistics",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/JournalStatistics"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "delete": {
+            "summary": "Clear the journal (sequence numbers keep rising)",
+            "responses": {
+              "200": {
+                "description": "Cleared",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/v1/notifications": {
+          "get": {
+            "summary": "Recorded notifications, oldest first",
+            "parameters": [
+              {
+                "name": "token",
+                "in": "query",
+                "required": false,
+                "description": "Device token (any letter case)",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              {
+                "name": "topic",
+                "in": "query",
+                "required": false,
+                "description": "apns-topic",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              {
+                "name": "protocol",
+                "in": "query",
+                "required": false,
+                "description": "Transport",
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "http2",
+                    "legacy",
+                    "feedback"
+                  ]
+                }
+              },
+              {
+                "name": "status",
+                "in": "query",
+                "required": false,
+                "description": "HTTP status answered",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 100,
+                  "maximum": 599
+                }
+              },
+              {
+                "name": "reason",
+                "in": "query",
+                "required": false,
+                "description": "Refusal reason, e.g. BadDeviceToken",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              {
+                "name": "accepted",
+                "in": "query",
+                "required": false,
+                "description": "Only accepted (true) or refused (false)",
+                "schema": {
+                  "type": "boolean"
+                }
+              },
+              {
+                "name": "connection",
+                "in": "query",
+                "required": false,
+                "description": "Connection id",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1
+                }
+              },
+              {
+                "name": "after",
+                "in": "query",
+                "required": false,
+                "description": "Only records after this sequence number",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              },
+              {
+                "name": "limit",
+                "in": "query",
+                "required": false,
+                "description": "At most this many (default 1000)",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 100000
+                }
+              }
+            ],
+            "responses": {
+              "200": {
+                "description": "Notifications",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/NotificationList"
+                    }
+                  }
+                }
+              },
+              "400": {
+                "description": "Bad parameter or body",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/v1/notifications/wait": {
+          "get": {
+            "summary": "Long poll: answers as soon as `count` matching notifications are recorded (earlier ones count), or at the timeout with what there is",
+            "parameters": [
+              {
+                "name": "count",
+                "in": "query",
+                "required": true,
+                "description": "How many to wait for",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 100000
+                }
+              },
+              {
+                "name": "timeout",
+                "in": "query",
+                "required": false,
+                "description": "Milliseconds (default 10000, at most 300000)",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0,
+                  "maximum": 300000
+                }
+              },
+              {
+                "name": "token",
+                "in": "query",
+                "required": false,
+                "description": "Device token (any letter case)",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              {
+                "name": "topic",
+                "in": "query",
+                "required": false,
+                "description": "apns-topic",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              {
+                "name": "protocol",
+                "in": "query",
+                "required": false,
+                "description": "Transport",
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "http2",
+                    "legacy",
+                    "feedback"
+                  ]
+                }
+              },
+              {
+                "name": "status",
+                "in": "query",
+                "required": false,
+                "description": "HTTP status answered",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 100,
+                  "maximum": 599
+                }
+              },
+              {
+                "name": "reason",
+                "in": "query",
+                "required": false,
+                "description": "Refusal reason, e.g. BadDeviceToken",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              {
+                "name": "accepted",
+                "in": "query",
+                "required": false,
+                "description": "Only accepted (true) or refused (false)",
+                "schema": {
+                  "type": "boolean"
+                }
+              },
+              {
+                "name": "connection",
+                "in": "query",
+                "required": false,
+                "description": "Connection id",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1
+                }
+              },
+              {
+                "name": "after",
+                "in": "query",
+                "required": false,
+                "description": "Only records after this sequence number",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              },
+              {
+                "name": "limit",
+                "in": "query",
+                "required": false,
+                "description": "At most this many (default 1000)",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 100000
+                }
+              }
+            ],
+            "responses": {
+              "200": {
+                "description": "Notifications, with complete=false on timeout",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/NotificationList"
+                    }
+                  }
+                }
+              },
+              "400": {
+                "description": "Bad parameter or body",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/v1/events": {
+          "get": {
+            "summary": "Journal events, oldest first",
+            "parameters": [
+              {
+                "name": "type",
+                "in": "query",
+                "required": false,
+                "description": "Comma-separated kinds: connectionOpened, connectionClosed, tlsEstablished, tlsFailed, http2Frame, legacyFrame, notification, fault, feedbackTuple, diagnosis",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              {
+                "name": "connection",
+                "in": "query",
+                "required": false,
+                "description": "Connection id",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1
+                }
+              },
+              {
+                "name": "stream",
+                "in": "query",
+                "required": false,
+                "description": "HTTP/2 stream id",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              },
+              {
+                "name": "protocol",
+                "in": "query",
+                "required": false,
+                "description": "Transport of the connection",
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "http2",
+                    "legacy",
+                    "feedback"
+                  ]
+                }
+              },
+              {
+                "name": "after",
+                "in": "query",
+                "required": false,
+                "description": "Only events after this sequence number",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              },
+              {
+                "name": "limit",
+                "in": "query",
+                "required": false,
+                "description": "At most this many (default 1000)",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 100000
+                }
+              },
+              {
+                "name": "wait",
+                "in": "query",
+                "required": false,
+                "description": "When nothing matches yet, wait up to this many milliseconds for the next matching event",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 300000
+                }
+              }
+            ],
+            "responses": {
+              "200": {
+                "description": "Events",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/EventList"
+                    }
+                  }
+                }
+              },
+              "400": {
+                "description": "Bad parameter or body",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/v1/scenario": {
+          "get": {
+            "summary": "The running scenario",
+            "responses": {
+              "200": {
+                "description": "Scenario summary",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/ScenarioSummary"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "put": {
+            "summary": "Replace the running scenario (scenario JSON as body); a broken file changes nothing",
+            "requestBody": {
+              "required": true,
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "type": "object"
+                  }
+                }
+              }
+            },
+            "responses": {
+              "200": {
+                "description": "The new scenario's summary",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/ScenarioSummary"
+                    }
+                  }
+                }
+              },
+              "400": {
+                "description": "Bad parameter or body",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/v1/registry/{token}/unregister": {
+          "post": {
+            "summary": "Unregister a token since a time (queues a feedback tuple the first time)",
+            "parameters": [
+              {
+                "name": "token",
+                "in": "path",
+                "required": true,
+                "description": "Device token, 1 to 200 hex digits",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[0-9a-fA-F]{1,200}$"
+                }
+              }
+            ],
+            "requestBody": {
+              "required": false,
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "properties": {
+                      "since": {
+                        "type": "integer",
+                        "description": "Milliseconds since 1970; default now"
+                      },
+                      "topic": {
+                        "type": "string"
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "responses": {
+              "200": {
+                "description": "Done",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object"
+                    }
+                  }
+                }
+              },
+              "400": {
+                "description": "Bad parameter or body",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/v1/registry/{token}/expire": {
+          "post": {
+            "summary": "Expire a token (410 ExpiredToken)",
+            "parameters": [
+              {
+                "name": "token",
+                "in": "path",
+                "required": true,
+                "description": "Device token, 1 to 200 hex digits",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[0-9a-fA-F]{1,200}$"
+                }
+              }
+            ],
+            "requestBody": {
+              "required": false,
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "properties": {
+                      "since": {
+                        "type": "integer"
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "responses": {
+              "200": {
+                "description": "Done",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object"
+                    }
+                  }
+                }
+              },
+              "400": {
+                "description": "Bad parameter or body",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/v1/registry/{token}/topics": {
+          "put": {
+            "summary": "Bind a token to topics (others get DeviceTokenNotForTopic)",
+            "parameters": [
+              {
+                "name": "token",
+                "in": "path",
+                "required": true,
+                "description": "Device token, 1 to 200 hex digits",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[0-9a-fA-F]{1,200}$"
+                }
+              }
+            ],
+            "requestBody": {
+              "required": true,
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": [
+                      "topics"
+                    ],
+                    "properties": {
+                      "topics": {
+                        "type": "array",
+                        "items": {
+                          "type": "string"
+                        }
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "responses": {
+              "200": {
+                "description": "Done",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object"
+                    }
+                  }
+                }
+              },
+              "400": {
+                "description": "Bad parameter or body",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/v1/registry/{token}/environment": {
+          "put": {
+            "summary": "Bind a token to one environment",
+            "parameters": [
+              {
+                "name": "token",
+                "in": "path",
+                "required": true,
+                "description": "Device token, 1 to 200 hex digits",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[0-9a-fA-F]{1,200}$"
+                }
+              }
+            ],
+            "requestBody": {
+              "required": true,
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": [
+                      "environment"
+                    ],
+                    "properties": {
+                      "environment": {
+                        "type": "string",
+                        "enum": [
+                          "sandbox",
+                          "production"
+                        ]
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "responses": {
+              "200": {
+                "description": "Done",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object"
+                    }
+                  }
+                }
+              },
+              "400": {
+                "description": "Bad parameter or body",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/v1/registry/{token}/reactivate": {
+          "post": {
+            "summary": "Make a token deliverable again",
+            "parameters": [
+              {
+                "name": "token",
+                "in": "path",
+                "required": true,
+                "description": "Device token, 1 to 200 hex digits",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[0-9a-fA-F]{1,200}$"
+                }
+              }
+            ],
+            "responses": {
+              "200": {
+                "description": "Done",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object"
+                    }
+                  }
+                }
+              },
+              "400": {
+                "description": "Bad parameter or body",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/v1/registry/{token}": {
+          "delete": {
+            "summary": "Forget a token (queued feedback stays)",
+            "parameters": [
+              {
+                "name": "token",
+                "in": "path",
+                "required": true,
+                "description": "Device token, 1 to 200 hex digits",
+                "schema": {
+                  "type": "string",
+                  "pattern": "^[0-9a-fA-F]{1,200}$"
+                }
+              }
+            ],
+            "responses": {
+              "200": {
+                "description": "Done",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object"
+                    }
+                  }
+                }
+              },
+              "400": {
+                "description": "Bad parameter or body",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/v1/feedback": {
+          "get": {
+            "summary": "Queued feedback entries",
+            "responses": {
+              "200": {
+                "description": "Entries",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/FeedbackList"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "post": {
+            "summary": "Queue a feedback tuple: marks the token unregistered since the time",
+            "requestBody": {
+              "required": true,
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": [
+                      "deviceToken"
+                    ],
+                    "properties": {
+                      "deviceToken": {
+                        "type": "string"
+                      },
+                      "timestamp": {
+                        "type": "integer",
+                        "description": "Milliseconds since 1970; default now"
+                      },
+                      "topic": {
+                        "type": "string"
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "responses": {
+              "200": {
+                "description": "Entries",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/FeedbackList"
+                    }
+                  }
+                }
+              },
+              "400": {
+                "description": "Bad parameter or body",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/v1/clock": {
+          "get": {
+            "summary": "The server clock",
+            "responses": {
+              "200": {
+                "description": "Clock",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Clock"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "put": {
+            "summary": "Pin the clock",
+            "requestBody": {
+              "required": true,
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "properties": {
+                      "millisecondsSince1970": {
+                        "type": "integer"
+                      },
+                      "time": {
+                        "type": "string",
+                        "example": "2026-01-01T00:00:00Z"
+                      }
+                    },
+                    "description": "Exactly one of the two"
+                  }
+                }
+              }
+            },
+            "responses": {
+              "200": {
+                "description": "Clock",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Clock"
+                    }
+                  }
+                }
+              },
+              "400": {
+                "description": "Bad parameter or body",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/v1/clock/advance": {
+          "post": {
+            "summary": "Move the clock (negative moves it back)",
+            "requestBody": {
+              "required": true,
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "type": "object",
+                    "additionalProperties": false,
+                    "required": [
+                      "milliseconds"
+                    ],
+                    "properties": {
+                      "milliseconds": {
+                        "type": "integer"
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "responses": {
+              "200": {
+                "description": "Clock",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Clock"
+                    }
+                  }
+                }
+              },
+              "400": {
+                "description": "Bad parameter or body",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Error"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/v1/clock/resume": {
+          "post": {
+            "summary": "Follow real time again from the current reading",
+            "responses": {
+              "200": {
+                "description": "Clock",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Clock"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/v1/legacy/shutdown": {
+          "post": {
+            "summary": "Status 10 to every open legacy gateway connection; answers once they closed",
+            "responses": {
+              "200": {
+                "description": "Done",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        }
+      },
+      "components": {
+        "schemas": {
+          "Error": {
+            "type": "object",
+            "required": [
+              "error"
+            ],
+            "properties": {
+              "error": {
+                "type": "string"
+              },
+              "parameter": {
+                "type": "string",
+                "description": "Query parameter, path segment, JSON path or body"
+              }
+            }
+          },
+          "Health": {
+            "type": "object",
+            "properties": {
+              "status": {
+                "type": "string"
+              },
+              "journal": {
+                "$ref": "#/components/schemas/JournalStatistics"
+              }
+            }
+          },
+          "Ports": {
+            "type": "object",
+            "properties": {
+              "http2": {
+                "type": "integer"
+              },
+              "gateway": {
+                "type": "integer"
+              },
+              "feedback": {
+                "type": "integer"
+              },
+              "control": {
+                "type": "integer"
+              }
+            }
+          },
+          "JournalStatistics": {
+            "type": "object",
+            "properties": {
+              "count": {
+                "type": "integer"
+              },
+              "capacity": {
+                "type": "integer"
+              },
+              "dropped": {
+                "type": "integer",
+                "description": "Events pushed out because the journal was full"
+              },
+              "lastSequence": {
+                "type": "integer"
+              },
+              "frames": {
+                "type": "boolean"
+              }
+            }
+          },
+          "Notification": {
+            "type": "object",
+            "properties": {
+              "seq": {
+                "type": "integer"
+              },
+              "time": {
+                "type": "integer"
+              },
+              "connection": {
+                "type": "integer"
+              },
+              "stream": {
+                "type": "integer"
+              },
+              "transport": {
+                "type": "string"
+              },
+              "deviceToken": {
+                "type": "string"
+              },
+              "topic": {
+                "type": "string"
+              },
+              "pushType": {
+                "type": "string"
+              },
+              "apnsId": {
+                "type": "string"
+              },
+              "priority": {
+                "type": "integer"
+              },
+              "expiration": {
+                "type": "integer"
+              },
+              "collapseId": {
+                "type": "string"
+              },
+              "identifier": {
+                "type": "integer"
+              },
+              "payloadLength": {
+                "type": "integer"
+              },
+              "payload": {
+                "type": "string"
+              },
+              "payloadHex": {
+                "type": "string"
+              },
+              "payloadTruncated": {
+                "type": "boolean"
+              },
+              "authentication": {
+                "type": "object",
+                "properties": {
+                  "kind": {
+                    "type": "string",
+                    "enum": [
+                      "certificate",
+                      "providerToken",
+                      "none",
+                      "missing",
+                      "rejected"
+                    ]
+                  },
+                  "teamId": {
+                    "type": "string"
+                  },
+                  "keyId": {
+                    "type": "string"
+                  },
+                  "refusal": {
+                    "type": "string"
+                  }
+                }
+              },
+              "accepted": {
+                "type": "boolean"
+              },
+              "status": {
+                "type": "integer"
+              },
+              "reason": {
+                "type": "string"
+              },
+              "responseApnsId": {
+                "type": "string"
+              },
+              "timestamp": {
+                "type": "integer"
+              },
+              "legacyStatus": {
+                "type": "integer"
+              },
+              "dropped": {
+                "type": "boolean"
+              }
+            }
+          },
+          "NotificationList": {
+            "type": "object",
+            "properties": {
+              "notifications": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/Notification"
+                }
+              },
+              "count": {
+                "type": "integer"
+              },
+              "lastSequence": {
+                "type": "integer"
+              },
+              "complete": {
+                "type": "boolean"
+              }
+            }
+          },
+          "Event": {
+            "type": "object",
+            "required": [
+              "seq",
+              "time",
+              "mono",
+              "type"
+            ],
+            "additionalProperties": true,
+            "properties": {
+              "seq": {
+                "type": "integer"
+              },
+              "time": {
+                "type": "integer"
+              },
+              "mono": {
+                "type": "integer",
+                "description": "Monotonic nanoseconds"
+              },
+              "connection": {
+                "type": "integer"
+              },
+              "stream": {
+                "type": "integer"
+              },
+              "type": {
+                "type": "string"
+              }
+            }
+          },
+          "EventList": {
+            "type": "object",
+            "properties": {
+              "events": {
+                "type": "array",
+                "items": {
+                  "$ref": "#/components/schemas/Event"
+                }
+              },
+              "lastSequence": {
+                "type": "integer"
+              },
+              "dropped": {
+                "type": "integer"
+              }
+            }
+          },
+          "ScenarioSummary": {
+            "type": "object",
+            "properties": {
+              "name": {
+                "type": "string"
+              },
+              "description": {
+                "type": "string"
+              },
+              "seed": {
+                "type": "integer"
+              },
+              "rules": {
+                "type": "integer"
+              },
+              "initialState": {
+                "type": "string"
+              }
+            }
+          },
+          "FeedbackList": {
+            "type": "object",
+            "properties": {
+              "feedback": {
+                "type": "array",
+                "items": {
+                  "type": "object",
+                  "properties": {
+                    "deviceToken": {
+                      "type": "string"
+                    },
+                    "timestamp": {
+                      "type": "integer"
+                    },
+                    "topic": {
+                      "type": "string"
+                    },
+                    "environment": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          },
+          "Clock": {
+            "type": "object",
+            "properties": {
+              "millisecondsSince1970": {
+                "type": "integer"
+              },
+              "time": {
+                "type": "string"
+              },
+              "fixed": {
+                "type": "boolean"
+              }
+            }
+          }
+        }
+      }
+    }
+    """#
 }

@@ -15,6 +15,9 @@ final class ControlServer: Sendable {
         let bound = BindOutcome()
         var appLogger = logger
         appLogger[metadataKey: "listener"] = "control"
+        // Stopping is a cancellation, which Hummingbird reports at error level on every
+        // shutdown. Failures to bind are thrown, not logged, so nothing of use is lost.
+        appLogger.logLevel = .critical
         let application = Application(
             router: api.makeRouter(),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "mockapns"),

@@ -1,0 +1,194 @@
+import Foundation
+import MockAPNs
+import MockAPNsCore
+import XCTest
+
+/// The control API over real HTTP, driven by curl.
+final class ControlAPITests: XCTestCase {
+    private struct Reply {
+        var status: Int
+        var json: [String: Any]
+    }
+
+    private var server: MockAPNsServer!
+    private var ports: BoundPorts!
+
+    override func setUp() async throws {
+        (server, ports) = try await TestServer.start { $0.control.port = 0 }
+    }
+
+    override func tearDown() async throws {
+        try await server?.shutdown()
+    }
+
+    /// One request with curl; the body is JSON text.
+    private func call(_ method: String, _ path: String, body: String? = nil) throws -> Reply {
+        var arguments = ["-sS", "-X", method, "-w", "\n%{http_code}", "http://127.0.0.1:\(ports.control ?? 0)\(path)"]
+        if let body { arguments += ["-H", "content-type: application/json", "--data-binary", body] }
+        let result = try ProcessRunner.run("curl", arguments)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        let status = Int(lines.last ?? "") ?? -1
+        let text = lines.dropLast().joined(separator: "\n")
+        let json = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
+        return Reply(status: status, json: json)
+    }
+
+    private func push(token: String = Fixtures.token) throws {
+        _ = try CurlClient(port: ports.http2).send(path: "/3/device/\(token)", headers: [("apns-topic", "com.example.app")])
+    }
+
+    func testHealthPortsAndTheOpenAPIDocument() throws {
+        XCTAssertNotNil(ports.control)
+        XCTAssertEqual(try call("GET", "/v1/health").json["status"] as? String, "ok")
+        let reported = try call("GET", "/v1/ports").json
+        XCTAssertEqual(reported["http2"] as? Int, ports.http2)
+        XCTAssertEqual(reported["control"] as? Int, ports.control)
+        let openapi = try call("GET", "/openapi.json")
+        XCTAssertEqual(openapi.status, 200)
+        XCTAssertEqual(openapi.json["openapi"] as? String, "3.0.3")
+        let paths = try XCTUnwrap(openapi.json["paths"] as? [String: Any])
+        XCTAssertNotNil(paths["/v1/notifications/wait"])
+    }
+
+    func testCommittedOpenAPIDocumentIsTheOneServed() throws {
+        let committed = try String(contentsOfFile: Fixtures.root + "/docs/control-api.openapi.json", encoding: .utf8)
+        let served = try ProcessRunner.run("curl", ["-sS", "http://127.0.0.1:\(ports.control ?? 0)/openapi.json"]).stdout
+        XCTAssertEqual(committed.trimmingCharacters(in: .whitespacesAndNewlines), served.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    func testNotificationsAreListedAndFiltered() throws {
+        let other = String(repeating: "0f", count: 32)
+        try push()
+        try push(token: other)
+        let all = try call("GET", "/v1/notifications")
+        XCTAssertEqual(all.json["count"] as? Int, 2)
+        let mine = try call("GET", "/v1/notifications?token=\(other.uppercased())&status=200&protocol=http2")
+        let records = try XCTUnwrap(mine.json["notifications"] as? [[String: Any]])
+        XCTAssertEqual(records.map { $0["deviceToken"] as? String }, [other])
+        let first = try XCTUnwrap((all.json["notifications"] as? [[String: Any]])?.first?["seq"] as? Int)
+        let after = try call("GET", "/v1/notifications?after=\(first)&limit=5")
+        XCTAssertEqual(after.json["count"] as? Int, 1)
+        XCTAssertEqual(try call("GET", "/v1/notifications?reason=BadDeviceToken").json["count"] as? Int, 0)
+    }
+
+    func testBadParametersAreRefusedWithTheParameterNamed() throws {
+        let cases: [(String, String, String?, String)] = [
+            ("GET", "/v1/notifications?limit=0", nil, "limit"),
+            ("GET", "/v1/notifications?status=abc", nil, "status"),
+            ("GET", "/v1/notifications?protocol=spdy", nil, "protocol"),
+            ("GET", "/v1/notifications?reason=Nope", nil, "reason"),
+            ("GET", "/v1/notifications?tokn=aa", nil, "tokn"),
+            ("GET", "/v1/notifications/wait?timeout=5", nil, "count"),
+            ("GET", "/v1/notifications/wait?count=1&timeout=-1", nil, "timeout"),
+            ("GET", "/v1/events?type=frames", nil, "type"),
+            ("POST", "/v1/registry/not-hex/unregister", nil, "token"),
+            ("POST", "/v1/registry/\(Fixtures.token)/unregister", #"{"since":"yesterday"}"#, "$.since"),
+            ("POST", "/v1/registry/\(Fixtures.token)/unregister", #"{"sinse":1}"#, "$.sinse"),
+            ("PUT", "/v1/registry/\(Fixtures.token)/topics", #"{}"#, "$.topics"),
+            ("PUT", "/v1/clock", #"{"time":"tomorrow"}"#, "$.time"),
+            ("POST", "/v1/clock/advance", #"{"milliseconds":1"#, "$"),
+            ("POST", "/v1/feedback", #"{"deviceToken":"xyz"}"#, "$.deviceToken"),
+            ("PUT", "/v1/scenario", #"{"rules":"#, "body"),
+        ]
+        for (method, path, body, parameter) in cases {
+            let reply = try call(method, path, body: body)
+            XCTAssertEqual(reply.status, 400, "\(method) \(path)")
+            XCTAssertEqual(reply.json["parameter"] as? String, parameter, "\(method) \(path): \(reply.json)")
+            XCTAssertFalse((reply.json["error"] as? String ?? "").isEmpty, "\(method) \(path)")
+        }
+    }
+
+    func testLongPollAnswersWhenTheLastNotificationArrives() async throws {
+        let control = try XCTUnwrap(ports.control)
+        let started = Date()
+        async let reply = Task.detached {
+            try ProcessRunner.run("curl", ["-sS", "http://127.0.0.1:\(control)/v1/notifications/wait?count=2&timeout=60000&token=\(Fixtures.token)"], timeout: 90)
+        }.value
+        try await Task.sleep(for: .milliseconds(300))
+        try push()
+        try push()
+        let result = try await reply
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        XCTAssertEqual(json["count"] as? Int, 2)
+        XCTAssertEqual(json["complete"] as? Bool, true)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30, "answered by the arrival, not the 60 s timeout")
+    }
+
+    func testLongPollTimesOutWithWhatItHas() throws {
+        let reply = try call("GET", "/v1/notifications/wait?count=1&timeout=200")
+        XCTAssertEqual(reply.status, 200)
+        XCTAssertEqual(reply.json["complete"] as? Bool, false)
+        XCTAssertEqual(reply.json["count"] as? Int, 0)
+    }
+
+    func testEventsFilterAndClear() throws {
+        try push()
+        let frames = try call("GET", "/v1/events?type=http2Frame&protocol=http2")
+        let events = try XCTUnwrap(frames.json["events"] as? [[String: Any]])
+        XCTAssertFalse(events.isEmpty)
+        XCTAssertTrue(events.allSatisfy { $0["type"] as? String == "http2Frame" })
+        XCTAssertEqual(try call("DELETE", "/v1/journal").json["cleared"] as? Bool, true)
+        XCTAssertEqual(try call("GET", "/v1/journal").json["count"] as? Int, 0)
+    }
+
+    func testRegistryChangesDecideTheNextPush() throws {
+        let path = "/v1/registry/\(Fixtures.token)"
+        XCTAssertEqual(try call("POST", path + "/unregister", body: #"{"since":1700000000000}"#).status, 200)
+        var response = try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
+        XCTAssertEqual(response.status, 410)
+        XCTAssertTrue(response.body.contains("1700000000000"), response.body)
+
+        XCTAssertEqual(try call("POST", path + "/reactivate").status, 200)
+        XCTAssertEqual(try call("PUT", path + "/topics", body: #"{"topics":["com.example.other"]}"#).status, 200)
+        response = try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
+        XCTAssertEqual(response.status, 400)
+
+        XCTAssertEqual(try call("DELETE", path).status, 200)
+        XCTAssertEqual(try call("POST", path + "/expire").status, 200)
+        response = try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
+        XCTAssertEqual(response.status, 410)
+        XCTAssertTrue(response.body.contains("ExpiredToken"), response.body)
+    }
+
+    func testFeedbackEntriesCanBeAddedAndListed() throws {
+        let token = String(repeating: "ab", count: 32)
+        let reply = try call("POST", "/v1/feedback", body: #"{"deviceToken":"\#(token)","timestamp":1700000000000}"#)
+        XCTAssertEqual(reply.status, 200)
+        let entries = try XCTUnwrap(try call("GET", "/v1/feedback").json["feedback"] as? [[String: Any]])
+        XCTAssertEqual(entries.first?["deviceToken"] as? String, token)
+        XCTAssertEqual(entries.first?["timestamp"] as? Int, 1_700_000_000_000)
+    }
+
+    func testClockCanBeSetAdvancedAndResumed() throws {
+        var reply = try call("PUT", "/v1/clock", body: #"{"time":"2026-01-01T00:00:00Z"}"#)
+        XCTAssertEqual(reply.json["millisecondsSince1970"] as? Int, 1_767_225_600_000)
+        XCTAssertEqual(reply.json["fixed"] as? Bool, true)
+        reply = try call("POST", "/v1/clock/advance", body: #"{"milliseconds":3600000}"#)
+        XCTAssertEqual(reply.json["millisecondsSince1970"] as? Int, 1_767_229_200_000)
+        XCTAssertEqual(server.clock.millisecondsSince1970, 1_767_229_200_000)
+        reply = try call("POST", "/v1/clock/resume")
+        XCTAssertEqual(reply.json["fixed"] as? Bool, false)
+    }
+
+    func testScenarioCanBeReadAndReplaced() throws {
+        XCTAssertEqual(try call("GET", "/v1/scenario").json["name"] as? String, "none")
+        let reply = try call("PUT", "/v1/scenario", body: #"{"name":"from-control","rules":[]}"#)
+        XCTAssertEqual(reply.status, 200, "\(reply.json)")
+        XCTAssertEqual(reply.json["name"] as? String, "from-control")
+        XCTAssertEqual(server.currentScenario.name, "from-control")
+    }
+
+    func testLegacyShutdownAnswers() throws {
+        XCTAssertEqual(try call("POST", "/v1/legacy/shutdown").json["shutDown"] as? Bool, true)
+    }
+
+    func testNonLoopbackHostMustBeAskedFor() async throws {
+        var configuration = MockAPNsConfiguration()
+        configuration.control.port = 0
+        configuration.control.host = "0.0.0.0"
+        XCTAssertThrowsError(try configuration.control.checkHost())
+        configuration.control.allowsNonLoopbackHost = true
+        XCTAssertNoThrow(try configuration.control.checkHost())
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import MockAPNs
+import MockAPNsCore
+import XCTest
+
+/// The journal of the legacy gateway and feedback service, driven by a real TLS client.
+final class LegacyJournalTests: XCTestCase {
+    func testGatewayNotificationsAreRecordedWithStatusAndTheDroppedOnes() async throws {
+        let (server, ports) = try await LegacyTestServer.start()
+        server.registry.markUnregistered(Legacy.hex(Legacy.token(2)), since: 1_700_000_000_000)
+        let bytes = Legacy.frame(identifier: 1, token: Legacy.token(1))
+            + Legacy.frame(identifier: 2, token: Legacy.token(2))
+            + Legacy.frame(identifier: 3, token: Legacy.token(3))
+        let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: bytes)
+        XCTAssertTrue(outcome.handshakeSucceeded)
+
+        let records = await server.waitForNotifications(count: 3, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
+        XCTAssertEqual(records.map(\.legacyIdentifier), [1, 2, 3])
+        XCTAssertEqual(records.map(\.accepted), [true, false, false])
+        XCTAssertEqual(records[0].deviceToken, Legacy.hex(Legacy.token(1)))
+        XCTAssertEqual(records[0].topic, "com.example.app")
+        XCTAssertEqual(records[1].reason, .unregistered)
+        XCTAssertEqual(records[1].legacyStatus, .invalidToken)
+        XCTAssertTrue(records[2].dropped)
+
+        let frames = server.journal.events(matching: JournalEventFilter(kinds: ["legacyFrame"], transport: .legacy))
+        XCTAssertEqual(frames.count, 3)
+        if case .legacyFrame(let first)? = frames.first?.kind {
+            XCTAssertEqual(first.command, 2)
+            XCTAssertEqual(first.payloadLength, Legacy.payload.count)
+        }
+        try await server.shutdown()
+    }
+
+    func testUnparseableFrameKeepsItsRawBytes() async throws {
+        let (server, ports) = try await LegacyTestServer.start()
+        _ = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: [0x07, 0xDE, 0xAD, 0xBE, 0xEF])
+        let refused = await server.journal.waitForEvents(count: 1, timeout: .seconds(10)) { event in
+            if case .legacyFrame(let frame) = event.kind { return frame.problem != nil }
+            return false
+        }
+        guard case .legacyFrame(let frame)? = refused.first?.kind else { return XCTFail("no refused frame recorded") }
+        XCTAssertEqual(frame.command, 7)
+        XCTAssertEqual(frame.rawBytes?.first, 0x07, "the bytes the codec read before giving up")
+        XCTAssertTrue(frame.problem?.contains("unknown command 7") ?? false, frame.problem ?? "")
+        try await server.shutdown()
+    }
+
+    func testFeedbackTuplesSentAreRecorded() async throws {
+        let (server, ports) = try await LegacyTestServer.start()
+        let token = Legacy.hex(Legacy.token(9))
+        server.registry.markUnregistered(token, since: 1_700_000_000_000)
+        let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.feedback), send: [])
+        XCTAssertEqual(outcome.received.count, 38)
+        let tuples = await server.journal.waitForEvents(count: 1, timeout: .seconds(10)) { event in
+            if case .feedbackTuple = event.kind { return true }
+            return false
+        }
+        XCTAssertEqual(tuples.first?.kind, .feedbackTuple(deviceToken: token, timestampMilliseconds: 1_700_000_000_000))
+        let opened = server.journal.events(matching: JournalEventFilter(kinds: ["connectionOpened"], transport: .feedback))
+        XCTAssertEqual(opened.count, 1)
+        try await server.shutdown()
+    }
+}
