@@ -55,7 +55,7 @@ public final class MockAPNsServer: Sendable {
         let clock = clock ?? configuration.clockStart.map { ServerClock(fixedAt: $0) } ?? ServerClock()
         self.clock = clock
         self.registry = DeviceRegistry()
-        self.tokenVerifier = ProviderTokenVerifier(registry: ProviderKeyRegistry(), clock: clock)
+        self.tokenVerifier = ProviderTokenVerifier(registry: ProviderKeyRegistry(), clock: clock, policy: configuration.providerTokens)
         self.logger = logger
         self.legacy = LegacyListeners(logger: logger)
         self.scenarios = ScenarioSwitch(scenario: configuration.scenario ?? .empty, registry: registry, logger: logger)
@@ -220,7 +220,7 @@ public final class MockAPNsServer: Sendable {
     }
 
     private func makeDecider() -> PushDecider {
-        var options = ValidationOptions.default
+        var options = configuration.validation
         options.generatedAPNsIDCase = configuration.generatedIDCase == .upper ? .uppercase : .lowercase
         return PushDecider(options: options, registry: registry, clock: clock)
     }

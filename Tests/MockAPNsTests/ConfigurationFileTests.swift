@@ -45,4 +45,54 @@ final class ConfigurationFileTests: XCTestCase {
             }
         }
     }
+
+    func testUnverifiedBehaviourIsConfigurable() throws {
+        let text = """
+        {"validation": {"acceptUppercaseTokens": false, "minimumTokenBytes": 32, "maximumTokenBytes": 32,
+                        "payloadLimit": 2048, "voipPayloadLimit": 4096, "nonObjectPayload": "BadMessageId",
+                        "backgroundWithPriority10": "accept", "topicNotAllowedReason": "BadTopic",
+                        "locationWithCertificateReason": "InvalidPushType", "duplicateHeaders": "appleHeaders"},
+         "providerTokens": {"maximumAgeSeconds": 1800, "futureToleranceSeconds": 0,
+                            "minimumUpdateIntervalSeconds": 60, "otherTeamReason": "Forbidden"}}
+        """
+        let configuration = try MockAPNsConfiguration.parse(json: text)
+        let validation = configuration.validation
+        XCTAssertFalse(validation.acceptsUppercaseDeviceTokens)
+        XCTAssertEqual(validation.deviceTokenByteLengths, 32...32)
+        XCTAssertEqual(validation.payloadLimit, 2048)
+        XCTAssertEqual(validation.voipPayloadLimit, 4096)
+        XCTAssertEqual(validation.nonObjectPayload, .reject(.badMessageId))
+        XCTAssertEqual(validation.backgroundWithImmediatePriority, .accept)
+        XCTAssertEqual(validation.topicNotAllowedReason, .badTopic)
+        XCTAssertEqual(validation.locationPushWithCertificateReason, .invalidPushType)
+        XCTAssertEqual(validation.duplicateHeaderScope, .appleHeaders)
+        XCTAssertEqual(configuration.providerTokens.maximumTokenAgeSeconds, 1800)
+        XCTAssertEqual(configuration.providerTokens.futureIssuedAtToleranceSeconds, 0)
+        XCTAssertEqual(configuration.providerTokens.minimumTokenUpdateIntervalSeconds, 60)
+        XCTAssertEqual(configuration.providerTokens.otherTeamReason, .forbidden)
+    }
+
+    func testRuleSettingMistakesNameTheirPath() {
+        let cases: [(String, String, String)] = [
+            (#"{"validation": {"nonObjectPayload": "reject"}}"#, "$.validation.nonObjectPayload", "expected \"accept\" or a reason name"),
+            (#"{"validation": {"topicNotAllowedReason": "Nope"}}"#, "$.validation.topicNotAllowedReason", "expected one of"),
+            (#"{"validation": {"minimumTokenBytes": 64, "maximumTokenBytes": 32}}"#, "$.validation.minimumTokenBytes", "larger than"),
+            (#"{"providerTokens": {"maxAge": 1}}"#, "$.providerTokens.maxAge", "unknown key"),
+        ]
+        for (text, path, fragment) in cases {
+            XCTAssertThrowsError(try MockAPNsConfiguration.parse(json: text), text) { error in
+                XCTAssertEqual((error as? JSONFileError)?.path, path, text)
+                XCTAssertTrue((error as? JSONFileError)?.message.contains(fragment) == true, "\(text): \(error)")
+            }
+        }
+    }
+
+    func testAConfiguredRuleChangesWhatTheClientSees() async throws {
+        let (server, ports) = try await TestServer.start { $0.validation.nonObjectPayload = .reject(.badMessageId) }
+        let response = try CurlClient(port: ports.http2).send(
+            path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")], body: "[1,2,3]")
+        XCTAssertEqual(response.status, 400)
+        XCTAssertEqual(response.body, #"{"reason":"BadMessageId"}"#)
+        try await server.shutdown()
+    }
 }

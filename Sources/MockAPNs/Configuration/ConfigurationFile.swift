@@ -15,6 +15,8 @@ extension MockAPNsConfiguration {
     ///   "eventLoopThreads": 2,
     ///   "tls": { "certificateChain": "server.pem", "privateKey": "server-key.pem", "clientTrustRoots": "ca.pem" },
     ///   "http2": { "port": 2197, "maxConcurrentStreams": 1000, "idleTimeoutSeconds": 3600 },
+    ///   "validation": { "payloadLimit": 4096, "nonObjectPayload": "accept", ... },
+    ///   "providerTokens": { "futureToleranceSeconds": 60, "otherTeamReason": "InvalidProviderToken", ... },
     ///   "legacy": { "gatewayPort": 2195, "feedbackPort": 2196, "allowOldTLS": false,
     ///               "parseErrorPolicy": "silentClose", "tokenLength": 32, "variableTokenLength": false,
     ///               "maximumPayloadLength": 2048 },
@@ -51,6 +53,12 @@ extension MockAPNsConfiguration {
             }
             try http2.finish(allowed: ["port", "maxConcurrentStreams", "idleTimeoutSeconds"])
         }
+        if var validation = try root.object("validation") {
+            try configuration.validation.read(&validation)
+        }
+        if var providerTokens = try root.object("providerTokens") {
+            try configuration.providerTokens.read(&providerTokens)
+        }
         if var legacy = try root.object("legacy") {
             try configuration.legacy.read(&legacy)
         }
@@ -60,7 +68,7 @@ extension MockAPNsConfiguration {
         if var control = try root.object("control") {
             try configuration.control.read(&control)
         }
-        try root.finish(allowed: ["host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "legacy", "journal", "control"])
+        try root.finish(allowed: ["host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control"])
         return configuration
     }
 }

@@ -36,6 +36,11 @@ public struct MockAPNsConfiguration: Sendable {
     /// Scripted behaviour and faults to run from the start (`nil`: none); see
     /// `MockAPNsServer.replaceScenario` to change it while running.
     public var scenario: Scenario? = nil
+    /// Apple's request rules where Apple's exact behaviour is unverified (each option's doc
+    /// says its default and why). `generatedIDCase` overrides its id case.
+    public var validation = ValidationOptions.default
+    /// Provider-token rules (token age, clock tolerance, refresh rate, other-team reason).
+    public var providerTokens = ProviderTokenPolicy()
     /// The case of `apns-id` values the server generates (Apple was seen using upper case).
     public var generatedIDCase: LetterCase = .upper
     /// Event loop threads; `nil` means one per core.
