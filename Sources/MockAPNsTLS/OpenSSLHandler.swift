@@ -198,6 +198,9 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
         switch connection.handshake() {
         case .needsMoreData:
             flushCiphertext(context: context)
+            // The handshake needs the peer's next flight even when the application reads
+            // on demand (autoRead off); with autoRead on this is a no-op.
+            context.read()
         case .complete:
             completeHandshake(context: context, connection: connection)
         case .failed(let openSSL):

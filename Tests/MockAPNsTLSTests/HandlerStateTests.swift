@@ -75,4 +75,43 @@ final class HandlerStateTests: TLSTestCase {
         try await channel.close()
         try await server.stop()
     }
+
+    func testHandshakeCompletesWithAutoReadOff() async throws {
+        let context = try OpenSSLContext(configuration: serverConfiguration())
+        let recorder = Recorder()
+        let listener = try await ServerBootstrap(group: group)
+            .childChannelOption(.autoRead, value: false)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(OpenSSLHandler(context: context))
+                    try channel.pipeline.syncOperations.addHandler(ReadOnDemand())
+                    try channel.pipeline.syncOperations.addHandler(Probe(recorder: recorder, echo: true))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        let client = try await TestClient.connect(
+            group: group, port: listener.localAddress?.port ?? 0, configuration: clientConfiguration()
+        )
+        // Not awaited: if the handshake stalled, the buffered write would never complete.
+        client.channel.writeAndFlush(client.channel.allocator.buffer(string: "on demand"), promise: nil)
+        try await client.recorder.wait { $0.received.count >= 9 }
+        XCTAssertEqual(recorder.snapshot.completed.count, 1)
+        try await client.channel.close()
+        try await listener.close()
+    }
+}
+
+/// Asks for application data only once the handshake is done, like a handler that applies
+/// back-pressure would.
+private final class ReadOnDemand: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is TLSHandshakeCompleted {
+            context.read()
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
 }
