@@ -34,8 +34,17 @@ struct ObservationOptions: ParsableArguments {
     @Flag(name: .customLong("control-allow-remote"), help: "Allow the control API, which has no authentication, to bind a non-loopback address.")
     var controlAllowRemote = false
 
+    /// `on` or `off` (`true` and `false` are read the same way).
     enum Switch: String, ExpressibleByArgument {
         case on, off
+
+        init?(argument: String) {
+            switch argument {
+            case "on", "true": self = .on
+            case "off", "false": self = .off
+            default: return nil
+            }
+        }
     }
 
     /// Starts a server. When the control API's port was not chosen on the command line and
