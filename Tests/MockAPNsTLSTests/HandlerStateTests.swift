@@ -100,6 +100,44 @@ final class HandlerStateTests: TLSTestCase {
         try await client.channel.close()
         try await listener.close()
     }
+
+    func testCloseGivesUpOnAPeerThatStopsReading() async throws {
+        let context = try OpenSSLContext(configuration: serverConfiguration())
+        let recorder = Recorder()
+        let listener = try await ServerBootstrap(group: group)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        OpenSSLHandler(context: context, closeTimeout: .milliseconds(200))
+                    )
+                    try channel.pipeline.syncOperations.addHandler(FloodThenClose(bytes: 32 << 20))
+                    try channel.pipeline.syncOperations.addHandler(Probe(recorder: recorder, echo: false))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0)
+            .get()
+        // A client that completes the handshake and then never reads again, so the flood and
+        // the close_notify behind it stay stuck in the server's socket buffer.
+        let clientContext = try OpenSSLContext(clientConfiguration: clientConfiguration())
+        let clientRecorder = Recorder()
+        let client = try await ClientBootstrap(group: group)
+            .channelOption(.autoRead, value: false)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(OpenSSLHandler(context: clientContext, serverName: "localhost"))
+                    try channel.pipeline.syncOperations.addHandler(Probe(recorder: clientRecorder, echo: false))
+                }
+            }
+            .connect(host: "127.0.0.1", port: listener.localAddress?.port ?? 0)
+            .get()
+        try await clientRecorder.wait { !$0.completed.isEmpty }
+
+        let started = Date()
+        try await recorder.wait(timeout: 5) { $0.inactiveCount == 1 }
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3)
+        try? await client.close()
+        try await listener.close()
+    }
 }
 
 /// Asks for application data only once the handshake is done, like a handler that applies
@@ -111,6 +149,28 @@ private final class ReadOnDemand: ChannelInboundHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if event is TLSHandshakeCompleted {
             context.read()
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+}
+
+/// Writes `bytes` of plaintext as soon as the handshake completes, then closes.
+private final class FloodThenClose: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let bytes: Int
+
+    init(bytes: Int) {
+        self.bytes = bytes
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if event is TLSHandshakeCompleted {
+            var buffer = context.channel.allocator.buffer(capacity: bytes)
+            buffer.writeRepeatingByte(0x61, count: bytes)
+            context.writeAndFlush(wrapOutboundOut(buffer), promise: nil)
+            context.close(promise: nil)
         }
         context.fireUserInboundEventTriggered(event)
     }
