@@ -39,7 +39,9 @@ public final class OpenSSLContext: @unchecked Sendable {
         let context = try ContextBuilder.make(method: TLS_server_method())
         do {
             try ContextBuilder.configureServer(context, configuration)
-            try ContextBuilder.configureCommon(context, policy: policy, securityLevel: configuration.securityLevel)
+            try ContextBuilder.configureCommon(
+                context, policy: policy, securityLevel: configuration.securityLevel, cipherList: configuration.cipherList
+            )
         } catch {
             SSL_CTX_free(context)
             throw error
@@ -64,7 +66,9 @@ public final class OpenSSLContext: @unchecked Sendable {
         let context = try ContextBuilder.make(method: TLS_client_method())
         do {
             try ContextBuilder.configureClient(context, configuration)
-            try ContextBuilder.configureCommon(context, policy: policy, securityLevel: configuration.securityLevel)
+            try ContextBuilder.configureCommon(
+                context, policy: policy, securityLevel: configuration.securityLevel, cipherList: configuration.cipherList
+            )
         } catch {
             SSL_CTX_free(context)
             throw error
@@ -112,13 +116,25 @@ private enum ContextBuilder {
         return context
     }
 
-    static func configureCommon(_ context: OpaquePointer, policy: ConnectionPolicy, securityLevel: Int?) throws(TLSError) {
+    static func configureCommon(
+        _ context: OpaquePointer,
+        policy: ConnectionPolicy,
+        securityLevel: Int?,
+        cipherList: String?
+    ) throws(TLSError) {
         OpenSSLErrorQueue.clear()
         guard mockapns_SSL_CTX_set_min_proto_version(context, policy.versions.lowerBound.openSSLValue) == 1,
               mockapns_SSL_CTX_set_max_proto_version(context, policy.versions.upperBound.openSSLValue) == 1
         else {
             throw .invalidConfiguration("OpenSSL refused the version range \(policy.versions): \(OpenSSLErrorQueue.drain())")
         }
+        if let cipherList {
+            OpenSSLErrorQueue.clear()
+            guard SSL_CTX_set_cipher_list(context, cipherList) == 1 else {
+                throw .invalidConfiguration("OpenSSL refused the cipher list \"\(cipherList)\": \(OpenSSLErrorQueue.drain())")
+            }
+        }
+        // After the cipher list, so a "@SECLEVEL=n" inside it does not override this.
         if let securityLevel {
             SSL_CTX_set_security_level(context, Int32(clamping: securityLevel))
         }

@@ -46,6 +46,9 @@ public struct TLSConfiguration: Sendable {
     /// When set, session secrets are appended to this file in NSS key log format
     /// (the SSLKEYLOGFILE convention), so captures can be decrypted in Wireshark.
     public var keyLogFile: String?
+    /// OpenSSL cipher string for TLS 1.2 and older (e.g. "ECDHE+AESGCM:AES256-SHA");
+    /// `nil` keeps OpenSSL's default. TLS 1.3 suites are not affected.
+    public var cipherList: String?
 
     public init(
         certificateChain: [PEMSource],
@@ -56,7 +59,8 @@ public struct TLSConfiguration: Sendable {
         minimumVersion: TLSVersion = .tlsv12,
         maximumVersion: TLSVersion = .tlsv13,
         securityLevel: Int? = nil,
-        keyLogFile: String? = nil
+        keyLogFile: String? = nil,
+        cipherList: String? = nil
     ) {
         self.certificateChain = certificateChain
         self.privateKey = privateKey
@@ -67,6 +71,7 @@ public struct TLSConfiguration: Sendable {
         self.maximumVersion = maximumVersion
         self.securityLevel = securityLevel
         self.keyLogFile = keyLogFile
+        self.cipherList = cipherList
     }
 }
 
@@ -89,6 +94,8 @@ public struct TLSClientConfiguration: Sendable {
     public var securityLevel: Int?
     /// When set, session secrets are appended to this file in NSS key log format.
     public var keyLogFile: String?
+    /// OpenSSL cipher string for TLS 1.2 and older; `nil` keeps OpenSSL's default.
+    public var cipherList: String?
 
     public init(
         alpnOffer: [String] = [],
@@ -98,7 +105,8 @@ public struct TLSClientConfiguration: Sendable {
         minimumVersion: TLSVersion = .tlsv12,
         maximumVersion: TLSVersion = .tlsv13,
         securityLevel: Int? = nil,
-        keyLogFile: String? = nil
+        keyLogFile: String? = nil,
+        cipherList: String? = nil
     ) {
         self.alpnOffer = alpnOffer
         self.certificateChain = certificateChain
@@ -108,5 +116,6 @@ public struct TLSClientConfiguration: Sendable {
         self.maximumVersion = maximumVersion
         self.securityLevel = securityLevel
         self.keyLogFile = keyLogFile
+        self.cipherList = cipherList
     }
 }

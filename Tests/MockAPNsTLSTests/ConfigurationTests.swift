@@ -94,4 +94,27 @@ final class ConfigurationTests: TLSTestCase {
         XCTAssertEqual(try OpenSSLContext(configuration: serverConfiguration()).role, .server)
         XCTAssertEqual(try OpenSSLContext(clientConfiguration: clientConfiguration()).role, .client)
     }
+
+    func testCipherListIsHonouredForTLS12() async throws {
+        var configuration = try serverConfiguration()
+        configuration.maximumVersion = .tlsv12
+        configuration.cipherList = "ECDHE-ECDSA-AES128-GCM-SHA256"
+        let server = try await EchoServer.start(group: group, configuration: configuration)
+        let client = try await TestClient.connect(group: group, port: server.port, configuration: clientConfiguration())
+        let seen = try await client.recorder.wait { !$0.completed.isEmpty }
+        XCTAssertEqual(seen.completed.first?.cipher, "ECDHE-ECDSA-AES128-GCM-SHA256")
+        try await client.channel.close()
+        try await server.stop()
+    }
+
+    func testUnknownCipherListIsRefused() throws {
+        var configuration = try serverConfiguration()
+        configuration.cipherList = "NO-SUCH-CIPHER"
+        XCTAssertThrowsError(try OpenSSLContext(configuration: configuration)) { error in
+            guard case TLSError.invalidConfiguration(let message) = error else {
+                return XCTFail("unexpected \(error)")
+            }
+            XCTAssertTrue(message.hasPrefix("OpenSSL refused the cipher list \"NO-SUCH-CIPHER\""), message)
+        }
+    }
 }
