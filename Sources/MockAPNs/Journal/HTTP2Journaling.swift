@@ -6,6 +6,14 @@ import MockAPNsHTTP2
 struct HTTP2Journaling {
     let journal: Journal
     let connectionID: UInt64
+    /// The header rules, run here once per request so the journal gets the normalized request.
+    private let validator: HTTP2RequestValidator
+
+    init(journal: Journal, connectionID: UInt64, options: ValidationOptions) {
+        self.journal = journal
+        self.connectionID = connectionID
+        self.validator = HTTP2RequestValidator(options: options)
+    }
 
     /// Whether the HTTP/2 handler should describe every frame.
     var recordsFrames: Bool { journal.options.recordsFrames }
@@ -27,7 +35,7 @@ struct HTTP2Journaling {
     ) -> Verdict {
         let verdict: Verdict
         let request: PushRequest
-        switch HTTP2RequestValidator(options: decider.options).validate(push) {
+        switch validator.validate(push) {
         case .valid(let valid):
             verdict = decider.decide(valid, context: context)
             request = valid
