@@ -1,25 +1,42 @@
 #!/usr/bin/env bash
 # HTTP/2 throughput: h2load against `mockapns serve` (release build) with APNs-shaped
-# requests, beside nghttpd answering a static 200 on the same machine in the same run.
-# Prints requests/s and the ratio mockapns/nghttpd for -c1 -m100 and -c8 -m100.
+# requests (64-hex token path, ~200-byte JSON body, apns-topic, apns-push-type and a provider
+# token from `mockapns token`), beside nghttpd answering a static 200 on the same machine in
+# the same run. Prints requests/s and the ratio mockapns/nghttpd for -c1 -m100 and -c8 -m100,
+# with the journal as configured by default and, when the build has a switch for it, with
+# frame journaling off.
 #
 #   Benchmarks/http2.sh [REQUESTS]       (default 300000 per run)
+#   MOCKAPNS_BIN=path/to/release/mockapns Benchmarks/http2.sh    (skip the build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --test
 requests=${1:-300000}
 work=$(mktemp -d)
-trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 
-swift build -c release --product mockapns >/dev/null
-bin="$(swift build -c release --show-bin-path)/mockapns"
+if [[ -n "${MOCKAPNS_BIN:-}" ]]; then
+    bin=$MOCKAPNS_BIN   # a release binary built elsewhere
+else
+    echo "== swift build -c release --product mockapns" >&2
+    swift build -c release --product mockapns >&2
+    bin="$(swift build -c release --show-bin-path)/mockapns"
+fi
 
 token=$(printf 'a1b2c3d4%.0s' {1..8})
+jwt=$("$bin" token --key-id SANDBOX001)
 # An APNs-shaped body of about 200 bytes.
 printf '{"aps":{"alert":{"title":"Benchmark","body":"%s"},"badge":1,"sound":"default"},"custom":{"id":12345}}' \
     "$(printf 'x%.0s' {1..100})" > "$work/payload.json"
 mkdir -p "$work/docroot/3/device"
 : > "$work/docroot/3/device/$token"
+
+# Journal variants: the default, plus frame journaling off when `serve` has a flag for it.
+help=$("$bin" serve --help)
+variants=("default|")
+for flag in --no-journal-frames --journal-frames=false --no-frame-journal; do
+    if grep -q -- "${flag%%=*}" <<<"$help"; then variants+=("frames off|$flag"); break; fi
+done
 
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 
@@ -33,31 +50,53 @@ wait_port() {
 
 rps() { sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p'; }
 
+h2load_args() { # clients
+    echo -n "-n $requests -c $1 -m 100 -t $(($1 < 2 ? 1 : 2))"
+}
+
 run_h2load() { # port, clients, extra args...
     local port=$1 clients=$2; shift 2
-    h2load -n "$requests" -c "$clients" -m 100 -t "$((clients < 2 ? 1 : 2))" "$@" \
+    # shellcheck disable=SC2046
+    h2load $(h2load_args "$clients") "$@" \
         -d "$work/payload.json" -H 'apns-topic: com.example.app' -H 'apns-push-type: alert' \
         "https://127.0.0.1:$port/3/device/$token" 2>&1
 }
-
-mock_port=$(free_port)
-"$bin" serve --http2-port "$mock_port" --log-level warning >/dev/null &
-wait_port "$mock_port"
 
 nghttpd_port=$(free_port)
 nghttpd -d "$work/docroot" "$nghttpd_port" certs-dev/server-key.pem certs-dev/server.pem >/dev/null 2>&1 &
 wait_port "$nghttpd_port"
 
-printf '%-22s %14s %14s %8s\n' "h2load" "mockapns r/s" "nghttpd r/s" "ratio"
+printf '%-12s %-12s %14s %14s %8s\n' "h2load" "journal" "mockapns r/s" "nghttpd r/s" "ratio"
 for clients in 1 8; do
-    run_h2load "$mock_port" "$clients" >/dev/null   # warm-up
-    mock_out=$(run_h2load "$mock_port" "$clients")
-    nghttpd_out=$(run_h2load "$nghttpd_port" "$clients")
-    mock=$(echo "$mock_out" | rps); base=$(echo "$nghttpd_out" | rps)
-    if ! echo "$mock_out" | grep -q "succeeded, 0 errored"; then echo "$mock_out" >&2; fi
-    status=$(echo "$mock_out" | sed -n 's/^status codes: \(.*\)/\1/p')
-    printf '%-22s %14s %14s %8s   (%s)\n' "-c$clients -m100" "$mock" "$base" \
-        "$(python3 -c "print(f'{$mock/$base:.2f}')")" "mockapns $status"
+    run_h2load "$nghttpd_port" "$clients" >/dev/null   # warm-up
+    base=$(run_h2load "$nghttpd_port" "$clients" | rps)
+    for variant in "${variants[@]}"; do
+        name=${variant%%|*}; flag=${variant#*|}
+        mock_port=$(free_port)
+        # shellcheck disable=SC2086
+        "$bin" serve --http2-port "$mock_port" --log-level warning $flag >/dev/null &
+        mock_pid=$!
+        wait_port "$mock_port"
+        run_h2load "$mock_port" "$clients" -H "authorization: bearer $jwt" >/dev/null   # warm-up
+        mock_out=$(run_h2load "$mock_port" "$clients" -H "authorization: bearer $jwt")
+        kill "$mock_pid"; wait "$mock_pid" 2>/dev/null || true
+        mock=$(echo "$mock_out" | rps)
+        status=$(echo "$mock_out" | sed -n 's/^status codes: \([0-9]* 2xx\).*/\1/p')
+        errored=$(echo "$mock_out" | sed -n 's/^requests: .* \([0-9]*\) errored.*/\1/p')
+        [[ -n "$mock" ]] || { echo "$mock_out" >&2; mock=0; }
+        printf '%-12s %-12s %14s %14s %8s   (%s)\n' "-c$clients -m100" "$name" "$mock" "$base" \
+            "$(python3 -c "print(f'{$mock/$base:.2f}')")" "mockapns: $status, $errored errored"
+    done
 done
 echo
-echo "command: h2load -n $requests -c {1,8} -m 100 -d payload.json -H 'apns-topic: com.example.app' -H 'apns-push-type: alert' https://127.0.0.1:PORT/3/device/$token"
+echo "commands:"
+for variant in "${variants[@]}"; do
+    echo "  $bin serve --http2-port PORT --log-level warning ${variant#*|}"
+done
+echo "  nghttpd -d DOCROOT PORT certs-dev/server-key.pem certs-dev/server.pem   (DOCROOT/3/device/$token: empty file)"
+echo "  h2load -n $requests -c C -m 100 -t T -d payload.json -H 'apns-topic: com.example.app' -H 'apns-push-type: alert' \\"
+echo "      -H \"authorization: bearer \$($bin token --key-id SANDBOX001)\" https://127.0.0.1:PORT/3/device/$token"
+echo "      (C,T = 1,1 and 8,2; one warm-up run before each measured run; nghttpd gets no authorization header;"
+echo "       payload.json: $(wc -c < "$work/payload.json") bytes)"
+echo "A token connection starts at SETTINGS_MAX_CONCURRENT_STREAMS 1 and is raised after the first"
+echo "good request, as Apple does: streams h2load opens before that are refused (\"errored\")."
