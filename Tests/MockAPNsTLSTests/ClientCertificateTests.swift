@@ -148,7 +148,7 @@ final class ClientCertificateTests: TLSTestCase {
     }
 
     private func derOfCertificate(at path: String) throws -> [UInt8] {
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("der-\(UUID().uuidString)").path
+        let output = try fixtures().path("der-\(UUID().uuidString)")
         let result = ExternalCommand.run("/usr/bin/env", ["openssl", "x509", "-in", path, "-outform", "DER", "-out", output], timeout: 10)
         XCTAssertEqual(result.status, 0, result.output)
         return Array(try Data(contentsOf: URL(fileURLWithPath: output)))
