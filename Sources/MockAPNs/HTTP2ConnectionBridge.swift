@@ -77,7 +77,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         case let completed as TLSHandshakeCompleted:
             startHTTP2(context: context, session: completed.session)
         case let failed as TLSHandshakeFailed:
-            logger.notice("TLS handshake refused: \(failed.reason)")
+            TLSRefusalLog.handshakeRefused(failed, listener: "HTTP/2", logger: logger)
         default:
             break
         }

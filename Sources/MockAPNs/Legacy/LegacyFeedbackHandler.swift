@@ -56,7 +56,7 @@ final class LegacyFeedbackHandler: ChannelInboundHandler {
             handshakeTimer?.cancel()
             sendFeedback(context: context, session: completed.session)
         case let failed as TLSHandshakeFailed:
-            LegacyTLSLog.handshakeRefused(failed, listener: "legacy feedback", logger: logger)
+            TLSRefusalLog.handshakeRefused(failed, listener: "legacy feedback", logger: logger)
         default:
             break
         }

@@ -145,7 +145,7 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
         case let failed as TLSHandshakeFailed:
             handshakeTimer?.cancel()
             report.failure = "TLS handshake refused: \(failed.reason)"
-            LegacyTLSLog.handshakeRefused(failed, listener: "legacy gateway", logger: logger)
+            TLSRefusalLog.handshakeRefused(failed, listener: "legacy gateway", logger: logger)
         case is LegacyShutdownEvent:
             shutDown(context: context)
         default:

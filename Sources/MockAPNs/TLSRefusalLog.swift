@@ -1,9 +1,9 @@
 import Logging
 import MockAPNsTLS
 
-/// How both legacy listeners log a refused TLS handshake: why, and what the client offered,
-/// since an old provider offering only SSLv3 or TLS 1.0 is the usual cause.
-enum LegacyTLSLog {
+/// How every listener logs a refused TLS handshake: why, and what the client offered (an old
+/// provider offering only SSLv3 or TLS 1.0, or only `http/1.1`, is the usual cause).
+enum TLSRefusalLog {
     static func handshakeRefused(_ failed: TLSHandshakeFailed, listener: String, logger: Logger) {
         var text = "\(listener): TLS handshake refused: \(failed.reason)"
         if let hello = failed.clientHello {
@@ -13,6 +13,9 @@ enum LegacyTLSLog {
         }
         if let alert = failed.alertSent { text += "; alert sent: \(alert)" }
         if let alert = failed.alertReceived { text += "; alert received: \(alert)" }
-        logger.notice("\(text)")
+        // A port probe (a readiness check, a health check) connects and leaves without a
+        // ClientHello: not worth a notice.
+        let isProbe = failed.clientHello == nil && failed.alertSent == nil && failed.alertReceived == nil
+        logger.log(level: isProbe ? .debug : .notice, "\(text)")
     }
 }
