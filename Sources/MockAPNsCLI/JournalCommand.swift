@@ -87,7 +87,7 @@ struct ObservationOptions: ParsableArguments {
             do {
                 try configuration.control.checkHost()
             } catch {
-                throw ValidationError(error.description)
+                throw ServeError(error.description)
             }
         }
     }

@@ -122,6 +122,21 @@ final class ControlAPITests: XCTestCase {
         XCTAssertEqual(reply.json["count"] as? Int, 0)
     }
 
+    func testEventsWaitForTheNextEventWhenAFollowerIsUpToDate() async throws {
+        let control = try XCTUnwrap(ports.control)
+        let last = try XCTUnwrap(try call("GET", "/v1/journal").json["lastSequence"] as? Int)
+        let started = Date()
+        async let reply = Task.detached {
+            try ProcessRunner.run("curl", ["-sS", "http://127.0.0.1:\(control)/v1/events?after=\(last)&type=notification&wait=60000"], timeout: 90)
+        }.value
+        try await Task.sleep(for: .milliseconds(300))
+        try push()
+        let output = try await reply.stdout
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        XCTAssertEqual((json["events"] as? [[String: Any]])?.count, 1)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 30)
+    }
+
     func testEventsFilterAndClear() throws {
         try push()
         let frames = try call("GET", "/v1/events?type=http2Frame&protocol=http2")

@@ -110,6 +110,20 @@ final class JournalFrameTests: XCTestCase {
         try await server.shutdown()
     }
 
+    func testRefusedHandshakeIsRecordedWithWhatTheClientOffered() async throws {
+        let (server, ports) = try await TestServer.start()
+        XCTAssertThrowsError(try CurlClient(port: ports.http2, extraArguments: ["--http1.1"]).send(path: "/3/device/\(Fixtures.token)"))
+        let failed = await server.journal.waitForEvents(count: 1, timeout: .seconds(10)) {
+            if case .tlsFailed = $0.kind { return true }
+            return false
+        }
+        guard case .tlsFailed(let failure)? = failed.first?.kind else { return XCTFail("no TLS failure recorded") }
+        XCTAssertEqual(failure.offeredALPN, ["http/1.1"])
+        XCTAssertEqual(failure.alertSent, "no_application_protocol")
+        XCTAssertFalse(failure.offeredVersions.isEmpty)
+        try await server.shutdown()
+    }
+
     func testFrameRecordingOffKeepsNotificationsOnly() async throws {
         let (server, ports) = try await TestServer.start { $0.journal.recordsFrames = false }
         _ = try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
