@@ -83,7 +83,9 @@ class Server:
 
     @property
     def journal(self) -> Journal:
-        return Journal(self.ports.get("control"))
+        if "control" not in self.ports:
+            pytest.fail("this build has no control API (no \"control\" in the ports file)")
+        return Journal(self.ports["control"])
 
     def url(self, token: str = GOOD_TOKEN) -> str:
         return f"https://127.0.0.1:{self.http2}/3/device/{token}"

@@ -1,15 +1,13 @@
 """The server side of every assertion: what the journal recorded, read over the control API
-(plain HTTP JSON on 127.0.0.1, the "control" port of the ports file).
-
-TODO(control-api): the control API is not in this build yet. Until it is, `Journal.expect`
-records nothing and every test asserts only what its client reported. Replace the body of
-`expect` with a query of the control API's notification endpoint once it lands.
-"""
+(plain HTTP JSON on 127.0.0.1, the "control" port of the ports file; see the README's
+"The control API" and docs/control-api.openapi.json)."""
 
 from __future__ import annotations
 
 import json
 import time
+import urllib.error
+import urllib.parse
 import urllib.request
 
 
@@ -17,28 +15,64 @@ class Journal:
     def __init__(self, port: int | None):
         self.port = port
 
-    @property
-    def available(self) -> bool:
-        return self.port is not None
+    def request(self, method: str, path: str, body=None, **query):
+        url = f"http://127.0.0.1:{self.port}{path}"
+        if query:
+            url += "?" + urllib.parse.urlencode({k: v for k, v in query.items() if v is not None})
+        data = json.dumps(body).encode() if body is not None else None
+        request = urllib.request.Request(url, data=data, method=method)
+        with urllib.request.urlopen(request, timeout=15) as response:
+            text = response.read()
+        return json.loads(text) if text else None
 
-    def get(self, path: str):
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=10) as response:
-            return json.loads(response.read())
+    def get(self, path: str, **query):
+        return self.request("GET", path, **query)
 
-    def expect(self, token: str, **fields):
-        """Waits until the journal holds a notification for `token` whose verdict matches
-        `fields` (for example status=410, reason="Unregistered"), and returns it."""
-        if not self.available:
-            return None  # TODO(control-api): see the module comment.
-        deadline = time.monotonic() + 5
-        seen = []
-        while time.monotonic() < deadline:
-            seen = self.notifications(token)
-            for record in seen:
-                if all(record.get(key) == value for key, value in fields.items()):
-                    return record
+    def post(self, path: str, body=None):
+        return self.request("POST", path, body if body is not None else {})
+
+    # Notifications
+
+    def notifications(self, **query) -> list[dict]:
+        return self.get("/v1/notifications", **query)["notifications"]
+
+    def expect(self, token: str, count: int = 1, **fields) -> dict:
+        """Waits (up to 5 s) until the journal holds `count` notifications for `token` and
+        returns the last one, after checking `fields` on it (for example status=410,
+        reason="Unregistered")."""
+        try:
+            answer = self.get("/v1/notifications/wait", token=token, count=count, timeout=5000)
+            records = answer["notifications"]
+        except urllib.error.HTTPError:
+            # A token the filter cannot take (not hex): look through everything.
+            records = [r for r in self.notifications() if r.get("deviceToken") == token]
+        assert len(records) >= count, f"journal has {len(records)} notifications for {token}, expected {count}"
+        record = records[-1]
+        mismatched = {k: (record.get(k), v) for k, v in fields.items() if record.get(k) != v}
+        assert not mismatched, f"journal record for {token}: (recorded, expected) {mismatched}\n{record}"
+        return record
+
+    # Other events
+
+    def events(self, **query) -> list[dict]:
+        return self.get("/v1/events", **query)["events"]
+
+    def expect_event(self, type: str, timeout: float = 5, **fields) -> dict:
+        """Waits until an event of `type` whose fields include `fields` is in the journal.
+        A string expected for a string field matches as a substring."""
+        deadline = time.monotonic() + timeout
+        seen: list[dict] = []
+        while True:
+            seen = self.events(type=type)
+            for event in seen:
+                if all(_matches(event.get(k), v) for k, v in fields.items()):
+                    return event
+            if time.monotonic() > deadline:
+                raise AssertionError(f"no {type} event with {fields}; recorded: {seen[-5:]}")
             time.sleep(0.05)
-        raise AssertionError(f"journal has no notification for {token} with {fields}; it has {seen}")
 
-    def notifications(self, token: str) -> list[dict]:
-        return []  # TODO(control-api)
+
+def _matches(recorded, expected) -> bool:
+    if isinstance(expected, str) and isinstance(recorded, str):
+        return expected in recorded
+    return recorded == expected

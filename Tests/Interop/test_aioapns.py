@@ -13,7 +13,7 @@ import pytest
 from aioapns import APNs, NotificationRequest, PushType
 from aioapns.exceptions import ConnectionError as APNsConnectionError
 
-from conftest import CA, CERTS, KEY_FILE, KEY_ID, TEAM, TOPIC, unique_token
+from conftest import CA, CERTS, KEY_FILE, KEY_ID, REPO, TEAM, TOPIC, Server, unique_token
 from patches import aioapns_target, apns_ssl_context
 
 
@@ -50,14 +50,16 @@ def test_jwt_success(server):
     token = unique_token()
     (result,) = send(server, jwt_client, request(token))
     assert result.is_successful and result.status == "200"
-    server.journal.expect(token, status=200, apnsId=result.notification_id)
+    record = server.journal.expect(token, status=200, responseApnsId=result.notification_id)
+    assert record["authentication"] == {"kind": "providerToken", "teamId": TEAM, "keyId": KEY_ID}
 
 
 def test_certificate_success(server):
     token = unique_token()
     (result,) = send(server, cert_client, request(token))
     assert result.is_successful and result.status == "200"
-    server.journal.expect(token, status=200)
+    record = server.journal.expect(token, status=200, responseApnsId=result.notification_id)
+    assert record["authentication"]["kind"] == "certificate"
 
 
 def test_invalid_token(server):
@@ -101,7 +103,8 @@ def test_many_in_flight_on_one_connection(server):
     with aioapns_target(server.http2):
         results = asyncio.run(asyncio.wait_for(go(), 60))
     assert [r.status for r in results] == ["200"] * len(tokens)
-    server.journal.expect(tokens[-1], status=200)
+    connections = {server.journal.expect(t, status=200)["connection"] for t in tokens[::20]}
+    assert len(connections) == 1, connections
 
 
 @pytest.mark.xfail(
@@ -119,13 +122,74 @@ def test_default_tls_context_without_alpn(server):
     assert result.is_successful
 
 
-def test_goaway_shutdown_mid_batch(fresh_server, caplog):
-    """A batch in flight on one connection when the server is stopped: the connection gets
-    GOAWAY NO_ERROR {"reason":"Shutdown"}, the requests the server took are answered, and the
-    rest fail as closed-connection errors, which is what aioapns tells its caller."""
-    # TODO(scenarios): drive this with a scenario that sends GOAWAY after N requests once
-    # `mockapns serve --scenario` lands; server shutdown is the GOAWAY we can cause today.
+def run_goaway_scenario(tmp_path, caplog):
+    """Twelve notifications on one connection under scenarios/goaway-shutdown-mid-batch.json
+    (the fifth request on a connection is answered, then GOAWAY NO_ERROR names its stream as
+    the last, with {"reason":"Shutdown"}). Returns aioapns' results, its GOAWAY log lines, and
+    the journal's outbound frames and notifications of the first connection."""
     caplog.set_level(logging.DEBUG, logger="aioapns")
+    server = Server(tmp_path, "--scenario", str(REPO / "scenarios/goaway-shutdown-mid-batch.json")).start()
+    try:
+        tokens = [unique_token() for _ in range(12)]
+
+        async def go():
+            client = jwt_client(max_connections=1)
+            first = await client.send_notification(request(tokens[0]))  # raises the stream limit
+
+            async def one(token):
+                try:
+                    return await asyncio.wait_for(client.send_notification(request(token)), 5)
+                except Exception as error:  # noqa: BLE001 - what aioapns tells its caller
+                    return error
+
+            return [first, *await asyncio.gather(*(one(t) for t in tokens[1:]))]
+
+        with aioapns_target(server.http2):
+            results = asyncio.run(asyncio.wait_for(go(), 60))
+        goaway = [r.getMessage() for r in caplog.records if "terminated" in r.getMessage()]
+        frames = [e for e in server.journal.events(type="http2Frame", connection=1) if e.get("direction") == "outbound"]
+        notifications = [n for n in server.journal.notifications() if n.get("connection") == 1]
+        return results, goaway, frames, notifications
+    finally:
+        server.stop()
+
+
+def test_goaway_mid_batch_scenario(tmp_path, caplog):
+    results, goaway, frames, notifications = run_goaway_scenario(tmp_path, caplog)
+    # Client: aioapns reports the GOAWAY, then fails what it cannot send anywhere else.
+    assert goaway, "aioapns saw no GOAWAY"
+    assert "code=0" in goaway[0] and 'b\'{"reason":"Shutdown"}\'' in goaway[0], goaway[0]
+    assert "last_stream_id=9" in goaway[0], goaway[0]  # streams 1, 3, 5, 7, 9
+    answered = [r for r in results if not isinstance(r, BaseException)]
+    assert [r.status for r in answered[:4]] == ["200"] * 4 and len(answered) < len(results)
+    # Server: five notifications judged 200 on the connection, then GOAWAY naming stream 9.
+    assert [(n["stream"], n["status"]) for n in notifications] == [(1, 200), (3, 200), (5, 200), (7, 200), (9, 200)]
+    goaway_frames = [f for f in frames if f["frameType"] == "GOAWAY"]
+    assert len(goaway_frames) == 1 and goaway_frames[0]["lastStreamID"] == 9, goaway_frames
+    assert "Shutdown" in json.dumps(goaway_frames[0])
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="goAway with answerRequest: the journal records stream 9 answered 200, but no "
+    "HEADERS for it goes out before GOAWAY and the close, so the client never sees it",
+)
+def test_goaway_scenario_answers_the_last_stream(tmp_path, caplog):
+    results, _, frames, _ = run_goaway_scenario(tmp_path, caplog)
+    answered_streams = [f["stream"] for f in frames if f["frameType"] == "HEADERS"]
+    assert 9 in answered_streams, f"stream 9 journaled 200 but no HEADERS sent; sent {answered_streams}"
+    answered = [r for r in results if not isinstance(r, BaseException)]
+    assert [r.status for r in answered] == ["200"] * 5
+
+
+def test_goaway_shutdown_mid_batch(tmp_path, caplog):
+    """A batch in flight on one connection when the server is stopped (SIGTERM): the
+    connection gets GOAWAY NO_ERROR {"reason":"Shutdown"}, the requests the server took are
+    answered, and the rest fail as closed-connection errors, which is what aioapns tells its
+    caller. The server side comes from its JSONL journal, flushed on SIGTERM."""
+    caplog.set_level(logging.DEBUG, logger="aioapns")
+    journal_file = tmp_path / "journal.jsonl"
+    server = Server(tmp_path, "--journal", str(journal_file)).start()
     tokens = [unique_token() for _ in range(400)]
     done = []
 
@@ -137,27 +201,46 @@ def test_goaway_shutdown_mid_batch(fresh_server, caplog):
                 # aioapns 4.0 can hand a request to the connection after it saw it close;
                 # such a request never completes, so each one gets a deadline.
                 result = await asyncio.wait_for(client.send_notification(request(token)), 5)
-            except (APNsConnectionError, Exception) as error:  # noqa: BLE001 - reported as is
+            except Exception as error:  # noqa: BLE001 - what aioapns tells its caller
                 result = error
             done.append(result)
             if len(done) == 100:
-                fresh_server.process.send_signal(15)
+                server.process.send_signal(15)
             return result
 
         first = await client.send_notification(request(tokens[0]))  # raises the stream limit
         assert first.is_successful
-        return await asyncio.gather(*(one(t) for t in tokens[1:]))
+        return [first, *await asyncio.gather(*(one(t) for t in tokens[1:]))]
 
-    with aioapns_target(fresh_server.http2):
-        results = asyncio.run(asyncio.wait_for(go(), 60))
-    assert fresh_server.process.wait(20) == 0
+    try:
+        with aioapns_target(server.http2):
+            results = asyncio.run(asyncio.wait_for(go(), 60))
+        assert server.process.wait(20) == 0
+    finally:
+        server.stop()
 
-    answered = [r for r in results if not isinstance(r, BaseException)]
-    assert len(answered) >= 100 and all(r.status == "200" for r in answered)
-    assert len(answered) < len(results), "the whole batch finished before the shutdown"
-    goaway = [r for r in caplog.records if "terminated" in r.getMessage()]
-    assert goaway, [r.getMessage() for r in caplog.records][-10:]
-    message = goaway[0].getMessage()
-    assert "code=0" in message or "NO_ERROR" in message, message
-    assert json.dumps({"reason": "Shutdown"}, separators=(",", ":")) in message, message
-    assert "received SIGTERM" in fresh_server.log_text()
+    answered = {t for t, r in zip(tokens, results) if not isinstance(r, BaseException)}
+    assert len(answered) >= 100 and all(r.status == "200" for r in results if not isinstance(r, BaseException))
+    assert len(answered) < len(tokens), "the whole batch finished before the shutdown"
+    # What aioapns 4.0 tells its caller for the rest: closed-connection errors, deadlines, or
+    # h2's ProtocolError when it still opens a stream on the connection that went away.
+    unanswered = [r for r in results if isinstance(r, BaseException)]
+    assert all(isinstance(r, (APNsConnectionError, asyncio.TimeoutError, ConnectionError)) or
+               type(r).__name__ in ("ConnectionClosed", "MaxAttemptsExceeded", "ProtocolError") for r in unanswered), \
+        {type(r).__name__ for r in unanswered}
+    # aioapns reports the GOAWAY when it reads it; when its own write hits the closed socket
+    # first, asyncio drops the unread GOAWAY and aioapns reports only the lost connection.
+    goaway = [r.getMessage() for r in caplog.records if "terminated" in r.getMessage()]
+    lost = [r.getMessage() for r in caplog.records if "lost" in r.getMessage()]
+    assert goaway or lost, [r.getMessage() for r in caplog.records][-10:]
+    if goaway:
+        assert "code=0" in goaway[0] and 'b\'{"reason":"Shutdown"}\'' in goaway[0], goaway[0]
+    assert "received SIGTERM" in server.log_text()
+
+    events = [json.loads(line) for line in journal_file.read_text().splitlines() if line.strip()]
+    notifications = [e["notification"] for e in events if e.get("type") == "notification"]
+    journaled_ok = {n["deviceToken"] for n in notifications if n.get("status") == 200}
+    assert answered <= journaled_ok, f"{len(answered - journaled_ok)} answered but not journaled"
+    goaway_frames = [e for e in events if e.get("type") == "http2Frame" and e.get("frameType") == "GOAWAY"
+                     and e.get("direction") == "outbound"]
+    assert goaway_frames and "Shutdown" in json.dumps(goaway_frames[0]), goaway_frames

@@ -39,7 +39,8 @@ def test_curl_jwt_success(server):
     assert status == 200 and body is None
     assert re.fullmatch(r"[0-9A-F-]{36}", headers["apns-id"])
     assert "apns-unique-id" in headers  # sandbox
-    server.journal.expect(token, status=200, apnsId=headers["apns-id"])
+    record = server.journal.expect(token, status=200, accepted=True, responseApnsId=headers["apns-id"])
+    assert record["authentication"] == {"kind": "providerToken", "teamId": "TEAM00000A", "keyId": "SANDBOX001"}
 
 
 def test_curl_certificate_success(server):
@@ -47,7 +48,8 @@ def test_curl_certificate_success(server):
     status, headers, _ = curl(server, token, auth="cert", headers=["apns-id: 123e4567-e89b-12d3-a456-4266554400a0"])
     assert status == 200
     assert headers["apns-id"] == "123e4567-e89b-12d3-a456-4266554400a0"  # echoed byte for byte
-    server.journal.expect(token, status=200)
+    record = server.journal.expect(token, status=200, responseApnsId=headers["apns-id"])
+    assert record["authentication"]["kind"] == "certificate"
 
 
 def test_curl_invalid_token(server):
@@ -100,7 +102,7 @@ def test_nghttp_jwt_success_and_settings(server, tmp_path):
     assert re.search(r"recv SETTINGS frame .*\n(.*\n)*?.*SETTINGS_MAX_CONCURRENT_STREAMS", out)
     assert re.search(r"recv \(stream_id=\d+\) :status: 200", out), out
     assert re.search(r"recv \(stream_id=\d+\) apns-id: [0-9A-F-]{36}", out)
-    server.journal.expect(token, status=200)
+    server.journal.expect(token, status=200, transport="http2", pushType="alert")
 
 
 def test_nghttp_bad_device_token(server, tmp_path):

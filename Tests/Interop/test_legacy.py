@@ -6,6 +6,7 @@ from __future__ import annotations
 import struct
 import subprocess
 import time
+from datetime import timezone
 
 import pytest
 
@@ -55,7 +56,9 @@ def test_openssl_gateway_success_then_bad_token_size(server):
     data += frame(bytes(16), identifier=3)
     result = s_client(server.ports["gateway"], data)
     assert error_packets(result.stdout) == [(8, 5, 3)], (result.stdout, result.stderr)
-    server.journal.expect(good, status=0)
+    last = server.journal.expect(good, count=2, transport="legacy", accepted=True)
+    assert last["identifier"] == 2 and last["authentication"] == {"kind": "certificate"}
+    server.journal.expect_event("legacyFrame", identifier=3, problem="status 5")
 
 
 def test_openssl_gateway_payload_too_large(server):
@@ -63,7 +66,7 @@ def test_openssl_gateway_payload_too_large(server):
     big = b'{"aps":{"alert":"' + b"x" * 3000 + b'"}}'
     result = s_client(server.ports["gateway"], frame(bytes.fromhex(token), big, identifier=77))
     assert error_packets(result.stdout) == [(8, 7, 77)], (result.stdout, result.stderr)
-    server.journal.expect(token, status=7)
+    server.journal.expect_event("legacyFrame", identifier=77, problem="status 7")
 
 
 def test_openssl_gateway_requires_a_client_certificate(server):
@@ -73,12 +76,15 @@ def test_openssl_gateway_requires_a_client_certificate(server):
     ], input=frame(bytes(32)), timeout=20)
     assert result.stdout == b""  # no error packet: the handshake itself fails
     assert b"alert" in result.stderr.lower() or result.returncode != 0, result.stderr
+    server.journal.expect_event("tlsFailed")
 
 
 def test_openssl_feedback_empty(server):
     """With no unregistered token the feedback service sends nothing and closes."""
+    before = len(server.journal.events(type="feedbackTuple"))
     result = s_client(server.ports["feedback"])
     assert result.stdout == b"", result.stdout
+    assert len(server.journal.events(type="feedbackTuple")) == before
 
 
 def test_pyapns_enhanced_error_response(server):
@@ -102,7 +108,9 @@ def test_pyapns_enhanced_error_response(server):
             time.sleep(0.05)
         gateway.force_close()
     assert errors == [{"status": 7, "identifier": 42}]
-    server.journal.expect(token, status=0)
+    record = server.journal.expect(token, transport="legacy", accepted=True, identifier=41)
+    assert "expiration" in record  # command 1 carries an expiry
+    server.journal.expect_event("legacyFrame", identifier=42, problem="status 7")
 
 
 def test_pyapns_frame_batch(server):
@@ -122,13 +130,45 @@ def test_pyapns_frame_batch(server):
         time.sleep(0.5)
         gateway.force_close()
     assert errors == []
-    for token in tokens:
-        server.journal.expect(token, status=0)
+    for identifier, token in enumerate(tokens):
+        server.journal.expect(token, transport="legacy", accepted=True, identifier=identifier, priority=10)
 
 
 def test_unregistered_token_http2_then_feedback(server):
-    """An unregistered token: 410 with a timestamp on HTTP/2, then one feedback tuple for it,
-    read by PyAPNs' FeedbackConnection (and by nobody the second time)."""
-    if not server.journal.available:
-        # TODO(control-api): unregister the token through the control API once it lands.
-        pytest.skip("needs the control API to unregister a token")
+    """A token unregistered through the control API: 410 with the unregistration time on
+    HTTP/2 (curl), status 8 on the legacy gateway (PyAPNs), then exactly one feedback tuple
+    for it, read by PyAPNs' FeedbackConnection; a second read finds nothing."""
+    token = unique_token()
+    since = int(time.time() * 1000) - 60_000
+    server.journal.post(f"/v1/registry/{token}/unregister", {"since": since})
+
+    from test_http2_cli import curl
+    status, _, body = curl(server, token)
+    assert (status, body) == (410, {"reason": "Unregistered", "timestamp": since})
+    server.journal.expect(token, transport="http2", status=410, reason="Unregistered", timestamp=since)
+
+    with pyapns_verifying() as apns:
+        errors = []
+        gateway = pyapns_connect(
+            apns.GatewayConnection(use_sandbox=True, cert_file=CERT, key_file=KEY, enhanced=True),
+            server.ports["gateway"],
+        )
+        gateway.register_response_listener(errors.append)
+        gateway.send_notification(token, apns.Payload(alert="hello"), identifier=808)
+        deadline = time.monotonic() + 10
+        while not errors and time.monotonic() < deadline:
+            time.sleep(0.05)
+        gateway.force_close()
+        assert errors == [{"status": 8, "identifier": 808}]
+        server.journal.expect(token, count=2, transport="legacy", legacyStatus=8, reason="Unregistered")
+
+        def feedback():
+            connection = pyapns_connect(
+                apns.FeedbackConnection(use_sandbox=True, cert_file=CERT, key_file=KEY), server.ports["feedback"]
+            )
+            return [(t.decode(), when) for t, when in connection.items()]
+
+        first = [item for item in feedback() if item[0] == token]
+        assert len(first) == 1 and int(first[0][1].replace(tzinfo=timezone.utc).timestamp()) == since // 1000
+        assert [item for item in feedback() if item[0] == token] == []
+    server.journal.expect_event("feedbackTuple", deviceToken=token, timestamp=since)
