@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs the system packages MockAPNs builds against and the peers its tests drive.
 #   scripts/install-deps.sh          libssl-dev, libnghttp2-dev (enough to run the server)
-#   scripts/install-deps.sh --test   plus curl, openssl, nghttp2-client/-server, python3-venv
+#   scripts/install-deps.sh --test   plus curl, openssl, nghttp2-client/-server (nghttp, h2load,
+#                                    nghttpd), python3-venv (the interop suite's virtualenv)
 set -euo pipefail
 
 packages=(libssl-dev libnghttp2-dev pkg-config)
 if [[ "${1:-}" == "--test" ]]; then
-    packages+=(curl openssl nghttp2-client nghttp2-server)
+    packages+=(curl openssl nghttp2-client nghttp2-server python3 python3-venv)
 fi
 
 missing=()
