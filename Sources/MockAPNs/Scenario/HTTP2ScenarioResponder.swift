@@ -111,11 +111,18 @@ final class HTTP2ScenarioResponder {
             case .current: last = streamID
             case .id(let id): last = id
             }
-            if goAway.answerRequest, streamID <= (last ?? .max) {
+            let answers = goAway.answerRequest && streamID <= (last ?? .max)
+            if answers {
                 respond(decision, streamID: streamID, apnsID: apnsID, handler: handler)
             }
             if let last { lastAnsweredStream = last }
-            handler.sendGoAway(errorCode: goAway.errorCode, lastStreamID: last, debugData: goAway.debugBytes, closeAfter: goAway.closeConnection)
+            // nghttp2 drops queued responses once a GOAWAY that ends the session is sent, so
+            // when this request is answered the close waits until the batch is written.
+            handler.sendGoAway(errorCode: goAway.errorCode, lastStreamID: last, debugData: goAway.debugBytes,
+                               closeAfter: goAway.closeConnection && !answers)
+            if goAway.closeConnection, answers {
+                WireFaults.close(channel)
+            }
         case .resetStream(let errorCode):
             handler.resetStream(streamID: streamID, errorCode: errorCode)
         case .stall:

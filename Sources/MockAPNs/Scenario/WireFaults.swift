@@ -11,20 +11,30 @@ import Darwin
 
 /// Connection faults that do not depend on the protocol spoken over the connection.
 enum WireFaults {
-    /// Closes normally: the client reads EOF (TCP FIN).
+    /// Closes normally: the client reads EOF (TCP FIN), after TLS's close_notify.
+    ///
+    /// The close waits for the end of the current read batch, so the answers already given
+    /// to earlier requests of the batch (which the HTTP/2 handler writes when the batch
+    /// ends) reach the client first, as they would from a server that crashed mid-batch.
     static func close(_ channel: any Channel) {
-        channel.close(promise: nil)
+        channel.eventLoop.execute {
+            channel.close(promise: nil)
+        }
     }
 
-    /// Aborts: SO_LINGER with a zero timeout makes the kernel send RST instead of FIN on
-    /// close, which the client reports as "connection reset by peer".
+    /// Aborts: SO_LINGER with a zero timeout makes the kernel send RST instead of FIN, which
+    /// the client reports as "connection reset by peer". The close is issued below the TLS
+    /// handler, so no close_notify precedes the reset (the client would take it for a clean
+    /// end and never see the reset).
     static func reset(_ channel: any Channel) {
-        guard let socket = channel as? any SocketOptionProvider else {
-            channel.close(promise: nil)
-            return
-        }
-        socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in
-            channel.close(promise: nil)
+        channel.eventLoop.execute {
+            let belowTLS = try? channel.pipeline.syncOperations.context(handlerType: OpenSSLHandler.self)
+            let abort = {
+                if let belowTLS { belowTLS.close(promise: nil) } else { channel.close(promise: nil) }
+            }
+            guard let socket = channel as? any SocketOptionProvider else { return abort() }
+            let bound = NIOLoopBound(abort, eventLoop: channel.eventLoop)
+            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in bound.value() }
         }
     }
 

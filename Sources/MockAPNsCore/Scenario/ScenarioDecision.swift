@@ -24,14 +24,15 @@ public struct ScenarioDecision: Sendable, Equatable {
         self.garbage = garbage
     }
 
-    /// The verdict a protocol answers with when the action does not replace the answer
-    /// altogether: a `reject` or `accept` becomes a verdict; no action keeps the core's.
-    /// `nil` for faults and arbitrary responses, which each protocol renders itself.
+    /// The verdict a protocol answers with: a `reject` or `accept` becomes a verdict; no
+    /// action, or a fault that still answers (a GOAWAY covering the request, a lowered stream
+    /// limit, a byte limit, a shutdown), keeps the core's. `nil` for arbitrary responses,
+    /// which each protocol renders itself.
     ///
     /// - apnsID: the request's `apns-id` when the core was not consulted; generated otherwise.
     public func verdict(apnsID: @autoclosure () -> String, uniqueID: @autoclosure () -> String?, now: Int64) -> Verdict? {
         switch action {
-        case nil, .fault(.lowerMaxConcurrentStreams), .fault(.closeAfterBytes), .fault(.shutdown):
+        case nil, .fault:
             return coreVerdict ?? .accepted(apnsID: apnsID(), uniqueID: uniqueID())
         case .accept:
             if case .accepted? = coreVerdict { return coreVerdict }
@@ -39,7 +40,7 @@ public struct ScenarioDecision: Sendable, Equatable {
         case .reject(let reason, let timestamp):
             let stamp = reason.carriesTimestamp ? timestamp ?? now : nil
             return .rejected(reason: reason, apnsID: coreVerdict?.apnsID ?? apnsID(), timestamp: stamp)
-        case .respond, .fault, .refuseHandshake:
+        case .respond, .refuseHandshake:
             return nil
         }
     }

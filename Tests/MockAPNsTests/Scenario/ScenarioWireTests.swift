@@ -1,0 +1,256 @@
+import Foundation
+import MockAPNs
+import MockAPNsCore
+import XCTest
+
+/// Scenarios over real sockets: each action observed from the client's side.
+final class ScenarioWireTests: XCTestCase {
+    private let token = Fixtures.token
+    private let headers = [("apns-topic", "com.example.app"), ("apns-push-type", "alert")]
+
+    private func start(_ scenario: Scenario) async throws -> (MockAPNsServer, BoundPorts) {
+        try await TestServer.start { $0.scenario = scenario }
+    }
+
+    private func example(_ name: String) throws -> Scenario {
+        let url = URL(fileURLWithPath: Fixtures.root).appendingPathComponent("scenarios/\(name).json")
+        return try Scenario.decode(jsonText: String(contentsOf: url, encoding: .utf8))
+    }
+
+    private func push(_ port: Int, token: String? = nil, body: String = #"{"aps":{"alert":"hello"}}"#) throws -> CurlResponse {
+        try CurlClient(port: port).send(path: "/3/device/\(token ?? self.token)", headers: headers, body: body)
+    }
+
+    private func rule(_ action: ScenarioAction?, match: ScenarioMatch = ScenarioMatch(), delay: ScenarioDelay? = nil) -> Scenario {
+        Scenario(name: "test", rules: [ScenarioRule(name: "rule", match: match, action: action, delay: delay)])
+    }
+
+    // MARK: One rule, each protocol's answer
+
+    /// "This token is unregistered", written once: 410 with the time on HTTP/2, status 8 and a
+    /// close on the legacy gateway, one tuple from the feedback service.
+    func testUnregisteredTokenOnEveryProtocol() async throws {
+        let (server, ports) = try await start(try example("unregistered-with-feedback"))
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+
+        let http2 = try push(ports.http2)
+        XCTAssertEqual(http2.status, 410)
+        XCTAssertEqual(http2.body, #"{"reason":"Unregistered","timestamp":1767225600000}"#)
+
+        let tokenBytes = LegacyTLSClient.bytes(fromHex: token)
+        let legacy = try LegacyTLSClient.exchange(
+            port: try XCTUnwrap(ports.gateway),
+            send: Legacy.frame(identifier: 1, token: Legacy.token(0x11)) + Legacy.frame(identifier: 2, token: tokenBytes)
+        )
+        XCTAssertEqual(legacy.received, [8, 8, 0, 0, 0, 2], "status 8 for notification 2")
+        XCTAssertTrue(legacy.closed)
+
+        let feedback = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.feedback), send: [])
+        let tuples = try FeedbackTupleDecoder.decodeAll(feedback.received)
+        XCTAssertEqual(tuples.map(\.token), [tokenBytes])
+        XCTAssertEqual(tuples.first?.timestamp, 1_767_225_600)
+    }
+
+    /// A rule (not registry state) that rejects a token: Apple's 400 on HTTP/2, the matching
+    /// status byte on the gateway.
+    func testARejectRuleAnswersInEachProtocolsTerms() async throws {
+        let scenario = try example("invalid-token")
+        let badToken = try XCTUnwrap(scenario.rules.first?.match.tokens?.first)
+        let (server, ports) = try await start(scenario)
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+
+        XCTAssertEqual(try push(ports.http2).status, 200, "other tokens are delivered")
+        let refused = try push(ports.http2, token: badToken)
+        XCTAssertEqual(refused.status, 400)
+        XCTAssertEqual(refused.body, #"{"reason":"BadDeviceToken"}"#)
+        XCTAssertNotNil(refused.header("apns-id"))
+
+        let legacy = try LegacyTLSClient.exchange(
+            port: try XCTUnwrap(ports.gateway),
+            send: Legacy.frame(identifier: 7, token: LegacyTLSClient.bytes(fromHex: badToken))
+        )
+        XCTAssertEqual(legacy.received, [8, 8, 0, 0, 0, 7])
+    }
+
+    func testFlakyExampleAnswers503TwiceThen200() async throws {
+        let (server, ports) = try await start(try example("flaky-503-then-ok"))
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        let answers = try (0..<4).map { _ in try push(ports.http2) }
+        XCTAssertEqual(answers.map(\.status), [503, 503, 200, 200])
+        XCTAssertEqual(answers[0].body, #"{"reason":"ServiceUnavailable"}"#)
+    }
+
+    func testTooManyRequestsAndPayloadTooLargeExamples() async throws {
+        let (server, ports) = try await start(try example("too-many-requests"))
+        XCTAssertEqual(try (0..<3).map { _ in try push(ports.http2).status }, [200, 200, 429])
+        XCTAssertEqual(try push(ports.http2, token: String(repeating: "ee", count: 32)).status, 200, "another token has its own count")
+        try await server.shutdown(gracePeriod: .zero)
+
+        let (small, smallPorts) = try await start(try example("payload-too-large"))
+        defer { Task { try? await small.shutdown(gracePeriod: .zero) } }
+        let big = #"{"aps":{"alert":""# + String(repeating: "x", count: 300) + #""}}"#
+        XCTAssertEqual(try push(smallPorts.http2, body: big).body, #"{"reason":"PayloadTooLarge"}"#)
+        XCTAssertEqual(try push(smallPorts.http2).status, 200)
+    }
+
+    func testArbitraryResponse() async throws {
+        let response = ScenarioResponse(status: 418, headers: [HTTPHeader(name: "x-mock", value: "teapot")], body: "short and stout")
+        let (server, ports) = try await start(rule(.respond(response)))
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        let answer = try push(ports.http2)
+        XCTAssertEqual(answer.status, 418)
+        XCTAssertEqual(answer.header("x-mock"), "teapot")
+        XCTAssertEqual(answer.body, "short and stout")
+    }
+
+    // MARK: Delays
+
+    func testDelayIsMeasuredWithinBounds() async throws {
+        let (server, ports) = try await start(rule(nil, delay: .fixed(milliseconds: 600)))
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        let started = Date()
+        let answer = try push(ports.http2)
+        let elapsed = Date().timeIntervalSince(started)
+        XCTAssertEqual(answer.status, 200, "a delay alone keeps the core's verdict")
+        XCTAssertGreaterThanOrEqual(elapsed, 0.6)
+        XCTAssertLessThan(elapsed, 3)
+    }
+
+    /// A replacement never changes a decision already made: a delayed 503 still arrives as a
+    /// 503 after the scenario that decided it is gone.
+    func testReplacingTheScenarioKeepsInFlightDecisions() async throws {
+        let slowFailure = rule(.reject(.serviceUnavailable, timestamp: nil), delay: .fixed(milliseconds: 800))
+        let (server, ports) = try await start(slowFailure)
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        let port = ports.http2
+        let inFlight = Task.detached { [headers, token] in
+            try CurlClient(port: port).send(path: "/3/device/\(token)", headers: headers)
+        }
+        try await Task.sleep(for: .milliseconds(400))
+        try server.replaceScenario(jsonText: #"{"name": "calm"}"#)
+        XCTAssertEqual(server.currentScenario.name, "calm")
+        let delayed = try await inFlight.value
+        XCTAssertEqual(delayed.status, 503)
+        XCTAssertEqual(try push(port).status, 200)
+        XCTAssertThrowsError(try server.replaceScenario(jsonText: #"{"nam": "x"}"#))
+        XCTAssertEqual(server.currentScenario.name, "calm", "a broken file changes nothing")
+    }
+
+    // MARK: Connection faults
+
+    func testGoAwayMidBatchNamesTheLastStreamAndCarriesTheReason() async throws {
+        let (server, ports) = try await start(try example("goaway-shutdown-mid-batch"))
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: Array(repeating: token, count: 8))
+        XCTAssertTrue(outcome.handshakeSucceeded, outcome.handshake)
+        let goAway = try XCTUnwrap(outcome.frames.first { $0.type == RawHTTP2Frame.goAway })
+        XCTAssertEqual(goAway.goAwayErrorCode, 0)
+        XCTAssertEqual(goAway.goAwayLastStreamID, 9, "the fifth request's stream")
+        XCTAssertEqual(goAway.goAwayDebugText, #"{"reason":"Shutdown"}"#)
+        XCTAssertEqual(outcome.answeredStreams, [1, 3, 5, 7, 9], "streams after the last one are not answered")
+        XCTAssertEqual(outcome.ending, "eof")
+    }
+
+    func testResetStreamCarriesItsCodeAndTheConnectionLivesOn() async throws {
+        let scenario = rule(.fault(.resetStream(errorCode: 7)), match: ScenarioMatch(requestIndex: RequestIndexMatch(scope: .connection, range: .exactly(1))))
+        let (server, ports) = try await start(scenario)
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: [token, token])
+        let reset = try XCTUnwrap(outcome.frames.first { $0.type == RawHTTP2Frame.rstStream })
+        XCTAssertEqual(reset.streamID, 1)
+        XCTAssertEqual(reset.rstStreamErrorCode, 7, "REFUSED_STREAM")
+        XCTAssertEqual(outcome.answeredStreams, [3])
+        XCTAssertEqual(outcome.ending, "timeout", "the connection stays open")
+    }
+
+    func testCloseIsAFinAndResetIsAnRst() async throws {
+        let (server, ports) = try await start(try example("dropped-connection"))
+        let dropped = try RawHTTP2Client.push(port: ports.http2, tokens: Array(repeating: token, count: 3))
+        XCTAssertEqual(dropped.ending, "eof")
+        XCTAssertEqual(dropped.answeredStreams, [1, 3], "the third request is never answered")
+        try await server.shutdown(gracePeriod: .zero)
+
+        let (resetting, resettingPorts) = try await start(rule(.fault(.resetConnection)))
+        defer { Task { try? await resetting.shutdown(gracePeriod: .zero) } }
+        let reset = try RawHTTP2Client.push(port: resettingPorts.http2, tokens: [token])
+        XCTAssertEqual(reset.ending, "reset")
+    }
+
+    func testStallNeverAnswers() async throws {
+        let (server, ports) = try await start(rule(.fault(.stall)))
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: [token], timeout: 1)
+        XCTAssertEqual(outcome.answeredStreams, [])
+        XCTAssertEqual(outcome.ending, "timeout")
+    }
+
+    func testLowerMaxConcurrentStreamsSendsNewSettings() async throws {
+        let (server, ports) = try await start(rule(.fault(.lowerMaxConcurrentStreams(1))))
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: [token], timeout: 1)
+        XCTAssertEqual(outcome.answeredStreams, [1])
+        let limits = outcome.frames.flatMap(\.settingsValues).filter { $0.0 == 0x3 }.map(\.1)
+        XCTAssertEqual(limits.last, 1, "SETTINGS_MAX_CONCURRENT_STREAMS lowered to 1 (\(limits))")
+    }
+
+    func testRefusedHandshakeSendsTheChosenAlert() async throws {
+        let scenario = Scenario(name: "refuse", rules: [
+            ScenarioRule(name: "no TLS", match: ScenarioMatch(protocols: [.http2]), action: .refuseHandshake(TLSAlert(code: 40))),
+        ])
+        let (server, ports) = try await start(scenario)
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: [token])
+        XCTAssertFalse(outcome.handshakeSucceeded)
+        XCTAssertTrue(outcome.handshake.uppercased().contains("HANDSHAKE_FAILURE"), outcome.handshake)
+    }
+
+    func testGarbageOnTheSocketBreaksTheClientsTLS() async throws {
+        let (server, ports) = try await start(rule(.fault(.sendGarbage(ScenarioGarbage(bytes: Array("not TLS at all".utf8))))))
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: [token])
+        XCTAssertTrue(outcome.ending.hasPrefix("error"), outcome.ending)
+        XCTAssertEqual(outcome.answeredStreams, [])
+    }
+
+    // MARK: Legacy gateway
+
+    func testLegacyShutdownAfterThreeNotifications() async throws {
+        let (server, ports) = try await start(try example("legacy-shutdown"))
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        let frames = (UInt32(1)...6).flatMap { Legacy.frame(identifier: $0, token: Legacy.token(0x11)) }
+        let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: frames)
+        XCTAssertEqual(outcome.received, [8, 10, 0, 0, 0, 3], "status 10 naming the last accepted notification")
+        XCTAssertTrue(outcome.closed)
+        XCTAssertEqual(try push(ports.http2).status, 200, "HTTP/2 is untouched")
+    }
+
+    func testLegacyArbitraryStatusAndReset() async throws {
+        let (server, ports) = try await start(rule(.respond(ScenarioResponse(status: 500, legacyStatus: .missingTopic))))
+        let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: Legacy.frame(identifier: 9, token: Legacy.token(0x11)))
+        XCTAssertEqual(outcome.received, [8, 3, 0, 0, 0, 9])
+        try await server.shutdown(gracePeriod: .zero)
+
+        let (resetting, resettingPorts) = try await start(rule(.fault(.resetConnection)))
+        defer { Task { try? await resetting.shutdown(gracePeriod: .zero) } }
+        let reset = try RawHTTP2Client.send(port: try XCTUnwrap(resettingPorts.gateway), bytes: Legacy.frame(identifier: 1, token: Legacy.token(0x11)))
+        XCTAssertEqual(reset.ending, "reset")
+        XCTAssertEqual(reset.data, "")
+    }
+
+    // MARK: Seeds
+
+    /// Two servers, one seed: the same requests meet the same fates.
+    func testTheSameSeedGivesTheSameSequenceOverTheWire() async throws {
+        var scenario = rule(.reject(.internalServerError, timestamp: nil), match: ScenarioMatch(probability: 0.4))
+        scenario.seed = 11
+        func statuses() async throws -> [Int] {
+            let (server, ports) = try await start(scenario)
+            defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+            return try (0..<12).map { _ in try push(ports.http2).status }
+        }
+        let first = try await statuses()
+        let second = try await statuses()
+        XCTAssertEqual(second, first)
+        XCTAssertTrue(first.contains(200) && first.contains(500), "\(first)")
+    }
+}
