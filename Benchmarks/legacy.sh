@@ -39,7 +39,7 @@ wait_port() {
 
 rate() { sed -n 's/.*notifications_per_second=\([0-9]*\).*/\1/p'; }
 
-"$mockapns" serve --http2-port 0 --gateway-port 0 --feedback-port 0 --ports-file "$work/ports.json" \
+"$mockapns" serve --http2-port 0 --gateway-port 0 --feedback-port 0 --no-control --ports-file "$work/ports.json" \
     --log-level warning >/dev/null &
 for _ in $(seq 1 200); do [[ -s "$work/ports.json" ]] && break; sleep 0.05; done
 gateway=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['gateway'])" "$work/ports.json")
@@ -63,7 +63,7 @@ sink_run() { # connections
     for pid in "${sinks[@]}"; do kill -- "-$pid" 2>/dev/null || true; done
 }
 
-echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15-minute load average before the runs; 2 cores)"
+echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15-minute load average before the runs; $(nproc) cores)"
 printf '%-12s %18s %18s %8s\n' "connections" "mockapns notif/s" "TLS sink notif/s" "ratio"
 for connections in 1 4; do
     "$generator" --port "$gateway" --connections "$connections" --notifications 200000 >/dev/null   # warm-up
@@ -73,7 +73,7 @@ for connections in 1 4; do
 done
 echo
 echo "commands:"
-echo "  $mockapns serve --http2-port 0 --gateway-port 0 --feedback-port 0 --ports-file ports.json --log-level warning"
+echo "  $mockapns serve --http2-port 0 --gateway-port 0 --feedback-port 0 --no-control --ports-file ports.json --log-level warning"
 echo "  $generator --port GATEWAY --connections C --notifications $notifications          (C = 1 and 4, after a 200000 warm-up)"
 echo "  sleep 600 | openssl s_server -accept PORT -cert certs-dev/server.pem -key certs-dev/server-key.pem -verify 1 -CAfile certs-dev/ca.pem -quiet -naccept 1 >/dev/null   (one per connection)"
 echo "  $generator --port PORT1[,PORT2...] --connections C --notifications $notifications --no-marker"
