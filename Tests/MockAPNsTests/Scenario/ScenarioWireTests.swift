@@ -254,3 +254,23 @@ final class ScenarioWireTests: XCTestCase {
         XCTAssertTrue(first.contains(200) && first.contains(500), "\(first)")
     }
 }
+
+/// The provider-token example, with a real ES256 token: the key the rule names is refused,
+/// a certificate connection is not.
+final class ScenarioAuthenticationTests: XCTestCase {
+    func testExpiredProviderTokenExampleMatchesTheKey() async throws {
+        let url = URL(fileURLWithPath: Fixtures.root).appendingPathComponent("scenarios/expired-provider-token.json")
+        let scenario = try Scenario.decode(jsonText: String(contentsOf: url, encoding: .utf8))
+        let (server, ports) = try await TestServer.start { $0.scenario = scenario }
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        let pem = try String(contentsOfFile: Fixtures.certificateDirectory + "/AuthKey_SANDBOX001.p8", encoding: .utf8)
+        let jwt = try ProviderTokenSigner(keyID: "SANDBOX001", teamID: "TEAM00000A", privateKeyPEM: pem)
+            .token(issuedAt: Int64(Date().timeIntervalSince1970))
+        let headers = [("apns-topic", "com.example.app"), ("apns-push-type", "alert"), ("authorization", "bearer \(jwt)")]
+        let refused = try CurlClient(port: ports.http2, certificate: nil).send(path: "/3/device/\(Fixtures.token)", headers: headers)
+        XCTAssertEqual(refused.status, 403)
+        XCTAssertEqual(refused.body, #"{"reason":"ExpiredProviderToken"}"#)
+        let certificate = try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: Array(headers.prefix(2)))
+        XCTAssertEqual(certificate.status, 200)
+    }
+}
