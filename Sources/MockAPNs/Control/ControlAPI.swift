@@ -296,7 +296,7 @@ struct ControlAPI: Sendable {
         let now = clock.millisecondsSince1970
         return ControlResponse.object { json in
             json.integer("millisecondsSince1970", now)
-            json.string("time", Date(timeIntervalSince1970: Double(now) / 1000).ISO8601Format(.iso8601.time(includingFractionalSeconds: true).year().month().day()))
+            json.string("time", Date(timeIntervalSince1970: Double(now) / 1000).ISO8601Format())
             json.bool("fixed", clock.isFixed)
         }
     }

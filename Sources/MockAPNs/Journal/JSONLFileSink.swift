@@ -59,7 +59,7 @@ final class JSONLFileSink: JournalSink {
             guard !closed else { return }
             closed = true
             fsync(descriptor)
-            _ = Glibc.close(descriptor)
+            closeDescriptor(descriptor)
         }
     }
 
@@ -78,11 +78,12 @@ final class JSONLFileSink: JournalSink {
         }
         writing.withLock { closed in
             guard !closed else { return }
-            var bytes = Array(text.utf8)
-            bytes.withUnsafeMutableBytes { raw in
+            let bytes = Array(text.utf8)
+            bytes.withUnsafeBytes { raw in
+                guard let base = raw.baseAddress else { return }
                 var offset = 0
                 while offset < raw.count {
-                    let written = write(descriptor, raw.baseAddress! + offset, raw.count - offset)
+                    let written = write(descriptor, base + offset, raw.count - offset)
                     if written < 0 {
                         if errno == EINTR { continue }
                         return
@@ -92,6 +93,17 @@ final class JSONLFileSink: JournalSink {
             }
         }
     }
+}
+
+/// `close(2)`, which the sink's own `close()` hides by name.
+private func closeDescriptor(_ descriptor: Int32) {
+    #if canImport(Darwin)
+    _ = Darwin.close(descriptor)
+    #elseif canImport(Musl)
+    _ = Musl.close(descriptor)
+    #else
+    _ = Glibc.close(descriptor)
+    #endif
 }
 
 /// The journal file could not be opened.
