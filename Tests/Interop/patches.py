@@ -21,6 +21,13 @@ tapns3 3.0.0 (PyAPNs)
   * Trust: it calls the module-level `ssl.wrap_socket` (deprecated, no certificate checks).
     `pyapns_verifying` swaps in a function with the same signature that builds an
     `SSLContext` trusting certs-dev/ca.pem, so the client also checks the mock's certificate.
+
+apns-client 0.2.1 (module apnsclient)
+  * Host and port: its sessions take an `(host, port)` tuple instead of a name; no change.
+  * TLS: it builds its pyOpenSSL context with `SSLv3_METHOD`, which pyOpenSSL no longer has,
+    and never checks the server. `apnsclient_tls` aliases that name to `TLS_CLIENT_METHOD`
+    (TLS 1.2/1.3 as negotiated) and wraps its `load_context` to trust certs-dev/ca.pem and
+    verify the peer.
 """
 
 from __future__ import annotations
@@ -84,3 +91,31 @@ def pyapns_connect(connection, port: int):
     connection.server = "127.0.0.1"
     connection.port = port
     return connection
+
+
+@contextlib.contextmanager
+def apnsclient_tls():
+    import OpenSSL.SSL as SSL
+
+    had_method = hasattr(SSL, "SSLv3_METHOD")
+    if not had_method:
+        SSL.SSLv3_METHOD = SSL.TLS_CLIENT_METHOD
+    from apnsclient.backends import stdio
+
+    original = stdio.Certificate.load_context
+
+    def load_context(self, *args, **kwargs):
+        context, certificate = original(self, *args, **kwargs)
+        context.load_verify_locations(str(CA))
+        context.set_verify(SSL.VERIFY_PEER, lambda connection, cert, errno, depth, ok: bool(ok))
+        return context, certificate
+
+    stdio.Certificate.load_context = load_context
+    try:
+        import apnsclient
+
+        yield apnsclient
+    finally:
+        stdio.Certificate.load_context = original
+        if not had_method:
+            del SSL.SSLv3_METHOD
