@@ -61,7 +61,10 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         self.logger = services.logger
         self.scenario = HTTP2ScenarioResponder(
             scenarios: services.scenarios, connection: scenarioConnection, environment: services.environment,
-            clock: services.clock, generatedIDCase: services.decider.options.generatedAPNsIDCase, logger: services.logger
+            clock: services.clock, generatedIDCase: services.decider.options.generatedAPNsIDCase, logger: services.logger,
+            recordFault: { [journal = services.journal] stream, description in
+                journal.recordFault(connection: connectionID, stream: stream, description: description)
+            }
         )
     }
 

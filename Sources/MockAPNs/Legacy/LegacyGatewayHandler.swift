@@ -102,7 +102,11 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
         self.journaling = LegacyJournaling(journal: services.journal, connectionID: connectionID)
         self.session = LegacyConnectionSession(options: services.sessionOptions)
         self.logger = services.logger
-        self.scenario = LegacyScenarioJudge(scenarios: services.scenarios, connection: scenarioConnection, logger: services.logger)
+        let journal = services.journal
+        self.scenario = LegacyScenarioJudge(
+            scenarios: services.scenarios, connection: scenarioConnection, logger: services.logger,
+            recordFault: { journal?.recordFault(connection: connectionID, stream: nil, description: $0) }
+        )
     }
 
     // MARK: Lifecycle

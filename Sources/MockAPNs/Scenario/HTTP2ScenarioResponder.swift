@@ -16,6 +16,8 @@ final class HTTP2ScenarioResponder {
     private let apnsIDs: UUIDGenerator
     private let uniqueIDs = UUIDGenerator(letterCase: .lowercase)
     private let logger: Logger
+    /// Writes each injected fault to the journal: the stream and what was done.
+    private let recordFault: (Int32?, String) -> Void
     private var connection: ScenarioConnection
     private var channel: (any Channel)?
     /// The SETTINGS this connection was given (the server's, with the scenario's overrides).
@@ -25,7 +27,9 @@ final class HTTP2ScenarioResponder {
     private var lastAnsweredStream: Int32?
 
     init(scenarios: ScenarioSwitch, connection: ScenarioConnection, environment: APNsEnvironment,
-         clock: ServerClock, generatedIDCase: UUIDLetterCase, logger: Logger) {
+         clock: ServerClock, generatedIDCase: UUIDLetterCase, logger: Logger,
+         recordFault: @escaping (Int32?, String) -> Void = { _, _ in }) {
+        self.recordFault = recordFault
         self.scenarios = scenarios
         self.connection = connection
         self.environment = environment
@@ -144,10 +148,11 @@ final class HTTP2ScenarioResponder {
     }
 
     private func report(_ fault: ScenarioFault, decision: ScenarioDecision, streamID: Int32) {
+        let rule = decision.rule ?? ""
         logger.notice("scenario fault", metadata: [
-            "rule": "\(decision.rule ?? "")", "fault": "\(fault)", "stream": "\(streamID)",
-            "request": "\(decision.numbers.global)",
+            "rule": "\(rule)", "fault": "\(fault)", "stream": "\(streamID)", "request": "\(decision.numbers.global)",
         ])
+        recordFault(streamID, "scenario rule \"\(rule)\": \(fault)")
     }
 }
 

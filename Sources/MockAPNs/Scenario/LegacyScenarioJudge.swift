@@ -26,6 +26,8 @@ final class LegacyScenarioJudge {
 
     private let scenarios: ScenarioSwitch
     private let logger: Logger
+    /// Writes each injected fault to the journal.
+    private let recordFault: (String) -> Void
     private var connection: ScenarioConnection
     /// The status-10 point was reached: every later notification is refused with `Shutdown`.
     private(set) var shutdownRequested = false
@@ -36,7 +38,8 @@ final class LegacyScenarioJudge {
     /// Close after this many more bytes, once the answer is written.
     private(set) var byteBudget: Int?
 
-    init(scenarios: ScenarioSwitch, connection: ScenarioConnection, logger: Logger) {
+    init(scenarios: ScenarioSwitch, connection: ScenarioConnection, logger: Logger, recordFault: @escaping (String) -> Void = { _ in }) {
+        self.recordFault = recordFault
         self.scenarios = scenarios
         self.connection = connection
         self.logger = logger
@@ -76,6 +79,7 @@ final class LegacyScenarioJudge {
             interception = .answer(Self.packet(.processingError, for: request))
             return placeholder
         case .fault(.goAway)?, .fault(.shutdown)?:
+            report(decision)
             return .shutdown
         case .fault(.closeAfterBytes(let bytes))?:
             byteBudget = bytes
@@ -102,10 +106,10 @@ final class LegacyScenarioJudge {
     }
 
     private func report(_ decision: ScenarioDecision) {
-        logger.notice("scenario fault", metadata: [
-            "rule": "\(decision.rule ?? "")", "action": "\(decision.action.map { "\($0)" } ?? "")",
-            "request": "\(decision.numbers.global)",
-        ])
+        guard case .fault(let fault)? = decision.action else { return }
+        let rule = decision.rule ?? ""
+        logger.notice("scenario fault", metadata: ["rule": "\(rule)", "fault": "\(fault)", "request": "\(decision.numbers.global)"])
+        recordFault("scenario rule \"\(rule)\": \(fault)")
     }
 
     /// Carries out a fault on the connection. `applicationContext` is the gateway handler's,

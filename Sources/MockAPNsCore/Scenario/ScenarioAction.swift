@@ -167,3 +167,30 @@ public enum HTTP2ErrorCodeName {
         ("INADEQUATE_SECURITY", 0xc), ("HTTP_1_1_REQUIRED", 0xd),
     ]
 }
+
+extension ScenarioFault: CustomStringConvertible {
+    /// A short account of the fault for logs and the journal, in wire terms.
+    public var description: String {
+        switch self {
+        case .closeConnection: return "close the connection (FIN)"
+        case .resetConnection: return "reset the connection (RST)"
+        case .goAway(let goAway):
+            let code = HTTP2ErrorCodeName.names.first { $0.code == goAway.errorCode }?.name ?? String(goAway.errorCode)
+            let last: String
+            switch goAway.lastStream {
+            case .lastReceived: last = "last received"
+            case .current: last = "this request's"
+            case .id(let id): last = String(id)
+            }
+            let debug = String(decoding: goAway.debugBytes, as: UTF8.self)
+            return "GOAWAY \(code), last stream \(last)" + (debug.isEmpty ? "" : ", debug data \(debug)")
+        case .resetStream(let code):
+            return "RST_STREAM " + (HTTP2ErrorCodeName.names.first { $0.code == code }?.name ?? String(code))
+        case .stall: return "never answer"
+        case .lowerMaxConcurrentStreams(let limit): return "SETTINGS_MAX_CONCURRENT_STREAMS \(limit)"
+        case .sendGarbage(let garbage): return "\(garbage.length) garbage bytes " + (garbage.insideTLS ? "inside TLS" : "on the socket")
+        case .closeAfterBytes(let bytes): return "close after \(bytes) bytes"
+        case .shutdown: return "shut down (GOAWAY Shutdown, legacy status 10)"
+        }
+    }
+}

@@ -176,6 +176,20 @@ final class ScenarioWireTests: XCTestCase {
         XCTAssertEqual(reset.ending, "reset")
     }
 
+    func testInjectedFaultsAreJournaled() async throws {
+        let (server, ports) = try await start(try example("goaway-shutdown-mid-batch"))
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        _ = try RawHTTP2Client.push(port: ports.http2, tokens: Array(repeating: token, count: 6))
+        let faults = server.journal.events().compactMap { event -> (Int32?, String)? in
+            guard case .fault(let description) = event.kind else { return nil }
+            return (event.streamID, description)
+        }
+        XCTAssertEqual(faults.count, 1, "\(faults)")
+        XCTAssertEqual(faults.first?.0, 9)
+        XCTAssertEqual(faults.first?.1,
+                       #"scenario rule "shutdown after the fifth": GOAWAY NO_ERROR, last stream this request's, debug data {"reason":"Shutdown"}"#)
+    }
+
     func testStallNeverAnswers() async throws {
         let (server, ports) = try await start(rule(.fault(.stall)))
         defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
