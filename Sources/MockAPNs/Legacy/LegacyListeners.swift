@@ -89,6 +89,11 @@ final class LegacyListeners: Sendable {
             feedback = try await Self.bootstrap(dependencies.group)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        if let alert = scenarios.current.openConnection(.feedback).refusal {
+                            // The scenario refuses this handshake: an alert record instead of TLS.
+                            try channel.pipeline.syncOperations.addHandler(TLSAlertRefusalHandler(alert: alert))
+                            return
+                        }
                         let connectionID = journal?.nextConnectionID() ?? 0
                         try channel.pipeline.syncOperations.addHandlers([OpenSSLHandler(context: tls)])
                         if let journal {

@@ -22,9 +22,15 @@ final class ScenarioSwitch: Sendable {
     /// The engine requests are decided by now.
     var current: ScenarioEngine { engine.withLock { $0 } }
 
-    /// Applies the current scenario's registry entries (at server start).
+    /// Applies the current scenario's registry entries (at server start) and says which
+    /// scenario runs with which seed, so a surprising run can be replayed.
     func applyRegistryState() {
-        current.scenario.registry.apply(to: registry)
+        let engine = current
+        engine.scenario.registry.apply(to: registry)
+        guard engine.scenario != .empty else { return }
+        logger.info("scenario loaded", metadata: [
+            "scenario": "\(engine.scenario.name)", "rules": "\(engine.scenario.rules.count)", "seed": "\(engine.seed)",
+        ])
     }
 
     /// Installs `scenario` for every request decided from now on.

@@ -226,6 +226,52 @@ final class ScenarioWireTests: XCTestCase {
         XCTAssertEqual(outcome.answeredStreams, [])
     }
 
+    func testGarbageInsideTLSReachesTheClientsHTTP2Parser() async throws {
+        let garbage: [UInt8] = [0xde, 0xad, 0xbe, 0xef, 0x00, 0x01]
+        let (server, ports) = try await start(rule(.fault(.sendGarbage(ScenarioGarbage(bytes: garbage, insideTLS: true)))))
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: [token])
+        XCTAssertTrue(outcome.data.hasSuffix("deadbeef0001"), "decrypted, after the server's SETTINGS: \(outcome.data)")
+        XCTAssertEqual(outcome.ending, "eof")
+    }
+
+    func testCloseAfterBytesCutsTheAnswer() async throws {
+        let (server, ports) = try await start(rule(.fault(.closeAfterBytes(3))))
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: [token])
+        XCTAssertEqual(outcome.answeredStreams, [], "three bytes of a TLS record decrypt to nothing")
+        XCTAssertNotEqual(outcome.ending, "timeout", "closed: \(outcome.ending)")
+    }
+
+    /// The connection setting: GOAWAY Shutdown after n requests on HTTP/2, status 10 after n
+    /// notifications on the gateway.
+    func testGoAwayAfterRequestsOnBothProtocols() async throws {
+        let scenario = Scenario(name: "short connections", connection: ScenarioConnectionSettings(goAwayAfterRequests: 2))
+        let (server, ports) = try await start(scenario)
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        let http2 = try RawHTTP2Client.push(port: ports.http2, tokens: [token, token])
+        let goAway = try XCTUnwrap(http2.frames.first { $0.type == RawHTTP2Frame.goAway })
+        XCTAssertEqual(goAway.goAwayErrorCode, 0)
+        XCTAssertEqual(goAway.goAwayDebugText, #"{"reason":"Shutdown"}"#)
+        XCTAssertEqual(http2.answeredStreams, [1, 3])
+        XCTAssertEqual(http2.ending, "eof", "closed once its streams are done")
+
+        let frames = (UInt32(1)...4).flatMap { Legacy.frame(identifier: $0, token: Legacy.token(0x11)) }
+        let legacy = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: frames)
+        XCTAssertEqual(legacy.received, [8, 10, 0, 0, 0, 2])
+    }
+
+    func testFeedbackHandshakeRefusal() async throws {
+        let scenario = Scenario(name: "refuse feedback", rules: [
+            ScenarioRule(name: "no feedback", match: ScenarioMatch(protocols: [.feedback]), action: .refuseHandshake(TLSAlert(code: 45))),
+        ])
+        let (server, ports) = try await start(scenario)
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        let refused = try RawHTTP2Client.send(port: try XCTUnwrap(ports.feedback), bytes: [])
+        XCTAssertTrue(refused.handshake.uppercased().contains("CERTIFICATE_EXPIRED"), refused.handshake)
+        XCTAssertEqual(try push(ports.http2).status, 200, "other listeners are untouched")
+    }
+
     // MARK: Legacy gateway
 
     func testLegacyShutdownAfterThreeNotifications() async throws {
