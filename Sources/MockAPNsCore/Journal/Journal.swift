@@ -97,26 +97,18 @@ public final class Journal: Sendable {
 
     // MARK: Recording
 
-    /// Records one event. A notification record gets the event's sequence, time, connection
-    /// and stream stamped into it.
+    /// Records one event. A notification record read back carries the event's sequence,
+    /// time, connection and stream (see `JournalEvent.notification`).
     public func record(_ kind: JournalEventKind, connection: UInt64? = nil, stream: Int32? = nil) {
         let wallTime = clock.millisecondsSince1970
         let monotonic = Self.monotonicNanoseconds()
         let completed: [(CheckedContinuation<[JournalEvent], Never>, [JournalEvent])] = state.withLock { state in
             state.lastSequence += 1
             let sequence = state.lastSequence
-            var kind = kind
-            switch kind {
-            case .notification(var record):
-                record.sequence = sequence
-                record.wallTimeMilliseconds = wallTime
-                record.connectionID = connection ?? record.connectionID
-                record.streamID = stream ?? record.streamID
-                kind = .notification(record)
-            case .connectionOpened(let transport, _):
-                if let connection { state.transports[connection] = transport }
-            default:
-                break
+            // Notifications are stamped when read, not here: copying a record in and out of
+            // its enum case costs more than the rest of recording it.
+            if case .connectionOpened(let transport, _) = kind, let connection {
+                state.transports[connection] = transport
             }
             let event = JournalEvent(
                 sequence: sequence, wallTimeMilliseconds: wallTime, monotonicNanoseconds: monotonic,

@@ -27,10 +27,15 @@ public struct JournalEvent: Sendable, Equatable {
         self.kind = kind
     }
 
-    /// The notification, when this event is one.
+    /// The notification, when this event is one, stamped with the event's sequence, time,
+    /// connection and stream.
     public var notification: NotificationRecord? {
-        if case .notification(let record) = kind { return record }
-        return nil
+        guard case .notification(var record) = kind else { return nil }
+        record.sequence = sequence
+        record.wallTimeMilliseconds = wallTimeMilliseconds
+        record.connectionID = connectionID ?? record.connectionID
+        record.streamID = streamID ?? record.streamID
+        return record
     }
 }
 

@@ -12,7 +12,7 @@ struct JournalRing: Sendable {
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
-        storage.reserveCapacity(min(self.capacity, 1 << 16))
+        storage.reserveCapacity(min(self.capacity, 1 << 20))
     }
 
     var count: Int { storage.count }
