@@ -132,10 +132,14 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         let authentication = authenticate(authorization: authorization, topic: topic, handler: handler)
         let push = HTTP2PushRequest(headers: headers, body: Array(request.body.readableBytesView))
         let decisionContext = DecisionContext(environment: services.environment, authentication: authentication)
-        let facts = ScenarioRequest(http2: headers, body: push.body, bodyLength: request.bodyLength, authentication: authentication)
-        // The scenario runs the core (unless a before-validation rule decides) and answers.
+        // The scenario runs the core (unless a before-validation rule decides) and answers;
+        // it gathers the request's facts only when it has rules to match them against.
         let journaling = self.journaling
-        scenario.answer(request, facts: facts, handler: handler) {
+        scenario.answer(
+            request,
+            facts: ScenarioRequest(http2: headers, body: push.body, bodyLength: request.bodyLength, authentication: authentication),
+            handler: handler
+        ) {
             journaling.decide(push, streamID: request.streamID, context: decisionContext, decider: services.decider)
         }
     }

@@ -50,9 +50,9 @@ final class HTTP2ScenarioResponder {
     }
 
     /// Decides `request` and answers it, now or after the scenario's delay.
-    func answer(_ request: HTTP2Request, facts: ScenarioRequest, handler: NGHTTP2ServerHandler, core: () -> Verdict) {
+    func answer(_ request: HTTP2Request, facts: @autoclosure () -> ScenarioRequest, handler: NGHTTP2ServerHandler, core: () -> Verdict) {
         let engine = scenarios.current
-        let decision = engine.decide(facts, connection: &connection, core: core)
+        let decision = engine.decide(facts(), connection: &connection, core: core)
         let streamID = request.streamID
         let apnsID = request.firstValue(of: "apns-id")
         if let delay = decision.delayMilliseconds, delay > 0, let channel {

@@ -92,8 +92,11 @@ public final class ScenarioEngine: Sendable {
     // MARK: Requests
 
     /// Decides one request. `core` runs the decision core; it is called at most once, and
-    /// never while the engine's lock is held.
-    public func decide(_ request: ScenarioRequest, connection: inout ScenarioConnection, core: () -> Verdict) -> ScenarioDecision {
+    /// never while the engine's lock is held. `request` is only read when the scenario has
+    /// request rules, so a server without a scenario pays nothing for gathering its facts.
+    public func decide(
+        _ request: @autoclosure () -> ScenarioRequest, connection: inout ScenarioConnection, core: () -> Verdict
+    ) -> ScenarioDecision {
         connection.requestCount += 1
         let connectionNumber = connection.requestCount
         guard hasRequestRules else {
@@ -101,6 +104,7 @@ public final class ScenarioEngine: Sendable {
             return ScenarioDecision(numbers: ScenarioRequestNumbers(global: 0, connection: connectionNumber, token: 0),
                                     coreVerdict: core())
         }
+        let request = request()
         let current = connection
         let (numbers, early) = state.withLock { state in
             state.requests += 1
