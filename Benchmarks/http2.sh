@@ -44,6 +44,9 @@ wait_port() {
     echo "port $1 never opened" >&2; return 1
 }
 
+# CPU seconds (user + system) a process has used so far.
+cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' "/proc/$1/stat"; }
+
 rps() { sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p'; }
 
 h2load_args() { # clients
@@ -63,7 +66,7 @@ nghttpd -d "$work/docroot" "$nghttpd_port" certs-dev/server-key.pem certs-dev/se
 wait_port "$nghttpd_port"
 
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15-minute load average before the runs; $(nproc) cores)"
-printf '%-12s %-12s %14s %14s %8s\n' "h2load" "journal" "mockapns r/s" "nghttpd r/s" "ratio"
+printf '%-12s %-12s %14s %14s %8s %14s\n' "h2load" "journal" "mockapns r/s" "nghttpd r/s" "ratio" "CPU us/req"
 for clients in 1 8; do
     run_h2load "$nghttpd_port" "$clients" >/dev/null   # warm-up
     base=$(run_h2load "$nghttpd_port" "$clients" | rps)
@@ -76,14 +79,16 @@ for clients in 1 8; do
         mock_pid=$!
         wait_port "$mock_port"
         run_h2load "$mock_port" "$clients" -H "authorization: bearer $jwt" >/dev/null   # warm-up
+        cpu_before=$(cpu_seconds "$mock_pid")
         mock_out=$(run_h2load "$mock_port" "$clients" -H "authorization: bearer $jwt")
+        cpu=$(python3 -c "print(f'{($(cpu_seconds "$mock_pid") - $cpu_before) / $requests * 1e6:.1f}')")
         kill "$mock_pid"; wait "$mock_pid" 2>/dev/null || true
         mock=$(echo "$mock_out" | rps)
         status=$(echo "$mock_out" | sed -n 's/^status codes: \([0-9]* 2xx\).*/\1/p')
         errored=$(echo "$mock_out" | sed -n 's/^requests: .* \([0-9]*\) errored.*/\1/p')
         [[ -n "$mock" ]] || { echo "$mock_out" >&2; mock=0; }
-        printf '%-12s %-12s %14s %14s %8s   (%s)\n' "-c$clients -m100" "$name" "$mock" "$base" \
-            "$(python3 -c "print(f'{$mock/$base:.2f}')")" "mockapns: $status, $errored errored"
+        printf '%-12s %-12s %14s %14s %8s %14s   (%s)\n' "-c$clients -m100" "$name" "$mock" "$base" \
+            "$(python3 -c "print(f'{$mock/$base:.2f}')")" "$cpu" "mockapns: $status, $errored errored"
     done
 done
 echo
@@ -96,5 +101,7 @@ echo "  h2load -n $requests -c C -m 100 -t T -d payload.json -H 'apns-topic: com
 echo "      -H \"authorization: bearer \$($bin token --key-id SANDBOX001)\" https://127.0.0.1:PORT/3/device/$token"
 echo "      (C,T = 1,1 and 8,2; one warm-up run before each measured run; nghttpd gets no authorization header;"
 echo "       payload.json: $(wc -c < "$work/payload.json") bytes)"
+echo "CPU us/req: the server's user + system CPU time over the measured run divided by the requests;"
+echo "unlike requests/s it barely moves when other processes share the machine."
 echo "A token connection starts at SETTINGS_MAX_CONCURRENT_STREAMS 1 and is raised after the first"
 echo "good request, as Apple does: streams h2load opens before that are refused (\"errored\")."

@@ -37,10 +37,14 @@ wait_port() {
     echo "port $1 never opened" >&2; return 1
 }
 
+# CPU seconds (user + system) a process has used so far.
+cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' "/proc/$1/stat"; }
+
 rate() { sed -n 's/.*notifications_per_second=\([0-9]*\).*/\1/p'; }
 
 "$mockapns" serve --http2-port 0 --gateway-port 0 --feedback-port 0 --no-control --ports-file "$work/ports.json" \
     --log-level warning >/dev/null &
+mock_pid=$!
 for _ in $(seq 1 200); do [[ -s "$work/ports.json" ]] && break; sleep 0.05; done
 gateway=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['gateway'])" "$work/ports.json")
 
@@ -64,12 +68,14 @@ sink_run() { # connections
 }
 
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15-minute load average before the runs; $(nproc) cores)"
-printf '%-12s %18s %18s %8s\n' "connections" "mockapns notif/s" "TLS sink notif/s" "ratio"
+printf '%-12s %18s %18s %8s %18s\n' "connections" "mockapns notif/s" "TLS sink notif/s" "ratio" "CPU us/notif"
 for connections in 1 4; do
     "$generator" --port "$gateway" --connections "$connections" --notifications 200000 >/dev/null   # warm-up
+    cpu_before=$(cpu_seconds "$mock_pid")
     mock=$("$generator" --port "$gateway" --connections "$connections" --notifications "$notifications" | rate)
+    cpu=$(python3 -c "print(f'{($(cpu_seconds "$mock_pid") - $cpu_before) / $notifications * 1e6:.2f}')")
     sink=$(sink_run "$connections" | rate)
-    printf '%-12s %18s %18s %8s\n' "$connections" "$mock" "$sink" "$(python3 -c "print(f'{$mock/$sink:.2f}')")"
+    printf '%-12s %18s %18s %8s %18s\n' "$connections" "$mock" "$sink" "$(python3 -c "print(f'{$mock/$sink:.2f}')")" "$cpu"
 done
 echo
 echo "commands:"
@@ -77,4 +83,5 @@ echo "  $mockapns serve --http2-port 0 --gateway-port 0 --feedback-port 0 --no-c
 echo "  $generator --port GATEWAY --connections C --notifications $notifications          (C = 1 and 4, after a 200000 warm-up)"
 echo "  sleep 600 | openssl s_server -accept PORT -cert certs-dev/server.pem -key certs-dev/server-key.pem -verify 1 -CAfile certs-dev/ca.pem -quiet -naccept 1 >/dev/null   (one per connection)"
 echo "  $generator --port PORT1[,PORT2...] --connections C --notifications $notifications --no-marker"
+echo "  CPU us/notif: the server's user + system CPU time over the measured run per notification"
 echo "  (command-2 frames: 32-byte token, 100-byte payload, identifier, expiry, priority: 153 bytes each)"
