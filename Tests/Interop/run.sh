@@ -21,6 +21,7 @@ if [[ -z "${MOCKAPNS_BIN:-}" ]]; then
     fi
 fi
 export MOCKAPNS_BIN
+export PYTHONDONTWRITEBYTECODE=1   # no __pycache__ beside the tests
 
 venv=.venv-interop
 requirements=Tests/Interop/requirements.txt
