@@ -1,0 +1,53 @@
+import MockAPNs
+import MockAPNsCore
+import XCTest
+
+/// The `journal` and `control` objects of a configuration file.
+final class JournalConfigurationTests: XCTestCase {
+    func testJournalAndControlKeysAreRead() throws {
+        let configuration = try MockAPNsConfiguration.parse(json: """
+            {"journal": {"capacity": 500, "file": "/tmp/j.jsonl", "frames": false, "redactTokens": true},
+             "control": {"port": 0, "host": "127.0.0.2", "allowNonLoopback": false}}
+            """)
+        XCTAssertEqual(configuration.journal.capacity, 500)
+        XCTAssertEqual(configuration.journal.file, "/tmp/j.jsonl")
+        XCTAssertFalse(configuration.journal.recordsFrames)
+        XCTAssertTrue(configuration.journal.redactsTokens)
+        XCTAssertEqual(configuration.control.port, 0)
+        XCTAssertEqual(configuration.control.host, "127.0.0.2")
+        XCTAssertNoThrow(try configuration.control.checkHost(), "127.0.0.0/8 is loopback")
+    }
+
+    func testUnknownJournalKeyIsNamedWithItsPath() {
+        XCTAssertThrowsError(try MockAPNsConfiguration.parse(json: #"{"journal": {"capacty": 5}}"#)) { error in
+            XCTAssertTrue("\(error)".contains("$.journal.capacty"), "\(error)")
+        }
+        XCTAssertThrowsError(try MockAPNsConfiguration.parse(json: #"{"control": {"port": 70000}}"#)) { error in
+            XCTAssertTrue("\(error)".contains("$.control.port"), "\(error)")
+        }
+    }
+
+    func testAnEmbeddedServerRunsNoControlAPIUnlessAsked() async throws {
+        let (server, ports) = try await TestServer.start()
+        XCTAssertNil(ports.control)
+        try await server.shutdown()
+    }
+
+    func testNonLoopbackControlHostStopsTheServerFromStarting() async throws {
+        var configuration = MockAPNsConfiguration()
+        configuration.http2Port = 0
+        configuration.legacy.gatewayPort = 0
+        configuration.legacy.feedbackPort = 0
+        configuration.certificateDirectory = Fixtures.certificateDirectory
+        configuration.control.port = 0
+        configuration.control.host = "0.0.0.0"
+        let server = MockAPNsServer(configuration: configuration)
+        do {
+            _ = try await server.start()
+            XCTFail("a non-loopback control host must be asked for")
+        } catch {
+            XCTAssertTrue("\(error)".contains("--control-allow-remote"), "\(error)")
+        }
+        try await server.shutdown(gracePeriod: .zero)
+    }
+}
