@@ -284,6 +284,25 @@ final class ScenarioWireTests: XCTestCase {
         XCTAssertEqual(try push(ports.http2).status, 200, "HTTP/2 is untouched")
     }
 
+    /// Success is silent on the gateway, so a delay shows in the error packet's arrival.
+    func testLegacyDelayHoldsTheErrorPacket() async throws {
+        let (server, ports) = try await start(rule(.reject(.unregistered, timestamp: nil), delay: .fixed(milliseconds: 700)))
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        let started = Date()
+        let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: Legacy.frame(identifier: 5, token: Legacy.token(0x11)))
+        XCTAssertEqual(outcome.received, [8, 8, 0, 0, 0, 5])
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.7)
+    }
+
+    func testScenarioStreamLimitIsAnnouncedToNewConnections() async throws {
+        let (server, ports) = try await start(Scenario(name: "narrow", connection: ScenarioConnectionSettings(maxConcurrentStreams: 7)))
+        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: [token], timeout: 1)
+        let limits = outcome.frames.flatMap(\.settingsValues).filter { $0.0 == 0x3 }.map(\.1)
+        XCTAssertEqual(limits.first, 7, "the first SETTINGS")
+        XCTAssertEqual(outcome.answeredStreams, [1])
+    }
+
     func testLegacyArbitraryStatusAndReset() async throws {
         let (server, ports) = try await start(rule(.respond(ScenarioResponse(status: 500, legacyStatus: .missingTopic))))
         let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: Legacy.frame(identifier: 9, token: Legacy.token(0x11)))
