@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsHTTP2
 import MockAPNsTLS
 import NIOCore
 
@@ -57,6 +58,10 @@ final class JournalConnectionHandler: ChannelDuplexHandler {
         case is TLSCloseNotifyReceived:
             closedBy = closedBy ?? .client
             reason = reason ?? "close_notify"
+        case is HTTP2GracefulShutdownEvent:
+            reason = reason ?? "server shutdown (GOAWAY)"
+        case is LegacyShutdownEvent:
+            reason = reason ?? "server shutdown (status 10)"
         default:
             break
         }

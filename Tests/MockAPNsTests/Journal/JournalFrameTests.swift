@@ -150,3 +150,4 @@ final class JournalFrameTests: XCTestCase {
         try await server.shutdown()
     }
 }
+

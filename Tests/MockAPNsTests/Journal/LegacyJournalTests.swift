@@ -62,3 +62,23 @@ final class LegacyJournalTests: XCTestCase {
         try await server.shutdown()
     }
 }
+
+extension LegacyJournalTests {
+    func testLegacyShutdownRecordsTheServerClosingAndWhy() async throws {
+        let (server, ports) = try await LegacyTestServer.start()
+        let gateway = try XCTUnwrap(ports.gateway)
+        // The client sends one good notification and keeps reading until the server closes.
+        let client = Task.detached {
+            try LegacyTLSClient.exchange(port: gateway, send: Legacy.frame(identifier: 7, token: Legacy.token(1)), timeout: 10)
+        }
+        _ = await server.waitForNotifications(count: 1, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
+        await server.legacyShutdown()
+        let outcome = try await client.value
+        XCTAssertEqual(outcome.received, [8, 10, 0, 0, 0, 7], "status 10 naming the last accepted notification")
+        let closed = server.journal.events(matching: JournalEventFilter(kinds: ["connectionClosed"], transport: .legacy))
+        guard case .connectionClosed(_, let side, let reason)? = closed.first?.kind else { return XCTFail("no close recorded") }
+        XCTAssertEqual(side, .server)
+        XCTAssertEqual(reason, "server shutdown (status 10)")
+        try await server.shutdown()
+    }
+}
