@@ -150,4 +150,3 @@ final class JournalFrameTests: XCTestCase {
         try await server.shutdown()
     }
 }
-
