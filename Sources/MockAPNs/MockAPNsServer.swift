@@ -204,7 +204,7 @@ public final class MockAPNsServer: Sendable {
         TLSConfiguration(
             certificateChain: [.file(configuration.certificateFile(configuration.tls.certificateChain, default: "server.pem"))],
             privateKey: .file(configuration.certificateFile(configuration.tls.privateKey, default: "server-key.pem")),
-            alpn: .require(["h2"]),
+            alpn: configuration.http2.acceptsClientsWithoutALPN ? .select(["h2"]) : .require(["h2"]),
             clientCertificate: .request,
             trustRootsPEM: [.file(configuration.certificateFile(configuration.tls.clientTrustRoots, default: "ca.pem"))],
             minimumVersion: .tlsv12,

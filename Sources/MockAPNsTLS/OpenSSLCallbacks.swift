@@ -21,7 +21,10 @@ enum OpenSSLCallbacks {
         let summary = ClientHelloReader.summary(of: ssl)
         observations.clientHello = summary
 
-        guard case .require(let required) = observations.policy.alpn else {
+        guard let required = observations.policy.alpn.protocols else {
+            return SSL_CLIENT_HELLO_SUCCESS
+        }
+        if summary.offeredALPN == nil, !observations.policy.alpn.refusesClientsWithoutALPN {
             return SSL_CLIENT_HELLO_SUCCESS
         }
         let offered = summary.offeredALPN ?? []
@@ -40,7 +43,7 @@ enum OpenSSLCallbacks {
         UnsafePointer<UInt8>?, UInt32, UnsafeMutableRawPointer?
     ) -> Int32 = { ssl, out, outLength, offered, offeredLength, _ in
         guard let observations = observations(of: ssl),
-              case .require(let required) = observations.policy.alpn,
+              let required = observations.policy.alpn.protocols,
               let offered, let out, let outLength
         else {
             return SSL_TLSEXT_ERR_NOACK

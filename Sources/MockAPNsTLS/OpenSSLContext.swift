@@ -98,7 +98,7 @@ private enum ContextBuilder {
         if versions.0 > versions.1 {
             throw .invalidConfiguration("minimum version \(versions.0) is above maximum version \(versions.1)")
         }
-        if case .require(let protocols) = alpn {
+        if let protocols = alpn.protocols {
             if protocols.isEmpty {
                 throw .invalidConfiguration("ALPN policy requires an empty protocol list")
             }
@@ -165,7 +165,7 @@ private enum ContextBuilder {
             SSL_CTX_set_session_id_context(context, $0.baseAddress, UInt32($0.count))
         }
         SSL_CTX_set_client_hello_cb(context, OpenSSLCallbacks.clientHello, nil)
-        if case .require = configuration.alpn {
+        if configuration.alpn.protocols != nil {
             SSL_CTX_set_alpn_select_cb(context, OpenSSLCallbacks.alpnSelect, nil)
         }
     }

@@ -6,6 +6,24 @@ public enum ALPNPolicy: Sendable, Hashable {
     /// client offers. A client offering none of them, or sending no ALPN extension at all, is
     /// refused with the fatal alert `no_application_protocol` (120).
     case require([String])
+    /// Like `require`, except that a client sending no ALPN extension at all is accepted: it
+    /// is expected to speak the first protocol by prior knowledge. (APNs serves HTTP/2 to
+    /// such clients; a client that offers ALPN without any of these is still refused.)
+    case select([String])
+
+    /// The protocols the server selects from, in preference order; `nil` for `.none`.
+    public var protocols: [String]? {
+        switch self {
+        case .none: return nil
+        case .require(let protocols), .select(let protocols): return protocols
+        }
+    }
+
+    /// Whether a ClientHello without an ALPN extension is refused.
+    public var refusesClientsWithoutALPN: Bool {
+        if case .require = self { return true }
+        return false
+    }
 }
 
 /// Whether a server asks clients for a certificate.

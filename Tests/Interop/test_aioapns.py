@@ -107,12 +107,9 @@ def test_many_in_flight_on_one_connection(server):
     assert len(connections) == 1, connections
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="aioapns offers no ALPN (APNs accepts HTTP/2 by prior knowledge over TLS, "
-    "pushy#808); the mock requires ALPN h2 and refuses with no_application_protocol",
-)
 def test_default_tls_context_without_alpn(server):
+    """aioapns' own TLS context offers no ALPN. APNs serves HTTP/2 to such clients by prior
+    knowledge (pushy#808), and so does the mock by default (http2.clientsWithoutALPN)."""
     def client():
         context = ssl.create_default_context(cafile=str(CA))  # aioapns' own default, plus our CA
         return APNs(key=KEY_FILE.read_text(), key_id=KEY_ID, team_id=TEAM, topic=TOPIC,

@@ -80,6 +80,19 @@ final class HandshakeTests: TLSTestCase {
         try await server.stop()
     }
 
+    func testSelectPolicyAcceptsClientWithoutALPNButRefusesOtherProtocols() async throws {
+        let server = try await EchoServer.start(group: group, configuration: serverConfiguration(alpn: .select(["h2"])))
+        let client = try await TestClient.connect(group: group, port: server.port, configuration: clientConfiguration())
+        let clientSide = try await client.recorder.wait { !$0.completed.isEmpty }
+        XCTAssertNil(clientSide.completed.first?.negotiatedALPN, "no ALPN offered, none selected, handshake completes")
+
+        let refused = openSSLClient(port: server.port, ["-alpn", "http/1.1"])
+        XCTAssertTrue(refused.output.contains("no application protocol"), refused.output)
+        let seen = try await server.recorder.wait { !$0.failed.isEmpty }
+        XCTAssertEqual(seen.failed.first?.alertSent, .noApplicationProtocol)
+        try await server.stop()
+    }
+
     func testMaximumVersionTLS12IsHonoured() async throws {
         var configuration = try serverConfiguration()
         configuration.maximumVersion = .tlsv12

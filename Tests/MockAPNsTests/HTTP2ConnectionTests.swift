@@ -31,6 +31,25 @@ final class HTTP2ConnectionTests: XCTestCase {
         try await server.shutdown()
     }
 
+    func testClientWithoutALPNIsServedHTTP2ByDefault() async throws {
+        let (server, ports) = try await TestServer.start()
+        let exchange = try RawTLSClient.exchange(port: ports.http2, alpn: [], certificate: "universal",
+                                                 send: Self.preface + Self.emptySettings, timeout: 1)
+        XCTAssertNil(exchange.negotiatedALPN)
+        XCTAssertTrue(RawHTTP2Frame.parse(exchange.received).contains { $0.type == RawHTTP2Frame.settings },
+                      "the server speaks HTTP/2 to a client that offered no ALPN, as APNs does")
+        try await server.shutdown()
+    }
+
+    func testClientWithoutALPNCanBeRefused() async throws {
+        let (server, ports) = try await TestServer.start { $0.http2.acceptsClientsWithoutALPN = false }
+        let result = try ProcessRunner.run("openssl", [
+            "s_client", "-connect", "127.0.0.1:\(ports.http2)", "-CAfile", Fixtures.caPath, "-servername", "localhost",
+        ], input: Data())
+        XCTAssertTrue((result.stderr + result.stdout).contains("no application protocol"), result.stderr)
+        try await server.shutdown()
+    }
+
     func testBytesThatAreNotAPrefaceCloseOnlyThatConnection() async throws {
         let (server, ports) = try await TestServer.start()
         let exchange = try RawTLSClient.exchange(port: ports.http2, send: Array("GET / HTTP/1.1\r\nHost: x\r\n\r\n".utf8))

@@ -51,7 +51,10 @@ extension MockAPNsConfiguration {
             if let idle = try http2.double("idleTimeoutSeconds", in: 0.001...(86_400 * 365)) {
                 configuration.http2.idleTimeoutSeconds = idle
             }
-            try http2.finish(allowed: ["port", "maxConcurrentStreams", "idleTimeoutSeconds"])
+            if let policy = try http2.oneOf("clientsWithoutALPN", ClientsWithoutALPN.self) {
+                configuration.http2.acceptsClientsWithoutALPN = policy == .accept
+            }
+            try http2.finish(allowed: ["port", "maxConcurrentStreams", "idleTimeoutSeconds", "clientsWithoutALPN"])
         }
         if var validation = try root.object("validation") {
             try configuration.validation.read(&validation)
@@ -71,6 +74,12 @@ extension MockAPNsConfiguration {
         try root.finish(allowed: ["host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control"])
         return configuration
     }
+}
+
+/// `http2.clientsWithoutALPN`: serve HTTP/2 to a TLS client that offers no ALPN, or refuse it.
+enum ClientsWithoutALPN: String, CaseIterable {
+    case accept
+    case refuse
 }
 
 /// The `clock` setting: `"real"`, epoch seconds, or an ISO 8601 UTC time

@@ -70,6 +70,11 @@ public struct MockAPNsConfiguration: Sendable {
         /// SETTINGS_MAX_CONCURRENT_STREAMS. Apple has used 500, 1000 and 1500; 1000 is the
         /// most recent report.
         public var maxConcurrentStreams: Int = 1000
+        /// Whether a TLS client that sends no ALPN extension is served HTTP/2 (prior
+        /// knowledge). Apple evidently does (pushy's client never offered ALPN and worked;
+        /// aioapns 4 offers none), so the default is `true`. A client that offers ALPN
+        /// without `h2` is refused with `no_application_protocol` either way.
+        public var acceptsClientsWithoutALPN: Bool = true
         /// Seconds of silence after which the server sends GOAWAY `IdleTimeout` and closes.
         /// Apple's real period is unknown; `nil` (the default) never times out.
         public var idleTimeoutSeconds: Double? = nil

@@ -16,7 +16,8 @@ enum RawTLSClient {
         let script = """
         import socket, ssl, sys
         ctx = ssl.create_default_context(cafile=sys.argv[1])
-        ctx.set_alpn_protocols(sys.argv[3].split(","))
+        if sys.argv[3]:
+            ctx.set_alpn_protocols(sys.argv[3].split(","))
         if sys.argv[6]:
             ctx.load_cert_chain(sys.argv[6] + ".pem", sys.argv[6] + "-key.pem")
         raw = socket.create_connection(("127.0.0.1", int(sys.argv[2])))
