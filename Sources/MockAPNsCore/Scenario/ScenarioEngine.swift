@@ -36,7 +36,6 @@ public final class ScenarioEngine: Sendable {
 
     /// What a rule that fired asks for.
     private struct Firing {
-        var index: Int
         var rule: ScenarioRule
         var delay: Double?
         var garbage: [UInt8]?
@@ -149,7 +148,7 @@ public final class ScenarioEngine: Sendable {
             var random = ScenarioRandom(seed: seed, stream: Self.stream(request: numbers.global, connection: 0, rule: index))
             if let probability = rule.match.probability, random.nextUnit() >= probability { continue }
             Self.fire(rule, index, &state)
-            var firing = Firing(index: index, rule: rule)
+            var firing = Firing(rule: rule)
             firing.delay = rule.delay?.sample(using: &random)
             if case .fault(.sendGarbage(let garbage)) = rule.action, garbage.bytes == nil {
                 firing.garbage = (0..<garbage.length).map { _ in UInt8(truncatingIfNeeded: random.next()) }

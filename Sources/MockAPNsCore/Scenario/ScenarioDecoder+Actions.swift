@@ -1,0 +1,190 @@
+/// Decoding of rule actions and delays: each action `type` takes its own keys, and each
+/// delay `distribution` its own.
+extension ScenarioDecoder {
+    // MARK: Actions
+
+    /// The action types, each with the keys it takes besides `type`.
+    private enum ActionType: String, CaseIterable {
+        case accept, reject, respond, closeConnection, resetConnection, goAway, resetStream, stall
+        case lowerMaxConcurrentStreams, sendGarbage, closeAfterBytes, refuseHandshake, shutdown
+
+        var keys: [String] {
+            switch self {
+            case .accept, .closeConnection, .resetConnection, .stall, .shutdown: return []
+            case .reject: return ["reason", "timestamp"]
+            case .respond: return ["status", "headers", "body", "reason", "legacyStatus"]
+            case .goAway: return ["errorCode", "lastStreamId", "reason", "debugData", "closeConnection", "answerRequest"]
+            case .resetStream: return ["errorCode"]
+            case .lowerMaxConcurrentStreams: return ["limit"]
+            case .sendGarbage: return ["hex", "length", "insideTLS"]
+            case .closeAfterBytes: return ["bytes"]
+            case .refuseHandshake: return ["alert"]
+            }
+        }
+    }
+
+    func action(_ node: JSONNode, path: String) -> ScenarioAction? {
+        guard var probe = read({ () throws(JSONFileError) in try JSONObjectReader(node, path: path) }) else { return nil }
+        guard let type = read({ () throws(JSONFileError) in try probe.oneOf("type", ActionType.self) }) else {
+            if !probe.keys.contains("type") {
+                let names = ActionType.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", ")
+                errors.append(probe.missing("type", expected: "one of \(names)"))
+            }
+            return nil
+        }
+        guard var reader = object(node, path: path, allowed: ["type"] + type.keys) else { return nil }
+        _ = reader.node("type")
+        let errorCodes = HTTP2ErrorCodeName.names
+        switch type {
+        case .accept: return .accept
+        case .closeConnection: return .fault(.closeConnection)
+        case .resetConnection: return .fault(.resetConnection)
+        case .stall: return .fault(.stall)
+        case .shutdown: return .fault(.shutdown)
+        case .reject:
+            let reason = required(read { () throws(JSONFileError) in try reader.oneOf("reason", Reason.self) }, reader, "reason",
+                                  expected: "an APNs reason such as \"Unregistered\"")
+            let timestamp = read { () throws(JSONFileError) in try reader.integer("timestamp", in: 0...Int64.max) }
+            return reason.map { .reject($0, timestamp: timestamp) }
+        case .respond:
+            let status = required(read { () throws(JSONFileError) in try reader.integer("status", in: 100...599) }, reader, "status",
+                                  expected: "an HTTP status from 100 to 599")
+            var headers: [HTTPHeader] = []
+            if let headersNode = reader.node("headers") {
+                let headersPath = reader.path(of: "headers")
+                if case .object(let members) = headersNode.value {
+                    for member in members {
+                        guard case .string(let value) = member.value.value else {
+                            fail("\(headersPath).\(member.key)", member.value, "expected a string header value, found \(Self.describe(member.value.value))")
+                            continue
+                        }
+                        headers.append(HTTPHeader(name: member.key.lowercased(), value: value))
+                    }
+                } else {
+                    fail(headersPath, headersNode, "expected an object of header names to string values, found \(headersNode.value.kindDescription)")
+                }
+            }
+            let body = read { () throws(JSONFileError) in try reader.string("body") }
+            let reason = read { () throws(JSONFileError) in try reader.string("reason") }
+            var legacy: LegacyStatus?
+            if let statusNode = reader.node("legacyStatus") {
+                let names = LegacyStatus.allCases.map { String($0.rawValue) }.joined(separator: ", ")
+                if case .number(let text) = statusNode.value, let raw = UInt8(text), let value = LegacyStatus(rawValue: raw) {
+                    legacy = value
+                } else {
+                    fail(reader.path(of: "legacyStatus"), statusNode, "expected a legacy status, one of \(names); found \(Self.describe(statusNode.value))")
+                }
+            }
+            return status.map { .respond(ScenarioResponse(status: Int($0), headers: headers, body: body, reason: reason, legacyStatus: legacy)) }
+        case .goAway:
+            var goAway = ScenarioGoAway()
+            goAway.errorCode = code(&reader, "errorCode", names: errorCodes, range: 0...Int64(UInt32.max)) ?? 0
+            if let lastNode = reader.node("lastStreamId") {
+                switch lastNode.value {
+                case .string("current"): goAway.lastStream = .current
+                case .string("lastReceived"): goAway.lastStream = .lastReceived
+                case .number(let text) where Int32(text).map { $0 >= 0 } == true: goAway.lastStream = .id(Int32(text) ?? 0)
+                default:
+                    fail(reader.path(of: "lastStreamId"), lastNode,
+                         "expected a stream id from 0 to 2147483647, \"current\" or \"lastReceived\", found \(Self.describe(lastNode.value))")
+                }
+            }
+            goAway.reason = read { () throws(JSONFileError) in try reader.string("reason") }
+            goAway.debugData = read { () throws(JSONFileError) in try reader.string("debugData") }
+            if goAway.reason != nil, goAway.debugData != nil {
+                fail(path, node, "expected either \"reason\" or \"debugData\", not both")
+            }
+            goAway.closeConnection = read { () throws(JSONFileError) in try reader.bool("closeConnection") } ?? true
+            goAway.answerRequest = read { () throws(JSONFileError) in try reader.bool("answerRequest") } ?? false
+            return .fault(.goAway(goAway))
+        case .resetStream:
+            let errorCode = code(&reader, "errorCode", names: errorCodes, range: 0...Int64(UInt32.max)) ?? 0x8
+            return .fault(.resetStream(errorCode: errorCode))
+        case .lowerMaxConcurrentStreams:
+            let limit = required(read { () throws(JSONFileError) in try reader.integer("limit", in: 0...Int64(Int32.max)) }, reader, "limit",
+                                 expected: "a stream limit from 0 to 2147483647")
+            return limit.map { .fault(.lowerMaxConcurrentStreams(UInt32($0))) }
+        case .sendGarbage:
+            var garbage = ScenarioGarbage()
+            if let hexNode = reader.node("hex") {
+                if case .string(let text) = hexNode.value, let bytes = Self.hexBytes(text), !bytes.isEmpty {
+                    garbage = ScenarioGarbage(bytes: bytes)
+                } else {
+                    fail(reader.path(of: "hex"), hexNode, "expected an even number of hex digits, found \(Self.describe(hexNode.value))")
+                }
+            }
+            if let length = read({ () throws(JSONFileError) in try reader.integer("length", in: 1...65_536) }) {
+                if garbage.bytes != nil {
+                    fail(path, node, "expected either \"hex\" or \"length\", not both")
+                }
+                garbage.length = Int(length)
+            }
+            garbage.insideTLS = read { () throws(JSONFileError) in try reader.bool("insideTLS") } ?? false
+            return .fault(.sendGarbage(garbage))
+        case .closeAfterBytes:
+            let bytes = required(read { () throws(JSONFileError) in try reader.integer("bytes", in: 0...Int64(Int32.max)) }, reader, "bytes",
+                                 expected: "a byte count")
+            return bytes.map { .fault(.closeAfterBytes(Int($0))) }
+        case .refuseHandshake:
+            let alert = code(&reader, "alert", names: TLSAlert.names, range: 0...255) ?? 40
+            return .refuseHandshake(TLSAlert(code: alert))
+        }
+    }
+
+    private static func hexBytes(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        var index = 0
+        while index < digits.count {
+            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(byte)
+            index += 2
+        }
+        return bytes
+    }
+
+    // MARK: Delays
+
+    private enum Distribution: String, CaseIterable {
+        case fixed, uniform, lognormal
+    }
+
+    func delay(_ node: JSONNode, path: String) -> ScenarioDelay? {
+        guard var probe = read({ () throws(JSONFileError) in try JSONObjectReader(node, path: path) }) else { return nil }
+        let distribution = read { () throws(JSONFileError) in try probe.oneOf("distribution", Distribution.self) } ?? .fixed
+        let keys: [String]
+        switch distribution {
+        case .fixed: keys = ["milliseconds"]
+        case .uniform: keys = ["minMilliseconds", "maxMilliseconds"]
+        case .lognormal: keys = ["medianMilliseconds", "sigma", "maxMilliseconds"]
+        }
+        guard var reader = object(node, path: path, allowed: ["distribution"] + keys) else { return nil }
+        _ = reader.node("distribution")
+        let limit = 600_000.0
+        func milliseconds(_ key: String, required isRequired: Bool) -> Double? {
+            let value = read { () throws(JSONFileError) in try reader.double(key, in: 0...limit) }
+            if isRequired { return required(value, reader, key, expected: "milliseconds from 0 to \(Int(limit))") }
+            return value
+        }
+        switch distribution {
+        case .fixed:
+            return milliseconds("milliseconds", required: true).map { .fixed(milliseconds: $0) }
+        case .uniform:
+            guard let low = milliseconds("minMilliseconds", required: true),
+                  let high = milliseconds("maxMilliseconds", required: true) else { return nil }
+            guard low <= high else {
+                fail(path, node, "expected \"minMilliseconds\" not above \"maxMilliseconds\"")
+                return nil
+            }
+            return .uniform(minMilliseconds: low, maxMilliseconds: high)
+        case .lognormal:
+            let median = milliseconds("medianMilliseconds", required: true)
+            let sigma = required(read { () throws(JSONFileError) in try reader.double("sigma", in: 0...5) }, reader, "sigma",
+                                 expected: "the standard deviation of the logarithm, from 0 to 5")
+            let cap = milliseconds("maxMilliseconds", required: false)
+            guard let median, let sigma else { return nil }
+            return .logNormal(medianMilliseconds: median, sigma: sigma, maxMilliseconds: cap)
+        }
+    }
+}
