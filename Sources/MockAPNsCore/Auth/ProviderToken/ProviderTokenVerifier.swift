@@ -1,4 +1,11 @@
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Decides whether a request's provider token (`authorization: bearer <JWT>`) lets it through,
 /// as APNs does for token-based connections.
@@ -281,9 +288,12 @@ public final class ProviderTokenVerifier: Sendable {
     /// SIGN must not pass for the letter K of a verified token or a registered Key ID. Compares
     /// the contiguous UTF-8 buffers when it can: this is the whole cost of a repeated token.
     static func sameBytes(_ lhs: some StringProtocol, _ rhs: some StringProtocol) -> Bool {
-        let fast = lhs.utf8.withContiguousStorageIfAvailable { left in
-            rhs.utf8.withContiguousStorageIfAvailable { right in
-                left.count == right.count && left.elementsEqual(right)
+        let fast = lhs.utf8.withContiguousStorageIfAvailable { left -> Bool? in
+            rhs.utf8.withContiguousStorageIfAvailable { right -> Bool in
+                // memcmp: this runs for every request of a token connection.
+                guard left.count == right.count else { return false }
+                guard let l = left.baseAddress, let r = right.baseAddress else { return true }
+                return memcmp(l, r, left.count) == 0
             }
         }
         if let fast = fast ?? nil { return fast }
