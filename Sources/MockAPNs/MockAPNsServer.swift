@@ -105,19 +105,12 @@ public final class MockAPNsServer: Sendable {
             .childChannelInitializer { channel in
                 connections.track(channel)
                 return channel.eventLoop.makeCompletedFuture {
-                    let opening = scenarios.current.openConnection(.http2)
-                    if let alert = opening.refusal {
-                        // The scenario refuses this handshake: an alert record instead of TLS.
-                        try channel.pipeline.syncOperations.addHandler(TLSAlertRefusalHandler(alert: alert))
-                        return
-                    }
                     // The bridge starts HTTP/2 once TLS tells it how the client authenticates.
-                    let connectionID = journal.nextConnectionID()
-                    try channel.pipeline.syncOperations.addHandlers([
-                        OpenSSLHandler(context: http2Context),
-                        JournalConnectionHandler(journal: journal, connectionID: connectionID, transport: .http2),
-                        HTTP2ConnectionBridge(services: services, scenarioConnection: opening.connection, connectionID: connectionID),
-                    ])
+                    try ConnectionPipeline.install(
+                        on: channel, transport: .http2, tls: http2Context, scenarios: scenarios, journal: journal
+                    ) { scenarioConnection, connectionID in
+                        HTTP2ConnectionBridge(services: services, scenarioConnection: scenarioConnection, connectionID: connectionID)
+                    }
                 }
             }
             .bind(host: configuration.host, port: configuration.http2Port)

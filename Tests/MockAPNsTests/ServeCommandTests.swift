@@ -3,20 +3,9 @@ import XCTest
 
 /// The `mockapns serve` executable as users run it.
 final class ServeCommandTests: XCTestCase {
-    /// `swift build --build-tests` puts the executable beside the test bundle.
-    private var executable: String {
-        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        var folder = testBinary.deletingLastPathComponent()
-        // On macOS the runner is xctest and the bundle path is an argument.
-        if let bundle = CommandLine.arguments.first(where: { $0.hasSuffix(".xctest") }) {
-            folder = URL(fileURLWithPath: bundle).deletingLastPathComponent()
-        }
-        return folder.appendingPathComponent("mockapns").path
-    }
+    private var executable: String { Fixtures.executable }
 
-    private func temporaryPath(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("mockapns-\(UUID().uuidString)-\(name)").path
-    }
+    private func temporaryPath(_ name: String) -> String { Fixtures.temporaryPath(name) }
 
     func testServeWritesPortsAnswersCurlAndExitsCleanlyOnSIGTERM() throws {
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: executable), "build mockapns first: \(executable)")

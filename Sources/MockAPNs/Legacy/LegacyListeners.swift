@@ -58,20 +58,11 @@ final class LegacyListeners: Sendable {
             .childChannelInitializer { channel in
                 tracker.track(channel)
                 return channel.eventLoop.makeCompletedFuture {
-                    let opening = scenarios.current.openConnection(.legacy)
-                    if let alert = opening.refusal {
-                        // The scenario refuses this handshake: an alert record instead of TLS.
-                        try channel.pipeline.syncOperations.addHandler(TLSAlertRefusalHandler(alert: alert))
-                        return
+                    try ConnectionPipeline.install(
+                        on: channel, transport: .legacy, tls: tls, scenarios: scenarios, journal: journal
+                    ) { scenarioConnection, connectionID in
+                        LegacyGatewayHandler(services: gatewayServices, scenarioConnection: scenarioConnection, connectionID: connectionID)
                     }
-                    let connectionID = journal?.nextConnectionID() ?? 0
-                    try channel.pipeline.syncOperations.addHandlers([OpenSSLHandler(context: tls)])
-                    if let journal {
-                        try channel.pipeline.syncOperations.addHandler(
-                            JournalConnectionHandler(journal: journal, connectionID: connectionID, transport: .legacy))
-                    }
-                    try channel.pipeline.syncOperations.addHandler(
-                        LegacyGatewayHandler(services: gatewayServices, scenarioConnection: opening.connection, connectionID: connectionID))
                 }
             }
             .bind(host: configuration.host, port: configuration.legacy.gatewayPort)
@@ -89,19 +80,11 @@ final class LegacyListeners: Sendable {
             feedback = try await Self.bootstrap(dependencies.group)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        if let alert = scenarios.current.openConnection(.feedback).refusal {
-                            // The scenario refuses this handshake: an alert record instead of TLS.
-                            try channel.pipeline.syncOperations.addHandler(TLSAlertRefusalHandler(alert: alert))
-                            return
+                        try ConnectionPipeline.install(
+                            on: channel, transport: .feedback, tls: tls, scenarios: scenarios, journal: journal
+                        ) { _, connectionID in
+                            LegacyFeedbackHandler(services: feedbackServices, connectionID: connectionID)
                         }
-                        let connectionID = journal?.nextConnectionID() ?? 0
-                        try channel.pipeline.syncOperations.addHandlers([OpenSSLHandler(context: tls)])
-                        if let journal {
-                            try channel.pipeline.syncOperations.addHandler(
-                                JournalConnectionHandler(journal: journal, connectionID: connectionID, transport: .feedback))
-                        }
-                        try channel.pipeline.syncOperations.addHandler(
-                            LegacyFeedbackHandler(services: feedbackServices, connectionID: connectionID))
                     }
                 }
                 .bind(host: configuration.host, port: configuration.legacy.feedbackPort)

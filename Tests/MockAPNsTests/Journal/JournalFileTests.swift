@@ -3,18 +3,9 @@ import XCTest
 
 /// The JSONL journal file of a real `mockapns serve` process.
 final class JournalFileTests: XCTestCase {
-    private var executable: String {
-        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        var folder = testBinary.deletingLastPathComponent()
-        if let bundle = CommandLine.arguments.first(where: { $0.hasSuffix(".xctest") }) {
-            folder = URL(fileURLWithPath: bundle).deletingLastPathComponent()
-        }
-        return folder.appendingPathComponent("mockapns").path
-    }
+    private var executable: String { Fixtures.executable }
 
-    private func temporaryPath(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("mockapns-\(UUID().uuidString)-\(name)").path
-    }
+    private func temporaryPath(_ name: String) -> String { Fixtures.temporaryPath(name) }
 
     func testJournalFileHoldsEveryEventAfterSIGTERM() throws {
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: executable), "build mockapns first: \(executable)")

@@ -3,15 +3,7 @@ import XCTest
 
 /// The legacy flags of `mockapns serve`, as users run it.
 final class LegacyServeCommandTests: XCTestCase {
-    /// `swift build --build-tests` puts the executable beside the test bundle.
-    private var executable: String {
-        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL
-        var folder = testBinary.deletingLastPathComponent()
-        if let bundle = CommandLine.arguments.first(where: { $0.hasSuffix(".xctest") }) {
-            folder = URL(fileURLWithPath: bundle).deletingLastPathComponent()
-        }
-        return folder.appendingPathComponent("mockapns").path
-    }
+    private var executable: String { Fixtures.executable }
 
     func testLegacyFlagsReachTheGatewayAndThePortsAreReported() throws {
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: executable), "build mockapns first: \(executable)")

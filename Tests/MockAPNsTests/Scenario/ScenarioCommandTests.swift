@@ -3,14 +3,7 @@ import XCTest
 
 /// `mockapns scenario validate` and `mockapns serve --scenario`, as users run them.
 final class ScenarioCommandTests: XCTestCase {
-    /// `swift build --build-tests` puts the executable beside the test bundle.
-    private var executable: String {
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).standardizedFileURL.deletingLastPathComponent()
-        if let bundle = CommandLine.arguments.first(where: { $0.hasSuffix(".xctest") }) {
-            folder = URL(fileURLWithPath: bundle).deletingLastPathComponent()
-        }
-        return folder.appendingPathComponent("mockapns").path
-    }
+    private var executable: String { Fixtures.executable }
 
     private func write(_ text: String) throws -> String {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("mockapns-scenario-\(UUID().uuidString).json").path

@@ -1,0 +1,34 @@
+import MockAPNsCore
+import MockAPNsTLS
+import NIOCore
+
+/// Sets up every accepted connection the same way, whatever its protocol: the running
+/// scenario may refuse the TLS handshake with an alert; otherwise TLS comes first, then the
+/// journal's connection recorder, then the protocol's own handler.
+enum ConnectionPipeline {
+    /// Installs the handlers on `channel` (on its event loop).
+    /// - Parameter protocolHandler: makes the protocol's handler from the scenario's view of
+    ///   the connection and the connection's journal id.
+    static func install(
+        on channel: any Channel,
+        transport: Transport,
+        tls: OpenSSLContext,
+        scenarios: ScenarioSwitch,
+        journal: Journal?,
+        protocolHandler: (ScenarioConnection, UInt64) -> any ChannelHandler
+    ) throws {
+        let operations = channel.pipeline.syncOperations
+        let opening = scenarios.current.openConnection(transport)
+        if let alert = opening.refusal {
+            // The scenario refuses this handshake: an alert record instead of TLS.
+            try operations.addHandler(TLSAlertRefusalHandler(alert: alert))
+            return
+        }
+        let connectionID = journal?.nextConnectionID() ?? 0
+        try operations.addHandler(OpenSSLHandler(context: tls))
+        if let journal {
+            try operations.addHandler(JournalConnectionHandler(journal: journal, connectionID: connectionID, transport: transport))
+        }
+        try operations.addHandler(protocolHandler(opening.connection, connectionID))
+    }
+}
