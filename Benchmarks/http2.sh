@@ -34,18 +34,8 @@ mkdir -p "$work/docroot/3/device"
 # journaling off (`--journal-frames off`; notifications are always journaled).
 variants=("frames on|" "frames off|--journal-frames off")
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+source Benchmarks/lib.sh   # free_port, wait_port, cpu_seconds
 
-wait_port() {
-    for _ in $(seq 1 200); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
-        sleep 0.05
-    done
-    echo "port $1 never opened" >&2; return 1
-}
-
-# CPU seconds (user + system) a process has used so far.
-cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' "/proc/$1/stat"; }
 
 rps() { sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p'; }
 

@@ -27,18 +27,8 @@ bin_dir=$(swift build -c release --show-bin-path)
 mockapns=${MOCKAPNS_BIN:-$bin_dir/mockapns}
 generator=${LEGACY_LOAD_BIN:-$bin_dir/LegacyLoadGenerator}
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
+source Benchmarks/lib.sh   # free_port, wait_port, cpu_seconds
 
-wait_port() {
-    for _ in $(seq 1 200); do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; then return 0; fi
-        sleep 0.05
-    done
-    echo "port $1 never opened" >&2; return 1
-}
-
-# CPU seconds (user + system) a process has used so far.
-cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' "/proc/$1/stat"; }
 
 rate() { sed -n 's/.*notifications_per_second=\([0-9]*\).*/\1/p'; }
 
