@@ -108,96 +108,31 @@ enum ControlOpenAPI {
             "summary": "Recorded notifications, oldest first",
             "parameters": [
               {
-                "name": "token",
-                "in": "query",
-                "required": false,
-                "description": "Device token (any letter case)",
-                "schema": {
-                  "type": "string"
-                }
+                "$ref": "#/components/parameters/token"
               },
               {
-                "name": "topic",
-                "in": "query",
-                "required": false,
-                "description": "apns-topic",
-                "schema": {
-                  "type": "string"
-                }
+                "$ref": "#/components/parameters/topic"
               },
               {
-                "name": "protocol",
-                "in": "query",
-                "required": false,
-                "description": "Transport",
-                "schema": {
-                  "type": "string",
-                  "enum": [
-                    "http2",
-                    "legacy",
-                    "feedback"
-                  ]
-                }
+                "$ref": "#/components/parameters/protocol"
               },
               {
-                "name": "status",
-                "in": "query",
-                "required": false,
-                "description": "HTTP status answered",
-                "schema": {
-                  "type": "integer",
-                  "minimum": 100,
-                  "maximum": 599
-                }
+                "$ref": "#/components/parameters/status"
               },
               {
-                "name": "reason",
-                "in": "query",
-                "required": false,
-                "description": "Refusal reason, e.g. BadDeviceToken",
-                "schema": {
-                  "type": "string"
-                }
+                "$ref": "#/components/parameters/reason"
               },
               {
-                "name": "accepted",
-                "in": "query",
-                "required": false,
-                "description": "Only accepted (true) or refused (false)",
-                "schema": {
-                  "type": "boolean"
-                }
+                "$ref": "#/components/parameters/accepted"
               },
               {
-                "name": "connection",
-                "in": "query",
-                "required": false,
-                "description": "Connection id",
-                "schema": {
-                  "type": "integer",
-                  "minimum": 1
-                }
+                "$ref": "#/components/parameters/connection"
               },
               {
-                "name": "after",
-                "in": "query",
-                "required": false,
-                "description": "Only records after this sequence number",
-                "schema": {
-                  "type": "integer",
-                  "minimum": 0
-                }
+                "$ref": "#/components/parameters/after"
               },
               {
-                "name": "limit",
-                "in": "query",
-                "required": false,
-                "description": "At most this many (default 1000)",
-                "schema": {
-                  "type": "integer",
-                  "minimum": 1,
-                  "maximum": 100000
-                }
+                "$ref": "#/components/parameters/limit"
               }
             ],
             "responses": {
@@ -251,96 +186,31 @@ enum ControlOpenAPI {
                 }
               },
               {
-                "name": "token",
-                "in": "query",
-                "required": false,
-                "description": "Device token (any letter case)",
-                "schema": {
-                  "type": "string"
-                }
+                "$ref": "#/components/parameters/token"
               },
               {
-                "name": "topic",
-                "in": "query",
-                "required": false,
-                "description": "apns-topic",
-                "schema": {
-                  "type": "string"
-                }
+                "$ref": "#/components/parameters/topic"
               },
               {
-                "name": "protocol",
-                "in": "query",
-                "required": false,
-                "description": "Transport",
-                "schema": {
-                  "type": "string",
-                  "enum": [
-                    "http2",
-                    "legacy",
-                    "feedback"
-                  ]
-                }
+                "$ref": "#/components/parameters/protocol"
               },
               {
-                "name": "status",
-                "in": "query",
-                "required": false,
-                "description": "HTTP status answered",
-                "schema": {
-                  "type": "integer",
-                  "minimum": 100,
-                  "maximum": 599
-                }
+                "$ref": "#/components/parameters/status"
               },
               {
-                "name": "reason",
-                "in": "query",
-                "required": false,
-                "description": "Refusal reason, e.g. BadDeviceToken",
-                "schema": {
-                  "type": "string"
-                }
+                "$ref": "#/components/parameters/reason"
               },
               {
-                "name": "accepted",
-                "in": "query",
-                "required": false,
-                "description": "Only accepted (true) or refused (false)",
-                "schema": {
-                  "type": "boolean"
-                }
+                "$ref": "#/components/parameters/accepted"
               },
               {
-                "name": "connection",
-                "in": "query",
-                "required": false,
-                "description": "Connection id",
-                "schema": {
-                  "type": "integer",
-                  "minimum": 1
-                }
+                "$ref": "#/components/parameters/connection"
               },
               {
-                "name": "after",
-                "in": "query",
-                "required": false,
-                "description": "Only records after this sequence number",
-                "schema": {
-                  "type": "integer",
-                  "minimum": 0
-                }
+                "$ref": "#/components/parameters/after"
               },
               {
-                "name": "limit",
-                "in": "query",
-                "required": false,
-                "description": "At most this many (default 1000)",
-                "schema": {
-                  "type": "integer",
-                  "minimum": 1,
-                  "maximum": 100000
-                }
+                "$ref": "#/components/parameters/limit"
               }
             ],
             "responses": {
@@ -381,14 +251,7 @@ enum ControlOpenAPI {
                 }
               },
               {
-                "name": "connection",
-                "in": "query",
-                "required": false,
-                "description": "Connection id",
-                "schema": {
-                  "type": "integer",
-                  "minimum": 1
-                }
+                "$ref": "#/components/parameters/connection"
               },
               {
                 "name": "stream",
@@ -425,15 +288,7 @@ enum ControlOpenAPI {
                 }
               },
               {
-                "name": "limit",
-                "in": "query",
-                "required": false,
-                "description": "At most this many (default 1000)",
-                "schema": {
-                  "type": "integer",
-                  "minimum": 1,
-                  "maximum": 100000
-                }
+                "$ref": "#/components/parameters/limit"
               },
               {
                 "name": "wait",
@@ -528,14 +383,7 @@ enum ControlOpenAPI {
             "summary": "Unregister a token since a time (queues a feedback tuple the first time)",
             "parameters": [
               {
-                "name": "token",
-                "in": "path",
-                "required": true,
-                "description": "Device token, 1 to 200 hex digits",
-                "schema": {
-                  "type": "string",
-                  "pattern": "^[0-9a-fA-F]{1,200}$"
-                }
+                "$ref": "#/components/parameters/tokenPath"
               }
             ],
             "requestBody": {
@@ -587,14 +435,7 @@ enum ControlOpenAPI {
             "summary": "Expire a token (410 ExpiredToken)",
             "parameters": [
               {
-                "name": "token",
-                "in": "path",
-                "required": true,
-                "description": "Device token, 1 to 200 hex digits",
-                "schema": {
-                  "type": "string",
-                  "pattern": "^[0-9a-fA-F]{1,200}$"
-                }
+                "$ref": "#/components/parameters/tokenPath"
               }
             ],
             "requestBody": {
@@ -642,14 +483,7 @@ enum ControlOpenAPI {
             "summary": "Bind a token to topics (others get DeviceTokenNotForTopic)",
             "parameters": [
               {
-                "name": "token",
-                "in": "path",
-                "required": true,
-                "description": "Device token, 1 to 200 hex digits",
-                "schema": {
-                  "type": "string",
-                  "pattern": "^[0-9a-fA-F]{1,200}$"
-                }
+                "$ref": "#/components/parameters/tokenPath"
               }
             ],
             "requestBody": {
@@ -703,14 +537,7 @@ enum ControlOpenAPI {
             "summary": "Bind a token to one environment",
             "parameters": [
               {
-                "name": "token",
-                "in": "path",
-                "required": true,
-                "description": "Device token, 1 to 200 hex digits",
-                "schema": {
-                  "type": "string",
-                  "pattern": "^[0-9a-fA-F]{1,200}$"
-                }
+                "$ref": "#/components/parameters/tokenPath"
               }
             ],
             "requestBody": {
@@ -765,14 +592,7 @@ enum ControlOpenAPI {
             "summary": "Make a token deliverable again",
             "parameters": [
               {
-                "name": "token",
-                "in": "path",
-                "required": true,
-                "description": "Device token, 1 to 200 hex digits",
-                "schema": {
-                  "type": "string",
-                  "pattern": "^[0-9a-fA-F]{1,200}$"
-                }
+                "$ref": "#/components/parameters/tokenPath"
               }
             ],
             "responses": {
@@ -804,14 +624,7 @@ enum ControlOpenAPI {
             "summary": "Forget a token (queued feedback stays)",
             "parameters": [
               {
-                "name": "token",
-                "in": "path",
-                "required": true,
-                "description": "Device token, 1 to 200 hex digits",
-                "schema": {
-                  "type": "string",
-                  "pattern": "^[0-9a-fA-F]{1,200}$"
-                }
+                "$ref": "#/components/parameters/tokenPath"
               }
             ],
             "responses": {
@@ -1051,6 +864,110 @@ enum ControlOpenAPI {
         }
       },
       "components": {
+        "parameters": {
+          "token": {
+            "name": "token",
+            "in": "query",
+            "required": false,
+            "description": "Device token (any letter case)",
+            "schema": {
+              "type": "string"
+            }
+          },
+          "topic": {
+            "name": "topic",
+            "in": "query",
+            "required": false,
+            "description": "apns-topic",
+            "schema": {
+              "type": "string"
+            }
+          },
+          "protocol": {
+            "name": "protocol",
+            "in": "query",
+            "required": false,
+            "description": "Transport",
+            "schema": {
+              "type": "string",
+              "enum": [
+                "http2",
+                "legacy",
+                "feedback"
+              ]
+            }
+          },
+          "status": {
+            "name": "status",
+            "in": "query",
+            "required": false,
+            "description": "HTTP status answered",
+            "schema": {
+              "type": "integer",
+              "minimum": 100,
+              "maximum": 599
+            }
+          },
+          "reason": {
+            "name": "reason",
+            "in": "query",
+            "required": false,
+            "description": "Refusal reason, e.g. BadDeviceToken",
+            "schema": {
+              "type": "string"
+            }
+          },
+          "accepted": {
+            "name": "accepted",
+            "in": "query",
+            "required": false,
+            "description": "Only accepted (true) or refused (false)",
+            "schema": {
+              "type": "boolean"
+            }
+          },
+          "connection": {
+            "name": "connection",
+            "in": "query",
+            "required": false,
+            "description": "Connection id",
+            "schema": {
+              "type": "integer",
+              "minimum": 1
+            }
+          },
+          "after": {
+            "name": "after",
+            "in": "query",
+            "required": false,
+            "description": "Only records after this sequence number",
+            "schema": {
+              "type": "integer",
+              "minimum": 0
+            }
+          },
+          "limit": {
+            "name": "limit",
+            "in": "query",
+            "required": false,
+            "description": "At most this many (default 1000)",
+            "schema": {
+              "type": "integer",
+              "minimum": 1,
+              "maximum": 100000
+            }
+          },
+          "tokenPath": {
+            "name": "token",
+            "in": "path",
+            "required": true,
+            "description": "Device token, 1 to 200 hex digits",
+            "schema": {
+              "type": "string",
+              "pattern": "^[0-9a-fA-F]{1,200}$"
+            }
+          }
+        },
         "schemas": {
           "Error": {
             "type": "object",
