@@ -147,14 +147,7 @@ enum ControlOpenAPI {
                 }
               },
               "400": {
-                "description": "Bad parameter or body",
-                "content": {
-                  "application/json": {
-                    "schema": {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  }
-                }
+                "$ref": "#/components/responses/BadRequest"
               }
             }
           }
@@ -225,14 +218,7 @@ enum ControlOpenAPI {
                 }
               },
               "400": {
-                "description": "Bad parameter or body",
-                "content": {
-                  "application/json": {
-                    "schema": {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  }
-                }
+                "$ref": "#/components/responses/BadRequest"
               }
             }
           }
@@ -314,14 +300,7 @@ enum ControlOpenAPI {
                 }
               },
               "400": {
-                "description": "Bad parameter or body",
-                "content": {
-                  "application/json": {
-                    "schema": {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  }
-                }
+                "$ref": "#/components/responses/BadRequest"
               }
             }
           }
@@ -366,14 +345,7 @@ enum ControlOpenAPI {
                 }
               },
               "400": {
-                "description": "Bad parameter or body",
-                "content": {
-                  "application/json": {
-                    "schema": {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  }
-                }
+                "$ref": "#/components/responses/BadRequest"
               }
             }
           }
@@ -418,14 +390,7 @@ enum ControlOpenAPI {
                 }
               },
               "400": {
-                "description": "Bad parameter or body",
-                "content": {
-                  "application/json": {
-                    "schema": {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  }
-                }
+                "$ref": "#/components/responses/BadRequest"
               }
             }
           }
@@ -466,14 +431,7 @@ enum ControlOpenAPI {
                 }
               },
               "400": {
-                "description": "Bad parameter or body",
-                "content": {
-                  "application/json": {
-                    "schema": {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  }
-                }
+                "$ref": "#/components/responses/BadRequest"
               }
             }
           }
@@ -520,14 +478,7 @@ enum ControlOpenAPI {
                 }
               },
               "400": {
-                "description": "Bad parameter or body",
-                "content": {
-                  "application/json": {
-                    "schema": {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  }
-                }
+                "$ref": "#/components/responses/BadRequest"
               }
             }
           }
@@ -575,14 +526,7 @@ enum ControlOpenAPI {
                 }
               },
               "400": {
-                "description": "Bad parameter or body",
-                "content": {
-                  "application/json": {
-                    "schema": {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  }
-                }
+                "$ref": "#/components/responses/BadRequest"
               }
             }
           }
@@ -607,14 +551,7 @@ enum ControlOpenAPI {
                 }
               },
               "400": {
-                "description": "Bad parameter or body",
-                "content": {
-                  "application/json": {
-                    "schema": {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  }
-                }
+                "$ref": "#/components/responses/BadRequest"
               }
             }
           }
@@ -639,14 +576,7 @@ enum ControlOpenAPI {
                 }
               },
               "400": {
-                "description": "Bad parameter or body",
-                "content": {
-                  "application/json": {
-                    "schema": {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  }
-                }
+                "$ref": "#/components/responses/BadRequest"
               }
             }
           }
@@ -707,14 +637,7 @@ enum ControlOpenAPI {
                 }
               },
               "400": {
-                "description": "Bad parameter or body",
-                "content": {
-                  "application/json": {
-                    "schema": {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  }
-                }
+                "$ref": "#/components/responses/BadRequest"
               }
             }
           }
@@ -770,14 +693,7 @@ enum ControlOpenAPI {
                 }
               },
               "400": {
-                "description": "Bad parameter or body",
-                "content": {
-                  "application/json": {
-                    "schema": {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  }
-                }
+                "$ref": "#/components/responses/BadRequest"
               }
             }
           }
@@ -816,14 +732,7 @@ enum ControlOpenAPI {
                 }
               },
               "400": {
-                "description": "Bad parameter or body",
-                "content": {
-                  "application/json": {
-                    "schema": {
-                      "$ref": "#/components/schemas/Error"
-                    }
-                  }
-                }
+                "$ref": "#/components/responses/BadRequest"
               }
             }
           }
@@ -965,6 +874,18 @@ enum ControlOpenAPI {
             "schema": {
               "type": "string",
               "pattern": "^[0-9a-fA-F]{1,200}$"
+            }
+          }
+        },
+        "responses": {
+          "BadRequest": {
+            "description": "Bad parameter or body",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
             }
           }
         },
