@@ -157,20 +157,29 @@ public final class MockAPNsServer: Sendable {
             try? await listener.close()
         }
         await legacy.stop()
-        let open = connections.open
-        for channel in open {
-            channel.pipeline.fireUserInboundEventTriggered(HTTP2GracefulShutdownEvent())
-        }
+        // A connection accepted just before its listener closed may join the tracker after a
+        // first look, so say goodbye until none is left; every connection must be closed
+        // before the event loops stop, or its handlers could not schedule their last tasks.
         let deadline = NIODeadline.now() + gracePeriod
-        for channel in open {
-            let remaining = deadline - .now()
-            if remaining > .zero {
-                let timeout = channel.eventLoop.scheduleTask(in: remaining) { channel.close(promise: nil) }
-                try? await channel.closeFuture.get()
-                timeout.cancel()
-            } else {
-                try? await channel.close()
+        for _ in 0..<3 {
+            let open = connections.open
+            if open.isEmpty { break }
+            for channel in open {
+                channel.pipeline.fireUserInboundEventTriggered(HTTP2GracefulShutdownEvent())
             }
+            for channel in open {
+                let remaining = deadline - .now()
+                if remaining > .zero {
+                    let timeout = channel.eventLoop.scheduleTask(in: remaining) { channel.close(promise: nil) }
+                    try? await channel.closeFuture.get()
+                    timeout.cancel()
+                } else {
+                    try? await channel.close()
+                }
+            }
+        }
+        for channel in connections.open {
+            try? await channel.close()
         }
         // Last, so the journal file also holds every connection's closing events.
         await observation.stop()
