@@ -24,54 +24,27 @@ public final class OpenSSLContext: @unchecked Sendable {
     /// Builds a server context. Throws a `TLSError` naming the file and OpenSSL's reason when
     /// a certificate, key or trust root cannot be used.
     public convenience init(configuration: TLSConfiguration) throws(TLSError) {
-        try ContextBuilder.validate(
-            versions: (configuration.minimumVersion, configuration.maximumVersion),
-            alpn: configuration.alpn
-        )
-        let keyLog = try configuration.keyLogFile.map { path throws(TLSError) in try KeyLogWriter(path: path) }
-        let policy = ConnectionPolicy(
-            role: .server,
-            alpn: configuration.alpn,
+        let (context, policy) = try ContextBuilder.build(
+            role: .server, method: TLS_server_method(), alpn: configuration.alpn,
             clientCertificate: configuration.clientCertificate,
-            versions: configuration.minimumVersion...configuration.maximumVersion,
-            keyLog: keyLog
-        )
-        let context = try ContextBuilder.make(method: TLS_server_method())
-        do {
+            versions: (configuration.minimumVersion, configuration.maximumVersion),
+            keyLogFile: configuration.keyLogFile, securityLevel: configuration.securityLevel,
+            cipherList: configuration.cipherList
+        ) { context throws(TLSError) in
             try ContextBuilder.configureServer(context, configuration)
-            try ContextBuilder.configureCommon(
-                context, policy: policy, securityLevel: configuration.securityLevel, cipherList: configuration.cipherList
-            )
-        } catch {
-            SSL_CTX_free(context)
-            throw error
         }
         self.init(taking: context, policy: policy)
     }
 
     /// Builds a client context.
     public convenience init(clientConfiguration configuration: TLSClientConfiguration) throws(TLSError) {
-        try ContextBuilder.validate(
+        let (context, policy) = try ContextBuilder.build(
+            role: .client, method: TLS_client_method(), alpn: .none, clientCertificate: .none,
             versions: (configuration.minimumVersion, configuration.maximumVersion),
-            alpn: .none
-        )
-        let keyLog = try configuration.keyLogFile.map { path throws(TLSError) in try KeyLogWriter(path: path) }
-        let policy = ConnectionPolicy(
-            role: .client,
-            alpn: .none,
-            clientCertificate: .none,
-            versions: configuration.minimumVersion...configuration.maximumVersion,
-            keyLog: keyLog
-        )
-        let context = try ContextBuilder.make(method: TLS_client_method())
-        do {
+            keyLogFile: configuration.keyLogFile, securityLevel: configuration.securityLevel,
+            cipherList: configuration.cipherList
+        ) { context throws(TLSError) in
             try ContextBuilder.configureClient(context, configuration)
-            try ContextBuilder.configureCommon(
-                context, policy: policy, securityLevel: configuration.securityLevel, cipherList: configuration.cipherList
-            )
-        } catch {
-            SSL_CTX_free(context)
-            throw error
         }
         self.init(taking: context, policy: policy)
     }
@@ -106,6 +79,36 @@ private enum ContextBuilder {
                 throw .invalidConfiguration("ALPN protocol name \"\(bad)\" must be 1 to 255 bytes")
             }
         }
+    }
+
+    /// The steps both roles share: validate, open the key log, make the context, apply the
+    /// role's own settings and then the common ones, freeing the context if any step fails.
+    static func build(
+        role: OpenSSLContext.Role,
+        method: OpaquePointer?,
+        alpn: ALPNPolicy,
+        clientCertificate: ClientCertificateMode,
+        versions: (TLSVersion, TLSVersion),
+        keyLogFile: String?,
+        securityLevel: Int?,
+        cipherList: String?,
+        configureRole: (OpaquePointer) throws(TLSError) -> Void
+    ) throws(TLSError) -> (OpaquePointer, ConnectionPolicy) {
+        try validate(versions: versions, alpn: alpn)
+        let keyLog = try keyLogFile.map { path throws(TLSError) in try KeyLogWriter(path: path) }
+        let policy = ConnectionPolicy(
+            role: role, alpn: alpn, clientCertificate: clientCertificate,
+            versions: versions.0...versions.1, keyLog: keyLog
+        )
+        let context = try make(method: method)
+        do {
+            try configureRole(context)
+            try configureCommon(context, policy: policy, securityLevel: securityLevel, cipherList: cipherList)
+        } catch {
+            SSL_CTX_free(context)
+            throw error
+        }
+        return (context, policy)
     }
 
     static func make(method: OpaquePointer?) throws(TLSError) -> OpaquePointer {
