@@ -288,6 +288,7 @@ struct TimelinePrinter {
             line += (push["accepted"] as? Bool) == true ? "accepted" : field("reason")
             if push["responseApnsId"] != nil { line += " apns-id=\(field("responseApnsId"))" }
             if push["dropped"] != nil { line += " (dropped)" }
+            if push["problem"] != nil { line += ": \(field("problem"))" }
             return line
         case "fault":
             return "FAULT \(text("description"))"
