@@ -68,7 +68,8 @@ public struct HTTP2ChurnDetector: Sendable {
     }
 
     private mutating func evaluate(at now: UInt64) -> HTTP2Churn? {
-        singleUse.removeAll { now - $0.at > windowNanoseconds }
+        // Written so that an earlier `now` can never underflow.
+        singleUse.removeAll { $0.at + windowNanoseconds < now }
         guard singleUse.count >= threshold, now >= quietUntil else { return nil }
         let stillOpen = singleUse.filter { open[$0.id] != nil }.count
         let churn = HTTP2Churn(
