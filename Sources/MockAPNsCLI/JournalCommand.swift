@@ -295,7 +295,11 @@ struct TimelinePrinter {
         case "feedbackTuple":
             return "feedback tuple token=\(text("deviceToken")) time=\(text("timestamp"))"
         case "diagnosis":
-            return "diagnosis \(text("code")): \(text("message"))"
+            var line = "diagnosis \(text("code")): \(text("message"))"
+            if let figures = event["figures"] as? [String: Any], !figures.isEmpty {
+                line += " [" + figures.keys.sorted().map { "\($0)=\(figures[$0].map { "\($0)" } ?? "")" }.joined(separator: " ") + "]"
+            }
+            return line
         default:
             return type
         }
