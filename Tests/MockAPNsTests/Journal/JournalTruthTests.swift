@@ -368,7 +368,8 @@ final class JournalTruthTests: XCTestCase {
     func testByteSwappedIdentifiersGetAHintOncePerConnection() async throws {
         let (server, ports) = try await LegacyTestServer.start()
         let bytes = Legacy.frame(identifier: 16_777_216, token: Legacy.token(1)) + Legacy.frame(identifier: 33_554_432, token: Legacy.token(1))
-        _ = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: bytes)
+        // Both are accepted, so the gateway stays silent and open: the client gives up after 1 s.
+        _ = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: bytes, timeout: 1)
         _ = await server.waitForNotifications(count: 2, timeout: .seconds(10))
         let found = await diagnoses(server, code: "legacy.byte-swapped-identifier")
         XCTAssertEqual(found.map(stable), [
@@ -405,6 +406,10 @@ final class JournalTruthTests: XCTestCase {
             #"{"seq":0,"time":0,"transport":"http2","deviceToken":"\#(String(repeating: "3", count: 64))","topic":"com.example.app","payloadLength":0,"payload":"","authentication":{"kind":"unverified"},"accepted":false,"problem":"\#(problem(3))","dropped":true}"#,
             #"{"seq":0,"time":0,"transport":"http2","deviceToken":"\#(String(repeating: "5", count: 64))","topic":"com.example.app","apnsId":"2F3B4C5D-0000-4000-8000-000000000005","payloadLength":0,"payload":"","authentication":{"kind":"unverified"},"accepted":false,"problem":"\#(problem(5))","dropped":true}"#,
         ])
+        // The stream error says the same, next to the RST_STREAM that carried it.
+        let resetReasons = await diagnoses(server, code: "http2.streamError", count: 2)
+        XCTAssertEqual(resetReasons.map(\.streamID), [3, 5])
+        XCTAssertEqual(resetReasons.first.map(stable), #"{"seq":0,"time":0,"mono":0,"stream":3,"type":"diagnosis","code":"http2.streamError","message":"stream 3 REFUSED_STREAM: \#(problem(3).dropFirst("Stream refused: ".count).dropLast())"}"#)
         let headers = server.journal.events(matching: JournalEventFilter(kinds: ["http2Frame"], streamID: 3))
             .map(stable).first { $0.contains(#""frameType":"HEADERS""#) }
         XCTAssertEqual(headers, #"{"seq":0,"time":0,"mono":0,"stream":3,"type":"http2Frame","direction":"inbound","frameType":"HEADERS","flags":5,"length":\#(HTTP2Bytes.headerBlock(fields: base + [(":path", path("3"))], reusing: 62).count),"headers":[[":method","POST"],[":scheme","https"],[":authority","127.0.0.1"],[":path","\#(path("3"))"],["apns-topic","com.example.app"]]}"#)
