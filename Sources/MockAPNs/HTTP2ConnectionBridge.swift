@@ -20,6 +20,8 @@ struct HTTP2ConnectionServices: Sendable {
     /// Where frames, notifications and errors are recorded.
     let journal: Journal
     let logger: Logger
+    /// Watches all connections together for a provider that uses each for one request.
+    var churn: HTTP2ChurnWatch? = nil
 }
 
 /// Joins one HTTP/2 connection to the decision core.
@@ -54,10 +56,19 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     private let scenario: HTTP2ScenarioResponder
     /// Records this connection's frames, notifications and errors.
     private let journaling: HTTP2Journaling
+    private let connectionID: UInt64
+    /// Requests received, and those not yet answered (for churn detection).
+    private var requestCount = 0
+    private var requestsInFlight = 0
+    /// Whether the HTTP/2 session started (only such connections count for churn).
+    private var started = false
 
     init(services: HTTP2ConnectionServices, scenarioConnection: ScenarioConnection, connectionID: UInt64) {
         self.services = services
-        self.journaling = HTTP2Journaling(journal: services.journal, connectionID: connectionID, options: services.decider.options)
+        self.connectionID = connectionID
+        self.journaling = HTTP2Journaling(
+            journal: services.journal, connectionID: connectionID, options: services.decider.options, logger: services.logger
+        )
         self.logger = services.logger
         self.scenario = HTTP2ScenarioResponder(
             scenarios: services.scenarios, connection: scenarioConnection, environment: services.environment,
@@ -73,6 +84,13 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             logger[metadataKey: "peer"] = "\(remote)"
         }
         context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if started, let churn = services.churn?.closed(connectionID, requests: requestCount) {
+            journaling.churn(churn)
+        }
+        context.fireChannelInactive()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
@@ -96,6 +114,8 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         case .notPresented:
             credentials = .providerToken(ProviderTokenConnectionState(), streamLimitRaised: false)
             settings.maxConcurrentStreams = 1
+            // Clients that open streams before reading SETTINGS lose some; record what they were.
+            settings.decodesRefusedStreamHeaders = true
         case .trusted:
             credentials = .certificate(Self.certificateAuthentication(session.peerCertificateChainDER.first))
         case .untrusted(let reason):
@@ -105,6 +125,8 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         let http2 = NGHTTP2ServerHandler(configuration: settings, delegate: self)
         do {
             try context.pipeline.syncOperations.addHandler(http2, position: .before(self))
+            started = true
+            if let churn = services.churn?.opened(connectionID) { journaling.churn(churn) }
         } catch {
             logger.error("could not start HTTP/2 on the connection: \(error)")
             context.close(promise: nil)
@@ -120,6 +142,9 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     }
 
     func http2Handler(_ handler: NGHTTP2ServerHandler, didReceive request: HTTP2Request) {
+        requestCount += 1
+        requestsInFlight += 1
+        if requestCount == 2 { services.churn?.reused(connectionID) }
         var headers: [HTTPHeader] = []
         headers.reserveCapacity(request.headers.count)
         var authorization: String?
@@ -137,10 +162,13 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         let journaling = self.journaling
         scenario.answer(
             request,
-            facts: ScenarioRequest(http2: headers, body: push.body, bodyLength: request.bodyLength, authentication: authentication),
+            facts: ScenarioRequest(http2: headers, body: push.body, bodyLength: request.bodyLength, authentication: authentication)
+                .routed(by: services.decider, context: decisionContext),
             handler: handler
         ) {
-            journaling.decide(push, streamID: request.streamID, context: decisionContext, decider: services.decider)
+            journaling.decide(
+                push, bodyLength: request.bodyLength, streamID: request.streamID, context: decisionContext, decider: services.decider
+            )
         }
     }
 
@@ -156,7 +184,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
                 serverEnvironment: services.environment, state: &state
             )
             if let notes = outcome.identity?.notes, !notes.isEmpty, outcome.identity?.servedFromCache == false {
-                logger.info("provider token accepted with notes: \(notes.map { "\($0)" }.joined(separator: "; "))")
+                logger.info("provider token accepted with notes: \(journaling.printable(notes.map { "\($0)" }.joined(separator: "; ")))")
                 for note in notes { journaling.note("\(note)", code: "providerToken.note") }
             }
             var streamLimitRaised = raised
@@ -172,8 +200,19 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
 
     func http2Handler(_ handler: NGHTTP2ServerHandler, streamError: HTTP2StreamError) {
         // nghttp2 reset a stream over a client mistake (e.g. an upper-case header name).
-        logger.notice("HTTP/2 stream \(streamError.streamID) reset: \(streamError.message)")
+        logger.notice("HTTP/2 stream \(streamError.streamID) reset: \(journaling.printable(streamError.message))")
         journaling.streamError(streamError)
+    }
+
+    func http2Handler(_ handler: NGHTTP2ServerHandler, didCloseStream streamID: Int32, errorCode: UInt32) {
+        guard requestsInFlight > 0 else { return }
+        requestsInFlight -= 1
+        if requestCount == 1, requestsInFlight == 0 { services.churn?.idleAfterFirstRequest(connectionID) }
+    }
+
+    func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuseStream refused: HTTP2RefusedStream) {
+        logger.notice("HTTP/2 stream \(refused.streamID) refused: \(refused.reason). \(refused.meaning)")
+        journaling.refusedStream(refused)
     }
 
     func http2Handler(_ handler: NGHTTP2ServerHandler, didRecord frame: HTTP2FrameRecord) {
@@ -181,7 +220,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     }
 
     func http2Handler(_ handler: NGHTTP2ServerHandler, connectionError: HTTP2ConnectionError) {
-        logger.notice("HTTP/2 connection error: \(connectionError)")
+        logger.notice("HTTP/2 connection error: \(journaling.printable(connectionError.description))")
         journaling.connectionError(connectionError)
     }
 }

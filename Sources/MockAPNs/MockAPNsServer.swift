@@ -93,7 +93,8 @@ public final class MockAPNsServer: Sendable {
             scenarios: scenarios,
             clock: clock,
             journal: journal,
-            logger: logger
+            logger: logger,
+            churn: HTTP2ChurnWatch(logger: logger)
         )
         let connections = self.connections
         let scenarios = self.scenarios

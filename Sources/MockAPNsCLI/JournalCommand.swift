@@ -288,13 +288,18 @@ struct TimelinePrinter {
             line += (push["accepted"] as? Bool) == true ? "accepted" : field("reason")
             if push["responseApnsId"] != nil { line += " apns-id=\(field("responseApnsId"))" }
             if push["dropped"] != nil { line += " (dropped)" }
+            if push["problem"] != nil { line += ": \(field("problem"))" }
             return line
         case "fault":
             return "FAULT \(text("description"))"
         case "feedbackTuple":
             return "feedback tuple token=\(text("deviceToken")) time=\(text("timestamp"))"
         case "diagnosis":
-            return "diagnosis \(text("code")): \(text("message"))"
+            var line = "diagnosis \(text("code")): \(text("message"))"
+            if let figures = event["figures"] as? [String: Any], !figures.isEmpty {
+                line += " [" + figures.keys.sorted().map { "\($0)=\(figures[$0].map { "\($0)" } ?? "")" }.joined(separator: " ") + "]"
+            }
+            return line
         default:
             return type
         }

@@ -82,3 +82,40 @@ public struct HTTP2StreamError: Error, Sendable, Hashable, CustomStringConvertib
 
     public var description: String { "stream \(streamID) \(HTTP2ErrorCode.name(of: errorCode)): \(message)" }
 }
+
+/// A stream nghttp2 refused with RST_STREAM REFUSED_STREAM because the client opened it
+/// beyond a MAX_CONCURRENT_STREAMS the server had announced but the client had not yet
+/// acknowledged (typically: many streams sent before the server's first SETTINGS was read).
+/// The request was never processed.
+public struct HTTP2RefusedStream: Sendable, Hashable {
+    public var streamID: Int32
+    /// The request's header fields, decoded beside nghttp2; `nil` when they could not be
+    /// (decoding is kept up only while refusals can happen, see ``HTTP2ServerConfiguration/decodesRefusedStreamHeaders``).
+    public var headers: [HTTP2Header]?
+    /// Streams open when it arrived, and the limit announced.
+    public var openStreams: Int
+    public var announcedLimit: UInt32
+    /// The RST_STREAM's error code (REFUSED_STREAM).
+    public var errorCode: UInt32
+
+    public init(streamID: Int32, headers: [HTTP2Header]?, openStreams: Int, announcedLimit: UInt32, errorCode: UInt32) {
+        self.streamID = streamID
+        self.headers = headers
+        self.openStreams = openStreams
+        self.announcedLimit = announcedLimit
+        self.errorCode = errorCode
+    }
+
+    /// Why it was refused.
+    public var reason: String {
+        "the client opened stream \(streamID) while \(openStreams) stream\(openStreams == 1 ? " was" : "s were") open; "
+            + "the server had announced SETTINGS_MAX_CONCURRENT_STREAMS = \(announcedLimit) and the client had not yet "
+            + "acknowledged it (it sent the stream before reading the server's SETTINGS)"
+    }
+
+    /// What the RST_STREAM tells the client (RFC 9113, section 8.7).
+    public var meaning: String {
+        "RST_STREAM \(HTTP2ErrorCode.name(of: errorCode)) (\(errorCode)): the server did not process the request at all, "
+            + "so it is safe to send it again, on this connection once a stream is free or on another"
+    }
+}

@@ -31,6 +31,12 @@ public struct HTTP2ServerConfiguration: Sendable {
     public var recordsFrames: Bool
     /// What happens when a client opens more streams than MAX_CONCURRENT_STREAMS allows.
     public var streamLimitViolation: StreamLimitViolationResponse
+    /// Whether the header fields of streams nghttp2 refuses (REFUSED_STREAM, beyond a limit
+    /// the client has not acknowledged) are decoded for ``NGHTTP2ServerDelegate``. It costs a
+    /// second HPACK decode of every header block until the client has acknowledged a
+    /// raised limit (after which refusals no longer happen); meant for connections that
+    /// start with a low limit, such as Apple's token connections (one stream).
+    public var decodesRefusedStreamHeaders = false
 
     /// Creates a configuration; every parameter defaults to what Apple's servers do.
     public init(

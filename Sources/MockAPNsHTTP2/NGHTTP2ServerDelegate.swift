@@ -17,6 +17,9 @@ public protocol NGHTTP2ServerDelegate: AnyObject {
     func http2Handler(_ handler: NGHTTP2ServerHandler, streamError: HTTP2StreamError)
     /// A stream closed, normally (`errorCode` 0) or because it was reset by either side.
     func http2Handler(_ handler: NGHTTP2ServerHandler, didCloseStream streamID: Int32, errorCode: UInt32)
+    /// nghttp2 refused a stream opened beyond an unacknowledged MAX_CONCURRENT_STREAMS; its
+    /// request was never processed. Reported before the RST_STREAM's stream error.
+    func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuseStream refused: HTTP2RefusedStream)
 }
 
 extension NGHTTP2ServerDelegate {
@@ -25,6 +28,7 @@ extension NGHTTP2ServerDelegate {
     public func http2Handler(_ handler: NGHTTP2ServerHandler, connectionError: HTTP2ConnectionError) {}
     public func http2Handler(_ handler: NGHTTP2ServerHandler, streamError: HTTP2StreamError) {}
     public func http2Handler(_ handler: NGHTTP2ServerHandler, didCloseStream streamID: Int32, errorCode: UInt32) {}
+    public func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuseStream refused: HTTP2RefusedStream) {}
 }
 
 /// Send this through the pipeline (inbound with `fireUserInboundEventTriggered`, or

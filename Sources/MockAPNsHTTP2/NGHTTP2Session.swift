@@ -8,6 +8,7 @@ protocol NGHTTP2SessionListener: AnyObject {
     func session(didRecord frame: HTTP2FrameRecord)
     func session(didCloseStream streamID: Int32, errorCode: UInt32)
     func session(didFailStream error: HTTP2StreamError)
+    func session(didRefuseStream refused: HTTP2RefusedStream)
 }
 
 /// One nghttp2 server session: the only place that holds an `nghttp2_session *`.
@@ -40,6 +41,15 @@ final class NGHTTP2Session {
     /// Why nghttp2 found a client stream's frame invalid, kept until its RST_STREAM is sent.
     private var streamErrorReasons: [Int32: String] = [:]
 
+    /// Decodes header blocks beside nghttp2 while streams can be refused, so refused
+    /// streams can be reported with their headers (see `HeaderBlockShadow`).
+    private var shadow: HeaderBlockShadow?
+    /// Streams refused during the current read, waiting for their header block.
+    private var refusals: [Int32: (record: HTTP2FrameRecord?, refused: HTTP2RefusedStream)] = [:]
+    /// SETTINGS frames sent and not yet acknowledged, and the last MAX_CONCURRENT_STREAMS sent.
+    private var settingsAwaitingAck = 0
+    private var announcedStreamLimit: UInt32 = 0
+
     /// Set once the client has broken the connection; nothing more is read after it.
     private(set) var connectionError: HTTP2ConnectionError?
 
@@ -60,6 +70,9 @@ final class NGHTTP2Session {
         let rv = nghttp2_session_server_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque())
         guard rv == 0, let session else { throw NGHTTP2SessionError.library(code: rv) }
         self.session = session
+        if configuration.decodesRefusedStreamHeaders {
+            shadow = HeaderBlockShadow(tableSize: configuration.headerTableSize)
+        }
 
         try submitSettings([
             HTTP2Setting(identifier: HTTP2Setting.headerTableSize, value: configuration.headerTableSize),
@@ -81,6 +94,8 @@ final class NGHTTP2Session {
         }
         session = nil
         streams.removeAll()
+        shadow?.close()
+        shadow = nil
     }
 
     /// Streams the client has opened and that have not closed yet.
@@ -107,7 +122,43 @@ final class NGHTTP2Session {
         if result < 0 {
             failAfterFatalReceiveError(code: Int32(truncatingIfNeeded: result), received: buffer)
         }
+        if shadow != nil {
+            readHeaderBlocksAgain(buffer)
+        }
         return connectionError
+    }
+
+    /// Feeds the same bytes to the shadow decoder, reports the streams refused in them with
+    /// their headers, and retires the shadow once refusals can no longer happen.
+    private func readHeaderBlocksAgain(_ buffer: ByteBuffer) {
+        buffer.withUnsafeReadableBytes { bytes in
+            shadow?.feed(bytes) { streamID, headers in
+                if let refusal = refusals.removeValue(forKey: streamID) { report(refusal, headers: headers) }
+            }
+        }
+        if shadow?.failed == true {
+            shadow?.close()
+            shadow = nil
+        }
+        // A raised limit the client acknowledged: no stream can be refused for the limit now.
+        if settingsAwaitingAck == 0, announcedStreamLimit > 1, refusals.isEmpty {
+            shadow?.close()
+            shadow = nil
+        }
+        if shadow == nil {
+            for (_, refusal) in refusals.sorted(by: { $0.key < $1.key }) { report(refusal, headers: nil) }
+            refusals = [:]
+        }
+    }
+
+    private func report(_ refusal: (record: HTTP2FrameRecord?, refused: HTTP2RefusedStream), headers: [HTTP2Header]?) {
+        if var record = refusal.record {
+            if let headers { record.details = .headers(headers) }
+            listener.session(didRecord: record)
+        }
+        var refused = refusal.refused
+        refused.headers = headers
+        listener.session(didRefuseStream: refused)
     }
 
     /// Hands every byte nghttp2 wants to send to `write`, chunk by chunk, until it has
@@ -189,6 +240,10 @@ final class NGHTTP2Session {
             nghttp2_submit_settings(session, UInt8(NGHTTP2_FLAG_NONE.rawValue), $0.baseAddress, $0.count)
         }
         guard rv == 0 else { throw NGHTTP2SessionError.library(code: rv) }
+        settingsAwaitingAck += 1
+        if let limit = settings.last(where: { $0.identifier == HTTP2Setting.maxConcurrentStreams }) {
+            announcedStreamLimit = limit.value
+        }
     }
 
     // MARK: - Connection errors
@@ -339,6 +394,10 @@ final class NGHTTP2Session {
     func onFrameReceived(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         let header = frame.pointee.hd
         let isHeaders = header.type == UInt8(NGHTTP2_HEADERS.rawValue)
+        if header.type == UInt8(NGHTTP2_SETTINGS.rawValue), header.flags & UInt8(NGHTTP2_FLAG_ACK.rawValue) != 0,
+           settingsAwaitingAck > 0 {
+            settingsAwaitingAck -= 1
+        }
         if configuration.recordsFrames {
             // Inbound header fields reached the header callback, not the frame: take this
             // block's fields from the stream.
@@ -374,6 +433,24 @@ final class NGHTTP2Session {
     }
 
     func onInvalidFrame(_ frame: UnsafePointer<nghttp2_frame>, libraryError: Int32) -> Int32 {
+        let streamID = frame.pointee.hd.stream_id
+        if libraryError == NGHTTP2_ERR_REFUSED_STREAM.rawValue, frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue) {
+            // Refused before its header block was read: its record waits for the block,
+            // decoded beside nghttp2 after this read (nghttp2 gives its fields to no callback).
+            let refused = HTTP2RefusedStream(
+                streamID: streamID, headers: nil, openStreams: streams.count, announcedLimit: announcedStreamLimit,
+                errorCode: HTTP2ErrorCode.refusedStream
+            )
+            let record = configuration.recordsFrames ? FrameRecordBuilder.record(of: frame, direction: .inbound) : nil
+            streamErrorReasons[streamID] = refused.reason + ". " + refused.meaning
+            lastLibraryMessage = nil
+            if shadow == nil {
+                report((record, refused), headers: nil)
+            } else {
+                refusals[streamID] = (record, refused)
+            }
+            return 0
+        }
         if configuration.recordsFrames {
             listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .inbound))
         }
@@ -396,7 +473,6 @@ final class NGHTTP2Session {
         }
         // nghttp2 resets the stream next (or ends the connection, which reports itself).
         // Its error callback, if it said anything, spoke just before this one.
-        let streamID = frame.pointee.hd.stream_id
         if streamID != 0 {
             streamErrorReasons[streamID] = lastLibraryMessage ?? Self.describe(libraryError)
         }

@@ -55,10 +55,24 @@ enum HandshakeFailureExplainer {
         return "TLS handshake failed: \(openSSL)"
     }
 
+    /// The alert in a TLS alert record that came first, before any ClientHello
+    /// (`15 03 0x 00 02 level description`), if the peer's first bytes are one.
+    static func alertBeforeClientHello(_ firstBytes: [UInt8]) -> (alert: TLSAlert, fatal: Bool)? {
+        guard firstBytes.count >= 7, firstBytes[0] == 0x15, firstBytes[1] == 0x03, firstBytes[2] <= 0x04,
+              firstBytes[3] == 0x00, firstBytes[4] == 0x02 else { return nil }
+        return (TLSAlert(code: firstBytes[6]), firstBytes[5] == 2)
+    }
+
     /// Explains a peer whose first bytes were not a TLS handshake record.
     private static func notAClientHello(openSSL: String, firstBytes: [UInt8]) -> String {
         guard let first = firstBytes.first else {
             return "TLS handshake failed: \(openSSL)"
+        }
+        if let (alert, fatal) = alertBeforeClientHello(firstBytes) {
+            return "client sent a \(fatal ? "fatal" : "warning") TLS alert \(alert) before any ClientHello: it gave up "
+                + "on this server before the handshake began, most likely because it refused the server's certificate "
+                + "(not trusted by the client: check its CA file) or the protocol (TLS version, ALPN) on an earlier "
+                + "attempt, and reports that refusal on a new connection"
         }
         if first == 0x16 {
             return "malformed ClientHello: \(openSSL)"

@@ -231,7 +231,10 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
     /// Why a handshake ended with the peer hanging up. Port probes and health checks connect
     /// and leave without a byte; that is worth telling apart from a broken handshake.
     private var eofReason: String {
-        firstBytes.isEmpty
+        if HandshakeFailureExplainer.alertBeforeClientHello(firstBytes) != nil, let connection {
+            return HandshakeFailureExplainer.reason(openSSL: "unexpected EOF", observations: connection.observations, firstBytes: firstBytes)
+        }
+        return firstBytes.isEmpty
             ? "peer closed the connection without starting a TLS handshake"
             : "peer closed the connection during the TLS handshake"
     }
@@ -250,7 +253,8 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
             TLSHandshakeFailed(
                 clientHello: observations.clientHello,
                 alertSent: observations.alertSent,
-                alertReceived: observations.alertReceived,
+                alertReceived: observations.alertReceived
+                    ?? (observations.clientHello == nil ? HandshakeFailureExplainer.alertBeforeClientHello(firstBytes)?.alert : nil),
                 reason: reason,
                 error: error
             )

@@ -274,8 +274,8 @@ struct ControlAPI: Sendable {
         return ControlResponse.json(writer.text)
     }
 
-    /// Queues a feedback tuple. A token in the feedback service is one APNs found
-    /// unregistered, so this marks it unregistered, as the registry's only way to queue one.
+    /// Queues a feedback tuple (unless one for the same token and topic is still waiting) and
+    /// marks the token unregistered, as a tuple in the feedback service says.
     private func addFeedback(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
         var body = try await Self.bodyObject(request, allowEmpty: false)
         guard let token = try Self.readString(&body, "deviceToken") else {
@@ -285,7 +285,7 @@ struct ControlAPI: Sendable {
         let timestamp = try Self.readInteger(&body, "timestamp") ?? server.clock.millisecondsSince1970
         let topic = try Self.readString(&body, "topic")
         try Self.finish(body, allowed: ["deviceToken", "timestamp", "topic"])
-        server.registry.markUnregistered(token, since: timestamp, topic: topic)
+        server.registry.queueFeedback(token, since: timestamp, topic: topic)
         return try await pendingFeedback(request, context)
     }
 

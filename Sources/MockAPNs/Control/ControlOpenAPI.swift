@@ -996,6 +996,10 @@ enum ControlOpenAPI {
               "identifier": {
                 "type": "integer"
               },
+              "command": {
+                "type": "integer",
+                "description": "The legacy command byte"
+              },
               "payloadLength": {
                 "type": "integer"
               },
@@ -1018,7 +1022,8 @@ enum ControlOpenAPI {
                       "providerToken",
                       "none",
                       "missing",
-                      "rejected"
+                      "rejected",
+                      "unverified"
                     ]
                   },
                   "teamId": {
@@ -1049,6 +1054,10 @@ enum ControlOpenAPI {
               },
               "legacyStatus": {
                 "type": "integer"
+              },
+              "problem": {
+                "type": "string",
+                "description": "Why the legacy codec refused the frame, or why HTTP/2 refused the stream and what its RST_STREAM means"
               },
               "dropped": {
                 "type": "boolean"

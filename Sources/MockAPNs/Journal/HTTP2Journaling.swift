@@ -1,3 +1,4 @@
+import Logging
 import MockAPNsCore
 import MockAPNsHTTP2
 
@@ -9,10 +10,14 @@ struct HTTP2Journaling {
     /// The header rules, run here once per request so the journal gets the normalized request.
     private let validator: HTTP2RequestValidator
 
-    init(journal: Journal, connectionID: UInt64, options: ValidationOptions) {
+    /// Where diagnoses are also told, at notice level.
+    private let logger: Logger
+
+    init(journal: Journal, connectionID: UInt64, options: ValidationOptions, logger: Logger) {
         self.journal = journal
         self.connectionID = connectionID
         self.validator = HTTP2RequestValidator(options: options)
+        self.logger = logger
     }
 
     /// Whether the HTTP/2 handler should describe every frame.
@@ -30,18 +35,29 @@ struct HTTP2Journaling {
     /// The request is validated here rather than inside `decide(http2:)` so the journal gets
     /// the normalized request the core judged; a request refused by the header rules is
     /// decided as before and recorded with what its headers said.
+    ///
+    /// The record carries the request as the core routed it (`PushDecider.route`): the topic
+    /// a single-topic certificate supplied, the push type a topic suffix implies. A payload
+    /// that is not JSON is diagnosed before the record, as on the legacy gateway.
     func decide(
-        _ push: HTTP2PushRequest, streamID: Int32, context: DecisionContext, decider: PushDecider
+        _ push: HTTP2PushRequest, bodyLength: Int, streamID: Int32, context: DecisionContext, decider: PushDecider
     ) -> Verdict {
         let verdict: Verdict
         let request: PushRequest
         switch validator.validate(push) {
         case .valid(let valid):
             verdict = decider.decide(valid, context: context)
-            request = valid
+            request = decider.route(valid, context: context)
         case .invalid:
             verdict = decider.decide(http2: push, context: context)
             request = Self.bestEffortRequest(push)
+        }
+        // A body stored cut short cannot be judged; one larger than APNs takes is refused anyway.
+        if bodyLength == push.body.count, let problem = PayloadJSONCheck.problem(in: push.body) {
+            let message = "Stream \(streamID): \(PayloadJSONCheck.describe(problem)). "
+                + "The answer follows validation.nonObjectPayload (\(verdict.reason.map { "refused: \($0.rawValue)" } ?? "accepted"))."
+            logger.notice("HTTP/2: \(message)", metadata: ["diagnosis": "payload-not-json"])
+            journal.record(.diagnosis(code: "http2.payload-not-json", message: message), connection: connectionID, stream: streamID)
         }
         let status = verdict.reason?.httpStatus ?? 200
         journal.record(
@@ -53,18 +69,52 @@ struct HTTP2Journaling {
         return verdict
     }
 
+    /// Whether provider tokens are hidden in everything recorded and logged (`--redact-tokens`).
+    var redactsTokens: Bool { journal.options.redactsAuthorization }
+
+    /// `text` as it may be printed: with provider tokens hidden when asked. nghttp2's
+    /// messages quote header values, `authorization` included.
+    func printable(_ text: String) -> String {
+        redactsTokens ? ProviderTokenRedaction.redact(text) : text
+    }
+
     func connectionError(_ error: HTTP2ConnectionError) {
-        journal.record(.diagnosis(code: "http2.connectionError", message: error.description), connection: connectionID)
+        journal.record(.diagnosis(code: "http2.connectionError", message: printable(error.description)), connection: connectionID)
     }
 
     func streamError(_ error: HTTP2StreamError) {
-        journal.record(.diagnosis(code: "http2.streamError", message: error.description), connection: connectionID, stream: error.streamID)
+        journal.record(
+            .diagnosis(code: "http2.streamError", message: printable(error.description)),
+            connection: connectionID, stream: error.streamID
+        )
+    }
+
+    /// A request nghttp2 refused (RST_STREAM REFUSED_STREAM) before anyone processed it: a
+    /// notification record, `dropped`, with what its headers said, why it was refused and
+    /// what the RST_STREAM means. Its credentials were never checked (`unverified`).
+    func refusedStream(_ refused: HTTP2RefusedStream) {
+        let headers = (refused.headers ?? []).map { HTTPHeader(name: $0.name, value: $0.value) }
+        let request = Self.bestEffortRequest(HTTP2PushRequest(headers: headers, body: []))
+        var record = NotificationRecord(
+            transport: .http2, deviceToken: request.deviceToken, topic: request.topic,
+            pushType: request.pushType?.rawValue, requestAPNsID: request.apnsID, priority: request.priority?.rawValue,
+            expiration: request.expiration, collapseID: request.collapseID, payload: [],
+            authentication: JournalAuthentication(kind: "unverified"), accepted: false, dropped: true
+        )
+        let unknown = refused.headers == nil ? " Its headers could not be decoded." : ""
+        record.problem = printable("Stream refused: \(refused.reason). \(refused.meaning).\(unknown)")
+        journal.record(.notification(record), connection: connectionID, stream: refused.streamID)
+    }
+
+    /// Connection churn, seen when this connection opened or closed.
+    func churn(_ churn: HTTP2Churn) {
+        journal.record(.diagnosis(code: HTTP2Churn.code, message: churn.message, figures: churn.figures), connection: connectionID)
     }
 
     /// Something worth knowing about an accepted request, such as a provider token whose
     /// `iat` was sent as a string.
     func note(_ message: String, code: String, streamID: Int32? = nil) {
-        journal.record(.diagnosis(code: code, message: message), connection: connectionID, stream: streamID)
+        journal.record(.diagnosis(code: code, message: printable(message)), connection: connectionID, stream: streamID)
     }
 
     /// The fields of a request the header rules refused, as far as its headers tell them.

@@ -78,9 +78,16 @@ final class JournalConnectionHandler: ChannelDuplexHandler {
         context.close(mode: mode, promise: promise)
     }
 
+    /// Why the connection closed, with provider tokens hidden when asked (an error's text may
+    /// quote a header value).
+    private var printableReason: String? {
+        guard journal.options.redactsAuthorization else { return reason }
+        return reason.map(ProviderTokenRedaction.redact)
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         journal.record(
-            .connectionClosed(transport: transport, closedBy: closedBy ?? .client, reason: reason),
+            .connectionClosed(transport: transport, closedBy: closedBy ?? .client, reason: printableReason),
             connection: connectionID
         )
         context.fireChannelInactive()

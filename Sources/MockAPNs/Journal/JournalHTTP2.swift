@@ -19,15 +19,17 @@ enum JournalHTTP2 {
             return .empty
         case .headers(let headers):
             return .headers(headers.map { header in
-                let hidden = redact && header.name == "authorization"
-                return HTTPHeader(name: header.name, value: hidden ? redactedValue : header.value)
+                guard redact else { return HTTPHeader(name: header.name, value: header.value) }
+                // Any header may carry a token (a misspelt `authorization`, a proxy's copy).
+                let value = header.name == "authorization" ? redactedValue : ProviderTokenRedaction.redact(header.value)
+                return HTTPHeader(name: header.name, value: value)
             })
         case .settings(let settings):
             return .settings(settings.map { JournalHTTP2Frame.Setting(name: settingName($0.identifier), value: $0.value) })
         case .rstStream(let code):
             return .rstStream(errorCode: code)
         case .goaway(let code, let lastStream, let debugData):
-            return .goaway(errorCode: code, lastStreamID: lastStream, debugData: debugData)
+            return .goaway(errorCode: code, lastStreamID: lastStream, debugData: redact ? redacted(debugData) : debugData)
         case .windowUpdate(let increment):
             return .windowUpdate(increment: increment)
         case .ping(let data):
@@ -36,7 +38,13 @@ enum JournalHTTP2 {
     }
 
     /// What a redacted `authorization` value reads.
-    static let redactedValue = "<redacted>"
+    static let redactedValue = ProviderTokenRedaction.placeholder
+
+    /// GOAWAY debug data with any token in it hidden (text only; binary data stays as sent).
+    private static func redacted(_ data: [UInt8]) -> [UInt8] {
+        guard let text = String(validating: data, as: UTF8.self) else { return data }
+        return Array(ProviderTokenRedaction.redact(text).utf8)
+    }
 
     /// The RFC name of a SETTINGS parameter, or its hex id.
     static func settingName(_ identifier: UInt16) -> String {

@@ -1,10 +1,14 @@
 import MockAPNsCore
 
 /// What one legacy gateway or feedback connection writes to the journal: each frame, each
-/// notification with its outcome, diagnoses, and feedback tuples sent.
+/// notification with its outcome (accepted, refused by the core, refused by the codec, or
+/// dropped unexamined), diagnoses, and feedback tuples sent.
 struct LegacyJournaling {
     let journal: Journal?
     let connectionID: UInt64
+    /// Routes each notification to the topic the decision uses (the certificate's).
+    var decider: PushDecider? = nil
+    var environment: APNsEnvironment = .sandbox
 
     /// Records what the codec and the decision core made of the connection's bytes.
     func observe(_ event: LegacySessionEvent, authentication: AuthenticationResult) {
@@ -15,38 +19,37 @@ struct LegacyJournaling {
         case .failed(.decision(let reason, let notification), let action):
             record(notification, authentication: authentication, reason: reason, action: action, in: journal)
         case .failed(.frame(let error), let action):
-            journal.record(.legacyFrame(JournalLegacyFrame(
-                command: error.command, identifier: error.identifier, problem: describe(error, action),
-                rawBytes: error.leadingBytes
-            )), connection: connectionID)
-        case .dropped(let identifier):
-            journal.record(.legacyFrame(JournalLegacyFrame(command: 0xFF, identifier: identifier, dropped: true)), connection: connectionID)
-            journal.record(.notification(NotificationRecord(
-                transport: .legacy, deviceToken: "", legacyIdentifier: identifier, payload: [],
-                authentication: JournalAuthentication(authentication), accepted: false, dropped: true
-            )), connection: connectionID)
+            record(error, authentication: authentication, action: action, in: journal)
+        case .dropped(let frame):
+            recordDropped(frame, authentication: authentication, in: journal)
         case .diagnosis:
             break  // The handler reports every diagnosis, its own included, through `diagnosis(_:)`.
         }
     }
 
     func diagnosis(_ diagnosis: LegacyDiagnosis) {
-        journal?.record(.diagnosis(code: "legacy.\(diagnosis.code)", message: diagnosis.message), connection: connectionID)
+        journal?.record(
+            .diagnosis(code: "legacy.\(diagnosis.code)", message: diagnosis.message, figures: diagnosis.figures),
+            connection: connectionID
+        )
     }
 
     func feedbackTuple(_ entry: FeedbackEntry) {
         journal?.record(.feedbackTuple(deviceToken: entry.deviceToken, timestampMilliseconds: entry.timestamp), connection: connectionID)
     }
 
+    /// The request as the decision core reads it: legacy frames name no topic, so the
+    /// certificate's is the one the push goes to.
+    private func routed(_ request: PushRequest, _ authentication: AuthenticationResult) -> PushRequest {
+        guard let decider else { return request }
+        return decider.route(request, context: DecisionContext(environment: environment, authentication: authentication))
+    }
+
     private func record(
         _ notification: LegacyNotification, authentication: AuthenticationResult, reason: Reason?,
         action: LegacyConnectionAction?, in journal: Journal
     ) {
-        var request = notification.pushRequest()
-        if case .certificate(_, let defaultTopic, _) = authentication {
-            // Legacy frames name no topic: the certificate's is the one the push went to.
-            request.topic = defaultTopic
-        }
+        let request = routed(notification.pushRequest(), authentication)
         journal.record(.legacyFrame(JournalLegacyFrame(
             command: notification.command.rawValue, identifier: notification.identifier,
             deviceToken: request.deviceToken, payloadLength: notification.payload.count,
@@ -54,13 +57,74 @@ struct LegacyJournaling {
         )), connection: connectionID)
         var record = NotificationRecord(
             transport: .legacy, deviceToken: request.deviceToken, topic: request.topic,
-            expiration: request.expiration, legacyIdentifier: notification.identifier,
-            payload: notification.payload, authentication: JournalAuthentication(authentication),
-            accepted: reason == nil, reason: reason
+            pushType: request.pushType?.rawValue, expiration: request.expiration,
+            legacyIdentifier: notification.identifier, payload: notification.payload,
+            authentication: JournalAuthentication(authentication), accepted: reason == nil, reason: reason
         )
+        record.legacyCommand = notification.command.rawValue
         record.priority = request.priority?.rawValue
-        if case .sendErrorAndClose(let response)? = action { record.legacyStatus = response.status }
+        record.legacyStatus = Self.status(action)
         journal.record(.notification(record), connection: connectionID)
+    }
+
+    /// A frame the codec refused: its frame event, then a notification record with the
+    /// status sent (none for a silent close), the nearest APNs reason, and the problem.
+    private func record(
+        _ error: LegacyFrameError, authentication: AuthenticationResult, action: LegacyConnectionAction,
+        in journal: Journal
+    ) {
+        let token = error.token.map { JournalJSON.hex($0) }
+        let problem = describe(error, action)
+        journal.record(.legacyFrame(JournalLegacyFrame(
+            command: error.command, identifier: error.identifier, deviceToken: token,
+            payloadLength: error.payloadLength, problem: problem, rawBytes: error.leadingBytes
+        )), connection: connectionID)
+        var record = NotificationRecord(
+            transport: .legacy, deviceToken: token ?? "", legacyIdentifier: error.identifier, payload: [],
+            authentication: JournalAuthentication(authentication), accepted: false, reason: error.problem.reason
+        )
+        record.topic = routed(PushRequest(transport: .legacy, deviceToken: "", payload: []), authentication).topic
+        record.payloadLength = error.payloadLength ?? 0
+        record.legacyCommand = error.command
+        record.legacyStatus = Self.status(action)
+        record.problem = error.problem.description
+        journal.record(.notification(record), connection: connectionID)
+    }
+
+    /// A frame discarded unexamined after the failure or shutdown, with what was read of it.
+    private func recordDropped(_ frame: LegacyDroppedFrame, authentication: AuthenticationResult, in journal: Journal) {
+        let token = frame.token.map { JournalJSON.hex($0) }
+        var payload: [UInt8] = []
+        var payloadLength: Int?
+        var frameLength: Int?
+        var problem: String?
+        switch frame {
+        case .notification(let notification):
+            payload = notification.payload
+            payloadLength = notification.payload.count
+            frameLength = notification.frameLength
+        case .invalid(let error):
+            payloadLength = error.payloadLength
+            problem = error.problem.description
+        }
+        journal.record(.legacyFrame(JournalLegacyFrame(
+            command: frame.command, identifier: frame.identifier, deviceToken: token, payloadLength: payloadLength,
+            frameLength: frameLength, problem: problem, dropped: true
+        )), connection: connectionID)
+        var record = NotificationRecord(
+            transport: .legacy, deviceToken: token ?? "", legacyIdentifier: frame.identifier, payload: payload,
+            authentication: JournalAuthentication(authentication), accepted: false, dropped: true
+        )
+        record.topic = routed(PushRequest(transport: .legacy, deviceToken: "", payload: []), authentication).topic
+        if let payloadLength { record.payloadLength = max(record.payloadLength, payloadLength) }
+        record.legacyCommand = frame.command
+        record.problem = problem
+        journal.record(.notification(record), connection: connectionID)
+    }
+
+    private static func status(_ action: LegacyConnectionAction?) -> LegacyStatus? {
+        if case .sendErrorAndClose(let response)? = action { return response.status }
+        return nil
     }
 
     private func describe(_ error: LegacyFrameError, _ action: LegacyConnectionAction) -> String {

@@ -29,8 +29,10 @@ final class LegacyActivityLog: Sendable {
     }
 
     /// Records a closed connection. Only connections that completed the TLS handshake count
-    /// towards churn: a refused handshake carried no notification by design.
-    func record(_ report: LegacyConnectionReport, handshakeCompleted: Bool) {
+    /// towards churn: a refused handshake carried no notification by design. Returns the churn
+    /// diagnosis when this connection completed one (already logged), for the journal.
+    @discardableResult
+    func record(_ report: LegacyConnectionReport, handshakeCompleted: Bool) -> LegacyDiagnosis? {
         let churn: LegacyDiagnosis? = state.withLock { state in
             if state.connections.count >= Self.capacity {
                 state.connections.removeFirst(state.connections.count - Self.capacity + 1)
@@ -47,5 +49,6 @@ final class LegacyActivityLog: Sendable {
         if let churn {
             logger.notice("legacy gateway: \(churn.message)", metadata: ["diagnosis": "\(churn.code)"])
         }
+        return churn
     }
 }

@@ -31,9 +31,15 @@ public struct LegacyConnectionReport: Sendable, Equatable {
 
     public init() {}
 
+    /// Frames that held no notification at all: bytes the codec could not parse (the tail
+    /// of a mis-framed payload, an unknown command), the failure's frame included.
+    public var unparseableFrames = 0
+
     /// How many notifications the client sent on the connection, as far as the server read.
+    /// Unparseable bytes are not counted: when a mis-framed payload's tail is read as a
+    /// second "frame", the client still sent one notification.
     public var notificationsReceived: Int {
-        accepted + dropped + (failure == nil ? 0 : 1)
+        max(0, accepted + dropped + (failure == nil ? 0 : 1) - unparseableFrames)
     }
 }
 

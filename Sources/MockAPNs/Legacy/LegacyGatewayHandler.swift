@@ -80,6 +80,8 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
     private var logger: Logger
     /// Whether a certificate was accepted: only such connections count towards churn.
     private var authenticated = false
+    /// The credentials notifications were judged with; dropped ones are recorded with them.
+    private var authentication = AuthenticationResult.unauthenticated
     /// Whether the answer reached the socket. A client that leaves before then never saw it.
     private var answerWritten = false
     private var handshakeTimer: Scheduled<Void>?
@@ -99,7 +101,9 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
         connectionID: UInt64 = 0
     ) {
         self.services = services
-        self.journaling = LegacyJournaling(journal: services.journal, connectionID: connectionID)
+        self.journaling = LegacyJournaling(
+            journal: services.journal, connectionID: connectionID, decider: services.decider, environment: services.environment
+        )
         self.session = LegacyConnectionSession(options: services.sessionOptions)
         self.logger = services.logger
         let journal = services.journal
@@ -185,6 +189,7 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
                 "certificate": "\(certificate.identity.subject)",
                 "topic": "\(certificate.defaultTopic)",
             ])
+            authentication = certificate.authentication
             state = .open(certificate.authentication)
         case .failure(let refusal):
             logger.notice("legacy gateway: \(refusal)")
@@ -235,6 +240,7 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
         }
         diagnoses.forEach(diagnose)
         if let failure {
+            if case .frame(let error) = failure, error.status == nil { report.unparseableFrames += 1 }
             report.failure = Self.describe(failure)
             logger.notice("legacy gateway: \(report.failure ?? "")")
         }
@@ -312,8 +318,10 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
     private func discard(_ bytes: ByteBuffer, context: ChannelHandlerContext) {
         report.drainedBytes += bytes.readableBytes
         if session.isClosing {
+            let journaling = self.journaling
+            let authentication = self.authentication
             _ = bytes.withUnsafeReadableBytes { raw in
-                session.receive(raw, decide: { _ in nil }, observe: { _ in })
+                session.receive(raw, decide: { _ in nil }, observe: { journaling.observe($0, authentication: authentication) })
             }
         }
         if report.drainedBytes >= services.drain.maximumBytes {
@@ -361,6 +369,7 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
         report.accepted = session.acceptedCount
         report.dropped = session.droppedCount
         report.lastAcceptedIdentifier = session.lastAcceptedIdentifier
+        report.unparseableFrames += session.unparseableDroppedCount
         if authenticated {
             var summary = "legacy gateway connection closed: \(report.accepted) accepted, \(report.dropped) dropped"
             if let response = report.errorResponse {
@@ -370,7 +379,11 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
             }
             logger.info("\(summary)")
         }
-        services.activity.record(report, handshakeCompleted: authenticated)
+        if let churn = services.activity.record(report, handshakeCompleted: authenticated) {
+            // Logged by the activity log, which sees every connection; journaled here, on the
+            // connection that completed the pattern.
+            journaling.diagnosis(churn)
+        }
     }
 
     /// A failure in plain words, for the log and the report.

@@ -57,8 +57,42 @@ public struct PushDecider: Sendable {
     }
 
     /// Decides a request that already passed its protocol's syntax rules (steps 13 to 16).
+    /// The topic is the one `route(_:context:)` gives; the push type a topic's suffix
+    /// implies is the one the payload limit applies (`.voip` gets the VoIP limit).
     public func decide(_ request: PushRequest, context: DecisionContext) -> Verdict {
-        verdict(for: status(of: request, context: context), apnsID: request.apnsID, context: context)
+        var routed = request
+        routed.topic = route(request, context: context).topic
+        return verdict(for: status(of: routed, context: context), apnsID: request.apnsID, context: context)
+    }
+
+    /// `request` as the decision reads it: with the topic its credentials send it to when it
+    /// names none (a single-topic certificate's topic; on the legacy gateway always the
+    /// certificate's), and with the push type its topic's suffix implies when it sends none
+    /// (`.voip` is `voip`). Every record, filter and scenario rule sees this request, so
+    /// they all agree with the verdict. Fields the request sent are never changed, and a
+    /// request whose credentials route it nowhere keeps what it had.
+    public func route(_ request: PushRequest, context: DecisionContext) -> PushRequest {
+        var routed = request
+        let implied = route(topic: request.topic, pushType: request.pushType, transport: request.transport, context: context)
+        routed.topic = implied.topic
+        routed.pushType = implied.pushType
+        return routed
+    }
+
+    /// The topic and push type a request with these fields goes to (see `route(_:context:)`).
+    public func route(
+        topic: String?, pushType: PushType?, transport: Transport, context: DecisionContext
+    ) -> (topic: String?, pushType: PushType?) {
+        var topic = topic
+        if topic == nil {
+            let probe = PushRequest(transport: transport, deviceToken: "", pushType: pushType, payload: [])
+            if case .topic(let routed) = routeTopic(probe, context: context) { topic = routed }
+        }
+        var pushType = pushType
+        if pushType == nil, let topic {
+            pushType = TopicRules.suffix(of: topic)?.type
+        }
+        return (topic, pushType)
     }
 
     // MARK: - Steps

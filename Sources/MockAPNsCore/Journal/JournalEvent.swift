@@ -59,8 +59,9 @@ public enum JournalEventKind: Sendable, Equatable {
     case fault(description: String)
     /// One tuple the feedback service sent.
     case feedbackTuple(deviceToken: String, timestampMilliseconds: Int64)
-    /// A likely client mistake or a protocol error, explained.
-    case diagnosis(code: String, message: String)
+    /// A likely client mistake or a protocol error, explained; `figures` are the numbers
+    /// that triggered it, by name (empty when the message says it all).
+    case diagnosis(code: String, message: String, figures: [JournalFigure] = [])
 
     /// The name used in JSON (`"type"`) and in event filters.
     public var name: String {
@@ -83,6 +84,17 @@ public enum JournalEventKind: Sendable, Equatable {
         "connectionOpened", "connectionClosed", "tlsEstablished", "tlsFailed", "http2Frame",
         "legacyFrame", "notification", "fault", "feedbackTuple", "diagnosis",
     ]
+}
+
+/// One named number in a diagnosis: `connections: 10`.
+public struct JournalFigure: Sendable, Equatable {
+    public var name: String
+    public var value: Int64
+
+    public init(_ name: String, _ value: Int64) {
+        self.name = name
+        self.value = value
+    }
 }
 
 /// Which side ended a connection.

@@ -73,9 +73,14 @@ public enum JournalJSON {
         case .feedbackTuple(let token, let timestamp):
             writer.string("deviceToken", token)
             writer.integer("timestamp", timestamp)
-        case .diagnosis(let code, let message):
+        case .diagnosis(let code, let message, let figures):
             writer.string("code", code)
             writer.string("message", message)
+            if !figures.isEmpty {
+                writer.beginObject("figures")
+                for figure in figures { writer.integer(figure.name, figure.value) }
+                writer.endObject()
+            }
         }
         writer.endObject()
     }
@@ -136,6 +141,7 @@ public enum JournalJSON {
         writer.integer("expiration", record.expiration)
         writer.string("collapseId", record.collapseID)
         writer.integer("identifier", record.legacyIdentifier)
+        writer.integer("command", record.legacyCommand)
         writer.integer("payloadLength", record.payloadLength)
         if let text = record.payloadText {
             writer.string("payload", text)
@@ -155,6 +161,7 @@ public enum JournalJSON {
         writer.string("responseApnsId", record.responseAPNsID)
         writer.integer("timestamp", record.timestamp)
         writer.integer("legacyStatus", record.legacyStatus?.rawValue)
+        writer.string("problem", record.problem)
         if record.dropped { writer.bool("dropped", true) }
         writer.endObject()
     }

@@ -25,6 +25,8 @@ public struct NotificationRecord: Sendable, Equatable {
     public var collapseID: String?
     /// The legacy identifier (commands 1 and 2).
     public var legacyIdentifier: UInt32?
+    /// The legacy command byte that framed it (0, 1, 2, or the unknown byte that arrived).
+    public var legacyCommand: UInt8?
     /// The payload's first bytes (at most `NotificationRecord.payloadLimit`).
     public var payload: [UInt8]
     /// The true payload length.
@@ -47,6 +49,9 @@ public struct NotificationRecord: Sendable, Equatable {
     public var legacyStatus: LegacyStatus?
     /// Whether it was discarded unexamined (legacy frames after a failure or shutdown).
     public var dropped: Bool
+    /// What the legacy codec found wrong with the frame, in plain words, when it refused the
+    /// frame itself (a payload or token of the wrong size, an unknown item, unparseable bytes).
+    public var problem: String?
 
     /// How many payload bytes a record keeps: enough to read any APNs payload (4 KB, 5 KB
     /// for VoIP) without letting a flood of huge bodies fill memory.

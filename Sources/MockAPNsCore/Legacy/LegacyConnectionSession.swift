@@ -64,10 +64,41 @@ public enum LegacySessionEvent: Sendable, Equatable {
     /// The first failure on the connection; `action` is the answer to it.
     case failed(LegacyFailureCause, action: LegacyConnectionAction)
     /// A notification or frame that arrived after the failure (or after shutdown) and was
-    /// discarded unexamined, as Apple does. `identifier` as far as it was read.
-    case dropped(identifier: UInt32?)
+    /// discarded unexamined, as Apple does: what was read of it.
+    case dropped(LegacyDroppedFrame)
     /// A likely provider mistake.
     case diagnosis(LegacyDiagnosis)
+}
+
+/// A frame discarded unexamined after the connection's failure or shutdown, as far as the
+/// codec read it: its real command, identifier and token.
+public enum LegacyDroppedFrame: Sendable, Equatable {
+    /// A well-formed notification the decision core never saw.
+    case notification(LegacyNotification)
+    /// A frame the codec could not have accepted either.
+    case invalid(LegacyFrameError)
+
+    public var command: UInt8 {
+        switch self {
+        case .notification(let notification): notification.command.rawValue
+        case .invalid(let error): error.command
+        }
+    }
+
+    public var identifier: UInt32? {
+        switch self {
+        case .notification(let notification): notification.identifier
+        case .invalid(let error): error.identifier
+        }
+    }
+
+    /// The token bytes, when the frame was read far enough to find them.
+    public var token: [UInt8]? {
+        switch self {
+        case .notification(let notification): notification.token
+        case .invalid(let error): error.token
+        }
+    }
 }
 
 /// Everything one `receive` produced, for callers that prefer a value to a callback.
@@ -93,6 +124,8 @@ public struct LegacyConnectionSession: Sendable {
     public private(set) var acceptedCount = 0
     /// Notifications and frames discarded after the failure.
     public private(set) var droppedCount = 0
+    /// Of those, the frames that could not be parsed at all (no notification in them).
+    public private(set) var unparseableDroppedCount = 0
     /// The identifier of the last accepted notification that had one (command 0 has none).
     public private(set) var lastAcceptedIdentifier: UInt32?
 
@@ -156,7 +189,7 @@ public struct LegacyConnectionSession: Sendable {
             // After the failure nothing is examined, so there is nothing to diagnose.
             if !isClosing { observe(.diagnosis(diagnosis)) }
         case .notification(let notification):
-            guard !isClosing else { return drop(notification.identifier, observe) }
+            guard !isClosing else { return drop(.notification(notification), observe) }
             if let reason = decide(notification.pushRequest()) {
                 fail(.decision(reason, notification), observe)
             } else {
@@ -165,14 +198,15 @@ public struct LegacyConnectionSession: Sendable {
                 observe(.accepted(notification))
             }
         case .invalidFrame(let error):
-            guard !isClosing else { return drop(error.identifier, observe) }
+            guard !isClosing else { return drop(.invalid(error), observe) }
             fail(.frame(error), observe)
         }
     }
 
-    private mutating func drop(_ identifier: UInt32?, _ observe: (LegacySessionEvent) -> Void) {
+    private mutating func drop(_ frame: LegacyDroppedFrame, _ observe: (LegacySessionEvent) -> Void) {
         droppedCount += 1
-        observe(.dropped(identifier: identifier))
+        if case .invalid(let error) = frame, error.status == nil { unparseableDroppedCount += 1 }
+        observe(.dropped(frame))
     }
 
     private mutating func fail(_ cause: LegacyFailureCause, _ observe: (LegacySessionEvent) -> Void) {

@@ -37,6 +37,18 @@ public enum LegacyDiagnosis: Sendable, Hashable {
     /// The client closed (or reset) the connection before reading the error packet the server
     /// sent, so it cannot know which notification failed or which later ones were dropped.
     case closedWithoutReadingError(status: LegacyStatus, identifier: UInt32)
+    /// A command-0 or command-1 frame whose token was shorter than its token length field
+    /// says: the field announced `declaredTokenLength` bytes, so the real payload length and
+    /// the start of the JSON were read as the token's tail, and two bytes inside the JSON
+    /// (`misreadBytes`) were read as a payload length of `misreadLength`. Read with a
+    /// `tokenLength`-byte token the frame holds a `payloadLength`-byte payload.
+    case tokenShorterThanItsLength(
+        identifier: UInt32?, declaredTokenLength: Int, tokenLength: Int, payloadLength: Int,
+        misreadBytes: [UInt8], misreadLength: Int
+    )
+    /// Notification identifiers that read as large round numbers big-endian but as small
+    /// ones byte-swapped (16777216 for 1): they were written in host (little-endian) order.
+    case byteSwappedIdentifier(identifier: UInt32, swapped: UInt32)
 
     /// Which length field a diagnosis is about.
     public enum LengthField: String, Sendable, Hashable, Codable {
@@ -57,6 +69,37 @@ public enum LegacyDiagnosis: Sendable, Hashable {
         case .notBinaryProtocol: return "not-binary-protocol"
         case .connectionChurn: return "connection-churn"
         case .closedWithoutReadingError: return "closed-without-reading-error"
+        case .tokenShorterThanItsLength: return "token-shorter-than-its-length"
+        case .byteSwappedIdentifier: return "byte-swapped-identifier"
+        }
+    }
+
+    /// The numbers behind the diagnosis, by name, for the journal.
+    public var figures: [JournalFigure] {
+        switch self {
+        case .payloadLengthTooShort(_, let declared, let jsonLength, let extra):
+            return [JournalFigure("declaredLength", Int64(declared)), JournalFigure("jsonLength", Int64(jsonLength)),
+                    JournalFigure("multiByteExtra", Int64(extra))]
+        case .payloadLengthTooLong(_, let declared, let jsonLength, _):
+            return [JournalFigure("declaredLength", Int64(declared)), JournalFigure("jsonLength", Int64(jsonLength))]
+        case .payloadNotJSON(_, let offset):
+            return offset.map { [JournalFigure("offset", Int64($0))] } ?? []
+        case .asciiHexToken(_, let length):
+            return [JournalFigure("tokenLength", Int64(length))]
+        case .littleEndianLength(_, let declared, let swapped):
+            return [JournalFigure("declared", Int64(declared)), JournalFigure("swapped", Int64(swapped))]
+        case .connectionChurn(let connections, let seconds, let perConnection):
+            return [JournalFigure("connections", Int64(connections)), JournalFigure("windowSeconds", Int64(seconds)),
+                    JournalFigure("notifications", Int64((perConnection * Double(connections)).rounded()))]
+        case .closedWithoutReadingError(let status, let identifier):
+            return [JournalFigure("status", Int64(status.rawValue)), JournalFigure("identifier", Int64(identifier))]
+        case .tokenShorterThanItsLength(_, let declared, let tokenLength, let payloadLength, _, let misread):
+            return [JournalFigure("declaredTokenLength", Int64(declared)), JournalFigure("tokenLength", Int64(tokenLength)),
+                    JournalFigure("payloadLength", Int64(payloadLength)), JournalFigure("misreadPayloadLength", Int64(misread))]
+        case .byteSwappedIdentifier(let identifier, let swapped):
+            return [JournalFigure("identifier", Int64(identifier)), JournalFigure("swapped", Int64(swapped))]
+        case .payloadNULTerminated, .notBinaryProtocol:
+            return []
         }
     }
 
@@ -106,6 +149,18 @@ public enum LegacyDiagnosis: Sendable, Hashable {
             return "The client closed the connection without reading the error packet (status \(status.rawValue), "
                 + "identifier \(identifier)): it cannot know which notification failed or which later ones "
                 + "were dropped and must be resent."
+        case .tokenShorterThanItsLength(let identifier, let declared, let tokenLength, let payloadLength, let misread, let misreadLength):
+            let bytes = misread.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
+            let text = misread.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ? " (\"\(String(decoding: misread, as: UTF8.self))\")" : ""
+            return "\(Self.name(identifier)): the token length field says \(declared) bytes but the token is only "
+                + "\(tokenLength): the real payload length and the start of the JSON were read as the rest of the token, "
+                + "and the bytes \(bytes)\(text) inside the JSON were read as a payload length of \(misreadLength). "
+                + "Read with a \(tokenLength)-byte token, the frame is a \(payloadLength)-byte JSON payload. Send the "
+                + "whole token (\(declared) bytes), or a token length field that matches it."
+        case .byteSwappedIdentifier(let identifier, let swapped):
+            return "Notification identifier \(identifier) is \(swapped) byte-swapped: it was written in host "
+                + "(little-endian) byte order. The gateway reads and echoes identifiers big-endian (network order), "
+                + "so an error packet will name \(identifier), not \(swapped)."
         }
     }
 
@@ -185,6 +240,52 @@ enum LegacyMistakeDetector {
         let swapped = bitWidth == 16 ? UInt32(UInt16(truncatingIfNeeded: declared).byteSwapped) : declared.byteSwapped
         guard !plausible.contains(declared), plausible.contains(swapped) else { return nil }
         return .littleEndianLength(field: field, declared: declared, swapped: swapped)
+    }
+
+    /// An identifier that reads as a large round number but as a small one byte-swapped
+    /// (16777216 is 1, 33554432 is 2): written in host order. Real identifiers that large
+    /// with two zero low bytes are rare enough for a hint.
+    static func byteSwapped(_ identifier: UInt32) -> LegacyDiagnosis? {
+        let swapped = identifier.byteSwapped
+        guard identifier >= 0x0100_0000, identifier & 0xFFFF == 0, swapped > 0, swapped <= 0xFFFF else { return nil }
+        return .byteSwappedIdentifier(identifier: identifier, swapped: swapped)
+    }
+
+    /// A command-0 or -1 frame "too large" only because its token was shorter than its token
+    /// length field: somewhere inside what was read as the token sit a plausible payload
+    /// length and the `{` of a JSON payload, and the JSON that starts there (continuing
+    /// through the misread length bytes and what followed) has exactly that length, or is
+    /// cut off by the end of the read.
+    static func shortToken(
+        _ error: LegacyFrameError, misreadLength: Int, frameStart: UnsafeRawBufferPointer,
+        following: UnsafeRawBufferPointer, maximumPayloadLength: Int
+    ) -> LegacyDiagnosis? {
+        guard let token = error.token, token.count >= 4,
+              let command = LegacyCommand(rawValue: error.command), command != .frame else { return nil }
+        let header = command == .simple ? LegacyFrameParser.simpleHeaderLength : LegacyFrameParser.enhancedHeaderLength
+        let misreadStart = header + token.count
+        guard frameStart.count >= misreadStart + 2 else { return nil }
+        let misread = [UInt8](frameStart[misreadStart..<misreadStart + 2])
+        for tokenLength in 1...(token.count - 3) where token[tokenLength + 2] == UInt8(ascii: "{") {
+            let payloadLength = Int(token[tokenLength]) << 8 | Int(token[tokenLength + 1])
+            guard payloadLength >= 2, payloadLength <= maximumPayloadLength else { continue }
+            var meant = [UInt8](token[(tokenLength + 2)...])
+            meant += misread
+            meant += following.legacyPrefix(payloadLength)
+            let outcome = meant.withUnsafeBytes { LegacyJSONScanner.scanValue($0) }
+            let fits: Bool
+            switch outcome {
+            case .complete(let end): fits = end == payloadLength
+            case .truncated: fits = meant.count < payloadLength
+            case .invalid: fits = false
+            }
+            guard fits else { continue }
+            return .tokenShorterThanItsLength(
+                identifier: error.identifier, declaredTokenLength: token.count, tokenLength: tokenLength,
+                payloadLength: payloadLength, misreadBytes: misread, misreadLength: misreadLength
+            )
+        }
+        return nil
     }
 
     /// Text from an HTTP client at the start of a connection.

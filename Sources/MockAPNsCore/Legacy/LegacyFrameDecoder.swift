@@ -42,6 +42,8 @@ public struct LegacyFrameDecoder: Sendable {
     /// The beginning of a frame split across reads; empty between frames.
     private var pending: [UInt8] = []
     private var framesSeen = 0
+    /// Byte-swapped identifiers are pointed out once per connection, not on every frame.
+    private var reportedSwappedIdentifier = false
 
     public init(limits: LegacyLimits = .standard, detectsMistakes: Bool = true) {
         self.limits = limits
@@ -162,11 +164,15 @@ public struct LegacyFrameDecoder: Sendable {
         }
     }
 
-    private func diagnose(_ parsed: LegacyFrameParser.Parsed, following: UnsafeRawBufferPointer, _ emit: (LegacyDecoderEvent) -> Void) {
+    private mutating func diagnose(_ parsed: LegacyFrameParser.Parsed, following: UnsafeRawBufferPointer, _ emit: (LegacyDecoderEvent) -> Void) {
         let identifier: UInt32?
         switch parsed.result {
         case .success(let notification): identifier = notification.identifier
         case .failure(let error): identifier = error.identifier
+        }
+        if !reportedSwappedIdentifier, let identifier, let diagnosis = LegacyMistakeDetector.byteSwapped(identifier) {
+            reportedSwappedIdentifier = true
+            emit(.diagnosis(diagnosis))
         }
         if let diagnosis = LegacyMistakeDetector.asciiHexToken(parsed.token, identifier: identifier) {
             emit(.diagnosis(diagnosis))
@@ -192,6 +198,12 @@ public struct LegacyFrameDecoder: Sendable {
                 .tokenLength, declared: UInt32(length),
                 plausible: 1...UInt32(LegacyLimits.protocolMaximumTokenLength), bitWidth: 16)
         case .invalidPayloadSize(let length):
+            if let diagnosis = LegacyMistakeDetector.shortToken(
+                error, misreadLength: length, frameStart: frameStart, following: following,
+                maximumPayloadLength: limits.maximumPayloadLength
+            ) {
+                return diagnosis
+            }
             // A genuinely oversized payload can have any length, so byte-swapped plausibility
             // alone is not enough: either the bytes that follow are JSON of exactly the
             // swapped length, or the length is far beyond anything a payload is.

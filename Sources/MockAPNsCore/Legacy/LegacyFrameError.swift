@@ -48,6 +48,21 @@ public enum LegacyFrameProblem: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The APNs reason that names the problem, for the notification record; `nil` for
+    /// problems only the binary protocol has (unknown items, unparseable bytes).
+    public var reason: Reason? {
+        switch self {
+        case .missingDeviceToken: return .missingDeviceToken
+        case .invalidTokenSize: return .badDeviceToken
+        case .missingPayload: return .payloadEmpty
+        case .invalidPayloadSize: return .payloadTooLarge
+        case .invalidPriority: return .badPriority
+        case .unknownItem, .duplicateItem, .invalidItemLength, .emptyFrame, .unknownCommand, .frameTooLong,
+             .malformedItems:
+            return nil
+        }
+    }
+
     /// The problem in plain words, for logs and the journal.
     public var description: String {
         switch self {
@@ -80,19 +95,28 @@ public struct LegacyFrameError: Error, Sendable, Equatable {
     public var endsStream: Bool
     /// The frame's first bytes (at most 64), for the journal.
     public var leadingBytes: [UInt8]
+    /// The device token, when the frame was read far enough to find it (possibly of a
+    /// size the limits refuse).
+    public var token: [UInt8]?
+    /// The payload length the frame declared, when it was read that far.
+    public var payloadLength: Int?
 
     public init(
         command: UInt8,
         identifier: UInt32?,
         problem: LegacyFrameProblem,
         endsStream: Bool = false,
-        leadingBytes: [UInt8] = []
+        leadingBytes: [UInt8] = [],
+        token: [UInt8]? = nil,
+        payloadLength: Int? = nil
     ) {
         self.command = command
         self.identifier = identifier
         self.problem = problem
         self.endsStream = endsStream
         self.leadingBytes = leadingBytes
+        self.token = token
+        self.payloadLength = payloadLength
     }
 
     /// The status Apple reports, or `nil` when the frame was unparseable.

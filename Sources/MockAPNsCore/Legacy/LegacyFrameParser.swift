@@ -73,7 +73,9 @@ enum LegacyFrameParser {
         if payloadLength > limits.maximumPayloadLength {
             let token = bytes[headerLength..<headerLength + tokenLength]
             let problem = tokenProblem(token.count, limits) ?? .invalidPayloadSize(length: payloadLength)
-            let rejected = error(commandByte, identifier, problem, false, bytes.legacyPrefix(payloadLengthEnd))
+            var rejected = error(commandByte, identifier, problem, false, bytes.legacyPrefix(payloadLengthEnd))
+            rejected.token = [UInt8](UnsafeRawBufferPointer(rebasing: token))
+            rejected.payloadLength = payloadLength
             return .decided(.rejected(rejected, consumed: payloadLengthEnd, skip: payloadLength))
         }
         let total = payloadLengthEnd + payloadLength
@@ -121,7 +123,10 @@ enum LegacyFrameParser {
         let token = cursor.readUInt16().flatMap { cursor.readBytes(Int($0)) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
         let payload = cursor.readUInt16().flatMap { cursor.readBytes(Int($0)) } ?? UnsafeRawBufferPointer(start: nil, count: 0)
         if let problem = tokenProblem(token.count, limits) ?? payloadProblem(payload.count, limits) {
-            return Parsed(result: .failure(error(command.rawValue, identifier, problem, false, frame)), token: token, payload: payload)
+            var failure = error(command.rawValue, identifier, problem, false, frame)
+            failure.token = [UInt8](token)
+            failure.payloadLength = payload.count
+            return Parsed(result: .failure(failure), token: token, payload: payload)
         }
         let notification = LegacyNotification(
             command: command,
@@ -203,7 +208,9 @@ enum LegacyFrameParser {
             ?? priorityProblem
         let empty = UnsafeRawBufferPointer(start: nil, count: 0)
         if let problem {
-            let failure = error(command, identifier, problem, false, frame)
+            var failure = error(command, identifier, problem, false, frame)
+            failure.token = token.map { [UInt8]($0) }
+            failure.payloadLength = payload?.count
             return Parsed(result: .failure(failure), token: token ?? empty, payload: payload ?? empty)
         }
         let notification = LegacyNotification(

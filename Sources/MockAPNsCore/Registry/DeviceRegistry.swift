@@ -108,6 +108,35 @@ public final class DeviceRegistry: Sendable {
         }
     }
 
+    /// Queues one feedback tuple for `token` (for `topic`, or any certificate when `nil`) and
+    /// marks it unregistered since `timestamp`, as a tuple in the feedback service says.
+    ///
+    /// Explicit and idempotent per delivery: the tuple is queued unless one for the same
+    /// token and topic is already waiting (then only its timestamp moves); once the feedback
+    /// service has handed a tuple out, the next call queues a new one. Returns whether a
+    /// tuple was added.
+    @discardableResult
+    public func queueFeedback(_ token: String, since timestamp: Int64, topic: String? = nil) -> Bool {
+        let token = Self.canonical(token)
+        return state.withLock { state in
+            var record = state.records[token] ?? TokenRecord()
+            if let topic {
+                record.unregisteredSince[topic] = timestamp
+            } else {
+                record.unregisteredEverywhereSince = timestamp
+            }
+            state.records[token] = record
+            if let pending = state.feedback.firstIndex(where: { $0.deviceToken == token && $0.topic == topic }) {
+                state.feedback[pending].timestamp = timestamp
+                return false
+            }
+            state.feedback.append(FeedbackEntry(
+                deviceToken: token, timestamp: timestamp, topic: topic, environment: record.environment
+            ))
+            return true
+        }
+    }
+
     /// Marks `token` expired since `timestamp` (milliseconds since 1970): `410 ExpiredToken`.
     /// Expiry does not feed the feedback service, which reports uninstalled apps only.
     public func markExpired(_ token: String, since timestamp: Int64) {
@@ -126,13 +155,17 @@ public final class DeviceRegistry: Sendable {
     }
 
     /// Makes `token` deliverable again (clears unregistration and expiry), keeping its
-    /// environment and topic bindings. Its queued feedback entries stay queued, as a provider
-    /// is expected to compare them with its own re-registration time.
+    /// environment and topic bindings, and removes its feedback tuples still waiting: a
+    /// token the app registered again must not be reported as uninstalled.
     public func reactivate(_ token: String) {
-        update(token) { record in
+        let token = Self.canonical(token)
+        state.withLock { state in
+            var record = state.records[token] ?? TokenRecord()
             record.unregisteredEverywhereSince = nil
             record.unregisteredSince = [:]
             record.expiredSince = nil
+            state.records[token] = record
+            state.feedback.removeAll { $0.deviceToken == token }
         }
     }
 

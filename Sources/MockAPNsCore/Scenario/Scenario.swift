@@ -100,8 +100,11 @@ public struct ScenarioRegistryState: Sendable, Equatable {
         for binding in topics {
             registry.bind(binding.token, toTopics: Set(binding.topics))
         }
-        for entry in unregistered + feedback {
+        for entry in unregistered {
             registry.markUnregistered(entry.token, since: entry.since, topic: entry.topic)
+        }
+        for entry in feedback {
+            registry.queueFeedback(entry.token, since: entry.since, topic: entry.topic)
         }
         for entry in expired {
             registry.markExpired(entry.token, since: entry.since)

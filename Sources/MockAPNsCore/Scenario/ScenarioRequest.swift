@@ -73,6 +73,21 @@ public struct ScenarioRequest: Sendable {
                   payload: request.payload, authentication: authentication)
     }
 
+    /// These facts with the topic and push type the decision core routes the request to
+    /// when it sent none (`PushDecider.route(_:context:)`): a single-topic certificate's
+    /// topic, the push type a topic suffix implies. A push type sent but not understood is
+    /// left as sent.
+    public func routed(by decider: PushDecider, context: DecisionContext) -> ScenarioRequest {
+        guard topic == nil || pushType == nil else { return self }
+        let sentType = pushType.flatMap(PushType.init(rawValue:))
+        guard pushType == nil || sentType != nil else { return self }
+        let route = decider.route(topic: topic, pushType: sentType, transport: transport, context: context)
+        var routed = self
+        routed.topic = route.topic
+        routed.pushType = route.pushType?.rawValue
+        return routed
+    }
+
     /// The payload as JSON, or `nil` when it is not JSON.
     func parsedPayload() -> JSONValue? {
         try? JSONParser.parse(String(decoding: payload, as: UTF8.self)).value

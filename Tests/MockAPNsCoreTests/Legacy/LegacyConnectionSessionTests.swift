@@ -10,7 +10,7 @@ final class LegacyConnectionSessionTests: XCTestCase {
     }
 
     func dropped(_ events: [LegacySessionEvent]) -> [UInt32?] {
-        events.compactMap { if case .dropped(let identifier) = $0 { return identifier } else { return nil } }
+        events.compactMap { if case .dropped(let frame) = $0 { return frame.identifier } else { return nil } }
     }
 
     func accepted(_ events: [LegacySessionEvent]) -> [UInt32?] {

@@ -173,3 +173,33 @@ final class LegacyJSONScannerTests: XCTestCase {
         XCTAssertEqual(scan(String(repeating: #"{"a":["#, count: 100) + "1" + String(repeating: "}]", count: 100)), .invalid(offset: 601))
     }
 }
+
+/// The diagnoses that name what really happened instead of the symptom.
+final class LegacyMisleadingSymptomTests: XCTestCase {
+    func testShortTokenFieldIsNotCalledAnOversizedPayload() throws {
+        let json = Array(#"{"aps":{"alert":"hello world"}}"#.utf8)
+        for command: UInt8 in [0, 1] {
+            let header: [UInt8] = command == 0 ? [0] : [1] + LegacyFixtures.bigEndian(9) + [0, 0, 0, 0]
+            let stream = header + [0, 32] + [UInt8](repeating: 0xAB, count: 20) + [0, UInt8(json.count)] + json
+            let events = legacyDecodeAll(stream)
+            let misread = Int(json[10]) << 8 | Int(json[11])
+            XCTAssertEqual(events.errors.first?.problem, .invalidPayloadSize(length: misread), "the codec's verdict is unchanged")
+            XCTAssertEqual(events.diagnoses, [.tokenShorterThanItsLength(
+                identifier: command == 0 ? nil : 9, declaredTokenLength: 32, tokenLength: 20, payloadLength: json.count,
+                misreadBytes: Array(json[10..<12]), misreadLength: misread
+            )])
+        }
+        // A genuinely oversized payload gets no such story.
+        let big = LegacyNotification(command: .enhanced, identifier: 1, expiry: 0, token: LegacyFixtures.token,
+                                     payload: Array(("{\"a\":\"" + String(repeating: "x", count: 3000) + "\"}").utf8)).encoded()
+        XCTAssertEqual(legacyDecodeAll(big).diagnoses, [])
+    }
+
+    func testByteSwappedIdentifiersAreHintedOnce() {
+        let stream = LegacyFixtures.enhanced(identifier: 16_777_216) + LegacyFixtures.enhanced(identifier: 33_554_432)
+            + LegacyFixtures.enhanced(identifier: 3)
+        XCTAssertEqual(legacyDecodeAll(stream).diagnoses, [.byteSwappedIdentifier(identifier: 16_777_216, swapped: 1)])
+        XCTAssertEqual(legacyDecodeAll(LegacyFixtures.enhanced(identifier: 0x0100_0001)).diagnoses, [], "low bytes set: a real number")
+        XCTAssertEqual(legacyDecodeAll(LegacyFixtures.enhanced(identifier: 65_536)).diagnoses, [], "small identifiers are normal")
+    }
+}

@@ -136,12 +136,40 @@ final class DeviceRegistryTests: XCTestCase {
         ])
     }
 
-    func testReRegistrationThenUnregistrationQueuesAgain() {
+    func testReRegistrationRemovesPendingTuplesAndUnregistrationQueuesAgain() {
         let registry = DeviceRegistry()
         registry.markUnregistered(token, since: 1_000)
+        registry.markUnregistered(otherToken, since: 2_000)
         registry.reactivate(token)
+        XCTAssertEqual(registry.pendingFeedback.map(\.deviceToken), [otherToken], "a re-registered token is not reported as gone")
         registry.markUnregistered(token, since: 5_000)
-        XCTAssertEqual(registry.pendingFeedback.map(\.timestamp), [1_000, 5_000])
+        XCTAssertEqual(registry.pendingFeedback.map(\.timestamp), [2_000, 5_000])
+    }
+
+    func testQueueingFeedbackIsIdempotentUntilDelivered() {
+        let registry = DeviceRegistry()
+        XCTAssertTrue(registry.queueFeedback(token, since: 1_000))
+        XCTAssertFalse(registry.queueFeedback(token, since: 2_000), "one tuple per token and topic waits at a time")
+        XCTAssertEqual(registry.pendingFeedback, [
+            FeedbackEntry(deviceToken: token, timestamp: 2_000, topic: nil, environment: nil),
+        ])
+        XCTAssertEqual(registry.status(of: token, topic: "com.example.app", environment: .sandbox), .refused(.unregistered, timestamp: 2_000))
+        XCTAssertEqual(registry.drainFeedback(topics: appTopics, environment: .sandbox).map(\.timestamp), [2_000])
+        // Delivered once: queueing again (a token found gone again) queues a new tuple.
+        XCTAssertTrue(registry.queueFeedback(token, since: 3_000))
+        XCTAssertEqual(registry.pendingFeedback.map(\.timestamp), [3_000])
+        XCTAssertTrue(registry.queueFeedback(token, since: 4_000, topic: "com.example.app"), "another topic is another tuple")
+        XCTAssertEqual(registry.pendingFeedback.map(\.topic), [nil, "com.example.app"])
+    }
+
+    func testQueueingFeedbackAfterAnUnregistrationWasDeliveredQueuesAgain() {
+        let registry = DeviceRegistry()
+        registry.markUnregistered(token, since: 1_000)
+        XCTAssertEqual(registry.drainFeedback(topics: appTopics, environment: .sandbox).count, 1)
+        registry.markUnregistered(token, since: 2_000)
+        XCTAssertEqual(registry.pendingFeedback, [], "marking again only moves the time")
+        XCTAssertTrue(registry.queueFeedback(token, since: 2_000))
+        XCTAssertEqual(registry.pendingFeedback.map(\.timestamp), [2_000])
     }
 
     func testExpiryIsNotFeedback() {

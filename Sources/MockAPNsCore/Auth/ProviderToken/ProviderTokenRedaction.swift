@@ -1,0 +1,100 @@
+/// Hides provider tokens (JWTs) in text the server prints or records, for `--redact-tokens`.
+///
+/// Whatever carries a token is covered, not only the `authorization` header: a library's
+/// error message quoting a header value (`value: [bearer eyJ…]`), a diagnosis, a log line.
+/// Two shapes are replaced by `<redacted>`: the word after `bearer ` (any letter case), and
+/// any run of base64url characters and dots that starts with `eyJ` (every JWT does: it is
+/// `{"` in base64url). Device tokens are hex and stay readable.
+public enum ProviderTokenRedaction {
+    /// What replaces a token.
+    public static let placeholder = "<redacted>"
+
+    /// `text` with every provider token replaced; the same string when there is none.
+    public static func redact(_ text: String) -> String {
+        let bytes = Array(text.utf8)
+        guard containsToken(bytes) else { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count)
+        var index = 0
+        while index < bytes.count {
+            if startsBearer(bytes, at: index) {
+                out.append(contentsOf: bytes[index..<index + bearer.count])
+                index += bearer.count
+                let end = tokenEnd(bytes, from: index)
+                if end > index {
+                    out.append(contentsOf: placeholder.utf8)
+                    index = end
+                }
+                continue
+            }
+            if startsJWT(bytes, at: index) {
+                out.append(contentsOf: placeholder.utf8)
+                index = jwtEnd(bytes, from: index)
+                continue
+            }
+            out.append(bytes[index])
+            index += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static let bearer = Array("bearer ".utf8)
+    private static let jwtStart = Array("eyJ".utf8)
+
+    private static func containsToken(_ bytes: [UInt8]) -> Bool {
+        for index in bytes.indices where startsBearer(bytes, at: index) || startsJWT(bytes, at: index) {
+            return true
+        }
+        return false
+    }
+
+    private static func startsBearer(_ bytes: [UInt8], at index: Int) -> Bool {
+        guard index + bearer.count <= bytes.count else { return false }
+        for offset in 0..<bearer.count where bytes[index + offset] | 0x20 != bearer[offset] | 0x20 {
+            return false
+        }
+        return true
+    }
+
+    private static func startsJWT(_ bytes: [UInt8], at index: Int) -> Bool {
+        guard index + jwtStart.count <= bytes.count,
+              bytes[index..<index + jwtStart.count].elementsEqual(jwtStart) else { return false }
+        // Inside a longer word (`keyeyJ`) it is not the start of a token.
+        return index == 0 || !isWordByte(bytes[index - 1])
+    }
+
+    /// The end of the credential after `bearer `: up to whitespace, a control character, or
+    /// the punctuation that closes a quoted value.
+    private static func tokenEnd(_ bytes: [UInt8], from start: Int) -> Int {
+        var index = start
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "\"")
+                || byte == UInt8(ascii: ",") || byte == UInt8(ascii: ";") {
+                break
+            }
+            index += 1
+        }
+        return index
+    }
+
+    private static func jwtEnd(_ bytes: [UInt8], from start: Int) -> Int {
+        var index = start
+        while index < bytes.count, isJWTByte(bytes[index]) || bytes[index] == UInt8(ascii: ".") { index += 1 }
+        return index
+    }
+
+    private static func isWordByte(_ byte: UInt8) -> Bool {
+        isJWTByte(byte) && byte != UInt8(ascii: "=")
+    }
+
+    private static func isJWTByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "="):
+            return true
+        default:
+            return false
+        }
+    }
+}
