@@ -76,6 +76,10 @@ public enum JournalJSON {
         case .diagnosis(let code, let message):
             writer.string("code", code)
             writer.string("message", message)
+        case .broadcast(let record):
+            write(record, into: &writer)
+        case .channelOperation(let record):
+            write(record, into: &writer)
         }
         writer.endObject()
     }
