@@ -20,6 +20,21 @@ struct HTTP2ConnectionServices: Sendable {
     /// Where frames, notifications and errors are recorded.
     let journal: Journal
     let logger: Logger
+    /// Which API the listener serves: the provider API (device pushes and broadcasts) or the
+    /// broadcast channel management API.
+    var role: HTTP2ListenerRole = .provider
+    /// Decides broadcast sends (`/4/broadcasts/apps/<bundleID>`) on the provider API.
+    var broadcasts: BroadcastDecider?
+    /// Decides channel management requests on the management listener.
+    var channelManagement: ChannelManagementDecider?
+}
+
+/// The API an HTTP/2 listener serves.
+enum HTTP2ListenerRole: Sendable {
+    /// `POST /3/device/<token>` and `POST /4/broadcasts/apps/<bundleID>`.
+    case provider
+    /// `/1/apps/<bundleID>/channels` and `/all-channels`.
+    case channelManagement
 }
 
 /// Joins one HTTP/2 connection to the decision core.
@@ -47,13 +62,13 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         case providerToken(ProviderTokenConnectionState, streamLimitRaised: Bool)
     }
 
-    private let services: HTTP2ConnectionServices
+    let services: HTTP2ConnectionServices
     private var credentials = Credentials.pending
     private var logger: Logger
     /// Applies the scenario's decision to each request.
-    private let scenario: HTTP2ScenarioResponder
+    let scenario: HTTP2ScenarioResponder
     /// Records this connection's frames, notifications and errors.
-    private let journaling: HTTP2Journaling
+    let journaling: HTTP2Journaling
 
     init(services: HTTP2ConnectionServices, scenarioConnection: ScenarioConnection, connectionID: UInt64) {
         self.services = services
@@ -129,6 +144,16 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             if field.name == "authorization", authorization == nil { authorization = field.value }
             if field.name == "apns-topic", topic == nil { topic = field.value }
         }
+        switch services.role {
+        case .channelManagement:
+            answerChannelManagement(request, headers: headers, authorization: authorization, handler: handler)
+            return
+        case .provider:
+            if let path = request.firstValue(of: ":path"), BroadcastDecider.isBroadcastPath(path) {
+                answerBroadcast(request, headers: headers, authorization: authorization, topic: topic, handler: handler)
+                return
+            }
+        }
         let authentication = authenticate(authorization: authorization, topic: topic, handler: handler)
         let push = HTTP2PushRequest(headers: headers, body: Array(request.body.readableBytesView))
         let decisionContext = DecisionContext(environment: services.environment, authentication: authentication)
@@ -144,7 +169,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         }
     }
 
-    private func authenticate(authorization: String?, topic: String?, handler: NGHTTP2ServerHandler) -> AuthenticationResult {
+    func authenticate(authorization: String?, topic: String?, handler: NGHTTP2ServerHandler) -> AuthenticationResult {
         switch credentials {
         case .pending:
             return .unauthenticated
