@@ -1090,6 +1090,10 @@ enum ControlOpenAPI {
               },
               "control": {
                 "type": "integer"
+              },
+              "channelManagement": {
+                "type": "integer",
+                "description": "The broadcast channel management listener, when it runs"
               }
             }
           },
