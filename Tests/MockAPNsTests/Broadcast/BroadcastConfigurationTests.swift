@@ -69,3 +69,45 @@ final class BroadcastConfigurationTests: XCTestCase {
         XCTAssertTrue(lines.last?.contains("broadcast com.example.app channel=\(channel) => 200 accepted apns-id=") ?? false, result.stdout)
     }
 }
+
+/// `mockapns serve --broadcast-manage-port`.
+final class BroadcastServeCommandTests: XCTestCase {
+    func testServeOpensTheManagementListenerAndReportsItsPort() throws {
+        let portsFile = Fixtures.temporaryPath("broadcast-ports.json")
+        defer { try? FileManager.default.removeItem(atPath: portsFile) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Fixtures.executable)
+        process.arguments = [
+            "serve", "--http2-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--control-port", "0",
+            "--broadcast-manage-port", "0", "--ports-file", portsFile, "--cert-dir", Fixtures.certificateDirectory,
+        ]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let deadline = Date().addingTimeInterval(20)
+        var ports: [String: Int] = [:]
+        while Date() < deadline, ports["channelManagement"] == nil {
+            if let data = FileManager.default.contents(atPath: portsFile), !data.isEmpty {
+                ports = (try? JSONSerialization.jsonObject(with: data)) as? [String: Int] ?? [:]
+            }
+            if ports["channelManagement"] == nil { usleep(20_000) }
+        }
+        let manage = try XCTUnwrap(ports["channelManagement"], "ports file: \(ports)")
+        let response = try CurlClient(port: manage).send(method: "GET", path: "/1/apps/com.example.app/all-channels", body: nil)
+        XCTAssertEqual(response.status, 200)
+        XCTAssertEqual(response.body, #"{"channels":[]}"#)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(printed.contains("channelManagement=127.0.0.1:\(manage)"), printed)
+    }
+
+    func testOutOfRangeManagePortIsRefused() throws {
+        let result = try ProcessRunner.run(Fixtures.executable, ["serve", "--broadcast-manage-port", "70000"])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.stderr.contains("--broadcast-manage-port must be 0-65535"), result.stderr)
+    }
+}
