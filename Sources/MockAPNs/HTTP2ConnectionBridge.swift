@@ -139,17 +139,19 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         headers.reserveCapacity(request.headers.count)
         var authorization: String?
         var topic: String?
+        var path: String?
         for field in request.headers {
             headers.append(HTTPHeader(name: field.name, value: field.value))
             if field.name == "authorization", authorization == nil { authorization = field.value }
             if field.name == "apns-topic", topic == nil { topic = field.value }
+            if field.name == ":path", path == nil { path = field.value }
         }
         switch services.role {
         case .channelManagement:
             answerChannelManagement(request, headers: headers, authorization: authorization, handler: handler)
             return
         case .provider:
-            if let path = request.firstValue(of: ":path"), BroadcastDecider.isBroadcastPath(path) {
+            if let path, BroadcastDecider.isBroadcastPath(path) {
                 answerBroadcast(request, headers: headers, authorization: authorization, topic: topic, handler: handler)
                 return
             }
