@@ -24,7 +24,9 @@ extension HTTP2ConnectionBridge {
             handler: handler,
             shape: ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)])
         ) {
-            (journaling.decideBroadcast(push, requestID: requestID, streamID: request.streamID, context: context, decider: decider), nil)
+            CoreAnswer(verdict: journaling.decideBroadcast(
+                push, requestID: requestID, streamID: request.streamID, context: context, decider: decider
+            ))
         }
     }
 
@@ -51,7 +53,8 @@ extension HTTP2ConnectionBridge {
             )
             let verdict: Verdict = outcome.reason.map { .rejected(reason: $0, apnsID: requestID, timestamp: nil) }
                 ?? .accepted(apnsID: requestID, uniqueID: nil)
-            return (verdict, outcome.response)
+            // The registry changes only if this answer is the one sent.
+            return CoreAnswer(verdict: verdict, response: outcome.response, commit: { decider.apply(outcome) })
         }
     }
 

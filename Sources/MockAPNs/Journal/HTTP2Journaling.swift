@@ -98,11 +98,12 @@ extension HTTP2Journaling {
         return record.verdict
     }
 
-    /// Lets the channel management core decide `push` and records the operation.
+    /// Lets the channel management core judge `push` and records the operation; the caller
+    /// applies its change once the answer is sent.
     func decideChannelOperation(
         _ push: HTTP2PushRequest, requestID: String, streamID: Int32, context: DecisionContext, decider: ChannelManagementDecider
     ) -> ChannelManagementOutcome {
-        let outcome = decider.decide(push, requestID: requestID, context: context)
+        let outcome = decider.judge(push, requestID: requestID, context: context)
         journal.record(
             .channelOperation(ChannelOperationRecord(outcome: outcome, authentication: JournalAuthentication(context.authentication))),
             connection: connectionID, stream: streamID

@@ -51,24 +51,25 @@ final class HTTP2ScenarioResponder {
 
     /// Decides `request` and answers it, now or after the scenario's delay.
     func answer(_ request: HTTP2Request, facts: @autoclosure () -> ScenarioRequest, handler: NGHTTP2ServerHandler, core: () -> Verdict) {
-        answer(request, facts: facts(), handler: handler, shape: .push) { (core(), nil) }
+        answer(request, facts: facts(), handler: handler, shape: .push) { CoreAnswer(verdict: core()) }
     }
 
     /// Decides `request` and answers it in `shape`, now or after the scenario's delay. `core`
     /// gives the core's verdict and, when the core writes its own response (the channel
-    /// management API), that response: it is sent whenever the scenario keeps the verdict.
+    /// management API), that response and the change to make once it is sent: both are used
+    /// only when the scenario keeps the core's verdict.
     func answer(
         _ request: HTTP2Request, facts: @autoclosure () -> ScenarioRequest, handler: NGHTTP2ServerHandler,
-        shape: ResponseShape, core: () -> (Verdict, HTTP2PushResponse?)
+        shape: ResponseShape, core: () -> CoreAnswer
     ) {
         let engine = scenarios.current
-        var coreResponse: HTTP2PushResponse?
+        var coreAnswer: CoreAnswer?
         let decision = engine.decide(facts(), connection: &connection) {
-            let (verdict, response) = core()
-            coreResponse = response
-            return verdict
+            let answered = core()
+            coreAnswer = answered
+            return answered.verdict
         }
-        let answer = Answer(shape: shape, coreResponse: coreResponse)
+        let answer = Answer(shape: shape, coreResponse: coreAnswer?.response, commit: coreAnswer?.commit)
         let streamID = request.streamID
         let apnsID = request.firstValue(of: "apns-id")
         if let delay = decision.delayMilliseconds, delay > 0, let channel {
@@ -115,6 +116,7 @@ final class HTTP2ScenarioResponder {
         }
         if keepsCoreVerdict, let response = answer.coreResponse {
             write(response, streamID: streamID, handler: handler)
+            answer.commit?()
             return
         }
         let sandbox = environment == .sandbox && answer.shape.includesAPNsID
@@ -210,8 +212,17 @@ struct ResponseShape: Sendable {
     static let push = ResponseShape()
 }
 
-/// The shape of one answer, and the core's own response when it wrote one.
+/// What the core concluded about one request: its verdict and, for a core that writes its
+/// own response, that response and the change to make once it is sent.
+struct CoreAnswer {
+    var verdict: Verdict
+    var response: HTTP2PushResponse? = nil
+    var commit: (@Sendable () -> Void)? = nil
+}
+
+/// The shape of one answer, and the core's own response and change when it has them.
 private struct Answer: Sendable {
     var shape: ResponseShape
     var coreResponse: HTTP2PushResponse?
+    var commit: (@Sendable () -> Void)?
 }

@@ -35,9 +35,31 @@ public struct ChannelManagementDecider: Sendable {
         return requestIDs.next()
     }
 
-    /// Decides one request and applies it to the registry (create and delete change it).
+    /// Decides one request and applies its change to the registry at once.
     /// `requestID` is the `apns-request-id` the answer carries (`responseRequestID(for:)`).
     public func decide(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
+        let outcome = judge(request, requestID: requestID, context: context)
+        apply(outcome)
+        return outcome
+    }
+
+    /// Makes the change a judged request asks for (`outcome.effect`): the server calls it
+    /// only when the core's answer is the one sent, so a scenario that refuses a create or
+    /// delete leaves the registry as it was. Two creates judged at once may both pass a limit
+    /// that has room for one.
+    public func apply(_ outcome: ChannelManagementOutcome) {
+        switch outcome.effect {
+        case .create(let channel)?:
+            registry.insert(channel)
+        case .delete(let id, let bundleID, let environment)?:
+            registry.delete(id: id, bundleID: bundleID, environment: environment)
+        case nil:
+            break
+        }
+    }
+
+    /// Decides one request without changing the registry; `apply(_:)` makes the change.
+    public func judge(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
         let fields = ManagementHeaders(request.headers)
         var outcome = ChannelManagementOutcome(operation: nil, bundleID: nil, channelID: fields.channelID, requestID: requestID)
         if let sent = fields.requestID, !UUIDSyntax.isCanonical(sent, allowsUppercase: true) {
@@ -66,16 +88,17 @@ public struct ChannelManagementDecider: Sendable {
             case .refused(let reason): return outcome.refused(reason)
             }
             outcome.storagePolicy = body.storagePolicy
-            switch registry.create(
-                bundleID: bundleID, environment: context.environment, storagePolicy: body.storagePolicy,
-                limit: options.channelLimit, idByteCount: options.channelIDByteCount, at: clock.millisecondsSince1970
-            ) {
-            case .failure(.limitReached):
-                return outcome.refused(.cannotCreateChannelConfig)
-            case .success(let channel):
-                outcome.channelID = channel.id
-                return outcome.answered(status: 201, extraHeaders: [HTTPHeader(name: "apns-channel-id", value: channel.id)])
-            }
+            let existing = registry.channels(bundleID: bundleID, environment: context.environment)
+            guard existing.count < options.channelLimit else { return outcome.refused(.cannotCreateChannelConfig) }
+            var id = ChannelID.generate(byteCount: options.channelIDByteCount)
+            while existing.contains(where: { $0.id == id }) { id = ChannelID.generate(byteCount: options.channelIDByteCount) }
+            let channel = BroadcastChannel(
+                id: id, bundleID: bundleID, environment: context.environment, storagePolicy: body.storagePolicy,
+                createdAtMilliseconds: clock.millisecondsSince1970
+            )
+            outcome.channelID = id
+            outcome.effect = .create(channel)
+            return outcome.answered(status: 201, extraHeaders: [HTTPHeader(name: "apns-channel-id", value: id)])
 
         case .readAll:
             var writer = JSONWriter()
@@ -94,7 +117,7 @@ public struct ChannelManagementDecider: Sendable {
             }
             outcome.storagePolicy = channel.storagePolicy
             if operation == .delete {
-                registry.delete(id: channelID, bundleID: bundleID, environment: context.environment)
+                outcome.effect = .delete(id: channelID, bundleID: bundleID, environment: context.environment)
                 return outcome.answered(status: 204)
             }
             var writer = JSONWriter()
@@ -122,6 +145,8 @@ public struct ChannelManagementOutcome: Sendable, Equatable {
     public var reason: Reason?
     /// The response, byte for byte.
     public var response: HTTP2PushResponse = HTTP2PushResponse(status: 0, headers: [], body: nil)
+    /// The change to the registry the request asks for (`nil`: none, or refused).
+    public var effect: ChannelEffect?
 
     public init(operation: ChannelOperation?, bundleID: String?, channelID: String?, requestID: String) {
         self.operation = operation
@@ -133,6 +158,7 @@ public struct ChannelManagementOutcome: Sendable, Equatable {
     fileprivate func refused(_ reason: Reason) -> ChannelManagementOutcome {
         var outcome = self
         outcome.reason = reason
+        outcome.effect = nil
         outcome.response = HTTP2PushResponse(
             status: reason.httpStatus,
             headers: [
@@ -151,6 +177,12 @@ public struct ChannelManagementOutcome: Sendable, Equatable {
         outcome.response = HTTP2PushResponse(status: status, headers: headers, body: json.map { Array($0.utf8) })
         return outcome
     }
+}
+
+/// A change to the channel registry that a successful create or delete makes.
+public enum ChannelEffect: Sendable, Equatable {
+    case create(BroadcastChannel)
+    case delete(id: String, bundleID: String, environment: APNsEnvironment)
 }
 
 /// The create body: `{"message-storage-policy": 0 or 1, "push-type": "LiveActivity"}`.

@@ -175,6 +175,25 @@ final class ChannelManagementDeciderTests: XCTestCase {
                        Self.requestID.uppercased())
     }
 
+    func testJudgeChangesNothingUntilApplied() throws {
+        let registry = ChannelRegistry()
+        registry.insert(Self.existing)
+        let decider = decider(registry)
+        let context = DecisionContext(environment: .sandbox, authentication: Self.teamKey)
+        let create = decider.judge(Self.request("POST", Self.channelsPath, body: Self.createBody), requestID: "r", context: context)
+        let id = try XCTUnwrap(create.channelID)
+        XCTAssertEqual(create.effect, .create(BroadcastChannel(id: id, bundleID: Self.bundle, environment: .sandbox,
+                                                               storagePolicy: .mostRecentMessageStored, createdAtMilliseconds: 5_000)))
+        let delete = decider.judge(Self.request("DELETE", Self.channelsPath, channel: Self.existing.id), requestID: "r", context: context)
+        XCTAssertEqual(delete.effect, .delete(id: Self.existing.id, bundleID: Self.bundle, environment: .sandbox))
+        XCTAssertEqual(registry.all, [Self.existing], "judging changes nothing")
+        decider.apply(create)
+        decider.apply(delete)
+        XCTAssertEqual(registry.all.map(\.id), [id])
+        let refused = decider.judge(Self.request("GET", Self.channelsPath), requestID: "r", context: context)
+        XCTAssertNil(refused.effect)
+    }
+
     func testChannelLimitCountsPerBundleAndEnvironment() {
         let registry = ChannelRegistry()
         let decider = decider(registry, options: BroadcastOptions(channelLimit: 2))

@@ -185,6 +185,8 @@ final class BroadcastWireTests: XCTestCase {
         let (server, ports, managePort) = try await Self.start()
         let scenario = """
         {"name": "channels", "rules": [
+          {"name": "first create fails", "match": {"channelOperations": ["create"]}, "times": 1,
+           "action": {"type": "reject", "reason": "InternalServerError"}},
           {"name": "no deletes", "stage": "beforeValidation", "match": {"channelOperations": ["delete"]},
            "action": {"type": "reject", "reason": "InternalServerError"}},
           {"name": "busy channel", "match": {"channels": ["c29tZUNoYW5uZWw="]}, "action": {"type": "reject", "reason": "TooManyRequests"}}
@@ -193,8 +195,15 @@ final class BroadcastWireTests: XCTestCase {
         try server.replaceScenario(jsonText: scenario)
         server.channels.insert(BroadcastChannel(id: "c29tZUNoYW5uZWw=", bundleID: Self.bundle, environment: .sandbox, storagePolicy: .mostRecentMessageStored))
         let manage = CurlClient(port: managePort)
+        // An after-validation rule refuses what the core accepted, and the core's change is
+        // not made: no channel appears.
+        let refused = try manage.send(path: Self.channelsPath, body: Self.createBody)
+        XCTAssertEqual(refused.status, 500)
+        XCTAssertEqual(refused.body, #"{"reason":"InternalServerError"}"#)
+        XCTAssertNil(refused.header("apns-channel-id"))
+        XCTAssertEqual(server.channels.channels(bundleID: Self.bundle, environment: .sandbox).count, 1, "only the inserted channel")
         let created = try manage.send(path: Self.channelsPath, body: Self.createBody)
-        XCTAssertEqual(created.status, 201, "create is not matched")
+        XCTAssertEqual(created.status, 201, "the rule fired once")
         let channel = try XCTUnwrap(created.header("apns-channel-id"))
         let delete = try manage.send(method: "DELETE", path: Self.channelsPath, headers: [("apns-channel-id", channel)], body: nil)
         XCTAssertEqual(delete.status, 500)
