@@ -64,7 +64,7 @@ for clients in 1 8; do
         name=${variant%%|*}; flag=${variant#*|}
         mock_port=$(free_port)
         # shellcheck disable=SC2086
-        "$bin" serve --http2-port "$mock_port" --gateway-port 0 --feedback-port 0 --no-control \
+        "$bin" serve --http2-port "$mock_port" --gateway-port 0 --feedback-port 0 --broadcast-manage-port 0 --no-control \
             --log-level warning $flag >/dev/null &
         mock_pid=$!
         wait_port "$mock_port"
@@ -84,7 +84,7 @@ done
 echo
 echo "commands:"
 for variant in "${variants[@]}"; do
-    echo "  $bin serve --http2-port PORT --gateway-port 0 --feedback-port 0 --no-control --log-level warning ${variant#*|}"
+    echo "  $bin serve --http2-port PORT --gateway-port 0 --feedback-port 0 --broadcast-manage-port 0 --no-control --log-level warning ${variant#*|}"
 done
 echo "  nghttpd -d DOCROOT PORT certs-dev/server-key.pem certs-dev/server.pem   (DOCROOT/3/device/$token: empty file)"
 echo "  h2load -n $requests -c C -m 100 -t T -d payload.json -H 'apns-topic: com.example.app' -H 'apns-push-type: alert' \\"

@@ -22,6 +22,21 @@ struct HTTP2ConnectionServices: Sendable {
     let logger: Logger
     /// Watches all connections together for a provider that uses each for one request.
     var churn: HTTP2ChurnWatch? = nil
+    /// Which API the listener serves: the provider API (device pushes and broadcasts) or the
+    /// broadcast channel management API.
+    var role: HTTP2ListenerRole = .provider
+    /// Decides broadcast sends (`/4/broadcasts/apps/<bundleID>`) on the provider API.
+    var broadcasts: BroadcastDecider?
+    /// Decides channel management requests on the management listener.
+    var channelManagement: ChannelManagementDecider?
+}
+
+/// The API an HTTP/2 listener serves.
+enum HTTP2ListenerRole: Sendable {
+    /// `POST /3/device/<token>` and `POST /4/broadcasts/apps/<bundleID>`.
+    case provider
+    /// `/1/apps/<bundleID>/channels` and `/all-channels`.
+    case channelManagement
 }
 
 /// Joins one HTTP/2 connection to the decision core.
@@ -49,13 +64,13 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         case providerToken(ProviderTokenConnectionState, streamLimitRaised: Bool)
     }
 
-    private let services: HTTP2ConnectionServices
+    let services: HTTP2ConnectionServices
     private var credentials = Credentials.pending
     private var logger: Logger
     /// Applies the scenario's decision to each request.
-    private let scenario: HTTP2ScenarioResponder
+    let scenario: HTTP2ScenarioResponder
     /// Records this connection's frames, notifications and errors.
-    private let journaling: HTTP2Journaling
+    let journaling: HTTP2Journaling
     private let connectionID: UInt64
     /// Requests received, and those not yet answered (for churn detection).
     private var requestCount = 0
@@ -149,10 +164,22 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         headers.reserveCapacity(request.headers.count)
         var authorization: String?
         var topic: String?
+        var path: String?
         for field in request.headers {
             headers.append(HTTPHeader(name: field.name, value: field.value))
             if field.name == "authorization", authorization == nil { authorization = field.value }
             if field.name == "apns-topic", topic == nil { topic = field.value }
+            if field.name == ":path", path == nil { path = field.value }
+        }
+        switch services.role {
+        case .channelManagement:
+            answerChannelManagement(request, headers: headers, authorization: authorization, handler: handler)
+            return
+        case .provider:
+            if let path, BroadcastDecider.isBroadcastPath(path) {
+                answerBroadcast(request, headers: headers, authorization: authorization, topic: topic, handler: handler)
+                return
+            }
         }
         let authentication = authenticate(authorization: authorization, topic: topic, handler: handler)
         let push = HTTP2PushRequest(headers: headers, body: Array(request.body.readableBytesView))
@@ -172,7 +199,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         }
     }
 
-    private func authenticate(authorization: String?, topic: String?, handler: NGHTTP2ServerHandler) -> AuthenticationResult {
+    func authenticate(authorization: String?, topic: String?, handler: NGHTTP2ServerHandler) -> AuthenticationResult {
         switch credentials {
         case .pending:
             return .unauthenticated

@@ -28,13 +28,16 @@ public final class MockAPNsServer: Sendable {
     public let clock: ServerClock
     /// The device registry shared by every protocol.
     public let registry: DeviceRegistry
+    /// The broadcast channels: created through the channel management API, sent to through
+    /// broadcasts on the provider API, seeded from `configuration.broadcast.channels`.
+    public let channels: ChannelRegistry
     /// The provider-token verifier; its keys come from the key directory and can be added
     /// or removed while the server runs.
     public let tokenVerifier: ProviderTokenVerifier
 
-    private let logger: Logger
-    private let group: MultiThreadedEventLoopGroup
-    private let connections = ConnectionTracker()
+    let logger: Logger
+    let group: MultiThreadedEventLoopGroup
+    let connections = ConnectionTracker()
     /// The legacy binary gateway and feedback listeners.
     let legacy: LegacyListeners
     /// The running scenario (`replaceScenario` swaps it).
@@ -55,6 +58,8 @@ public final class MockAPNsServer: Sendable {
         let clock = clock ?? configuration.clockStart.map { ServerClock(fixedAt: $0) } ?? ServerClock()
         self.clock = clock
         self.registry = DeviceRegistry()
+        self.channels = ChannelRegistry()
+        for channel in configuration.broadcast.channels { channels.insert(channel) }
         self.tokenVerifier = ProviderTokenVerifier(registry: ProviderKeyRegistry(), clock: clock, policy: configuration.providerTokens)
         self.logger = logger
         self.legacy = LegacyListeners(logger: logger)
@@ -94,7 +99,8 @@ public final class MockAPNsServer: Sendable {
             clock: clock,
             journal: journal,
             logger: logger,
-            churn: HTTP2ChurnWatch(logger: logger)
+            churn: HTTP2ChurnWatch(logger: logger),
+            broadcasts: makeBroadcastDecider()
         )
         let connections = self.connections
         let scenarios = self.scenarios
@@ -116,6 +122,14 @@ public final class MockAPNsServer: Sendable {
             }
             .bind(host: configuration.host, port: configuration.http2Port)
             .get()
+        let managementListener: (any Channel)?
+        do {
+            managementListener = try await startChannelManagement(services: services, tls: http2Context)
+        } catch {
+            try? await http2Listener.close()
+            throw error
+        }
+        let listeners = [http2Listener] + (managementListener.map { [$0] } ?? [])
         let legacyPorts: LegacyListeners.Ports
         do {
             legacyPorts = try await legacy.start(LegacyListeners.Dependencies(
@@ -123,14 +137,14 @@ public final class MockAPNsServer: Sendable {
                 journal: journal
             ))
         } catch {
-            try? await http2Listener.close()
+            for listener in listeners { try? await listener.close() }
             throw error
         }
         let controlPort: Int?
         do {
             controlPort = try await observation.startControl(configuration.control, server: self, group: group, logger: logger)
         } catch {
-            try? await http2Listener.close()
+            for listener in listeners { try? await listener.close() }
             await legacy.stop()
             throw error
         }
@@ -138,9 +152,10 @@ public final class MockAPNsServer: Sendable {
             http2: http2Listener.localAddress?.port ?? configuration.http2Port,
             gateway: legacyPorts.gateway,
             feedback: legacyPorts.feedback,
-            control: controlPort
+            control: controlPort,
+            channelManagement: managementListener?.localAddress?.port
         )
-        state.withLock { $0 = .running(listeners: [http2Listener], ports: ports) }
+        state.withLock { $0 = .running(listeners: listeners, ports: ports) }
         logger.info("mockapns listening", metadata: ["ports": "\(ports.summary(host: configuration.host))"])
         return ports
     }
@@ -215,14 +230,14 @@ public final class MockAPNsServer: Sendable {
         )
     }
 
-    private func makeHTTP2Settings() -> HTTP2ServerConfiguration {
+    func makeHTTP2Settings() -> HTTP2ServerConfiguration {
         var settings = HTTP2ServerConfiguration()
         settings.maxConcurrentStreams = UInt32(clamping: configuration.http2.maxConcurrentStreams)
         settings.idleTimeout = configuration.http2.idleTimeoutSeconds.map { .nanoseconds(Int64($0 * 1_000_000_000)) }
         return settings
     }
 
-    private func makeDecider() -> PushDecider {
+    func makeDecider() -> PushDecider {
         var options = configuration.validation
         options.generatedAPNsIDCase = configuration.generatedIDCase == .upper ? .uppercase : .lowercase
         return PushDecider(options: options, registry: registry, clock: clock)

@@ -300,6 +300,21 @@ struct TimelinePrinter {
                 line += " [" + figures.keys.sorted().map { "\($0)=\(figures[$0].map { "\($0)" } ?? "")" }.joined(separator: " ") + "]"
             }
             return line
+        case "broadcast":
+            guard let sent = event["broadcast"] as? [String: Any] else { return "broadcast" }
+            func field(_ key: String) -> String { sent[key].map { "\($0)" } ?? "" }
+            var line = "broadcast \(field("bundleId")) channel=\(field("channelId")) => \(field("status")) "
+            line += (sent["accepted"] as? Bool) == true ? "accepted" : field("reason")
+            if sent["responseApnsId"] != nil { line += " apns-id=\(field("responseApnsId"))" }
+            return line
+        case "channelOperation":
+            guard let operation = event["channelOperation"] as? [String: Any] else { return "channelOperation" }
+            func field(_ key: String) -> String { operation[key].map { "\($0)" } ?? "" }
+            var line = "channel \(field("operation")) \(field("bundleId"))"
+            if operation["channelId"] != nil { line += " channel=\(field("channelId"))" }
+            line += " => \(field("status"))"
+            if operation["reason"] != nil { line += " \(field("reason"))" }
+            return line
         default:
             return type
         }

@@ -48,6 +48,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("idle-timeout"), help: "Seconds idle before GOAWAY IdleTimeout (default: never).")
     var idleTimeout: Double?
 
+    @Option(name: .customLong("broadcast-manage-port"), help: "The broadcast channel management API port (default 2199; 0 picks a free port).")
+    var broadcastManagePort: Int?
+
     @Option(name: .customLong("gateway-port"), help: "The legacy binary gateway port (default 2195; 0 picks a free port).")
     var gatewayPort: Int?
 
@@ -102,6 +105,7 @@ struct ServeCommand: AsyncParsableCommand {
     private func resolveConfiguration() throws -> MockAPNsConfiguration {
         var configuration = MockAPNsConfiguration()
         configuration.control.port = ObservationOptions.defaultControlPort
+        configuration.broadcast.managePort = MockAPNsConfiguration.BroadcastSettings.defaultManagePort
         if let config {
             let text: String
             do {
@@ -144,6 +148,10 @@ struct ServeCommand: AsyncParsableCommand {
         if let idleTimeout {
             guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
             configuration.http2.idleTimeoutSeconds = idleTimeout
+        }
+        if let broadcastManagePort {
+            guard (0...65535).contains(broadcastManagePort) else { throw ValidationError("--broadcast-manage-port must be 0-65535") }
+            configuration.broadcast.managePort = broadcastManagePort
         }
         try applyLegacyOptions(to: &configuration.legacy)
         try observation.apply(to: &configuration)

@@ -60,7 +60,7 @@ class Server:
         ports_file = self.tmp / "ports.json"
         flags = serve_flags()
         args = [mockapns_bin(), "serve", "--http2-port", "0", "--ports-file", str(ports_file)]
-        for listener in ("gateway", "feedback", "control"):
+        for listener in ("gateway", "feedback", "control", "broadcast-manage"):
             if f"--{listener}-port" in flags:
                 args += [f"--{listener}-port", "0"]
         args += ["--log-level", "info", *self.extra]
@@ -80,6 +80,13 @@ class Server:
     @property
     def http2(self) -> int:
         return self.ports["http2"]
+
+    @property
+    def manage(self) -> int:
+        """The broadcast channel management port."""
+        if "channelManagement" not in self.ports:
+            pytest.fail("this build has no channel management listener (no \"channelManagement\" in the ports file)")
+        return self.ports["channelManagement"]
 
     @property
     def journal(self) -> Journal:

@@ -71,7 +71,10 @@ extension MockAPNsConfiguration {
         if var control = try root.object("control") {
             try configuration.control.read(&control)
         }
-        try root.finish(allowed: ["host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control"])
+        if var broadcast = try root.object("broadcast") {
+            try configuration.broadcast.read(&broadcast, environment: configuration.environment)
+        }
+        try root.finish(allowed: ["broadcast", "host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control"])
         return configuration
     }
 }

@@ -33,6 +33,9 @@ public struct MockAPNsConfiguration: Sendable {
     public var journal = JournalSettings()
     /// The control API (HTTP/1.1 JSON on loopback); off unless a port is set.
     public var control = ControlSettings()
+    /// Broadcast push: the channel management listener (off unless a port is set), its
+    /// rules, and seeded channels.
+    public var broadcast = BroadcastSettings()
     /// Scripted behaviour and faults to run from the start (`nil`: none); see
     /// `MockAPNsServer.replaceScenario` to change it while running.
     public var scenario: Scenario? = nil

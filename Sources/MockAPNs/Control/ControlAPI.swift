@@ -38,11 +38,12 @@ struct ControlAPI: Sendable {
         router.post("/v1/clock/advance", use: handle(advanceClock))
         router.post("/v1/clock/resume", use: handle(resumeClock))
         router.post("/v1/legacy/shutdown", use: handle(legacyShutdown))
+        addChannelRoutes(to: router)
         return router
     }
 
     /// Turns a handler's `ControlAPIError` into its JSON answer.
-    private func handle(
+    func handle(
         _ body: @escaping @Sendable (Request, BasicRequestContext) async throws(ControlAPIError) -> Response
     ) -> @Sendable (Request, BasicRequestContext) async throws -> Response {
         { request, context in
@@ -115,7 +116,7 @@ struct ControlAPI: Sendable {
     }
 
     private func events(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
-        let query = try ControlQuery(request, allowed: ["type", "connection", "stream", "protocol", "after", "limit", "wait"])
+        let query = try ControlQuery(request, allowed: ["type", "connection", "stream", "protocol", "after", "limit", "wait", "channel"])
         var kinds: Set<String>?
         if let types = try query.string("type") {
             let names = Set(types.split(separator: ",").map(String.init))
@@ -131,7 +132,8 @@ struct ControlAPI: Sendable {
             connectionID: try query.integer("connection", in: 1...UInt64.max),
             streamID: try query.integer("stream", in: 0...Int32.max),
             afterSequence: try query.integer("after", in: 0...UInt64.max),
-            transport: try query.oneOf("protocol", Transport.self)
+            transport: try query.oneOf("protocol", Transport.self),
+            channelID: try query.string("channel")
         )
         let limit = try query.limit()
         let journal = server.journal
@@ -397,7 +399,7 @@ struct ControlAPI: Sendable {
     }
 
     /// The body as a JSON object; `nil` for an empty body when that is allowed.
-    private static func bodyObject(_ request: Request, allowEmpty: Bool) async throws(ControlAPIError) -> JSONObjectReader? {
+    static func bodyObject(_ request: Request, allowEmpty: Bool) async throws(ControlAPIError) -> JSONObjectReader? {
         let text = try await bodyText(request)
         if text.allSatisfy(\.isWhitespace) {
             guard allowEmpty else { throw ControlAPIError("a JSON object body is required", parameter: "body") }
@@ -418,7 +420,7 @@ struct ControlAPI: Sendable {
         do { return try body?.string(key) } catch { throw ControlAPIError(error) }
     }
 
-    private static func finish(_ body: JSONObjectReader?, allowed: [String]) throws(ControlAPIError) {
+    static func finish(_ body: JSONObjectReader?, allowed: [String]) throws(ControlAPIError) {
         do { try body?.finish(allowed: allowed) } catch { throw ControlAPIError(error) }
     }
 }

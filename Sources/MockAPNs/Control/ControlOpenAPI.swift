@@ -231,7 +231,7 @@ enum ControlOpenAPI {
                 "name": "type",
                 "in": "query",
                 "required": false,
-                "description": "Comma-separated kinds: connectionOpened, connectionClosed, tlsEstablished, tlsFailed, http2Frame, legacyFrame, notification, fault, feedbackTuple, diagnosis",
+                "description": "Comma-separated kinds: connectionOpened, connectionClosed, tlsEstablished, tlsFailed, http2Frame, legacyFrame, notification, fault, feedbackTuple, diagnosis, broadcast, channelOperation",
                 "schema": {
                   "type": "string"
                 }
@@ -259,8 +259,18 @@ enum ControlOpenAPI {
                   "enum": [
                     "http2",
                     "legacy",
-                    "feedback"
+                    "feedback",
+                    "channelManagement"
                   ]
+                }
+              },
+              {
+                "name": "channel",
+                "in": "query",
+                "required": false,
+                "description": "Only broadcast and channelOperation events concerning this broadcast channel id (base64; percent-encode + and /)",
+                "schema": {
+                  "type": "string"
                 }
               },
               {
@@ -770,6 +780,156 @@ enum ControlOpenAPI {
               }
             }
           }
+        },
+        "/v1/channels": {
+          "get": {
+            "summary": "List broadcast channels (the registry the channel management API and broadcasts use)",
+            "parameters": [
+              {
+                "name": "bundleId",
+                "in": "query",
+                "required": false,
+                "description": "Only this app's channels",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              {
+                "name": "environment",
+                "in": "query",
+                "required": false,
+                "description": "Only channels of this environment",
+                "schema": {
+                  "type": "string",
+                  "enum": [
+                    "sandbox",
+                    "production"
+                  ]
+                }
+              }
+            ],
+            "responses": {
+              "200": {
+                "description": "The channels, grouped by environment and bundle id, oldest first",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object",
+                      "properties": {
+                        "channels": {
+                          "type": "array",
+                          "items": {
+                            "$ref": "#/components/schemas/Channel"
+                          }
+                        }
+                      }
+                    }
+                  }
+                }
+              },
+              "400": {
+                "$ref": "#/components/responses/BadRequest"
+              }
+            }
+          },
+          "post": {
+            "summary": "Add a channel (or replace the one with the same id); the channel limit does not apply",
+            "requestBody": {
+              "required": true,
+              "content": {
+                "application/json": {
+                  "schema": {
+                    "type": "object",
+                    "required": [
+                      "bundleId"
+                    ],
+                    "additionalProperties": false,
+                    "properties": {
+                      "bundleId": {
+                        "type": "string"
+                      },
+                      "id": {
+                        "type": "string",
+                        "description": "Base64 channel id; a fresh random one when absent"
+                      },
+                      "messageStoragePolicy": {
+                        "type": "integer",
+                        "enum": [
+                          0,
+                          1
+                        ],
+                        "description": "0: No Messages Stored, 1: Most Recent Message Stored (default)"
+                      },
+                      "environment": {
+                        "type": "string",
+                        "enum": [
+                          "sandbox",
+                          "production"
+                        ],
+                        "description": "Default: the server's"
+                      }
+                    }
+                  }
+                }
+              }
+            },
+            "responses": {
+              "201": {
+                "description": "The channel",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Channel"
+                    }
+                  }
+                }
+              },
+              "400": {
+                "$ref": "#/components/responses/BadRequest"
+              }
+            }
+          }
+        },
+        "/v1/channels/{id}": {
+          "delete": {
+            "summary": "Delete a broadcast channel",
+            "parameters": [
+              {
+                "name": "id",
+                "in": "path",
+                "required": true,
+                "description": "The channel id, percent-encoded (base64 has + and /)",
+                "schema": {
+                  "type": "string"
+                }
+              }
+            ],
+            "responses": {
+              "200": {
+                "description": "Deleted",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object"
+                    }
+                  }
+                }
+              },
+              "400": {
+                "$ref": "#/components/responses/BadRequest"
+              },
+              "404": {
+                "description": "No channel has this id",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object"
+                    }
+                  }
+                }
+              }
+            }
+          }
         }
       },
       "components": {
@@ -930,6 +1090,10 @@ enum ControlOpenAPI {
               },
               "control": {
                 "type": "integer"
+              },
+              "channelManagement": {
+                "type": "integer",
+                "description": "The broadcast channel management listener, when it runs"
               }
             }
           },
@@ -1188,6 +1352,42 @@ enum ControlOpenAPI {
               },
               "fixed": {
                 "type": "boolean"
+              }
+            }
+          },
+          "Channel": {
+            "type": "object",
+            "properties": {
+              "id": {
+                "type": "string",
+                "description": "Base64 channel id"
+              },
+              "bundleId": {
+                "type": "string"
+              },
+              "environment": {
+                "type": "string",
+                "enum": [
+                  "sandbox",
+                  "production"
+                ]
+              },
+              "messageStoragePolicy": {
+                "type": "integer",
+                "enum": [
+                  0,
+                  1
+                ]
+              },
+              "pushType": {
+                "type": "string",
+                "enum": [
+                  "LiveActivity"
+                ]
+              },
+              "createdAt": {
+                "type": "integer",
+                "description": "Milliseconds since 1970, server clock"
               }
             }
           }

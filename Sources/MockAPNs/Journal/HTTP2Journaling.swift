@@ -137,3 +137,27 @@ struct HTTP2Journaling {
         return request
     }
 }
+
+extension HTTP2Journaling {
+    /// Lets the broadcast core decide `push` and records the broadcast with its verdict.
+    func decideBroadcast(
+        _ push: HTTP2PushRequest, requestID: String, streamID: Int32, context: DecisionContext, decider: BroadcastDecider
+    ) -> Verdict {
+        let record = decider.decide(push, requestID: requestID, context: context)
+        journal.record(.broadcast(record), connection: connectionID, stream: streamID)
+        return record.verdict
+    }
+
+    /// Lets the channel management core judge `push` and records the operation; the caller
+    /// applies its change once the answer is sent.
+    func decideChannelOperation(
+        _ push: HTTP2PushRequest, requestID: String, streamID: Int32, context: DecisionContext, decider: ChannelManagementDecider
+    ) -> ChannelManagementOutcome {
+        let outcome = decider.judge(push, requestID: requestID, context: context)
+        journal.record(
+            .channelOperation(ChannelOperationRecord(outcome: outcome, authentication: JournalAuthentication(context.authentication))),
+            connection: connectionID, stream: streamID
+        )
+        return outcome
+    }
+}

@@ -51,17 +51,34 @@ final class HTTP2ScenarioResponder {
 
     /// Decides `request` and answers it, now or after the scenario's delay.
     func answer(_ request: HTTP2Request, facts: @autoclosure () -> ScenarioRequest, handler: NGHTTP2ServerHandler, core: () -> Verdict) {
+        answer(request, facts: facts(), handler: handler, shape: .push) { CoreAnswer(verdict: core()) }
+    }
+
+    /// Decides `request` and answers it in `shape`, now or after the scenario's delay. `core`
+    /// gives the core's verdict and, when the core writes its own response (the channel
+    /// management API), that response and the change to make once it is sent: both are used
+    /// only when the scenario keeps the core's verdict.
+    func answer(
+        _ request: HTTP2Request, facts: @autoclosure () -> ScenarioRequest, handler: NGHTTP2ServerHandler,
+        shape: ResponseShape, core: () -> CoreAnswer
+    ) {
         let engine = scenarios.current
-        let decision = engine.decide(facts(), connection: &connection, core: core)
+        var coreAnswer: CoreAnswer?
+        let decision = engine.decide(facts(), connection: &connection) {
+            let answered = core()
+            coreAnswer = answered
+            return answered.verdict
+        }
+        let answer = Answer(shape: shape, coreResponse: coreAnswer?.response, commit: coreAnswer?.commit)
         let streamID = request.streamID
         let apnsID = request.firstValue(of: "apns-id")
         if let delay = decision.delayMilliseconds, delay > 0, let channel {
             let later = NIOLoopBound((responder: self, handler: handler), eventLoop: channel.eventLoop)
             channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1_000_000))) {
-                later.value.responder.apply(decision, streamID: streamID, apnsID: apnsID, handler: later.value.handler)
+                later.value.responder.apply(decision, streamID: streamID, apnsID: apnsID, handler: later.value.handler, answer: answer)
             }
         } else {
-            apply(decision, streamID: streamID, apnsID: apnsID, handler: handler)
+            apply(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
         }
         if let limit = engine.scenario.connection.goAwayAfterRequests, connection.requestCount == limit {
             logger.info("scenario: GOAWAY Shutdown after \(limit) requests on this connection")
@@ -69,31 +86,52 @@ final class HTTP2ScenarioResponder {
         }
     }
 
-    private func apply(_ decision: ScenarioDecision, streamID: Int32, apnsID: String?, handler: NGHTTP2ServerHandler) {
+    private func apply(_ decision: ScenarioDecision, streamID: Int32, apnsID: String?, handler: NGHTTP2ServerHandler, answer: Answer) {
         if let last = lastAnsweredStream, streamID > last { return }
         switch decision.action {
         case .respond(let response)?:
             var headers = response.headers.map { ($0.name, $0.value) }
-            if !headers.contains(where: { $0.0 == "apns-id" }) {
+            if answer.shape.includesAPNsID, !headers.contains(where: { $0.0 == "apns-id" }) {
                 headers.append(("apns-id", decision.coreVerdict?.apnsID ?? apnsID ?? apnsIDs.next()))
+            }
+            for extra in answer.shape.extraHeaders where !headers.contains(where: { $0.0 == extra.name }) {
+                headers.append((extra.name, extra.value))
             }
             handler.respond(streamID: streamID, status: response.status, headers: headers,
                             body: response.bodyBytes.map { ByteBuffer(bytes: $0) })
         case .fault(let fault)?:
             report(fault, decision: decision, streamID: streamID)
-            applyFault(fault, decision: decision, streamID: streamID, apnsID: apnsID, handler: handler)
+            applyFault(fault, decision: decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
         default:
-            respond(decision, streamID: streamID, apnsID: apnsID, handler: handler)
+            respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
         }
     }
 
     /// Answers with the verdict the decision stands for (the core's, or a rule's reject or accept).
-    private func respond(_ decision: ScenarioDecision, streamID: Int32, apnsID: String?, handler: NGHTTP2ServerHandler) {
-        let sandbox = environment == .sandbox
+    private func respond(_ decision: ScenarioDecision, streamID: Int32, apnsID: String?, handler: NGHTTP2ServerHandler, answer: Answer) {
+        let keepsCoreVerdict: Bool
+        switch decision.action {
+        case nil, .fault?: keepsCoreVerdict = true
+        case .accept?, .reject?, .respond?, .refuseHandshake?: keepsCoreVerdict = false
+        }
+        if keepsCoreVerdict, let response = answer.coreResponse {
+            write(response, streamID: streamID, handler: handler)
+            answer.commit?()
+            return
+        }
+        let sandbox = environment == .sandbox && answer.shape.includesAPNsID
         guard let verdict = decision.verdict(
             apnsID: apnsID ?? apnsIDs.next(), uniqueID: sandbox ? uniqueIDs.next() : nil, now: clock.millisecondsSince1970
         ) else { return }
-        let response = HTTP2ResponseRenderer.render(verdict)
+        var response = HTTP2ResponseRenderer.render(verdict)
+        if !answer.shape.includesAPNsID {
+            response.headers.removeAll { $0.name == "apns-id" || $0.name == "apns-unique-id" }
+        }
+        response.headers.append(contentsOf: answer.shape.extraHeaders)
+        write(response, streamID: streamID, handler: handler)
+    }
+
+    private func write(_ response: HTTP2PushResponse, streamID: Int32, handler: NGHTTP2ServerHandler) {
         handler.respond(
             streamID: streamID, status: response.status,
             headers: response.headers.map { ($0.name, $0.value) },
@@ -101,7 +139,10 @@ final class HTTP2ScenarioResponder {
         )
     }
 
-    private func applyFault(_ fault: ScenarioFault, decision: ScenarioDecision, streamID: Int32, apnsID: String?, handler: NGHTTP2ServerHandler) {
+    private func applyFault(
+        _ fault: ScenarioFault, decision: ScenarioDecision, streamID: Int32, apnsID: String?, handler: NGHTTP2ServerHandler,
+        answer: Answer
+    ) {
         guard let channel else { return }
         switch fault {
         case .closeConnection:
@@ -117,7 +158,7 @@ final class HTTP2ScenarioResponder {
             }
             let answers = goAway.answerRequest && streamID <= (last ?? .max)
             if answers {
-                respond(decision, streamID: streamID, apnsID: apnsID, handler: handler)
+                respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
             }
             if let last { lastAnsweredStream = last }
             // nghttp2 drops queued responses once a GOAWAY that ends the session is sent, so
@@ -133,16 +174,16 @@ final class HTTP2ScenarioResponder {
             break
         case .lowerMaxConcurrentStreams(let limit):
             handler.setMaxConcurrentStreams(limit)
-            respond(decision, streamID: streamID, apnsID: apnsID, handler: handler)
+            respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
         case .sendGarbage(let garbage):
             let http2 = try? channel.pipeline.syncOperations.context(handlerType: NGHTTP2ServerHandler.self)
             WireFaults.sendGarbage(garbage.bytes ?? decision.garbage ?? [], insideTLS: garbage.insideTLS,
                                    applicationContext: http2, on: channel)
         case .closeAfterBytes(let bytes):
             WireFaults.closeAfter(bytes: bytes, on: channel)
-            respond(decision, streamID: streamID, apnsID: apnsID, handler: handler)
+            respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
         case .shutdown:
-            respond(decision, streamID: streamID, apnsID: apnsID, handler: handler)
+            respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
             handler.gracefulShutdown()
         }
     }
@@ -158,3 +199,30 @@ final class HTTP2ScenarioResponder {
 
 @available(*, unavailable)
 extension HTTP2ScenarioResponder: Sendable {}
+
+/// What every answer on a stream carries besides the verdict.
+struct ResponseShape: Sendable {
+    /// Headers added to every answer (a broadcast's or management request's `apns-request-id`).
+    var extraHeaders: [HTTPHeader] = []
+    /// Whether answers carry `apns-id` (and `apns-unique-id`): yes for pushes and broadcasts,
+    /// no for the channel management API.
+    var includesAPNsID = true
+
+    /// A device push: the verdict as `HTTP2ResponseRenderer` writes it.
+    static let push = ResponseShape()
+}
+
+/// What the core concluded about one request: its verdict and, for a core that writes its
+/// own response, that response and the change to make once it is sent.
+struct CoreAnswer {
+    var verdict: Verdict
+    var response: HTTP2PushResponse? = nil
+    var commit: (@Sendable () -> Void)? = nil
+}
+
+/// The shape of one answer, and the core's own response and change when it has them.
+private struct Answer: Sendable {
+    var shape: ResponseShape
+    var coreResponse: HTTP2PushResponse?
+    var commit: (@Sendable () -> Void)?
+}

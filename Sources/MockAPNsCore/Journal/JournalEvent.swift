@@ -62,6 +62,10 @@ public enum JournalEventKind: Sendable, Equatable {
     /// A likely client mistake or a protocol error, explained; `figures` are the numbers
     /// that triggered it, by name (empty when the message says it all).
     case diagnosis(code: String, message: String, figures: [JournalFigure] = [])
+    /// One broadcast send on the provider API, with its verdict.
+    case broadcast(BroadcastRecord)
+    /// One channel management request (create, read, read all, delete) and its answer.
+    case channelOperation(ChannelOperationRecord)
 
     /// The name used in JSON (`"type"`) and in event filters.
     public var name: String {
@@ -76,14 +80,29 @@ public enum JournalEventKind: Sendable, Equatable {
         case .fault: "fault"
         case .feedbackTuple: "feedbackTuple"
         case .diagnosis: "diagnosis"
+        case .broadcast: "broadcast"
+        case .channelOperation: "channelOperation"
         }
     }
 
     /// Every name `name` can take.
     public static let allNames: [String] = [
         "connectionOpened", "connectionClosed", "tlsEstablished", "tlsFailed", "http2Frame",
-        "legacyFrame", "notification", "fault", "feedbackTuple", "diagnosis",
+        "legacyFrame", "notification", "fault", "feedbackTuple", "diagnosis", "broadcast",
+        "channelOperation",
     ]
+
+    /// The broadcast channel the event concerns: a broadcast's `apns-channel-id`, or the
+    /// channel a management request created or named.
+    public var channelID: String? {
+        switch self {
+        case .broadcast(let record): record.channelID
+        case .channelOperation(let record): record.channelID
+        case .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed, .http2Frame, .legacyFrame,
+             .notification, .fault, .feedbackTuple, .diagnosis:
+            nil
+        }
+    }
 }
 
 /// One named number in a diagnosis: `connections: 10`.

@@ -59,11 +59,14 @@ public struct JournalEventFilter: Sendable, Equatable {
     public var afterSequence: UInt64?
     /// Which protocol mouth: events of connections of this transport, and notifications of it.
     public var transport: Transport?
+    /// Only broadcasts and channel operations concerning this channel id.
+    public var channelID: String?
 
     public init(
         kinds: Set<String>? = nil, connectionID: UInt64? = nil, streamID: Int32? = nil,
-        afterSequence: UInt64? = nil, transport: Transport? = nil
+        afterSequence: UInt64? = nil, transport: Transport? = nil, channelID: String? = nil
     ) {
+        self.channelID = channelID
         self.kinds = kinds
         self.connectionID = connectionID
         self.streamID = streamID
@@ -80,6 +83,7 @@ public struct JournalEventFilter: Sendable, Equatable {
         if let kinds, !kinds.contains(event.kind.name) { return false }
         if let connectionID, event.connectionID != connectionID { return false }
         if let streamID, event.streamID != streamID { return false }
+        if let channelID, event.kind.channelID != channelID { return false }
         if let transport {
             guard let connection = event.connectionID, transportOf(connection) == transport else { return false }
         }

@@ -81,6 +81,10 @@ public enum JournalJSON {
                 for figure in figures { writer.integer(figure.name, figure.value) }
                 writer.endObject()
             }
+        case .broadcast(let record):
+            write(record, into: &writer)
+        case .channelOperation(let record):
+            write(record, into: &writer)
         }
         writer.endObject()
     }

@@ -20,6 +20,19 @@ public enum Reason: String, CaseIterable, Sendable, Hashable, Codable {
     case missingTopic = "MissingTopic"
     case payloadEmpty = "PayloadEmpty"
     case topicDisallowed = "TopicDisallowed"
+    // 400, broadcast push (channel management and broadcast sends; docs/broadcast-protocol.md)
+    case badChannelId = "BadChannelId"
+    case cannotCreateChannelConfig = "CannotCreateChannelConfig"
+    case channelNotRegistered = "ChannelNotRegistered"
+    case featureNotEnabled = "FeatureNotEnabled"
+    case missingChannelId = "MissingChannelId"
+    case missingPushType = "MissingPushType"
+    /// Seen from the channel management API for a bundle id the credentials did not cover
+    /// (Apple forum, 2024); not in Apple's table.
+    case topicMismatch = "TopicMismatch"
+    /// Not an Apple reason: Apple names no refusal for a bad `message-storage-policy`.
+    /// MockAPNs' default for it, configurable (`BroadcastOptions.badStoragePolicyReason`).
+    case badMessageStoragePolicy = "BadMessageStoragePolicy"
     // 403
     case badCertificate = "BadCertificate"
     case badCertificateEnvironment = "BadCertificateEnvironment"
@@ -52,7 +65,9 @@ public enum Reason: String, CaseIterable, Sendable, Hashable, Codable {
         switch self {
         case .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority,
              .badTopic, .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType,
-             .missingDeviceToken, .missingTopic, .payloadEmpty, .topicDisallowed:
+             .missingDeviceToken, .missingTopic, .payloadEmpty, .topicDisallowed,
+             .badChannelId, .cannotCreateChannelConfig, .channelNotRegistered, .featureNotEnabled,
+             .missingChannelId, .missingPushType, .topicMismatch, .badMessageStoragePolicy:
             return 400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden,
              .invalidProviderToken, .missingProviderToken, .unrelatedKeyIdInToken,

@@ -6,4 +6,6 @@ public enum Transport: String, CaseIterable, Sendable, Hashable, Codable {
     case legacy
     /// The legacy feedback service (port 2196).
     case feedback
+    /// The broadcast channel management API (Apple: 2195 sandbox, 2196 production; here 2199).
+    case channelManagement
 }

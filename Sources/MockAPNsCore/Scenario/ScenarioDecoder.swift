@@ -215,7 +215,8 @@ final class ScenarioDecoder {
             return nil
         }
         if rule.isConnectionRule {
-            let requestMatchers = ["tokens", "topics", "pushTypes", "priorities", "authentication", "payloadSize", "payload", "requestIndex"]
+            let requestMatchers = ["tokens", "topics", "pushTypes", "priorities", "authentication", "payloadSize", "payload", "requestIndex",
+                                   "channels", "channelOperations"]
             if case .object(let members) = reader.node("match")?.value,
                let member = members.first(where: { requestMatchers.contains($0.key) }) {
                 errors.append(JSONFileError(
@@ -230,7 +231,7 @@ final class ScenarioDecoder {
 
     private func match(_ node: JSONNode, path: String) -> ScenarioMatch? {
         let keys = ["protocols", "tokens", "topics", "pushTypes", "priorities", "authentication", "payloadSize", "payload",
-                    "requestIndex", "connectionIndex", "probability"]
+                    "requestIndex", "connectionIndex", "probability", "channels", "channelOperations"]
         guard var reader = object(node, path: path, allowed: keys) else { return nil }
         var match = ScenarioMatch()
         match.protocols = choices(&reader, "protocols", Transport.self).map(Set.init)
@@ -246,6 +247,8 @@ final class ScenarioDecoder {
             match.tokens = tokens
         }
         match.topics = read { () throws(JSONFileError) in try reader.strings("topics") }.map(Set.init)
+        match.channels = read { () throws(JSONFileError) in try reader.strings("channels") }.map(Set.init)
+        match.channelOperations = choices(&reader, "channelOperations", ChannelOperation.self).map(Set.init)
         match.pushTypes = choices(&reader, "pushTypes", PushType.self).map { Set($0.map(\.rawValue)) }
         if let elements = read({ () throws(JSONFileError) in try reader.array("priorities") }) {
             var priorities: Set<Int> = []

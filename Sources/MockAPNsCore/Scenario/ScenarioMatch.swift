@@ -24,6 +24,12 @@ public struct ScenarioMatch: Sendable, Equatable {
     /// The chance the rule fires when everything else matched, drawn from the seeded
     /// generator.
     public var probability: Double?
+    /// Broadcast channel ids: a broadcast's `apns-channel-id`, or the channel a management
+    /// request names.
+    public var channels: Set<String>?
+    /// Channel management operations (`create`, `read`, `readAll`, `delete`); requests that
+    /// are not management requests never match.
+    public var channelOperations: Set<ChannelOperation>?
 
     public init(
         protocols: Set<Transport>? = nil,
@@ -36,8 +42,12 @@ public struct ScenarioMatch: Sendable, Equatable {
         payload: [PayloadMatch] = [],
         requestIndex: RequestIndexMatch? = nil,
         connectionIndex: IntegerRange? = nil,
-        probability: Double? = nil
+        probability: Double? = nil,
+        channels: Set<String>? = nil,
+        channelOperations: Set<ChannelOperation>? = nil
     ) {
+        self.channels = channels
+        self.channelOperations = channelOperations
         self.protocols = protocols
         self.tokens = tokens.map { Set($0.map { $0.lowercased() }) }
         self.topics = topics
@@ -70,6 +80,12 @@ public struct ScenarioMatch: Sendable, Equatable {
         }
         if let pushTypes {
             guard let pushType = request.pushType, pushTypes.contains(pushType) else { return false }
+        }
+        if let channels {
+            guard let channel = request.channelID, channels.contains(channel) else { return false }
+        }
+        if let channelOperations {
+            guard let operation = request.channelOperation, channelOperations.contains(operation) else { return false }
         }
         if let priorities, !priorities.contains(request.priority ?? 10) { return false }
         if let authentication, !authentication.matches(request.authentication) { return false }

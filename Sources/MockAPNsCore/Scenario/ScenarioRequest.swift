@@ -16,6 +16,10 @@ public struct ScenarioRequest: Sendable {
     /// The payload's true size (an HTTP/2 body may be stored cut short).
     public var payloadSize: Int
     public var authentication: AuthenticationResult
+    /// `apns-channel-id` as sent (broadcasts and channel management requests).
+    public var channelID: String?
+    /// The channel management operation the method and path ask for (management listener only).
+    public var channelOperation: ChannelOperation?
 
     public init(
         transport: Transport,
@@ -43,6 +47,7 @@ public struct ScenarioRequest: Sendable {
         var topic: String?
         var pushType: String?
         var priority: Int?
+        var channelID: String?
         for header in headers {
             switch header.name {
             case ":path" where token == nil:
@@ -54,11 +59,23 @@ public struct ScenarioRequest: Sendable {
             case "apns-topic" where topic == nil: topic = header.value
             case "apns-push-type" where pushType == nil: pushType = header.value
             case "apns-priority" where priority == nil: priority = Int(header.value)
+            case "apns-channel-id" where channelID == nil: channelID = header.value
             default: break
             }
         }
         self.init(transport: .http2, deviceToken: token, topic: topic, pushType: pushType, priority: priority,
                   payload: body, payloadSize: bodyLength, authentication: authentication)
+        self.channelID = channelID
+    }
+
+    /// The facts of a channel management request: its channel id header and the operation
+    /// its method and path ask for.
+    public init(channelManagement headers: [HTTPHeader], body: [UInt8], authentication: AuthenticationResult) {
+        let fields = ManagementHeaders(headers)
+        self.init(transport: .channelManagement, deviceToken: nil, topic: nil, pushType: nil, priority: nil,
+                  payload: body, authentication: authentication)
+        self.channelID = fields.channelID
+        self.channelOperation = ChannelManagementRoute.resolve(method: fields.method, path: fields.path).operation
     }
 
     /// The facts of a legacy notification. Legacy frames name no topic: the certificate's

@@ -1,0 +1,68 @@
+import MockAPNsCore
+import MockAPNsHTTP2
+
+/// Broadcast sends and channel management requests: the same connection, credentials,
+/// scenario and journal as device pushes, with their own decision cores.
+extension HTTP2ConnectionBridge {
+    /// `POST /4/broadcasts/apps/<bundleID>` on the provider API.
+    func answerBroadcast(
+        _ request: HTTP2Request, headers: [HTTPHeader], authorization: String?, topic: String?, handler: NGHTTP2ServerHandler
+    ) {
+        guard let decider = services.broadcasts else { return }
+        let bundleID = Self.bundleID(in: request.firstValue(of: ":path"), after: BroadcastDecider.pathPrefix)
+        // A provider token is checked against a topic: the request's, else the bundle id's
+        // Live Activity topic.
+        let tokenTopic = topic ?? bundleID.map { $0 + (PushType.liveactivity.topicSuffix ?? "") }
+        let authentication = authenticate(authorization: authorization, topic: tokenTopic, handler: handler)
+        let push = HTTP2PushRequest(headers: headers, body: Array(request.body.readableBytesView))
+        let requestID = decider.responseRequestID(for: headers)
+        let context = DecisionContext(environment: services.environment, authentication: authentication)
+        let journaling = self.journaling
+        scenario.answer(
+            request,
+            facts: ScenarioRequest(http2: headers, body: push.body, bodyLength: request.bodyLength, authentication: authentication),
+            handler: handler,
+            shape: ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)])
+        ) {
+            CoreAnswer(verdict: journaling.decideBroadcast(
+                push, requestID: requestID, streamID: request.streamID, context: context, decider: decider
+            ))
+        }
+    }
+
+    /// A request on the channel management listener.
+    func answerChannelManagement(
+        _ request: HTTP2Request, headers: [HTTPHeader], authorization: String?, handler: NGHTTP2ServerHandler
+    ) {
+        guard let decider = services.channelManagement else { return }
+        // A provider token is checked against the bundle id of the path.
+        let bundleID = Self.bundleID(in: request.firstValue(of: ":path"), after: "/1/apps/")
+        let authentication = authenticate(authorization: authorization, topic: bundleID, handler: handler)
+        let push = HTTP2PushRequest(headers: headers, body: Array(request.body.readableBytesView))
+        let context = DecisionContext(environment: services.environment, authentication: authentication)
+        let requestID = decider.responseRequestID(for: headers)
+        let journaling = self.journaling
+        scenario.answer(
+            request,
+            facts: ScenarioRequest(channelManagement: headers, body: push.body, authentication: authentication),
+            handler: handler,
+            shape: ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)], includesAPNsID: false)
+        ) {
+            let outcome = journaling.decideChannelOperation(
+                push, requestID: requestID, streamID: request.streamID, context: context, decider: decider
+            )
+            let verdict: Verdict = outcome.reason.map { .rejected(reason: $0, apnsID: requestID, timestamp: nil) }
+                ?? .accepted(apnsID: requestID, uniqueID: nil)
+            // The registry changes only if this answer is the one sent.
+            return CoreAnswer(verdict: verdict, response: outcome.response, commit: { decider.apply(outcome) })
+        }
+    }
+
+    /// The path segment after `prefix`, up to the next `/` or `?`; `nil` when the path does
+    /// not start with `prefix` or the segment is empty.
+    static func bundleID(in path: String?, after prefix: String) -> String? {
+        guard let path, path.hasPrefix(prefix) else { return nil }
+        let segment = path.dropFirst(prefix.count).prefix { $0 != "/" && $0 != "?" }
+        return segment.isEmpty ? nil : String(segment)
+    }
+}

@@ -1,0 +1,69 @@
+import MockAPNsCore
+import MockAPNsTLS
+import NIOCore
+import NIOPosix
+
+extension MockAPNsServer {
+    /// The broadcast core for the provider API.
+    func makeBroadcastDecider() -> BroadcastDecider {
+        BroadcastDecider(options: configuration.broadcast.options, validation: makeDecider().options, registry: channels)
+    }
+
+    /// Binds the channel management listener when `configuration.broadcast.managePort` is set:
+    /// the provider API's TLS context and connection pipeline, HTTP/2 with the same
+    /// authentication, and the channel management core.
+    func startChannelManagement(services provider: HTTP2ConnectionServices, tls: OpenSSLContext) async throws -> (any Channel)? {
+        guard let port = configuration.broadcast.managePort else { return nil }
+        var management = provider
+        management.role = .channelManagement
+        management.broadcasts = nil
+        management.channelManagement = ChannelManagementDecider(options: configuration.broadcast.options, registry: channels, clock: clock)
+        let services = management
+        let connections = self.connections
+        let scenarios = self.scenarios
+        let journal = observation.journal
+        return try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                connections.track(channel)
+                return channel.eventLoop.makeCompletedFuture {
+                    try ConnectionPipeline.install(
+                        on: channel, transport: .channelManagement, tls: tls, scenarios: scenarios, journal: journal
+                    ) { scenarioConnection, connectionID in
+                        HTTP2ConnectionBridge(services: services, scenarioConnection: scenarioConnection, connectionID: connectionID)
+                    }
+                }
+            }
+            .bind(host: configuration.host, port: port)
+            .get()
+    }
+}
+
+extension MockAPNsServer {
+    /// The broadcasts recorded in the journal, oldest first; `channelID` narrows them to one
+    /// channel.
+    public func broadcasts(channel channelID: String? = nil) -> [BroadcastRecord] {
+        journal.events(matching: JournalEventFilter(kinds: ["broadcast"], channelID: channelID)).compactMap { event in
+            if case .broadcast(let record) = event.kind { return record }
+            return nil
+        }
+    }
+
+    /// The channel management requests recorded in the journal, oldest first; `channelID`
+    /// narrows them to one channel.
+    public func channelOperations(channel channelID: String? = nil) -> [ChannelOperationRecord] {
+        journal.events(matching: JournalEventFilter(kinds: ["channelOperation"], channelID: channelID)).compactMap { event in
+            if case .channelOperation(let record) = event.kind { return record }
+            return nil
+        }
+    }
+
+    /// Forgets every channel, then adds back the ones the configuration seeds: what a server
+    /// reset does to the channel registry.
+    public func resetChannels() {
+        channels.reset()
+        for channel in configuration.broadcast.channels { channels.insert(channel) }
+    }
+}

@@ -1,0 +1,246 @@
+/// The channel management API's decision core: one request's headers and body in, the
+/// response APNs gives and what it did to the channel registry out (docs/broadcast-protocol.md
+/// section 1).
+///
+/// ## Decision order (Apple documents none; the first failure wins)
+///
+/// | step | check | reason |
+/// |---|---|---|
+/// | 1 | `apns-request-id`, if present, is a UUID | `BadMessageId` |
+/// | 2 | the path is `/1/apps/<bundleID>/channels` or `/all-channels` | `BadPath` (404) |
+/// | 3 | the method suits the path | `MethodNotAllowed` (405) |
+/// | 4 | authentication, environment, the bundle id covered | the provider API's 403 reasons, `TopicMismatch` (configurable) |
+/// | 5 | broadcast enabled for the bundle id | `FeatureNotEnabled` |
+/// | 6 | read and delete: `apns-channel-id` present, well-formed | `MissingChannelId`, `BadChannelId` |
+/// | 7 | create: `push-type`, `message-storage-policy`, the channel limit | `MissingPushType`, `InvalidPushType`, `BadMessageStoragePolicy` (configurable), `CannotCreateChannelConfig` |
+/// | 8 | read and delete: the channel exists for this bundle id here | `ChannelNotRegistered` |
+public struct ChannelManagementDecider: Sendable {
+    public let options: BroadcastOptions
+    public let registry: ChannelRegistry
+    public let clock: ServerClock
+    private let requestIDs = UUIDGenerator(letterCase: .lowercase)
+
+    public init(options: BroadcastOptions = .default, registry: ChannelRegistry, clock: ServerClock = ServerClock()) {
+        self.options = options
+        self.registry = registry
+        self.clock = clock
+    }
+
+    /// The `apns-request-id` a response to these headers carries: the request's when it sent
+    /// a UUID, otherwise a new lowercase one (Apple: "APNs creates a new UUID").
+    public func responseRequestID(for headers: [HTTPHeader]) -> String {
+        if let sent = ManagementHeaders(headers).requestID, UUIDSyntax.isCanonical(sent, allowsUppercase: true) {
+            return sent
+        }
+        return requestIDs.next()
+    }
+
+    /// Decides one request and applies its change to the registry at once.
+    /// `requestID` is the `apns-request-id` the answer carries (`responseRequestID(for:)`).
+    public func decide(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
+        let outcome = judge(request, requestID: requestID, context: context)
+        apply(outcome)
+        return outcome
+    }
+
+    /// Makes the change a judged request asks for (`outcome.effect`): the server calls it
+    /// only when the core's answer is the one sent, so a scenario that refuses a create or
+    /// delete leaves the registry as it was. Two creates judged at once may both pass a limit
+    /// that has room for one.
+    public func apply(_ outcome: ChannelManagementOutcome) {
+        switch outcome.effect {
+        case .create(let channel)?:
+            registry.insert(channel)
+        case .delete(let id, let bundleID, let environment)?:
+            registry.delete(id: id, bundleID: bundleID, environment: environment)
+        case nil:
+            break
+        }
+    }
+
+    /// Decides one request without changing the registry; `apply(_:)` makes the change.
+    public func judge(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
+        let fields = ManagementHeaders(request.headers)
+        var outcome = ChannelManagementOutcome(operation: nil, bundleID: nil, channelID: fields.channelID, requestID: requestID)
+        if let sent = fields.requestID, !UUIDSyntax.isCanonical(sent, allowsUppercase: true) {
+            return outcome.refused(.badMessageId)
+        }
+
+        let route = ChannelManagementRoute.resolve(method: fields.method, path: fields.path)
+        outcome.operation = route.operation
+        outcome.bundleID = route.bundleID
+        if let refusal = route.refusal { return outcome.refused(refusal) }
+        guard let operation = route.operation, let bundleID = route.bundleID else { return outcome.refused(.badPath) }
+
+        if let refusal = BroadcastCredentials.refusal(
+            context.authentication, bundleID: bundleID, environment: context.environment,
+            notCovered: options.bundleNotCoveredReason
+        ) {
+            return outcome.refused(refusal)
+        }
+        if options.disabledBundleIDs.contains(bundleID) { return outcome.refused(.featureNotEnabled) }
+
+        switch operation {
+        case .create:
+            let body: ChannelCreationBody
+            switch ChannelCreationBody.parse(request.body, options: options) {
+            case .body(let parsed): body = parsed
+            case .refused(let reason): return outcome.refused(reason)
+            }
+            outcome.storagePolicy = body.storagePolicy
+            let existing = registry.channels(bundleID: bundleID, environment: context.environment)
+            guard existing.count < options.channelLimit else { return outcome.refused(.cannotCreateChannelConfig) }
+            var id = ChannelID.generate(byteCount: options.channelIDByteCount)
+            while existing.contains(where: { $0.id == id }) { id = ChannelID.generate(byteCount: options.channelIDByteCount) }
+            let channel = BroadcastChannel(
+                id: id, bundleID: bundleID, environment: context.environment, storagePolicy: body.storagePolicy,
+                createdAtMilliseconds: clock.millisecondsSince1970
+            )
+            outcome.channelID = id
+            outcome.effect = .create(channel)
+            return outcome.answered(status: 201, extraHeaders: [HTTPHeader(name: "apns-channel-id", value: id)])
+
+        case .readAll:
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.strings("channels", registry.channels(bundleID: bundleID, environment: context.environment).map(\.id))
+            writer.endObject()
+            return outcome.answered(status: 200, json: writer.text)
+
+        case .read, .delete:
+            guard let channelID = fields.channelID else { return outcome.refused(.missingChannelId) }
+            guard ChannelID.isWellFormed(channelID, maximumLength: options.maximumChannelIDLength) else {
+                return outcome.refused(.badChannelId)
+            }
+            guard let channel = registry.channel(id: channelID, bundleID: bundleID, environment: context.environment) else {
+                return outcome.refused(.channelNotRegistered)
+            }
+            outcome.storagePolicy = channel.storagePolicy
+            if operation == .delete {
+                outcome.effect = .delete(id: channelID, bundleID: bundleID, environment: context.environment)
+                return outcome.answered(status: 204)
+            }
+            var writer = JSONWriter()
+            writer.beginObject()
+            writer.integer("message-storage-policy", channel.storagePolicy.rawValue)
+            writer.string("push-type", BroadcastChannel.pushType)
+            writer.endObject()
+            return outcome.answered(status: 200, json: writer.text)
+        }
+    }
+}
+
+/// What one management request did and the answer it got: the journal's record of it.
+public struct ChannelManagementOutcome: Sendable, Equatable {
+    /// `nil` when the path or method named no operation.
+    public var operation: ChannelOperation?
+    public var bundleID: String?
+    /// The channel concerned: the created one, or the `apns-channel-id` the request sent.
+    public var channelID: String?
+    /// `apns-request-id` as answered (echoed, or generated when absent or malformed).
+    public var requestID: String
+    /// The channel's storage policy, when the request concerned one that exists or was made.
+    public var storagePolicy: MessageStoragePolicy?
+    /// Why it was refused (`nil`: it succeeded).
+    public var reason: Reason?
+    /// The response, byte for byte.
+    public var response: HTTP2PushResponse = HTTP2PushResponse(status: 0, headers: [], body: nil)
+    /// The change to the registry the request asks for (`nil`: none, or refused).
+    public var effect: ChannelEffect?
+
+    public init(operation: ChannelOperation?, bundleID: String?, channelID: String?, requestID: String) {
+        self.operation = operation
+        self.bundleID = bundleID
+        self.channelID = channelID
+        self.requestID = requestID
+    }
+
+    fileprivate func refused(_ reason: Reason) -> ChannelManagementOutcome {
+        var outcome = self
+        outcome.reason = reason
+        outcome.effect = nil
+        outcome.response = HTTP2PushResponse(
+            status: reason.httpStatus,
+            headers: [
+                HTTPHeader(name: "content-type", value: "application/json"),
+                HTTPHeader(name: "apns-request-id", value: requestID),
+            ],
+            body: HTTP2ResponseRenderer.errorBody(reason: reason, timestamp: nil)
+        )
+        return outcome
+    }
+
+    fileprivate func answered(status: Int, extraHeaders: [HTTPHeader] = [], json: String? = nil) -> ChannelManagementOutcome {
+        var outcome = self
+        var headers = [HTTPHeader(name: "apns-request-id", value: requestID)] + extraHeaders
+        if json != nil { headers.insert(HTTPHeader(name: "content-type", value: "application/json"), at: 0) }
+        outcome.response = HTTP2PushResponse(status: status, headers: headers, body: json.map { Array($0.utf8) })
+        return outcome
+    }
+}
+
+/// A change to the channel registry that a successful create or delete makes.
+public enum ChannelEffect: Sendable, Equatable {
+    case create(BroadcastChannel)
+    case delete(id: String, bundleID: String, environment: APNsEnvironment)
+}
+
+/// The create body: `{"message-storage-policy": 0 or 1, "push-type": "LiveActivity"}`.
+struct ChannelCreationBody: Equatable {
+    var storagePolicy: MessageStoragePolicy
+
+    /// The body, or the reason it is refused: `MissingPushType` and `InvalidPushType` first
+    /// (Apple names both), then the storage policy (`options.badStoragePolicyReason`). A body
+    /// that is not a JSON object has neither field.
+    enum Parsed: Equatable {
+        case body(ChannelCreationBody)
+        case refused(Reason)
+    }
+
+    static func parse(_ body: [UInt8], options: BroadcastOptions) -> Parsed {
+        var members: [JSONMember] = []
+        if let node = try? JSONParser.parse(String(decoding: body, as: UTF8.self)), case .object(let object) = node.value {
+            members = object
+        }
+        func value(_ key: String) -> JSONValue? { members.first { $0.key == key }?.value.value }
+
+        guard let pushType = value("push-type") else { return .refused(.missingPushType) }
+        guard case .string(let pushTypeText) = pushType,
+              options.pushTypeCaseSensitive
+                ? pushTypeText == BroadcastChannel.pushType
+                : pushTypeText.lowercased() == BroadcastChannel.pushType.lowercased()
+        else { return .refused(.invalidPushType) }
+
+        let policyNumber: String?
+        switch value("message-storage-policy") {
+        case .number(let text)?: policyNumber = text
+        case .string(let text)? where options.acceptsStoragePolicyStrings: policyNumber = text
+        default: policyNumber = nil
+        }
+        guard let policyNumber, let raw = Int(policyNumber), let policy = MessageStoragePolicy(rawValue: raw) else {
+            return .refused(options.badStoragePolicyReason)
+        }
+        return .body(ChannelCreationBody(storagePolicy: policy))
+    }
+}
+
+/// The headers the management API reads: the first of each (a repeated one is ignored;
+/// Apple documents no duplicate check here).
+struct ManagementHeaders {
+    var method: String?
+    var path: String?
+    var channelID: String?
+    var requestID: String?
+
+    init(_ headers: [HTTPHeader]) {
+        for header in headers {
+            switch header.name {
+            case ":method" where method == nil: method = header.value
+            case ":path" where path == nil: path = header.value
+            case "apns-channel-id" where channelID == nil: channelID = header.value
+            case "apns-request-id" where requestID == nil: requestID = header.value
+            default: break
+            }
+        }
+    }
+}

@@ -1,0 +1,57 @@
+extension JournalJSON {
+    /// A broadcast event's members: `"broadcast":{...}` with the request, the verdict and the
+    /// answer, like a notification's.
+    static func write(_ record: BroadcastRecord, into writer: inout JSONWriter) {
+        writer.beginObject("broadcast")
+        writer.string("bundleId", record.bundleID)
+        writer.string("channelId", record.channelID)
+        writer.string("topic", record.topic)
+        writer.string("pushType", record.pushType)
+        writer.string("apnsId", record.requestAPNsID)
+        writer.string("requestId", record.requestID)
+        writer.string("priority", record.priority)
+        writer.string("expiration", record.expiration)
+        writer.integer("storagePolicy", record.storagePolicy?.rawValue)
+        writer.integer("payloadLength", record.payloadLength)
+        if let text = record.payloadText {
+            writer.string("payload", text)
+        } else {
+            writer.string("payloadHex", hex(record.payload))
+        }
+        if record.payloadLength > record.payload.count { writer.bool("payloadTruncated", true) }
+        write(record.authentication, into: &writer)
+        writer.bool("accepted", record.accepted)
+        writer.integer("status", record.status)
+        writer.string("reason", record.reason?.rawValue)
+        writer.string("responseApnsId", record.verdict.apnsID)
+        if case .accepted(_, let uniqueID) = record.verdict { writer.string("uniqueId", uniqueID) }
+        writer.endObject()
+    }
+
+    /// A channel operation event's members: `"channelOperation":{...}`.
+    static func write(_ record: ChannelOperationRecord, into writer: inout JSONWriter) {
+        let outcome = record.outcome
+        writer.beginObject("channelOperation")
+        writer.string("operation", outcome.operation?.rawValue)
+        writer.string("bundleId", outcome.bundleID)
+        writer.string("channelId", outcome.channelID)
+        writer.string("requestId", outcome.requestID)
+        writer.integer("storagePolicy", outcome.storagePolicy?.rawValue)
+        write(record.authentication, into: &writer)
+        writer.integer("status", outcome.response.status)
+        writer.string("reason", outcome.reason?.rawValue)
+        if let body = outcome.response.body, outcome.reason == nil, let text = String(validating: body, as: UTF8.self) {
+            writer.raw("response", json: text)
+        }
+        writer.endObject()
+    }
+
+    private static func write(_ authentication: JournalAuthentication, into writer: inout JSONWriter) {
+        writer.beginObject("authentication")
+        writer.string("kind", authentication.kind)
+        writer.string("teamId", authentication.teamID)
+        writer.string("keyId", authentication.keyID)
+        writer.string("refusal", authentication.refusal?.rawValue)
+        writer.endObject()
+    }
+}
