@@ -137,6 +137,28 @@ final class ControlAPITests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 30)
     }
 
+    /// A protocol filter looks each event's connection up in the journal; a long-poll with one
+    /// once stopped the process (the lookup ran under the journal's own lock).
+    func testEventsLongPollWithAProtocolFilterWhileConnectionsAreOpen() async throws {
+        let control = try XCTUnwrap(ports.control)
+        try push()
+        let quiet = try call("GET", "/v1/events?protocol=legacy&wait=300")
+        XCTAssertEqual(quiet.status, 200)
+        XCTAssertEqual((quiet.json["events"] as? [[String: Any]])?.count, 0)
+
+        let last = try XCTUnwrap(try call("GET", "/v1/journal").json["lastSequence"] as? Int)
+        async let reply = Task.detached {
+            try ProcessRunner.run("curl", ["-sS", "http://127.0.0.1:\(control)/v1/events?after=\(last)&protocol=http2&wait=5000"], timeout: 30)
+        }.value
+        try await Task.sleep(for: .milliseconds(300))
+        try push()
+        let output = try await reply.stdout
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let events = try XCTUnwrap(json["events"] as? [[String: Any]])
+        XCTAssertFalse(events.isEmpty)
+        XCTAssertEqual(try call("GET", "/v1/health").status, 200, "the server is still there")
+    }
+
     func testEventsFilterAndClear() throws {
         try push()
         let frames = try call("GET", "/v1/events?type=http2Frame&protocol=http2")
