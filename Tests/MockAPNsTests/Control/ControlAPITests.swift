@@ -197,6 +197,21 @@ final class ControlAPITests: XCTestCase {
         XCTAssertEqual(entries.first?["timestamp"] as? Int, 1_700_000_000_000)
     }
 
+    /// A feedback tuple carries 32-bit seconds; a time beyond them is refused with the field
+    /// and the range named, instead of being queued and silently skipped at send time.
+    func testFeedbackTimeBeyondThirtyTwoBitsIsRefused() throws {
+        let token = String(repeating: "cd", count: 32)
+        for timestamp in ["4294967296000", "-1", "9223372036854775807"] {
+            let reply = try call("POST", "/v1/feedback", body: #"{"deviceToken":"\#(token)","timestamp":\#(timestamp)}"#)
+            XCTAssertEqual(reply.status, 400, timestamp)
+            XCTAssertEqual(reply.json["parameter"] as? String, "$.timestamp", "\(reply.json)")
+            XCTAssertTrue((reply.json["error"] as? String)?.contains("4294967295999") == true, "\(reply.json)")
+        }
+        XCTAssertEqual((try call("GET", "/v1/feedback").json["feedback"] as? [Any])?.count, 0)
+        let last = try call("POST", "/v1/feedback", body: #"{"deviceToken":"\#(token)","timestamp":4294967295999}"#)
+        XCTAssertEqual(last.status, 200)
+    }
+
     func testClockCanBeSetAdvancedAndResumed() throws {
         var reply = try call("PUT", "/v1/clock", body: #"{"time":"2026-01-01T00:00:00Z"}"#)
         XCTAssertEqual(reply.json["millisecondsSince1970"] as? Int, 1_767_225_600_000)
