@@ -103,11 +103,17 @@ struct ServeCommand: AsyncParsableCommand {
         var configuration = MockAPNsConfiguration()
         configuration.control.port = ObservationOptions.defaultControlPort
         if let config {
-            let text: String
+            let bytes: Data
             do {
-                text = try String(contentsOfFile: config, encoding: .utf8)
+                bytes = try Data(contentsOf: URL(fileURLWithPath: config))
             } catch {
                 throw ServeError("cannot read configuration file \(config): \(error.localizedDescription)")
+            }
+            let text: String
+            do {
+                text = try UTF8FileText.decode(Array(bytes))
+            } catch {
+                throw ServeError("\(config): \(error)")
             }
             do {
                 configuration = try MockAPNsConfiguration.parse(json: text, over: configuration)
