@@ -54,6 +54,9 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     private let scenario: HTTP2ScenarioResponder
     /// Records this connection's frames, notifications and errors.
     private let journaling: HTTP2Journaling
+    /// A server shutdown that arrived before HTTP/2 started (the TLS handshake was still
+    /// running): HTTP/2 starts with its GOAWAY, so no request is ever taken.
+    private var shutdownBeforeStart: HTTP2GracefulShutdownEvent?
 
     init(services: HTTP2ConnectionServices, scenarioConnection: ScenarioConnection, connectionID: UInt64) {
         self.services = services
@@ -81,6 +84,10 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             startHTTP2(context: context, session: completed.session)
         case let failed as TLSHandshakeFailed:
             TLSRefusalLog.handshakeRefused(failed, listener: "HTTP/2", logger: logger)
+        case let shutdown as HTTP2GracefulShutdownEvent:
+            // Once HTTP/2 runs, its handler (in front of this one) takes the event; reaching
+            // here means the handshake is not finished yet.
+            shutdownBeforeStart = shutdown
         default:
             break
         }
@@ -105,6 +112,9 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         let http2 = NGHTTP2ServerHandler(configuration: settings, delegate: self)
         do {
             try context.pipeline.syncOperations.addHandler(http2, position: .before(self))
+            if let shutdown = shutdownBeforeStart {
+                http2.gracefulShutdown(debugData: shutdown.debugData ?? NGHTTP2ServerHandler.shutdownDebugData)
+            }
         } catch {
             logger.error("could not start HTTP/2 on the connection: \(error)")
             context.close(promise: nil)

@@ -144,9 +144,17 @@ public final class MockAPNsServer: Sendable {
         return ports
     }
 
-    /// Stops listening, sends status 10 to every legacy gateway connection and waits for them
-    /// to close, says GOAWAY `Shutdown` to every open HTTP/2 connection, waits up to
-    /// `gracePeriod` for them to finish their streams, then closes what is left.
+    /// Shuts the server down in this order:
+    ///
+    /// 1. every listener stops accepting (HTTP/2, gateway, feedback);
+    /// 2. every open connection is told goodbye at once: HTTP/2 connections get GOAWAY
+    ///    `Shutdown` naming the last stream they opened, so nghttp2 refuses any newer one;
+    ///    a connection still in its TLS handshake gets its GOAWAY right after its SETTINGS,
+    ///    before any request is read; gateway connections get status 10 (a gateway connection
+    ///    still in its handshake is closed, having sent nothing);
+    /// 3. open streams finish, for up to `gracePeriod`, and each connection closes when its
+    ///    last stream is done; whatever is still open at the end is closed;
+    /// 4. the control API stops, the journal file is written out, the event loops stop.
     public func shutdown(gracePeriod: TimeAmount = .seconds(5)) async throws {
         let listeners: [any Channel] = state.withLock { state in
             defer { state = .stopped }
@@ -156,7 +164,8 @@ public final class MockAPNsServer: Sendable {
         for listener in listeners {
             try? await listener.close()
         }
-        await legacy.stop()
+        await legacy.stopAccepting()
+        async let legacyClosed: Void = legacy.shutDownConnections()
         // A connection accepted just before its listener closed may join the tracker after a
         // first look, so say goodbye until none is left; every connection must be closed
         // before the event loops stop, or its handlers could not schedule their last tasks.
@@ -181,6 +190,7 @@ public final class MockAPNsServer: Sendable {
         for channel in connections.open {
             try? await channel.close()
         }
+        await legacyClosed
         // Last, so the journal file also holds every connection's closing events.
         await observation.stop()
         try await group.shutdownGracefully()

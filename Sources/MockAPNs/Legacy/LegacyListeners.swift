@@ -90,7 +90,7 @@ final class LegacyListeners: Sendable {
                 .bind(host: configuration.host, port: configuration.legacy.feedbackPort)
                 .get()
         } catch {
-            await closeListeners()
+            await stopAccepting()
             throw error
         }
         listeners.withLock { $0.append(feedback) }
@@ -114,11 +114,12 @@ final class LegacyListeners: Sendable {
 
     /// Stops accepting connections, then shuts the open gateway connections down.
     func stop() async {
-        await closeListeners()
+        await stopAccepting()
         await shutDownConnections()
     }
 
-    private func closeListeners() async {
+    /// Closes both listeners; open connections stay.
+    func stopAccepting() async {
         let channels = listeners.withLock { listeners in
             defer { listeners.removeAll() }
             return listeners
