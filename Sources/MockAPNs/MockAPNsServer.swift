@@ -79,6 +79,7 @@ public final class MockAPNsServer: Sendable {
     /// Binds every listener and returns the bound ports.
     @discardableResult
     public func start() async throws -> BoundPorts {
+        raiseOpenFileLimit()
         let http2Context = try OpenSSLContext(configuration: makeHTTP2TLSConfiguration())
         try loadProviderKeys()
         scenarios.applyRegistryState()
@@ -97,7 +98,17 @@ public final class MockAPNsServer: Sendable {
         )
         let connections = self.connections
         let scenarios = self.scenarios
+        let logger = self.logger
+        let guardLimits = ConnectionGuardHandler.Limits(
+            handshakeTimeout: ConnectionTimeouts.amount(configuration.timeouts.tlsHandshakeSeconds),
+            firstBytesTimeout: ConnectionTimeouts.amount(configuration.timeouts.http2PrefaceSeconds)
+        )
         let http2Listener = try await ServerBootstrap(group: group)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ListenerLimitReporter(listener: "HTTP/2", journal: journal, logger: logger))
+                }
+            }
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -107,7 +118,8 @@ public final class MockAPNsServer: Sendable {
                 return channel.eventLoop.makeCompletedFuture {
                     // The bridge starts HTTP/2 once TLS tells it how the client authenticates.
                     try ConnectionPipeline.install(
-                        on: channel, transport: .http2, tls: http2Context, scenarios: scenarios, journal: journal
+                        on: channel, transport: .http2, tls: http2Context, scenarios: scenarios, journal: journal,
+                        guarding: guardLimits, listener: "HTTP/2", logger: logger
                     ) { scenarioConnection, connectionID in
                         HTTP2ConnectionBridge(services: services, scenarioConnection: scenarioConnection, connectionID: connectionID)
                     }
@@ -127,7 +139,10 @@ public final class MockAPNsServer: Sendable {
         }
         let controlPort: Int?
         do {
-            controlPort = try await observation.startControl(configuration.control, server: self, group: group, logger: logger)
+            controlPort = try await observation.startControl(
+                configuration.control, requestHeaderTimeout: ConnectionTimeouts.amount(configuration.timeouts.controlRequestHeaderSeconds),
+                server: self, group: group, logger: logger
+            )
         } catch {
             try? await http2Listener.close()
             await legacy.stop()
@@ -194,6 +209,20 @@ public final class MockAPNsServer: Sendable {
         // Last, so the journal file also holds every connection's closing events.
         await observation.stop()
         try await group.shutdownGracefully()
+    }
+
+    /// Every connection takes a descriptor: raise the soft limit to the hard one and say where
+    /// it stands, so a cap met under load is no surprise.
+    private func raiseOpenFileLimit() {
+        guard let change = OpenFileLimit.raiseToHardLimit() else {
+            logger.notice("the open-file limit could not be read")
+            return
+        }
+        if change.after > change.before {
+            logger.info("open-file limit raised from \(change.before) to \(change.after)")
+        } else {
+            logger.info("open-file limit \(change.after)")
+        }
     }
 
     /// Loads `AuthKey_<KEYID>.p8` files and `keys.json` from the key directory, if it has a

@@ -48,6 +48,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("idle-timeout"), help: "Seconds idle before GOAWAY IdleTimeout (default: never).")
     var idleTimeout: Double?
 
+    @Option(name: .customLong("tls-handshake-timeout"), help: "Seconds a connection has to finish its TLS handshake, on every APNs port (default 10).")
+    var tlsHandshakeTimeout: Double?
+
+    @Option(name: .customLong("http2-preface-timeout"), help: "Seconds an HTTP/2 client has after its TLS handshake to send its connection preface (default 10).")
+    var http2PrefaceTimeout: Double?
+
+    @Option(name: .customLong("control-header-timeout"), help: "Seconds a control API client has to send each request's header block (default 10).")
+    var controlHeaderTimeout: Double?
+
     @Option(name: .customLong("gateway-port"), help: "The legacy binary gateway port (default 2195; 0 picks a free port).")
     var gatewayPort: Int?
 
@@ -151,6 +160,7 @@ struct ServeCommand: AsyncParsableCommand {
             guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
             configuration.http2.idleTimeoutSeconds = idleTimeout
         }
+        try applyTimeouts(to: &configuration.timeouts)
         try applyLegacyOptions(to: &configuration.legacy)
         try observation.apply(to: &configuration)
         return configuration
@@ -158,6 +168,21 @@ struct ServeCommand: AsyncParsableCommand {
 }
 
 extension ServeCommand {
+    /// The timeout flags, over what the configuration file said.
+    func applyTimeouts(to timeouts: inout MockAPNsConfiguration.Timeouts) throws {
+        let range = MockAPNsConfiguration.Timeouts.range
+        func check(_ value: Double?, _ flag: String) throws -> Double? {
+            guard let value else { return nil }
+            guard range.contains(value) else {
+                throw ValidationError("--\(flag) must be from \(range.lowerBound) to \(Int(range.upperBound)) seconds")
+            }
+            return value
+        }
+        if let value = try check(tlsHandshakeTimeout, "tls-handshake-timeout") { timeouts.tlsHandshakeSeconds = value }
+        if let value = try check(http2PrefaceTimeout, "http2-preface-timeout") { timeouts.http2PrefaceSeconds = value }
+        if let value = try check(controlHeaderTimeout, "control-header-timeout") { timeouts.controlRequestHeaderSeconds = value }
+    }
+
     /// The legacy gateway and feedback flags, over what the configuration file said.
     func applyLegacyOptions(to legacy: inout MockAPNsConfiguration.LegacyOptions) throws {
         if let gatewayPort {

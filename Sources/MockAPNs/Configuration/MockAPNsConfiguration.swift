@@ -33,6 +33,8 @@ public struct MockAPNsConfiguration: Sendable {
     public var journal = JournalSettings()
     /// The control API (HTTP/1.1 JSON on loopback); off unless a port is set.
     public var control = ControlSettings()
+    /// How long connections may take to handshake and to start speaking.
+    public var timeouts = Timeouts()
     /// Scripted behaviour and faults to run from the start (`nil`: none); see
     /// `MockAPNsServer.replaceScenario` to change it while running.
     public var scenario: Scenario? = nil

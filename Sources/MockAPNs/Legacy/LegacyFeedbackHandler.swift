@@ -23,7 +23,6 @@ final class LegacyFeedbackHandler: ChannelInboundHandler {
 
     private let services: LegacyFeedbackServices
     private var logger: Logger
-    private var handshakeTimer: Scheduled<Void>?
 
     /// Records each tuple sent.
     private let journaling: LegacyJournaling
@@ -38,22 +37,12 @@ final class LegacyFeedbackHandler: ChannelInboundHandler {
         if let remote = context.remoteAddress {
             logger[metadataKey: "peer"] = "\(remote)"
         }
-        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        handshakeTimer = context.eventLoop.scheduleTask(in: LegacyGatewayServices.handshakeTimeout) {
-            bound.value.close(promise: nil)
-        }
         context.fireChannelActive()
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        handshakeTimer?.cancel()
-        context.fireChannelInactive()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
         case let completed as TLSHandshakeCompleted:
-            handshakeTimer?.cancel()
             sendFeedback(context: context, session: completed.session)
         case let failed as TLSHandshakeFailed:
             TLSRefusalLog.handshakeRefused(failed, listener: "legacy feedback", logger: logger)
