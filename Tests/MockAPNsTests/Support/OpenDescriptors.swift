@@ -3,14 +3,31 @@ import Foundation
 /// This process's open file descriptors and memory, read from /proc: an in-process server's
 /// sockets are among them, so a leaked connection shows as a count that does not come back.
 enum OpenDescriptors {
-    /// How many sockets are open now: every connection the in-process server holds is one.
-    /// (Other descriptors come and go with the runtime: an event loop created on first use
-    /// brings an epoll, an eventfd and a timerfd that stay for the process's life.)
+    /// How many TCP sockets this process holds now: every connection and listener of the
+    /// in-process server is one. (Other descriptors come and go with the runtime: an event
+    /// loop created on first use brings an epoll, an eventfd and a timerfd for good, and
+    /// Foundation's Process keeps a Unix socket pair per child.)
     static var count: Int {
+        let tcpInodes = Self.tcpInodes()
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
         return names.filter { name in
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name))?.hasPrefix("socket:") == true
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name),
+                  target.hasPrefix("socket:[") else { return false }
+            return tcpInodes.contains(String(target.dropFirst("socket:[".count).dropLast()))
         }.count
+    }
+
+    /// The inodes of every TCP socket on the machine (IPv4 and IPv6).
+    private static func tcpInodes() -> Set<String> {
+        var inodes: Set<String> = []
+        for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
+            guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
+            for line in text.split(separator: "\n").dropFirst() {
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                if fields.count > 9 { inodes.insert(String(fields[9])) }
+            }
+        }
+        return inodes
     }
 
     /// Every descriptor open now, sockets or not.
