@@ -77,9 +77,14 @@ final class LegacyFeedbackHandler: ChannelInboundHandler {
         var bytes: [UInt8] = []
         var sent = 0
         for entry in entries {
-            guard let token = Self.binaryToken(entry.deviceToken),
-                  let tuple = FeedbackTuple(secondsSince1970: entry.secondsSince1970, token: token) else {
-                logger.notice("legacy feedback: skipped token \"\(entry.deviceToken)\": it cannot be written as a feedback tuple (not hex, or a time outside 1970-2106)")
+            // Entries come from the registry, which any rule or API call may have filled; one a
+            // tuple cannot carry is skipped with its reason in the log and the journal.
+            guard let token = Self.binaryToken(entry.deviceToken) else {
+                skip(entry, reason: "the token is not an even number of hex digits")
+                continue
+            }
+            guard let tuple = FeedbackTuple(secondsSince1970: entry.secondsSince1970, token: token) else {
+                skip(entry, reason: "its time (\(entry.timestamp) ms since 1970) does not fit a tuple's 32-bit seconds (1970 to 2106-02-07)")
                 continue
             }
             tuple.encode(into: &bytes)
@@ -92,6 +97,11 @@ final class LegacyFeedbackHandler: ChannelInboundHandler {
         }
         // The TLS handler sends the tuples, then close_notify, then closes the socket.
         context.close(promise: nil)
+    }
+
+    private func skip(_ entry: FeedbackEntry, reason: String) {
+        logger.notice("legacy feedback: skipped token \"\(entry.deviceToken)\": \(reason)")
+        journaling.feedbackSkipped(entry, reason: reason)
     }
 
     /// The bytes a hex token spells, or `nil` if it is not an even number of hex digits.

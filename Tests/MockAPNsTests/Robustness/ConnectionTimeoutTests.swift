@@ -54,6 +54,16 @@ final class ConnectionTimeoutTests: XCTestCase {
         }
     }
 
+    func testTimeoutFlagsAreRangeChecked() throws {
+        let executable = Fixtures.executable
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: executable), "build mockapns first: \(executable)")
+        for flag in ["--tls-handshake-timeout", "--http2-preface-timeout", "--control-header-timeout"] {
+            let result = try ProcessRunner.run(executable, ["serve", "--http2-port", "0", flag, "0"])
+            XCTAssertNotEqual(result.status, 0, flag)
+            XCTAssertTrue(result.stderr.contains("\(flag) must be from 0.001 to 86400 seconds"), "\(flag): \(result.stderr)")
+        }
+    }
+
     /// The soft open-file limit is raised to the hard limit when the server starts.
     func testTheOpenFileLimitIsRaisedAtStart() async throws {
         var limit = rlimit()
