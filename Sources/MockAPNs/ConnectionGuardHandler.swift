@@ -7,8 +7,9 @@ import NIOCore
 /// journal's recorder:
 ///
 /// - the TLS handshake must finish within `handshakeTimeout` of the connection's start, and
-///   on the HTTP/2 port the client's first bytes (its connection preface) must follow within
-///   `firstBytesTimeout`; a connection that misses either is closed, logged and journaled,
+///   on the HTTP/2 port the client's connection preface and the header of its first frame
+///   must follow within `firstBytesTimeout` (a client trickling them byte by byte does not
+///   reset the clock); a connection that misses either is closed, logged and journaled,
 ///   so idle sockets cannot use up the server's descriptors;
 /// - while the channel cannot take more output (the client stopped reading), nothing more is
 ///   read from it, so a client that never reads cannot make the server buffer answers without
@@ -23,6 +24,9 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
         var handshakeTimeout: TimeAmount
         /// `nil`: the protocol has the client speak first only if it wants (legacy ports).
         var firstBytesTimeout: TimeAmount?
+        /// How many bytes count as "the first bytes": HTTP/2's 24-byte preface and the 9-byte
+        /// header of the SETTINGS frame that must follow it.
+        var firstBytesLength = 24 + 9
     }
 
     private enum Phase {
@@ -40,6 +44,8 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
     private var deadline: Scheduled<Void>?
     /// A read asked for while the channel was not writable, to be passed on once it is.
     private var readHeld = false
+    /// Bytes received since the handshake, while the first bytes are awaited.
+    private var firstBytesReceived = 0
 
     init(limits: Limits, listener: String, journal: Journal?, connectionID: UInt64, logger: Logger) {
         self.limits = limits
@@ -88,8 +94,11 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .awaitingFirstBytes = phase {
-            disarm()
-            phase = .open
+            firstBytesReceived += unwrapInboundIn(data).readableBytes
+            if firstBytesReceived >= limits.firstBytesLength {
+                disarm()
+                phase = .open
+            }
         }
         context.fireChannelRead(data)
     }
@@ -137,7 +146,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
             missing = "no finished TLS handshake"
         case .awaitingFirstBytes:
             code = "timeout.http2Preface"
-            missing = "no HTTP/2 connection preface after the TLS handshake"
+            missing = "no complete HTTP/2 connection preface and first frame header after the TLS handshake (\(firstBytesReceived) bytes came)"
         case .open:
             return
         }

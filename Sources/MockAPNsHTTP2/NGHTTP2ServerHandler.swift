@@ -6,7 +6,9 @@ import NIOCore
 /// Plaintext bytes come in (after TLS, or straight from the socket for cleartext HTTP/2
 /// with prior knowledge); each `channelRead` is one `nghttp2_session_mem_recv` call.
 /// Everything nghttp2 wants to send in answer is gathered into one buffer per read batch
-/// and written and flushed once, in `channelReadComplete`. Complete requests go to the
+/// and written and flushed once, in `channelReadComplete` (in batches of at most 256 KiB,
+/// and only while the channel is writable: a client that stops reading leaves the frames
+/// inside nghttp2 until it reads again). Complete requests go to the
 /// ``NGHTTP2ServerDelegate``; answers come back through ``respond(streamID:status:headers:body:)``
 /// and the other methods here, which must be called on the channel's event loop. Called from
 /// inside a delegate callback, their frames join the current batch; called later (a delayed

@@ -8,6 +8,7 @@ the wire is exactly what the test means.
 import asyncio
 import os
 import random
+import re
 import select
 import socket
 import ssl
@@ -138,14 +139,38 @@ def mode_early_answer(port, count):
         sock.close()
 
 
+def mode_pipelined(port):
+    """Sends two control API requests at once, the second a long poll; prints each status line."""
+    sock = socket.create_connection(("127.0.0.1", port))
+    sock.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"
+                 b"GET /v1/notifications/wait?count=1&timeout=1500 HTTP/1.1\r\nHost: x\r\n\r\n")
+    sock.settimeout(10)
+    data = b""
+    try:
+        while data.count(b"HTTP/1.1 ") < 2 or not data.rstrip().endswith(b"}"):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+    except OSError:
+        pass
+    # A body is not followed by CRLF, so the next status line may start mid-line.
+    for status in re.findall(rb"HTTP/1\.1 \d{3} [A-Za-z ]*", data):
+        print(status.decode().strip(), flush=True)
+    sock.close()
+
+
 def mode_idle(port, what, cafile, certificate):
     """Opens a connection and does nothing more (`tcp`: not even TLS; `tls`: the handshake
-    only; `http`: half a request line); prints how long until the server closed it."""
+    only; `partial-preface`: the handshake and 10 bytes of the HTTP/2 preface; `http`: half a
+    request line); prints how long until the server closed it."""
     started = time.monotonic()
     raw = socket.create_connection(("127.0.0.1", port))
     sock = raw
-    if what == "tls":
+    if what in ("tls", "partial-preface"):
         sock = tls_context(cafile, certificate=certificate or None, alpn=["h2"]).wrap_socket(raw, server_hostname="localhost")
+        if what == "partial-preface":
+            sock.sendall(PREFACE[:10])
     elif what == "http":
         raw.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")
     sock.settimeout(5)
@@ -323,6 +348,8 @@ def main():
         mode_slow_reader(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]))
     elif mode == "early-answer":
         mode_early_answer(int(sys.argv[2]), int(sys.argv[3]))
+    elif mode == "pipelined":
+        mode_pipelined(int(sys.argv[2]))
     elif mode == "hold":
         mode_hold(int(sys.argv[2]), int(sys.argv[3]))
     elif mode == "idle":

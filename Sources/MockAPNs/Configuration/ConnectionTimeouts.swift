@@ -10,8 +10,8 @@ extension MockAPNsConfiguration {
     public struct Timeouts: Sendable, Equatable {
         /// From accepting a connection to a finished TLS handshake, on every APNs port.
         public var tlsHandshakeSeconds: Double = 10
-        /// From the TLS handshake to the client's first bytes (its connection preface) on the
-        /// HTTP/2 port.
+        /// From the TLS handshake until the client has sent its connection preface and the
+        /// header of its first frame, on the HTTP/2 port.
         public var http2PrefaceSeconds: Double = 10
         /// For each control API request's header block: from the connection's start, or from
         /// the end of the previous answer (a keep-alive connection idling between requests).

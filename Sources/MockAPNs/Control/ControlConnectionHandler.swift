@@ -22,6 +22,9 @@ final class ControlConnectionHandler: ChannelDuplexHandler, RemovableChannelHand
     private let journal: Journal
     private let logger: Logger
     private var headerDeadline: Scheduled<Void>?
+    /// Requests whose header arrived and whose answer has not ended yet (a client may send
+    /// the next request before the previous answer is done).
+    private var requestsInProgress = 0
 
     init(requestHeaderTimeout: TimeAmount, journal: Journal, logger: Logger) {
         self.requestHeaderTimeout = requestHeaderTimeout
@@ -48,7 +51,10 @@ final class ControlConnectionHandler: ChannelDuplexHandler, RemovableChannelHand
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) { disarmHeaderDeadline() }
+        if case .head = unwrapInboundIn(data) {
+            requestsInProgress += 1
+            disarmHeaderDeadline()
+        }
         context.fireChannelRead(data)
     }
 
@@ -56,8 +62,11 @@ final class ControlConnectionHandler: ChannelDuplexHandler, RemovableChannelHand
         let isEnd: Bool
         if case .end = unwrapOutboundIn(data) { isEnd = true } else { isEnd = false }
         context.write(data, promise: promise)
-        // The next request's header block is due within the timeout from here.
-        if isEnd { armHeaderDeadline(context: context) }
+        guard isEnd else { return }
+        requestsInProgress = max(0, requestsInProgress - 1)
+        // With nothing left to answer, the next request's header block is due within the
+        // timeout from here.
+        if requestsInProgress == 0 { armHeaderDeadline(context: context) }
     }
 
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {

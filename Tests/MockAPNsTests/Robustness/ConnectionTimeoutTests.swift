@@ -21,6 +21,7 @@ final class ConnectionTimeoutTests: XCTestCase {
             (ports.gateway, "tcp", ""),
             (ports.feedback, "tcp", ""),
             (ports.http2, "tls", ""),
+            (ports.http2, "partial-preface", ""),
             (ports.control, "http", ""),
         ]
         for (port, what, certificate) in cases {
@@ -33,7 +34,7 @@ final class ConnectionTimeoutTests: XCTestCase {
             return code
         }
         XCTAssertEqual(diagnoses.filter { $0 == "timeout.tlsHandshake" }.count, 3, "\(diagnoses)")
-        XCTAssertEqual(diagnoses.filter { $0 == "timeout.http2Preface" }.count, 1, "\(diagnoses)")
+        XCTAssertEqual(diagnoses.filter { $0 == "timeout.http2Preface" }.count, 2, "\(diagnoses)")
         XCTAssertEqual(diagnoses.filter { $0 == "timeout.controlRequestHeader" }.count, 1, "\(diagnoses)")
         // A client that does its part in time is served as usual.
         let response = try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])

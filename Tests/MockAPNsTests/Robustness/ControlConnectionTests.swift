@@ -28,4 +28,16 @@ final class ControlConnectionTests: XCTestCase {
         XCTAssertEqual(try ProcessRunner.run("curl", ["-sS", "http://127.0.0.1:\(control)/v1/health"]).status, 0)
         try await server.shutdown()
     }
+
+    /// The request-header deadline runs only while nothing is being answered: a request sent
+    /// behind another (pipelined) may take longer than the deadline to answer.
+    func testAPipelinedLongPollOutlivesTheHeaderDeadline() async throws {
+        let (server, ports) = try await TestServer.start { configuration in
+            configuration.control.port = 0
+            configuration.timeouts.controlRequestHeaderSeconds = 0.5
+        }
+        let result = try ProcessRunner.run("python3", [RobustnessClient.script, "pipelined", String(try XCTUnwrap(ports.control))])
+        XCTAssertEqual(result.stdout.split(separator: "\n").map(String.init), ["HTTP/1.1 200 OK", "HTTP/1.1 200 OK"], result.stderr)
+        try await server.shutdown()
+    }
 }
