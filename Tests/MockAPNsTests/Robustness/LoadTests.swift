@@ -2,6 +2,9 @@ import Foundation
 import MockAPNs
 import MockAPNsCore
 import XCTest
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A thousand TLS connections at once, each pushing, by h2load: every request is answered,
 /// every notification journaled, and every descriptor released afterwards.
@@ -9,6 +12,9 @@ final class LoadTests: XCTestCase {
     func testAThousandConcurrentConnectionsAreServedAndReleased() async throws {
         let h2load = try ProcessRunner.locate("h2load")
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: h2load), "h2load is not installed (Debian nghttp2-client)")
+        var limit = rlimit()
+        XCTAssertEqual(getrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit), 0)
+        try XCTSkipIf(limit.rlim_max < 2500, "the hard open-file limit (\(limit.rlim_max)) cannot hold 1,000 connections on both sides")
         let (server, ports) = try await TestServer.start { configuration in
             configuration.requiresAuthentication = false
             configuration.journal.recordsFrames = false
