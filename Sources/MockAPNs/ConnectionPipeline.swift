@@ -1,10 +1,12 @@
+import Logging
 import MockAPNsCore
 import MockAPNsTLS
 import NIOCore
 
 /// Sets up every accepted connection the same way, whatever its protocol: the running
 /// scenario may refuse the TLS handshake with an alert; otherwise TLS comes first, then the
-/// journal's connection recorder, then the protocol's own handler.
+/// journal's connection recorder, then the guard of the connection's deadlines and reading
+/// pace, then the protocol's own handler.
 enum ConnectionPipeline {
     /// Installs the handlers on `channel` (on its event loop).
     /// - Parameter protocolHandler: makes the protocol's handler from the scenario's view of
@@ -15,6 +17,9 @@ enum ConnectionPipeline {
         tls: OpenSSLContext,
         scenarios: ScenarioSwitch,
         journal: Journal?,
+        guarding limits: ConnectionGuardHandler.Limits,
+        listener: String,
+        logger: Logger,
         protocolHandler: (ScenarioConnection, UInt64) -> any ChannelHandler
     ) throws {
         let operations = channel.pipeline.syncOperations
@@ -29,6 +34,9 @@ enum ConnectionPipeline {
         if let journal {
             try operations.addHandler(JournalConnectionHandler(journal: journal, connectionID: connectionID, transport: transport))
         }
+        try operations.addHandler(ConnectionGuardHandler(
+            limits: limits, listener: listener, journal: journal, connectionID: connectionID, logger: logger
+        ))
         try operations.addHandler(protocolHandler(opening.connection, connectionID))
     }
 }

@@ -77,6 +77,9 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     private var requestsInFlight = 0
     /// Whether the HTTP/2 session started (only such connections count for churn).
     private var started = false
+    /// A server shutdown that arrived before HTTP/2 started (the TLS handshake was still
+    /// running): HTTP/2 starts with its GOAWAY, so no request is ever taken.
+    private var shutdownBeforeStart: HTTP2GracefulShutdownEvent?
 
     init(services: HTTP2ConnectionServices, scenarioConnection: ScenarioConnection, connectionID: UInt64) {
         self.services = services
@@ -114,6 +117,10 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             startHTTP2(context: context, session: completed.session)
         case let failed as TLSHandshakeFailed:
             TLSRefusalLog.handshakeRefused(failed, listener: "HTTP/2", logger: logger)
+        case let shutdown as HTTP2GracefulShutdownEvent:
+            // Once HTTP/2 runs, its handler (in front of this one) takes the event; reaching
+            // here means the handshake is not finished yet.
+            shutdownBeforeStart = shutdown
         default:
             break
         }
@@ -142,6 +149,9 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             try context.pipeline.syncOperations.addHandler(http2, position: .before(self))
             started = true
             if let churn = services.churn?.opened(connectionID) { journaling.churn(churn) }
+            if let shutdown = shutdownBeforeStart {
+                http2.gracefulShutdown(debugData: shutdown.debugData ?? NGHTTP2ServerHandler.shutdownDebugData)
+            }
         } catch {
             logger.error("could not start HTTP/2 on the connection: \(error)")
             context.close(promise: nil)

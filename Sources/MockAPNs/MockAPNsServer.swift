@@ -84,6 +84,7 @@ public final class MockAPNsServer: Sendable {
     /// Binds every listener and returns the bound ports.
     @discardableResult
     public func start() async throws -> BoundPorts {
+        raiseOpenFileLimit()
         let http2Context = try OpenSSLContext(configuration: makeHTTP2TLSConfiguration())
         try loadProviderKeys()
         scenarios.applyRegistryState()
@@ -104,7 +105,17 @@ public final class MockAPNsServer: Sendable {
         )
         let connections = self.connections
         let scenarios = self.scenarios
+        let logger = self.logger
+        let guardLimits = ConnectionGuardHandler.Limits(
+            handshakeTimeout: ConnectionTimeouts.amount(configuration.timeouts.tlsHandshakeSeconds),
+            firstBytesTimeout: ConnectionTimeouts.amount(configuration.timeouts.http2PrefaceSeconds)
+        )
         let http2Listener = try await ServerBootstrap(group: group)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ListenerLimitReporter(listener: "HTTP/2", journal: journal, logger: logger))
+                }
+            }
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -114,7 +125,8 @@ public final class MockAPNsServer: Sendable {
                 return channel.eventLoop.makeCompletedFuture {
                     // The bridge starts HTTP/2 once TLS tells it how the client authenticates.
                     try ConnectionPipeline.install(
-                        on: channel, transport: .http2, tls: http2Context, scenarios: scenarios, journal: journal
+                        on: channel, transport: .http2, tls: http2Context, scenarios: scenarios, journal: journal,
+                        guarding: guardLimits, listener: "HTTP/2", logger: logger
                     ) { scenarioConnection, connectionID in
                         HTTP2ConnectionBridge(services: services, scenarioConnection: scenarioConnection, connectionID: connectionID)
                     }
@@ -124,7 +136,7 @@ public final class MockAPNsServer: Sendable {
             .get()
         let managementListener: (any Channel)?
         do {
-            managementListener = try await startChannelManagement(services: services, tls: http2Context)
+            managementListener = try await startChannelManagement(services: services, tls: http2Context, guarding: guardLimits)
         } catch {
             try? await http2Listener.close()
             throw error
@@ -142,7 +154,10 @@ public final class MockAPNsServer: Sendable {
         }
         let controlPort: Int?
         do {
-            controlPort = try await observation.startControl(configuration.control, server: self, group: group, logger: logger)
+            controlPort = try await observation.startControl(
+                configuration.control, requestHeaderTimeout: ConnectionTimeouts.amount(configuration.timeouts.controlRequestHeaderSeconds),
+                server: self, group: group, logger: logger
+            )
         } catch {
             for listener in listeners { try? await listener.close() }
             await legacy.stop()
@@ -160,9 +175,17 @@ public final class MockAPNsServer: Sendable {
         return ports
     }
 
-    /// Stops listening, sends status 10 to every legacy gateway connection and waits for them
-    /// to close, says GOAWAY `Shutdown` to every open HTTP/2 connection, waits up to
-    /// `gracePeriod` for them to finish their streams, then closes what is left.
+    /// Shuts the server down in this order:
+    ///
+    /// 1. every listener stops accepting (HTTP/2, gateway, feedback);
+    /// 2. every open connection is told goodbye at once: HTTP/2 connections get GOAWAY
+    ///    `Shutdown` naming the last stream they opened, so nghttp2 refuses any newer one;
+    ///    a connection still in its TLS handshake gets its GOAWAY right after its SETTINGS,
+    ///    before any request is read; gateway connections get status 10 (a gateway connection
+    ///    still in its handshake is closed, having sent nothing);
+    /// 3. open streams finish, for up to `gracePeriod`, and each connection closes when its
+    ///    last stream is done; whatever is still open at the end is closed;
+    /// 4. the control API stops, the journal file is written out, the event loops stop.
     public func shutdown(gracePeriod: TimeAmount = .seconds(5)) async throws {
         let listeners: [any Channel] = state.withLock { state in
             defer { state = .stopped }
@@ -172,7 +195,8 @@ public final class MockAPNsServer: Sendable {
         for listener in listeners {
             try? await listener.close()
         }
-        await legacy.stop()
+        await legacy.stopAccepting()
+        async let legacyClosed: Void = legacy.shutDownConnections()
         // A connection accepted just before its listener closed may join the tracker after a
         // first look, so say goodbye until none is left; every connection must be closed
         // before the event loops stop, or its handlers could not schedule their last tasks.
@@ -197,9 +221,24 @@ public final class MockAPNsServer: Sendable {
         for channel in connections.open {
             try? await channel.close()
         }
+        await legacyClosed
         // Last, so the journal file also holds every connection's closing events.
         await observation.stop()
         try await group.shutdownGracefully()
+    }
+
+    /// Every connection takes a descriptor: raise the soft limit to the hard one and say where
+    /// it stands, so a cap met under load is no surprise.
+    private func raiseOpenFileLimit() {
+        guard let change = OpenFileLimit.raiseToHardLimit() else {
+            logger.notice("the open-file limit could not be read")
+            return
+        }
+        if change.after > change.before {
+            logger.info("open-file limit raised from \(change.before) to \(change.after)")
+        } else {
+            logger.info("open-file limit \(change.after)")
+        }
     }
 
     /// Loads `AuthKey_<KEYID>.p8` files and `keys.json` from the key directory, if it has a

@@ -49,11 +49,17 @@ enum ScenarioFile {
     }
 
     static func load(_ path: String) -> Result<Scenario, Problems> {
-        let text: String
+        let bytes: Data
         do {
-            text = try String(contentsOfFile: path, encoding: .utf8)
+            bytes = try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
             return .failure(Problems(lines: [" cannot read the file: \(error.localizedDescription)"]))
+        }
+        let text: String
+        do {
+            text = try UTF8FileText.decode(Array(bytes))
+        } catch {
+            return .failure(Problems(lines: [" \(error)"]))
         }
         do {
             return .success(try Scenario.decode(jsonText: text))

@@ -50,6 +50,14 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("broadcast-manage-port"), help: "The broadcast channel management API port (default 2199; 0 picks a free port).")
     var broadcastManagePort: Int?
+    @Option(name: .customLong("tls-handshake-timeout"), help: "Seconds a connection has to finish its TLS handshake, on every APNs port (default 10).")
+    var tlsHandshakeTimeout: Double?
+
+    @Option(name: .customLong("http2-preface-timeout"), help: "Seconds an HTTP/2 client has after its TLS handshake to send its connection preface (default 10).")
+    var http2PrefaceTimeout: Double?
+
+    @Option(name: .customLong("control-header-timeout"), help: "Seconds a control API client has to send each request's header block (default 10).")
+    var controlHeaderTimeout: Double?
 
     @Option(name: .customLong("gateway-port"), help: "The legacy binary gateway port (default 2195; 0 picks a free port).")
     var gatewayPort: Int?
@@ -107,11 +115,17 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.control.port = ObservationOptions.defaultControlPort
         configuration.broadcast.managePort = MockAPNsConfiguration.BroadcastSettings.defaultManagePort
         if let config {
-            let text: String
+            let bytes: Data
             do {
-                text = try String(contentsOfFile: config, encoding: .utf8)
+                bytes = try Data(contentsOf: URL(fileURLWithPath: config))
             } catch {
                 throw ServeError("cannot read configuration file \(config): \(error.localizedDescription)")
+            }
+            let text: String
+            do {
+                text = try UTF8FileText.decode(Array(bytes))
+            } catch {
+                throw ServeError("\(config): \(error)")
             }
             do {
                 configuration = try MockAPNsConfiguration.parse(json: text, over: configuration)
@@ -153,6 +167,7 @@ struct ServeCommand: AsyncParsableCommand {
             guard (0...65535).contains(broadcastManagePort) else { throw ValidationError("--broadcast-manage-port must be 0-65535") }
             configuration.broadcast.managePort = broadcastManagePort
         }
+        try applyTimeouts(to: &configuration.timeouts)
         try applyLegacyOptions(to: &configuration.legacy)
         try observation.apply(to: &configuration)
         return configuration
@@ -160,6 +175,21 @@ struct ServeCommand: AsyncParsableCommand {
 }
 
 extension ServeCommand {
+    /// The timeout flags, over what the configuration file said.
+    func applyTimeouts(to timeouts: inout MockAPNsConfiguration.Timeouts) throws {
+        let range = MockAPNsConfiguration.Timeouts.range
+        func check(_ value: Double?, _ flag: String) throws -> Double? {
+            guard let value else { return nil }
+            guard range.contains(value) else {
+                throw ValidationError("--\(flag) must be from \(range.lowerBound) to \(Int(range.upperBound)) seconds")
+            }
+            return value
+        }
+        if let value = try check(tlsHandshakeTimeout, "tls-handshake-timeout") { timeouts.tlsHandshakeSeconds = value }
+        if let value = try check(http2PrefaceTimeout, "http2-preface-timeout") { timeouts.http2PrefaceSeconds = value }
+        if let value = try check(controlHeaderTimeout, "control-header-timeout") { timeouts.controlRequestHeaderSeconds = value }
+    }
+
     /// The legacy gateway and feedback flags, over what the configuration file said.
     func applyLegacyOptions(to legacy: inout MockAPNsConfiguration.LegacyOptions) throws {
         if let gatewayPort {

@@ -6,7 +6,9 @@ import NIOCore
 /// Plaintext bytes come in (after TLS, or straight from the socket for cleartext HTTP/2
 /// with prior knowledge); each `channelRead` is one `nghttp2_session_mem_recv` call.
 /// Everything nghttp2 wants to send in answer is gathered into one buffer per read batch
-/// and written and flushed once, in `channelReadComplete`. Complete requests go to the
+/// and written and flushed once, in `channelReadComplete` (in batches of at most 256 KiB,
+/// and only while the channel is writable: a client that stops reading leaves the frames
+/// inside nghttp2 until it reads again). Complete requests go to the
 /// ``NGHTTP2ServerDelegate``; answers come back through ``respond(streamID:status:headers:body:)``
 /// and the other methods here, which must be called on the channel's event loop. Called from
 /// inside a delegate callback, their frames join the current batch; called later (a delayed
@@ -173,6 +175,12 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
         context.fireChannelReadComplete()
     }
 
+    public func channelWritabilityChanged(context: ChannelHandlerContext) {
+        // The client read some of what was written: pull more from nghttp2.
+        if context.channel.isWritable { flush() }
+        context.fireChannelWritabilityChanged()
+    }
+
     public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? HTTP2GracefulShutdownEvent {
             gracefulShutdown(debugData: event.debugData ?? Self.shutdownDebugData)
@@ -217,13 +225,32 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
         return body(session)
     }
 
-    /// Writes and flushes, as one buffer, everything nghttp2 has queued; then closes the
-    /// connection if it is over. Does nothing inside a read batch or an nghttp2 call: the
-    /// batch's end (or the running drain) picks the frames up.
+    /// How much output is gathered from nghttp2 per write while the client keeps reading.
+    static let outputBatchLimit = 256 * 1024
+
+    /// Writes and flushes what nghttp2 has queued, in batches of at most `outputBatchLimit`
+    /// bytes, for as long as the channel takes them; then closes the connection if it is over.
+    /// Does nothing inside a read batch or an nghttp2 call: the batch's end (or the running
+    /// drain) picks the frames up.
+    ///
+    /// While the channel is not writable (the client stopped reading), frames stay inside
+    /// nghttp2 instead of piling up in the channel's buffer, and `channelWritabilityChanged`
+    /// resumes. A connection that must close (a GOAWAY that ends it, a protocol error) is
+    /// written out regardless.
     private func flush() {
-        guard let context, !readBatchOpen, sessionCallDepth == 0, !closing else { return }
+        while let context, !readBatchOpen, sessionCallDepth == 0, !closing {
+            guard let mayContinue = flushBatch(context: context), mayContinue, context.channel.isWritable else { return }
+        }
+    }
+
+    /// One batch of `flush()`. Returns `true` when more output may be waiting in nghttp2,
+    /// `false` when it is all out, `nil` when nothing was done.
+    private func flushBatch(context: ChannelHandlerContext) -> Bool? {
+        let mustClose = closeAfterFlush || session?.connectionError != nil
+        guard context.channel.isWritable || mustClose else { return nil }
         let allocator = context.channel.allocator
         var output: ByteBuffer?
+        var moreWaiting = false
         withSession { session in
             for goAway in pendingGoAways {
                 _ = session.submitGoAway(
@@ -231,7 +258,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
                 )
             }
             pendingGoAways.removeAll()
-            session.drainOutput { chunk in
+            moreWaiting = session.drainOutput(limit: mustClose ? .max : Self.outputBatchLimit) { chunk in
                 if output == nil {
                     // nghttp2 hands out about one frame per chunk; start big enough that a
                     // batch of small responses rarely needs the buffer to grow.
@@ -241,16 +268,16 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
             }
         }
         // The drain's callbacks may have torn everything down (a delegate closing the channel).
-        guard let session, self.context != nil else { return }
+        guard let session, self.context != nil else { return nil }
 
         let shouldClose = session.connectionError != nil
             || closeAfterFlush
-            || (session.isFinished && !keepOpenAfterGoAway)
+            || (!moreWaiting && session.isFinished && !keepOpenAfterGoAway)
         guard shouldClose else {
             if let output {
                 context.writeAndFlush(wrapOutboundOut(output), promise: nil)
             }
-            return
+            return moreWaiting
         }
 
         // Report before writing: a write that completes at once closes the channel at once,
@@ -268,6 +295,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
         } else {
             channel.close(promise: nil)
         }
+        return false
     }
 
     private func tearDown() {

@@ -161,10 +161,14 @@ final class NGHTTP2Session {
         listener.session(didRefuseStream: refused)
     }
 
-    /// Hands every byte nghttp2 wants to send to `write`, chunk by chunk, until it has
-    /// nothing more. Callbacks may submit more frames meanwhile; they go out in the same run.
-    func drainOutput(_ write: (UnsafeRawBufferPointer) -> Void) {
+    /// Hands the bytes nghttp2 wants to send to `write`, chunk by chunk, until it has nothing
+    /// more or `limit` bytes have gone out. Callbacks may submit more frames meanwhile; they go
+    /// out in the same run. Returns `true` when it stopped at the limit (more may be waiting).
+    @discardableResult
+    func drainOutput(limit: Int = .max, _ write: (UnsafeRawBufferPointer) -> Void) -> Bool {
+        var written = 0
         while let session {
+            if written >= limit { return true }
             var chunk: UnsafePointer<UInt8>?
             let length = nghttp2_session_mem_send(session, &chunk)
             if length < 0 {
@@ -172,11 +176,13 @@ final class NGHTTP2Session {
                 // sensible to send.
                 fail(.init(kind: .internalFailure, errorCode: HTTP2ErrorCode.internalError,
                            message: "nghttp2 could not serialize frames: \(Self.describe(Int32(truncatingIfNeeded: length)))"))
-                return
+                return false
             }
-            guard length > 0, let chunk else { return }
+            guard length > 0, let chunk else { return false }
             write(UnsafeRawBufferPointer(start: chunk, count: length))
+            written += length
         }
+        return false
     }
 
     // MARK: - Submitting frames

@@ -12,7 +12,9 @@ extension MockAPNsServer {
     /// Binds the channel management listener when `configuration.broadcast.managePort` is set:
     /// the provider API's TLS context and connection pipeline, HTTP/2 with the same
     /// authentication, and the channel management core.
-    func startChannelManagement(services provider: HTTP2ConnectionServices, tls: OpenSSLContext) async throws -> (any Channel)? {
+    func startChannelManagement(
+        services provider: HTTP2ConnectionServices, tls: OpenSSLContext, guarding guardLimits: ConnectionGuardHandler.Limits
+    ) async throws -> (any Channel)? {
         guard let port = configuration.broadcast.managePort else { return nil }
         var management = provider
         management.role = .channelManagement
@@ -22,7 +24,15 @@ extension MockAPNsServer {
         let connections = self.connections
         let scenarios = self.scenarios
         let journal = observation.journal
+        let logger = self.logger
         return try await ServerBootstrap(group: group)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(
+                        ListenerLimitReporter(listener: "channel management", journal: journal, logger: logger)
+                    )
+                }
+            }
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -30,7 +40,8 @@ extension MockAPNsServer {
                 connections.track(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     try ConnectionPipeline.install(
-                        on: channel, transport: .channelManagement, tls: tls, scenarios: scenarios, journal: journal
+                        on: channel, transport: .channelManagement, tls: tls, scenarios: scenarios, journal: journal,
+                        guarding: guardLimits, listener: "channel management", logger: logger
                     ) { scenarioConnection, connectionID in
                         HTTP2ConnectionBridge(services: services, scenarioConnection: scenarioConnection, connectionID: connectionID)
                     }

@@ -21,7 +21,8 @@ extension MockAPNsConfiguration {
     ///               "parseErrorPolicy": "silentClose", "tokenLength": 32, "variableTokenLength": false,
     ///               "maximumPayloadLength": 2048 },
     ///   "journal": { "capacity": 100000, "file": "journal.jsonl", "frames": true, "redactTokens": false },
-    ///   "control": { "port": 2198, "host": "127.0.0.1", "allowNonLoopback": false }
+    ///   "control": { "port": 2198, "host": "127.0.0.1", "allowNonLoopback": false },
+    ///   "timeouts": { "tlsHandshakeSeconds": 10, "http2PrefaceSeconds": 10, "controlRequestHeaderSeconds": 10 }
     /// }
     /// ```
     public static func parse(json text: String, over base: MockAPNsConfiguration = MockAPNsConfiguration()) throws(JSONFileError) -> MockAPNsConfiguration {
@@ -74,7 +75,10 @@ extension MockAPNsConfiguration {
         if var broadcast = try root.object("broadcast") {
             try configuration.broadcast.read(&broadcast, environment: configuration.environment)
         }
-        try root.finish(allowed: ["broadcast", "host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control"])
+        if var timeouts = try root.object("timeouts") {
+            try configuration.timeouts.read(&timeouts)
+        }
+        try root.finish(allowed: ["broadcast", "host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control", "timeouts"])
         return configuration
     }
 }

@@ -36,6 +36,8 @@ public struct MockAPNsConfiguration: Sendable {
     /// Broadcast push: the channel management listener (off unless a port is set), its
     /// rules, and seeded channels.
     public var broadcast = BroadcastSettings()
+    /// How long connections may take to handshake and to start speaking.
+    public var timeouts = Timeouts()
     /// Scripted behaviour and faults to run from the start (`nil`: none); see
     /// `MockAPNsServer.replaceScenario` to change it while running.
     public var scenario: Scenario? = nil

@@ -284,7 +284,10 @@ struct ControlAPI: Sendable {
             throw ControlAPIError("deviceToken is required", parameter: "$.deviceToken")
         }
         try Self.checkToken(token, parameter: "$.deviceToken")
-        let timestamp = try Self.readInteger(&body, "timestamp") ?? server.clock.millisecondsSince1970
+        // A feedback tuple carries its time as 32-bit seconds: a time it cannot carry would
+        // never reach a client, so it is refused here rather than skipped at send time.
+        let timestamp = try Self.readInteger(&body, "timestamp", in: Self.feedbackTimestampRange)
+            ?? server.clock.millisecondsSince1970
         let topic = try Self.readString(&body, "topic")
         try Self.finish(body, allowed: ["deviceToken", "timestamp", "topic"])
         server.registry.queueFeedback(token, since: timestamp, topic: topic)
@@ -412,9 +415,14 @@ struct ControlAPI: Sendable {
         }
     }
 
-    private static func readInteger(_ body: inout JSONObjectReader?, _ key: String) throws(ControlAPIError) -> Int64? {
-        do { return try body?.integer(key, in: Int64.min...Int64.max) } catch { throw ControlAPIError(error) }
+    private static func readInteger(
+        _ body: inout JSONObjectReader?, _ key: String, in range: ClosedRange<Int64> = Int64.min...Int64.max
+    ) throws(ControlAPIError) -> Int64? {
+        do { return try body?.integer(key, in: range) } catch { throw ControlAPIError(error) }
     }
+
+    /// Milliseconds since 1970 that a feedback tuple's 32-bit seconds can carry (up to 2106).
+    static let feedbackTimestampRange: ClosedRange<Int64> = 0...(Int64(UInt32.max) * 1000 + 999)
 
     private static func readString(_ body: inout JSONObjectReader?, _ key: String) throws(ControlAPIError) -> String? {
         do { return try body?.string(key) } catch { throw ControlAPIError(error) }

@@ -625,7 +625,9 @@ enum ControlOpenAPI {
                       },
                       "timestamp": {
                         "type": "integer",
-                        "description": "Milliseconds since 1970; default now"
+                        "minimum": 0,
+                        "maximum": 4294967295999,
+                        "description": "Milliseconds since 1970; default now. A feedback tuple carries 32-bit seconds, so at most 4294967295999 (2106-02-07)"
                       },
                       "topic": {
                         "type": "string"

@@ -1,4 +1,5 @@
 import Hummingbird
+import HummingbirdCore
 import Logging
 import NIOCore
 import NIOPosix
@@ -11,15 +12,25 @@ final class ControlServer: Sendable {
 
     /// Binds `host:port` and serves `api` until `stop()`. Returns the bound port, or throws
     /// when the address cannot be bound.
-    func start(api: ControlAPI, host: String, port: Int, group: any EventLoopGroup, logger: Logger) async throws -> Int {
+    /// Every connection gets `requestHeaderTimeout` for each request's header block.
+    func start(
+        api: ControlAPI, host: String, port: Int, requestHeaderTimeout: TimeAmount,
+        group: any EventLoopGroup, logger: Logger
+    ) async throws -> Int {
         let bound = BindOutcome()
         var appLogger = logger
         appLogger[metadataKey: "listener"] = "control"
         // Stopping is a cancellation, which Hummingbird reports at error level on every
         // shutdown. Failures to bind are thrown, not logged, so nothing of use is lost.
         appLogger.logLevel = .critical
+        let journal = api.server.journal
         let application = Application(
             router: api.makeRouter(),
+            server: .http1(configuration: HTTP1Channel.Configuration(
+                additionalChannelHandlers: [
+                    ControlConnectionHandler(requestHeaderTimeout: requestHeaderTimeout, journal: journal, logger: logger),
+                ]
+            )),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "mockapns"),
             onServerRunning: { channel in bound.resolve(.success(channel.localAddress?.port ?? port)) },
             eventLoopGroupProvider: .shared(group),

@@ -1,4 +1,11 @@
 import MockAPNsCore
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension MockAPNsConfiguration {
     /// The control API: plain HTTP/1.1 JSON for tests and tools (`control` in a configuration
@@ -32,9 +39,19 @@ extension MockAPNsConfiguration {
             }
         }
 
-        /// `localhost`, `::1`, and every `127.x.x.x` address.
+        /// `localhost`, and the addresses of the loopback networks: IPv4 `127.0.0.0/8`, IPv6
+        /// `::1`, and IPv4 loopback mapped into IPv6 (`::ffff:127.0.0.1`). The text is parsed
+        /// as an address, so a name such as `127.attacker.example` is not loopback.
         static func isLoopback(_ host: String) -> Bool {
-            host == "localhost" || host == "::1" || host == "[::1]" || host.hasPrefix("127.")
+            if host == "localhost" { return true }
+            var address = Substring(host)
+            if address.hasPrefix("["), address.hasSuffix("]") { address = address.dropFirst().dropLast() }
+            if let ipv4 = IPv4Literal(address) { return ipv4.octets[0] == 127 }
+            guard let ipv6 = IPv6Literal(address) else { return false }
+            let octets = ipv6.octets
+            let loopback = octets[0..<15].allSatisfy { $0 == 0 } && octets[15] == 1
+            let mappedIPv4 = octets[0..<10].allSatisfy { $0 == 0 } && octets[10] == 0xff && octets[11] == 0xff
+            return loopback || (mappedIPv4 && octets[12] == 127)
         }
     }
 }
@@ -55,5 +72,27 @@ public struct ControlBindFailed: Error, Sendable, CustomStringConvertible {
     public var reason: String
     public var description: String {
         "the control API cannot listen on \(host):\(port): \(reason); choose another with --control-port (0 picks a free one) or turn it off with --no-control"
+    }
+}
+
+/// A dotted-quad IPv4 address, parsed the way the system parses it (`inet_pton`).
+struct IPv4Literal {
+    var octets: [UInt8]
+
+    init?(_ text: Substring) {
+        var address = in_addr()
+        guard inet_pton(AF_INET, String(text), &address) == 1 else { return nil }
+        octets = withUnsafeBytes(of: &address) { Array($0) }
+    }
+}
+
+/// An IPv6 address (any of its textual forms), parsed by `inet_pton`.
+struct IPv6Literal {
+    var octets: [UInt8]
+
+    init?(_ text: Substring) {
+        var address = in6_addr()
+        guard inet_pton(AF_INET6, String(text), &address) == 1 else { return nil }
+        octets = withUnsafeBytes(of: &address) { Array($0) }
     }
 }

@@ -11,7 +11,7 @@ import Darwin
 
 /// Writes every journal event to a JSON Lines file, one object per line.
 ///
-/// The journal hands events over under its lock, which only appends them to a buffer here;
+/// The journal hands events over in order (outside its lock), which only appends them to a buffer here;
 /// a background task encodes and writes the buffer in batches, off the event loops. `close()`
 /// writes whatever is still buffered, so a shutdown (SIGTERM included) loses nothing.
 final class JSONLFileSink: JournalSink {

@@ -38,6 +38,14 @@ struct LegacyJournaling {
         journal?.record(.feedbackTuple(deviceToken: entry.deviceToken, timestampMilliseconds: entry.timestamp), connection: connectionID)
     }
 
+    /// A queued feedback entry that cannot be written as a tuple, and why.
+    func feedbackSkipped(_ entry: FeedbackEntry, reason: String) {
+        journal?.record(
+            .diagnosis(code: "feedback.tupleSkipped", message: "feedback entry for \(entry.deviceToken) not sent: \(reason)"),
+            connection: connectionID
+        )
+    }
+
     /// The request as the decision core reads it: legacy frames name no topic, so the
     /// certificate's is the one the push goes to.
     private func routed(_ request: PushRequest, _ authentication: AuthenticationResult) -> PushRequest {

@@ -25,13 +25,16 @@ final class ServerObservation: Sendable {
 
     /// Starts the control API if configured; returns its bound port.
     func startControl(
-        _ settings: MockAPNsConfiguration.ControlSettings, server: MockAPNsServer,
+        _ settings: MockAPNsConfiguration.ControlSettings, requestHeaderTimeout: TimeAmount, server: MockAPNsServer,
         group: any EventLoopGroup, logger: Logger
     ) async throws -> Int? {
         guard let port = settings.port else { return nil }
         try settings.checkHost()
         do {
-            return try await control.start(api: ControlAPI(server: server), host: settings.host, port: port, group: group, logger: logger)
+            return try await control.start(
+                api: ControlAPI(server: server), host: settings.host, port: port,
+                requestHeaderTimeout: requestHeaderTimeout, group: group, logger: logger
+            )
         } catch {
             throw ControlBindFailed(host: settings.host, port: port, reason: "\(error)")
         }

@@ -23,7 +23,6 @@ final class LegacyFeedbackHandler: ChannelInboundHandler {
 
     private let services: LegacyFeedbackServices
     private var logger: Logger
-    private var handshakeTimer: Scheduled<Void>?
 
     /// Records each tuple sent.
     private let journaling: LegacyJournaling
@@ -38,22 +37,12 @@ final class LegacyFeedbackHandler: ChannelInboundHandler {
         if let remote = context.remoteAddress {
             logger[metadataKey: "peer"] = "\(remote)"
         }
-        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        handshakeTimer = context.eventLoop.scheduleTask(in: LegacyGatewayServices.handshakeTimeout) {
-            bound.value.close(promise: nil)
-        }
         context.fireChannelActive()
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        handshakeTimer?.cancel()
-        context.fireChannelInactive()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
         case let completed as TLSHandshakeCompleted:
-            handshakeTimer?.cancel()
             sendFeedback(context: context, session: completed.session)
         case let failed as TLSHandshakeFailed:
             TLSRefusalLog.handshakeRefused(failed, listener: "legacy feedback", logger: logger)
@@ -88,9 +77,14 @@ final class LegacyFeedbackHandler: ChannelInboundHandler {
         var bytes: [UInt8] = []
         var sent = 0
         for entry in entries {
-            guard let token = Self.binaryToken(entry.deviceToken),
-                  let tuple = FeedbackTuple(secondsSince1970: entry.secondsSince1970, token: token) else {
-                logger.notice("legacy feedback: skipped token \"\(entry.deviceToken)\": it cannot be written as a feedback tuple (not hex, or a time outside 1970-2106)")
+            // Entries come from the registry, which any rule or API call may have filled; one a
+            // tuple cannot carry is skipped with its reason in the log and the journal.
+            guard let token = Self.binaryToken(entry.deviceToken) else {
+                skip(entry, reason: "the token is not an even number of hex digits")
+                continue
+            }
+            guard let tuple = FeedbackTuple(secondsSince1970: entry.secondsSince1970, token: token) else {
+                skip(entry, reason: "its time (\(entry.timestamp) ms since 1970) does not fit a tuple's 32-bit seconds (1970 to 2106-02-07)")
                 continue
             }
             tuple.encode(into: &bytes)
@@ -103,6 +97,11 @@ final class LegacyFeedbackHandler: ChannelInboundHandler {
         }
         // The TLS handler sends the tuples, then close_notify, then closes the socket.
         context.close(promise: nil)
+    }
+
+    private func skip(_ entry: FeedbackEntry, reason: String) {
+        logger.notice("legacy feedback: skipped token \"\(entry.deviceToken)\": \(reason)")
+        journaling.feedbackSkipped(entry, reason: reason)
     }
 
     /// The bytes a hex token spells, or `nil` if it is not an even number of hex digits.

@@ -33,10 +33,6 @@ struct LegacyDrainPolicy: Sendable {
 
 /// What every gateway connection of one listener shares.
 struct LegacyGatewayServices: Sendable {
-    /// How long a client may take to complete the TLS handshake; a socket that never
-    /// completes it must not stay open forever.
-    static let handshakeTimeout: TimeAmount = .seconds(10)
-
     let decider: PushDecider
     let environment: APNsEnvironment
     let sessionOptions: LegacySessionOptions
@@ -84,7 +80,6 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
     private var authentication = AuthenticationResult.unauthenticated
     /// Whether the answer reached the socket. A client that leaves before then never saw it.
     private var answerWritten = false
-    private var handshakeTimer: Scheduled<Void>?
     private var quietTimer: Scheduled<Void>?
     private var drainDeadline: Scheduled<Void>?
     private var recorded = false
@@ -120,18 +115,8 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
             report.peer = "\(remote)"
             logger[metadataKey: "peer"] = "\(remote)"
         }
-        let handler = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
-        handshakeTimer = context.eventLoop.scheduleTask(in: LegacyGatewayServices.handshakeTimeout) {
-            handler.value.handler.handshakeTimedOut(context: handler.value.context)
-        }
+        // The TLS handshake's deadline is kept by the connection's guard (ConnectionGuardHandler).
         context.fireChannelActive()
-    }
-
-    private func handshakeTimedOut(context: ChannelHandlerContext) {
-        guard case .handshaking = state else { return }
-        report.failure = "no TLS handshake within \(LegacyGatewayServices.handshakeTimeout.nanoseconds / 1_000_000_000) s"
-        logger.notice("legacy gateway: \(report.failure ?? ""); closing")
-        close(context: context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -148,10 +133,8 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
         case let completed as TLSHandshakeCompleted:
-            handshakeTimer?.cancel()
             handshakeCompleted(context: context, session: completed.session)
         case let failed as TLSHandshakeFailed:
-            handshakeTimer?.cancel()
             report.failure = "TLS handshake refused: \(failed.reason)"
             TLSRefusalLog.handshakeRefused(failed, listener: "legacy gateway", logger: logger)
         case is LegacyShutdownEvent:
@@ -340,8 +323,6 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
     }
 
     private func cancelTimers() {
-        handshakeTimer?.cancel()
-        handshakeTimer = nil
         quietTimer?.cancel()
         quietTimer = nil
         drainDeadline?.cancel()

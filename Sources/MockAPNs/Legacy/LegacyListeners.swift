@@ -52,14 +52,19 @@ final class LegacyListeners: Sendable {
             journal: dependencies.journal
         )
         let journal = dependencies.journal
+        let logger = dependencies.logger
+        let guardLimits = ConnectionGuardHandler.Limits(
+            handshakeTimeout: ConnectionTimeouts.amount(configuration.timeouts.tlsHandshakeSeconds), firstBytesTimeout: nil
+        )
         let tracker = gatewayConnections
         let scenarios = dependencies.scenarios
-        let gateway = try await Self.bootstrap(dependencies.group)
+        let gateway = try await Self.bootstrap(dependencies.group, listener: "legacy gateway", journal: journal, logger: logger)
             .childChannelInitializer { channel in
                 tracker.track(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     try ConnectionPipeline.install(
-                        on: channel, transport: .legacy, tls: tls, scenarios: scenarios, journal: journal
+                        on: channel, transport: .legacy, tls: tls, scenarios: scenarios, journal: journal,
+                        guarding: guardLimits, listener: "legacy gateway", logger: logger
                     ) { scenarioConnection, connectionID in
                         LegacyGatewayHandler(services: gatewayServices, scenarioConnection: scenarioConnection, connectionID: connectionID)
                     }
@@ -77,11 +82,12 @@ final class LegacyListeners: Sendable {
         )
         let feedback: any Channel
         do {
-            feedback = try await Self.bootstrap(dependencies.group)
+            feedback = try await Self.bootstrap(dependencies.group, listener: "legacy feedback", journal: journal, logger: logger)
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
                         try ConnectionPipeline.install(
-                            on: channel, transport: .feedback, tls: tls, scenarios: scenarios, journal: journal
+                            on: channel, transport: .feedback, tls: tls, scenarios: scenarios, journal: journal,
+                            guarding: guardLimits, listener: "legacy feedback", logger: logger
                         ) { _, connectionID in
                             LegacyFeedbackHandler(services: feedbackServices, connectionID: connectionID)
                         }
@@ -90,7 +96,7 @@ final class LegacyListeners: Sendable {
                 .bind(host: configuration.host, port: configuration.legacy.feedbackPort)
                 .get()
         } catch {
-            await closeListeners()
+            await stopAccepting()
             throw error
         }
         listeners.withLock { $0.append(feedback) }
@@ -114,11 +120,12 @@ final class LegacyListeners: Sendable {
 
     /// Stops accepting connections, then shuts the open gateway connections down.
     func stop() async {
-        await closeListeners()
+        await stopAccepting()
         await shutDownConnections()
     }
 
-    private func closeListeners() async {
+    /// Closes both listeners; open connections stay.
+    func stopAccepting() async {
         let channels = listeners.withLock { listeners in
             defer { listeners.removeAll() }
             return listeners
@@ -128,8 +135,13 @@ final class LegacyListeners: Sendable {
         }
     }
 
-    private static func bootstrap(_ group: MultiThreadedEventLoopGroup) -> ServerBootstrap {
+    private static func bootstrap(_ group: MultiThreadedEventLoopGroup, listener: String, journal: Journal?, logger: Logger) -> ServerBootstrap {
         ServerBootstrap(group: group)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ListenerLimitReporter(listener: listener, journal: journal, logger: logger))
+                }
+            }
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)

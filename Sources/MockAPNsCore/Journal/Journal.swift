@@ -9,8 +9,9 @@ import Darwin
 #endif
 
 /// Receives every event the journal records, in sequence order: the JSONL file sink.
-/// `receive` is called while the journal holds its lock, so it must only hand the event
-/// over (append it to a buffer), never encode or write.
+/// `receive` runs outside the journal's lock, on whichever recording thread is delivering
+/// (one at a time, so in order), so it should only hand the event over (append it to a
+/// buffer), never encode or write.
 public protocol JournalSink: AnyObject, Sendable {
     func receive(_ event: JournalEvent)
 }
@@ -53,7 +54,8 @@ public struct JournalStatistics: Sendable, Equatable {
 ///
 /// Recording is cheap: one value appended to a ring under a short lock; the JSON is made only
 /// when someone reads. Readers query with filters, or wait until enough matching events have
-/// arrived: a waiter is woken by the append that completes it, never by polling.
+/// arrived: a waiter is woken by the next append and reads the new events itself, never by
+/// polling. No reader's predicate and no sink runs under the journal's lock.
 public final class Journal: Sendable {
     public let options: JournalOptions
     private let clock: ServerClock
@@ -66,17 +68,14 @@ public final class Journal: Sendable {
         /// The transport of each connection seen, for filtering events by protocol.
         var transports: [UInt64: Transport] = [:]
         var sinks: [any JournalSink] = []
-        var waiters: [UInt64: Waiter] = [:]
+        /// Events recorded but not yet handed to the sinks.
+        var sinkBacklog: [JournalEvent] = []
+        /// Whether a recording thread is handing the backlog to the sinks right now.
+        var deliveringToSinks = false
+        /// Readers parked until the next event is recorded (or their wait ends). Only
+        /// continuations live here: no reader's predicate ever runs under the lock.
+        var parked: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var nextWaiterID: UInt64 = 0
-    }
-
-    /// Someone waiting for `wanted` events that satisfy `predicate`.
-    private struct Waiter {
-        var predicate: @Sendable (JournalEvent) -> Bool
-        var wanted: Int
-        var found: [JournalEvent]
-        var continuation: CheckedContinuation<[JournalEvent], Never>
-        var timeout: Task<Void, Never>?
     }
 
     public init(options: JournalOptions = JournalOptions(), clock: ServerClock = ServerClock()) {
@@ -102,7 +101,7 @@ public final class Journal: Sendable {
     public func record(_ kind: JournalEventKind, connection: UInt64? = nil, stream: Int32? = nil) {
         let wallTime = clock.millisecondsSince1970
         let monotonic = Self.monotonicNanoseconds()
-        let completed: [(CheckedContinuation<[JournalEvent], Never>, [JournalEvent])] = state.withLock { state in
+        let (woken, delivers): ([UInt64: CheckedContinuation<Void, Never>], Bool) = state.withLock { state in
             state.lastSequence += 1
             let sequence = state.lastSequence
             // Notifications are stamped when read, not here: copying a record in and out of
@@ -115,37 +114,47 @@ public final class Journal: Sendable {
                 connectionID: connection, streamID: stream, kind: kind
             )
             state.ring.append(event)
-            for sink in state.sinks { sink.receive(event) }
-            guard !state.waiters.isEmpty else { return [] }
-            return Self.offer(event, to: &state.waiters)
+            var delivers = false
+            if !state.sinks.isEmpty {
+                state.sinkBacklog.append(event)
+                if !state.deliveringToSinks {
+                    state.deliveringToSinks = true
+                    delivers = true
+                }
+            }
+            guard !state.parked.isEmpty else { return ([:], delivers) }
+            defer { state.parked.removeAll() }
+            return (state.parked, delivers)
         }
-        for (continuation, events) in completed {
-            continuation.resume(returning: events)
+        // Parked readers look at the new events themselves, on their own task.
+        for continuation in woken.values {
+            continuation.resume()
+        }
+        if delivers { deliverToSinks() }
+    }
+
+    /// Hands the backlog to the sinks, outside the lock, until it is empty. Only one thread
+    /// delivers at a time, so sinks see events in sequence order.
+    private func deliverToSinks() {
+        while true {
+            let (batch, sinks): ([JournalEvent], [any JournalSink]) = state.withLock { state in
+                guard !state.sinkBacklog.isEmpty else {
+                    state.deliveringToSinks = false
+                    return ([], [])
+                }
+                defer { state.sinkBacklog.removeAll(keepingCapacity: true) }
+                return (state.sinkBacklog, state.sinks)
+            }
+            if batch.isEmpty { return }
+            for event in batch {
+                for sink in sinks { sink.receive(event) }
+            }
         }
     }
 
     /// A fault a scenario injected on a connection (and stream).
     public func recordFault(connection: UInt64?, stream: Int32?, description: String) {
         record(.fault(description: description), connection: connection, stream: stream)
-    }
-
-    /// Gives `event` to every waiter it satisfies; returns the waiters now complete.
-    private static func offer(
-        _ event: JournalEvent, to waiters: inout [UInt64: Waiter]
-    ) -> [(CheckedContinuation<[JournalEvent], Never>, [JournalEvent])] {
-        var completed: [(CheckedContinuation<[JournalEvent], Never>, [JournalEvent])] = []
-        for id in Array(waiters.keys) {
-            guard var waiter = waiters[id], waiter.predicate(event) else { continue }
-            waiter.found.append(event)
-            if waiter.found.count >= waiter.wanted {
-                waiters.removeValue(forKey: id)
-                waiter.timeout?.cancel()
-                completed.append((waiter.continuation, waiter.found))
-            } else {
-                waiters[id] = waiter
-            }
-        }
-        return completed
     }
 
     // MARK: Reading
@@ -210,6 +219,11 @@ public final class Journal: Sendable {
 
     /// Waits until the journal holds `count` events after `after` that satisfy `predicate`,
     /// or `timeout` passes; returns the matches (fewer than `count` on timeout).
+    ///
+    /// `predicate` runs on the waiting task, never under the journal's lock, so it may call
+    /// back into the journal (`transport(ofConnection:)`, queries). Events recorded while the
+    /// waiter is awake are read from the ring on its next look; only events pushed out of a
+    /// full ring before that look can be missed.
     public func waitForEvents(
         count: Int, after: UInt64? = nil, timeout: Duration,
         where predicate: @escaping @Sendable (JournalEvent) -> Bool
@@ -218,44 +232,61 @@ public final class Journal: Sendable {
             state.nextWaiterID += 1
             return state.nextWaiterID
         }
+        let ticket = WaitTicket()
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            ticket.end()
+            self?.wake(id)
+        }
+        defer { timer.cancel() }
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<[JournalEvent], Never>) in
-                let ready: [JournalEvent]? = state.withLock { state in
-                    var found: [JournalEvent] = []
-                    state.ring.forEach(after: after ?? 0) { event in
-                        if predicate(event) { found.append(event) }
-                        return found.count < count
-                    }
+            var found: [JournalEvent] = []
+            var cursor = after ?? 0
+            while true {
+                let (batch, seen) = snapshot(after: cursor)
+                for event in batch where predicate(event) {
+                    found.append(event)
                     if found.count >= count { return found }
-                    state.waiters[id] = Waiter(predicate: predicate, wanted: count, found: found, continuation: continuation)
-                    return nil
                 }
-                if let ready {
-                    continuation.resume(returning: ready)
-                    return
-                }
-                let timer = Task { [weak self] in
-                    try? await Task.sleep(for: timeout)
-                    self?.finishWaiter(id)
-                }
-                let stillWaiting = state.withLock { state -> Bool in
-                    guard state.waiters[id] != nil else { return false }
-                    state.waiters[id]?.timeout = timer
-                    return true
-                }
-                if !stillWaiting { timer.cancel() }
+                cursor = seen
+                guard !ticket.hasEnded else { return found }
+                await park(id, untilAfter: cursor, ticket: ticket)
             }
         } onCancel: {
-            finishWaiter(id)
+            ticket.end()
+            wake(id)
         }
     }
 
-    /// Ends a wait with what it found so far (timeout or cancellation).
-    private func finishWaiter(_ id: UInt64) {
-        let waiter = state.withLock { $0.waiters.removeValue(forKey: id) }
-        guard let waiter else { return }
-        waiter.timeout?.cancel()
-        waiter.continuation.resume(returning: waiter.found)
+    /// The events held after `sequence`, and the newest sequence recorded.
+    private func snapshot(after sequence: UInt64) -> (events: [JournalEvent], lastSequence: UInt64) {
+        state.withLock { state in
+            var events: [JournalEvent] = []
+            state.ring.forEach(after: sequence) { event in
+                events.append(event)
+                return true
+            }
+            return (events, state.lastSequence)
+        }
+    }
+
+    /// Suspends until an event after `sequence` is recorded or the ticket ends. Returns at once
+    /// when either has already happened.
+    private func park(_ id: UInt64, untilAfter sequence: UInt64, ticket: WaitTicket) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let parked = state.withLock { state -> Bool in
+                guard state.lastSequence == sequence, !ticket.hasEnded else { return false }
+                state.parked[id] = continuation
+                return true
+            }
+            if !parked { continuation.resume() }
+        }
+    }
+
+    /// Resumes a parked waiter, if it is parked, so it looks at its ticket again.
+    private func wake(_ id: UInt64) {
+        let continuation = state.withLock { $0.parked.removeValue(forKey: id) }
+        continuation?.resume()
     }
 
     static func monotonicNanoseconds() -> UInt64 {
@@ -263,4 +294,14 @@ public final class Journal: Sendable {
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)
     }
+}
+
+/// Whether one wait is over (timed out or cancelled); set from the timer or the canceller,
+/// read by the waiting task.
+private final class WaitTicket: Sendable {
+    private let ended = Atomic<Bool>(false)
+
+    var hasEnded: Bool { ended.load(ordering: .acquiring) }
+
+    func end() { ended.store(true, ordering: .releasing) }
 }

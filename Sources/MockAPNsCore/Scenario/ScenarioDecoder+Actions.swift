@@ -47,18 +47,28 @@ extension ScenarioDecoder {
             let timestamp = read { () throws(JSONFileError) in try reader.integer("timestamp", in: 0...Int64.max) }
             return reason.map { .reject($0, timestamp: timestamp) }
         case .respond:
-            let status = required(read { () throws(JSONFileError) in try reader.integer("status", in: 100...599) }, reader, "status",
-                                  expected: "an HTTP status from 100 to 599")
+            // A scripted answer is a final response: 1xx cannot end a stream.
+            let status = required(read { () throws(JSONFileError) in try reader.integer("status", in: 200...599) }, reader, "status",
+                                  expected: "a final HTTP status from 200 to 599")
             var headers: [HTTPHeader] = []
             if let headersNode = reader.node("headers") {
                 let headersPath = reader.path(of: "headers")
                 if case .object(let members) = headersNode.value {
                     for member in members {
-                        guard case .string(let value) = member.value.value else {
-                            fail("\(headersPath).\(member.key)", member.value, "expected a string header value, found \(Self.describe(member.value.value))")
+                        let memberPath = "\(headersPath).\(member.key)"
+                        if let problem = ResponseHeaderRules.problem(withName: member.key) {
+                            fail(memberPath, member.value, problem)
                             continue
                         }
-                        headers.append(HTTPHeader(name: member.key.lowercased(), value: value))
+                        guard case .string(let value) = member.value.value else {
+                            fail(memberPath, member.value, "expected a string header value, found \(Self.describe(member.value.value))")
+                            continue
+                        }
+                        if let problem = ResponseHeaderRules.problem(withValue: value) {
+                            fail(memberPath, member.value, problem)
+                            continue
+                        }
+                        headers.append(HTTPHeader(name: member.key, value: value))
                     }
                 } else {
                     fail(headersPath, headersNode, "expected an object of header names to string values, found \(headersNode.value.kindDescription)")

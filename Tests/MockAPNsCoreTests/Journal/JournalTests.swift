@@ -60,6 +60,40 @@ final class JournalTests: XCTestCase {
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(5), "woken by the append, not the timeout")
     }
 
+    /// A waiter's predicate runs outside the journal's lock, so it may read the journal back
+    /// (as the control API's protocol filter does), both when the wait starts and when an
+    /// append wakes it. Under the lock this was a recursive-lock trap.
+    func testWaitPredicateMayReadTheJournal() async {
+        let journal = Journal()
+        journal.record(.connectionOpened(transport: .http2, peer: "127.0.0.1:1"), connection: 1)
+        journal.record(.connectionOpened(transport: .legacy, peer: "127.0.0.1:2"), connection: 2)
+        let before = await journal.waitForEvents(count: 1, timeout: .seconds(5)) { event in
+            event.connectionID.flatMap(journal.transport(ofConnection:)) == .legacy
+        }
+        XCTAssertEqual(before.map(\.connectionID), [2])
+
+        let after = journal.statistics.lastSequence
+        async let waited = journal.waitForEvents(count: 1, after: after, timeout: .seconds(30)) { event in
+            _ = journal.events(matching: JournalEventFilter(connectionID: 1))
+            return event.connectionID.flatMap(journal.transport(ofConnection:)) == .legacy
+        }
+        try? await Task.sleep(for: .milliseconds(50))
+        journal.record(.fault(description: "on http2"), connection: 1)
+        journal.record(.fault(description: "on legacy"), connection: 2)
+        let woken = await waited
+        XCTAssertEqual(woken.map(\.sequence), [after + 2])
+    }
+
+    func testCancelledWaitReturnsWhatItFound() async {
+        let journal = Journal()
+        journal.record(notification())
+        let task = Task { await journal.waitForNotifications(count: 2, timeout: .seconds(60)) }
+        try? await Task.sleep(for: .milliseconds(50))
+        task.cancel()
+        let records = await task.value
+        XCTAssertEqual(records.count, 1)
+    }
+
     func testWaitTimesOutWithWhatItFound() async {
         let journal = Journal()
         journal.record(notification())

@@ -47,6 +47,33 @@ final class ScenarioDecoderTests: XCTestCase {
         XCTAssertEqual(rule.action, .fault(.goAway(ScenarioGoAway(errorCode: 0xb, lastStream: .id(7), reason: "Shutdown"))))
     }
 
+    /// A scripted response must be one HTTP/2 can carry: a final status, and header fields
+    /// the server may send. Each refusal names the JSON path.
+    func testRespondActionsAreCheckedAgainstHTTP2() throws {
+        let cases: [(action: String, path: String, says: String)] = [
+            (#"{"type": "respond", "status": 100}"#, "$.rules[0].action.status", "from 200 to 599"),
+            (#"{"type": "respond", "status": 199}"#, "$.rules[0].action.status", "from 200 to 599"),
+            (#"{"type": "respond", "status": 200, "headers": {":status": "500"}}"#, "$.rules[0].action.headers.:status", "pseudo-header"),
+            (#"{"type": "respond", "status": 200, "headers": {"connection": "close"}}"#, "$.rules[0].action.headers.connection", "connection-specific"),
+            (#"{"type": "respond", "status": 200, "headers": {"transfer-encoding": "chunked"}}"#, "$.rules[0].action.headers.transfer-encoding", "connection-specific"),
+            (#"{"type": "respond", "status": 200, "headers": {"x header": "1"}}"#, "$.rules[0].action.headers.x header", "not a valid HTTP/2 header name"),
+            (#"{"type": "respond", "status": 200, "headers": {"X-Upper": "1"}}"#, "$.rules[0].action.headers.X-Upper", "lower case"),
+            (#"{"type": "respond", "status": 200, "headers": {"": "1"}}"#, "$.rules[0].action.headers.", "empty"),
+            (#"{"type": "respond", "status": 200, "headers": {"x-split": "a\r\nb"}}"#, "$.rules[0].action.headers.x-split", "CR, LF or NUL"),
+        ]
+        for (action, path, says) in cases {
+            let text = #"{"name": "n", "rules": [{"action": \#(action)}]}"#
+            XCTAssertThrowsError(try Scenario.decode(jsonText: text), action) { error in
+                let errors = (error as? ScenarioDecodingError)?.errors ?? []
+                XCTAssertEqual(errors.map(\.path), [path], "\(errors)")
+                XCTAssertTrue(errors.first?.message.contains(says) == true, "\(errors)")
+            }
+        }
+        let good = try Scenario.decode(jsonText: #"{"name": "n", "rules": [{"action": {"type": "respond", "status": 200, "headers": {"x-custom_1": "ok"}}}]}"#)
+        guard case .respond(let response) = good.rules.first?.action else { return XCTFail("\(good.rules)") }
+        XCTAssertEqual(response.headers, [HTTPHeader(name: "x-custom_1", value: "ok")])
+    }
+
     /// One broken file, several mistakes: each is reported with where it is and what was
     /// expected, in document order.
     func testEveryMistakeIsReportedWithPathLineAndColumn() {

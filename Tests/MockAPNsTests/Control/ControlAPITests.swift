@@ -137,6 +137,28 @@ final class ControlAPITests: XCTestCase {
         XCTAssertLessThan(Date().timeIntervalSince(started), 30)
     }
 
+    /// A protocol filter looks each event's connection up in the journal; a long-poll with one
+    /// once stopped the process (the lookup ran under the journal's own lock).
+    func testEventsLongPollWithAProtocolFilterWhileConnectionsAreOpen() async throws {
+        let control = try XCTUnwrap(ports.control)
+        try push()
+        let quiet = try call("GET", "/v1/events?protocol=legacy&wait=300")
+        XCTAssertEqual(quiet.status, 200)
+        XCTAssertEqual((quiet.json["events"] as? [[String: Any]])?.count, 0)
+
+        let last = try XCTUnwrap(try call("GET", "/v1/journal").json["lastSequence"] as? Int)
+        async let reply = Task.detached {
+            try ProcessRunner.run("curl", ["-sS", "http://127.0.0.1:\(control)/v1/events?after=\(last)&protocol=http2&wait=5000"], timeout: 30)
+        }.value
+        try await Task.sleep(for: .milliseconds(300))
+        try push()
+        let output = try await reply.stdout
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        let events = try XCTUnwrap(json["events"] as? [[String: Any]])
+        XCTAssertFalse(events.isEmpty)
+        XCTAssertEqual(try call("GET", "/v1/health").status, 200, "the server is still there")
+    }
+
     func testEventsFilterAndClear() throws {
         try push()
         let frames = try call("GET", "/v1/events?type=http2Frame&protocol=http2")
@@ -173,6 +195,21 @@ final class ControlAPITests: XCTestCase {
         let entries = try XCTUnwrap(try call("GET", "/v1/feedback").json["feedback"] as? [[String: Any]])
         XCTAssertEqual(entries.first?["deviceToken"] as? String, token)
         XCTAssertEqual(entries.first?["timestamp"] as? Int, 1_700_000_000_000)
+    }
+
+    /// A feedback tuple carries 32-bit seconds; a time beyond them is refused with the field
+    /// and the range named, instead of being queued and silently skipped at send time.
+    func testFeedbackTimeBeyondThirtyTwoBitsIsRefused() throws {
+        let token = String(repeating: "cd", count: 32)
+        for timestamp in ["4294967296000", "-1", "9223372036854775807"] {
+            let reply = try call("POST", "/v1/feedback", body: #"{"deviceToken":"\#(token)","timestamp":\#(timestamp)}"#)
+            XCTAssertEqual(reply.status, 400, timestamp)
+            XCTAssertEqual(reply.json["parameter"] as? String, "$.timestamp", "\(reply.json)")
+            XCTAssertTrue((reply.json["error"] as? String)?.contains("4294967295999") == true, "\(reply.json)")
+        }
+        XCTAssertEqual((try call("GET", "/v1/feedback").json["feedback"] as? [Any])?.count, 0)
+        let last = try call("POST", "/v1/feedback", body: #"{"deviceToken":"\#(token)","timestamp":4294967295999}"#)
+        XCTAssertEqual(last.status, 200)
     }
 
     func testClockCanBeSetAdvancedAndResumed() throws {

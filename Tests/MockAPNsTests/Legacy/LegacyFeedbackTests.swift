@@ -32,6 +32,24 @@ final class LegacyFeedbackTests: XCTestCase {
         try await server.shutdown()
     }
 
+    /// An entry whose time a tuple's 32-bit seconds cannot carry (after 2106) is not sent, and
+    /// the journal says why, instead of it vanishing without a trace.
+    func testAnEntryBeyondThirtyTwoBitSecondsIsSkippedWithAReason() async throws {
+        let (server, ports) = try await LegacyTestServer.start()
+        server.registry.markUnregistered(Legacy.hex(Legacy.token(0x0C)), since: 5_000_000_000_000)
+        server.registry.markUnregistered(Legacy.hex(Legacy.token(0x0D)), since: 1_600_000_000_000)
+        let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.feedback), send: [])
+        XCTAssertEqual(try FeedbackTupleDecoder.decodeAll(outcome.received).map(\.token), [Legacy.token(0x0D)])
+        let skipped = await server.journal.waitForEvents(count: 1, timeout: .seconds(10)) { event in
+            if case .diagnosis(let code, let message, _) = event.kind {
+                return code == "feedback.tupleSkipped" && message.contains("5000000000000") && message.contains("32-bit")
+            }
+            return false
+        }
+        XCTAssertEqual(skipped.count, 1)
+        try await server.shutdown()
+    }
+
     func testACertificateCollectsOnlyItsOwnAppsFeedback() async throws {
         let (server, ports) = try await LegacyTestServer.start()
         server.registry.markUnregistered(Legacy.hex(Legacy.token(0x0A)), since: 1_600_000_000_000, topic: "com.example.other")

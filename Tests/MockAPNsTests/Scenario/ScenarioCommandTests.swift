@@ -47,6 +47,20 @@ final class ScenarioCommandTests: XCTestCase {
         XCTAssertTrue(lines[1].hasSuffix("found \"NOPE\""), lines[1])
     }
 
+    /// A file that is not UTF-8 is refused with the offset of its first bad byte, by
+    /// `scenario validate` and by `serve --config`.
+    func testAFileThatIsNotUTF8NamesItsFirstBadByte() throws {
+        try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: executable), "build mockapns first: \(executable)")
+        let path = try write("")
+        try Data(Array(#"{"name": "caf"#.utf8) + [0xE9] + Array(#""}"#.utf8)).write(to: URL(fileURLWithPath: path))
+        let validated = try ProcessRunner.run(executable, ["scenario", "validate", path])
+        XCTAssertEqual(validated.status, 1)
+        XCTAssertTrue(validated.stderr.contains("not valid UTF-8: byte 0xE9 at byte offset 13"), validated.stderr)
+        let served = try ProcessRunner.run(executable, ["serve", "--http2-port", "0", "--config", path])
+        XCTAssertNotEqual(served.status, 0)
+        XCTAssertTrue(served.stderr.contains("\(path): the file is not valid UTF-8: byte 0xE9 at byte offset 13"), served.stderr)
+    }
+
     func testServeRefusesABrokenScenario() throws {
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: executable), "build mockapns first: \(executable)")
         let path = try write(#"{"name": "x", "seed": -1}"#)

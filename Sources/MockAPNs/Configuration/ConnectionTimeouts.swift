@@ -1,0 +1,50 @@
+import MockAPNsCore
+import NIOCore
+
+extension MockAPNsConfiguration {
+    /// How long a connection may take over its opening steps before the server closes it
+    /// (`timeouts` in a configuration file). Each one that fires is logged and journaled as a
+    /// `diagnosis` (`timeout.tlsHandshake`, `timeout.http2Preface`, `timeout.controlRequestHeader`).
+    /// Apple's own limits are not published; ten seconds each is generous for any real client
+    /// and short enough that idle sockets cannot pile up.
+    public struct Timeouts: Sendable, Equatable {
+        /// From accepting a connection to a finished TLS handshake, on every APNs port.
+        public var tlsHandshakeSeconds: Double = 10
+        /// From the TLS handshake until the client has sent its connection preface and the
+        /// header of its first frame, on the HTTP/2 port.
+        public var http2PrefaceSeconds: Double = 10
+        /// For each control API request's header block: from the connection's start, or from
+        /// the end of the previous answer (a keep-alive connection idling between requests).
+        public var controlRequestHeaderSeconds: Double = 10
+
+        public init() {}
+
+        /// The accepted range of every timeout, in seconds.
+        public static let range: ClosedRange<Double> = 0.001...86_400
+
+        static let fileKeys = ["tlsHandshakeSeconds", "http2PrefaceSeconds", "controlRequestHeaderSeconds"]
+
+        /// Reads the `timeouts` object of a configuration file over these values.
+        mutating func read(_ object: inout JSONObjectReader) throws(JSONFileError) {
+            if let value = try object.double("tlsHandshakeSeconds", in: Self.range) { tlsHandshakeSeconds = value }
+            if let value = try object.double("http2PrefaceSeconds", in: Self.range) { http2PrefaceSeconds = value }
+            if let value = try object.double("controlRequestHeaderSeconds", in: Self.range) { controlRequestHeaderSeconds = value }
+            try object.finish(allowed: Self.fileKeys)
+        }
+    }
+}
+
+/// Conversions between the configured seconds and NIO's time amounts.
+enum ConnectionTimeouts {
+    /// `seconds` (already range-checked) as a time amount.
+    static func amount(_ seconds: Double) -> TimeAmount {
+        .nanoseconds(Int64((min(max(seconds, 0), 86_400) * 1_000_000_000).rounded()))
+    }
+
+    /// `1.5 s`, `300 ms`: for log lines and journal messages.
+    static func describe(_ amount: TimeAmount) -> String {
+        let milliseconds = amount.nanoseconds / 1_000_000
+        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
+        return "\(milliseconds) ms"
+    }
+}

@@ -1,0 +1,163 @@
+import Logging
+import MockAPNsCore
+import MockAPNsTLS
+import NIOCore
+
+/// Guards one APNs connection (HTTP/2, gateway or feedback), behind the TLS handler and the
+/// journal's recorder:
+///
+/// - the TLS handshake must finish within `handshakeTimeout` of the connection's start, and
+///   on the HTTP/2 port the client's connection preface and the header of its first frame
+///   must follow within `firstBytesTimeout` (a client trickling them byte by byte does not
+///   reset the clock); a connection that misses either is closed, logged and journaled,
+///   so idle sockets cannot use up the server's descriptors;
+/// - while the channel cannot take more output (the client stopped reading), nothing more is
+///   read from it, so a client that never reads cannot make the server buffer answers without
+///   bound. Reading resumes when the channel drains.
+final class ConnectionGuardHandler: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    struct Limits {
+        var handshakeTimeout: TimeAmount
+        /// `nil`: the protocol has the client speak first only if it wants (legacy ports).
+        var firstBytesTimeout: TimeAmount?
+        /// How many bytes count as "the first bytes": HTTP/2's 24-byte preface and the 9-byte
+        /// header of the SETTINGS frame that must follow it.
+        var firstBytesLength = 24 + 9
+    }
+
+    private enum Phase {
+        case handshaking
+        case awaitingFirstBytes
+        case open
+    }
+
+    private let limits: Limits
+    private let listener: String
+    private let journal: Journal?
+    private let connectionID: UInt64
+    private let logger: Logger
+    private var phase = Phase.handshaking
+    private var deadline: Scheduled<Void>?
+    /// A read asked for while the channel was not writable, to be passed on once it is.
+    private var readHeld = false
+    /// Bytes received since the handshake, while the first bytes are awaited.
+    private var firstBytesReceived = 0
+
+    init(limits: Limits, listener: String, journal: Journal?, connectionID: UInt64, logger: Logger) {
+        self.limits = limits
+        self.listener = listener
+        self.journal = journal
+        self.connectionID = connectionID
+        self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { arm(limits.handshakeTimeout, context: context) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        disarm()
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        if deadline == nil, case .handshaking = phase { arm(limits.handshakeTimeout, context: context) }
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        disarm()
+        context.fireChannelInactive()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        switch event {
+        case is TLSHandshakeCompleted:
+            disarm()
+            if let firstBytes = limits.firstBytesTimeout, case .handshaking = phase {
+                phase = .awaitingFirstBytes
+                arm(firstBytes, context: context)
+            } else {
+                phase = .open
+            }
+        case is TLSHandshakeFailed:
+            disarm()
+            phase = .open
+        default:
+            break
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .awaitingFirstBytes = phase {
+            firstBytesReceived += unwrapInboundIn(data).readableBytes
+            if firstBytesReceived >= limits.firstBytesLength {
+                disarm()
+                phase = .open
+            }
+        }
+        context.fireChannelRead(data)
+    }
+
+    // MARK: Reading only while the client reads
+
+    func read(context: ChannelHandlerContext) {
+        guard context.channel.isWritable else {
+            readHeld = true
+            return
+        }
+        context.read()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable, readHeld {
+            readHeld = false
+            context.read()
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
+    // MARK: Deadlines
+
+    private func arm(_ timeout: TimeAmount, context: ChannelHandlerContext) {
+        disarm()
+        let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+        deadline = context.eventLoop.scheduleTask(in: timeout) {
+            bound.value.handler.deadlinePassed(context: bound.value.context, after: timeout)
+        }
+    }
+
+    private func disarm() {
+        deadline?.cancel()
+        deadline = nil
+    }
+
+    private func deadlinePassed(context: ChannelHandlerContext, after timeout: TimeAmount) {
+        deadline = nil
+        let code: String
+        let missing: String
+        switch phase {
+        case .handshaking:
+            code = "timeout.tlsHandshake"
+            missing = "no finished TLS handshake"
+        case .awaitingFirstBytes:
+            code = "timeout.http2Preface"
+            missing = "no complete HTTP/2 connection preface and first frame header after the TLS handshake (\(firstBytesReceived) bytes came)"
+        case .open:
+            return
+        }
+        let peer = context.remoteAddress.map { "\($0)" } ?? "unknown peer"
+        let message = "\(listener) connection from \(peer) closed: \(missing) within \(ConnectionTimeouts.describe(timeout))"
+        logger.notice("\(message)")
+        journal?.record(.diagnosis(code: code, message: message), connection: connectionID)
+        phase = .open
+        context.close(promise: nil)
+    }
+}
+
+@available(*, unavailable)
+extension ConnectionGuardHandler: Sendable {}
