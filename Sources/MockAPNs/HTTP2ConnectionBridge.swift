@@ -120,6 +120,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     }
 
     func http2Handler(_ handler: NGHTTP2ServerHandler, didReceive request: HTTP2Request) {
+        let arrivedAt = NIODeadline.now()
         var headers: [HTTPHeader] = []
         headers.reserveCapacity(request.headers.count)
         var authorization: String?
@@ -140,7 +141,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             facts: ScenarioRequest(http2: headers, body: push.body, bodyLength: request.bodyLength, authentication: authentication),
             handler: handler
         ) {
-            journaling.decide(push, streamID: request.streamID, context: decisionContext, decider: services.decider)
+            journaling.decide(push, streamID: request.streamID, context: decisionContext, decider: services.decider, arrivedAt: arrivedAt)
         }
     }
 

@@ -1,5 +1,6 @@
 import MockAPNsCore
 import MockAPNsHTTP2
+import NIOCore
 
 /// What one HTTP/2 connection writes to the journal: its frames, each notification with its
 /// verdict, and its errors. The connection bridge calls it; it knows the journal's formats.
@@ -31,7 +32,8 @@ struct HTTP2Journaling {
     /// the normalized request the core judged; a request refused by the header rules is
     /// decided as before and recorded with what its headers said.
     func decide(
-        _ push: HTTP2PushRequest, streamID: Int32, context: DecisionContext, decider: PushDecider
+        _ push: HTTP2PushRequest, streamID: Int32, context: DecisionContext, decider: PushDecider,
+        arrivedAt: NIODeadline
     ) -> Verdict {
         let verdict: Verdict
         let request: PushRequest
@@ -44,12 +46,11 @@ struct HTTP2Journaling {
             request = Self.bestEffortRequest(push)
         }
         let status = verdict.reason?.httpStatus ?? 200
-        journal.record(
-            .notification(NotificationRecord(
-                request, verdict: verdict, authentication: JournalAuthentication(context.authentication), status: status
-            )),
-            connection: connectionID, stream: streamID
+        var record = NotificationRecord(
+            request, verdict: verdict, authentication: JournalAuthentication(context.authentication), status: status
         )
+        record.handlingMicroseconds = Int((NIODeadline.now() - arrivedAt).nanoseconds / 1000)
+        journal.record(.notification(record), connection: connectionID, stream: streamID)
         return verdict
     }
 

@@ -47,6 +47,9 @@ public struct NotificationRecord: Sendable, Equatable {
     public var legacyStatus: LegacyStatus?
     /// Whether it was discarded unexamined (legacy frames after a failure or shutdown).
     public var dropped: Bool
+    /// Microseconds from the complete request's arrival to its verdict: the server's own work,
+    /// before any scenario delay (HTTP/2 only; `nil` when not measured).
+    public var handlingMicroseconds: Int? = nil
 
     /// How many payload bytes a record keeps: enough to read any APNs payload (4 KB, 5 KB
     /// for VoIP) without letting a flood of huge bodies fill memory.
