@@ -59,7 +59,7 @@ public final class MockAPNsServer: Sendable {
         self.logger = logger
         self.legacy = LegacyListeners(logger: logger)
         self.scenarios = ScenarioSwitch(scenario: configuration.scenario ?? .empty, registry: registry, logger: logger)
-        self.observation = ServerObservation(settings: configuration.journal, clock: clock)
+        self.observation = ServerObservation(settings: configuration.journal, accessLog: configuration.accessLog, clock: clock)
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads ?? System.coreCount)
     }
 
@@ -83,6 +83,7 @@ public final class MockAPNsServer: Sendable {
         try loadProviderKeys()
         scenarios.applyRegistryState()
         try observation.openFile(configuration.journal.file)
+        observation.startActivity()
         let journal = observation.journal
         let services = HTTP2ConnectionServices(
             decider: makeDecider(),
@@ -97,7 +98,7 @@ public final class MockAPNsServer: Sendable {
         )
         let connections = self.connections
         let scenarios = self.scenarios
-        let http2Listener = try await ServerBootstrap(group: group)
+        let http2Bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 1024)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
@@ -113,8 +114,11 @@ public final class MockAPNsServer: Sendable {
                     }
                 }
             }
-            .bind(host: configuration.host, port: configuration.http2Port)
-            .get()
+        let http2Listener = try await ListenerBindFailed.binding(
+            "HTTP/2 provider API", host: configuration.host, port: configuration.http2Port, portFlag: "--http2-port (http2.port)"
+        ) {
+            try await http2Bootstrap.bind(host: configuration.host, port: configuration.http2Port).get()
+        }
         let legacyPorts: LegacyListeners.Ports
         do {
             legacyPorts = try await legacy.start(LegacyListeners.Dependencies(
@@ -139,6 +143,7 @@ public final class MockAPNsServer: Sendable {
             feedback: legacyPorts.feedback,
             control: controlPort
         )
+        observation.metrics.setPorts(ports)
         state.withLock { $0 = .running(listeners: [http2Listener], ports: ports) }
         logger.info("mockapns listening", metadata: ["ports": "\(ports.summary(host: configuration.host))"])
         return ports
