@@ -69,9 +69,11 @@ final class EverydayCommandTests: XCTestCase {
         return (directory, data + "/mockapns", environment)
     }
 
-    private func run(_ arguments: [String], directory: String, environment: [String: String]) throws -> ProcessResult {
+    private func run(
+        _ arguments: [String], directory: String, environment: [String: String], executable: String? = nil
+    ) throws -> ProcessResult {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
+        process.executableURL = URL(fileURLWithPath: executable ?? self.executable)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.environment = environment
@@ -174,6 +176,22 @@ final class EverydayCommandTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("scenarios/schema.json: skipped: a JSON Schema, not a scenario"), result.stdout)
         XCTAssertEqual(result.stdout.split(separator: "\n").filter { $0.contains(": ok: ") }.count, files.count - 1, result.stdout)
+    }
+
+    /// Off Debian and without Homebrew, install-deps says in one line what to install.
+    func testInstallDepsWithoutAPackageManagerNamesThePackages() throws {
+        // A PATH holding bash alone: no pkg-config, no apt-get, no brew.
+        let bin = Fixtures.temporaryPath("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: bin) }
+        try FileManager.default.createSymbolicLink(atPath: bin + "/bash", withDestinationPath: "/bin/bash")
+        let result = try run(["--test"], directory: Fixtures.root, environment: ["PATH": bin], executable: Fixtures.root + "/scripts/install-deps.sh")
+        XCTAssertEqual(result.status, 1, result.stderr)
+        let lines = result.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("no apt-get or brew here"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("OpenSSL 3 and libnghttp2 development files"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("nghttp2's nghttp/h2load/nghttpd"), result.stderr)
     }
 
     func testJournalFromAnUnreachableControlAPIIsOneLine() throws {
