@@ -65,10 +65,8 @@ private func systemWrite(_ descriptor: Int32, _ bytes: UnsafePointer<UInt8>, _ c
     #endif
 }
 
-/// A swift-log handler writing MockAPNs' own formats, text or JSON, to a `LogOutput`.
-///
-/// Access-log entries (metadata key `access`) already say everything in their message, so
-/// the text format prints their message alone; JSON prints every field.
+/// A swift-log handler writing MockAPNs' own formats, text or JSON, to a `LogOutput`: the
+/// same shapes as the access log's lines, so one stream reads as one log.
 public struct MockAPNsLogHandler: LogHandler {
     public var logLevel: Logger.Level
     public var metadata: Logger.Metadata = [:]
@@ -98,7 +96,7 @@ public struct MockAPNsLogHandler: LogHandler {
     }
 }
 
-/// One log line before it is written: what the handler and the access log share.
+/// One log line of the log handler before it is written.
 struct LogLine {
     var time: String
     var level: String
@@ -107,7 +105,6 @@ struct LogLine {
 
     var text: String {
         var line = "\(time) \(level) \(message)"
-        guard fields["access"] == nil else { return line }
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
             line += " \(key)=\(value)"
         }
