@@ -29,25 +29,26 @@ struct AccessLog {
 
     /// Writes the lines `events` call for.
     mutating func write(_ events: [JournalEvent]) {
-        var text = ""
-        text.reserveCapacity(events.count * 140)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(events.count * 140)
         // Each line carries its event's real time: now, less how long ago it happened.
         let (realNow, monotonicNow) = LogLine.clocks()
         for event in events {
             guard let entry = entry(for: event) else { continue }
             let age = Int64(clamping: monotonicNow &- min(monotonicNow, event.monotonicNanoseconds)) / 1_000_000
-            let time = clock.format(millisecondsSince1970: realNow - age)
             switch format {
             case .text:
-                text += time
-                text += " info "
-                entry.appendMessage(to: &text)
+                clock.append(millisecondsSince1970: realNow - age, to: &bytes)
+                bytes.append(contentsOf: " info ".utf8)
+                entry.appendMessage(to: &bytes)
             case .json:
-                text += entry.json(time: time)
+                var time: [UInt8] = []
+                clock.append(millisecondsSince1970: realNow - age, to: &time)
+                bytes.append(contentsOf: entry.json(time: String(decoding: time, as: UTF8.self)).utf8)
             }
-            text += "\n"
+            bytes.append(UInt8(ascii: "\n"))
         }
-        if !text.isEmpty { output.write(text) }
+        if !bytes.isEmpty { output.write(bytes) }
     }
 
     /// The entry one event calls for, if any; keeps track of connections on the way.
@@ -94,39 +95,76 @@ enum AccessEntry {
     /// `open c1 http2 from 127.0.0.1:54321 TLSv1.3 certificate "..."`,
     /// `push c1/s1 http2 token=a1b2c3d4 topic=com.example.app type=alert 200 87us`,
     /// `close c1 http2 by client after 0.012s, 1 notifications`.
-    func appendMessage(to text: inout String) {
+    /// Push lines, one per notification, are put together byte by byte.
+    func appendMessage(to bytes: inout [UInt8]) {
         switch self {
         case .open(let connection, let transport, let peer, let session):
-            text += "open c\(connection) \(transport.rawValue) from \(peer) \(session.version) "
+            var text = "open c\(connection) \(transport.rawValue) from \(peer) \(session.version) "
             if let subject = session.clientCertificateSubject {
                 text += "certificate \"\(subject)\""
             } else {
                 text += transport == .http2 ? "no certificate (provider tokens)" : "no certificate"
             }
+            bytes.append(contentsOf: text.utf8)
         case .refused(let connection, let transport, let peer, let failure):
-            text += "refused c\(connection) \(transport.rawValue) from \(peer): TLS handshake failed: \(failure.reason)"
+            bytes.append(contentsOf: "refused c\(connection) \(transport.rawValue) from \(peer): TLS handshake failed: \(failure.reason)".utf8)
         case .close(let connection, let transport, let closedBy, let milliseconds, let notifications, let reason):
-            text += "close c\(connection) \(transport.rawValue) by \(closedBy.rawValue) after \(Self.seconds(milliseconds))s, \(notifications) notifications"
+            var text = "close c\(connection) \(transport.rawValue) by \(closedBy.rawValue) after \(Self.seconds(milliseconds))s, \(notifications) notifications"
             if let reason { text += " (\(reason))" }
+            bytes.append(contentsOf: text.utf8)
         case .push(let connection, let stream, let record):
-            text += "push c\(connection)"
-            if let stream { text += "/s\(stream)" }
-            text += " \(record.transport.rawValue) token="
-            text += Self.tokenPrefix(record.deviceToken)
-            text += " topic="
-            text += record.topic ?? "-"
-            text += " type="
-            text += record.pushType ?? "-"
-            text += " "
-            Self.appendOutcome(record, to: &text)
-            if let micros = record.handlingMicroseconds { text += " \(micros)us" }
+            bytes.append(contentsOf: "push c".utf8)
+            Self.appendDecimal(connection, to: &bytes)
+            if let stream {
+                bytes.append(contentsOf: "/s".utf8)
+                Self.appendDecimal(UInt64(clamping: stream), to: &bytes)
+            }
+            bytes.append(UInt8(ascii: " "))
+            bytes.append(contentsOf: record.transport.rawValue.utf8)
+            bytes.append(contentsOf: " token=".utf8)
+            bytes.append(contentsOf: record.deviceToken.isEmpty ? "-".utf8.prefix(1) : record.deviceToken.utf8.prefix(8))
+            bytes.append(contentsOf: " topic=".utf8)
+            bytes.append(contentsOf: (record.topic ?? "-").utf8)
+            bytes.append(contentsOf: " type=".utf8)
+            bytes.append(contentsOf: (record.pushType ?? "-").utf8)
+            bytes.append(UInt8(ascii: " "))
+            if let status = record.status {
+                Self.appendDecimal(UInt64(clamping: status), to: &bytes)
+            } else if record.dropped {
+                bytes.append(contentsOf: "dropped".utf8)
+            } else if let legacy = record.legacyStatus {
+                bytes.append(contentsOf: "status ".utf8)
+                Self.appendDecimal(UInt64(legacy.rawValue), to: &bytes)
+            } else {
+                bytes.append(contentsOf: (record.accepted ? "accepted" : "refused").utf8)
+            }
+            if let reason = record.reason {
+                bytes.append(UInt8(ascii: " "))
+                bytes.append(contentsOf: reason.rawValue.utf8)
+            }
+            if let micros = record.handlingMicroseconds {
+                bytes.append(UInt8(ascii: " "))
+                Self.appendDecimal(UInt64(clamping: micros), to: &bytes)
+                bytes.append(contentsOf: "us".utf8)
+            }
         }
+    }
+
+    /// The decimal digits of `value`, without making a string.
+    static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
+        guard value >= 10 else {
+            bytes.append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        appendDecimal(value / 10, to: &bytes)
+        bytes.append(UInt8(ascii: "0") + UInt8(value % 10))
     }
 
     /// One JSON object with the message and a field per value.
     func json(time: String) -> String {
-        var message = ""
-        appendMessage(to: &message)
+        var messageBytes: [UInt8] = []
+        appendMessage(to: &messageBytes)
+        let message = String(decoding: messageBytes, as: UTF8.self)
         var json = JSONWriter()
         json.beginObject()
         json.string("time", time)
@@ -176,23 +214,6 @@ enum AccessEntry {
         return json.text
     }
 
-    /// `200`, `400 BadDeviceToken`, `accepted`, `status 8 InvalidToken`, `dropped`.
-    static func appendOutcome(_ record: NotificationRecord, to text: inout String) {
-        if let status = record.status {
-            text += "\(status)"
-        } else if record.dropped {
-            text += "dropped"
-        } else if let legacy = record.legacyStatus {
-            text += "status \(legacy.rawValue)"
-        } else {
-            text += record.accepted ? "accepted" : "refused"
-        }
-        if let reason = record.reason {
-            text += " "
-            text += reason.rawValue
-        }
-    }
-
     /// The first 8 characters of a token: enough to tell tokens apart in a log.
     static func tokenPrefix(_ token: String) -> Substring {
         token.isEmpty ? "-" : token.prefix(8)
@@ -210,16 +231,20 @@ enum AccessEntry {
 /// a busy second's lines then cost only their milliseconds.
 struct LogTimestamp {
     private var second: Int64 = -1
-    private var prefix = ""
+    /// `2026-01-01T09:14:03.`
+    private var prefix: [UInt8] = []
 
-    mutating func format(millisecondsSince1970 value: Int64) -> String {
+    mutating func append(millisecondsSince1970 value: Int64, to bytes: inout [UInt8]) {
         let whole = value / 1000
         if whole != second {
             second = whole
-            let full = LogLine.format(millisecondsSince1970: whole * 1000)
-            prefix = String(full.dropLast(4))  // "2026-01-01T09:14:03" + "."
+            prefix = Array(LogLine.format(millisecondsSince1970: whole * 1000).utf8.dropLast(4))
         }
-        let millis = Int(value % 1000)
-        return prefix + (millis < 10 ? "00\(millis)" : millis < 100 ? "0\(millis)" : "\(millis)") + "Z"
+        bytes.append(contentsOf: prefix)
+        let hundreds = UInt8(clamping: value % 1000 / 100), tens = UInt8(clamping: value % 100 / 10), units = UInt8(clamping: value % 10)
+        bytes.append(UInt8(ascii: "0") + hundreds)
+        bytes.append(UInt8(ascii: "0") + tens)
+        bytes.append(UInt8(ascii: "0") + units)
+        bytes.append(UInt8(ascii: "Z"))
     }
 }

@@ -37,9 +37,13 @@ public final class LogOutput: Sendable {
 
     /// Writes `text` (whole lines) in one go, retrying short writes.
     func write(_ text: String) {
-        var text = text
+        write(Array(text.utf8))
+    }
+
+    /// Writes `bytes` (whole lines) in one go, retrying short writes.
+    func write(_ bytes: [UInt8]) {
         writing.withLock { _ in
-            text.withUTF8 { bytes in
+            bytes.withUnsafeBufferPointer { bytes in
                 guard let base = bytes.baseAddress else { return }
                 var offset = 0
                 while offset < bytes.count {
