@@ -30,9 +30,12 @@ printf '{"aps":{"alert":{"title":"Benchmark","body":"%s"},"badge":1,"sound":"def
 mkdir -p "$work/docroot/3/device"
 : > "$work/docroot/3/device/$token"
 
-# Journal variants: every frame and notification journaled (the default), and frame
-# journaling off (`--journal-frames off`; notifications are always journaled).
-variants=("frames on|" "frames off|--journal-frames off")
+# Variants: every frame and notification journaled (the default), frame journaling off
+# (`--journal-frames off`; notifications are always journaled), both with the log at warning;
+# and the default again at `info`, where the access log writes a line per notification and
+# per connection (into a file here, as a CI log would).
+variants=("frames on|--log-level warning" "frames off|--log-level warning --journal-frames off"
+          "access log|--log-level info")
 
 source Benchmarks/lib.sh   # free_port, wait_port, cpu_seconds
 
@@ -56,7 +59,7 @@ nghttpd -d "$work/docroot" "$nghttpd_port" certs-dev/server-key.pem certs-dev/se
 wait_port "$nghttpd_port"
 
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15-minute load average before the runs; $(nproc) cores)"
-printf '%-12s %-12s %14s %14s %8s %14s\n' "h2load" "journal" "mockapns r/s" "nghttpd r/s" "ratio" "CPU us/req"
+printf '%-12s %-12s %14s %14s %8s %14s\n' "h2load" "variant" "mockapns r/s" "nghttpd r/s" "ratio" "CPU us/req"
 for clients in 1 8; do
     run_h2load "$nghttpd_port" "$clients" >/dev/null   # warm-up
     base=$(run_h2load "$nghttpd_port" "$clients" | rps)
@@ -65,7 +68,7 @@ for clients in 1 8; do
         mock_port=$(free_port)
         # shellcheck disable=SC2086
         "$bin" serve --http2-port "$mock_port" --gateway-port 0 --feedback-port 0 --broadcast-manage-port 0 --no-control \
-            --log-level warning $flag >/dev/null &
+            $flag >/dev/null 2>"$work/serve.log" &
         mock_pid=$!
         wait_port "$mock_port"
         run_h2load "$mock_port" "$clients" -H "authorization: bearer $jwt" >/dev/null   # warm-up
@@ -84,7 +87,7 @@ done
 echo
 echo "commands:"
 for variant in "${variants[@]}"; do
-    echo "  $bin serve --http2-port PORT --gateway-port 0 --feedback-port 0 --broadcast-manage-port 0 --no-control --log-level warning ${variant#*|}"
+    echo "  $bin serve --http2-port PORT --gateway-port 0 --feedback-port 0 --broadcast-manage-port 0 --no-control ${variant#*|} 2>serve.log"
 done
 echo "  nghttpd -d DOCROOT PORT certs-dev/server-key.pem certs-dev/server.pem   (DOCROOT/3/device/$token: empty file)"
 echo "  h2load -n $requests -c C -m 100 -t T -d payload.json -H 'apns-topic: com.example.app' -H 'apns-push-type: alert' \\"

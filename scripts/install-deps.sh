@@ -1,29 +1,54 @@
 #!/usr/bin/env bash
 # Installs the system packages MockAPNs builds against and the peers its tests drive.
-#   scripts/install-deps.sh          libssl-dev, libnghttp2-dev (enough to run the server)
-#   scripts/install-deps.sh --test   plus curl, openssl, nghttp2-client/-server (nghttp, h2load,
-#                                    nghttpd), python3-venv (the interop suite's virtualenv)
+#   scripts/install-deps.sh          OpenSSL 3 and libnghttp2 headers, pkg-config (enough to build and run)
+#   scripts/install-deps.sh --test   plus curl, openssl, nghttp2's nghttp/h2load/nghttpd, python3 with venv
+# Debian and Ubuntu: apt-get. macOS: Homebrew, when `brew` is there. Anything else: it says
+# in one line what to install and exits 1.
 set -euo pipefail
 
-packages=(libssl-dev libnghttp2-dev pkg-config)
-if [[ "${1:-}" == "--test" ]]; then
-    packages+=(curl openssl nghttp2-client nghttp2-server python3 python3-venv)
-fi
+test_tools=false
+if [[ "${1:-}" == "--test" ]]; then test_tools=true; fi
 
-missing=()
-for package in "${packages[@]}"; do
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
-done
-if (( ${#missing[@]} == 0 )); then
+# What is missing, checked the same way everywhere: pkg-config for the libraries, PATH for tools.
+missing_build=false
+if ! command -v pkg-config >/dev/null || ! pkg-config --exists openssl libnghttp2; then
+    missing_build=true
+fi
+missing_test=false
+if $test_tools; then
+    for tool in curl openssl nghttp h2load nghttpd python3; do
+        command -v "$tool" >/dev/null || missing_test=true
+    done
+    if command -v python3 >/dev/null && ! python3 -c 'import ensurepip, venv' 2>/dev/null; then missing_test=true; fi
+fi
+if ! $missing_build && ! $missing_test; then
     exit 0
 fi
 
-if ! command -v apt-get >/dev/null; then
-    echo "install-deps: missing ${missing[*]}; install them with your package manager (brew: openssl@3 nghttp2 curl)" >&2
+if command -v apt-get >/dev/null && command -v dpkg-query >/dev/null; then
+    packages=(libssl-dev libnghttp2-dev pkg-config)
+    if $test_tools; then packages+=(curl openssl nghttp2-client nghttp2-server python3 python3-venv); fi
+    missing=()
+    for package in "${packages[@]}"; do
+        dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+    done
+    if (( ${#missing[@]} == 0 )); then exit 0; fi
+    sudo=""
+    if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+    echo "install-deps: installing ${missing[*]}" >&2
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+elif command -v brew >/dev/null; then
+    formulae=(openssl@3 nghttp2 pkg-config)
+    if $test_tools; then formulae+=(curl python@3); fi
+    echo "install-deps: brew install ${formulae[*]}" >&2
+    brew install --quiet "${formulae[@]}"
+    if ! pkg-config --exists openssl 2>/dev/null; then
+        echo "install-deps: for the build, export PKG_CONFIG_PATH=\"$(brew --prefix openssl@3)/lib/pkgconfig:\$PKG_CONFIG_PATH\"" >&2
+    fi
+else
+    wanted="OpenSSL 3 and libnghttp2 development files (headers and pkg-config .pc files), pkg-config"
+    if $test_tools; then wanted+=", curl, openssl, nghttp2's nghttp/h2load/nghttpd, python3 with venv"; fi
+    echo "install-deps: no apt-get or brew here; install with your package manager: $wanted" >&2
     exit 1
 fi
-sudo=""
-if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
-echo "install-deps: installing ${missing[*]}" >&2
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -170,6 +170,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         requestCount += 1
         requestsInFlight += 1
         if requestCount == 2 { services.churn?.reused(connectionID) }
+        let arrivedAt = NIODeadline.now()
         var headers: [HTTPHeader] = []
         headers.reserveCapacity(request.headers.count)
         var authorization: String?
@@ -204,7 +205,8 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             handler: handler
         ) {
             journaling.decide(
-                push, bodyLength: request.bodyLength, streamID: request.streamID, context: decisionContext, decider: services.decider
+                push, bodyLength: request.bodyLength, streamID: request.streamID, context: decisionContext,
+                decider: services.decider, arrivedAt: arrivedAt
             )
         }
     }

@@ -64,7 +64,7 @@ public final class MockAPNsServer: Sendable {
         self.logger = logger
         self.legacy = LegacyListeners(logger: logger)
         self.scenarios = ScenarioSwitch(scenario: configuration.scenario ?? .empty, registry: registry, logger: logger)
-        self.observation = ServerObservation(settings: configuration.journal, clock: clock)
+        self.observation = ServerObservation(settings: configuration.journal, accessLog: configuration.accessLog, clock: clock)
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads ?? System.coreCount)
     }
 
@@ -89,6 +89,7 @@ public final class MockAPNsServer: Sendable {
         try loadProviderKeys()
         scenarios.applyRegistryState()
         try observation.openFile(configuration.journal.file)
+        observation.startActivity()
         let journal = observation.journal
         let services = HTTP2ConnectionServices(
             decider: makeDecider(),
@@ -110,7 +111,7 @@ public final class MockAPNsServer: Sendable {
             handshakeTimeout: ConnectionTimeouts.amount(configuration.timeouts.tlsHandshakeSeconds),
             firstBytesTimeout: ConnectionTimeouts.amount(configuration.timeouts.http2PrefaceSeconds)
         )
-        let http2Listener = try await ServerBootstrap(group: group)
+        let http2Bootstrap = ServerBootstrap(group: group)
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(ListenerLimitReporter(listener: "HTTP/2", journal: journal, logger: logger))
@@ -132,8 +133,11 @@ public final class MockAPNsServer: Sendable {
                     }
                 }
             }
-            .bind(host: configuration.host, port: configuration.http2Port)
-            .get()
+        let http2Listener = try await ListenerBindFailed.binding(
+            "HTTP/2 provider API", host: configuration.host, port: configuration.http2Port, portFlag: "--http2-port (http2.port)"
+        ) {
+            try await http2Bootstrap.bind(host: configuration.host, port: configuration.http2Port).get()
+        }
         let managementListener: (any Channel)?
         do {
             managementListener = try await startChannelManagement(services: services, tls: http2Context, guarding: guardLimits)
@@ -170,6 +174,7 @@ public final class MockAPNsServer: Sendable {
             control: controlPort,
             channelManagement: managementListener?.localAddress?.port
         )
+        observation.metrics.setPorts(ports)
         state.withLock { $0 = .running(listeners: listeners, ports: ports) }
         logger.info("mockapns listening", metadata: ["ports": "\(ports.summary(host: configuration.host))"])
         return ports

@@ -33,6 +33,9 @@ extension CertsCommand {
         @Option(name: .long, help: "Team id (10 uppercase letters or digits) of the certificates and keys.")
         var team: String = DevelopmentCertificateOptions.defaultTeamID
 
+        @Option(name: .customLong("key-type"), help: "Key algorithm of the certificates: ecdsa (P-256, default) or rsa (RSA 2048, as Apple issues them). Provider keys are always ES256.")
+        var keyType: DevelopmentKeyType = .ecdsa
+
         func run() async throws {
             var options = DevelopmentCertificateOptions(teamID: team)
             if let first = topics.first {
@@ -40,26 +43,16 @@ extension CertsCommand {
                 options.extraTopics = Array(topics.dropFirst())
             }
 
-            let set: DevelopmentCertificateSet
-            let files: [DevelopmentFile]
-            do {
-                set = try DevelopmentCertificateFactory(options: options).generate()
-                files = try set.files()
-            } catch {
-                throw ValidationError(error.description)
-            }
-
+            let (set, files) = try CredentialDirectory.generate(into: out, options: options, keyType: keyType)
             let directory = URL(fileURLWithPath: out, isDirectory: true)
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            for file in files {
-                try Data(file.contents.utf8).write(to: directory.appendingPathComponent(file.name), options: .atomic)
-            }
 
             print("Wrote \(files.count) files to \(directory.path) (development only: the private keys are not secret).")
-            print("  bundle id \(options.bundleID), team \(options.teamID)")
+            print("  bundle id \(options.bundleID), team \(options.teamID), \(keyType == .rsa ? "RSA 2048" : "ECDSA P-256") certificates")
             for key in set.providerKeys {
                 print("  \(key.fileName): team \(key.teamID), \(key.environment.rawValue), \(key.scope) scope")
             }
         }
     }
 }
+
+extension DevelopmentKeyType: ExpressibleByArgument {}

@@ -148,7 +148,13 @@ struct ControlJournalReader {
             guard let url = URL(string: base + "/v1/events?" + query) else {
                 throw ValidationError("--control must be a URL like http://127.0.0.1:2198, not \(base)")
             }
-            let (data, response) = try await URLSession.shared.data(from: url)
+            let data: Data
+            let response: URLResponse
+            do {
+                (data, response) = try await URLSession.shared.data(from: url)
+            } catch let error as URLError {
+                throw JournalReadError(message: "cannot reach the control API at \(base): \(Self.words(error)); is `mockapns serve` running there? (--control URL)")
+            }
             let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
             guard (response as? HTTPURLResponse)?.statusCode == 200, let events = object?["events"] as? [[String: Any]] else {
                 throw JournalReadError(message: "\(url): \(String(decoding: data, as: UTF8.self))")
@@ -158,6 +164,21 @@ struct ControlJournalReader {
                 if let sequence = event["seq"] as? NSNumber { after = max(after, sequence.uint64Value) }
             }
             if events.count < 1000 && !follow { return }
+        }
+    }
+}
+
+extension ControlJournalReader {
+    /// A network failure in a few words, instead of Foundation's error dump.
+    static func words(_ error: URLError) -> String {
+        switch error.code {
+        case .cannotConnectToHost: "connection refused"
+        case .cannotFindHost, .dnsLookupFailed: "unknown host"
+        case .timedOut: "timed out"
+        case .networkConnectionLost: "the connection was lost"
+        case .notConnectedToInternet: "no network"
+        case .badURL, .unsupportedURL: "not a URL it can use"
+        default: "network error \(error.code.rawValue)"
         }
     }
 }

@@ -25,6 +25,11 @@ struct ValidateScenarioCommand: ParsableCommand {
     func run() throws {
         var failed = false
         for file in files {
+            // `scenarios/*.json` takes in the format's JSON Schema too: it is no scenario.
+            if ScenarioFile.isJSONSchema(file) {
+                print("\(file): skipped: a JSON Schema, not a scenario")
+                continue
+            }
             switch ScenarioFile.load(file) {
             case .success(let scenario):
                 print("\(file): ok: \"\(scenario.name)\", \(scenario.rules.count) rule\(scenario.rules.count == 1 ? "" : "s")")
@@ -46,6 +51,16 @@ enum ScenarioFile {
         /// `line:column: $.path: message`, one per mistake.
         var lines: [String]
         var description: String { lines.joined(separator: "\n") }
+    }
+
+    /// Whether the file is a JSON Schema rather than a scenario: its `"$schema"` names a
+    /// json-schema.org meta-schema (a scenario's points at the scenario schema instead).
+    static func isJSONSchema(_ path: String) -> Bool {
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+              case .object(let members)? = (try? JSONParser.parse(text))?.value,
+              let schema = members.first(where: { $0.key == "$schema" }),
+              case .string(let uri) = schema.value.value else { return false }
+        return uri.contains("json-schema.org/")
     }
 
     static func load(_ path: String) -> Result<Scenario, Problems> {

@@ -30,7 +30,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The environment this server plays: sandbox or production (default sandbox).")
     var environment: APNsEnvironment?
 
-    @Option(name: .customLong("cert-dir"), help: "Folder with server.pem, server-key.pem, ca.pem and provider keys (default certs-dev).")
+    @Option(name: .customLong("cert-dir"), help: "Folder with server.pem, server-key.pem, ca.pem and provider keys (default: ./certs-dev if present, else $XDG_DATA_HOME/mockapns or ~/.mockapns, created on first run).")
     var certificateDirectory: String?
 
     @Option(name: .customLong("key-dir"), help: "Folder with AuthKey_<KEYID>.p8 files and keys.json (default: the --cert-dir).")
@@ -92,16 +92,28 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info).")
     var logLevel: Logger.Level = .info
 
+    @Option(name: .customLong("log-format"), help: "text (default) or json (one JSON object per line, for CI logs).")
+    var logFormat: LogFormat = .text
+
+    @Flag(name: .long, help: "No access log (the info line per notification and per connection).")
+    var quiet = false
+
     func run() async throws {
-        let configuration = try resolveConfiguration()
+        var configuration = try resolveConfiguration()
         let level = logLevel
+        let format = logFormat
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = level
-            return handler
+            MockAPNsLogHandler(label: label, format: format, level: level)
         }
+        if !quiet, level <= .info {
+            configuration.accessLog = MockAPNsConfiguration.AccessLogSettings(format: format)
+        }
+        let credentials = try prepareCredentials(&configuration)
         let (server, ports) = try await observation.startServer(configuration)
         say("mockapns listening \(ports.summary(host: configuration.host, controlHost: configuration.control.host))")
+        if let credentials {
+            say(credentials.guide(configuration: configuration, http2Port: ports.http2))
+        }
         if let portsFile {
             try Data((ports.json + "\n").utf8).write(to: URL(fileURLWithPath: portsFile))
         }
@@ -110,8 +122,17 @@ struct ServeCommand: AsyncParsableCommand {
         try await server.shutdown()
     }
 
+    /// Apple's port numbers: the command line's defaults.
+    static let applePorts = (http2: 2197, gateway: 2195, feedback: 2196)
+
     private func resolveConfiguration() throws -> MockAPNsConfiguration {
         var configuration = MockAPNsConfiguration()
+        // Empty until a file or flag names it; `prepareCredentials` then picks the folder.
+        configuration.certificateDirectory = ""
+        // The embedding API binds free ports; the command line serves on Apple's.
+        configuration.http2Port = Self.applePorts.http2
+        configuration.legacy.gatewayPort = Self.applePorts.gateway
+        configuration.legacy.feedbackPort = Self.applePorts.feedback
         configuration.control.port = ObservationOptions.defaultControlPort
         configuration.broadcast.managePort = MockAPNsConfiguration.BroadcastSettings.defaultManagePort
         if let config {
@@ -270,3 +291,5 @@ final class SignalWatcher: @unchecked Sendable {
         handler(name)
     }
 }
+
+extension LogFormat: ExpressibleByArgument {}

@@ -38,8 +38,8 @@ import ssl
 from conftest import CA
 
 
-def apns_ssl_context() -> ssl.SSLContext:
-    context = ssl.create_default_context(cafile=str(CA))
+def apns_ssl_context(ca=CA) -> ssl.SSLContext:
+    context = ssl.create_default_context(cafile=str(ca))
     context.set_alpn_protocols(["h2"])
     return context
 
@@ -67,11 +67,11 @@ def aioapns_target(port: int, host: str = "127.0.0.1"):
 
 
 @contextlib.contextmanager
-def pyapns_verifying():
+def pyapns_verifying(ca=CA):
     import apns
 
     def wrap_socket(sock, keyfile=None, certfile=None, do_handshake_on_connect=True, **_):
-        context = ssl.create_default_context(cafile=str(CA))
+        context = ssl.create_default_context(cafile=str(ca))
         if certfile:
             context.load_cert_chain(certfile, keyfile)
         return context.wrap_socket(

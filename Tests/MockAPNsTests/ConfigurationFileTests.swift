@@ -22,10 +22,10 @@ final class ConfigurationFileTests: XCTestCase {
         XCTAssertEqual(configuration.http2.idleTimeoutSeconds, 60)
     }
 
-    func testDefaultsAreApplesAndAbsentKeysKeepThem() throws {
+    func testDefaultsAreApplesWithFreePortsAndAbsentKeysKeepThem() throws {
         let configuration = try MockAPNsConfiguration.parse(json: "{}")
         XCTAssertEqual(configuration.host, "127.0.0.1")
-        XCTAssertEqual(configuration.http2Port, 2197)
+        XCTAssertEqual(configuration.http2Port, 0, "embedded servers bind a free port")
         XCTAssertEqual(configuration.environment, .sandbox)
         XCTAssertEqual(configuration.http2.maxConcurrentStreams, 1000)
         XCTAssertNil(configuration.http2.idleTimeoutSeconds)

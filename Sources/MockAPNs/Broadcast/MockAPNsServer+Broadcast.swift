@@ -25,7 +25,7 @@ extension MockAPNsServer {
         let scenarios = self.scenarios
         let journal = observation.journal
         let logger = self.logger
-        return try await ServerBootstrap(group: group)
+        let bootstrap = ServerBootstrap(group: group)
             .serverChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.addHandler(
@@ -47,8 +47,12 @@ extension MockAPNsServer {
                     }
                 }
             }
-            .bind(host: configuration.host, port: port)
-            .get()
+        return try await ListenerBindFailed.binding(
+            "broadcast channel management API", host: configuration.host, port: port,
+            portFlag: "--broadcast-manage-port (broadcast.managePort)"
+        ) {
+            try await bootstrap.bind(host: configuration.host, port: port).get()
+        }
     }
 }
 

@@ -1,12 +1,13 @@
 import MockAPNsCore
 
-/// Everything a MockAPNs server needs to start. The defaults are Apple-faithful and use the
-/// committed development certificates in `certs-dev/`.
+/// Everything a MockAPNs server needs to start. The defaults are Apple-faithful, bind every
+/// listener to a free port, and use the development certificates in `certs-dev/`.
 public struct MockAPNsConfiguration: Sendable {
     /// The address every listener binds. Loopback by default.
     public var host: String = "127.0.0.1"
-    /// The HTTP/2 provider API's port (Apple: 443 or 2197). `0` picks a free port.
-    public var http2Port: Int = 2197
+    /// The HTTP/2 provider API's port. `0` (the default) picks a free port, so tests running
+    /// in parallel never collide; `mockapns serve` uses Apple's 2197 unless told otherwise.
+    public var http2Port: Int = 0
     /// The environment this server plays: it decides `apns-unique-id`, certificate and key
     /// environment checks, and which device tokens belong here.
     public var environment: APNsEnvironment = .sandbox
@@ -38,6 +39,9 @@ public struct MockAPNsConfiguration: Sendable {
     public var broadcast = BroadcastSettings()
     /// How long connections may take to handshake and to start speaking.
     public var timeouts = Timeouts()
+    /// The access log: a line per notification and per connection opened and closed; `nil`
+    /// (the default for an embedded server) writes none. `mockapns serve` writes it unless `--quiet`.
+    public var accessLog: AccessLogSettings? = nil
     /// Scripted behaviour and faults to run from the start (`nil`: none); see
     /// `MockAPNsServer.replaceScenario` to change it while running.
     public var scenario: Scenario? = nil

@@ -39,6 +39,14 @@ struct ControlAPI: Sendable {
         router.post("/v1/clock/resume", use: handle(resumeClock))
         router.post("/v1/legacy/shutdown", use: handle(legacyShutdown))
         addChannelRoutes(to: router)
+        router.post("/v1/reset", use: handle(reset))
+        router.get("/metrics") { [server] _, _ in
+            Response(
+                status: .ok, headers: [.contentType: ServerMetrics.contentType],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: await server.metricsText()))
+            )
+        }
+        router.middlewares.add(UnknownPathAsJSON())
         return router
     }
 
@@ -159,15 +167,29 @@ struct ControlAPI: Sendable {
 
     // MARK: Scenario
 
+    /// The running scenario, its named state, and how often each rule has fired.
     private func scenario(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
         _ = try ControlQuery(request, allowed: [])
-        let scenario = server.currentScenario
+        let engine = server.scenarioEngine
+        let scenario = engine.scenario
+        let firings = engine.firingCounts
         return ControlResponse.object { json in
             json.string("name", scenario.name)
             json.string("description", scenario.description)
-            json.integer("seed", server.scenarioEngine.seed)
+            json.integer("seed", engine.seed)
             json.integer("rules", scenario.rules.count)
             json.string("initialState", scenario.initialState)
+            json.string("state", engine.currentState)
+            json.integer("requests", engine.requestCount)
+            json.beginArray("firings")
+            for (rule, fired) in zip(scenario.rules, firings) {
+                json.beginObject()
+                json.string("rule", rule.name)
+                json.integer("fired", fired)
+                json.integer("times", rule.times)
+                json.endObject()
+            }
+            json.endArray()
         }
     }
 
@@ -346,6 +368,32 @@ struct ControlAPI: Sendable {
     private func legacyShutdown(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
         await server.legacyShutdown()
         return ControlResponse.object { $0.bool("shutDown", true) }
+    }
+
+    // MARK: Reset
+
+    /// Puts the server back as the configuration started it and says what was cleared.
+    private func reset(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
+        _ = try ControlQuery(request, allowed: [])
+        let reset = server.reset()
+        return ControlResponse.object { json in
+            json.beginObject("cleared")
+            json.integer("journalEvents", reset.journalEvents)
+            json.integer("registryTokens", reset.registryTokens)
+            json.integer("feedbackEntries", reset.feedbackEntries)
+            json.beginObject("scenario")
+            json.string("name", reset.scenario)
+            json.integer("requests", reset.scenarioRequests)
+            json.integer("firings", reset.scenarioFirings)
+            json.string("state", reset.scenarioState)
+            json.endObject()
+            json.endObject()
+            json.integer("seed", reset.seed)
+            json.beginObject("clock")
+            json.integer("millisecondsSince1970", reset.clockMilliseconds)
+            json.bool("fixed", reset.clockFixed)
+            json.endObject()
+        }
     }
 
     // MARK: Helpers

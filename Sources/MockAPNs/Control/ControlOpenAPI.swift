@@ -7,7 +7,7 @@ enum ControlOpenAPI {
       "info": {
         "title": "MockAPNs control API",
         "version": "1.0.0",
-        "description": "Plain HTTP/1.1 JSON on loopback (default 127.0.0.1:2198). Read the journal, wait for notifications, and change the server's registry, clock, feedback queue and scenario while it runs. Every bad parameter is answered 400 with {\"error\":...,\"parameter\":...}."
+        "description": "Plain HTTP/1.1 JSON on loopback (default 127.0.0.1:2198). Read the journal, wait for notifications, and change the server's registry, clock, feedback queue and scenario while it runs. Every bad parameter is answered 400 with {\"error\":...,\"parameter\":...}. A path the API does not have is answered 404 with the same JSON shape."
       },
       "paths": {
         "/openapi.json": {
@@ -59,7 +59,7 @@ enum ControlOpenAPI {
                 }
               },
               "503": {
-                "description": "Bad parameter or body",
+                "description": "The server is not listening (yet, or any more)",
                 "content": {
                   "application/json": {
                     "schema": {
@@ -932,6 +932,43 @@ enum ControlOpenAPI {
               }
             }
           }
+        },
+        "/v1/reset": {
+          "post": {
+            "summary": "Put the server back as the configuration started it: clear the journal, the device registry (then the scenario's entries again) and the feedback queue, restart the scenario (counts, state, random streams from the same seed), set the clock back; says what it cleared",
+            "responses": {
+              "200": {
+                "description": "What was cleared",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "$ref": "#/components/schemas/Reset"
+                    }
+                  }
+                }
+              },
+              "400": {
+                "$ref": "#/components/responses/BadRequest"
+              }
+            }
+          }
+        },
+        "/metrics": {
+          "get": {
+            "summary": "Metrics in the Prometheus text format: notifications by protocol, status and reason; connections open and in total by listener and port; TLS handshake failures by cause; scenario actions fired by rule; journal events and drops; request handling time as a histogram",
+            "responses": {
+              "200": {
+                "description": "Prometheus text exposition format 0.0.4",
+                "content": {
+                  "text/plain": {
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          }
         }
       },
       "components": {
@@ -1042,6 +1079,16 @@ enum ControlOpenAPI {
         "responses": {
           "BadRequest": {
             "description": "Bad parameter or body",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                }
+              }
+            }
+          },
+          "NotFound": {
+            "description": "No such endpoint (or not with this method)",
             "content": {
               "application/json": {
                 "schema": {
@@ -1315,6 +1362,33 @@ enum ControlOpenAPI {
               },
               "initialState": {
                 "type": "string"
+              },
+              "state": {
+                "type": "string",
+                "description": "The named state rules are in now"
+              },
+              "requests": {
+                "type": "integer",
+                "description": "Requests the scenario has numbered since it started (or was reset)"
+              },
+              "firings": {
+                "type": "array",
+                "description": "Each rule, in order, with how often it has fired",
+                "items": {
+                  "type": "object",
+                  "properties": {
+                    "rule": {
+                      "type": "string"
+                    },
+                    "fired": {
+                      "type": "integer"
+                    },
+                    "times": {
+                      "type": "integer",
+                      "description": "The rule's limit, when it has one"
+                    }
+                  }
+                }
               }
             }
           },
@@ -1390,6 +1464,62 @@ enum ControlOpenAPI {
               "createdAt": {
                 "type": "integer",
                 "description": "Milliseconds since 1970, server clock"
+              }
+            }
+          },
+          "Reset": {
+            "type": "object",
+            "properties": {
+              "cleared": {
+                "type": "object",
+                "properties": {
+                  "journalEvents": {
+                    "type": "integer",
+                    "description": "Events the journal held"
+                  },
+                  "registryTokens": {
+                    "type": "integer",
+                    "description": "Device tokens the registry knew before the scenario's entries were applied again"
+                  },
+                  "feedbackEntries": {
+                    "type": "integer",
+                    "description": "Feedback tuples that were queued"
+                  },
+                  "scenario": {
+                    "type": "object",
+                    "description": "The scenario started over: what it had counted",
+                    "properties": {
+                      "name": {
+                        "type": "string"
+                      },
+                      "requests": {
+                        "type": "integer"
+                      },
+                      "firings": {
+                        "type": "integer"
+                      },
+                      "state": {
+                        "type": "string"
+                      }
+                    }
+                  }
+                }
+              },
+              "seed": {
+                "type": "integer",
+                "description": "The seed the restarted scenario draws from (unchanged)"
+              },
+              "clock": {
+                "type": "object",
+                "properties": {
+                  "millisecondsSince1970": {
+                    "type": "integer"
+                  },
+                  "fixed": {
+                    "type": "boolean",
+                    "description": "Pinned at the configured start (--clock), or following real time"
+                  }
+                }
               }
             }
           }

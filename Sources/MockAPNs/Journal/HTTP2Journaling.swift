@@ -1,6 +1,7 @@
 import Logging
 import MockAPNsCore
 import MockAPNsHTTP2
+import NIOCore
 
 /// What one HTTP/2 connection writes to the journal: its frames, each notification with its
 /// verdict, and its errors. The connection bridge calls it; it knows the journal's formats.
@@ -40,7 +41,8 @@ struct HTTP2Journaling {
     /// a single-topic certificate supplied, the push type a topic suffix implies. A payload
     /// that is not JSON is diagnosed before the record, as on the legacy gateway.
     func decide(
-        _ push: HTTP2PushRequest, bodyLength: Int, streamID: Int32, context: DecisionContext, decider: PushDecider
+        _ push: HTTP2PushRequest, bodyLength: Int, streamID: Int32, context: DecisionContext, decider: PushDecider,
+        arrivedAt: NIODeadline
     ) -> Verdict {
         let verdict: Verdict
         let request: PushRequest
@@ -60,12 +62,11 @@ struct HTTP2Journaling {
             journal.record(.diagnosis(code: "http2.payload-not-json", message: message), connection: connectionID, stream: streamID)
         }
         let status = verdict.reason?.httpStatus ?? 200
-        journal.record(
-            .notification(NotificationRecord(
-                request, verdict: verdict, authentication: JournalAuthentication(context.authentication), status: status
-            )),
-            connection: connectionID, stream: streamID
+        var record = NotificationRecord(
+            request, verdict: verdict, authentication: JournalAuthentication(context.authentication), status: status
         )
+        record.handlingMicroseconds = Int((NIODeadline.now() - arrivedAt).nanoseconds / 1000)
+        journal.record(.notification(record), connection: connectionID, stream: streamID)
         return verdict
     }
 

@@ -8,11 +8,34 @@ import Synchronization
 /// holds every connection from its first event to its last.
 final class ServerObservation: Sendable {
     let journal: Journal
+    /// Counts for `GET /metrics`.
+    let metrics = ServerMetrics()
     private let fileSink = Mutex<JSONLFileSink?>(nil)
     private let control = ControlServer()
+    /// Feeds the metrics and the access log from the journal, off the event loops.
+    private let activity: ActivityReader
+    private let reading = Mutex<Task<Void, Never>?>(nil)
 
-    init(settings: MockAPNsConfiguration.JournalSettings, clock: ServerClock) {
+    init(settings: MockAPNsConfiguration.JournalSettings, accessLog: MockAPNsConfiguration.AccessLogSettings?, clock: ServerClock) {
         journal = Journal(options: settings.options, clock: clock)
+        let feed = ActivityFeed()
+        journal.addSink(feed)
+        activity = ActivityReader(
+            feed: feed, metrics: metrics, accessLog: accessLog.map { AccessLog(format: $0.format, output: $0.output) }
+        )
+    }
+
+    /// Starts reading the journal into the metrics and the access log.
+    func startActivity() {
+        let activity = self.activity
+        let task = Task.detached { await activity.run() }
+        reading.withLock { $0 = task }
+    }
+
+    /// The metrics as Prometheus text, counting every event recorded so far.
+    func metricsText(engine: ScenarioEngine) async -> String {
+        await activity.catchUp()
+        return metrics.exposition(journal: journal.statistics, engine: engine)
     }
 
     /// Opens the JSONL file, if one is configured.
@@ -43,6 +66,12 @@ final class ServerObservation: Sendable {
     /// Stops the control API, then writes out and closes the JSONL file.
     func stop() async {
         await control.stop()
+        let task = reading.withLock { task in
+            defer { task = nil }
+            return task
+        }
+        task?.cancel()
+        await task?.value
         let sink = fileSink.withLock { sink in
             defer { sink = nil }
             return sink

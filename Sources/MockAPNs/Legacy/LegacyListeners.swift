@@ -58,7 +58,7 @@ final class LegacyListeners: Sendable {
         )
         let tracker = gatewayConnections
         let scenarios = dependencies.scenarios
-        let gateway = try await Self.bootstrap(dependencies.group, listener: "legacy gateway", journal: journal, logger: logger)
+        let gatewayBootstrap = Self.bootstrap(dependencies.group, listener: "legacy gateway", journal: journal, logger: logger)
             .childChannelInitializer { channel in
                 tracker.track(channel)
                 return channel.eventLoop.makeCompletedFuture {
@@ -70,8 +70,12 @@ final class LegacyListeners: Sendable {
                     }
                 }
             }
-            .bind(host: configuration.host, port: configuration.legacy.gatewayPort)
-            .get()
+        let gateway = try await ListenerBindFailed.binding(
+            "legacy gateway", host: configuration.host, port: configuration.legacy.gatewayPort,
+            portFlag: "--gateway-port (legacy.gatewayPort)"
+        ) {
+            try await gatewayBootstrap.bind(host: configuration.host, port: configuration.legacy.gatewayPort).get()
+        }
         listeners.withLock { $0.append(gateway) }
 
         let feedbackServices = LegacyFeedbackServices(
@@ -80,21 +84,25 @@ final class LegacyListeners: Sendable {
             logger: dependencies.logger,
             journal: dependencies.journal
         )
-        let feedback: any Channel
-        do {
-            feedback = try await Self.bootstrap(dependencies.group, listener: "legacy feedback", journal: journal, logger: logger)
-                .childChannelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try ConnectionPipeline.install(
-                            on: channel, transport: .feedback, tls: tls, scenarios: scenarios, journal: journal,
-                            guarding: guardLimits, listener: "legacy feedback", logger: logger
-                        ) { _, connectionID in
-                            LegacyFeedbackHandler(services: feedbackServices, connectionID: connectionID)
-                        }
+        let feedbackBootstrap = Self.bootstrap(dependencies.group, listener: "legacy feedback", journal: journal, logger: logger)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try ConnectionPipeline.install(
+                        on: channel, transport: .feedback, tls: tls, scenarios: scenarios, journal: journal,
+                        guarding: guardLimits, listener: "legacy feedback", logger: logger
+                    ) { _, connectionID in
+                        LegacyFeedbackHandler(services: feedbackServices, connectionID: connectionID)
                     }
                 }
-                .bind(host: configuration.host, port: configuration.legacy.feedbackPort)
-                .get()
+            }
+        let feedback: any Channel
+        do {
+            feedback = try await ListenerBindFailed.binding(
+                "feedback service", host: configuration.host, port: configuration.legacy.feedbackPort,
+                portFlag: "--feedback-port (legacy.feedbackPort)"
+            ) {
+                try await feedbackBootstrap.bind(host: configuration.host, port: configuration.legacy.feedbackPort).get()
+            }
         } catch {
             await stopAccepting()
             throw error

@@ -4,10 +4,12 @@ extension MockAPNsConfiguration {
     /// The legacy binary gateway and feedback service (apns-protocol D and E): ports, the
     /// TLS versions old clients need, and the era of Apple's rules to imitate.
     public struct LegacyOptions: Sendable, Equatable {
-        /// The binary gateway's port (Apple: 2195). `0` picks a free port.
-        public var gatewayPort: Int = 2195
-        /// The feedback service's port (Apple: 2196). `0` picks a free port.
-        public var feedbackPort: Int = 2196
+        /// The binary gateway's port. `0` (the default) picks a free port; `mockapns serve`
+        /// uses Apple's 2195.
+        public var gatewayPort: Int = 0
+        /// The feedback service's port. `0` (the default) picks a free port; `mockapns serve`
+        /// uses Apple's 2196.
+        public var feedbackPort: Int = 0
         /// Accept TLS 1.0 and 1.1 (at OpenSSL security level 0) on both legacy ports, for
         /// clients from the binary era. Off by default: TLS 1.2 only.
         public var allowOldTLS: Bool = false

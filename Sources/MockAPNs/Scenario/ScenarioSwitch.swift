@@ -33,6 +33,18 @@ final class ScenarioSwitch: Sendable {
         ])
     }
 
+    /// Starts the running scenario over: fresh counts, its initial state, the same seed (so
+    /// the same requests meet the same fates again), its registry entries applied anew.
+    /// Returns the engine it replaced.
+    func restart() -> ScenarioEngine {
+        let previous = engine.withLock { engine in
+            defer { engine = ScenarioEngine(scenario: engine.scenario, seed: engine.seed) }
+            return engine
+        }
+        previous.scenario.registry.apply(to: registry)
+        return previous
+    }
+
     /// Installs `scenario` for every request decided from now on.
     @discardableResult
     func replace(with scenario: Scenario) -> ScenarioEngine {

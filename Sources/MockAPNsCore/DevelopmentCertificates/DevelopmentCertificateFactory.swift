@@ -1,4 +1,5 @@
 import Crypto
+import _CryptoExtras
 import SwiftASN1
 import X509
 
@@ -12,8 +13,9 @@ import Foundation
 /// client certificates and ES256 provider keys. Everything is made with swift-certificates and
 /// swift-crypto, so no `openssl` binary is needed.
 ///
-/// All keys are ECDSA P-256. Real APNs client certificates are RSA 2048; swift-crypto's RSA
-/// lives in `_CryptoExtras`, which `MockAPNsCore` does not depend on.
+/// The certificates' keys are ECDSA P-256 by default, or RSA 2048 as Apple issues real push
+/// certificates (`keyType: .rsa`, through swift-crypto's `_CryptoExtras`). Provider keys are
+/// always P-256: ES256 is the only algorithm APNs takes.
 public struct DevelopmentCertificateFactory: Sendable {
     /// The development CA's common name.
     public static let certificateAuthorityName = "MockAPNs Development CA"
@@ -46,10 +48,13 @@ public struct DevelopmentCertificateFactory: Sendable {
     public var options: DevelopmentCertificateOptions
     /// The instant validity periods are measured from.
     public var now: Date
+    /// The certificates' key algorithm.
+    public var keyType: DevelopmentKeyType
 
-    public init(options: DevelopmentCertificateOptions = .init(), now: Date = Date()) {
+    public init(options: DevelopmentCertificateOptions = .init(), now: Date = Date(), keyType: DevelopmentKeyType = .ecdsa) {
         self.options = options
         self.now = now
+        self.keyType = keyType
     }
 
     /// Generates the whole set in memory.
@@ -131,9 +136,26 @@ public struct DevelopmentCertificateFactory: Sendable {
 
     // MARK: - Certificates
 
+    /// A fresh key of the set's type, with what a credential keeps of it.
+    private func newKey() throws -> (key: Certificate.PrivateKey, credential: (Certificate) -> DevelopmentCredential) {
+        switch keyType {
+        case .ecdsa:
+            let key = P256.Signing.PrivateKey()
+            return (Certificate.PrivateKey(key), { DevelopmentCredential(certificate: $0, privateKey: key) })
+        case .rsa:
+            let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+            return (Certificate.PrivateKey(key), { DevelopmentCredential(certificate: $0, privateKey: key) })
+        }
+    }
+
+    /// The signature algorithm an issuer's key makes.
+    private static func signatureAlgorithm(of issuer: Certificate.PrivateKey) -> Certificate.SignatureAlgorithm {
+        P256.Signing.PublicKey(issuer.publicKey) != nil ? .ecdsaWithSHA256 : .sha256WithRSAEncryption
+    }
+
     private func makeAuthority(name: String, notValidBefore: Date, notValidAfter: Date) throws -> DevelopmentCredential {
-        let key = P256.Signing.PrivateKey()
-        let publicKey = Certificate.PublicKey(key.publicKey)
+        let (key, credential) = try newKey()
+        let publicKey = key.publicKey
         let subject = try DistinguishedName {
             CountryName("US")
             OrganizationName(Self.organization)
@@ -152,11 +174,11 @@ public struct DevelopmentCertificateFactory: Sendable {
             notValidAfter: notValidAfter,
             issuer: subject,
             subject: subject,
-            signatureAlgorithm: .ecdsaWithSHA256,
+            signatureAlgorithm: Self.signatureAlgorithm(of: key),
             extensions: extensions,
-            issuerPrivateKey: Certificate.PrivateKey(key)
+            issuerPrivateKey: key
         )
-        return DevelopmentCredential(certificate: certificate, privateKey: key)
+        return credential(certificate)
     }
 
     private func makeServer(issuer: DevelopmentCredential, notValidBefore: Date, notValidAfter: Date) throws -> DevelopmentCredential {
@@ -217,8 +239,8 @@ public struct DevelopmentCertificateFactory: Sendable {
         notValidBefore: Date,
         notValidAfter: Date
     ) throws -> DevelopmentCredential {
-        let key = P256.Signing.PrivateKey()
-        let publicKey = Certificate.PublicKey(key.publicKey)
+        let (key, credential) = try newKey()
+        let publicKey = key.publicKey
         try extensions.append(.init(BasicConstraints.notCertificateAuthority, critical: true))
         try extensions.append(.init(KeyUsage(digitalSignature: true), critical: true))
         try extensions.append(.init(SubjectKeyIdentifier(hash: publicKey), critical: false))
@@ -233,11 +255,11 @@ public struct DevelopmentCertificateFactory: Sendable {
             notValidAfter: notValidAfter,
             issuer: issuer.certificate.subject,
             subject: subject,
-            signatureAlgorithm: .ecdsaWithSHA256,
+            signatureAlgorithm: Self.signatureAlgorithm(of: issuer.privateKey),
             extensions: extensions,
-            issuerPrivateKey: Certificate.PrivateKey(issuer.privateKey)
+            issuerPrivateKey: issuer.privateKey
         )
-        return DevelopmentCredential(certificate: certificate, privateKey: key)
+        return credential(certificate)
     }
 
     // MARK: - Provider keys

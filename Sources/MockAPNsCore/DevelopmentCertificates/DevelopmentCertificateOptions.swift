@@ -78,3 +78,11 @@ public enum DevelopmentCertificateError: Error, Sendable, Hashable, CustomString
         }
     }
 }
+
+/// The key algorithm of a development set's certificates.
+public enum DevelopmentKeyType: String, CaseIterable, Sendable, Hashable {
+    /// ECDSA P-256: small and fast; every modern TLS client takes it.
+    case ecdsa
+    /// RSA 2048, as Apple issues push certificates; what clients limited to RSA need.
+    case rsa
+}

@@ -52,6 +52,9 @@ public struct NotificationRecord: Sendable, Equatable {
     /// What the legacy codec found wrong with the frame, in plain words, when it refused the
     /// frame itself (a payload or token of the wrong size, an unknown item, unparseable bytes).
     public var problem: String?
+    /// Microseconds from the complete request's arrival to its verdict: the server's own work,
+    /// before any scenario delay (HTTP/2 only; `nil` when not measured).
+    public var handlingMicroseconds: Int? = nil
 
     /// How many payload bytes a record keeps: enough to read any APNs payload (4 KB, 5 KB
     /// for VoIP) without letting a flood of huge bodies fill memory.

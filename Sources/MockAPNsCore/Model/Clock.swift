@@ -58,6 +58,11 @@ public final class ServerClock: Sendable {
         }
     }
 
+    /// Follows real time exactly again, dropping any offset that `advance` added.
+    public func followRealTime() {
+        mode.withLock { $0 = .real(offsetMilliseconds: 0) }
+    }
+
     /// Whether the clock is pinned (not following real time).
     public var isFixed: Bool {
         mode.withLock { if case .fixed = $0 { return true } else { return false } }

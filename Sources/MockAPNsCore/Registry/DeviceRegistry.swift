@@ -175,9 +175,13 @@ public final class DeviceRegistry: Sendable {
         state.withLock { _ = $0.records.removeValue(forKey: token) }
     }
 
-    /// Forgets every token and every queued feedback entry.
-    public func removeAll() {
-        state.withLock { $0 = State() }
+    /// Forgets every token and every queued feedback entry; says how many of each there were.
+    @discardableResult
+    public func removeAll() -> (tokens: Int, feedbackEntries: Int) {
+        state.withLock { state in
+            defer { state = State() }
+            return (state.records.count, state.feedback.count)
+        }
     }
 
     // MARK: - Feedback service

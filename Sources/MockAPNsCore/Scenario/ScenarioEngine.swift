@@ -41,10 +41,17 @@ public final class ScenarioEngine: Sendable {
         var garbage: [UInt8]?
     }
 
-    public init(scenario: Scenario) {
-        self.scenario = scenario
+    /// An engine for `scenario`, seeded with the scenario's seed or a random one.
+    public convenience init(scenario: Scenario) {
         var system = SystemRandomNumberGenerator()
-        self.seed = scenario.seed ?? system.next()
+        self.init(scenario: scenario, seed: scenario.seed ?? system.next())
+    }
+
+    /// An engine for `scenario` drawing from `seed`: a restart with the seed of an earlier
+    /// engine meets the same fates for the same requests.
+    public init(scenario: Scenario, seed: UInt64) {
+        self.scenario = scenario
+        self.seed = seed
         self.state = Mutex(State(firings: Array(repeating: 0, count: scenario.rules.count), named: scenario.initialState))
         self.hasRequestRules = scenario.rules.contains { !$0.isConnectionRule }
     }
@@ -54,6 +61,9 @@ public final class ScenarioEngine: Sendable {
 
     /// How many times each rule has fired, in rule order.
     public var firingCounts: [Int] { state.withLock { $0.firings } }
+
+    /// How many requests the engine has numbered (every request counts, whatever its fate).
+    public var requestCount: Int { state.withLock { $0.requests } }
 
     // MARK: Connections
 

@@ -1,0 +1,9 @@
+extension MockAPNsServer {
+    /// The server's metrics in the Prometheus text format, as `GET /metrics` serves them:
+    /// notifications by protocol, status and reason; connections open and in total by
+    /// listener and port; TLS handshake failures by cause; scenario actions fired by rule;
+    /// journal events and drops; request handling time as a histogram.
+    public func metricsText() async -> String {
+        await observation.metricsText(engine: scenarioEngine)
+    }
+}

@@ -1,0 +1,158 @@
+import CoreMetrics
+import MockAPNsCore
+import Prometheus
+import Synchronization
+
+/// The server's metrics, kept through swift-metrics in a Prometheus registry of this server's
+/// own (no global metrics system), and served as Prometheus text at `GET /metrics`.
+///
+/// Counts come from journal events, read in batches off the event loops; journal and
+/// scenario totals are read when scraped.
+final class ServerMetrics: Sendable {
+    /// The Prometheus text format's media type.
+    static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+
+    private let registry = PrometheusCollectorRegistry()
+    private let factory: PrometheusMetricsFactory
+    private let state = Mutex(State())
+
+    private struct State {
+        var ports: [Transport: Int] = [:]
+        /// Open connections' transports, for labelling their TLS failures.
+        var transports: [UInt64: Transport] = [:]
+        var counters: [String: CoreMetrics.Counter] = [:]
+        var gauges: [String: CoreMetrics.Meter] = [:]
+        var timers: [String: CoreMetrics.Timer] = [:]
+        /// The journal's totals when last scraped, to count on from.
+        var journalEvents: UInt64 = 0
+        var journalDropped: UInt64 = 0
+        /// The scenario engine last scraped and its firing counts then.
+        var engine: ObjectIdentifier?
+        var firings: [Int] = []
+    }
+
+    init() {
+        var factory = PrometheusMetricsFactory(registry: registry)
+        // Microseconds to seconds: a mock answers in well under a millisecond unless a
+        // scenario delays it.
+        factory.defaultDurationHistogramBuckets = [
+            .microseconds(50), .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+            .milliseconds(2.5), .milliseconds(5), .milliseconds(10), .milliseconds(50), .milliseconds(250), .seconds(1),
+        ]
+        self.factory = factory
+    }
+
+    /// The ports the listeners bound, for the `port` label.
+    func setPorts(_ ports: BoundPorts) {
+        state.withLock { state in
+            state.ports[.http2] = ports.http2
+            state.ports[.legacy] = ports.gateway
+            state.ports[.feedback] = ports.feedback
+            state.ports[.channelManagement] = ports.channelManagement
+        }
+    }
+
+    /// Counts what a batch of journal events says.
+    func record(_ events: [JournalEvent]) {
+        state.withLock { state in
+            for event in events {
+                switch event.kind {
+                case .notification(let record):
+                    let status = record.status.map(String.init)
+                        ?? (record.dropped ? "dropped" : String(record.legacyStatus?.rawValue ?? 0))
+                    counter(&state, "mockapns_notifications_total", [
+                        ("protocol", record.transport.rawValue), ("status", status), ("reason", record.reason?.rawValue ?? ""),
+                    ]).increment()
+                    if let micros = record.handlingMicroseconds {
+                        timer(&state, "mockapns_request_duration_seconds", [("protocol", record.transport.rawValue)])
+                            .recordMicroseconds(micros)
+                    }
+                case .connectionOpened(let transport, _):
+                    if let id = event.connectionID { state.transports[id] = transport }
+                    let labels = listener(state, transport)
+                    counter(&state, "mockapns_connections_total", labels).increment()
+                    gauge(&state, "mockapns_connections_open", labels).increment()
+                case .connectionClosed(let transport, _, _):
+                    if let id = event.connectionID { state.transports.removeValue(forKey: id) }
+                    gauge(&state, "mockapns_connections_open", listener(state, transport)).decrement()
+                case .tlsFailed(let failure):
+                    // The alert is the cause's name: a short fixed vocabulary, fit for a label.
+                    let cause = failure.alertSent ?? failure.alertReceived.map { "peer_\($0)" } ?? "no_alert"
+                    let transport = event.connectionID.flatMap { state.transports[$0] }
+                    let labels = transport.map { listener(state, $0) } ?? [("listener", ""), ("port", "")]
+                    counter(&state, "mockapns_tls_handshake_failures_total", labels + [("cause", cause)]).increment()
+                case .broadcast(let record):
+                    counter(&state, "mockapns_broadcasts_total", [
+                        ("status", String(record.status)), ("reason", record.reason?.rawValue ?? ""),
+                    ]).increment()
+                case .channelOperation(let record):
+                    counter(&state, "mockapns_channel_operations_total", [
+                        ("operation", record.operation?.rawValue ?? ""), ("status", String(record.status)),
+                    ]).increment()
+                case .tlsEstablished, .http2Frame, .legacyFrame, .fault, .feedbackTuple, .diagnosis:
+                    break
+                }
+            }
+        }
+    }
+
+    /// The Prometheus text, after reading the journal's and the scenario's totals.
+    func exposition(journal: JournalStatistics, engine: ScenarioEngine) -> String {
+        state.withLock { state in
+            let events = journal.lastSequence
+            counter(&state, "mockapns_journal_events_total", []).increment(by: Int64(clamping: events &- min(events, state.journalEvents)))
+            state.journalEvents = events
+            // `dropped` starts again from zero when the journal is cleared.
+            let dropped = journal.dropped
+            let newlyDropped = dropped >= state.journalDropped ? dropped - state.journalDropped : dropped
+            counter(&state, "mockapns_journal_dropped_events_total", []).increment(by: Int64(clamping: newlyDropped))
+            state.journalDropped = dropped
+
+            // A replaced or reset scenario starts its counts at zero; the totals go on.
+            let identity = ObjectIdentifier(engine)
+            let firings = engine.firingCounts
+            let before = state.engine == identity ? state.firings : Array(repeating: 0, count: firings.count)
+            for (index, rule) in engine.scenario.rules.enumerated() where index < firings.count {
+                let earlier = index < before.count ? before[index] : 0
+                let name = rule.name.isEmpty ? "#\(index + 1)" : rule.name
+                let fired = counter(&state, "mockapns_scenario_actions_fired_total", [("scenario", engine.scenario.name), ("rule", name)])
+                if firings[index] > earlier { fired.increment(by: Int64(firings[index] - earlier)) }
+            }
+            state.engine = identity
+            state.firings = firings
+        }
+        return registry.emitToString()
+    }
+
+    private func listener(_ state: State, _ transport: Transport) -> [(String, String)] {
+        [("listener", transport.rawValue), ("port", state.ports[transport].map(String.init) ?? "")]
+    }
+
+    private func counter(_ state: inout State, _ name: String, _ labels: [(String, String)]) -> CoreMetrics.Counter {
+        let key = Self.key(name, labels)
+        if let known = state.counters[key] { return known }
+        let made = CoreMetrics.Counter(label: name, dimensions: labels, factory: factory)
+        state.counters[key] = made
+        return made
+    }
+
+    private func gauge(_ state: inout State, _ name: String, _ labels: [(String, String)]) -> CoreMetrics.Meter {
+        let key = Self.key(name, labels)
+        if let known = state.gauges[key] { return known }
+        let made = CoreMetrics.Meter(label: name, dimensions: labels, factory: factory)
+        state.gauges[key] = made
+        return made
+    }
+
+    private func timer(_ state: inout State, _ name: String, _ labels: [(String, String)]) -> CoreMetrics.Timer {
+        let key = Self.key(name, labels)
+        if let known = state.timers[key] { return known }
+        let made = CoreMetrics.Timer(label: name, dimensions: labels, factory: factory)
+        state.timers[key] = made
+        return made
+    }
+
+    private static func key(_ name: String, _ labels: [(String, String)]) -> String {
+        labels.reduce(name) { $0 + "|" + $1.0 + "=" + $1.1 }
+    }
+}

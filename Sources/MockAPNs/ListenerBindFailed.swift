@@ -1,0 +1,45 @@
+import NIOCore
+
+/// A listener could not bind its address: says which listener, which address, why, and the
+/// flag that moves it, so "Address already in use" is never a riddle.
+public struct ListenerBindFailed: Error, Sendable, CustomStringConvertible {
+    /// The listener, as people call it: `HTTP/2 provider API`, `legacy gateway`, `feedback service`.
+    public var listener: String
+    public var host: String
+    public var port: Int
+    /// The system's words (typically "Address already in use").
+    public var reason: String
+    /// The flag and configuration key that choose another port.
+    public var portFlag: String
+
+    public var description: String {
+        "the \(listener) cannot listen on \(host):\(port): \(reason); choose another port with \(portFlag) (0 picks a free one)"
+    }
+
+    /// Runs `bind`, turning its failure into a `ListenerBindFailed` naming the listener.
+    static func binding<Result>(
+        _ listener: String, host: String, port: Int, portFlag: String,
+        _ bind: () async throws -> Result
+    ) async throws -> Result {
+        do {
+            return try await bind()
+        } catch let error as IOError {
+            throw ListenerBindFailed(listener: listener, host: host, port: port, reason: Self.words(error), portFlag: portFlag)
+        } catch {
+            throw ListenerBindFailed(listener: listener, host: host, port: port, reason: "\(error)", portFlag: portFlag)
+        }
+    }
+
+    /// `strerror` of the error's errno ("Address already in use"), without NIO's prefix.
+    private static func words(_ error: IOError) -> String {
+        String(cString: strerror(error.errnoCode))
+    }
+}
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif

@@ -1,0 +1,54 @@
+import MockAPNsCore
+
+/// What `MockAPNsServer.reset()` cleared, so a test (or `POST /v1/reset`) can see it.
+public struct ServerReset: Sendable, Equatable {
+    /// Journal events forgotten (sequence numbers go on from where they were).
+    public var journalEvents: Int
+    /// Device tokens the registry forgot before the scenario's entries were applied again.
+    public var registryTokens: Int
+    /// Feedback tuples that were queued.
+    public var feedbackEntries: Int
+    /// The scenario started over: its name, the requests it had numbered, how often its rules
+    /// had fired in all, the state it was in, and the seed it keeps.
+    public var scenario: String
+    public var scenarioRequests: Int
+    public var scenarioFirings: Int
+    public var scenarioState: String
+    public var seed: UInt64
+    /// The clock's reading after the reset, and whether it is pinned (`--clock`) or real.
+    public var clockMilliseconds: Int64
+    public var clockFixed: Bool
+}
+
+extension MockAPNsServer {
+    /// Puts the server back where the configuration started it, between tests: clears the
+    /// journal, forgets every device token and queued feedback tuple, starts the running
+    /// scenario over (counts, named state, random streams from the same seed) and applies its
+    /// registry entries again, and sets the clock back to the configured start (or real time).
+    /// Open connections stay open; provider keys stay loaded.
+    @discardableResult
+    public func reset() -> ServerReset {
+        let journalEvents = journal.statistics.count
+        journal.clear()
+        let registryCleared = registry.removeAll()
+        let previous = scenarios.restart()
+        if let start = configuration.clockStart {
+            clock.set(millisecondsSince1970: start)
+        } else {
+            clock.followRealTime()
+        }
+        let summary = ServerReset(
+            journalEvents: journalEvents,
+            registryTokens: registryCleared.tokens,
+            feedbackEntries: registryCleared.feedbackEntries,
+            scenario: previous.scenario.name,
+            scenarioRequests: previous.requestCount,
+            scenarioFirings: previous.firingCounts.reduce(0, +),
+            scenarioState: previous.currentState,
+            seed: previous.seed,
+            clockMilliseconds: clock.millisecondsSince1970,
+            clockFixed: clock.isFixed
+        )
+        return summary
+    }
+}

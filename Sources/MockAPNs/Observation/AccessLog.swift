@@ -1,0 +1,289 @@
+import MockAPNsCore
+
+/// The access log: one `info` line per notification, and one per connection opened (when its
+/// TLS handshake ends, so the line can say the TLS version and who the client is) and closed.
+///
+/// It reads journal events after the fact, in batches, off the event loops: the hot path only
+/// hands the journal its compact records, as it does anyway. Lines are appended straight into
+/// one buffer per batch (no per-line dictionaries or intermediate strings) and written with a
+/// single write, so a full-load run spends little on them.
+struct AccessLog {
+    let format: LogFormat
+    let output: LogOutput
+
+    /// What a later line about a connection needs from its earlier events.
+    private struct Connection {
+        var transport: Transport
+        var peer: String
+        var openedAt: UInt64
+        var notifications = 0
+    }
+
+    private var connections: [UInt64: Connection] = [:]
+    private var clock = LogTimestamp()
+
+    init(format: LogFormat, output: LogOutput) {
+        self.format = format
+        self.output = output
+    }
+
+    /// Writes the lines `events` call for.
+    mutating func write(_ events: [JournalEvent]) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(events.count * 140)
+        // Each line carries its event's real time: now, less how long ago it happened.
+        let (realNow, monotonicNow) = LogLine.clocks()
+        for event in events {
+            guard let entry = entry(for: event) else { continue }
+            let age = Int64(clamping: monotonicNow &- min(monotonicNow, event.monotonicNanoseconds)) / 1_000_000
+            switch format {
+            case .text:
+                clock.append(millisecondsSince1970: realNow - age, to: &bytes)
+                bytes.append(contentsOf: " info ".utf8)
+                entry.appendMessage(to: &bytes)
+            case .json:
+                var time: [UInt8] = []
+                clock.append(millisecondsSince1970: realNow - age, to: &time)
+                bytes.append(contentsOf: entry.json(time: String(decoding: time, as: UTF8.self)).utf8)
+            }
+            bytes.append(UInt8(ascii: "\n"))
+        }
+        if !bytes.isEmpty { output.write(bytes) }
+    }
+
+    /// The entry one event calls for, if any; keeps track of connections on the way.
+    mutating func entry(for event: JournalEvent) -> AccessEntry? {
+        let id = event.connectionID ?? 0
+        switch event.kind {
+        case .connectionOpened(let transport, let peer):
+            connections[id] = Connection(transport: transport, peer: Self.address(peer), openedAt: event.monotonicNanoseconds)
+            return nil
+        case .tlsEstablished(let session):
+            guard let known = connections[id] else { return nil }
+            return .open(connection: id, transport: known.transport, peer: known.peer, session: session)
+        case .tlsFailed(let failure):
+            guard let known = connections[id] else { return nil }
+            return .refused(connection: id, transport: known.transport, peer: known.peer, failure: failure)
+        case .connectionClosed(let transport, let closedBy, let reason):
+            guard let known = connections.removeValue(forKey: id) else { return nil }
+            let milliseconds = (event.monotonicNanoseconds &- known.openedAt) / 1_000_000
+            return .close(connection: id, transport: transport, closedBy: closedBy, milliseconds: milliseconds,
+                          notifications: known.notifications, reason: reason)
+        case .notification(let record):
+            connections[id]?.notifications += 1
+            return .push(connection: id, stream: event.streamID ?? record.streamID, record: record)
+        case .broadcast(let record):
+            connections[id]?.notifications += 1
+            return .broadcast(connection: id, stream: event.streamID, record: record)
+        case .channelOperation(let record):
+            return .channelOperation(connection: id, stream: event.streamID, record: record)
+        case .http2Frame, .legacyFrame, .fault, .feedbackTuple, .diagnosis:
+            return nil
+        }
+    }
+
+    /// `127.0.0.1:54321` out of NIO's `[IPv4]127.0.0.1/127.0.0.1:54321`.
+    static func address(_ peer: String?) -> String {
+        guard let peer else { return "?" }
+        return peer.split(separator: "/").last.map(String.init) ?? peer
+    }
+}
+
+/// One access-log line's facts, written as text or as JSON.
+enum AccessEntry {
+    case open(connection: UInt64, transport: Transport, peer: String, session: JournalTLSSession)
+    case refused(connection: UInt64, transport: Transport, peer: String, failure: JournalTLSFailure)
+    case close(connection: UInt64, transport: Transport, closedBy: ClosingSide, milliseconds: UInt64, notifications: Int, reason: String?)
+    case push(connection: UInt64, stream: Int32?, record: NotificationRecord)
+    case broadcast(connection: UInt64, stream: Int32?, record: BroadcastRecord)
+    case channelOperation(connection: UInt64, stream: Int32?, record: ChannelOperationRecord)
+
+    /// The line after its time and level:
+    /// `open c1 http2 from 127.0.0.1:54321 TLSv1.3 certificate "..."`,
+    /// `push c1/s1 http2 token=a1b2c3d4 topic=com.example.app type=alert 200 87us`,
+    /// `close c1 http2 by client after 0.012s, 1 notifications`,
+    /// `broadcast c1/s1 bundle=com.example.app channel=dHVw... 200`,
+    /// `channel c2/s1 create bundle=com.example.app channel=dHVw... 201`.
+    /// Push lines, one per notification, are put together byte by byte.
+    func appendMessage(to bytes: inout [UInt8]) {
+        switch self {
+        case .open(let connection, let transport, let peer, let session):
+            var text = "open c\(connection) \(transport.rawValue) from \(peer) \(session.version) "
+            if let subject = session.clientCertificateSubject {
+                text += "certificate \"\(subject)\""
+            } else {
+                text += transport == .http2 ? "no certificate (provider tokens)" : "no certificate"
+            }
+            bytes.append(contentsOf: text.utf8)
+        case .refused(let connection, let transport, let peer, let failure):
+            bytes.append(contentsOf: "refused c\(connection) \(transport.rawValue) from \(peer): TLS handshake failed: \(failure.reason)".utf8)
+        case .close(let connection, let transport, let closedBy, let milliseconds, let notifications, let reason):
+            var text = "close c\(connection) \(transport.rawValue) by \(closedBy.rawValue) after \(Self.seconds(milliseconds))s, \(notifications) notifications"
+            if let reason { text += " (\(reason))" }
+            bytes.append(contentsOf: text.utf8)
+        case .push(let connection, let stream, let record):
+            bytes.append(contentsOf: "push c".utf8)
+            Self.appendDecimal(connection, to: &bytes)
+            if let stream {
+                bytes.append(contentsOf: "/s".utf8)
+                Self.appendDecimal(UInt64(clamping: stream), to: &bytes)
+            }
+            bytes.append(UInt8(ascii: " "))
+            bytes.append(contentsOf: record.transport.rawValue.utf8)
+            bytes.append(contentsOf: " token=".utf8)
+            bytes.append(contentsOf: record.deviceToken.isEmpty ? "-".utf8.prefix(1) : record.deviceToken.utf8.prefix(8))
+            bytes.append(contentsOf: " topic=".utf8)
+            bytes.append(contentsOf: (record.topic ?? "-").utf8)
+            bytes.append(contentsOf: " type=".utf8)
+            bytes.append(contentsOf: (record.pushType ?? "-").utf8)
+            bytes.append(UInt8(ascii: " "))
+            if let status = record.status {
+                Self.appendDecimal(UInt64(clamping: status), to: &bytes)
+            } else if record.dropped {
+                bytes.append(contentsOf: "dropped".utf8)
+            } else if let legacy = record.legacyStatus {
+                bytes.append(contentsOf: "status ".utf8)
+                Self.appendDecimal(UInt64(legacy.rawValue), to: &bytes)
+            } else {
+                bytes.append(contentsOf: (record.accepted ? "accepted" : "refused").utf8)
+            }
+            if let reason = record.reason {
+                bytes.append(UInt8(ascii: " "))
+                bytes.append(contentsOf: reason.rawValue.utf8)
+            }
+            if let micros = record.handlingMicroseconds {
+                bytes.append(UInt8(ascii: " "))
+                Self.appendDecimal(UInt64(clamping: micros), to: &bytes)
+                bytes.append(contentsOf: "us".utf8)
+            }
+        case .broadcast(let connection, let stream, let record):
+            var text = "broadcast c\(connection)\(stream.map { "/s\($0)" } ?? "") bundle=\(record.bundleID ?? "-")"
+            text += " channel=\(record.channelID ?? "-") \(record.status)"
+            if let reason = record.reason { text += " \(reason.rawValue)" }
+            bytes.append(contentsOf: text.utf8)
+        case .channelOperation(let connection, let stream, let record):
+            var text = "channel c\(connection)\(stream.map { "/s\($0)" } ?? "") \(record.operation?.rawValue ?? "-")"
+            text += " bundle=\(record.outcome.bundleID ?? "-") channel=\(record.channelID ?? "-") \(record.status)"
+            if let reason = record.outcome.reason { text += " \(reason.rawValue)" }
+            bytes.append(contentsOf: text.utf8)
+        }
+    }
+
+    /// The decimal digits of `value`, without making a string.
+    static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
+        guard value >= 10 else {
+            bytes.append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        appendDecimal(value / 10, to: &bytes)
+        bytes.append(UInt8(ascii: "0") + UInt8(value % 10))
+    }
+
+    /// One JSON object with the message and a field per value.
+    func json(time: String) -> String {
+        var messageBytes: [UInt8] = []
+        appendMessage(to: &messageBytes)
+        let message = String(decoding: messageBytes, as: UTF8.self)
+        var json = JSONWriter()
+        json.beginObject()
+        json.string("time", time)
+        json.string("level", "info")
+        json.string("label", "mockapns.access")
+        json.string("message", message)
+        switch self {
+        case .open(let connection, let transport, let peer, let session):
+            json.string("access", "open")
+            json.integer("connection", connection)
+            json.string("protocol", transport.rawValue)
+            json.string("peer", peer)
+            json.string("tls", session.version)
+            json.string("alpn", session.negotiatedALPN)
+            json.string("certificate", session.clientCertificateSubject)
+        case .refused(let connection, let transport, let peer, let failure):
+            json.string("access", "refused")
+            json.integer("connection", connection)
+            json.string("protocol", transport.rawValue)
+            json.string("peer", peer)
+            json.string("reason", failure.reason)
+            json.string("alert", failure.alertSent)
+        case .close(let connection, let transport, let closedBy, let milliseconds, let notifications, let reason):
+            json.string("access", "close")
+            json.integer("connection", connection)
+            json.string("protocol", transport.rawValue)
+            json.string("closedBy", closedBy.rawValue)
+            json.integer("milliseconds", milliseconds)
+            json.integer("notifications", notifications)
+            json.string("reason", reason)
+        case .push(let connection, let stream, let record):
+            json.string("access", "push")
+            json.integer("connection", connection)
+            json.integer("stream", stream)
+            json.string("protocol", record.transport.rawValue)
+            json.string("token", String(Self.tokenPrefix(record.deviceToken)))
+            json.string("topic", record.topic)
+            json.string("pushType", record.pushType)
+            json.bool("accepted", record.accepted)
+            json.integer("status", record.status)
+            json.integer("legacyStatus", record.legacyStatus?.rawValue)
+            json.string("reason", record.reason?.rawValue)
+            json.string("authentication", record.authentication.kind)
+            json.integer("micros", record.handlingMicroseconds)
+        case .broadcast(let connection, let stream, let record):
+            json.string("access", "broadcast")
+            json.integer("connection", connection)
+            json.integer("stream", stream)
+            json.string("bundleId", record.bundleID)
+            json.string("channelId", record.channelID)
+            json.bool("accepted", record.accepted)
+            json.integer("status", record.status)
+            json.string("reason", record.reason?.rawValue)
+            json.string("authentication", record.authentication.kind)
+        case .channelOperation(let connection, let stream, let record):
+            json.string("access", "channelOperation")
+            json.integer("connection", connection)
+            json.integer("stream", stream)
+            json.string("operation", record.operation?.rawValue)
+            json.string("bundleId", record.outcome.bundleID)
+            json.string("channelId", record.channelID)
+            json.integer("status", record.status)
+            json.string("reason", record.outcome.reason?.rawValue)
+            json.string("authentication", record.authentication.kind)
+        }
+        json.endObject()
+        return json.text
+    }
+
+    /// The first 8 characters of a token: enough to tell tokens apart in a log.
+    static func tokenPrefix(_ token: String) -> Substring {
+        token.isEmpty ? "-" : token.prefix(8)
+    }
+
+    /// `0.012` for 12 ms.
+    static func seconds(_ milliseconds: UInt64) -> String {
+        let fraction = milliseconds % 1000
+        let padded = fraction < 10 ? "00\(fraction)" : fraction < 100 ? "0\(fraction)" : "\(fraction)"
+        return "\(milliseconds / 1000).\(padded)"
+    }
+}
+
+/// Formats log times, reusing the date and time up to the second while it stays the same:
+/// a busy second's lines then cost only their milliseconds.
+struct LogTimestamp {
+    private var second: Int64 = -1
+    /// `2026-01-01T09:14:03.`
+    private var prefix: [UInt8] = []
+
+    mutating func append(millisecondsSince1970 value: Int64, to bytes: inout [UInt8]) {
+        let whole = value / 1000
+        if whole != second {
+            second = whole
+            prefix = Array(LogLine.format(millisecondsSince1970: whole * 1000).utf8.dropLast(4))
+        }
+        bytes.append(contentsOf: prefix)
+        let hundreds = UInt8(clamping: value % 1000 / 100), tens = UInt8(clamping: value % 100 / 10), units = UInt8(clamping: value % 10)
+        bytes.append(UInt8(ascii: "0") + hundreds)
+        bytes.append(UInt8(ascii: "0") + tens)
+        bytes.append(UInt8(ascii: "0") + units)
+        bytes.append(UInt8(ascii: "Z"))
+    }
+}

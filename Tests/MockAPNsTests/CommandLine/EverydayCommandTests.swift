@@ -1,0 +1,208 @@
+import Foundation
+import XCTest
+
+/// `mockapns` as a newcomer meets it: started in an empty folder with no credentials, its
+/// printed curl line, its logs, and its error messages.
+final class EverydayCommandTests: XCTestCase {
+    private var executable: String { Fixtures.executable }
+
+    /// A running `mockapns serve` whose output is collected as it comes.
+    private final class Serving: @unchecked Sendable {
+        let process = Process()
+        private let lock = NSLock()
+        private var out = Data()
+        private var err = Data()
+
+        init(_ executable: String, _ arguments: [String], directory: String, environment: [String: String]) throws {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = ["serve"] + arguments
+            process.currentDirectoryURL = URL(fileURLWithPath: directory)
+            process.environment = environment
+            let outPipe = Pipe(), errPipe = Pipe()
+            process.standardOutput = outPipe
+            process.standardError = errPipe
+            outPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, error: false) }
+            errPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, error: true) }
+            try process.run()
+        }
+
+        private func append(_ data: Data, error: Bool) {
+            lock.lock()
+            defer { lock.unlock() }
+            if error { err.append(data) } else { out.append(data) }
+        }
+
+        var stdout: String { lock.lock(); defer { lock.unlock() }; return String(decoding: out, as: UTF8.self) }
+        var stderr: String { lock.lock(); defer { lock.unlock() }; return String(decoding: err, as: UTF8.self) }
+
+        /// Waits until standard output has a line starting with `prefix`, and returns it.
+        func line(startingWith prefix: String, timeout: TimeInterval = 30) throws -> String {
+            let deadline = Date().addingTimeInterval(timeout)
+            while Date() < deadline {
+                if let line = stdout.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) { return String(line) }
+                if !process.isRunning { break }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            throw ProcessTimeout(command: "mockapns serve printed no \"\(prefix)\" line; stdout: \(stdout) stderr: \(stderr)")
+        }
+
+        /// SIGTERM, then waits for the exit and for the pipes to be read out.
+        func stop() -> Int32 {
+            if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+            process.waitUntilExit()
+            Thread.sleep(forTimeInterval: 0.1)  // the readability handlers drain the pipes
+            return process.terminationStatus
+        }
+    }
+
+    /// A fresh empty folder, with HOME and XDG_DATA_HOME inside another.
+    private func emptyWorld() throws -> (directory: String, data: String, environment: [String: String]) {
+        let root = Fixtures.temporaryPath("world")
+        let directory = root + "/empty", home = root + "/home", data = root + "/data"
+        for folder in [directory, home] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home
+        environment["XDG_DATA_HOME"] = data
+        return (directory, data + "/mockapns", environment)
+    }
+
+    private func run(
+        _ arguments: [String], directory: String, environment: [String: String], executable: String? = nil
+    ) throws -> ProcessResult {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable ?? self.executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    private let freePorts = ["--http2-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--control-port", "0"]
+
+    func testFirstRunInAnEmptyFolderMakesCredentialsAndItsCurlLineWorks() throws {
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: executable), "build mockapns first: \(executable)")
+        let world = try emptyWorld()
+        let first = try Serving(executable, freePorts, directory: world.directory, environment: world.environment)
+        defer { _ = first.stop() }
+        let curlLine = try first.line(startingWith: "try: curl ")
+        XCTAssertTrue(first.stdout.contains("generated development credentials in \(world.data)"), first.stdout)
+        XCTAssertTrue(first.stdout.contains("CA \(world.data)/ca.pem"), first.stdout)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: world.data + "/client-sandbox.pem"))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: world.directory), [], "nothing is written into the working folder")
+
+        // The printed line, pasted into a shell as it is.
+        let pasted = try ProcessRunner.run("/bin/bash", ["-c", String(curlLine.dropFirst("try: ".count)) + " -sS -o /dev/null -w '%{http_code}'"])
+        XCTAssertEqual(pasted.stdout, "200", pasted.stderr)
+
+        // `mockapns token` finds the same keys, and the server takes its token.
+        let token = try run(["token"], directory: world.directory, environment: world.environment)
+        XCTAssertEqual(token.status, 0, token.stderr)
+        let jwt = token.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        XCTAssertEqual(jwt.split(separator: ".").count, 3)
+        let port = try XCTUnwrap(curlLine.range(of: #"127\.0\.0\.1:(\d+)/"#, options: .regularExpression).map { curlLine[$0].dropFirst(10).dropLast() })
+        let withToken = try ProcessRunner.run("curl", [
+            "--http2", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", world.data + "/ca.pem",
+            "-H", "authorization: bearer \(jwt)", "-H", "apns-topic: com.example.app", "-d", "{}",
+            "https://127.0.0.1:\(port)/3/device/\(Fixtures.token)",
+        ])
+        XCTAssertEqual(withToken.stdout, "200", withToken.stderr)
+
+        XCTAssertEqual(first.stop(), 0)
+        XCTAssertTrue(first.stderr.contains(" info push c1/s1 http2 token=a1b2c3d4 topic=com.example.app type=alert 200 "), first.stderr)
+        XCTAssertTrue(first.stderr.contains(" info open c1 http2 from 127.0.0.1:"), first.stderr)
+
+        // The second run reuses what the first made.
+        let second = try Serving(executable, freePorts, directory: world.directory, environment: world.environment)
+        _ = try second.line(startingWith: "try: curl ")
+        XCTAssertEqual(second.stop(), 0)
+        XCTAssertFalse(second.stdout.contains("generated"), second.stdout)
+    }
+
+    func testJSONLogFormatAndQuiet() throws {
+        let world = try emptyWorld()
+        for quiet in [false, true] {
+            let arguments = freePorts + ["--cert-dir", Fixtures.certificateDirectory, "--log-format", "json"] + (quiet ? ["--quiet"] : [])
+            let serving = try Serving(executable, arguments, directory: world.directory, environment: world.environment)
+            let curlLine = try serving.line(startingWith: "try: curl ")
+            let pasted = try ProcessRunner.run("/bin/bash", ["-c", String(curlLine.dropFirst("try: ".count)) + " -sS -o /dev/null -w '%{http_code}'"])
+            XCTAssertEqual(pasted.stdout, "200", pasted.stderr)
+            XCTAssertEqual(serving.stop(), 0)
+            // SwiftNIO prints one diagnostic of its own, outside any log handler, when a task is
+            // scheduled on an event loop already shut down (a shutdown race, not a log line).
+            let lines = serving.stderr.split(separator: "\n").filter { !$0.hasPrefix("ERROR: Cannot schedule tasks on an EventLoop") }
+            XCTAssertFalse(lines.isEmpty)
+            let objects = try lines.map { line in
+                try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], "not JSON: \(line)")
+            }
+            let access = objects.filter { $0["access"] != nil }
+            if quiet {
+                XCTAssertEqual(access.count, 0, serving.stderr)
+            } else {
+                XCTAssertEqual(access.map { $0["access"] as? String }, ["open", "push", "close"], serving.stderr)
+                XCTAssertEqual(access[1]["status"] as? Int, 200)
+            }
+            XCTAssertTrue(objects.contains { ($0["message"] as? String)?.contains("provider keys loaded") == true }, serving.stderr)
+        }
+    }
+
+    func testAMissingCredentialNamesTheFileTheFlagAndTheCommand() throws {
+        let world = try emptyWorld()
+        let result = try run(["serve", "--cert-dir", world.directory] + freePorts, directory: world.directory, environment: world.environment)
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.stderr.contains("\(world.directory)/server.pem does not exist"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("--cert-dir"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("mockapns certs generate --out \(world.directory)"), result.stderr)
+
+        let token = try run(["token"], directory: world.directory, environment: world.environment)
+        XCTAssertNotEqual(token.status, 0)
+        XCTAssertTrue(token.stderr.contains("AuthKey_SANDBOX001.p8 does not exist"), token.stderr)
+        XCTAssertTrue(token.stderr.contains("mockapns serve"), token.stderr)
+        XCTAssertTrue(token.stderr.contains("mockapns certs generate"), token.stderr)
+    }
+
+    func testScenarioValidateTakesTheWholeScenariosFolder() throws {
+        let files = try FileManager.default.contentsOfDirectory(atPath: Fixtures.root + "/scenarios")
+            .filter { $0.hasSuffix(".json") }.sorted().map { "scenarios/" + $0 }
+        XCTAssertTrue(files.contains("scenarios/schema.json"))
+        let result = try run(["scenario", "validate"] + files, directory: Fixtures.root, environment: ProcessInfo.processInfo.environment)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("scenarios/schema.json: skipped: a JSON Schema, not a scenario"), result.stdout)
+        XCTAssertEqual(result.stdout.split(separator: "\n").filter { $0.contains(": ok: ") }.count, files.count - 1, result.stdout)
+    }
+
+    /// Off Debian and without Homebrew, install-deps says in one line what to install.
+    func testInstallDepsWithoutAPackageManagerNamesThePackages() throws {
+        // A PATH holding bash alone: no pkg-config, no apt-get, no brew.
+        let bin = Fixtures.temporaryPath("bin")
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: bin) }
+        try FileManager.default.createSymbolicLink(atPath: bin + "/bash", withDestinationPath: "/bin/bash")
+        let result = try run(["--test"], directory: Fixtures.root, environment: ["PATH": bin], executable: Fixtures.root + "/scripts/install-deps.sh")
+        XCTAssertEqual(result.status, 1, result.stderr)
+        let lines = result.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("no apt-get or brew here"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("OpenSSL 3 and libnghttp2 development files"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("nghttp2's nghttp/h2load/nghttpd"), result.stderr)
+    }
+
+    func testJournalFromAnUnreachableControlAPIIsOneLine() throws {
+        // Port 9 (discard): nothing listens there on a test machine.
+        let result = try run(["journal", "--control", "http://127.0.0.1:9"], directory: Fixtures.root, environment: ProcessInfo.processInfo.environment)
+        XCTAssertNotEqual(result.status, 0)
+        let lines = result.stderr.split(separator: "\n")
+        XCTAssertEqual(lines.count, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("cannot reach the control API at http://127.0.0.1:9: connection refused"), result.stderr)
+        XCTAssertFalse(result.stderr.contains("NSURLErrorDomain"), result.stderr)
+    }
+}
