@@ -8,6 +8,8 @@ public struct ServerReset: Sendable, Equatable {
     public var registryTokens: Int
     /// Feedback tuples that were queued.
     public var feedbackEntries: Int
+    /// Broadcast channels forgotten before the configured ones were added again.
+    public var broadcastChannels: Int
     /// The scenario started over: its name, the requests it had numbered, how often its rules
     /// had fired in all, the state it was in, and the seed it keeps.
     public var scenario: String
@@ -22,7 +24,8 @@ public struct ServerReset: Sendable, Equatable {
 
 extension MockAPNsServer {
     /// Puts the server back where the configuration started it, between tests: clears the
-    /// journal, forgets every device token and queued feedback tuple, starts the running
+    /// journal, forgets every device token and queued feedback tuple, puts the broadcast
+    /// channels back to the configured ones, starts the running
     /// scenario over (counts, named state, random streams from the same seed) and applies its
     /// registry entries again, and sets the clock back to the configured start (or real time).
     /// Open connections stay open; provider keys stay loaded.
@@ -31,6 +34,7 @@ extension MockAPNsServer {
         let journalEvents = journal.statistics.count
         journal.clear()
         let registryCleared = registry.removeAll()
+        let channelsCleared = resetChannels()
         let previous = scenarios.restart()
         if let start = configuration.clockStart {
             clock.set(millisecondsSince1970: start)
@@ -41,6 +45,7 @@ extension MockAPNsServer {
             journalEvents: journalEvents,
             registryTokens: registryCleared.tokens,
             feedbackEntries: registryCleared.feedbackEntries,
+            broadcastChannels: channelsCleared,
             scenario: previous.scenario.name,
             scenarioRequests: previous.requestCount,
             scenarioFirings: previous.firingCounts.reduce(0, +),

@@ -77,8 +77,11 @@ extension MockAPNsServer {
 
     /// Forgets every channel, then adds back the ones the configuration seeds: what a server
     /// reset does to the channel registry.
-    public func resetChannels() {
-        channels.reset()
+    /// Returns how many channels there were before.
+    @discardableResult
+    public func resetChannels() -> Int {
+        let cleared = channels.reset()
         for channel in configuration.broadcast.channels { channels.insert(channel) }
+        return cleared
     }
 }

@@ -381,6 +381,7 @@ struct ControlAPI: Sendable {
             json.integer("journalEvents", reset.journalEvents)
             json.integer("registryTokens", reset.registryTokens)
             json.integer("feedbackEntries", reset.feedbackEntries)
+            json.integer("broadcastChannels", reset.broadcastChannels)
             json.beginObject("scenario")
             json.string("name", reset.scenario)
             json.integer("requests", reset.scenarioRequests)

@@ -935,7 +935,7 @@ enum ControlOpenAPI {
         },
         "/v1/reset": {
           "post": {
-            "summary": "Put the server back as the configuration started it: clear the journal, the device registry (then the scenario's entries again) and the feedback queue, restart the scenario (counts, state, random streams from the same seed), set the clock back; says what it cleared",
+            "summary": "Put the server back as the configuration started it: clear the journal, the device registry (then the scenario's entries again) and the feedback queue and the broadcast channels (back to the configured ones), restart the scenario (counts, state, random streams from the same seed), set the clock back; says what it cleared",
             "responses": {
               "200": {
                 "description": "What was cleared",
@@ -1484,6 +1484,10 @@ enum ControlOpenAPI {
                   "feedbackEntries": {
                     "type": "integer",
                     "description": "Feedback tuples that were queued"
+                  },
+                  "broadcastChannels": {
+                    "type": "integer",
+                    "description": "Broadcast channels there were before the configured ones were added again"
                   },
                   "scenario": {
                     "type": "object",

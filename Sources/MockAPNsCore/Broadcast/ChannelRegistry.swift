@@ -109,8 +109,12 @@ public final class ChannelRegistry: Sendable {
         }
     }
 
-    /// Forgets every channel (a server reset).
-    public func reset() {
-        state.withLock { $0.channels = [:] }
+    /// Forgets every channel (a server reset); returns how many there were.
+    @discardableResult
+    public func reset() -> Int {
+        state.withLock { state in
+            defer { state.channels = [:] }
+            return state.channels.values.reduce(0) { $0 + $1.count }
+        }
     }
 }

@@ -70,6 +70,7 @@ final class ResetAndMetricsTests: XCTestCase {
         XCTAssertEqual(try push(), 410)
         _ = try call("POST", "/v1/clock/advance", body: #"{"milliseconds": 60000}"#)
         XCTAssertEqual((try call("GET", "/v1/feedback").json["feedback"] as? [Any])?.count, 2)
+        XCTAssertEqual(try call("POST", "/v1/channels", body: #"{"bundleId": "com.example.app"}"#).status, 201)
 
         let reset = try call("POST", "/v1/reset")
         XCTAssertEqual(reset.status, 200, reset.text)
@@ -77,6 +78,7 @@ final class ResetAndMetricsTests: XCTestCase {
         XCTAssertGreaterThan(cleared["journalEvents"] as? Int ?? 0, 4)
         XCTAssertEqual(cleared["registryTokens"] as? Int, 2)
         XCTAssertEqual(cleared["feedbackEntries"] as? Int, 2)
+        XCTAssertEqual(cleared["broadcastChannels"] as? Int, 1)
         let scenario = try XCTUnwrap(cleared["scenario"] as? [String: Any])
         XCTAssertEqual(scenario["name"] as? String, "flaky")
         XCTAssertEqual(scenario["requests"] as? Int, 4)
@@ -88,6 +90,7 @@ final class ResetAndMetricsTests: XCTestCase {
         // Back to the start: empty journal, the scenario's own registry entry and feedback
         // tuple only, the scenario from its first rule, the clock where it was pinned.
         XCTAssertEqual(try call("GET", "/v1/notifications").json["count"] as? Int, 0)
+        XCTAssertEqual((try call("GET", "/v1/channels").json["channels"] as? [Any])?.count, 0, "no channel is configured")
         let feedback = try XCTUnwrap(try call("GET", "/v1/feedback").json["feedback"] as? [[String: Any]])
         XCTAssertEqual(feedback.map { $0["deviceToken"] as? String }, [String(repeating: "0f", count: 32)])
         XCTAssertEqual(try call("GET", "/v1/clock").json["millisecondsSince1970"] as? Int, Int(pinned))
