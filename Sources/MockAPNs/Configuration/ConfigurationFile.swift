@@ -85,20 +85,28 @@ enum ClientsWithoutALPN: String, CaseIterable {
 /// The `clock` setting: `"real"`, epoch seconds, or an ISO 8601 UTC time
 /// (`2026-01-01T00:00:00Z`), pinning the clock there at start.
 public enum ClockSetting {
-    /// Milliseconds since 1970 to pin the clock at, or `nil` for real time.
+    /// Milliseconds since 1970 to pin the clock at, or `nil` for real time. `nil` when the
+    /// text is none of these or is outside the clock's range (1970 to 9999).
     public static func parse(text: String) -> Int64?? {
         if text == "real" { return .some(nil) }
-        if let seconds = Int64(text) { return .some(seconds * 1000) }
-        if let milliseconds = parseISO8601(text) { return .some(milliseconds) }
+        if let seconds = Int64(text) { return milliseconds(fromSeconds: seconds).map { .some($0) } }
+        if let milliseconds = parseISO8601(text), ServerClock.range.contains(milliseconds) { return .some(milliseconds) }
         return nil
     }
 
+    /// Epoch seconds as milliseconds, if within the clock's range.
+    private static func milliseconds(fromSeconds seconds: Int64) -> Int64? {
+        let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        guard !overflow, ServerClock.range.contains(milliseconds) else { return nil }
+        return milliseconds
+    }
+
     static func parse(_ node: JSONNode, path: String) throws(JSONFileError) -> Int64? {
-        let expected = "\"real\", epoch seconds, or an ISO 8601 UTC time like \"2026-01-01T00:00:00Z\""
+        let expected = "\"real\", epoch seconds from 0 to 253402300799, or an ISO 8601 UTC time from 1970 to 9999 like \"2026-01-01T00:00:00Z\""
         switch node.value {
         case .number(let text):
-            guard let seconds = Int64(text) else { break }
-            return seconds * 1000
+            guard let seconds = Int64(text), let value = milliseconds(fromSeconds: seconds) else { break }
+            return value
         case .string(let text):
             if let value = parse(text: text) { return value }
         default:

@@ -12,6 +12,11 @@ struct ControlAPI: Sendable {
     static let maximumWaitMilliseconds = 300_000
     /// The largest request body read.
     static let maximumBodyBytes = 4 * 1024 * 1024
+    /// Feedback timestamps in milliseconds: the feedback service sends whole seconds in
+    /// 32 bits, so nothing past 2106-02-07T06:28:15.999Z.
+    static let feedbackTimestampRange: ClosedRange<Int64> = 0...(Int64(UInt32.max) * 1000 + 999)
+    /// How far one clock advance may move, either way: the width of the clock's range.
+    static let clockAdvanceRange: ClosedRange<Int64> = -ServerClock.range.upperBound...ServerClock.range.upperBound
 
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
@@ -185,7 +190,7 @@ struct ControlAPI: Sendable {
     private func unregister(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
         let token = try Self.token(context)
         var body = try await Self.bodyObject(request, allowEmpty: true)
-        let since = try Self.readInteger(&body, "since") ?? server.clock.millisecondsSince1970
+        let since = try Self.readInteger(&body, "since", in: ServerClock.range) ?? server.clock.millisecondsSince1970
         let topic = try Self.readString(&body, "topic")
         try Self.finish(body, allowed: ["since", "topic"])
         server.registry.markUnregistered(token, since: since, topic: topic)
@@ -195,7 +200,7 @@ struct ControlAPI: Sendable {
     private func expire(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
         let token = try Self.token(context)
         var body = try await Self.bodyObject(request, allowEmpty: true)
-        let since = try Self.readInteger(&body, "since") ?? server.clock.millisecondsSince1970
+        let since = try Self.readInteger(&body, "since", in: ServerClock.range) ?? server.clock.millisecondsSince1970
         try Self.finish(body, allowed: ["since"])
         server.registry.markExpired(token, since: since)
         return Self.tokenState(token, ["expiredSince": since])
@@ -282,7 +287,7 @@ struct ControlAPI: Sendable {
             throw ControlAPIError("deviceToken is required", parameter: "$.deviceToken")
         }
         try Self.checkToken(token, parameter: "$.deviceToken")
-        let timestamp = try Self.readInteger(&body, "timestamp") ?? server.clock.millisecondsSince1970
+        let timestamp = try Self.readInteger(&body, "timestamp", in: Self.feedbackTimestampRange) ?? server.clock.millisecondsSince1970
         let topic = try Self.readString(&body, "topic")
         try Self.finish(body, allowed: ["deviceToken", "timestamp", "topic"])
         server.registry.markUnregistered(token, since: timestamp, topic: topic)
@@ -304,15 +309,17 @@ struct ControlAPI: Sendable {
     /// `{"millisecondsSince1970": N}` or `{"time": "2026-01-01T00:00:00Z"}`: pins the clock.
     private func setClock(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
         var body = try await Self.bodyObject(request, allowEmpty: false)
-        let milliseconds = try Self.readInteger(&body, "millisecondsSince1970")
+        let milliseconds = try Self.readInteger(&body, "millisecondsSince1970", in: ServerClock.range)
         let time = try Self.readString(&body, "time")
         try Self.finish(body, allowed: ["millisecondsSince1970", "time"])
         switch (milliseconds, time) {
         case (let value?, nil):
             server.clock.set(millisecondsSince1970: value)
         case (nil, let text?):
-            guard let value = ClockSetting.parseISO8601(text) else {
-                throw ControlAPIError("time must be an ISO 8601 UTC time like 2026-01-01T00:00:00Z, not \"\(text)\"", parameter: "$.time")
+            guard let value = ClockSetting.parseISO8601(text), ServerClock.range.contains(value) else {
+                throw ControlAPIError(
+                    "time must be an ISO 8601 UTC time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z like 2026-01-01T00:00:00Z, not \"\(text.prefix(100))\"",
+                    parameter: "$.time")
             }
             server.clock.set(millisecondsSince1970: value)
         default:
@@ -323,10 +330,11 @@ struct ControlAPI: Sendable {
 
     private func advanceClock(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
         var body = try await Self.bodyObject(request, allowEmpty: false)
-        guard let milliseconds = try Self.readInteger(&body, "milliseconds") else {
+        guard let milliseconds = try Self.readInteger(&body, "milliseconds", in: Self.clockAdvanceRange) else {
             throw ControlAPIError("milliseconds is required", parameter: "$.milliseconds")
         }
         try Self.finish(body, allowed: ["milliseconds"])
+        // The clock stops at the ends of its range (1970 and 9999) rather than wrap or trap.
         server.clock.advance(milliseconds: milliseconds)
         return try await clock(request, context)
     }
@@ -410,8 +418,8 @@ struct ControlAPI: Sendable {
         }
     }
 
-    private static func readInteger(_ body: inout JSONObjectReader?, _ key: String) throws(ControlAPIError) -> Int64? {
-        do { return try body?.integer(key, in: Int64.min...Int64.max) } catch { throw ControlAPIError(error) }
+    private static func readInteger(_ body: inout JSONObjectReader?, _ key: String, in range: ClosedRange<Int64>) throws(ControlAPIError) -> Int64? {
+        do { return try body?.integer(key, in: range) } catch { throw ControlAPIError(error) }
     }
 
     private static func readString(_ body: inout JSONObjectReader?, _ key: String) throws(ControlAPIError) -> String? {
