@@ -176,6 +176,11 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         journaling.streamError(streamError)
     }
 
+    func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuse refusal: HTTP2RequestRefusal) {
+        logger.notice("HTTP/2 \(refusal)")
+        journaling.refusal(refusal)
+    }
+
     func http2Handler(_ handler: NGHTTP2ServerHandler, didRecord frame: HTTP2FrameRecord) {
         journaling.record(frame)
     }

@@ -17,6 +17,9 @@ public protocol NGHTTP2ServerDelegate: AnyObject {
     func http2Handler(_ handler: NGHTTP2ServerHandler, streamError: HTTP2StreamError)
     /// A stream closed, normally (`errorCode` 0) or because it was reset by either side.
     func http2Handler(_ handler: NGHTTP2ServerHandler, didCloseStream streamID: Int32, errorCode: UInt32)
+    /// The handler answered a request itself, without handing it over (a header list over
+    /// MAX_HEADER_LIST_SIZE answered 431).
+    func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuse refusal: HTTP2RequestRefusal)
 }
 
 extension NGHTTP2ServerDelegate {
@@ -25,6 +28,25 @@ extension NGHTTP2ServerDelegate {
     public func http2Handler(_ handler: NGHTTP2ServerHandler, connectionError: HTTP2ConnectionError) {}
     public func http2Handler(_ handler: NGHTTP2ServerHandler, streamError: HTTP2StreamError) {}
     public func http2Handler(_ handler: NGHTTP2ServerHandler, didCloseStream streamID: Int32, errorCode: UInt32) {}
+    public func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuse refusal: HTTP2RequestRefusal) {}
+}
+
+/// A request the handler answered itself instead of handing it to the delegate.
+public struct HTTP2RequestRefusal: Sendable, Hashable, CustomStringConvertible {
+    /// The client stream the request arrived on.
+    public var streamID: Int32
+    /// The `:status` of the answer sent.
+    public var status: Int
+    /// Why, in a sentence a person can act on.
+    public var message: String
+
+    public init(streamID: Int32, status: Int, message: String) {
+        self.streamID = streamID
+        self.status = status
+        self.message = message
+    }
+
+    public var description: String { "stream \(streamID) answered \(status): \(message)" }
 }
 
 /// Send this through the pipeline (inbound with `fireUserInboundEventTriggered`, or

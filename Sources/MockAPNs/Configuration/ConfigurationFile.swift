@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsHTTP2
 
 extension MockAPNsConfiguration {
     /// Reads a JSON configuration file's text over `base` (usually the defaults). Every key is
@@ -54,7 +55,10 @@ extension MockAPNsConfiguration {
             if let policy = try http2.oneOf("clientsWithoutALPN", ClientsWithoutALPN.self) {
                 configuration.http2.acceptsClientsWithoutALPN = policy == .accept
             }
-            try http2.finish(allowed: ["port", "maxConcurrentStreams", "idleTimeoutSeconds", "clientsWithoutALPN"])
+            if let overflow = try http2.oneOf("headerListOverflow", HeaderListOverflowResponse.self) {
+                configuration.http2.headerListOverflow = overflow
+            }
+            try http2.finish(allowed: ["port", "maxConcurrentStreams", "idleTimeoutSeconds", "clientsWithoutALPN", "headerListOverflow"])
         }
         if var validation = try root.object("validation") {
             try configuration.validation.read(&validation)
