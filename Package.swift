@@ -67,7 +67,9 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
-            ]
+            ],
+            // The control API's OpenAPI document, served at GET /openapi.json.
+            resources: [.embedInCode("Control/control-api.openapi.json")]
         ),
         .executableTarget(
             name: "MockAPNsCLI",

@@ -136,7 +136,7 @@ public enum ClockSetting {
               scalars[13] == UInt8(ascii: ":"), scalars[16] == UInt8(ascii: ":"),
               let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
               let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
         else { return nil }
         var milliseconds: Int64 = 0
         if scalars.count > 20 {

@@ -3,7 +3,7 @@ import Hummingbird
 import MockAPNsCore
 
 /// The control API's routes: each reads its parameters, calls the server, and answers JSON.
-/// Every path is under `/v1` except `/openapi.json`; docs/control-api.openapi.json describes
+/// Every path is under `/v1` except `/openapi.json`; Sources/MockAPNs/Control/control-api.openapi.json describes
 /// them all.
 struct ControlAPI: Sendable {
     let server: MockAPNsServer
@@ -18,31 +18,50 @@ struct ControlAPI: Sendable {
     /// How far one clock advance may move, either way: the width of the clock's range.
     static let clockAdvanceRange: ClosedRange<Int64> = -ServerClock.range.upperBound...ServerClock.range.upperBound
 
+    /// One operation: a method on a path (`:name` is a path parameter) and what answers it.
+    struct Route: Sendable {
+        var method: HTTPRequest.Method
+        var path: String
+        var handler: @Sendable (Request, BasicRequestContext) async throws(ControlAPIError) -> Response
+    }
+
+    /// Every operation the control API serves; the router is built from this table, and a
+    /// test holds it equal to the OpenAPI document's operations.
+    var routes: [Route] {
+        [
+            Route(method: .get, path: "/openapi.json", handler: { _, _ in ControlResponse.json(ControlOpenAPI.document) }),
+            Route(method: .get, path: "/v1/health", handler: health),
+            Route(method: .get, path: "/v1/ports", handler: ports),
+            Route(method: .get, path: "/v1/journal", handler: journalStatistics),
+            Route(method: .delete, path: "/v1/journal", handler: clearJournal),
+            Route(method: .get, path: "/v1/notifications", handler: notifications),
+            Route(method: .get, path: "/v1/notifications/wait", handler: waitForNotifications),
+            Route(method: .get, path: "/v1/events", handler: events),
+            Route(method: .get, path: "/v1/scenario", handler: scenario),
+            Route(method: .put, path: "/v1/scenario", handler: replaceScenario),
+            Route(method: .post, path: "/v1/registry/:token/unregister", handler: unregister),
+            Route(method: .post, path: "/v1/registry/:token/expire", handler: expire),
+            Route(method: .put, path: "/v1/registry/:token/topics", handler: bindTopics),
+            Route(method: .put, path: "/v1/registry/:token/environment", handler: bindEnvironment),
+            Route(method: .post, path: "/v1/registry/:token/reactivate", handler: reactivate),
+            Route(method: .delete, path: "/v1/registry/:token", handler: forget),
+            Route(method: .get, path: "/v1/feedback", handler: pendingFeedback),
+            Route(method: .post, path: "/v1/feedback", handler: addFeedback),
+            Route(method: .get, path: "/v1/clock", handler: clock),
+            Route(method: .put, path: "/v1/clock", handler: setClock),
+            Route(method: .post, path: "/v1/clock/advance", handler: advanceClock),
+            Route(method: .post, path: "/v1/clock/resume", handler: resumeClock),
+            Route(method: .post, path: "/v1/legacy/shutdown", handler: legacyShutdown),
+        ]
+    }
+
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
-        router.get("/openapi.json") { _, _ in ControlResponse.json(ControlOpenAPI.document) }
-        router.get("/v1/health", use: handle(health))
-        router.get("/v1/ports", use: handle(ports))
-        router.get("/v1/journal", use: handle(journalStatistics))
-        router.delete("/v1/journal", use: handle(clearJournal))
-        router.get("/v1/notifications", use: handle(notifications))
-        router.get("/v1/notifications/wait", use: handle(waitForNotifications))
-        router.get("/v1/events", use: handle(events))
-        router.get("/v1/scenario", use: handle(scenario))
-        router.put("/v1/scenario", use: handle(replaceScenario))
-        router.post("/v1/registry/:token/unregister", use: handle(unregister))
-        router.post("/v1/registry/:token/expire", use: handle(expire))
-        router.put("/v1/registry/:token/topics", use: handle(bindTopics))
-        router.put("/v1/registry/:token/environment", use: handle(bindEnvironment))
-        router.post("/v1/registry/:token/reactivate", use: handle(reactivate))
-        router.delete("/v1/registry/:token", use: handle(forget))
-        router.get("/v1/feedback", use: handle(pendingFeedback))
-        router.post("/v1/feedback", use: handle(addFeedback))
-        router.get("/v1/clock", use: handle(clock))
-        router.put("/v1/clock", use: handle(setClock))
-        router.post("/v1/clock/advance", use: handle(advanceClock))
-        router.post("/v1/clock/resume", use: handle(resumeClock))
-        router.post("/v1/legacy/shutdown", use: handle(legacyShutdown))
+        let routes = self.routes
+        router.add(middleware: MethodNotAllowedMiddleware(routes: routes.map { ($0.method, $0.path) }))
+        for route in routes {
+            router.on(RouterPath(route.path), method: route.method, use: handle(route.handler))
+        }
         return router
     }
 
