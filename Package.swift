@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "MockAPNsCore", targets: ["MockAPNsCore"]),
         .library(name: "MockAPNs", targets: ["MockAPNs"]),
+        // The HTTP/2 server handler on its own; the fuzz targets (Fuzz/) drive it directly.
+        .library(name: "MockAPNsHTTP2", targets: ["MockAPNsHTTP2"]),
         .executable(name: "mockapns", targets: ["MockAPNsCLI"]),
     ],
     dependencies: [
