@@ -13,24 +13,28 @@ public func main(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer
 }
 
 /// The HTTP/2 server handler on one connection, fed the client preface and then the input
-/// as raw bytes, split into reads at each 0x00 0x00 0x00 0xff marker (so one input can
+/// (after its first byte) as raw bytes, split into reads at each 0x00 0x00 0x00 0xff marker (so one input can
 /// deliver several read batches). Every complete request is answered, as the server does.
 /// Besides not crashing or leaking, everything the handler writes must be whole HTTP/2
 /// frames within the default 16,384-byte frame size.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = UnsafeBufferPointer(start: data, count: size)
-    let delegate = AnsweringDelegate()
-    let handler = NGHTTP2ServerHandler(
-        configuration: HTTP2ServerConfiguration(maxConcurrentStreams: 8, recordsFrames: input.first.map { $0 & 1 == 1 } ?? false),
-        delegate: delegate
-    )
+    // The first byte picks options: frame records, a small header-list limit (so that the
+    // over-the-limit paths are reached by short inputs), and how the limit is enforced.
+    let options = input.first ?? 0
+    var configuration = HTTP2ServerConfiguration(maxConcurrentStreams: 8, recordsFrames: options & 1 == 1)
+    if options & 2 == 2 {
+        configuration.maxHeaderListSize = 200
+    }
+    configuration.headerListOverflow = options & 4 == 4 ? .resetStream : .answer431
+    let handler = NGHTTP2ServerHandler(configuration: configuration, delegate: AnsweringDelegate())
     let channel = EmbeddedChannel(handler: handler)
     _ = try? channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
 
     var reads: [[UInt8]] = [Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)]
     var current: [UInt8] = []
-    var index = 0
+    var index = 1
     while index < input.count {
         if index + 4 <= input.count, input[index] == 0, input[index + 1] == 0, input[index + 2] == 0, input[index + 3] == 0xff {
             reads.append(current)
