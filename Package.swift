@@ -7,6 +7,8 @@ let package = Package(
     products: [
         .library(name: "MockAPNsCore", targets: ["MockAPNsCore"]),
         .library(name: "MockAPNs", targets: ["MockAPNs"]),
+        // The HTTP/2 server handler on its own; the fuzz targets (Fuzz/) drive it directly.
+        .library(name: "MockAPNsHTTP2", targets: ["MockAPNsHTTP2"]),
         .executable(name: "mockapns", targets: ["MockAPNsCLI"]),
     ],
     dependencies: [
@@ -72,7 +74,9 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
-            ]
+            ],
+            // The control API's OpenAPI document, served at GET /openapi.json.
+            resources: [.embedInCode("Control/control-api.openapi.json")]
         ),
         .executableTarget(
             name: "MockAPNsCLI",

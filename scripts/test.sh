@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh machine: installs what the tests need, then runs the
-# Swift tests (unit and real-socket integration tests) and the interop suite of third-party
-# clients.
+# Swift tests (unit and real-socket integration tests), the interop suite of third-party
+# clients, and each libFuzzer target for a bounded time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --test
@@ -17,3 +17,6 @@ if [[ -x Tests/Interop/run.sh ]]; then
     echo "== interop suite"
     Tests/Interop/run.sh
 fi
+
+echo "== fuzz targets, ${MOCKAPNS_FUZZ_SECONDS:-15}s each"
+scripts/fuzz.sh ci "${MOCKAPNS_FUZZ_SECONDS:-15}"

@@ -254,6 +254,11 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         journaling.refusedStream(refused)
     }
 
+    func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuse refusal: HTTP2RequestRefusal) {
+        logger.notice("HTTP/2 \(journaling.printable(refusal.description))")
+        journaling.refusal(refusal)
+    }
+
     func http2Handler(_ handler: NGHTTP2ServerHandler, didRecord frame: HTTP2FrameRecord) {
         journaling.record(frame)
     }

@@ -278,6 +278,7 @@ public final class MockAPNsServer: Sendable {
         var settings = HTTP2ServerConfiguration()
         settings.maxConcurrentStreams = UInt32(clamping: configuration.http2.maxConcurrentStreams)
         settings.idleTimeout = configuration.http2.idleTimeoutSeconds.map { .nanoseconds(Int64($0 * 1_000_000_000)) }
+        settings.headerListOverflow = configuration.http2.headerListOverflow
         return settings
     }
 

@@ -172,7 +172,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let keyDirectory { configuration.keyDirectory = keyDirectory }
         if let clock {
             guard let start = ClockSetting.parse(text: clock) else {
-                throw ValidationError("--clock takes real, epoch seconds, or an ISO 8601 UTC time like 2026-01-01T00:00:00Z")
+                throw ValidationError("--clock takes real, epoch seconds from 0 to 253402300799, or an ISO 8601 UTC time from 1970 to 9999 like 2026-01-01T00:00:00Z")
             }
             configuration.clockStart = start
         }

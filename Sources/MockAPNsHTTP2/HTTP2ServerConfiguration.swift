@@ -37,6 +37,8 @@ public struct HTTP2ServerConfiguration: Sendable {
     /// raised limit (after which refusals no longer happen); meant for connections that
     /// start with a low limit, such as Apple's token connections (one stream).
     public var decodesRefusedStreamHeaders = false
+    /// What happens to a request whose header list is larger than MAX_HEADER_LIST_SIZE.
+    public var headerListOverflow: HeaderListOverflowResponse
 
     /// Creates a configuration; every parameter defaults to what Apple's servers do.
     public init(
@@ -48,7 +50,8 @@ public struct HTTP2ServerConfiguration: Sendable {
         idleTimeout: TimeAmount? = nil,
         maxBodyBytesStored: Int = 64 * 1024,
         recordsFrames: Bool = false,
-        streamLimitViolation: StreamLimitViolationResponse = .appleGoAway
+        streamLimitViolation: StreamLimitViolationResponse = .appleGoAway,
+        headerListOverflow: HeaderListOverflowResponse = .answer431
     ) {
         self.headerTableSize = headerTableSize
         self.maxConcurrentStreams = maxConcurrentStreams
@@ -59,7 +62,22 @@ public struct HTTP2ServerConfiguration: Sendable {
         self.maxBodyBytesStored = max(0, maxBodyBytesStored)
         self.recordsFrames = recordsFrames
         self.streamLimitViolation = streamLimitViolation
+        self.headerListOverflow = headerListOverflow
     }
+}
+
+/// The answer to a request whose header list (names, values and 32 bytes per field) is
+/// larger than the SETTINGS_MAX_HEADER_LIST_SIZE the server announced. RFC 9113 makes the
+/// setting advisory (section 6.5.2) and says a server "can send an HTTP 431" for a field
+/// block larger than it is willing to handle, after decoding the block to keep the
+/// connection's HPACK state (section 10.5.1).
+public enum HeaderListOverflowResponse: String, Sendable, Hashable, CaseIterable {
+    /// Decode the whole block, keep none of the fields past the limit, and answer
+    /// `:status 431` without a body once the block ends; the request never reaches the
+    /// delegate. This is what Go's HTTP/2 server does.
+    case answer431
+    /// RST_STREAM PROTOCOL_ERROR as soon as the list passes the limit.
+    case resetStream
 }
 
 /// The answer to a client that opens more concurrent streams than the server allows.

@@ -10,6 +10,10 @@ enum NGHTTP2Callbacks {
         var callbacks: OpaquePointer?
         guard nghttp2_session_callbacks_new(&callbacks) == 0, let callbacks else { return nil }
 
+        nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks) { _, header, userData in
+            guard let header, let session = NGHTTP2Session.from(userData) else { return 0 }
+            return session.onBeginFrame(header)
+        }
         nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks) { _, frame, userData in
             guard let frame, let session = NGHTTP2Session.from(userData) else { return 0 }
             return session.onBeginHeaders(frame)

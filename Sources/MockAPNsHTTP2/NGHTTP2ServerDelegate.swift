@@ -20,6 +20,9 @@ public protocol NGHTTP2ServerDelegate: AnyObject {
     /// nghttp2 refused a stream opened beyond an unacknowledged MAX_CONCURRENT_STREAMS; its
     /// request was never processed. Reported before the RST_STREAM's stream error.
     func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuseStream refused: HTTP2RefusedStream)
+    /// The handler answered a request itself, without handing it over (a header list over
+    /// MAX_HEADER_LIST_SIZE answered 431).
+    func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuse refusal: HTTP2RequestRefusal)
 }
 
 extension NGHTTP2ServerDelegate {
@@ -29,6 +32,25 @@ extension NGHTTP2ServerDelegate {
     public func http2Handler(_ handler: NGHTTP2ServerHandler, streamError: HTTP2StreamError) {}
     public func http2Handler(_ handler: NGHTTP2ServerHandler, didCloseStream streamID: Int32, errorCode: UInt32) {}
     public func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuseStream refused: HTTP2RefusedStream) {}
+    public func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuse refusal: HTTP2RequestRefusal) {}
+}
+
+/// A request the handler answered itself instead of handing it to the delegate.
+public struct HTTP2RequestRefusal: Sendable, Hashable, CustomStringConvertible {
+    /// The client stream the request arrived on.
+    public var streamID: Int32
+    /// The `:status` of the answer sent.
+    public var status: Int
+    /// Why, in a sentence a person can act on.
+    public var message: String
+
+    public init(streamID: Int32, status: Int, message: String) {
+        self.streamID = streamID
+        self.status = status
+        self.message = message
+    }
+
+    public var description: String { "stream \(streamID) answered \(status): \(message)" }
 }
 
 /// Send this through the pipeline (inbound with `fireUserInboundEventTriggered`, or

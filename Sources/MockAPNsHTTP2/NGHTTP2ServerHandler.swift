@@ -364,6 +364,10 @@ extension NGHTTP2ServerHandler: NGHTTP2SessionListener {
         delegate?.http2Handler(self, didRefuseStream: refused)
     }
 
+    func session(didRefuse refusal: HTTP2RequestRefusal) {
+        delegate?.http2Handler(self, didRefuse: refusal)
+    }
+
     func session(didCloseStream streamID: Int32, errorCode: UInt32) {
         if configuration.idleTimeout != nil, session?.openStreamCount == 0 {
             lastActivity = .now()

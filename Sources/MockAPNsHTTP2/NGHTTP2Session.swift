@@ -9,6 +9,7 @@ protocol NGHTTP2SessionListener: AnyObject {
     func session(didCloseStream streamID: Int32, errorCode: UInt32)
     func session(didFailStream error: HTTP2StreamError)
     func session(didRefuseStream refused: HTTP2RefusedStream)
+    func session(didRefuse refusal: HTTP2RequestRefusal)
 }
 
 /// One nghttp2 server session: the only place that holds an `nghttp2_session *`.
@@ -30,6 +31,13 @@ final class NGHTTP2Session {
 
     /// The highest stream ID the client has opened; a HEADERS above it opens a new stream.
     private var highestClientStreamID: Int32 = 0
+    /// The highest stream ID of any HEADERS the client sent, accepted by nghttp2 or not.
+    private var highestHeadersStreamID: Int32 = 0
+    /// Client stream IDs jumped over when a HEADERS opened a higher one, most recent last:
+    /// these can never be opened (RFC 9113, section 5.1.1). Only the latest
+    /// `maximumSkippedRanges` are kept, so a client skipping again and again costs nothing.
+    private var skippedClientStreamIDs: [ClosedRange<Int32>] = []
+    private static let maximumSkippedRanges = 64
     /// GOAWAY frames submitted through this type and not yet sent. Any other GOAWAY with an
     /// error code is nghttp2 ending the connection over a protocol error.
     private var applicationGoAwaysQueued = 0
@@ -339,6 +347,34 @@ final class NGHTTP2Session {
 
     // MARK: - Callbacks from nghttp2 (see NGHTTP2Callbacks)
 
+    /// Every frame header, before nghttp2 looks at the frame. nghttp2 ignores a HEADERS whose
+    /// stream ID is below one the client already used (it cannot tell a new stream from
+    /// late trailers); RFC 9113, section 5.1.1 makes a new stream there a connection error
+    /// PROTOCOL_ERROR. An ID the client jumped over is known never to have been opened, so
+    /// HEADERS on it is that error.
+    func onBeginFrame(_ header: UnsafePointer<nghttp2_frame_hd>) -> Int32 {
+        let streamID = header.pointee.stream_id
+        guard header.pointee.type == UInt8(NGHTTP2_HEADERS.rawValue), streamID & 1 == 1 else { return 0 }
+        if streamID > highestHeadersStreamID {
+            if streamID - highestHeadersStreamID > 2 {
+                skippedClientStreamIDs.append((highestHeadersStreamID + 1)...(streamID - 2))
+                if skippedClientStreamIDs.count > Self.maximumSkippedRanges {
+                    skippedClientStreamIDs.removeFirst()
+                }
+            }
+            highestHeadersStreamID = streamID
+            return 0
+        }
+        guard skippedClientStreamIDs.contains(where: { $0.contains(streamID) }) else { return 0 }
+        let message = "HEADERS opened stream \(streamID) after stream \(highestHeadersStreamID); stream IDs must increase"
+        guard submitGoAway(errorCode: HTTP2ErrorCode.protocolError, lastStreamID: nil, debugData: Array(message.utf8)) else {
+            return 0
+        }
+        fail(.init(kind: .protocolViolation, errorCode: HTTP2ErrorCode.protocolError, message: message))
+        // Stop nghttp2 here; the GOAWAY above goes out with the next write.
+        return NGHTTP2_ERR_CALLBACK_FAILURE.rawValue
+    }
+
     func onBeginHeaders(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         let header = frame.pointee.hd
         guard header.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
@@ -364,7 +400,10 @@ final class NGHTTP2Session {
         let limit = Int(configuration.maxHeaderListSize)
         let withinLimit = streams.update(streamID) { stream -> Bool in
             stream.headerListSize += nameLength + valueLength + 32
-            guard stream.headerListSize <= limit else { return false }
+            guard stream.headerListSize <= limit else {
+                stream.headerListOverflowed = true
+                return false
+            }
             stream.headers.append(HTTP2Header(
                 name: HTTP2Header.string(name, nameLength),
                 value: HTTP2Header.string(value, valueLength)
@@ -372,6 +411,14 @@ final class NGHTTP2Session {
             return true
         }
         guard withinLimit == false, let session else { return 0 }
+        switch configuration.headerListOverflow {
+        case .answer431:
+            // Keep decoding (the HPACK state must stay in step) but keep nothing more; the
+            // block's end answers 431.
+            return 0
+        case .resetStream:
+            break
+        }
         // Keep the promise made in SETTINGS: without it a client could grow one header list
         // (CONTINUATION after CONTINUATION) until memory runs out.
         streamErrorReasons[streamID] =
@@ -412,6 +459,9 @@ final class NGHTTP2Session {
                 : nil
             listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .inbound, receivedHeaders: block))
         }
+        if isHeaders, streams.update(header.stream_id, { $0.headerListOverflowed }) == true {
+            answerOversizedHeaderList(on: header.stream_id)
+        }
         let endsStream = header.flags & UInt8(NGHTTP2_FLAG_END_STREAM.rawValue) != 0
         if endsStream && (isHeaders || header.type == UInt8(NGHTTP2_DATA.rawValue)) {
             deliverRequest(on: header.stream_id)
@@ -419,10 +469,26 @@ final class NGHTTP2Session {
         return 0
     }
 
+    /// Answers 431 to a request whose header list passed MAX_HEADER_LIST_SIZE, once its
+    /// header block has ended; the request is never delivered.
+    private func answerOversizedHeaderList(on streamID: Int32) {
+        guard let size = streams.update(streamID, { stream -> Int? in
+            guard !stream.responded else { return nil }
+            stream.headers = []
+            return stream.headerListSize
+        }), let size else { return }
+        guard submitResponse(streamID: streamID, status: 431, headers: [], body: nil) else { return }
+        listener.session(didRefuse: HTTP2RequestRefusal(
+            streamID: streamID, status: 431,
+            message: "the client's header list is \(size) bytes, over the MAX_HEADER_LIST_SIZE of \(configuration.maxHeaderListSize) bytes the server announced"
+        ))
+    }
+
     /// Moves the assembled request out of the stream state (no copy) and hands it over.
     private func deliverRequest(on streamID: Int32) {
         let emptyBody = self.emptyBody
-        let request = streams.update(streamID) { stream -> HTTP2Request in
+        let request = streams.update(streamID) { stream -> HTTP2Request? in
+            guard !stream.headerListOverflowed else { return nil }
             let request = HTTP2Request(
                 streamID: streamID,
                 headers: stream.headers,
@@ -433,7 +499,7 @@ final class NGHTTP2Session {
             stream.body = nil
             return request
         }
-        if let request {
+        if let request = request ?? nil {
             listener.session(didReceive: request)
         }
     }

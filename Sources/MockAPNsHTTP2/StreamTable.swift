@@ -15,6 +15,9 @@ struct StreamState {
     var body: ByteBuffer?
     /// Every body byte received, stored or not.
     var bodyLength = 0
+    /// The header list grew past MAX_HEADER_LIST_SIZE (`HeaderListOverflowResponse.answer431`):
+    /// the request is answered 431 and never delivered.
+    var headerListOverflowed = false
     /// Whether a response was submitted; a second one is refused.
     var responded = false
     /// The response body nghttp2 pulls DATA frames from.

@@ -1,6 +1,6 @@
 """The server side of every assertion: what the journal recorded, read over the control API
 (plain HTTP JSON on 127.0.0.1, the "control" port of the ports file; see the README's
-"The control API" and docs/control-api.openapi.json)."""
+"The control API" and Sources/MockAPNs/Control/control-api.openapi.json)."""
 
 from __future__ import annotations
 

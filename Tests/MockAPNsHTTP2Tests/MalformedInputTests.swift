@@ -161,8 +161,8 @@ final class MalformedInputTests: XCTestCase {
         XCTAssertTrue(server.log.errors.isEmpty)
     }
 
-    func testHeaderListOverTheAnnouncedLimitResetsTheStream() throws {
-        let server = try TestServer(configuration: .init(maxHeaderListSize: 8000, recordsFrames: true))
+    func testHeaderListOverTheAnnouncedLimitResetsTheStreamWhenConfiguredSo() throws {
+        let server = try TestServer(configuration: .init(maxHeaderListSize: 8000, recordsFrames: true, headerListOverflow: .resetStream))
         defer { server.stop() }
         let block = ClientBytes.requestHeaderBlock + ClientBytes.literal("authorization", String(repeating: "a", count: 9000))
 
@@ -180,6 +180,82 @@ final class MalformedInputTests: XCTestCase {
         XCTAssertEqual(server.log.requests.map(\.streamID), [3], "the next stream is served")
         XCTAssertTrue(server.log.streamErrors.first?.message.contains("MAX_HEADER_LIST_SIZE") ?? false)
         XCTAssertTrue(server.log.errors.isEmpty)
+    }
+
+    /// h2spec http2/6.10/1: a header block over HEADERS and two CONTINUATION frames, about
+    /// 8,100 bytes counted, just over the announced 8,000. By default the block is decoded
+    /// and answered 431 (RFC 9113, section 10.5.1), and the connection serves on.
+    func testHeaderListOverTheLimitAcrossContinuationFramesIsAnswered431() throws {
+        let server = try TestServer(configuration: .init(maxHeaderListSize: 8000, recordsFrames: true))
+        defer { server.stop() }
+        let dummy = ClientBytes.literal("x-dummy0", String(repeating: "x", count: 4000))
+
+        let result = try RawHTTP2Client.exchange(
+            port: server.port,
+            send: ClientBytes.opening()
+                + ClientBytes.frame(type: 0x1, flags: 0x1, streamID: 1, payload: ClientBytes.requestHeaderBlock)
+                + ClientBytes.frame(type: 0x9, flags: 0x0, streamID: 1, payload: dummy)
+                + ClientBytes.frame(type: 0x9, flags: 0x4, streamID: 1, payload: dummy)
+                + ClientBytes.headers(streamID: 3, endStream: true),
+            timeout: .milliseconds(300), group: server.group
+        )
+
+        XCTAssertFalse(result.closedByServer)
+        XCTAssertFalse(result.frames.contains { $0.type == 0x3 || $0.type == 0x7 }, "no reset, no GOAWAY")
+        let answer = try XCTUnwrap(result.frames.first { $0.type == 0x1 && $0.streamID == 1 })
+        XCTAssertEqual(answer.flags & 0x1, 0x1, "the answer ends the stream")
+        let sent = server.log.frames.first { $0.direction == .outbound && $0.type == .headers && $0.streamID == 1 }
+        XCTAssertEqual(sent?.details, .headers([HTTP2Header(name: ":status", value: "431")]))
+        XCTAssertEqual(server.log.requests.map(\.streamID), [3], "the oversized request is not delivered; the next is")
+        let refusal = try XCTUnwrap(server.log.refusals.first)
+        XCTAssertEqual(refusal.streamID, 1)
+        XCTAssertEqual(refusal.status, 431)
+        XCTAssertTrue(refusal.message.contains("MAX_HEADER_LIST_SIZE of 8000"), refusal.message)
+        XCTAssertTrue(server.log.errors.isEmpty)
+    }
+
+    /// h2spec http2/5.1.1/2: a HEADERS on stream 3 after stream 5 is a connection error
+    /// PROTOCOL_ERROR (nghttp2 alone would ignore it).
+    func testANewStreamBelowAnOpenedOneIsAConnectionError() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+
+        let result = try RawHTTP2Client.exchange(
+            port: server.port,
+            send: ClientBytes.opening() + ClientBytes.headers(streamID: 5, endStream: true),
+            later: [(.milliseconds(50), ClientBytes.headers(streamID: 3, endStream: true))],
+            group: server.group
+        )
+
+        XCTAssertTrue(result.closedByServer)
+        let goaway = try XCTUnwrap(result.frames.first { $0.type == 0x7 })
+        XCTAssertEqual(goaway.goAwayErrorCode, HTTP2ErrorCode.protocolError)
+        XCTAssertEqual(goaway.payload.prefix(4), [0, 0, 0, 5], "last stream 5")
+        XCTAssertEqual(server.log.requests.map(\.streamID), [5])
+        XCTAssertEqual(server.log.errors.first?.errorCode, HTTP2ErrorCode.protocolError)
+        XCTAssertTrue(server.log.errors.first?.message.contains("stream 3") ?? false, "\(server.log.errors)")
+    }
+
+    /// Late trailers on a stream the client did open are not that error: RFC 9113 lets a
+    /// client send them before it learns the stream was answered.
+    func testHeadersOnAnEarlierOpenedStreamDoNotEndTheConnection() throws {
+        let server = try TestServer()
+        defer { server.stop() }
+
+        let result = try RawHTTP2Client.exchange(
+            port: server.port,
+            send: ClientBytes.opening() + ClientBytes.headers(streamID: 1, endStream: false)
+                + ClientBytes.headers(streamID: 3, endStream: true),
+            later: [
+                (.milliseconds(50), ClientBytes.frame(type: 0x1, flags: 0x5, streamID: 1, payload: [0x00, 0x01, 0x78, 0x01, 0x79])),
+                (.milliseconds(100), ClientBytes.headers(streamID: 7, endStream: true)),
+            ],
+            timeout: .milliseconds(400), group: server.group
+        )
+
+        XCTAssertFalse(result.closedByServer)
+        XCTAssertFalse(result.frames.contains { $0.type == 0x7 }, "no GOAWAY")
+        XCTAssertEqual(Set(server.log.requests.map(\.streamID)), [1, 3, 7])
     }
 
     func testHeaderListJustUnderTheLimitIsAccepted() throws {

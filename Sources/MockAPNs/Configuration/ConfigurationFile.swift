@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsHTTP2
 
 extension MockAPNsConfiguration {
     /// Reads a JSON configuration file's text over `base` (usually the defaults). Every key is
@@ -55,7 +56,10 @@ extension MockAPNsConfiguration {
             if let policy = try http2.oneOf("clientsWithoutALPN", ClientsWithoutALPN.self) {
                 configuration.http2.acceptsClientsWithoutALPN = policy == .accept
             }
-            try http2.finish(allowed: ["port", "maxConcurrentStreams", "idleTimeoutSeconds", "clientsWithoutALPN"])
+            if let overflow = try http2.oneOf("headerListOverflow", HeaderListOverflowResponse.self) {
+                configuration.http2.headerListOverflow = overflow
+            }
+            try http2.finish(allowed: ["port", "maxConcurrentStreams", "idleTimeoutSeconds", "clientsWithoutALPN", "headerListOverflow"])
         }
         if var validation = try root.object("validation") {
             try configuration.validation.read(&validation)
@@ -92,20 +96,28 @@ enum ClientsWithoutALPN: String, CaseIterable {
 /// The `clock` setting: `"real"`, epoch seconds, or an ISO 8601 UTC time
 /// (`2026-01-01T00:00:00Z`), pinning the clock there at start.
 public enum ClockSetting {
-    /// Milliseconds since 1970 to pin the clock at, or `nil` for real time.
+    /// Milliseconds since 1970 to pin the clock at, or `nil` for real time. `nil` when the
+    /// text is none of these or is outside the clock's range (1970 to 9999).
     public static func parse(text: String) -> Int64?? {
         if text == "real" { return .some(nil) }
-        if let seconds = Int64(text) { return .some(seconds * 1000) }
-        if let milliseconds = parseISO8601(text) { return .some(milliseconds) }
+        if let seconds = Int64(text) { return milliseconds(fromSeconds: seconds).map { .some($0) } }
+        if let milliseconds = parseISO8601(text), ServerClock.range.contains(milliseconds) { return .some(milliseconds) }
         return nil
     }
 
+    /// Epoch seconds as milliseconds, if within the clock's range.
+    private static func milliseconds(fromSeconds seconds: Int64) -> Int64? {
+        let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        guard !overflow, ServerClock.range.contains(milliseconds) else { return nil }
+        return milliseconds
+    }
+
     static func parse(_ node: JSONNode, path: String) throws(JSONFileError) -> Int64? {
-        let expected = "\"real\", epoch seconds, or an ISO 8601 UTC time like \"2026-01-01T00:00:00Z\""
+        let expected = "\"real\", epoch seconds from 0 to 253402300799, or an ISO 8601 UTC time from 1970 to 9999 like \"2026-01-01T00:00:00Z\""
         switch node.value {
         case .number(let text):
-            guard let seconds = Int64(text) else { break }
-            return seconds * 1000
+            guard let seconds = Int64(text), let value = milliseconds(fromSeconds: seconds) else { break }
+            return value
         case .string(let text):
             if let value = parse(text: text) { return value }
         default:
@@ -131,7 +143,7 @@ public enum ClockSetting {
               scalars[13] == UInt8(ascii: ":"), scalars[16] == UInt8(ascii: ":"),
               let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
               let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+              (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 60
         else { return nil }
         var milliseconds: Int64 = 0
         if scalars.count > 20 {

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsHTTP2
 
 /// Everything a MockAPNs server needs to start. The defaults are Apple-faithful, bind every
 /// listener to a free port, and use the development certificates in `certs-dev/`.
@@ -87,6 +88,10 @@ public struct MockAPNsConfiguration: Sendable {
         /// Seconds of silence after which the server sends GOAWAY `IdleTimeout` and closes.
         /// Apple's real period is unknown; `nil` (the default) never times out.
         public var idleTimeoutSeconds: Double? = nil
+        /// A request whose header list is over the announced MAX_HEADER_LIST_SIZE (8,000
+        /// bytes, as Apple announces): answered 431 (the default; RFC 9113 section 10.5.1)
+        /// or reset with PROTOCOL_ERROR. What Apple does is not documented.
+        public var headerListOverflow: HeaderListOverflowResponse = .answer431
 
         public init() {}
     }

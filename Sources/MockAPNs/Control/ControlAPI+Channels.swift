@@ -5,10 +5,13 @@ import MockAPNsCore
 /// The broadcast channel routes: list, create and delete channels of the registry the
 /// channel management API and broadcasts use.
 extension ControlAPI {
-    func addChannelRoutes(to router: Router<BasicRequestContext>) {
-        router.get("/v1/channels", use: handle(listChannels))
-        router.post("/v1/channels", use: handle(createChannel))
-        router.delete("/v1/channels/:id", use: handle(deleteChannel))
+    /// The channel operations, for the control API's route table.
+    var channelRoutes: [Route] {
+        [
+            Route(method: .get, path: "/v1/channels", handler: listChannels),
+            Route(method: .post, path: "/v1/channels", handler: createChannel),
+            Route(method: .delete, path: "/v1/channels/:id", handler: deleteChannel),
+        ]
     }
 
     /// `GET /v1/channels[?bundleId=...&environment=...]`

@@ -3,7 +3,7 @@ import Hummingbird
 import MockAPNsCore
 
 /// The control API's routes: each reads its parameters, calls the server, and answers JSON.
-/// Every path is under `/v1` except `/openapi.json`; docs/control-api.openapi.json describes
+/// Every path is under `/v1` except `/openapi.json`; Sources/MockAPNs/Control/control-api.openapi.json describes
 /// them all.
 struct ControlAPI: Sendable {
     let server: MockAPNsServer
@@ -12,41 +12,64 @@ struct ControlAPI: Sendable {
     static let maximumWaitMilliseconds = 300_000
     /// The largest request body read.
     static let maximumBodyBytes = 4 * 1024 * 1024
+    /// Feedback timestamps in milliseconds: the feedback service sends whole seconds in
+    /// 32 bits, so nothing past 2106-02-07T06:28:15.999Z.
+    static let feedbackTimestampRange: ClosedRange<Int64> = 0...(Int64(UInt32.max) * 1000 + 999)
+    /// How far one clock advance may move, either way: the width of the clock's range.
+    static let clockAdvanceRange: ClosedRange<Int64> = -ServerClock.range.upperBound...ServerClock.range.upperBound
+
+    /// One operation: a method on a path (`:name` is a path parameter) and what answers it.
+    struct Route: Sendable {
+        var method: HTTPRequest.Method
+        var path: String
+        var handler: @Sendable (Request, BasicRequestContext) async throws(ControlAPIError) -> Response
+    }
+
+    /// Every operation the control API serves; the router is built from this table, and a
+    /// test holds it equal to the OpenAPI document's operations.
+    var routes: [Route] {
+        [
+            Route(method: .get, path: "/openapi.json", handler: { _, _ in ControlResponse.json(ControlOpenAPI.document) }),
+            Route(method: .get, path: "/v1/health", handler: health),
+            Route(method: .get, path: "/v1/ports", handler: ports),
+            Route(method: .get, path: "/v1/journal", handler: journalStatistics),
+            Route(method: .delete, path: "/v1/journal", handler: clearJournal),
+            Route(method: .get, path: "/v1/notifications", handler: notifications),
+            Route(method: .get, path: "/v1/notifications/wait", handler: waitForNotifications),
+            Route(method: .get, path: "/v1/events", handler: events),
+            Route(method: .get, path: "/v1/scenario", handler: scenario),
+            Route(method: .put, path: "/v1/scenario", handler: replaceScenario),
+            Route(method: .post, path: "/v1/registry/:token/unregister", handler: unregister),
+            Route(method: .post, path: "/v1/registry/:token/expire", handler: expire),
+            Route(method: .put, path: "/v1/registry/:token/topics", handler: bindTopics),
+            Route(method: .put, path: "/v1/registry/:token/environment", handler: bindEnvironment),
+            Route(method: .post, path: "/v1/registry/:token/reactivate", handler: reactivate),
+            Route(method: .delete, path: "/v1/registry/:token", handler: forget),
+            Route(method: .get, path: "/v1/feedback", handler: pendingFeedback),
+            Route(method: .post, path: "/v1/feedback", handler: addFeedback),
+            Route(method: .get, path: "/v1/clock", handler: clock),
+            Route(method: .put, path: "/v1/clock", handler: setClock),
+            Route(method: .post, path: "/v1/clock/advance", handler: advanceClock),
+            Route(method: .post, path: "/v1/clock/resume", handler: resumeClock),
+            Route(method: .post, path: "/v1/legacy/shutdown", handler: legacyShutdown),
+            Route(method: .post, path: "/v1/reset", handler: reset),
+            Route(method: .get, path: "/metrics", handler: { [server] _, _ in
+                Response(
+                    status: .ok, headers: [.contentType: ServerMetrics.contentType],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: await server.metricsText()))
+                )
+            }),
+        ] + channelRoutes
+    }
 
     func makeRouter() -> Router<BasicRequestContext> {
         let router = Router()
-        router.get("/openapi.json") { _, _ in ControlResponse.json(ControlOpenAPI.document) }
-        router.get("/v1/health", use: handle(health))
-        router.get("/v1/ports", use: handle(ports))
-        router.get("/v1/journal", use: handle(journalStatistics))
-        router.delete("/v1/journal", use: handle(clearJournal))
-        router.get("/v1/notifications", use: handle(notifications))
-        router.get("/v1/notifications/wait", use: handle(waitForNotifications))
-        router.get("/v1/events", use: handle(events))
-        router.get("/v1/scenario", use: handle(scenario))
-        router.put("/v1/scenario", use: handle(replaceScenario))
-        router.post("/v1/registry/:token/unregister", use: handle(unregister))
-        router.post("/v1/registry/:token/expire", use: handle(expire))
-        router.put("/v1/registry/:token/topics", use: handle(bindTopics))
-        router.put("/v1/registry/:token/environment", use: handle(bindEnvironment))
-        router.post("/v1/registry/:token/reactivate", use: handle(reactivate))
-        router.delete("/v1/registry/:token", use: handle(forget))
-        router.get("/v1/feedback", use: handle(pendingFeedback))
-        router.post("/v1/feedback", use: handle(addFeedback))
-        router.get("/v1/clock", use: handle(clock))
-        router.put("/v1/clock", use: handle(setClock))
-        router.post("/v1/clock/advance", use: handle(advanceClock))
-        router.post("/v1/clock/resume", use: handle(resumeClock))
-        router.post("/v1/legacy/shutdown", use: handle(legacyShutdown))
-        addChannelRoutes(to: router)
-        router.post("/v1/reset", use: handle(reset))
-        router.get("/metrics") { [server] _, _ in
-            Response(
-                status: .ok, headers: [.contentType: ServerMetrics.contentType],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: await server.metricsText()))
-            )
+        let routes = self.routes
+        router.add(middleware: MethodNotAllowedMiddleware(routes: routes.map { ($0.method, $0.path) }))
+        router.add(middleware: UnknownPathAsJSON())
+        for route in routes {
+            router.on(RouterPath(route.path), method: route.method, use: handle(route.handler))
         }
-        router.middlewares.add(UnknownPathAsJSON())
         return router
     }
 
@@ -209,7 +232,7 @@ struct ControlAPI: Sendable {
     private func unregister(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
         let token = try Self.token(context)
         var body = try await Self.bodyObject(request, allowEmpty: true)
-        let since = try Self.readInteger(&body, "since") ?? server.clock.millisecondsSince1970
+        let since = try Self.readInteger(&body, "since", in: ServerClock.range) ?? server.clock.millisecondsSince1970
         let topic = try Self.readString(&body, "topic")
         try Self.finish(body, allowed: ["since", "topic"])
         server.registry.markUnregistered(token, since: since, topic: topic)
@@ -219,7 +242,7 @@ struct ControlAPI: Sendable {
     private func expire(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
         let token = try Self.token(context)
         var body = try await Self.bodyObject(request, allowEmpty: true)
-        let since = try Self.readInteger(&body, "since") ?? server.clock.millisecondsSince1970
+        let since = try Self.readInteger(&body, "since", in: ServerClock.range) ?? server.clock.millisecondsSince1970
         try Self.finish(body, allowed: ["since"])
         server.registry.markExpired(token, since: since)
         return Self.tokenState(token, ["expiredSince": since])
@@ -331,15 +354,17 @@ struct ControlAPI: Sendable {
     /// `{"millisecondsSince1970": N}` or `{"time": "2026-01-01T00:00:00Z"}`: pins the clock.
     private func setClock(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
         var body = try await Self.bodyObject(request, allowEmpty: false)
-        let milliseconds = try Self.readInteger(&body, "millisecondsSince1970")
+        let milliseconds = try Self.readInteger(&body, "millisecondsSince1970", in: ServerClock.range)
         let time = try Self.readString(&body, "time")
         try Self.finish(body, allowed: ["millisecondsSince1970", "time"])
         switch (milliseconds, time) {
         case (let value?, nil):
             server.clock.set(millisecondsSince1970: value)
         case (nil, let text?):
-            guard let value = ClockSetting.parseISO8601(text) else {
-                throw ControlAPIError("time must be an ISO 8601 UTC time like 2026-01-01T00:00:00Z, not \"\(text)\"", parameter: "$.time")
+            guard let value = ClockSetting.parseISO8601(text), ServerClock.range.contains(value) else {
+                throw ControlAPIError(
+                    "time must be an ISO 8601 UTC time from 1970-01-01T00:00:00Z to 9999-12-31T23:59:59.999Z like 2026-01-01T00:00:00Z, not \"\(text.prefix(100))\"",
+                    parameter: "$.time")
             }
             server.clock.set(millisecondsSince1970: value)
         default:
@@ -350,10 +375,11 @@ struct ControlAPI: Sendable {
 
     private func advanceClock(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
         var body = try await Self.bodyObject(request, allowEmpty: false)
-        guard let milliseconds = try Self.readInteger(&body, "milliseconds") else {
+        guard let milliseconds = try Self.readInteger(&body, "milliseconds", in: Self.clockAdvanceRange) else {
             throw ControlAPIError("milliseconds is required", parameter: "$.milliseconds")
         }
         try Self.finish(body, allowed: ["milliseconds"])
+        // The clock stops at the ends of its range (1970 and 9999) rather than wrap or trap.
         server.clock.advance(milliseconds: milliseconds)
         return try await clock(request, context)
     }
@@ -465,13 +491,10 @@ struct ControlAPI: Sendable {
     }
 
     private static func readInteger(
-        _ body: inout JSONObjectReader?, _ key: String, in range: ClosedRange<Int64> = Int64.min...Int64.max
+        _ body: inout JSONObjectReader?, _ key: String, in range: ClosedRange<Int64>
     ) throws(ControlAPIError) -> Int64? {
         do { return try body?.integer(key, in: range) } catch { throw ControlAPIError(error) }
     }
-
-    /// Milliseconds since 1970 that a feedback tuple's 32-bit seconds can carry (up to 2106).
-    static let feedbackTimestampRange: ClosedRange<Int64> = 0...(Int64(UInt32.max) * 1000 + 999)
 
     private static func readString(_ body: inout JSONObjectReader?, _ key: String) throws(ControlAPIError) -> String? {
         do { return try body?.string(key) } catch { throw ControlAPIError(error) }

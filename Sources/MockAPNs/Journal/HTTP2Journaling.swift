@@ -83,6 +83,10 @@ struct HTTP2Journaling {
         journal.record(.diagnosis(code: "http2.connectionError", message: printable(error.description)), connection: connectionID)
     }
 
+    func refusal(_ refusal: HTTP2RequestRefusal) {
+        journal.record(.diagnosis(code: "http2.requestRefused", message: refusal.description), connection: connectionID, stream: refusal.streamID)
+    }
+
     func streamError(_ error: HTTP2StreamError) {
         journal.record(
             .diagnosis(code: "http2.streamError", message: printable(error.description)),

@@ -17,15 +17,21 @@ public final class ServerClock: Sendable {
     }
 
     /// A clock pinned at `millisecondsSince1970` that moves only when told.
+    /// A time outside ``range`` is pinned at the nearer end of it.
     public init(fixedAt millisecondsSince1970: Int64) {
-        mode = Mutex(.fixed(millisecondsSince1970: millisecondsSince1970))
+        mode = Mutex(.fixed(millisecondsSince1970: Self.clamped(millisecondsSince1970, plus: 0)))
     }
 
-    /// Milliseconds since 1970-01-01T00:00:00Z.
+    /// Every reading the clock can show: 1970-01-01T00:00:00.000Z to
+    /// 9999-12-31T23:59:59.999Z, the years a four-digit ISO 8601 date can write. Keeping the
+    /// clock inside means no arithmetic on a reading can overflow and no date is absurd.
+    public static let range: ClosedRange<Int64> = 0...253_402_300_799_999
+
+    /// Milliseconds since 1970-01-01T00:00:00Z, always within ``range``.
     public var millisecondsSince1970: Int64 {
         mode.withLock { mode in
             switch mode {
-            case .real(let offset): return Self.systemMilliseconds() + offset
+            case .real(let offset): return Self.clamped(Self.systemMilliseconds(), plus: offset)
             case .fixed(let value): return value
             }
         }
@@ -34,17 +40,23 @@ public final class ServerClock: Sendable {
     /// Whole seconds since 1970, as JWT `iat` and the legacy protocol count them.
     public var secondsSince1970: Int64 { millisecondsSince1970 / 1000 }
 
-    /// Pins the clock at a time; it stays there until set, advanced or resumed.
+    /// Pins the clock at a time; it stays there until set, advanced or resumed. A time
+    /// outside ``range`` is pinned at the nearer end of it.
     public func set(millisecondsSince1970: Int64) {
-        mode.withLock { $0 = .fixed(millisecondsSince1970: millisecondsSince1970) }
+        let value = Self.clamped(millisecondsSince1970, plus: 0)
+        mode.withLock { $0 = .fixed(millisecondsSince1970: value) }
     }
 
     /// Moves the clock forward (or back, with a negative amount) without changing its mode.
+    /// The reading stops at the ends of ``range``.
     public func advance(milliseconds: Int64) {
         mode.withLock { mode in
             switch mode {
-            case .real(let offset): mode = .real(offsetMilliseconds: offset + milliseconds)
-            case .fixed(let value): mode = .fixed(millisecondsSince1970: value + milliseconds)
+            case .real(let offset):
+                let target = Self.clamped(Self.clamped(Self.systemMilliseconds(), plus: offset), plus: milliseconds)
+                mode = .real(offsetMilliseconds: target - Self.systemMilliseconds())
+            case .fixed(let value):
+                mode = .fixed(millisecondsSince1970: Self.clamped(value, plus: milliseconds))
             }
         }
     }
@@ -53,6 +65,7 @@ public final class ServerClock: Sendable {
     public func resume() {
         mode.withLock { mode in
             if case .fixed(let value) = mode {
+                // Both within `range`, so the difference cannot overflow.
                 mode = .real(offsetMilliseconds: value - Self.systemMilliseconds())
             }
         }
@@ -63,6 +76,13 @@ public final class ServerClock: Sendable {
         mode.withLock { $0 = .real(offsetMilliseconds: 0) }
     }
 
+    /// `value + offset`, saturating, then brought into ``range``.
+    private static func clamped(_ value: Int64, plus offset: Int64) -> Int64 {
+        let (sum, overflow) = value.addingReportingOverflow(offset)
+        let total = overflow ? (offset < 0 ? Int64.min : Int64.max) : sum
+        return min(max(total, range.lowerBound), range.upperBound)
+    }
+
     /// Whether the clock is pinned (not following real time).
     public var isFixed: Bool {
         mode.withLock { if case .fixed = $0 { return true } else { return false } }
@@ -71,7 +91,8 @@ public final class ServerClock: Sendable {
     private static func systemMilliseconds() -> Int64 {
         var spec = timespec()
         clock_gettime(CLOCK_REALTIME, &spec)
-        return Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000
+        // Within `range` for the next eight thousand years.
+        return min(max(Int64(spec.tv_sec), 0), range.upperBound / 1000) * 1000 + Int64(spec.tv_nsec) / 1_000_000
     }
 }
 

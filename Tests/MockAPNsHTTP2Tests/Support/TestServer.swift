@@ -11,6 +11,7 @@ final class EventLog: Sendable {
         var errors: [HTTP2ConnectionError] = []
         var streamErrors: [HTTP2StreamError] = []
         var closedStreams: [(streamID: Int32, errorCode: UInt32)] = []
+        var refusals: [HTTP2RequestRefusal] = []
     }
 
     private let state = Mutex(State())
@@ -20,11 +21,13 @@ final class EventLog: Sendable {
     var errors: [HTTP2ConnectionError] { state.withLock { $0.errors } }
     var streamErrors: [HTTP2StreamError] { state.withLock { $0.streamErrors } }
     var closedStreams: [(streamID: Int32, errorCode: UInt32)] { state.withLock { $0.closedStreams } }
+    var refusals: [HTTP2RequestRefusal] { state.withLock { $0.refusals } }
 
     func append(_ request: HTTP2Request) { state.withLock { $0.requests.append(request) } }
     func append(_ frame: HTTP2FrameRecord) { state.withLock { $0.frames.append(frame) } }
     func append(_ error: HTTP2ConnectionError) { state.withLock { $0.errors.append(error) } }
     func append(_ error: HTTP2StreamError) { state.withLock { $0.streamErrors.append(error) } }
+    func append(_ refusal: HTTP2RequestRefusal) { state.withLock { $0.refusals.append(refusal) } }
     func appendClosed(_ streamID: Int32, _ errorCode: UInt32) {
         state.withLock { $0.closedStreams.append((streamID, errorCode)) }
     }
@@ -64,6 +67,10 @@ final class TestDelegate: NGHTTP2ServerDelegate {
 
     func http2Handler(_ handler: NGHTTP2ServerHandler, didCloseStream streamID: Int32, errorCode: UInt32) {
         log.appendClosed(streamID, errorCode)
+    }
+
+    func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuse refusal: HTTP2RequestRefusal) {
+        log.append(refusal)
     }
 }
 

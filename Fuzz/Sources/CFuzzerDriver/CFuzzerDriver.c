@@ -1,0 +1,1 @@
+// The declarations are in include/CFuzzerDriver.h; SwiftPM needs one source file.
