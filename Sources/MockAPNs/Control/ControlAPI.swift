@@ -38,6 +38,7 @@ struct ControlAPI: Sendable {
         router.post("/v1/clock/advance", use: handle(advanceClock))
         router.post("/v1/clock/resume", use: handle(resumeClock))
         router.post("/v1/legacy/shutdown", use: handle(legacyShutdown))
+        Dashboard(server: server).addRoutes(to: router)
         return router
     }
 

@@ -10,6 +10,24 @@ enum ControlOpenAPI {
         "description": "Plain HTTP/1.1 JSON on loopback (default 127.0.0.1:2198). Read the journal, wait for notifications, and change the server's registry, clock, feedback queue and scenario while it runs. Every bad parameter is answered 400 with {\"error\":...,\"parameter\":...}."
       },
       "paths": {
+        "/": {
+          "get": {
+            "summary": "The dashboard: a live page of notifications, connections, diagnoses, the scenario, devices and the clock",
+            "description": "Plain HTML with /dashboard/style.css and /dashboard/app.js; every asset is compiled into the binary. The page follows /v1/events/stream.",
+            "responses": {
+              "200": {
+                "description": "The dashboard page",
+                "content": {
+                  "text/html": {
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
         "/openapi.json": {
           "get": {
             "summary": "This document",
@@ -20,6 +38,40 @@ enum ControlOpenAPI {
                   "application/json": {
                     "schema": {
                       "type": "object"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/dashboard/style.css": {
+          "get": {
+            "summary": "The dashboard's style sheet",
+            "responses": {
+              "200": {
+                "description": "CSS",
+                "content": {
+                  "text/css": {
+                    "schema": {
+                      "type": "string"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/dashboard/app.js": {
+          "get": {
+            "summary": "The dashboard's script",
+            "responses": {
+              "200": {
+                "description": "JavaScript",
+                "content": {
+                  "text/javascript": {
+                    "schema": {
+                      "type": "string"
                     }
                   }
                 }
@@ -295,6 +347,70 @@ enum ControlOpenAPI {
                   "application/json": {
                     "schema": {
                       "$ref": "#/components/schemas/EventList"
+                    }
+                  }
+                }
+              },
+              "400": {
+                "$ref": "#/components/responses/BadRequest"
+              }
+            }
+          }
+        },
+        "/v1/events/stream": {
+          "get": {
+            "summary": "Journal events as they are recorded, as Server-Sent Events",
+            "description": "Each event is one SSE message: `id` is its sequence number, `data` its JSON (as in GET /v1/events). With `after` (or a `Last-Event-ID` header, which wins: browsers send it when they reconnect) the events already recorded after that sequence number come first. Each stream has a bounded buffer: when the reader falls behind, the oldest waiting events are dropped and an `event: skipped` message with data {\"skipped\": N} says how many. A comment line is sent every 10 seconds while nothing happens.",
+            "parameters": [
+              {
+                "name": "type",
+                "in": "query",
+                "required": false,
+                "description": "Comma-separated event kinds to stream (as in GET /v1/events); default all",
+                "schema": {
+                  "type": "string"
+                }
+              },
+              {
+                "name": "after",
+                "in": "query",
+                "required": false,
+                "description": "Start with the events recorded after this sequence number (0: everything the journal holds); default: only new events",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              },
+              {
+                "name": "buffer",
+                "in": "query",
+                "required": false,
+                "description": "How many events may wait for this reader before the oldest are dropped",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 1,
+                  "maximum": 100000,
+                  "default": 1000
+                }
+              },
+              {
+                "name": "Last-Event-ID",
+                "in": "header",
+                "required": false,
+                "description": "The last sequence number received; the stream resumes after it",
+                "schema": {
+                  "type": "integer",
+                  "minimum": 0
+                }
+              }
+            ],
+            "responses": {
+              "200": {
+                "description": "An endless text/event-stream",
+                "content": {
+                  "text/event-stream": {
+                    "schema": {
+                      "type": "string"
                     }
                   }
                 }
@@ -764,6 +880,42 @@ enum ControlOpenAPI {
                   "application/json": {
                     "schema": {
                       "type": "object"
+                    }
+                  }
+                }
+              }
+            }
+          }
+        },
+        "/v1/reasons": {
+          "get": {
+            "summary": "Every refusal reason with its HTTP status and what Apple says it means",
+            "responses": {
+              "200": {
+                "description": "The reasons",
+                "content": {
+                  "application/json": {
+                    "schema": {
+                      "type": "object",
+                      "properties": {
+                        "reasons": {
+                          "type": "array",
+                          "items": {
+                            "type": "object",
+                            "properties": {
+                              "reason": {
+                                "type": "string"
+                              },
+                              "status": {
+                                "type": "integer"
+                              },
+                              "meaning": {
+                                "type": "string"
+                              }
+                            }
+                          }
+                        }
+                      }
                     }
                   }
                 }
