@@ -2,12 +2,13 @@
 # Installs the system packages MockAPNs builds against and the peers its tests drive.
 #   scripts/install-deps.sh          libssl-dev, libnghttp2-dev (enough to run the server)
 #   scripts/install-deps.sh --test   plus curl, openssl, nghttp2-client/-server (nghttp, h2load,
-#                                    nghttpd), python3-venv (the interop suite's virtualenv)
+#                                    nghttpd), python3-venv (the interop suite's virtualenv),
+#                                    chromium, chromium-driver (the dashboard's browser tests)
 set -euo pipefail
 
 packages=(libssl-dev libnghttp2-dev pkg-config)
 if [[ "${1:-}" == "--test" ]]; then
-    packages+=(curl openssl nghttp2-client nghttp2-server python3 python3-venv)
+    packages+=(curl openssl nghttp2-client nghttp2-server python3 python3-venv chromium chromium-driver)
 fi
 
 missing=()

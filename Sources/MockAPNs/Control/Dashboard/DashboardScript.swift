@@ -310,10 +310,11 @@ async function showFrames(summary) {
   const rows = events.map((event) => {
     if (event.type === "http2Frame") {
       const detail = event.headers ? event.headers.map(([name, value]) => `${name}: ${value}`).join("\n")
-        : event.settings ? JSON.stringify(event.settings) : event.errorCode !== undefined ? `error ${event.errorCode}` : "";
+        : event.settings ? JSON.stringify(event.settings) : event.errorCode !== undefined ? `error ${event.errorCode}`
+        : event.increment !== undefined ? `increment ${event.increment}` : event.opaqueDataHex || "";
       return el("tr", { class: "frame" }, el("td", {}, event.seq), el("td", {}, event.direction), el("td", { class: "frame-type" }, event.frameType),
         el("td", {}, `flags 0x${(event.flags || 0).toString(16)}`), el("td", {}, `stream ${event.stream ?? 0}`), el("td", {}, `${event.length} bytes`),
-        el("td", {}, el("pre", {}, detail)));
+        el("td", {}, detail && el("pre", {}, detail)));
     }
     if (event.type === "legacyFrame") {
       const hex = el("div", { class: "hex mono" }, legacyFields(event.rawHex || "").map((part) => el("span", { class: "field", title: part.name }, `${part.name}: ${part.hex}`)));

@@ -52,7 +52,9 @@ textarea { width: 100%; box-sizing: border-box; font-family: ui-monospace, Menlo
 .result { margin-top: 1em; }
 dialog { width: min(900px, 92vw); border: 0; border-radius: 12px; box-shadow: 0 8px 40px rgba(0,0,0,.3); }
 dialog .close { float: right; border: 0; font-size: 1.4em; background: none; }
-.frames td { font-family: ui-monospace, Menlo, monospace; font-size: .85em; }
+.frames td { font-family: ui-monospace, Menlo, monospace; font-size: .85em; white-space: nowrap; }
+.frames pre { margin: 0; white-space: pre-wrap; word-break: break-all; max-height: none; }
+.frames td:last-child { white-space: normal; width: 100%; }
 .hex .field { border-bottom: 2px solid var(--accent); margin-right: .4em; }
 """#
 }
