@@ -221,3 +221,32 @@ def test_devices_and_the_clock_are_driven_from_the_page(page, dashboard_server):
     snap(page, "devices")
     show(page, "notifications")
     wait_text(page, ".refusal", "Unregistered", "410")
+
+
+def test_a_legacy_connection_shows_its_frames_as_marked_hex(page, dashboard_server):
+    if "gateway" not in dashboard_server.ports:
+        pytest.skip("this build has no legacy listeners")
+    from test_legacy import frame, s_client
+
+    token = unique_token()
+    # One good command-2 notification, then one with a 16-byte token: status 5 and a close.
+    s_client(dashboard_server.ports["gateway"], frame(bytes.fromhex(token), identifier=7) + frame(bytes(16), identifier=8))
+    wait_text(page, ".refusal", "legacy", timeout=3)
+    show(page, "connections")
+    wait_text(page, "h2", "legacy", timeout=3)
+    page.execute_script(
+        "const rows = Array.from(document.querySelectorAll('tr.connection')).filter(r => r.closest('table').previousElementSibling.innerText.startsWith('legacy'));"
+        "rows.reduce((a, b) => Number(a.dataset.connection) > Number(b.dataset.connection) ? a : b).click();")
+    WebDriverWait(page, 3).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#detail-body tr.frame"))
+    frames = texts(page, "#detail-body tr.frame")
+    assert len(frames) == 2 and all("command 2" in text for text in frames), frames
+    # The good frame: the fields the server read from it.
+    assert f"device token: {token}" in frames[0] and "identifier: 7" in frames[0], frames[0]
+    # The malformed one: its bytes as hex with the fields marked, and what was wrong.
+    fields = page.execute_script(
+        "return Array.from(document.querySelectorAll('#detail-body tr.frame')[1].querySelectorAll('.hex .field'), f => f.title)")
+    assert fields[:4] == ["command", "frame length", "item id", "item length"], fields
+    assert "device token" in fields, fields
+    assert "token" in frames[1].lower(), frames[1]
+    snap(page, "legacy-frames")
+    close_detail(page)

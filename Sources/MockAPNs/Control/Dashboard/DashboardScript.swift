@@ -317,7 +317,13 @@ async function showFrames(summary) {
         el("td", {}, detail && el("pre", {}, detail)));
     }
     if (event.type === "legacyFrame") {
-      const hex = el("div", { class: "hex mono" }, legacyFields(event.rawHex || "").map((part) => el("span", { class: "field", title: part.name }, `${part.name}: ${part.hex}`)));
+      // The journal keeps a frame's bytes only when they were malformed: those are shown as
+      // hex with the fields marked; a well-formed frame shows the fields the server read.
+      const parts = event.rawHex ? legacyFields(event.rawHex)
+        : [["command", event.command], ["frame length", event.frameLength], ["identifier", event.identifier],
+          ["device token", event.deviceToken], ["payload length", event.payloadLength]]
+          .filter(([, value]) => value !== undefined).map(([name, value]) => ({ name, hex: String(value) }));
+      const hex = el("div", { class: "hex mono" }, parts.map((part) => el("span", { class: "field", title: part.name }, `${part.name}: ${part.hex}`)));
       return el("tr", { class: "frame" }, el("td", {}, event.seq), el("td", {}, "in"), el("td", { class: "frame-type" }, `command ${event.command}`),
         el("td", {}, event.identifier !== undefined ? `id ${event.identifier}` : ""), el("td", {}, event.problem || ""), el("td", {}, `${event.frameLength} bytes`), el("td", {}, hex));
     }

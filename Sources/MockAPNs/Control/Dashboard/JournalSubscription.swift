@@ -37,6 +37,7 @@ final class JournalSubscription: JournalSink, Sendable {
     }
 
     /// Called by the journal, under its lock: append, drop the oldest when full, wake the reader.
+    /// Waking only schedules the reader's task; none of its code runs here.
     func receive(_ event: JournalEvent) {
         if let kinds, !kinds.contains(event.kind.name) { return }
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
