@@ -32,7 +32,12 @@ mkdir -p "$work/docroot/3/device"
 
 # Journal variants: every frame and notification journaled (the default), and frame
 # journaling off (`--journal-frames off`; notifications are always journaled).
+# With DASHBOARD=1, one more: frames on with the dashboard's live stream subscribed (the
+# event kinds the page follows, read by curl as fast as it comes), to measure what an open
+# dashboard costs.
 variants=("frames on|" "frames off|--journal-frames off")
+if [[ "${DASHBOARD:-0}" == 1 ]]; then variants+=("dashboard|--control-port CONTROL"); fi
+dashboard_types=notification,connectionOpened,connectionClosed,tlsEstablished,tlsFailed,diagnosis,fault,feedbackTuple
 
 source Benchmarks/lib.sh   # free_port, wait_port, cpu_seconds
 
@@ -63,16 +68,33 @@ for clients in 1 8; do
     for variant in "${variants[@]}"; do
         name=${variant%%|*}; flag=${variant#*|}
         mock_port=$(free_port)
+        control_port=""
+        control="--no-control"
+        if [[ "$flag" == *CONTROL* ]]; then
+            control_port=$(free_port)
+            control=""
+            flag=${flag//CONTROL/$control_port}
+        fi
         # shellcheck disable=SC2086
-        "$bin" serve --http2-port "$mock_port" --gateway-port 0 --feedback-port 0 --no-control \
+        "$bin" serve --http2-port "$mock_port" --gateway-port 0 --feedback-port 0 $control \
             --log-level warning $flag >/dev/null &
         mock_pid=$!
         wait_port "$mock_port"
+        stream_pid=""
+        if [[ -n "$control_port" ]]; then
+            wait_port "$control_port"
+            curl -sN "http://127.0.0.1:$control_port/v1/events/stream?type=$dashboard_types&after=0" > "$work/stream.txt" &
+            stream_pid=$!
+        fi
         run_h2load "$mock_port" "$clients" -H "authorization: bearer $jwt" >/dev/null   # warm-up
         cpu_before=$(cpu_seconds "$mock_pid")
         mock_out=$(run_h2load "$mock_port" "$clients" -H "authorization: bearer $jwt")
         cpu=$(python3 -c "print(f'{($(cpu_seconds "$mock_pid") - $cpu_before) / $requests * 1e6:.1f}')")
         kill "$mock_pid"; wait "$mock_pid" 2>/dev/null || true
+        if [[ -n "$stream_pid" ]]; then
+            wait "$stream_pid" 2>/dev/null || true
+            name="$name ($(grep -c '^id: ' "$work/stream.txt") events streamed)"
+        fi
         mock=$(echo "$mock_out" | rps)
         status=$(echo "$mock_out" | sed -n 's/^status codes: \([0-9]* 2xx\).*/\1/p')
         errored=$(echo "$mock_out" | sed -n 's/^requests: .* \([0-9]*\) errored.*/\1/p')

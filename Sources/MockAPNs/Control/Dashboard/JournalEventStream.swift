@@ -14,6 +14,10 @@ import NIOCore
 struct JournalEventStream: Sendable {
     let journal: Journal
     var heartbeat: Duration = .seconds(10)
+    /// The shortest time between two writes. Events gather in the reader's buffer meanwhile,
+    /// so a busy server costs at most one write (of at most `buffer` events) per interval
+    /// instead of one wake-up and one write per event.
+    var writeInterval: Duration = .milliseconds(100)
 
     static let parameters: Set<String> = ["after", "type", "buffer"]
     static let defaultBuffer = 1_000
@@ -32,6 +36,7 @@ struct JournalEventStream: Sendable {
         let start = after
         let journal = self.journal
         let heartbeat = self.heartbeat
+        let writeInterval = self.writeInterval
         let subscription = JournalSubscription(capacity: capacity, kinds: kinds)
         // Subscribe before reading the backlog, so nothing recorded in between is missed;
         // the stream drops what it has already sent.
@@ -64,8 +69,12 @@ struct JournalEventStream: Sendable {
                     text += "id: \(event.sequence)\ndata: \(json.text)\n\n"
                     lastSent = event.sequence
                 }
-                if text.isEmpty { text = ": idle\n\n" }
+                if text.isEmpty {
+                    try await writer.write(ByteBuffer(string: ": idle\n\n"))
+                    continue
+                }
                 try await writer.write(ByteBuffer(string: text))
+                try await Task.sleep(for: writeInterval)
             }
             try await writer.finish(nil)
         })
