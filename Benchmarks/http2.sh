@@ -33,7 +33,7 @@ mkdir -p "$work/docroot/3/device"
 # Journal variants: every frame and notification journaled (the default), and frame
 # journaling off (`--journal-frames off`; notifications are always journaled).
 # With DASHBOARD=1, one more: frames on with the dashboard's live stream subscribed (the
-# event kinds the page follows, read by curl as fast as it comes), to measure what an open
+# event kinds and buffer the page asks for, read by curl as fast as it comes), to measure what an open
 # dashboard costs.
 variants=("frames on|" "frames off|--journal-frames off")
 if [[ "${DASHBOARD:-0}" == 1 ]]; then variants+=("dashboard|--control-port CONTROL"); fi
@@ -83,7 +83,7 @@ for clients in 1 8; do
         stream_pid=""
         if [[ -n "$control_port" ]]; then
             wait_port "$control_port"
-            curl -sN "http://127.0.0.1:$control_port/v1/events/stream?type=$dashboard_types&after=0" > "$work/stream.txt" &
+            curl -sN "http://127.0.0.1:$control_port/v1/events/stream?type=$dashboard_types&buffer=500&after=0" > "$work/stream.txt" &
             stream_pid=$!
         fi
         run_h2load "$mock_port" "$clients" -H "authorization: bearer $jwt" >/dev/null   # warm-up

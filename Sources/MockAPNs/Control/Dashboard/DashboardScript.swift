@@ -121,7 +121,9 @@ function scheduleRender() {
 function connect() {
   // EventSource resends the last id it saw as Last-Event-ID when it reconnects by itself;
   // when it gives up (server restarted, say), a new one starts after the last event seen.
-  source = new EventSource(`/v1/events/stream?type=${liveTypes}&after=${state.lastSequence}`);
+  // The page shows the newest few hundred notifications, so it asks the server to hold no
+  // more than 500 events for it: a burst costs the server at most that much encoding.
+  source = new EventSource(`/v1/events/stream?type=${liveTypes}&buffer=500&after=${state.lastSequence}`);
   source.onopen = () => { $("live").className = "live on"; $("live").textContent = "live"; };
   source.onmessage = (message) => { take(JSON.parse(message.data)); scheduleRender(); };
   source.addEventListener("skipped", (message) => {
