@@ -360,7 +360,7 @@ enum ControlOpenAPI {
         "/v1/events/stream": {
           "get": {
             "summary": "Journal events as they are recorded, as Server-Sent Events",
-            "description": "Each event is one SSE message: `id` is its sequence number, `data` its JSON (as in GET /v1/events). With `after` (or a `Last-Event-ID` header, which wins: browsers send it when they reconnect) the events already recorded after that sequence number come first. Each stream has a bounded buffer: when the reader falls behind, the oldest waiting events are dropped and an `event: skipped` message with data {\"skipped\": N} says how many. Writes come at most every 100 ms, with everything gathered since; a comment line is sent every 10 seconds while nothing happens.",
+            "description": "Each event is one SSE message: `id` is its sequence number, `data` its JSON (as in GET /v1/events). With `after` (or a `Last-Event-ID` header, which wins: browsers send it when they reconnect) the events already recorded after that sequence number come first. Each stream has a bounded buffer: when the reader falls behind, the oldest waiting events are dropped and an `event: skipped` message with data {\"skipped\": N} says how many. Writes come at most every 250 ms, with everything gathered since; a comment line is sent every 10 seconds while nothing happens.",
             "parameters": [
               {
                 "name": "type",

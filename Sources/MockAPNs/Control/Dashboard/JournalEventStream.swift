@@ -17,7 +17,7 @@ struct JournalEventStream: Sendable {
     /// The shortest time between two writes. Events gather in the reader's buffer meanwhile,
     /// so a busy server costs at most one write (of at most `buffer` events) per interval
     /// instead of one wake-up and one write per event.
-    var writeInterval: Duration = .milliseconds(100)
+    var writeInterval: Duration = .milliseconds(250)
 
     static let parameters: Set<String> = ["after", "type", "buffer"]
     static let defaultBuffer = 1_000

@@ -29,17 +29,42 @@ final class JournalSubscription: JournalSink, Sendable {
     }
 
     private let state = Mutex(State())
+    /// `kinds` as bits of `bit(_:)`.
+    private let wanted: UInt32
 
     init(capacity: Int, kinds: Set<String>?) {
         precondition(capacity > 0, "a subscription holds at least one event")
         self.capacity = capacity
         self.kinds = kinds
+        var wanted: UInt32 = 0
+        for (index, name) in JournalEventKind.allNames.enumerated() where kinds?.contains(name) ?? true {
+            wanted |= 1 << UInt32(index)
+        }
+        self.wanted = wanted
+    }
+
+    /// One bit per event kind, at the kind's place in `JournalEventKind.allNames`
+    /// (a test checks the two agree).
+    static func bit(_ kind: JournalEventKind) -> UInt32 {
+        switch kind {
+        case .connectionOpened: 1 << 0
+        case .connectionClosed: 1 << 1
+        case .tlsEstablished: 1 << 2
+        case .tlsFailed: 1 << 3
+        case .http2Frame: 1 << 4
+        case .legacyFrame: 1 << 5
+        case .notification: 1 << 6
+        case .fault: 1 << 7
+        case .feedbackTuple: 1 << 8
+        case .diagnosis: 1 << 9
+        }
     }
 
     /// Called by the journal, under its lock: append, drop the oldest when full, wake the reader.
     /// Waking only schedules the reader's task; none of its code runs here.
     func receive(_ event: JournalEvent) {
-        if let kinds, !kinds.contains(event.kind.name) { return }
+        // A bit test, not a string lookup: this runs for every event the server records.
+        guard wanted & Self.bit(event.kind) != 0 else { return }
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard !state.closed else { return nil }
             Self.append(event, to: &state, capacity: capacity)

@@ -128,6 +128,17 @@ final class JournalSubscriptionTests: XCTestCase {
         XCTAssertEqual(after.events.map(\.sequence), [8])
     }
 
+    func testKindBitsFollowTheKindNames() {
+        let samples: [JournalEventKind] = [
+            .connectionOpened(transport: .http2, peer: nil), .connectionClosed(transport: .http2, closedBy: .client, reason: nil),
+            .fault(description: ""), .feedbackTuple(deviceToken: "", timestampMilliseconds: 0), .diagnosis(code: "", message: ""),
+        ]
+        for kind in samples {
+            let index = JournalEventKind.allNames.firstIndex(of: kind.name) ?? -1
+            XCTAssertEqual(JournalSubscription.bit(kind), 1 << UInt32(index), kind.name)
+        }
+    }
+
     func testOnlyWantedKindsAreKept() async {
         let subscription = JournalSubscription(capacity: 10, kinds: ["diagnosis"])
         subscription.receive(event(1))
