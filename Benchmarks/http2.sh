@@ -34,8 +34,13 @@ mkdir -p "$work/docroot/3/device"
 # (`--journal-frames off`; notifications are always journaled), both with the log at warning;
 # and the default again at `info`, where the access log writes a line per notification and
 # per connection (into a file here, as a CI log would).
+# With DASHBOARD=1, one more: frames on with the dashboard's live stream subscribed (the
+# event kinds and buffer the page asks for, read by curl as fast as it comes), to measure what
+# an open dashboard costs.
 variants=("frames on|--log-level warning" "frames off|--log-level warning --journal-frames off"
           "access log|--log-level info")
+if [[ "${DASHBOARD:-0}" == 1 ]]; then variants+=("dashboard|--log-level warning --control-port CONTROL"); fi
+dashboard_types=notification,connectionOpened,connectionClosed,tlsEstablished,tlsFailed,diagnosis,fault,feedbackTuple
 
 source Benchmarks/lib.sh   # free_port, wait_port, cpu_seconds
 
@@ -66,16 +71,33 @@ for clients in 1 8; do
     for variant in "${variants[@]}"; do
         name=${variant%%|*}; flag=${variant#*|}
         mock_port=$(free_port)
+        control_port=""
+        control="--no-control"
+        if [[ "$flag" == *CONTROL* ]]; then
+            control_port=$(free_port)
+            control=""
+            flag=${flag//CONTROL/$control_port}
+        fi
         # shellcheck disable=SC2086
-        "$bin" serve --http2-port "$mock_port" --gateway-port 0 --feedback-port 0 --broadcast-manage-port 0 --no-control \
+        "$bin" serve --http2-port "$mock_port" --gateway-port 0 --feedback-port 0 --broadcast-manage-port 0 $control \
             $flag >/dev/null 2>"$work/serve.log" &
         mock_pid=$!
         wait_port "$mock_port"
+        stream_pid=""
+        if [[ -n "$control_port" ]]; then
+            wait_port "$control_port"
+            curl -sN "http://127.0.0.1:$control_port/v1/events/stream?type=$dashboard_types&buffer=500&after=0" > "$work/stream.txt" &
+            stream_pid=$!
+        fi
         run_h2load "$mock_port" "$clients" -H "authorization: bearer $jwt" >/dev/null   # warm-up
         cpu_before=$(cpu_seconds "$mock_pid")
         mock_out=$(run_h2load "$mock_port" "$clients" -H "authorization: bearer $jwt")
         cpu=$(python3 -c "print(f'{($(cpu_seconds "$mock_pid") - $cpu_before) / $requests * 1e6:.1f}')")
         kill "$mock_pid"; wait "$mock_pid" 2>/dev/null || true
+        if [[ -n "$stream_pid" ]]; then
+            wait "$stream_pid" 2>/dev/null || true
+            name="$name ($(grep -c '^id: ' "$work/stream.txt") events streamed)"
+        fi
         mock=$(echo "$mock_out" | rps)
         status=$(echo "$mock_out" | sed -n 's/^status codes: \([0-9]* 2xx\).*/\1/p')
         errored=$(echo "$mock_out" | sed -n 's/^requests: .* \([0-9]*\) errored.*/\1/p')

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the system packages MockAPNs builds against and the peers its tests drive.
 #   scripts/install-deps.sh          OpenSSL 3 and libnghttp2 headers, pkg-config (enough to build and run)
-#   scripts/install-deps.sh --test   plus curl, openssl, nghttp2's nghttp/h2load/nghttpd, python3 with venv
+#   scripts/install-deps.sh --test   plus curl, openssl, nghttp2's nghttp/h2load/nghttpd, python3 with venv,
+#                                    chromium and chromedriver (the dashboard's browser tests)
 # Debian and Ubuntu: apt-get. macOS: Homebrew, when `brew` is there. Anything else: it says
 # in one line what to install and exits 1.
 set -euo pipefail
@@ -16,7 +17,7 @@ if ! command -v pkg-config >/dev/null || ! pkg-config --exists openssl libnghttp
 fi
 missing_test=false
 if $test_tools; then
-    for tool in curl openssl nghttp h2load nghttpd python3; do
+    for tool in curl openssl nghttp h2load nghttpd python3 chromedriver; do
         command -v "$tool" >/dev/null || missing_test=true
     done
     if command -v python3 >/dev/null && ! python3 -c 'import ensurepip, venv' 2>/dev/null; then missing_test=true; fi
@@ -27,7 +28,7 @@ fi
 
 if command -v apt-get >/dev/null && command -v dpkg-query >/dev/null; then
     packages=(libssl-dev libnghttp2-dev pkg-config)
-    if $test_tools; then packages+=(curl openssl nghttp2-client nghttp2-server python3 python3-venv); fi
+    if $test_tools; then packages+=(curl openssl nghttp2-client nghttp2-server python3 python3-venv chromium chromium-driver); fi
     missing=()
     for package in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -40,7 +41,7 @@ if command -v apt-get >/dev/null && command -v dpkg-query >/dev/null; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 elif command -v brew >/dev/null; then
     formulae=(openssl@3 nghttp2 pkg-config)
-    if $test_tools; then formulae+=(curl python@3); fi
+    if $test_tools; then formulae+=(curl python@3 chromedriver); fi
     echo "install-deps: brew install ${formulae[*]}" >&2
     brew install --quiet "${formulae[@]}"
     if ! pkg-config --exists openssl 2>/dev/null; then
@@ -48,7 +49,7 @@ elif command -v brew >/dev/null; then
     fi
 else
     wanted="OpenSSL 3 and libnghttp2 development files (headers and pkg-config .pc files), pkg-config"
-    if $test_tools; then wanted+=", curl, openssl, nghttp2's nghttp/h2load/nghttpd, python3 with venv"; fi
+    if $test_tools; then wanted+=", curl, openssl, nghttp2's nghttp/h2load/nghttpd, python3 with venv, chromium and chromedriver"; fi
     echo "install-deps: no apt-get or brew here; install with your package manager: $wanted" >&2
     exit 1
 fi

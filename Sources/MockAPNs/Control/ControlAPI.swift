@@ -59,7 +59,7 @@ struct ControlAPI: Sendable {
                     body: ResponseBody(byteBuffer: ByteBuffer(string: await server.metricsText()))
                 )
             }),
-        ] + channelRoutes
+        ] + channelRoutes + Dashboard(server: server).routes
     }
 
     func makeRouter() -> Router<BasicRequestContext> {

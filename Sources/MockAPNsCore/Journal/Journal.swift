@@ -94,6 +94,11 @@ public final class Journal: Sendable {
         state.withLock { $0.sinks.append(sink) }
     }
 
+    /// Stops giving events to `sink` (a live reader that went away).
+    public func removeSink(_ sink: any JournalSink) {
+        state.withLock { $0.sinks.removeAll { $0 === sink } }
+    }
+
     // MARK: Recording
 
     /// Records one event. A notification record read back carries the event's sequence,

@@ -115,7 +115,7 @@ final class ResetAndMetricsTests: XCTestCase {
     }
 
     func testUnknownPathsAnswer404WithJSON() throws {
-        for (method, path) in [("GET", "/v1/nope"), ("POST", "/v2/reset"), ("GET", "/")] {
+        for (method, path) in [("GET", "/v1/nope"), ("POST", "/v2/reset"), ("GET", "/dashboard/nope.js")] {
             let reply = try call(method, path)
             XCTAssertEqual(reply.status, 404, "\(method) \(path)")
             XCTAssertEqual(reply.json["parameter"] as? String, "path", reply.text)

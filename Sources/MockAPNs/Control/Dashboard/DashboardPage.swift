@@ -1,0 +1,90 @@
+/// The dashboard's HTML: the frame of the page; `DashboardScript` fills it from the control
+/// API and the live event stream.
+enum DashboardPage {
+    static let html = #"""
+<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>MockAPNs</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="/dashboard/style.css">
+</head>
+<body>
+<header>
+  <h1>MockAPNs</h1>
+  <nav>
+    <button data-view="notifications" class="selected">Notifications</button>
+    <button data-view="connections">Connections</button>
+    <button data-view="diagnoses">Diagnoses</button>
+    <button data-view="scenario">Scenario</button>
+    <button data-view="devices">Devices &amp; clock</button>
+  </nav>
+  <span id="live" class="live off" title="Live event stream">connecting…</span>
+</header>
+<div id="skipped" hidden></div>
+<main>
+  <section id="view-notifications" class="view">
+    <form id="filters" class="filters" autocomplete="off">
+      <input name="token" placeholder="device token">
+      <input name="topic" placeholder="topic">
+      <input name="status" placeholder="status (200, 400…)" size="12">
+      <select name="protocol">
+        <option value="">any protocol</option>
+        <option value="http2">HTTP/2</option>
+        <option value="legacy">legacy</option>
+      </select>
+    </form>
+    <div id="notifications" class="cards"></div>
+    <p class="empty" id="notifications-empty">No notifications yet. Send a push and it appears here.</p>
+  </section>
+  <section id="view-connections" class="view" hidden>
+    <div id="connections"></div>
+  </section>
+  <section id="view-diagnoses" class="view" hidden>
+    <div id="diagnoses" class="cards"></div>
+    <p class="empty" id="diagnoses-empty">No provider mistakes noticed.</p>
+  </section>
+  <section id="view-scenario" class="view" hidden>
+    <div id="scenario-summary"></div>
+    <h2>Replace the scenario</h2>
+    <p class="hint">Paste a scenario's JSON and replace the active one. Errors are shown at their line and column.</p>
+    <textarea id="scenario-text" spellcheck="false" rows="14" placeholder='{"name": "…", "rules": […]}'></textarea>
+    <div><button id="scenario-replace">Replace scenario</button></div>
+    <div id="scenario-error" class="error" hidden></div>
+    <pre id="scenario-excerpt" class="excerpt" hidden></pre>
+  </section>
+  <section id="view-devices" class="view" hidden>
+    <h2>Device tokens</h2>
+    <form id="device-form" class="filters" autocomplete="off">
+      <input name="token" placeholder="device token (hex)" size="40" required>
+      <input name="topic" placeholder="topic (optional)">
+      <button type="button" data-action="unregister">Unregister</button>
+      <button type="button" data-action="reactivate">Reactivate</button>
+      <button type="button" data-action="feedback">Queue feedback</button>
+    </form>
+    <h3>Feedback waiting</h3>
+    <ul id="feedback"></ul>
+    <h2>Clock</h2>
+    <p>Server time: <strong id="clock-now">…</strong> <span id="clock-mode"></span></p>
+    <form id="clock-form" class="filters" autocomplete="off">
+      <input name="seconds" placeholder="seconds" size="10">
+      <button type="button" data-action="advance">Advance</button>
+      <input name="time" placeholder="2026-01-01T00:00:00Z" size="22">
+      <button type="button" data-action="set">Set</button>
+      <button type="button" data-action="resume">Follow real time</button>
+    </form>
+    <div id="devices-result" class="result"></div>
+  </section>
+</main>
+<dialog id="detail">
+  <form method="dialog"><button class="close" aria-label="Close">×</button></form>
+  <h2 id="detail-title"></h2>
+  <div id="detail-body"></div>
+</dialog>
+<script src="/dashboard/app.js"></script>
+</body>
+</html>
+"""#
+}

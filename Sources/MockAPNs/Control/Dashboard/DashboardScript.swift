@@ -1,0 +1,454 @@
+/// The dashboard's script: follows `GET /v1/events/stream` (resuming from the last event id
+/// after a drop) and renders the views; every change goes through the control API.
+enum DashboardScript {
+    static let javaScript = #"""
+"use strict";
+
+// ---- Small helpers -------------------------------------------------------------------------
+
+/** Makes an element; strings become text (never HTML), so journal content cannot inject markup. */
+function el(tag, attributes, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes || {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? "" : value);
+  }
+  for (const child of children.flat()) {
+    if (child === undefined || child === null || child === false) continue;
+    node.append(child instanceof Node ? child : String(child));
+  }
+  return node;
+}
+
+const $ = (id) => document.getElementById(id);
+const time = (ms) => new Date(ms).toLocaleTimeString([], { hour12: false }) + "." + String(ms % 1000).padStart(3, "0");
+const shortToken = (token) => token ? (token.length > 16 ? token.slice(0, 8) + "…" + token.slice(-6) : token) : "(no token)";
+
+async function api(method, path, body) {
+  const options = { method, headers: {} };
+  if (body !== undefined) {
+    options.headers["content-type"] = "application/json";
+    options.body = typeof body === "string" ? body : JSON.stringify(body);
+  }
+  const response = await fetch(path, options);
+  const text = await response.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch (_) { json = null; }
+  return { ok: response.ok, status: response.status, json, text };
+}
+
+function pretty(text) {
+  try { return JSON.stringify(JSON.parse(text), null, 2); } catch (_) { return text; }
+}
+
+// ---- State fed by the event stream ---------------------------------------------------------
+
+const state = {
+  notifications: [],              // notification events, oldest first
+  connections: new Map(),         // connection id -> summary
+  diagnoses: [],                  // diagnosis and TLS failure events
+  reasons: new Map(),             // reason -> Apple's meaning
+  ports: {},
+  lastSequence: 0,
+};
+const keep = 5000;
+
+function connection(id) {
+  if (!state.connections.has(id)) {
+    state.connections.set(id, { id, transport: "?", open: true, accepted: 0, refused: 0, tls: null, identity: null });
+    // Maps keep insertion order: the first key is the oldest connection.
+    if (state.connections.size > keep) state.connections.delete(state.connections.keys().next().value);
+  }
+  return state.connections.get(id);
+}
+
+function take(event) {
+  state.lastSequence = Math.max(state.lastSequence, event.seq);
+  switch (event.type) {
+    case "notification": {
+      state.notifications.push(event);
+      if (state.notifications.length > keep) state.notifications.shift();
+      if (event.connection) {
+        const summary = connection(event.connection);
+        const record = event.notification;
+        if (record.accepted) summary.accepted += 1; else summary.refused += 1;
+        const auth = record.authentication || {};
+        if (auth.keyId) summary.identity = `token key ${auth.keyId}, team ${auth.teamId || "?"}`;
+      }
+      break;
+    }
+    case "connectionOpened": {
+      const summary = connection(event.connection);
+      Object.assign(summary, { transport: event.transport, peer: event.peer, opened: event.time, open: true });
+      break;
+    }
+    case "connectionClosed": {
+      const summary = connection(event.connection);
+      Object.assign(summary, { open: false, closed: event.time, closedBy: event.closedBy, reason: event.reason });
+      break;
+    }
+    case "tlsEstablished": {
+      const summary = connection(event.connection);
+      summary.tls = event;
+      if (event.clientCertificateSubject) {
+        summary.identity = `certificate ${event.clientCertificateSubject}` + (event.topics && event.topics.length ? ` (topics ${event.topics.join(", ")})` : "");
+      }
+      break;
+    }
+    case "tlsFailed":
+    case "diagnosis":
+      state.diagnoses.push(event);
+      if (state.diagnoses.length > keep) state.diagnoses.shift();
+      break;
+    default:
+      break;
+  }
+}
+
+// ---- Live stream ---------------------------------------------------------------------------
+
+const liveTypes = "notification,connectionOpened,connectionClosed,tlsEstablished,tlsFailed,diagnosis,fault,feedbackTuple";
+let source = null;
+let renderPending = false;
+
+function scheduleRender() {
+  if (renderPending) return;
+  renderPending = true;
+  requestAnimationFrame(() => { renderPending = false; render(); });
+}
+
+function connect() {
+  // EventSource resends the last id it saw as Last-Event-ID when it reconnects by itself;
+  // when it gives up (server restarted, say), a new one starts after the last event seen.
+  // The page shows the newest few hundred notifications, so it asks the server to hold no
+  // more than 500 events for it: a burst costs the server at most that much encoding.
+  source = new EventSource(`/v1/events/stream?type=${liveTypes}&buffer=500&after=${state.lastSequence}`);
+  source.onopen = () => { $("live").className = "live on"; $("live").textContent = "live"; };
+  source.onmessage = (message) => { take(JSON.parse(message.data)); scheduleRender(); };
+  source.addEventListener("skipped", (message) => {
+    const skipped = JSON.parse(message.data).skipped;
+    const notice = $("skipped");
+    notice.hidden = false;
+    notice.textContent = `${skipped} events skipped: the page fell behind and the oldest waiting events were dropped.`;
+  });
+  source.onerror = () => {
+    $("live").className = "live off";
+    $("live").textContent = "reconnecting…";
+    if (source.readyState === EventSource.CLOSED) setTimeout(connect, 1000);
+  };
+}
+
+// ---- Views ---------------------------------------------------------------------------------
+
+let currentView = "notifications";
+
+function showView(name) {
+  currentView = name;
+  for (const button of document.querySelectorAll("nav button")) button.classList.toggle("selected", button.dataset.view === name);
+  for (const view of document.querySelectorAll(".view")) view.hidden = view.id !== `view-${name}`;
+  if (name === "scenario") loadScenario();
+  if (name === "devices") { loadClock(); loadFeedback(); }
+  render();
+}
+
+function render() {
+  if (currentView === "notifications") renderNotifications();
+  if (currentView === "connections") renderConnections();
+  if (currentView === "diagnoses") renderDiagnoses();
+}
+
+function filters() {
+  const form = new FormData($("filters"));
+  return {
+    token: form.get("token").trim().toLowerCase(),
+    topic: form.get("topic").trim(),
+    status: form.get("status").trim(),
+    protocol: form.get("protocol"),
+  };
+}
+
+function matches(record, wanted) {
+  if (wanted.token && !(record.deviceToken || "").toLowerCase().includes(wanted.token)) return false;
+  if (wanted.topic && record.topic !== wanted.topic) return false;
+  if (wanted.status && String(record.status) !== wanted.status) return false;
+  if (wanted.protocol && record.transport !== wanted.protocol) return false;
+  return true;
+}
+
+function renderNotifications() {
+  const wanted = filters();
+  const shown = state.notifications.filter((event) => matches(event.notification, wanted)).slice(-300).reverse();
+  $("notifications").replaceChildren(...shown.map(notificationCard));
+  $("notifications-empty").hidden = shown.length > 0;
+}
+
+function parsePayload(record) {
+  if (!record.payload) return null;
+  try { return JSON.parse(record.payload); } catch (_) { return null; }
+}
+
+function notificationCard(event) {
+  const record = event.notification;
+  const open = () => showNotification(event);
+  if (!record.accepted) {
+    const reason = record.reason || record.problem || "refused";
+    return el("div", { class: "card refusal", "data-seq": event.seq, onclick: open },
+      el("div", {}, el("span", { class: "status" }, record.status ?? record.legacyStatus ?? ""), el("span", { class: "reason" }, reason)),
+      el("div", { class: "meaning" }, state.reasons.get(record.reason) || record.problem || ""),
+      el("div", { class: "meta" }, `${record.transport} · ${record.topic || "(no topic)"} · ${shortToken(record.deviceToken)} · ${time(event.time)}`));
+  }
+  const payload = parsePayload(record);
+  const aps = (payload && payload.aps) || {};
+  const pushType = record.pushType || "alert";
+  if (pushType === "alert" && aps.alert !== undefined) {
+    const alert = typeof aps.alert === "string" ? { body: aps.alert } : (aps.alert || {});
+    return el("div", { class: "card banner", "data-seq": event.seq, onclick: open },
+      el("div", { class: "top" }, el("span", {}, record.topic || "app"), el("span", {}, time(event.time))),
+      alert.title && el("div", { class: "title" }, alert.title),
+      alert.subtitle && el("div", { class: "subtitle" }, alert.subtitle),
+      alert.body && el("div", { class: "body" }, alert.body),
+      el("div", { class: "meta" },
+        aps.badge !== undefined && el("span", { class: "badge" }, aps.badge),
+        aps.sound !== undefined && el("span", {}, `sound: ${typeof aps.sound === "string" ? aps.sound : JSON.stringify(aps.sound)}`),
+        aps["thread-id"] && el("span", {}, `thread: ${aps["thread-id"]}`),
+        el("span", {}, shortToken(record.deviceToken))));
+  }
+  return el("div", { class: "card compact", "data-seq": event.seq, onclick: open },
+    el("span", { class: "kind" }, pushType),
+    el("span", {}, record.topic || "(no topic)"),
+    el("span", { class: "mono" }, shortToken(record.deviceToken)),
+    el("span", {}, `${record.payloadLength} bytes`),
+    el("span", {}, time(event.time)));
+}
+
+function openDetail(title, ...content) {
+  $("detail-title").textContent = title;
+  $("detail-body").replaceChildren(...content);
+  if (!$("detail").open) $("detail").showModal();
+}
+
+async function showNotification(event) {
+  const record = event.notification;
+  const body = el("div", {});
+  openDetail(`Notification #${event.seq}`, body);
+  body.append(el("h3", {}, "Payload"), el("pre", { id: "detail-payload" }, record.payload !== undefined ? pretty(record.payload) : `hex ${record.payloadHex}`));
+  if (record.transport === "http2" && event.connection && event.stream) {
+    const reply = await api("GET", `/v1/events?connection=${event.connection}&stream=${event.stream}&type=http2Frame`);
+    const frames = (reply.json && reply.json.events) || [];
+    const headerFrames = frames.filter((frame) => frame.frameType === "HEADERS");
+    body.append(el("h3", {}, "Headers"));
+    for (const frame of headerFrames) {
+      body.append(el("p", { class: "hint" }, frame.direction === "inbound" ? "request" : "response"),
+        el("table", {}, (frame.headers || []).map(([name, value]) => el("tr", {}, el("th", { class: "mono" }, name), el("td", { class: "mono" }, value)))));
+    }
+    if (headerFrames.length === 0) body.append(el("p", { class: "hint" }, "No header frames are in the journal (frame recording may be off)."));
+  }
+  body.append(el("h3", {}, "Record"), el("pre", {}, JSON.stringify(event, null, 2)));
+}
+
+function renderConnections() {
+  const byTransport = new Map();
+  for (const summary of [...state.connections.values()].reverse()) {
+    if (!byTransport.has(summary.transport)) byTransport.set(summary.transport, []);
+    byTransport.get(summary.transport).push(summary);
+  }
+  const sections = [];
+  for (const [transport, list] of byTransport) {
+    const port = { http2: state.ports.http2, legacy: state.ports.gateway, feedback: state.ports.feedback }[transport];
+    sections.push(el("h2", {}, `${transport}${port ? ` — port ${port}` : ""}`),
+      el("table", {},
+        el("tr", {}, ["#", "state", "peer", "TLS", "ALPN", "identity", "accepted", "refused"].map((name) => el("th", {}, name))),
+        list.slice(0, 200).map((summary) => el("tr", { class: `connection ${summary.open ? "" : "closed"}`, "data-connection": summary.id, onclick: () => showFrames(summary) },
+          el("td", {}, summary.id),
+          el("td", {}, summary.open ? "open" : `closed by ${summary.closedBy || "?"}${summary.reason ? ` (${summary.reason})` : ""}`),
+          el("td", { class: "mono" }, summary.peer || ""),
+          el("td", {}, summary.tls ? summary.tls.version : ""),
+          el("td", {}, summary.tls ? summary.tls.alpn || "" : ""),
+          el("td", {}, summary.identity || ""),
+          el("td", {}, summary.accepted),
+          el("td", {}, summary.refused)))));
+  }
+  if (sections.length === 0) sections.push(el("p", { class: "empty" }, "No connections yet."));
+  $("connections").replaceChildren(...sections);
+}
+
+/** The fields of a legacy gateway frame, marked over its hex (commands 0, 1 and 2). */
+function legacyFields(hex) {
+  const bytes = hex.match(/../g) || [];
+  const fields = [];
+  let at = 0;
+  const field = (name, length) => {
+    if (at >= bytes.length) return null;
+    const part = bytes.slice(at, at + length);
+    fields.push({ name, hex: part.join(" ") });
+    at += part.length;
+    return parseInt(part.join(""), 16);
+  };
+  const command = field("command", 1);
+  if (command === 0 || command === 1) {
+    if (command === 1) { field("identifier", 4); field("expiry", 4); }
+    const tokenLength = field("token length", 2);
+    field("device token", tokenLength || 0);
+    const payloadLength = field("payload length", 2);
+    field("payload", payloadLength || 0);
+  } else if (command === 2) {
+    field("frame length", 4);
+    while (at < bytes.length) {
+      const item = field("item id", 1);
+      const length = field("item length", 2);
+      field(["", "device token", "payload", "identifier", "expiry", "priority"][item] || `item ${item}`, length || 0);
+    }
+  }
+  if (at < bytes.length) fields.push({ name: "rest", hex: bytes.slice(at).join(" ") });
+  return fields;
+}
+
+async function showFrames(summary) {
+  const body = el("div", {}, el("p", { class: "hint" }, "Loading frames…"));
+  openDetail(`Connection #${summary.id} (${summary.transport})`, body);
+  const reply = await api("GET", `/v1/events?connection=${summary.id}&limit=5000`);
+  const events = (reply.json && reply.json.events) || [];
+  const rows = events.map((event) => {
+    if (event.type === "http2Frame") {
+      const detail = event.headers ? event.headers.map(([name, value]) => `${name}: ${value}`).join("\n")
+        : event.settings ? JSON.stringify(event.settings) : event.errorCode !== undefined ? `error ${event.errorCode}`
+        : event.increment !== undefined ? `increment ${event.increment}` : event.opaqueDataHex || "";
+      return el("tr", { class: "frame" }, el("td", {}, event.seq), el("td", {}, event.direction), el("td", { class: "frame-type" }, event.frameType),
+        el("td", {}, `flags 0x${(event.flags || 0).toString(16)}`), el("td", {}, `stream ${event.stream ?? 0}`), el("td", {}, `${event.length} bytes`),
+        el("td", {}, detail && el("pre", {}, detail)));
+    }
+    if (event.type === "legacyFrame") {
+      // The journal keeps a frame's bytes only when they were malformed: those are shown as
+      // hex with the fields marked; a well-formed frame shows the fields the server read.
+      const parts = event.rawHex ? legacyFields(event.rawHex)
+        : [["command", event.command], ["frame length", event.frameLength], ["identifier", event.identifier],
+          ["device token", event.deviceToken], ["payload length", event.payloadLength]]
+          .filter(([, value]) => value !== undefined).map(([name, value]) => ({ name, hex: String(value) }));
+      const hex = el("div", { class: "hex mono" }, parts.map((part) => el("span", { class: "field", title: part.name }, `${part.name}: ${part.hex}`)));
+      return el("tr", { class: "frame" }, el("td", {}, event.seq), el("td", {}, "in"), el("td", { class: "frame-type" }, `command ${event.command}`),
+        el("td", {}, event.identifier !== undefined ? `id ${event.identifier}` : ""), el("td", {}, event.problem || ""), el("td", {}, `${event.frameLength} bytes`), el("td", {}, hex));
+    }
+    return el("tr", {}, el("td", {}, event.seq), el("td", { colspan: 6 }, `${event.type} ${event.reason || event.version || event.description || ""}`));
+  });
+  body.replaceChildren(el("table", { class: "frames" }, rows));
+}
+
+function renderDiagnoses() {
+  const shown = state.diagnoses.slice(-300).reverse();
+  $("diagnoses").replaceChildren(...shown.map((event) => el("div", { class: "diagnosis" },
+    el("div", {}, el("span", { class: "code" }, event.type === "tlsFailed" ? "TLS handshake failed" : event.code),
+      ` · connection ${event.connection ?? "-"} · ${time(event.time)}`),
+    el("div", {}, event.type === "tlsFailed" ? `${event.reason}${event.alertSent ? ` (alert sent: ${event.alertSent})` : ""}` : event.message),
+    event.figures && el("div", { class: "mono" }, Object.entries(event.figures).map(([name, value]) => `${name} ${value}`).join(" · ")))));
+  $("diagnoses-empty").hidden = shown.length > 0;
+}
+
+// ---- Scenario ------------------------------------------------------------------------------
+
+async function loadScenario() {
+  const reply = await api("GET", "/v1/scenario");
+  const scenario = reply.json || {};
+  const rows = Object.entries(scenario).filter(([, value]) => typeof value !== "object");
+  const parts = [el("h2", {}, `Active scenario: ${scenario.name || "(unnamed)"}`),
+    el("table", {}, rows.map(([key, value]) => el("tr", {}, el("th", {}, key), el("td", {}, String(value)))))];
+  // Rule firing counts and state appear when the server reports them.
+  if (Array.isArray(scenario.rules)) {
+    parts.push(el("h3", {}, "Rules"), el("table", {}, scenario.rules.map((rule) => el("tr", {}, el("td", { class: "mono" }, JSON.stringify(rule))))));
+  }
+  if (scenario.state !== undefined) parts.push(el("p", {}, `Current state: ${scenario.state}`));
+  $("scenario-summary").replaceChildren(...parts);
+}
+
+async function replaceScenario() {
+  const text = $("scenario-text").value;
+  const reply = await api("PUT", "/v1/scenario", text);
+  const error = $("scenario-error");
+  const excerpt = $("scenario-excerpt");
+  if (reply.ok) {
+    error.hidden = true;
+    excerpt.hidden = true;
+    loadScenario();
+    return;
+  }
+  const message = (reply.json && reply.json.error) || reply.text;
+  const where = /line (\d+), column (\d+)/.exec(message);
+  error.hidden = false;
+  error.textContent = where ? `Line ${where[1]}, column ${where[2]}: ${message}` : message;
+  excerpt.hidden = !where;
+  if (where) {
+    const line = Number(where[1]);
+    const lines = text.split("\n");
+    const from = Math.max(1, line - 2);
+    const shown = lines.slice(from - 1, line + 2).map((content, index) => {
+      const number = from + index;
+      const row = `${String(number).padStart(4)} | ${content}`;
+      return number === line ? el("span", { class: "at" }, row + "\n" + " ".repeat(6 + Number(where[2])) + "^") : row;
+    });
+    excerpt.replaceChildren(...shown.flatMap((row) => [row, "\n"]));
+  }
+}
+
+// ---- Devices and clock ---------------------------------------------------------------------
+
+function showResult(reply) {
+  $("devices-result").replaceChildren(reply.ok
+    ? el("pre", {}, JSON.stringify(reply.json, null, 2))
+    : el("div", { class: "error" }, (reply.json && reply.json.error) || reply.text));
+}
+
+async function deviceAction(action) {
+  const form = new FormData($("device-form"));
+  const token = form.get("token").trim();
+  const topic = form.get("topic").trim();
+  let reply;
+  if (action === "unregister") reply = await api("POST", `/v1/registry/${encodeURIComponent(token)}/unregister`, topic ? { topic } : "");
+  if (action === "reactivate") reply = await api("POST", `/v1/registry/${encodeURIComponent(token)}/reactivate`);
+  if (action === "feedback") reply = await api("POST", "/v1/feedback", topic ? { deviceToken: token, topic } : { deviceToken: token });
+  showResult(reply);
+  loadFeedback();
+}
+
+async function loadFeedback() {
+  const reply = await api("GET", "/v1/feedback");
+  const entries = (reply.json && reply.json.feedback) || [];
+  $("feedback").replaceChildren(...(entries.length ? entries.map((entry) => el("li", { class: "mono" },
+    `${entry.deviceToken} ${entry.topic || ""} since ${new Date(entry.timestamp).toISOString()}`)) : [el("li", { class: "empty" }, "none")]));
+}
+
+async function loadClock() {
+  const reply = await api("GET", "/v1/clock");
+  if (!reply.json) return;
+  $("clock-now").textContent = reply.json.time;
+  $("clock-mode").textContent = reply.json.fixed ? "(moved by hand)" : "(real time)";
+}
+
+async function clockAction(action) {
+  const form = new FormData($("clock-form"));
+  let reply;
+  if (action === "advance") reply = await api("POST", "/v1/clock/advance", { milliseconds: Math.round(Number(form.get("seconds")) * 1000) });
+  if (action === "set") reply = await api("PUT", "/v1/clock", { time: form.get("time").trim() });
+  if (action === "resume") reply = await api("POST", "/v1/clock/resume");
+  showResult(reply);
+  loadClock();
+}
+
+// ---- Start ---------------------------------------------------------------------------------
+
+async function start() {
+  for (const button of document.querySelectorAll("nav button")) button.addEventListener("click", () => showView(button.dataset.view));
+  $("filters").addEventListener("input", renderNotifications);
+  $("filters").addEventListener("submit", (event) => event.preventDefault());
+  $("scenario-replace").addEventListener("click", replaceScenario);
+  for (const button of document.querySelectorAll("#device-form button")) button.addEventListener("click", () => deviceAction(button.dataset.action));
+  for (const button of document.querySelectorAll("#clock-form button")) button.addEventListener("click", () => clockAction(button.dataset.action));
+  const [reasons, ports] = await Promise.all([api("GET", "/v1/reasons"), api("GET", "/v1/ports")]);
+  for (const entry of (reasons.json && reasons.json.reasons) || []) state.reasons.set(entry.reason, entry.meaning);
+  state.ports = ports.json || {};
+  connect();
+  render();
+}
+
+start();
+"""#
+}

@@ -1,0 +1,252 @@
+"""The dashboard in a real browser: headless Chromium driven by Selenium against `mockapns
+serve`, with pushes sent by curl. Each test saves a screenshot of its view under
+Tests/Interop/artifacts/dashboard/ (gitignored), and any JavaScript console error fails it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import CA, CERTS, REPO, TOPIC, Server, run, unique_token
+
+selenium = pytest.importorskip("selenium")
+from selenium import webdriver  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+ARTIFACTS = Path(os.environ.get("MOCKAPNS_ARTIFACTS", REPO / "Tests/Interop/artifacts")) / "dashboard"
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+
+@pytest.fixture(scope="module")
+def dashboard_server(tmp_path_factory):
+    """A server of its own, so the page shows only this module's traffic."""
+    instance = Server(tmp_path_factory.mktemp("dashboard")).start()
+    yield instance
+    instance.stop()
+
+
+@pytest.fixture(scope="module")
+def driver():
+    if not CHROMIUM or not CHROMEDRIVER:
+        pytest.skip("chromium and chromium-driver are not installed (scripts/install-deps.sh --test installs them)")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,900"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    browser = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    yield browser
+    browser.quit()
+
+
+@pytest.fixture
+def page(driver, dashboard_server):
+    """The dashboard loaded and subscribed; afterwards the console must hold no error."""
+    driver.get(f"http://127.0.0.1:{dashboard_server.ports['control']}/")
+    WebDriverWait(driver, 10).until(lambda d: "on" in d.find_element(By.ID, "live").get_attribute("class"))
+    yield driver
+    errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE" and not expected(entry)]
+    assert not errors, f"JavaScript console errors: {errors}"
+
+
+def expected(entry) -> bool:
+    """Chrome logs every 4xx a fetch gets as a console error; the one the scenario case provokes
+    on purpose (a broken scenario refused with 400) is not a fault of the page."""
+    message = entry.get("message", "")
+    return entry.get("source") == "network" and "/v1/scenario" in message and "status of 400" in message
+
+
+def snap(driver, name):
+    """Saves a screenshot of what the page shows now as a test artefact."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    driver.save_screenshot(str(ARTIFACTS / f"{name}.png"))
+
+
+def push(server, token, payload, *, headers=(), push_type="alert"):
+    """One push over HTTP/2 with curl and the sandbox client certificate; returns the status."""
+    args = [
+        "curl", "-sS", "--http2", "--cacert", str(CA), "--max-time", "20",
+        "--cert", str(CERTS / "client-sandbox.pem"), "--key", str(CERTS / "client-sandbox-key.pem"),
+        "-H", f"apns-topic: {TOPIC}", "-H", f"apns-push-type: {push_type}",
+        "-o", "/dev/null", "-w", "%{http_code}", "--data-binary", "@-",
+    ]
+    for header in headers:
+        args += ["-H", header]
+    args.append(server.url(token))
+    result = run(args, input=payload.encode())
+    assert result.returncode == 0, result.stderr.decode()
+    return int(result.stdout.decode())
+
+
+# The page re-renders a view when events arrive, so elements are read and clicked in one
+# script call each rather than held across calls (they may have been replaced meanwhile).
+def texts(driver, css):
+    return driver.execute_script("return Array.from(document.querySelectorAll(arguments[0]), e => e.innerText)", css)
+
+
+def wait_text(driver, css, *needles, timeout=1.0):
+    """Waits until an element matching `css` shows every needle; returns its text."""
+    return WebDriverWait(driver, timeout, poll_frequency=0.05).until(
+        lambda d: next((t for t in texts(d, css) if all(n in t for n in needles)), None))
+
+
+def click_text(driver, css, needle):
+    assert driver.execute_script(
+        "const e = Array.from(document.querySelectorAll(arguments[0])).find(e => e.innerText.includes(arguments[1]));"
+        "if (e) e.click(); return !!e;", css, needle), f"no {css} showing {needle!r}"
+
+
+def show(driver, view):
+    driver.find_element(By.CSS_SELECTOR, f'nav button[data-view="{view}"]').click()
+    WebDriverWait(driver, 5).until(lambda d: d.find_element(By.ID, f"view-{view}").is_displayed())
+
+
+def close_detail(driver):
+    driver.find_element(By.CSS_SELECTOR, "#detail .close").click()
+    WebDriverWait(driver, 5).until(lambda d: not d.find_element(By.ID, "detail").is_displayed())
+
+
+def test_an_alert_appears_as_a_banner_within_a_second(page, dashboard_server):
+    token = unique_token()
+    payload = json.dumps({"aps": {
+        "alert": {"title": "Order shipped", "subtitle": "Parcel 42", "body": "Arrives tomorrow before noon"},
+        "badge": 3, "sound": "chime.caf", "thread-id": "orders"}})
+    assert push(dashboard_server, token, payload) == 200
+    sent = time.monotonic()
+    text = wait_text(page, ".banner", "Order shipped")
+    assert time.monotonic() - sent <= 1.0
+    snap(page, "notifications")
+    for expected in (TOPIC.upper(), "Order shipped", "Parcel 42", "Arrives tomorrow before noon", "3", "sound: chime.caf", "thread: orders"):
+        assert expected in text, f"{expected!r} not in {text!r}"
+    # A background push is a compact card, not a banner.
+    assert push(dashboard_server, token, '{"aps":{"content-available":1}}', push_type="background", headers=["apns-priority: 5"]) == 200
+    wait_text(page, ".compact", "BACKGROUND", token[:8])
+    # Filters narrow the list; a click shows the pretty payload and the request headers.
+    page.find_element(By.CSS_SELECTOR, '#filters input[name="token"]').send_keys(token[:12])
+    page.find_element(By.CSS_SELECTOR, '#filters input[name="status"]').send_keys("200")
+    WebDriverWait(page, 2).until(lambda d: len(texts(d, "#notifications .card")) == 2)
+    click_text(page, ".banner", "Order shipped")
+    WebDriverWait(page, 3).until(lambda d: "apns-topic" in d.find_element(By.ID, "detail-body").text)
+    detail = page.find_element(By.ID, "detail-body").text
+    assert '"title": "Order shipped"' in page.find_element(By.ID, "detail-payload").text  # pretty-printed
+    assert "apns-push-type" in detail and ":path" in detail
+    close_detail(page)
+    for name in ("token", "status"):
+        page.find_element(By.CSS_SELECTOR, f'#filters input[name="{name}"]').clear()
+    page.execute_script("renderNotifications()")
+
+
+def test_a_refusal_shows_its_status_reason_and_meaning(page, dashboard_server):
+    assert push(dashboard_server, "not-a-hex-token", '{"aps":{"alert":"x"}}') == 400
+    text = wait_text(page, ".refusal", "BadDeviceToken")
+    assert "400" in text
+    assert "The device token is invalid" in text
+    snap(page, "refusal")
+
+
+def test_a_connection_lists_its_frames_in_order(page, dashboard_server):
+    token = unique_token()
+    assert push(dashboard_server, token, '{"aps":{"alert":"frames"}}') == 200
+    show(page, "connections")
+    WebDriverWait(page, 2).until(lambda d: texts(d, "tr.connection"))
+    newest = page.execute_script(
+        "const rows = Array.from(document.querySelectorAll('tr.connection'));"
+        "const row = rows.reduce((a, b) => Number(a.dataset.connection) > Number(b.dataset.connection) ? a : b);"
+        "return row.innerText;")
+    assert "TLS" in newest and "h2" in newest
+    assert "certificate" in newest  # the client certificate's subject names the provider
+    snap(page, "connections")
+    page.execute_script(
+        "const rows = Array.from(document.querySelectorAll('tr.connection'));"
+        "rows.reduce((a, b) => Number(a.dataset.connection) > Number(b.dataset.connection) ? a : b).click();")
+    WebDriverWait(page, 3).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#detail-body tr.frame"))
+    types = [cell.text for cell in page.find_elements(By.CSS_SELECTOR, "#detail-body td.frame-type")]
+    assert "HEADERS" in types and "DATA" in types, types
+    assert types.index("HEADERS") < types.index("DATA")  # the request's HEADERS come before its DATA
+    snap(page, "connection-frames")
+    close_detail(page)
+
+
+def test_diagnoses_explain_provider_mistakes(page, dashboard_server):
+    push(dashboard_server, unique_token(), "this is not json")  # answered as Apple would; the journal notes the mistake
+    show(page, "diagnoses")
+    WebDriverWait(page, 1.0, poll_frequency=0.05).until(
+        lambda d: "http2.payload-not-json" in d.find_element(By.ID, "diagnoses").text)
+    snap(page, "diagnoses")
+
+
+def test_a_broken_scenario_is_refused_at_its_line(page):
+    show(page, "scenario")
+    WebDriverWait(page, 3).until(lambda d: "Active scenario" in d.find_element(By.ID, "scenario-summary").text)
+    broken = '{\n  "name": "broken",\n  "rules": [ oops ]\n}\n'
+    area = page.find_element(By.ID, "scenario-text")
+    page.execute_script("arguments[0].value = arguments[1]", area, broken)
+    page.find_element(By.ID, "scenario-replace").click()
+    error = WebDriverWait(page, 3).until(lambda d: d.find_element(By.ID, "scenario-error") if d.find_element(By.ID, "scenario-error").is_displayed() else None)
+    assert error.text.startswith("Line 3, column"), error.text
+    marked = page.find_element(By.CSS_SELECTOR, "#scenario-excerpt .at").text
+    assert '"rules": [ oops ]' in marked
+    snap(page, "scenario-error")
+
+
+def test_devices_and_the_clock_are_driven_from_the_page(page, dashboard_server):
+    token = unique_token()
+    show(page, "devices")
+    page.find_element(By.CSS_SELECTOR, '#device-form input[name="token"]').send_keys(token)
+    page.find_element(By.CSS_SELECTOR, '#device-form button[data-action="unregister"]').click()
+    WebDriverWait(page, 3).until(lambda d: "unregisteredSince" in d.find_element(By.ID, "devices-result").text)
+    assert push(dashboard_server, token, '{"aps":{"alert":"gone"}}') == 410
+    page.find_element(By.CSS_SELECTOR, '#device-form button[data-action="reactivate"]').click()
+    WebDriverWait(page, 3).until(lambda d: "reactivated" in d.find_element(By.ID, "devices-result").text)
+    assert push(dashboard_server, token, '{"aps":{"alert":"back"}}') == 200
+    page.find_element(By.CSS_SELECTOR, '#device-form button[data-action="feedback"]').click()
+    WebDriverWait(page, 3).until(lambda d: token in d.find_element(By.ID, "feedback").text)
+    page.find_element(By.CSS_SELECTOR, '#clock-form input[name="time"]').send_keys("2030-01-02T03:04:05Z")
+    page.find_element(By.CSS_SELECTOR, '#clock-form button[data-action="set"]').click()
+    WebDriverWait(page, 3).until(lambda d: d.find_element(By.ID, "clock-now").text.startswith("2030-01-02T03:04:05"))
+    page.find_element(By.CSS_SELECTOR, '#clock-form input[name="seconds"]').send_keys("3600")
+    page.find_element(By.CSS_SELECTOR, '#clock-form button[data-action="advance"]').click()
+    WebDriverWait(page, 3).until(lambda d: d.find_element(By.ID, "clock-now").text.startswith("2030-01-02T04:04:05"))
+    page.find_element(By.CSS_SELECTOR, '#clock-form button[data-action="resume"]').click()
+    WebDriverWait(page, 3).until(lambda d: "real time" in d.find_element(By.ID, "clock-mode").text)
+    snap(page, "devices")
+    show(page, "notifications")
+    wait_text(page, ".refusal", "Unregistered", "410")
+
+
+def test_a_legacy_connection_shows_its_frames_as_marked_hex(page, dashboard_server):
+    if "gateway" not in dashboard_server.ports:
+        pytest.skip("this build has no legacy listeners")
+    from test_legacy import frame, s_client
+
+    token = unique_token()
+    # One good command-2 notification, then one with a 16-byte token: status 5 and a close.
+    s_client(dashboard_server.ports["gateway"], frame(bytes.fromhex(token), identifier=7) + frame(bytes(16), identifier=8))
+    wait_text(page, ".refusal", "legacy", timeout=3)
+    show(page, "connections")
+    wait_text(page, "h2", "legacy", timeout=3)
+    page.execute_script(
+        "const rows = Array.from(document.querySelectorAll('tr.connection')).filter(r => r.closest('table').previousElementSibling.innerText.startsWith('legacy'));"
+        "rows.reduce((a, b) => Number(a.dataset.connection) > Number(b.dataset.connection) ? a : b).click();")
+    WebDriverWait(page, 3).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#detail-body tr.frame"))
+    frames = texts(page, "#detail-body tr.frame")
+    assert len(frames) == 2 and all("command 2" in text for text in frames), frames
+    # The good frame: the fields the server read from it.
+    assert f"device token: {token}" in frames[0] and "identifier: 7" in frames[0], frames[0]
+    # The malformed one: its bytes as hex with the fields marked, and what was wrong.
+    fields = page.execute_script(
+        "return Array.from(document.querySelectorAll('#detail-body tr.frame')[1].querySelectorAll('.hex .field'), f => f.title)")
+    assert fields[:4] == ["command", "frame length", "item id", "item length"], fields
+    assert "device token" in fields, fields
+    assert "token" in frames[1].lower(), frames[1]
+    snap(page, "legacy-frames")
+    close_detail(page)

@@ -1,0 +1,58 @@
+import Foundation
+import MockAPNs
+import MockAPNsCore
+import XCTest
+
+/// The dashboard's page and assets as the control API serves them.
+final class DashboardTests: XCTestCase {
+    private var server: MockAPNsServer!
+    private var ports: BoundPorts!
+
+    override func setUp() async throws {
+        (server, ports) = try await TestServer.start { $0.control.port = 0 }
+    }
+
+    override func tearDown() async throws {
+        try await server?.shutdown()
+    }
+
+    private func get(_ path: String) throws -> (status: Int, contentType: String, body: String) {
+        let result = try ProcessRunner.run(
+            "curl", ["-sS", "-w", "\n%{http_code} %{content_type}", "http://127.0.0.1:\(ports.control ?? 0)\(path)"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        var lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        let trailer = lines.removeLast().split(separator: " ", maxSplits: 1)
+        return (Int(trailer.first ?? "") ?? -1, trailer.count > 1 ? String(trailer[1]) : "", lines.joined(separator: "\n"))
+    }
+
+    func testThePageAndItsAssetsAreServedFromTheBinary() throws {
+        let page = try get("/")
+        XCTAssertEqual(page.status, 200)
+        XCTAssertTrue(page.contentType.hasPrefix("text/html"), page.contentType)
+        XCTAssertTrue(page.body.contains(#"<script src="/dashboard/app.js">"#))
+        XCTAssertTrue(page.body.contains(#"href="/dashboard/style.css""#))
+        let script = try get("/dashboard/app.js")
+        XCTAssertEqual(script.status, 200)
+        XCTAssertTrue(script.contentType.hasPrefix("text/javascript"), script.contentType)
+        XCTAssertTrue(script.body.contains("/v1/events/stream"))
+        let style = try get("/dashboard/style.css")
+        XCTAssertEqual(style.status, 200)
+        XCTAssertTrue(style.contentType.hasPrefix("text/css"), style.contentType)
+        // Nothing is fetched from elsewhere: no CDN, no absolute URLs.
+        for asset in [page.body, script.body, style.body] {
+            XCTAssertFalse(asset.contains("http://") || asset.contains("https://") || asset.contains("//cdn"))
+        }
+    }
+
+    func testReasonsCarryTheirStatusAndMeaning() throws {
+        let reply = try get("/v1/reasons")
+        XCTAssertEqual(reply.status, 200)
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(reply.body.utf8)) as? [String: Any])
+        let reasons = try XCTUnwrap(json["reasons"] as? [[String: Any]])
+        XCTAssertEqual(reasons.count, Reason.allCases.count)
+        let unregistered = try XCTUnwrap(reasons.first { $0["reason"] as? String == "Unregistered" })
+        XCTAssertEqual(unregistered["status"] as? Int, 410)
+        XCTAssertTrue((unregistered["meaning"] as? String ?? "").contains("no longer active"))
+        XCTAssertTrue(reasons.allSatisfy { !($0["meaning"] as? String ?? "").isEmpty })
+    }
+}

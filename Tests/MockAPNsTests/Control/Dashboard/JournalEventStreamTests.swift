@@ -1,0 +1,177 @@
+import Foundation
+@testable import MockAPNs
+import MockAPNsCore
+import XCTest
+
+/// `GET /v1/events/stream` over real sockets: live delivery, resume from `Last-Event-ID`,
+/// and the "skipped" notice when a reader's buffer overflows.
+final class JournalEventStreamTests: XCTestCase {
+    private var server: MockAPNsServer!
+    private var ports: BoundPorts!
+
+    override func setUp() async throws {
+        (server, ports) = try await TestServer.start { $0.control.port = 0 }
+    }
+
+    override func tearDown() async throws {
+        try await server?.shutdown()
+    }
+
+    private var controlPort: Int { ports.control ?? 0 }
+
+    private func push(_ number: Int, token: String = Fixtures.token) throws {
+        let response = try CurlClient(port: ports.http2).send(
+            path: "/3/device/\(token)", headers: [("apns-topic", "com.example.app")],
+            body: #"{"aps":{"alert":{"title":"Hello","body":"message \#(number)"}}}"#)
+        XCTAssertEqual(response.status, 200)
+    }
+
+    private func json(_ message: EventStreamClient.Message) throws -> [String: Any] {
+        try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(message.data.utf8)) as? [String: Any])
+    }
+
+    func testEventsArriveAsTheyAreRecorded() throws {
+        let stream = try EventStreamClient(port: controlPort, path: "/v1/events/stream?type=notification")
+        XCTAssertEqual(try stream.status(), 200)
+        XCTAssertTrue(stream.head.lowercased().contains("content-type: text/event-stream"), stream.head)
+        try push(1)
+        let message = try stream.next()
+        let event = try json(message)
+        XCTAssertEqual(event["type"] as? String, "notification")
+        XCTAssertEqual(message.id, (event["seq"] as? Int).map(String.init))
+        let record = try XCTUnwrap(event["notification"] as? [String: Any])
+        XCTAssertEqual(record["deviceToken"] as? String, Fixtures.token)
+        XCTAssertEqual(record["payload"] as? String, #"{"aps":{"alert":{"title":"Hello","body":"message 1"}}}"#)
+    }
+
+    func testUnfilteredStreamCarriesConnectionsAndFrames() throws {
+        let stream = try EventStreamClient(port: controlPort, path: "/v1/events/stream")
+        try push(1)
+        var types: [String] = []
+        while !types.contains("notification") {
+            types.append(try json(try stream.next())["type"] as? String ?? "?")
+        }
+        XCTAssertEqual(types.first, "connectionOpened")
+        XCTAssertTrue(types.contains("tlsEstablished"), "\(types)")
+        XCTAssertTrue(types.contains("http2Frame"), "\(types)")
+    }
+
+    func testAReconnectingReaderResumesAfterTheLastEventID() throws {
+        for number in 1...3 { try push(number) }
+        let first = try EventStreamClient(port: controlPort, path: "/v1/events/stream?type=notification&after=0")
+        let seen = try first.next(3)
+        first.close()
+        let lastID = try XCTUnwrap(seen.last?.id)
+        for number in 4...5 { try push(number) }
+        // A browser reconnects to the same address and names the last event it saw.
+        let again = try EventStreamClient(
+            port: controlPort, path: "/v1/events/stream?type=notification&after=0", headers: ["Last-Event-ID": lastID])
+        let resumed = try again.next(2)
+        let bodies = try resumed.map { message -> String in
+            let record = try XCTUnwrap(try json(message)["notification"] as? [String: Any])
+            return try XCTUnwrap(record["payload"] as? String)
+        }
+        XCTAssertEqual(bodies.map { $0.contains("message 4") }, [true, false])
+        XCTAssertEqual(bodies.map { $0.contains("message 5") }, [false, true])
+        XCTAssertTrue(resumed.allSatisfy { (UInt64($0.id ?? "") ?? 0) > (UInt64(lastID) ?? .max) })
+        // Nothing older is replayed: the next thing on the stream is new.
+        try push(6)
+        let next = try json(try again.next())
+        XCTAssertTrue(((next["notification"] as? [String: Any])?["payload"] as? String ?? "").contains("message 6"))
+    }
+
+    func testAnOverflowingBufferDropsTheOldestAndSaysHowMany() throws {
+        for number in 1...5 { try push(number) }
+        let stream = try EventStreamClient(port: controlPort, path: "/v1/events/stream?type=notification&after=0&buffer=2")
+        let notice = try stream.next()
+        XCTAssertEqual(notice.event, "skipped")
+        XCTAssertEqual(try json(notice)["skipped"] as? Int, 3)
+        let kept = try stream.next(2).map { message -> String in
+            ((try? json(message))?["notification"] as? [String: Any])?["payload"] as? String ?? ""
+        }
+        XCTAssertTrue(kept[0].contains("message 4"), kept[0])
+        XCTAssertTrue(kept[1].contains("message 5"), kept[1])
+    }
+
+    func testBadStreamParametersAreRefused() throws {
+        let cases: [(String, [String: String], String)] = [
+            ("/v1/events/stream?type=nope", [:], "type"),
+            ("/v1/events/stream?buffer=0", [:], "buffer"),
+            ("/v1/events/stream?after=-1", [:], "after"),
+            ("/v1/events/stream?since=3", [:], "since"),
+            ("/v1/events/stream", ["Last-Event-ID": "abc"], "Last-Event-ID"),
+        ]
+        for (path, headers, parameter) in cases {
+            let stream = try EventStreamClient(port: controlPort, path: path, headers: headers)
+            XCTAssertEqual(try stream.status(), 400, path)
+            let body = stream.bufferedBody()
+            XCTAssertTrue(body.contains("\"parameter\":\"\(parameter)\""), "\(path): \(body)")
+        }
+    }
+}
+
+/// The subscription's bounded buffer on its own.
+final class JournalSubscriptionTests: XCTestCase {
+    private func event(_ sequence: UInt64, _ kind: JournalEventKind = .fault(description: "x")) -> JournalEvent {
+        JournalEvent(sequence: sequence, wallTimeMilliseconds: 0, monotonicNanoseconds: 0, connectionID: 1, streamID: nil, kind: kind)
+    }
+
+    func testKeepsTheNewestAndCountsTheDropped() async {
+        let subscription = JournalSubscription(capacity: 3, kinds: nil)
+        for sequence in 1...7 { subscription.receive(event(UInt64(sequence))) }
+        let batch = await subscription.next(timeout: .seconds(5))
+        XCTAssertEqual(batch.skipped, 4)
+        XCTAssertEqual(batch.events.map(\.sequence), [5, 6, 7])
+        subscription.receive(event(8))
+        let after = await subscription.next(timeout: .seconds(5))
+        XCTAssertEqual(after.skipped, 0)
+        XCTAssertEqual(after.events.map(\.sequence), [8])
+    }
+
+    func testKindBitsFollowTheKindNames() {
+        let samples: [JournalEventKind] = [
+            .connectionOpened(transport: .http2, peer: nil), .connectionClosed(transport: .http2, closedBy: .client, reason: nil),
+            .fault(description: ""), .feedbackTuple(deviceToken: "", timestampMilliseconds: 0), .diagnosis(code: "", message: ""),
+        ]
+        for kind in samples {
+            let index = JournalEventKind.allNames.firstIndex(of: kind.name) ?? -1
+            XCTAssertEqual(JournalSubscription.bit(kind), 1 << UInt32(index), kind.name)
+        }
+    }
+
+    func testOnlyWantedKindsAreKept() async {
+        let subscription = JournalSubscription(capacity: 10, kinds: ["diagnosis"])
+        subscription.receive(event(1))
+        subscription.receive(event(2, .diagnosis(code: "c", message: "m")))
+        let batch = await subscription.next(timeout: .seconds(5))
+        XCTAssertEqual(batch.events.map(\.sequence), [2])
+    }
+
+    func testAWaitingReaderIsWokenByTheNextEventAndTimesOutEmpty() async {
+        let subscription = JournalSubscription(capacity: 10, kinds: nil)
+        let empty = await subscription.next(timeout: .milliseconds(20))
+        XCTAssertTrue(empty.events.isEmpty)
+        async let woken = subscription.next(timeout: .seconds(30))
+        subscription.receive(event(1))
+        // Either the event was there before the wait began or it woke the wait.
+        let batch = await woken
+        XCTAssertEqual(batch.events.map(\.sequence), [1])
+    }
+
+    func testABacklogGoesBeforeLiveEventsWithinTheBound() async {
+        let subscription = JournalSubscription(capacity: 3, kinds: nil)
+        subscription.receive(event(5))
+        subscription.prepend([event(1), event(2), event(3), event(4), event(5)])
+        let batch = await subscription.next(timeout: .seconds(5))
+        XCTAssertEqual(batch.events.map(\.sequence), [3, 4, 5])
+        XCTAssertEqual(batch.skipped, 2)
+    }
+
+    func testAClosedSubscriptionGathersNothing() async {
+        let subscription = JournalSubscription(capacity: 3, kinds: nil)
+        subscription.close()
+        subscription.receive(event(1))
+        let batch = await subscription.next(timeout: .seconds(5))
+        XCTAssertTrue(batch.events.isEmpty)
+    }
+}
