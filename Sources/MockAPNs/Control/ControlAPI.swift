@@ -148,18 +148,8 @@ struct ControlAPI: Sendable {
 
     private func events(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
         let query = try ControlQuery(request, allowed: ["type", "connection", "stream", "protocol", "after", "limit", "wait", "channel"])
-        var kinds: Set<String>?
-        if let types = try query.string("type") {
-            let names = Set(types.split(separator: ",").map(String.init))
-            if let unknown = names.first(where: { !JournalEventKind.allNames.contains($0) }) {
-                throw ControlAPIError(
-                    "unknown event type \"\(unknown)\"; known: \(JournalEventKind.allNames.joined(separator: ", "))",
-                    parameter: "type")
-            }
-            kinds = names
-        }
         let filter = JournalEventFilter(
-            kinds: kinds,
+            kinds: try query.eventKinds(),
             connectionID: try query.integer("connection", in: 1...UInt64.max),
             streamID: try query.integer("stream", in: 0...Int32.max),
             afterSequence: try query.integer("after", in: 0...UInt64.max),

@@ -84,3 +84,18 @@ struct ControlQuery {
         try integer("limit", in: 1...100_000) ?? 1_000
     }
 }
+
+extension ControlQuery {
+    /// `type=notification,diagnosis`: the event kinds named, each one the journal knows
+    /// (`nil`: the parameter is absent, so every kind).
+    func eventKinds() throws(ControlAPIError) -> Set<String>? {
+        guard let types = try string("type") else { return nil }
+        let names = Set(types.split(separator: ",").map(String.init))
+        if let unknown = names.first(where: { !JournalEventKind.allNames.contains($0) }) {
+            throw ControlAPIError(
+                "unknown event type \"\(unknown)\"; known: \(JournalEventKind.allNames.joined(separator: ", "))",
+                parameter: "type")
+        }
+        return names
+    }
+}

@@ -96,7 +96,7 @@ final class ControlOpenAPITests: XCTestCase {
             let concrete = path.replacingOccurrences(of: "{token}", with: token).replacingOccurrences(of: "{id}", with: channel)
             let url = "http://127.0.0.1:\(ports.control ?? 0)\(concrete)"
             for method in methods {
-                let result = try ProcessRunner.run("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "-X", method, url])
+                let result = try ProcessRunner.run("curl", ["-sS", "--max-time", "3", "-o", "/dev/null", "-w", "%{http_code}", "-X", method, url])
                 XCTAssertFalse(["404", "405"].contains(result.stdout), "\(method) \(path): \(result.stdout)")
             }
             let trace = try ProcessRunner.run("curl", ["-sS", "-i", "-X", "TRACE", url]).stdout

@@ -24,7 +24,7 @@ struct JournalEventStream: Sendable {
 
     func response(_ request: Request) throws(ControlAPIError) -> Response {
         let query = try ControlQuery(request, allowed: Self.parameters)
-        let kinds = try Self.kinds(query)
+        let kinds = try query.eventKinds()
         let capacity = try query.integer("buffer", in: 1...100_000) ?? Self.defaultBuffer
         var after = try query.integer("after", in: 0...UInt64.max)
         if let lastID = request.headers.first(where: { $0.name.canonicalName == "last-event-id" })?.value, !lastID.isEmpty {
@@ -78,16 +78,5 @@ struct JournalEventStream: Sendable {
             }
             try await writer.finish(nil)
         })
-    }
-
-    private static func kinds(_ query: ControlQuery) throws(ControlAPIError) -> Set<String>? {
-        guard let types = try query.string("type") else { return nil }
-        let names = Set(types.split(separator: ",").map(String.init))
-        if let unknown = names.first(where: { !JournalEventKind.allNames.contains($0) }) {
-            throw ControlAPIError(
-                "unknown event type \"\(unknown)\"; known: \(JournalEventKind.allNames.joined(separator: ", "))",
-                parameter: "type")
-        }
-        return names
     }
 }
