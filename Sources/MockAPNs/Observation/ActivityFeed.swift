@@ -7,6 +7,11 @@ import Synchronization
 final class ActivityFeed: JournalSink {
     private let pending = Mutex<[JournalEvent]>([])
 
+    /// No frames, no diagnoses: the journal skips this sink for them entirely.
+    let wantedKinds: UInt32 = JournalEventKind.bits(named: [
+        "notification", "broadcast", "channelOperation", "connectionOpened", "connectionClosed", "tlsEstablished", "tlsFailed",
+    ])
+
     func receive(_ event: JournalEvent) {
         switch event.kind {
         case .notification, .broadcast, .channelOperation, .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed:

@@ -13,7 +13,15 @@ import Darwin
 /// (one at a time, so in order), so it should only hand the event over (append it to a
 /// buffer), never encode or write.
 public protocol JournalSink: AnyObject, Sendable {
+    /// The kinds of event this sink wants, as `JournalEventKind.bit` values ORed together;
+    /// the journal hands over only those, so a sink that wants no frames costs the hot path
+    /// nothing per frame. The default is every kind.
+    var wantedKinds: UInt32 { get }
     func receive(_ event: JournalEvent)
+}
+
+extension JournalSink {
+    public var wantedKinds: UInt32 { JournalEventKind.allBits }
 }
 
 /// How a journal behaves.
@@ -68,6 +76,8 @@ public final class Journal: Sendable {
         /// The transport of each connection seen, for filtering events by protocol.
         var transports: [UInt64: Transport] = [:]
         var sinks: [any JournalSink] = []
+        /// Every kind some sink wants (`JournalEventKind.bit`).
+        var sinkKinds: UInt32 = 0
         /// Events recorded but not yet handed to the sinks.
         var sinkBacklog: [JournalEvent] = []
         /// Whether a recording thread is handing the backlog to the sinks right now.
@@ -91,12 +101,18 @@ public final class Journal: Sendable {
 
     /// Adds a sink that receives every event from now on.
     public func addSink(_ sink: any JournalSink) {
-        state.withLock { $0.sinks.append(sink) }
+        state.withLock { state in
+            state.sinks.append(sink)
+            state.sinkKinds |= sink.wantedKinds
+        }
     }
 
     /// Stops giving events to `sink` (a live reader that went away).
     public func removeSink(_ sink: any JournalSink) {
-        state.withLock { $0.sinks.removeAll { $0 === sink } }
+        state.withLock { state in
+            state.sinks.removeAll { $0 === sink }
+            state.sinkKinds = state.sinks.reduce(0) { $0 | $1.wantedKinds }
+        }
     }
 
     // MARK: Recording
@@ -120,7 +136,7 @@ public final class Journal: Sendable {
             )
             state.ring.append(event)
             var delivers = false
-            if !state.sinks.isEmpty {
+            if state.sinkKinds & kind.bit != 0 {
                 state.sinkBacklog.append(event)
                 if !state.deliveringToSinks {
                     state.deliveringToSinks = true
@@ -152,7 +168,8 @@ public final class Journal: Sendable {
             }
             if batch.isEmpty { return }
             for event in batch {
-                for sink in sinks { sink.receive(event) }
+                let bit = event.kind.bit
+                for sink in sinks where sink.wantedKinds & bit != 0 { sink.receive(event) }
             }
         }
     }

@@ -85,6 +85,37 @@ public enum JournalEventKind: Sendable, Equatable {
         }
     }
 
+    /// One bit per kind, at the kind's place in `allNames` (a test checks the two agree):
+    /// the journal's sinks say which kinds they want with these.
+    public var bit: UInt32 {
+        switch self {
+        case .connectionOpened: 1 << 0
+        case .connectionClosed: 1 << 1
+        case .tlsEstablished: 1 << 2
+        case .tlsFailed: 1 << 3
+        case .http2Frame: 1 << 4
+        case .legacyFrame: 1 << 5
+        case .notification: 1 << 6
+        case .fault: 1 << 7
+        case .feedbackTuple: 1 << 8
+        case .diagnosis: 1 << 9
+        case .broadcast: 1 << 10
+        case .channelOperation: 1 << 11
+        }
+    }
+
+    /// Every kind's bit.
+    public static let allBits: UInt32 = (1 << UInt32(allNames.count)) - 1
+
+    /// The bits of the kinds named (names from `allNames`; unknown names add nothing).
+    public static func bits(named names: some Sequence<String>) -> UInt32 {
+        var bits: UInt32 = 0
+        for name in names {
+            if let index = allNames.firstIndex(of: name) { bits |= 1 << UInt32(index) }
+        }
+        return bits
+    }
+
     /// Every name `name` can take.
     public static let allNames: [String] = [
         "connectionOpened", "connectionClosed", "tlsEstablished", "tlsFailed", "http2Frame",

@@ -117,4 +117,25 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(record.payloadLength, 100_000)
         XCTAssertTrue(JournalJSON.encode(record).contains(#""payloadTruncated":true"#))
     }
+
+    func testASinkReceivesOnlyTheKindsItWants() {
+        final class FaultsOnly: JournalSink, @unchecked Sendable {
+            let wantedKinds = JournalEventKind.bits(named: ["fault"])
+            var received: [String] = []
+            func receive(_ event: JournalEvent) { received.append(event.kind.name) }
+        }
+        let journal = Journal()
+        let sink = FaultsOnly()
+        journal.addSink(sink)
+        journal.record(.diagnosis(code: "c", message: "m"))
+        journal.record(.fault(description: "f"))
+        journal.record(.feedbackTuple(deviceToken: "ab", timestampMilliseconds: 0))
+        XCTAssertEqual(sink.received, ["fault"])
+        XCTAssertEqual(journal.statistics.lastSequence, 3, "every event is still journaled")
+    }
+
+    func testKindBitsFollowTheKindNamesAndCoverEveryKind() {
+        XCTAssertEqual(JournalEventKind.bits(named: JournalEventKind.allNames), JournalEventKind.allBits)
+        XCTAssertEqual(JournalEventKind.bits(named: ["fault", "nonsense"]), JournalEventKind.fault(description: "").bit)
+    }
 }

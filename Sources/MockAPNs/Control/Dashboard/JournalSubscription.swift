@@ -29,44 +29,21 @@ final class JournalSubscription: JournalSink, Sendable {
     }
 
     private let state = Mutex(State())
-    /// `kinds` as bits of `bit(_:)`.
-    private let wanted: UInt32
+    /// `kinds` as `JournalEventKind.bit` values: the journal hands over only these.
+    let wantedKinds: UInt32
 
     init(capacity: Int, kinds: Set<String>?) {
         precondition(capacity > 0, "a subscription holds at least one event")
         self.capacity = capacity
         self.kinds = kinds
-        var wanted: UInt32 = 0
-        for (index, name) in JournalEventKind.allNames.enumerated() where kinds?.contains(name) ?? true {
-            wanted |= 1 << UInt32(index)
-        }
-        self.wanted = wanted
-    }
-
-    /// One bit per event kind, at the kind's place in `JournalEventKind.allNames`
-    /// (a test checks the two agree).
-    static func bit(_ kind: JournalEventKind) -> UInt32 {
-        switch kind {
-        case .connectionOpened: 1 << 0
-        case .connectionClosed: 1 << 1
-        case .tlsEstablished: 1 << 2
-        case .tlsFailed: 1 << 3
-        case .http2Frame: 1 << 4
-        case .legacyFrame: 1 << 5
-        case .notification: 1 << 6
-        case .fault: 1 << 7
-        case .feedbackTuple: 1 << 8
-        case .diagnosis: 1 << 9
-        case .broadcast: 1 << 10
-        case .channelOperation: 1 << 11
-        }
+        self.wantedKinds = kinds.map { JournalEventKind.bits(named: $0) } ?? JournalEventKind.allBits
     }
 
     /// Called by the journal for every event, in order: append, drop the oldest when full, wake the reader.
     /// Waking only schedules the reader's task; none of its code runs here.
     func receive(_ event: JournalEvent) {
-        // A bit test, not a string lookup: this runs for every event the server records.
-        guard wanted & Self.bit(event.kind) != 0 else { return }
+        // The journal hands over only wanted kinds; a bit test, not a string lookup, all the same.
+        guard wantedKinds & event.kind.bit != 0 else { return }
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard !state.closed else { return nil }
             Self.append(event, to: &state, capacity: capacity)

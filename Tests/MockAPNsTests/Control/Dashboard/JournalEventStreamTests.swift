@@ -135,7 +135,7 @@ final class JournalSubscriptionTests: XCTestCase {
         ]
         for kind in samples {
             let index = JournalEventKind.allNames.firstIndex(of: kind.name) ?? -1
-            XCTAssertEqual(JournalSubscription.bit(kind), 1 << UInt32(index), kind.name)
+            XCTAssertEqual(kind.bit, 1 << UInt32(index), kind.name)
         }
     }
 
