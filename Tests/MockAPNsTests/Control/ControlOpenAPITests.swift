@@ -84,18 +84,20 @@ final class ControlOpenAPITests: XCTestCase {
             methodsByPath[parts[1], default: []].insert(parts[0])
         }
         let token = String(repeating: "ab", count: 32)
-        // A channel that exists, so deleting it reaches the handler's success path.
         let channel = "AAAAAAAAAAAAAAAAAAAAAA=="
-        let created = try ProcessRunner.run("curl", [
-            "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H", "content-type: application/json",
-            "--data-binary", #"{"bundleId": "com.example.app", "id": "\#(channel)"}"#,
-            "http://127.0.0.1:\(ports.control ?? 0)/v1/channels",
-        ])
-        XCTAssertEqual(created.stdout, "201")
         for (path, methods) in methodsByPath {
             let concrete = path.replacingOccurrences(of: "{token}", with: token).replacingOccurrences(of: "{id}", with: channel)
             let url = "http://127.0.0.1:\(ports.control ?? 0)\(concrete)"
             for method in methods {
+                if path.contains("{id}") {
+                    // A channel that exists (POST /v1/reset may have run), so deleting it reaches the handler.
+                    let created = try ProcessRunner.run("curl", [
+                        "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H", "content-type: application/json",
+                        "--data-binary", #"{"bundleId": "com.example.app", "id": "\#(channel)"}"#,
+                        "http://127.0.0.1:\(ports.control ?? 0)/v1/channels",
+                    ])
+                    XCTAssertEqual(created.stdout, "201")
+                }
                 let result = try ProcessRunner.run("curl", ["-sS", "--max-time", "3", "-o", "/dev/null", "-w", "%{http_code}", "-X", method, url])
                 XCTAssertFalse(["404", "405"].contains(result.stdout), "\(method) \(path): \(result.stdout)")
             }
