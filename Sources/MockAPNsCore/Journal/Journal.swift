@@ -80,6 +80,8 @@ public final class Journal: Sendable {
         var sinkKinds: UInt32 = 0
         /// Events recorded but not yet handed to the sinks.
         var sinkBacklog: [JournalEvent] = []
+        /// An empty buffer with capacity, swapped in for `sinkBacklog` when a batch is taken.
+        var spareSinkBacklog: [JournalEvent] = []
         /// Whether a recording thread is handing the backlog to the sinks right now.
         var deliveringToSinks = false
         /// Readers parked until the next event is recorded (or their wait ends). Only
@@ -157,20 +159,27 @@ public final class Journal: Sendable {
     /// Hands the backlog to the sinks, outside the lock, until it is empty. Only one thread
     /// delivers at a time, so sinks see events in sequence order.
     private func deliverToSinks() {
+        var batch: [JournalEvent] = []
         while true {
-            let (batch, sinks): ([JournalEvent], [any JournalSink]) = state.withLock { state in
+            let sinks: [any JournalSink]? = state.withLock { state in
+                // The emptied batch goes back as the spare, so its storage is used again
+                // rather than a new buffer allocated for every delivery.
+                if batch.capacity > 0 { state.spareSinkBacklog = batch }
                 guard !state.sinkBacklog.isEmpty else {
                     state.deliveringToSinks = false
-                    return ([], [])
+                    return nil
                 }
-                defer { state.sinkBacklog.removeAll(keepingCapacity: true) }
-                return (state.sinkBacklog, state.sinks)
+                batch = state.sinkBacklog
+                state.sinkBacklog = state.spareSinkBacklog
+                state.spareSinkBacklog = []
+                return state.sinks
             }
-            if batch.isEmpty { return }
+            guard let sinks else { return }
             for event in batch {
                 let bit = event.kind.bit
                 for sink in sinks where sink.wantedKinds & bit != 0 { sink.receive(event) }
             }
+            batch.removeAll(keepingCapacity: true)
         }
     }
 
