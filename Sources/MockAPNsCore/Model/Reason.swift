@@ -100,7 +100,14 @@ public enum Reason: String, CaseIterable, Sendable, Hashable, Codable {
             return .invalidToken
         case .shutdown: return .shutdown
         case .internalServerError, .serviceUnavailable: return .processingError
-        default: return .unknown
+        case .badCollapseId, .badExpirationDate, .badMessageId, .badPriority, .duplicateHeaders,
+             .idleTimeout, .invalidPushType, .badChannelId, .cannotCreateChannelConfig,
+             .channelNotRegistered, .featureNotEnabled, .missingChannelId, .missingPushType, .topicMismatch,
+             .badMessageStoragePolicy, .badCertificate, .badCertificateEnvironment, .expiredProviderToken,
+             .forbidden, .invalidProviderToken, .missingProviderToken, .unrelatedKeyIdInToken,
+             .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken, .badPath, .methodNotAllowed,
+             .tooManyProviderTokenUpdates, .tooManyRequests:
+            return .unknown
         }
     }
 
@@ -114,7 +121,13 @@ public enum Reason: String, CaseIterable, Sendable, Hashable, Codable {
             return .retryAfterDelay
         case .internalServerError, .serviceUnavailable, .shutdown:
             return .retryLater
-        default:
+        case .badCollapseId, .badExpirationDate, .badMessageId, .badPriority, .badTopic, .duplicateHeaders,
+             .idleTimeout, .invalidPushType, .missingDeviceToken, .missingTopic, .payloadEmpty,
+             .topicDisallowed, .badChannelId, .cannotCreateChannelConfig, .channelNotRegistered,
+             .featureNotEnabled, .missingChannelId, .missingPushType, .topicMismatch,
+             .badMessageStoragePolicy, .badCertificate, .badCertificateEnvironment, .expiredProviderToken,
+             .invalidProviderToken, .missingProviderToken, .unrelatedKeyIdInToken,
+             .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken, .badPath, .methodNotAllowed:
             return .fixRequest
         }
     }
