@@ -129,27 +129,29 @@ final class ServerMetrics: Sendable {
     }
 
     private func counter(_ state: inout State, _ name: String, _ labels: [(String, String)]) -> CoreMetrics.Counter {
-        let key = Self.key(name, labels)
-        if let known = state.counters[key] { return known }
-        let made = CoreMetrics.Counter(label: name, dimensions: labels, factory: factory)
-        state.counters[key] = made
-        return made
+        Self.made(in: &state.counters, Self.key(name, labels)) {
+            CoreMetrics.Counter(label: name, dimensions: labels, factory: factory)
+        }
     }
 
     private func gauge(_ state: inout State, _ name: String, _ labels: [(String, String)]) -> CoreMetrics.Meter {
-        let key = Self.key(name, labels)
-        if let known = state.gauges[key] { return known }
-        let made = CoreMetrics.Meter(label: name, dimensions: labels, factory: factory)
-        state.gauges[key] = made
-        return made
+        Self.made(in: &state.gauges, Self.key(name, labels)) {
+            CoreMetrics.Meter(label: name, dimensions: labels, factory: factory)
+        }
     }
 
     private func timer(_ state: inout State, _ name: String, _ labels: [(String, String)]) -> CoreMetrics.Timer {
-        let key = Self.key(name, labels)
-        if let known = state.timers[key] { return known }
-        let made = CoreMetrics.Timer(label: name, dimensions: labels, factory: factory)
-        state.timers[key] = made
-        return made
+        Self.made(in: &state.timers, Self.key(name, labels)) {
+            CoreMetrics.Timer(label: name, dimensions: labels, factory: factory)
+        }
+    }
+
+    /// The metric already made for `key`, or a new one, kept for next time.
+    private static func made<Metric>(in made: inout [String: Metric], _ key: String, _ make: () -> Metric) -> Metric {
+        if let known = made[key] { return known }
+        let metric = make()
+        made[key] = metric
+        return metric
     }
 
     private static func key(_ name: String, _ labels: [(String, String)]) -> String {

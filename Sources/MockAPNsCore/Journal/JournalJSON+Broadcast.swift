@@ -46,7 +46,8 @@ extension JournalJSON {
         writer.endObject()
     }
 
-    private static func write(_ authentication: JournalAuthentication, into writer: inout JSONWriter) {
+    /// `"authentication":{...}`, as notifications, broadcasts and channel operations carry it.
+    static func write(_ authentication: JournalAuthentication, into writer: inout JSONWriter) {
         writer.beginObject("authentication")
         writer.string("kind", authentication.kind)
         writer.string("teamId", authentication.teamID)

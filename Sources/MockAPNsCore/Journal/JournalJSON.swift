@@ -153,12 +153,7 @@ public enum JournalJSON {
             writer.string("payloadHex", hex(record.payload))
         }
         if record.payloadLength > record.payload.count { writer.bool("payloadTruncated", true) }
-        writer.beginObject("authentication")
-        writer.string("kind", record.authentication.kind)
-        writer.string("teamId", record.authentication.teamID)
-        writer.string("keyId", record.authentication.keyID)
-        writer.string("refusal", record.authentication.refusal?.rawValue)
-        writer.endObject()
+        write(record.authentication, into: &writer)
         writer.bool("accepted", record.accepted)
         writer.integer("status", record.status)
         writer.string("reason", record.reason?.rawValue)
