@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CA, CERTS, REPO, TOPIC, Server, run, unique_token
+from conftest import CA, CERTS, REPO, TOPIC, Server, provider_token, run, unique_token
 
 selenium = pytest.importorskip("selenium")
 from selenium import webdriver  # noqa: E402
@@ -249,4 +249,36 @@ def test_a_legacy_connection_shows_its_frames_as_marked_hex(page, dashboard_serv
     assert "device token" in fields, fields
     assert "token" in frames[1].lower(), frames[1]
     snap(page, "legacy-frames")
+    close_detail(page)
+
+
+def test_broadcasts_and_channel_requests_appear_with_their_channel(page, dashboard_server):
+    from test_broadcast import CREATE, curl
+
+    # Another test here moves the server's clock; the provider token is issued by that clock.
+    now = dashboard_server.journal.get("/v1/clock")["millisecondsSince1970"] // 1000
+    bearer = [f"authorization: bearer {provider_token(issued_at=now)}"]
+    status, headers, body = curl(dashboard_server.manage, f"/1/apps/{TOPIC}/channels", body=CREATE, headers=bearer, auth=None)
+    assert status == 201, body
+    channel = headers["apns-channel-id"]
+    wait_text(page, ".compact.channel", "CHANNEL CREATE", TOPIC)
+    update = json.dumps({"aps": {"timestamp": 1700000000, "event": "update", "content-state": {"score": "3-2"},
+                                 "alert": {"title": "Score", "body": "Home 3, away 2"}}})
+    status, _, _ = curl(dashboard_server.http2, f"/4/broadcasts/apps/{TOPIC}", body=update,
+                        headers=[*bearer, f"apns-channel-id: {channel}", "apns-push-type: liveactivity"], auth=None)
+    assert status == 200
+    sent = time.monotonic()
+    text = wait_text(page, ".compact", "BROADCAST · LIVEACTIVITY", channel[:8])
+    assert time.monotonic() - sent <= 1.0
+    assert TOPIC in text, text
+    snap(page, "broadcast")
+    # A broadcast to a channel that does not exist is a refusal with Apple's reason.
+    status, _, _ = curl(dashboard_server.http2, f"/4/broadcasts/apps/{TOPIC}", body=update,
+                        headers=[*bearer, "apns-channel-id: bm9zdWNoY2hhbm5lbA==", "apns-push-type: liveactivity"], auth=None)
+    assert status == 400
+    refusal = wait_text(page, ".refusal", "ChannelNotRegistered")
+    assert "broadcast" in refusal and "channel" in refusal, refusal
+    click_text(page, ".compact", "BROADCAST · LIVEACTIVITY")
+    WebDriverWait(page, 3).until(lambda d: "Home 3, away 2" in d.find_element(By.ID, "detail-payload").text)
+    assert page.find_element(By.ID, "detail-title").text.startswith("Broadcast #")
     close_detail(page)

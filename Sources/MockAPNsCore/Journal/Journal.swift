@@ -41,6 +41,17 @@ public struct JournalOptions: Sendable, Equatable {
 }
 
 /// How full the journal is.
+/// What `Journal.tail(after:kinds:limit:)` found.
+public struct JournalTail: Sendable {
+    /// The newest matching events, oldest first.
+    public var events: [JournalEvent]
+    /// Matching events older than those, passed over, plus events pushed out of the journal
+    /// before they could be read.
+    public var skipped: UInt64
+    /// The newest sequence recorded when the journal was read: the next look starts after it.
+    public var lastSequence: UInt64
+}
+
 public struct JournalStatistics: Sendable, Equatable {
     /// Events held now.
     public var count: Int
@@ -215,6 +226,27 @@ public final class Journal: Sendable {
         }
     }
 
+    /// The newest `limit` events after `sequence` whose kind is among `kinds`
+    /// (`JournalEventKind.bit`s), oldest first, with how many were passed over: a live reader
+    /// that looks now and then gets the latest events and a count of what it missed, and the
+    /// writers pay nothing for it between looks.
+    public func tail(after sequence: UInt64, kinds: UInt32, limit: Int) -> JournalTail {
+        state.withLock { state in
+            var newestFirst: [JournalEvent] = []
+            var skipped: UInt64 = 0
+            state.ring.forEachNewestFirst(downTo: sequence) { event in
+                guard kinds & event.kind.bit != 0 else { return true }
+                if newestFirst.count < limit { newestFirst.append(event) } else { skipped += 1 }
+                return true
+            }
+            // Events pushed out of the ring before this look are missed too (of any kind).
+            if let oldest = state.ring.first?.sequence, oldest - 1 > sequence {
+                skipped += oldest - 1 - sequence
+            }
+            return JournalTail(events: newestFirst.reversed(), skipped: skipped, lastSequence: state.lastSequence)
+        }
+    }
+
     /// Forgets every event held. Sequence numbers go on from where they were.
     public func clear() {
         state.withLock { $0.ring.removeAll() }
@@ -259,18 +291,7 @@ public final class Journal: Sendable {
         count: Int, after: UInt64? = nil, timeout: Duration,
         where predicate: @escaping @Sendable (JournalEvent) -> Bool
     ) async -> [JournalEvent] {
-        let id = state.withLock { state -> UInt64 in
-            state.nextWaiterID += 1
-            return state.nextWaiterID
-        }
-        let ticket = WaitTicket()
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            ticket.end()
-            self?.wake(id)
-        }
-        defer { timer.cancel() }
-        return await withTaskCancellationHandler {
+        await withWaitTicket(timeout: timeout) { id, ticket in
             var found: [JournalEvent] = []
             var cursor = after ?? 0
             while true {
@@ -283,6 +304,37 @@ public final class Journal: Sendable {
                 guard !ticket.hasEnded else { return found }
                 await park(id, untilAfter: cursor, ticket: ticket)
             }
+        }
+    }
+
+    /// Waits until an event after `sequence` is recorded (returns at once if one already
+    /// is), or `timeout` passes. Returns the newest sequence recorded then.
+    @discardableResult
+    public func waitForRecord(after sequence: UInt64, timeout: Duration) async -> UInt64 {
+        await withWaitTicket(timeout: timeout) { id, ticket in
+            await park(id, untilAfter: sequence, ticket: ticket)
+        }
+        return state.withLock { $0.lastSequence }
+    }
+
+    /// Runs `body` with a fresh waiter id and a ticket that ends after `timeout` or on
+    /// cancellation, waking the waiter if it is parked then.
+    private func withWaitTicket<Result>(
+        timeout: Duration, _ body: (UInt64, WaitTicket) async -> Result
+    ) async -> Result {
+        let id = state.withLock { state -> UInt64 in
+            state.nextWaiterID += 1
+            return state.nextWaiterID
+        }
+        let ticket = WaitTicket()
+        let timer = Task { [weak self] in
+            try? await Task.sleep(for: timeout)
+            ticket.end()
+            self?.wake(id)
+        }
+        defer { timer.cancel() }
+        return await withTaskCancellationHandler {
+            await body(id, ticket)
         } onCancel: {
             ticket.end()
             wake(id)

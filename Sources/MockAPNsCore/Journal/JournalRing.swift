@@ -44,6 +44,18 @@ struct JournalRing: Sendable {
         }
     }
 
+    /// Calls `body` on each event whose sequence is above `after`, newest first, until it
+    /// returns `false`.
+    func forEachNewestFirst(downTo after: UInt64, _ body: (JournalEvent) -> Bool) {
+        let count = storage.count
+        var offset = count
+        while offset > 0 {
+            offset -= 1
+            let event = storage[(start + offset) % count]
+            guard event.sequence > after, body(event) else { return }
+        }
+    }
+
     /// The oldest event kept.
     var first: JournalEvent? { storage.isEmpty ? nil : storage[start] }
 

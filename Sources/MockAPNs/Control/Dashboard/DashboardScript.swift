@@ -45,7 +45,7 @@ function pretty(text) {
 // ---- State fed by the event stream ---------------------------------------------------------
 
 const state = {
-  notifications: [],              // notification events, oldest first
+  notifications: [],              // notification, broadcast and channel operation events, oldest first
   connections: new Map(),         // connection id -> summary
   diagnoses: [],                  // diagnosis and TLS failure events
   reasons: new Map(),             // reason -> Apple's meaning
@@ -63,16 +63,22 @@ function connection(id) {
   return state.connections.get(id);
 }
 
+// The record a push-like event carries: a notification to one device, a broadcast to a
+// channel, or a channel management request.
+const recordOf = (event) => event.notification || event.broadcast || event.channelOperation;
+
 function take(event) {
   state.lastSequence = Math.max(state.lastSequence, event.seq);
   switch (event.type) {
-    case "notification": {
+    case "notification":
+    case "broadcast":
+    case "channelOperation": {
       state.notifications.push(event);
       if (state.notifications.length > keep) state.notifications.shift();
       if (event.connection) {
         const summary = connection(event.connection);
-        const record = event.notification;
-        if (record.accepted) summary.accepted += 1; else summary.refused += 1;
+        const record = recordOf(event);
+        if (record.accepted || (event.type === "channelOperation" && record.status < 300)) summary.accepted += 1; else summary.refused += 1;
         const auth = record.authentication || {};
         if (auth.keyId) summary.identity = `token key ${auth.keyId}, team ${auth.teamId || "?"}`;
       }
@@ -108,7 +114,7 @@ function take(event) {
 
 // ---- Live stream ---------------------------------------------------------------------------
 
-const liveTypes = "notification,connectionOpened,connectionClosed,tlsEstablished,tlsFailed,diagnosis,fault,feedbackTuple";
+const liveTypes = "notification,broadcast,channelOperation,connectionOpened,connectionClosed,tlsEstablished,tlsFailed,diagnosis,fault,feedbackTuple";
 let source = null;
 let renderPending = false;
 
@@ -172,13 +178,14 @@ function matches(record, wanted) {
   if (wanted.token && !(record.deviceToken || "").toLowerCase().includes(wanted.token)) return false;
   if (wanted.topic && record.topic !== wanted.topic) return false;
   if (wanted.status && String(record.status) !== wanted.status) return false;
-  if (wanted.protocol && record.transport !== wanted.protocol) return false;
+  // Broadcasts and channel requests come only over HTTP/2.
+  if (wanted.protocol && (record.transport || "http2") !== wanted.protocol) return false;
   return true;
 }
 
 function renderNotifications() {
   const wanted = filters();
-  const shown = state.notifications.filter((event) => matches(event.notification, wanted)).slice(-300).reverse();
+  const shown = state.notifications.filter((event) => matches(recordOf(event), wanted)).slice(-300).reverse();
   $("notifications").replaceChildren(...shown.map(notificationCard));
   $("notifications-empty").hidden = shown.length > 0;
 }
@@ -188,23 +195,40 @@ function parsePayload(record) {
   try { return JSON.parse(record.payload); } catch (_) { return null; }
 }
 
+// Who a push went to, for a card's last line: a device token, or a broadcast channel.
+function destination(event, record) {
+  if (event.type === "notification") return shortToken(record.deviceToken);
+  return `channel ${shortToken(record.channelId)}`;
+}
+
 function notificationCard(event) {
-  const record = event.notification;
+  const record = recordOf(event);
   const open = () => showNotification(event);
+  if (event.type === "channelOperation") {
+    const refused = record.status >= 300;
+    return el("div", { class: `card compact channel${refused ? " refused" : ""}`, "data-seq": event.seq, onclick: open },
+      el("span", { class: "kind" }, `channel ${record.operation || "request"}`),
+      el("span", {}, record.bundleId || "(no bundle)"),
+      record.channelId && el("span", { class: "mono" }, shortToken(record.channelId)),
+      el("span", {}, refused ? `${record.status} ${record.reason || ""}` : String(record.status)),
+      el("span", {}, time(event.time)));
+  }
+  const kindLabel = event.type === "broadcast" ? "broadcast · " : "";
   if (!record.accepted) {
     const reason = record.reason || record.problem || "refused";
     return el("div", { class: "card refusal", "data-seq": event.seq, onclick: open },
       el("div", {}, el("span", { class: "status" }, record.status ?? record.legacyStatus ?? ""), el("span", { class: "reason" }, reason)),
       el("div", { class: "meaning" }, state.reasons.get(record.reason) || record.problem || ""),
-      el("div", { class: "meta" }, `${record.transport} · ${record.topic || "(no topic)"} · ${shortToken(record.deviceToken)} · ${time(event.time)}`));
+      el("div", { class: "meta" }, `${kindLabel}${record.transport || "http2"} · ${record.topic || "(no topic)"} · ${destination(event, record)} · ${time(event.time)}`));
   }
   const payload = parsePayload(record);
   const aps = (payload && payload.aps) || {};
   const pushType = record.pushType || "alert";
   if (pushType === "alert" && aps.alert !== undefined) {
     const alert = typeof aps.alert === "string" ? { body: aps.alert } : (aps.alert || {});
-    return el("div", { class: "card banner", "data-seq": event.seq, onclick: open },
-      el("div", { class: "top" }, el("span", {}, record.topic || "app"), el("span", {}, time(event.time))),
+    const broadcast = event.type === "broadcast";
+    return el("div", { class: `card banner${broadcast ? " broadcast" : ""}`, "data-seq": event.seq, onclick: open },
+      el("div", { class: "top" }, el("span", {}, (broadcast ? "broadcast · " : "") + (record.topic || record.bundleId || "app")), el("span", {}, time(event.time))),
       alert.title && el("div", { class: "title" }, alert.title),
       alert.subtitle && el("div", { class: "subtitle" }, alert.subtitle),
       alert.body && el("div", { class: "body" }, alert.body),
@@ -212,12 +236,12 @@ function notificationCard(event) {
         aps.badge !== undefined && el("span", { class: "badge" }, aps.badge),
         aps.sound !== undefined && el("span", {}, `sound: ${typeof aps.sound === "string" ? aps.sound : JSON.stringify(aps.sound)}`),
         aps["thread-id"] && el("span", {}, `thread: ${aps["thread-id"]}`),
-        el("span", {}, shortToken(record.deviceToken))));
+        el("span", {}, destination(event, record))));
   }
   return el("div", { class: "card compact", "data-seq": event.seq, onclick: open },
-    el("span", { class: "kind" }, pushType),
-    el("span", {}, record.topic || "(no topic)"),
-    el("span", { class: "mono" }, shortToken(record.deviceToken)),
+    el("span", { class: "kind" }, kindLabel + pushType),
+    el("span", {}, record.topic || record.bundleId || "(no topic)"),
+    el("span", { class: "mono" }, destination(event, record)),
     el("span", {}, `${record.payloadLength} bytes`),
     el("span", {}, time(event.time)));
 }
@@ -229,11 +253,14 @@ function openDetail(title, ...content) {
 }
 
 async function showNotification(event) {
-  const record = event.notification;
+  const record = recordOf(event);
   const body = el("div", {});
-  openDetail(`Notification #${event.seq}`, body);
-  body.append(el("h3", {}, "Payload"), el("pre", { id: "detail-payload" }, record.payload !== undefined ? pretty(record.payload) : `hex ${record.payloadHex}`));
-  if (record.transport === "http2" && event.connection && event.stream) {
+  const titles = { notification: "Notification", broadcast: "Broadcast", channelOperation: "Channel request" };
+  openDetail(`${titles[event.type]} #${event.seq}`, body);
+  if (record.payload !== undefined || record.payloadHex !== undefined) {
+    body.append(el("h3", {}, "Payload"), el("pre", { id: "detail-payload" }, record.payload !== undefined ? pretty(record.payload) : `hex ${record.payloadHex}`));
+  }
+  if ((record.transport || "http2") === "http2" && event.connection && event.stream) {
     const reply = await api("GET", `/v1/events?connection=${event.connection}&stream=${event.stream}&type=http2Frame`);
     const frames = (reply.json && reply.json.events) || [];
     const headerFrames = frames.filter((frame) => frame.frameType === "HEADERS");

@@ -33,6 +33,8 @@ button { padding: .35em .8em; border: 1px solid var(--line); border-radius: 6px;
 .badge { background: #ff3b30; color: #fff; border-radius: 10px; padding: 0 .45em; font-size: .8em; }
 .compact { background: var(--panel); border: 1px solid var(--line); border-radius: 8px; padding: .45em .8em; cursor: pointer; max-width: 700px; font-size: .9em; display: flex; gap: 1em; flex-wrap: wrap; }
 .kind { font-weight: 600; text-transform: uppercase; font-size: .8em; color: var(--accent); }
+.banner.broadcast { border-left: 4px solid #5856d6; }
+.compact.channel.refused { color: var(--refused); }
 .refusal { background: var(--refused-bg); border: 1px solid #f3b7b7; border-left: 4px solid var(--refused); border-radius: 8px; padding: .5em .8em; cursor: pointer; max-width: 700px; }
 .refusal .status { color: var(--refused); font-weight: 700; margin-right: .5em; }
 .refusal .reason { font-weight: 600; }

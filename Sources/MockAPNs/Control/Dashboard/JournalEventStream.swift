@@ -6,17 +6,19 @@ import NIOCore
 ///
 /// Each journal event is one SSE message whose `id` is its sequence number and whose data is
 /// the event's JSON (as in `GET /v1/events`). A browser that reconnects sends the last id it
-/// saw as `Last-Event-ID` and resumes right after it. Each stream has a bounded buffer
-/// (`JournalSubscription`): when the reader falls behind, the oldest events are dropped and
-/// the stream says so with an `event: skipped` message whose data is `{"skipped": N}`.
-/// A comment line every `heartbeat` keeps proxies from closing an idle stream and lets a
-/// closed browser be noticed.
+/// saw as `Last-Event-ID` and resumes right after it.
+///
+/// The stream reads the journal; the journal never pushes to it. It waits for the next record,
+/// takes the newest `buffer` wanted events since its last look (`Journal.tail`), writes them,
+/// and rests `writeInterval` before it looks again. So a subscriber costs the recording
+/// threads nothing per event, a busy server costs at most one write of at most `buffer`
+/// events per interval, and a reader that falls behind (or a burst larger than `buffer`) is
+/// told with an `event: skipped` message whose data is `{"skipped": N}`. A comment line every
+/// `heartbeat` keeps proxies from closing an idle stream and lets a closed browser be noticed.
 struct JournalEventStream: Sendable {
     let journal: Journal
     var heartbeat: Duration = .seconds(10)
-    /// The shortest time between two writes. Events gather in the reader's buffer meanwhile,
-    /// so a busy server costs at most one write (of at most `buffer` events) per interval
-    /// instead of one wake-up and one write per event.
+    /// The shortest time between two looks at the journal.
     var writeInterval: Duration = .milliseconds(250)
 
     static let parameters: Set<String> = ["after", "type", "buffer"]
@@ -33,50 +35,49 @@ struct JournalEventStream: Sendable {
             }
             after = resumed
         }
-        let start = after
+        let wanted = kinds.map { JournalEventKind.bits(named: $0) } ?? JournalEventKind.allBits
         let journal = self.journal
         let heartbeat = self.heartbeat
         let writeInterval = self.writeInterval
-        let subscription = JournalSubscription(capacity: capacity, kinds: kinds)
-        // Subscribe before reading the backlog, so nothing recorded in between is missed;
-        // the stream drops what it has already sent.
-        journal.addSink(subscription)
-        if let start {
-            let backlog = journal.events(matching: JournalEventFilter(kinds: kinds, afterSequence: start))
-            subscription.prepend(backlog)
-        }
+        // Without `after`, the stream starts with what is recorded from now on.
+        let start = after ?? journal.statistics.lastSequence
         let headers: HTTPFields = [
             .contentType: "text/event-stream",
             .cacheControl: "no-cache",
         ]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            defer {
-                journal.removeSink(subscription)
-                subscription.close()
-            }
             // Browsers retry after this many milliseconds when the stream drops.
             try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
-            var lastSent = start ?? 0
+            var cursor = start
             while !Task.isCancelled {
-                let batch = await subscription.next(timeout: heartbeat)
-                var text = ""
-                if batch.skipped > 0 {
-                    text += "event: skipped\ndata: {\"skipped\":\(batch.skipped)}\n\n"
-                }
-                for event in batch.events where event.sequence > lastSent {
-                    var json = JSONWriter()
-                    JournalJSON.write(event, into: &json)
-                    text += "id: \(event.sequence)\ndata: \(json.text)\n\n"
-                    lastSent = event.sequence
-                }
-                if text.isEmpty {
+                let newest = await journal.waitForRecord(after: cursor, timeout: heartbeat)
+                guard newest > cursor else {
                     try await writer.write(ByteBuffer(string: ": idle\n\n"))
                     continue
                 }
-                try await writer.write(ByteBuffer(string: text))
+                let tail = journal.tail(after: cursor, kinds: wanted, limit: capacity)
+                cursor = tail.lastSequence
+                if let text = Self.messages(tail) {
+                    try await writer.write(ByteBuffer(string: text))
+                }
                 try await Task.sleep(for: writeInterval)
             }
             try await writer.finish(nil)
         })
+    }
+
+    /// The SSE text for what one look found; `nil` when it found nothing to send.
+    static func messages(_ tail: JournalTail) -> String? {
+        guard tail.skipped > 0 || !tail.events.isEmpty else { return nil }
+        var text = ""
+        if tail.skipped > 0 {
+            text += "event: skipped\ndata: {\"skipped\":\(tail.skipped)}\n\n"
+        }
+        for event in tail.events {
+            var json = JSONWriter()
+            JournalJSON.write(event, into: &json)
+            text += "id: \(event.sequence)\ndata: \(json.text)\n\n"
+        }
+        return text
     }
 }

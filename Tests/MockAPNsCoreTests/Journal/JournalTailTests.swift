@@ -1,0 +1,63 @@
+import MockAPNsCore
+import XCTest
+
+/// `Journal.tail` (what a live reader takes on each look) and `Journal.waitForRecord`.
+final class JournalTailTests: XCTestCase {
+    private let fault = JournalEventKind.fault(description: "x")
+    private let diagnosis = JournalEventKind.diagnosis(code: "c", message: "m")
+
+    func testTakesTheNewestWantedEventsAndCountsThePassedOver() {
+        let journal = Journal()
+        for _ in 1...7 { journal.record(fault, connection: 1) }
+        let tail = journal.tail(after: 0, kinds: JournalEventKind.allBits, limit: 3)
+        XCTAssertEqual(tail.events.map(\.sequence), [5, 6, 7])
+        XCTAssertEqual(tail.skipped, 4)
+        XCTAssertEqual(tail.lastSequence, 7)
+        journal.record(fault, connection: 1)
+        let next = journal.tail(after: tail.lastSequence, kinds: JournalEventKind.allBits, limit: 3)
+        XCTAssertEqual(next.events.map(\.sequence), [8])
+        XCTAssertEqual(next.skipped, 0)
+    }
+
+    func testOnlyWantedKindsAreTakenOrCounted() {
+        let journal = Journal()
+        journal.record(fault)
+        journal.record(diagnosis)
+        journal.record(fault)
+        journal.record(diagnosis)
+        journal.record(diagnosis)
+        let tail = journal.tail(after: 0, kinds: diagnosis.bit, limit: 2)
+        XCTAssertEqual(tail.events.map(\.sequence), [4, 5])
+        XCTAssertEqual(tail.skipped, 1, "one older diagnosis; the faults are not counted")
+        XCTAssertEqual(tail.lastSequence, 5)
+    }
+
+    func testEventsPushedOutOfAFullJournalCountAsSkipped() {
+        let journal = Journal(options: JournalOptions(capacity: 3))
+        for _ in 1...10 { journal.record(fault) }
+        let tail = journal.tail(after: 2, kinds: JournalEventKind.allBits, limit: 100)
+        XCTAssertEqual(tail.events.map(\.sequence), [8, 9, 10])
+        XCTAssertEqual(tail.skipped, 5, "events 3…7 were gone before this look")
+    }
+
+    func testALookPastTheNewestFindsNothing() {
+        let journal = Journal()
+        journal.record(fault)
+        let tail = journal.tail(after: .max, kinds: JournalEventKind.allBits, limit: 10)
+        XCTAssertTrue(tail.events.isEmpty)
+        XCTAssertEqual(tail.skipped, 0)
+    }
+
+    func testWaitForRecordReturnsAtOnceWhenSomethingIsNewerAndWakesOnTheNextRecord() async {
+        let journal = Journal()
+        journal.record(fault)
+        let atOnce = await journal.waitForRecord(after: 0, timeout: .seconds(30))
+        XCTAssertEqual(atOnce, 1)
+        let timedOut = await journal.waitForRecord(after: 1, timeout: .milliseconds(20))
+        XCTAssertEqual(timedOut, 1, "nothing new: the wait ends at its timeout")
+        async let woken = journal.waitForRecord(after: 1, timeout: .seconds(30))
+        journal.record(fault)
+        let newest = await woken
+        XCTAssertEqual(newest, 2)
+    }
+}
