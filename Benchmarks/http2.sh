@@ -7,6 +7,9 @@
 #
 #   Benchmarks/http2.sh [REQUESTS]       (default 300000 per run)
 #   MOCKAPNS_BIN=path/to/release/mockapns Benchmarks/http2.sh    (skip the build)
+#   ROUNDS=N Benchmarks/http2.sh      every run N times, interleaved, then the median of each
+#                                     figure (this machine's throughput drifts; CPU per request
+#                                     and ratios taken minutes apart compare poorly)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --test
@@ -40,7 +43,7 @@ mkdir -p "$work/docroot/3/device"
 variants=("frames on|--log-level warning" "frames off|--log-level warning --journal-frames off"
           "access log|--log-level info")
 if [[ "${DASHBOARD:-0}" == 1 ]]; then variants+=("dashboard|--log-level warning --control-port CONTROL"); fi
-dashboard_types=notification,connectionOpened,connectionClosed,tlsEstablished,tlsFailed,diagnosis,fault,feedbackTuple
+dashboard_types=notification,broadcast,channelOperation,connectionOpened,connectionClosed,tlsEstablished,tlsFailed,diagnosis,fault,feedbackTuple
 
 source Benchmarks/lib.sh   # free_port, wait_port, cpu_seconds
 
@@ -61,13 +64,19 @@ run_h2load() { # port, clients, extra args...
 
 nghttpd_port=$(free_port)
 nghttpd -d "$work/docroot" "$nghttpd_port" certs-dev/server-key.pem certs-dev/server.pem >/dev/null 2>&1 &
+nghttpd_pid=$!
 wait_port "$nghttpd_port"
 
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15-minute load average before the runs; $(nproc) cores)"
-printf '%-12s %-12s %14s %14s %8s %14s\n' "h2load" "variant" "mockapns r/s" "nghttpd r/s" "ratio" "CPU us/req"
+printf '%-12s %-12s %14s %14s %8s %14s %14s %8s\n' "h2load" "variant" "mockapns r/s" "nghttpd r/s" "ratio" "CPU us/req" "nghttpd us/req" "CPU x"
+rounds=${ROUNDS:-1}
+: > "$work/results.tsv"
+for round in $(seq 1 "$rounds"); do
 for clients in 1 8; do
     run_h2load "$nghttpd_port" "$clients" >/dev/null   # warm-up
+    base_cpu_before=$(cpu_seconds "$nghttpd_pid")
     base=$(run_h2load "$nghttpd_port" "$clients" | rps)
+    base_cpu=$(python3 -c "print(f'{($(cpu_seconds "$nghttpd_pid") - $base_cpu_before) / $requests * 1e6:.1f}')")
     for variant in "${variants[@]}"; do
         name=${variant%%|*}; flag=${variant#*|}
         mock_port=$(free_port)
@@ -102,10 +111,33 @@ for clients in 1 8; do
         status=$(echo "$mock_out" | sed -n 's/^status codes: \([0-9]* 2xx\).*/\1/p')
         errored=$(echo "$mock_out" | sed -n 's/^requests: .* \([0-9]*\) errored.*/\1/p')
         [[ -n "$mock" ]] || { echo "$mock_out" >&2; mock=0; }
-        printf '%-12s %-12s %14s %14s %8s %14s   (%s)\n' "-c$clients -m100" "$name" "$mock" "$base" \
-            "$(python3 -c "print(f'{$mock/$base:.2f}')")" "$cpu" "mockapns: $status, $errored errored"
+        printf '%-12s %-12s %14s %14s %8s %14s %14s %8s   (%s)\n' "-c$clients -m100" "$name" "$mock" "$base" \
+            "$(python3 -c "print(f'{$mock/$base:.2f}')")" "$cpu" "$base_cpu" "$(python3 -c "print(f'{$cpu/$base_cpu:.2f}')")" \
+            "mockapns: $status, $errored errored"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "-c$clients -m100" "${variant%%|*}" "$mock" "$base" "$cpu" "$base_cpu" >> "$work/results.tsv"
     done
 done
+done
+if (( rounds > 1 )); then
+    echo
+    echo "median of $rounds rounds:"
+    python3 - "$work/results.tsv" <<'PY'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    run, variant, mock, base, cpu, base_cpu = line.rstrip("\n").split("\t")
+    rows.setdefault((run, variant), []).append((float(mock), float(base), float(cpu), float(base_cpu)))
+print(f"{'h2load':<12} {'variant':<12} {'mockapns r/s':>14} {'nghttpd r/s':>14} {'ratio':>8} {'CPU us/req':>14} {'nghttpd us/req':>14} {'CPU x':>8}")
+for (run, variant), values in rows.items():
+    mock = statistics.median(v[0] for v in values)
+    base = statistics.median(v[1] for v in values)
+    ratio = statistics.median(v[0] / v[1] for v in values)
+    cpu = statistics.median(v[2] for v in values)
+    base_cpu = statistics.median(v[3] for v in values)
+    cpu_ratio = statistics.median(v[2] / v[3] for v in values)
+    print(f"{run:<12} {variant:<12} {mock:>14.0f} {base:>14.0f} {ratio:>8.2f} {cpu:>14.1f} {base_cpu:>14.1f} {cpu_ratio:>8.2f}")
+PY
+fi
 echo
 echo "commands:"
 for variant in "${variants[@]}"; do
@@ -116,7 +148,8 @@ echo "  h2load -n $requests -c C -m 100 -t T -d payload.json -H 'apns-topic: com
 echo "      -H \"authorization: bearer \$($bin token --key-id SANDBOX001)\" https://127.0.0.1:PORT/3/device/$token"
 echo "      (C,T = 1,1 and 8,2; one warm-up run before each measured run; nghttpd gets no authorization header;"
 echo "       payload.json: $(wc -c < "$work/payload.json") bytes)"
-echo "CPU us/req: the server's user + system CPU time over the measured run divided by the requests;"
+echo "CPU us/req: the server's user + system CPU time over the measured run divided by the requests"
+echo "(nghttpd's the same over its run); CPU x: mockapns's CPU per request over nghttpd's;"
 echo "unlike requests/s it barely moves when other processes share the machine."
 echo "A token connection starts at SETTINGS_MAX_CONCURRENT_STREAMS 1 and is raised after the first"
 echo "good request, as Apple does: streams h2load opens before that are refused (\"errored\")."

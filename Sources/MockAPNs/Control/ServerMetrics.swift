@@ -23,6 +23,9 @@ final class ServerMetrics: Sendable {
         var counters: [String: CoreMetrics.Counter] = [:]
         var gauges: [String: CoreMetrics.Meter] = [:]
         var timers: [String: CoreMetrics.Timer] = [:]
+        /// The notification counter and duration timer for each label set seen, found by a
+        /// typed key: counting a notification builds no label strings once its set is known.
+        var notificationMetrics: [NotificationLabels: NotificationMetrics] = [:]
         /// The journal's totals when last scraped, to count on from.
         var journalEvents: UInt64 = 0
         var journalDropped: UInt64 = 0
@@ -58,15 +61,9 @@ final class ServerMetrics: Sendable {
             for event in events {
                 switch event.kind {
                 case .notification(let record):
-                    let status = record.status.map(String.init)
-                        ?? (record.dropped ? "dropped" : String(record.legacyStatus?.rawValue ?? 0))
-                    counter(&state, "mockapns_notifications_total", [
-                        ("protocol", record.transport.rawValue), ("status", status), ("reason", record.reason?.rawValue ?? ""),
-                    ]).increment()
-                    if let micros = record.handlingMicroseconds {
-                        timer(&state, "mockapns_request_duration_seconds", [("protocol", record.transport.rawValue)])
-                            .recordMicroseconds(micros)
-                    }
+                    let metrics = notificationMetrics(&state, NotificationLabels(record))
+                    metrics.counter.increment()
+                    if let micros = record.handlingMicroseconds { metrics.duration.recordMicroseconds(micros) }
                 case .connectionOpened(let transport, _):
                     if let id = event.connectionID { state.transports[id] = transport }
                     let labels = listener(state, transport)
@@ -122,6 +119,45 @@ final class ServerMetrics: Sendable {
             state.firings = firings
         }
         return registry.emitToString()
+    }
+
+    /// What a notification is counted by: the `mockapns_notifications_total` labels.
+    private struct NotificationLabels: Hashable {
+        var transport: Transport
+        var status: Int?
+        var dropped: Bool
+        var legacyStatus: LegacyStatus?
+        var reason: Reason?
+
+        init(_ record: NotificationRecord) {
+            transport = record.transport
+            status = record.status
+            dropped = record.dropped
+            legacyStatus = record.legacyStatus
+            reason = record.reason
+        }
+
+        /// The `status` label: the HTTP status, or the legacy status byte, or `dropped`.
+        var statusLabel: String {
+            status.map(String.init) ?? (dropped ? "dropped" : String(legacyStatus?.rawValue ?? 0))
+        }
+    }
+
+    private struct NotificationMetrics {
+        var counter: CoreMetrics.Counter
+        var duration: CoreMetrics.Timer
+    }
+
+    private func notificationMetrics(_ state: inout State, _ labels: NotificationLabels) -> NotificationMetrics {
+        if let known = state.notificationMetrics[labels] { return known }
+        let made = NotificationMetrics(
+            counter: counter(&state, "mockapns_notifications_total", [
+                ("protocol", labels.transport.rawValue), ("status", labels.statusLabel), ("reason", labels.reason?.rawValue ?? ""),
+            ]),
+            duration: timer(&state, "mockapns_request_duration_seconds", [("protocol", labels.transport.rawValue)])
+        )
+        state.notificationMetrics[labels] = made
+        return made
     }
 
     private func listener(_ state: State, _ transport: Transport) -> [(String, String)] {
