@@ -7,6 +7,7 @@
 #
 #   Benchmarks/http2.sh [REQUESTS]       (default 300000 per run)
 #   MOCKAPNS_BIN=path/to/release/mockapns Benchmarks/http2.sh    (skip the build)
+#   VARIANTS="frames on,dashboard"     only the variants named (with DASHBOARD=1 for the last)
 #   ROUNDS=N Benchmarks/http2.sh      every run N times, interleaved, then the median of each
 #                                     figure (this machine's throughput drifts; CPU per request
 #                                     and ratios taken minutes apart compare poorly)
@@ -43,6 +44,14 @@ mkdir -p "$work/docroot/3/device"
 variants=("frames on|--log-level warning" "frames off|--log-level warning --journal-frames off"
           "access log|--log-level info")
 if [[ "${DASHBOARD:-0}" == 1 ]]; then variants+=("dashboard|--log-level warning --control-port CONTROL"); fi
+# VARIANTS="frames on,dashboard" keeps only the variants named (by the first column).
+if [[ -n "${VARIANTS:-}" ]]; then
+    chosen=()
+    for variant in "${variants[@]}"; do
+        [[ ",$VARIANTS," == *",${variant%%|*},"* ]] && chosen+=("$variant")
+    done
+    variants=("${chosen[@]}")
+fi
 dashboard_types=notification,broadcast,channelOperation,connectionOpened,connectionClosed,tlsEstablished,tlsFailed,diagnosis,fault,feedbackTuple
 
 source Benchmarks/lib.sh   # free_port, wait_port, cpu_seconds
