@@ -114,6 +114,34 @@ def mode_slow_reader(port, cafile, count):
     print("closed", flush=True)
 
 
+def mode_slow_readers(port, cafile, connections, requests):
+    """Opens `connections` TLS connections, each with a huge window; on each sends up to
+    `requests` requests without ever reading (stopping where the socket will take no more);
+    prints "ready CONNECTIONS REQUESTS-SENT", then waits for `close` on stdin."""
+    context = tls_context(cafile, alpn=["h2"])
+    block = request_block(b"a1b2c3d4" * 8)
+    hello = PREFACE + frame(SETTINGS, 0, 0, struct.pack(">HI", 4, 0x7FFFFFFF)) \
+        + frame(WINDOW_UPDATE, 0, 0, struct.pack(">I", 0x7FFFFFFF - 65535))
+    socks = []
+    sent = 0
+    for _ in range(connections):
+        sock = context.wrap_socket(socket.create_connection(("127.0.0.1", port)), server_hostname="localhost")
+        sock.settimeout(0.05)
+        try:
+            sock.sendall(hello)
+            for index in range(requests):
+                sock.sendall(frame(HEADERS, 0x5, 1 + 2 * index, block))
+                sent += 1
+        except (socket.timeout, TimeoutError, ssl.SSLWantWriteError, OSError):
+            pass
+        socks.append(sock)
+    print("ready", len(socks), sent, flush=True)
+    sys.stdin.readline()
+    for sock in socks:
+        sock.close()
+    print("closed", flush=True)
+
+
 def mode_early_answer(port, count):
     """Control API requests the server answers before reading them whole: a 1 MiB header (400)
     and a body over the limit, cut short (413). Prints each status line, then closes."""
@@ -346,6 +374,8 @@ def main():
         mode_late_handshake(int(sys.argv[2]), sys.argv[3])
     elif mode == "slow-reader":
         mode_slow_reader(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]))
+    elif mode == "slow-readers":
+        mode_slow_readers(int(sys.argv[2]), sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     elif mode == "early-answer":
         mode_early_answer(int(sys.argv[2]), int(sys.argv[3]))
     elif mode == "pipelined":

@@ -39,8 +39,11 @@ struct JournalEventStream: Sendable {
         let journal = self.journal
         let heartbeat = self.heartbeat
         let writeInterval = self.writeInterval
-        // Without `after`, the stream starts with what is recorded from now on.
-        let start = after ?? journal.statistics.lastSequence
+        // Without `after`, the stream starts with what is recorded from now on. A cursor past
+        // the newest event comes from an earlier run of the server (a browser resuming after a
+        // restart): it starts from now too, or it would wait for numbers this run never reaches.
+        let newest = journal.statistics.lastSequence
+        let start = min(after ?? newest, newest)
         let headers: HTTPFields = [
             .contentType: "text/event-stream",
             .cacheControl: "no-cache",

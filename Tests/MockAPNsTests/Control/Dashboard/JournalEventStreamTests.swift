@@ -80,6 +80,16 @@ final class JournalEventStreamTests: XCTestCase {
         XCTAssertTrue(((next["notification"] as? [String: Any])?["payload"] as? String ?? "").contains("message 6"))
     }
 
+    func testAResumeFromAnEarlierRunStartsWithNewEvents() throws {
+        // A browser that saw event 1,000,000 of a previous run of the server reconnects.
+        let stream = try EventStreamClient(
+            port: controlPort, path: "/v1/events/stream?type=notification", headers: ["Last-Event-ID": "1000000"])
+        XCTAssertEqual(try stream.status(), 200)
+        try push(1)
+        let record = try XCTUnwrap(try json(try stream.next())["notification"] as? [String: Any])
+        XCTAssertTrue((record["payload"] as? String ?? "").contains("message 1"))
+    }
+
     func testAnOverflowingBufferDropsTheOldestAndSaysHowMany() throws {
         for number in 1...5 { try push(number) }
         let stream = try EventStreamClient(port: controlPort, path: "/v1/events/stream?type=notification&after=0&buffer=2")
