@@ -104,40 +104,11 @@ public final class MockAPNsServer: Sendable {
             churn: HTTP2ChurnWatch(logger: logger),
             broadcasts: makeBroadcastDecider()
         )
-        let connections = self.connections
-        let scenarios = self.scenarios
-        let logger = self.logger
         let guardLimits = ConnectionGuardHandler.Limits(
             handshakeTimeout: ConnectionTimeouts.amount(configuration.timeouts.tlsHandshakeSeconds),
             firstBytesTimeout: ConnectionTimeouts.amount(configuration.timeouts.http2PrefaceSeconds)
         )
-        let http2Bootstrap = ServerBootstrap(group: group)
-            .serverChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ListenerLimitReporter(listener: "HTTP/2", journal: journal, logger: logger))
-                }
-            }
-            .serverChannelOption(.backlog, value: 1024)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
-            .childChannelOption(.maxMessagesPerRead, value: 16)
-            .childChannelInitializer { channel in
-                connections.track(channel)
-                return channel.eventLoop.makeCompletedFuture {
-                    // The bridge starts HTTP/2 once TLS tells it how the client authenticates.
-                    try ConnectionPipeline.install(
-                        on: channel, transport: .http2, tls: http2Context, scenarios: scenarios, journal: journal,
-                        guarding: guardLimits, listener: "HTTP/2", logger: logger
-                    ) { scenarioConnection, connectionID in
-                        HTTP2ConnectionBridge(services: services, scenarioConnection: scenarioConnection, connectionID: connectionID)
-                    }
-                }
-            }
-        let http2Listener = try await ListenerBindFailed.binding(
-            "HTTP/2 provider API", host: configuration.host, port: configuration.http2Port, portFlag: "--http2-port (http2.port)"
-        ) {
-            try await http2Bootstrap.bind(host: configuration.host, port: configuration.http2Port).get()
-        }
+        let http2Listener = try await startHTTP2(services: services, tls: http2Context, guarding: guardLimits)
         let managementListener: (any Channel)?
         do {
             managementListener = try await startChannelManagement(services: services, tls: http2Context, guarding: guardLimits)
@@ -260,26 +231,6 @@ public final class MockAPNsServer: Sendable {
             tokenVerifier.register(key)
         }
         logger.info("provider keys loaded", metadata: ["keys": "\(registry.keys.map(\.keyID).sorted().joined(separator: ","))"])
-    }
-
-    private func makeHTTP2TLSConfiguration() -> TLSConfiguration {
-        TLSConfiguration(
-            certificateChain: [.file(configuration.certificateFile(configuration.tls.certificateChain, default: "server.pem"))],
-            privateKey: .file(configuration.certificateFile(configuration.tls.privateKey, default: "server-key.pem")),
-            alpn: configuration.http2.acceptsClientsWithoutALPN ? .select(["h2"]) : .require(["h2"]),
-            clientCertificate: .request,
-            trustRootsPEM: [.file(configuration.certificateFile(configuration.tls.clientTrustRoots, default: "ca.pem"))],
-            minimumVersion: .tlsv12,
-            keyLogFile: ProcessEnvironment.value(of: "SSLKEYLOGFILE")
-        )
-    }
-
-    func makeHTTP2Settings() -> HTTP2ServerConfiguration {
-        var settings = HTTP2ServerConfiguration()
-        settings.maxConcurrentStreams = UInt32(clamping: configuration.http2.maxConcurrentStreams)
-        settings.idleTimeout = configuration.http2.idleTimeoutSeconds.map { .nanoseconds(Int64($0 * 1_000_000_000)) }
-        settings.headerListOverflow = configuration.http2.headerListOverflow
-        return settings
     }
 
     func makeDecider() -> PushDecider {

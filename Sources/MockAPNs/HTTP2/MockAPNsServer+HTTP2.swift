@@ -1,0 +1,66 @@
+import MockAPNsCore
+import MockAPNsHTTP2
+import MockAPNsTLS
+import NIOCore
+import NIOPosix
+
+/// The HTTP/2 provider API's listener: TLS with ALPN `h2`, then one `HTTP2ConnectionBridge`
+/// per connection.
+extension MockAPNsServer {
+    /// Binds the HTTP/2 provider API's port.
+    func startHTTP2(
+        services: HTTP2ConnectionServices, tls: OpenSSLContext, guarding limits: ConnectionGuardHandler.Limits
+    ) async throws -> any Channel {
+        let journal = services.journal
+        let connections = self.connections
+        let scenarios = self.scenarios
+        let logger = self.logger
+        let http2Bootstrap = ServerBootstrap(group: group)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ListenerLimitReporter(listener: "HTTP/2", journal: journal, logger: logger))
+                }
+            }
+            .serverChannelOption(.backlog, value: 1024)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            .childChannelOption(.maxMessagesPerRead, value: 16)
+            .childChannelInitializer { channel in
+                connections.track(channel)
+                return channel.eventLoop.makeCompletedFuture {
+                    // The bridge starts HTTP/2 once TLS tells it how the client authenticates.
+                    try ConnectionPipeline.install(
+                        on: channel, transport: .http2, tls: tls, scenarios: scenarios, journal: journal,
+                        guarding: limits, listener: "HTTP/2", logger: logger
+                    ) { scenarioConnection, connectionID in
+                        HTTP2ConnectionBridge(services: services, scenarioConnection: scenarioConnection, connectionID: connectionID)
+                    }
+                }
+            }
+        return try await ListenerBindFailed.binding(
+            "HTTP/2 provider API", host: configuration.host, port: configuration.http2Port, portFlag: "--http2-port (http2.port)"
+        ) {
+            try await http2Bootstrap.bind(host: configuration.host, port: configuration.http2Port).get()
+        }
+    }
+
+    func makeHTTP2TLSConfiguration() -> TLSConfiguration {
+        TLSConfiguration(
+            certificateChain: [.file(configuration.certificateFile(configuration.tls.certificateChain, default: "server.pem"))],
+            privateKey: .file(configuration.certificateFile(configuration.tls.privateKey, default: "server-key.pem")),
+            alpn: configuration.http2.acceptsClientsWithoutALPN ? .select(["h2"]) : .require(["h2"]),
+            clientCertificate: .request,
+            trustRootsPEM: [.file(configuration.certificateFile(configuration.tls.clientTrustRoots, default: "ca.pem"))],
+            minimumVersion: .tlsv12,
+            keyLogFile: ProcessEnvironment.value(of: "SSLKEYLOGFILE")
+        )
+    }
+
+    func makeHTTP2Settings() -> HTTP2ServerConfiguration {
+        var settings = HTTP2ServerConfiguration()
+        settings.maxConcurrentStreams = UInt32(clamping: configuration.http2.maxConcurrentStreams)
+        settings.idleTimeout = configuration.http2.idleTimeoutSeconds.map { .nanoseconds(Int64($0 * 1_000_000_000)) }
+        settings.headerListOverflow = configuration.http2.headerListOverflow
+        return settings
+    }
+}
