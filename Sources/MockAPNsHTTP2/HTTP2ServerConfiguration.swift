@@ -39,6 +39,9 @@ public struct HTTP2ServerConfiguration: Sendable {
     public var decodesRefusedStreamHeaders = false
     /// What happens to a request whose header list is larger than MAX_HEADER_LIST_SIZE.
     public var headerListOverflow: HeaderListOverflowResponse
+    /// The debug data of the GOAWAY frames the server sends on its own (the application's
+    /// words; empty by default).
+    public var goAwayDebugData = GoAwayDebugData()
 
     /// Creates a configuration; every parameter defaults to what Apple's servers do.
     public init(
@@ -50,7 +53,7 @@ public struct HTTP2ServerConfiguration: Sendable {
         idleTimeout: TimeAmount? = nil,
         maxBodyBytesStored: Int = 64 * 1024,
         recordsFrames: Bool = false,
-        streamLimitViolation: StreamLimitViolationResponse = .appleGoAway,
+        streamLimitViolation: StreamLimitViolationResponse = .goAway,
         headerListOverflow: HeaderListOverflowResponse = .answer431
     ) {
         self.headerTableSize = headerTableSize
@@ -82,14 +85,27 @@ public enum HeaderListOverflowResponse: String, Sendable, Hashable, CaseIterable
 
 /// The answer to a client that opens more concurrent streams than the server allows.
 public enum StreamLimitViolationResponse: Sendable, Hashable {
-    /// What Apple was seen to do (2016): GOAWAY with error code 7 (REFUSED_STREAM) and the
-    /// plain-text debug data `Maximum active streams violated for this endpoint.`, then close.
-    case appleGoAway
+    /// GOAWAY with error code 7 (REFUSED_STREAM) and `GoAwayDebugData.streamLimit`, then close.
+    case goAway
     /// Leave it to nghttp2. A stream opened while a lowered limit is still unacknowledged
     /// by the client is refused with RST_STREAM REFUSED_STREAM and the connection lives on;
     /// a client that ignores an acknowledged limit gets GOAWAY PROTOCOL_ERROR.
     case nghttp2Default
+}
 
-    /// The debug data Apple sent with its stream-limit GOAWAY.
-    public static let appleDebugText = "Maximum active streams violated for this endpoint."
+/// The debug data of the GOAWAY frames a server sends by itself. A server speaking for some
+/// service puts that service's words here.
+public struct GoAwayDebugData: Sendable, Hashable {
+    /// A graceful shutdown's GOAWAY (NO_ERROR).
+    public var shutdown: [UInt8]
+    /// The idle timeout's GOAWAY (NO_ERROR).
+    public var idleTimeout: [UInt8]
+    /// The GOAWAY (REFUSED_STREAM) of `StreamLimitViolationResponse.goAway`.
+    public var streamLimit: [UInt8]
+
+    public init(shutdown: [UInt8] = [], idleTimeout: [UInt8] = [], streamLimit: [UInt8] = []) {
+        self.shutdown = shutdown
+        self.idleTimeout = idleTimeout
+        self.streamLimit = streamLimit
+    }
 }

@@ -23,10 +23,6 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     public typealias OutboundIn = ByteBuffer
     public typealias OutboundOut = ByteBuffer
 
-    /// The debug data of a graceful shutdown's GOAWAY, as Apple sends it.
-    public static let shutdownDebugData: [UInt8] = Array(#"{"reason":"Shutdown"}"#.utf8)
-    /// The debug data of the idle timeout's GOAWAY.
-    public static let idleTimeoutDebugData: [UInt8] = Array(#"{"reason":"IdleTimeout"}"#.utf8)
 
     /// The SETTINGS announced at the start and the limits kept.
     public let configuration: HTTP2ServerConfiguration
@@ -118,12 +114,15 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
 
     /// Starts a graceful shutdown: GOAWAY NO_ERROR naming the last stream handed to the
     /// delegate, so the client opens no more; open streams finish; then the connection closes.
-    public func gracefulShutdown(debugData: [UInt8] = NGHTTP2ServerHandler.shutdownDebugData) {
+    /// `debugData` `nil` sends the configuration's `goAwayDebugData.shutdown`.
+    public func gracefulShutdown(debugData: [UInt8]? = nil) {
         context?.eventLoop.assertInEventLoop()
         guard session != nil, !closing, !shutdownStarted else { return }
         shutdownStarted = true
         keepOpenAfterGoAway = false  // the point of a shutdown is to close
-        pendingGoAways.append(PendingGoAway(errorCode: HTTP2ErrorCode.noError, lastStreamID: nil, debugData: debugData))
+        pendingGoAways.append(PendingGoAway(
+            errorCode: HTTP2ErrorCode.noError, lastStreamID: nil, debugData: debugData ?? configuration.goAwayDebugData.shutdown
+        ))
         flush()
     }
 
@@ -183,7 +182,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
 
     public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? HTTP2GracefulShutdownEvent {
-            gracefulShutdown(debugData: event.debugData ?? Self.shutdownDebugData)
+            gracefulShutdown(debugData: event.debugData ?? configuration.goAwayDebugData.shutdown)
         } else {
             context.fireUserInboundEventTriggered(event)
         }
@@ -191,7 +190,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
 
     public func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
         if let event = event as? HTTP2GracefulShutdownEvent {
-            gracefulShutdown(debugData: event.debugData ?? Self.shutdownDebugData)
+            gracefulShutdown(debugData: event.debugData ?? configuration.goAwayDebugData.shutdown)
             promise?.succeed(())
         } else {
             context.triggerUserOutboundEvent(event, promise: promise)
@@ -334,7 +333,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
             scheduleIdleCheck(after: timeout - idleFor)
             return
         }
-        sendGoAway(errorCode: HTTP2ErrorCode.noError, debugData: Self.idleTimeoutDebugData, closeAfter: true)
+        sendGoAway(errorCode: HTTP2ErrorCode.noError, debugData: configuration.goAwayDebugData.idleTimeout, closeAfter: true)
     }
 }
 

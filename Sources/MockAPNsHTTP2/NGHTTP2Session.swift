@@ -527,14 +527,14 @@ final class NGHTTP2Session {
             listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .inbound))
         }
         if isStreamLimitViolation(frame, libraryError: libraryError),
-           configuration.streamLimitViolation == .appleGoAway,
+           configuration.streamLimitViolation == .goAway,
            let session
         {
             let limit = nghttp2_session_get_local_settings(session, NGHTTP2_SETTINGS_MAX_CONCURRENT_STREAMS)
             guard submitGoAway(
                 errorCode: HTTP2ErrorCode.refusedStream,
                 lastStreamID: nil,
-                debugData: Array(StreamLimitViolationResponse.appleDebugText.utf8)
+                debugData: configuration.goAwayDebugData.streamLimit
             ) else { return 0 }
             fail(.init(
                 kind: .streamLimitExceeded, errorCode: HTTP2ErrorCode.refusedStream,

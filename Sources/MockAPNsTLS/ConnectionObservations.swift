@@ -5,6 +5,8 @@ struct ConnectionPolicy: Sendable {
     var clientCertificate: ClientCertificateMode
     var versions: ClosedRange<TLSVersion>
     var keyLog: KeyLogWriter?
+    /// See `TLSConfiguration.alpnRefusalExplanation`.
+    var alpnRefusalExplanation: String?
 }
 
 /// Per-connection state written by OpenSSL callbacks during the handshake and read by the

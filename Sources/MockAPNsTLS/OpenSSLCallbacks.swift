@@ -31,7 +31,9 @@ enum OpenSSLCallbacks {
         if offered.contains(where: required.contains) {
             return SSL_CLIENT_HELLO_SUCCESS
         }
-        observations.refusal = ALPNRefusal.describe(offered: summary.offeredALPN, required: required)
+        observations.refusal = ALPNRefusal.describe(
+            offered: summary.offeredALPN, required: required, explanation: observations.policy.alpnRefusalExplanation
+        )
         alert?.pointee = Int32(TLSAlert.noApplicationProtocol.code)
         return SSL_CLIENT_HELLO_ERROR
     }
@@ -114,10 +116,8 @@ enum OpenSSLCallbacks {
 
 /// The plain-words message for a client refused over ALPN.
 enum ALPNRefusal {
-    static func describe(offered: [String]?, required: [String]) -> String {
-        let requirement = required == ["h2"]
-            ? "APNs requires HTTP/2 (h2)"
-            : "this listener requires one of [\(required.joined(separator: ", "))]"
+    static func describe(offered: [String]?, required: [String], explanation: String?) -> String {
+        let requirement = explanation ?? "this listener requires one of [\(required.joined(separator: ", "))]"
         guard let offered, !offered.isEmpty else {
             return "client offered no ALPN protocol; \(requirement)"
         }

@@ -29,7 +29,7 @@ public final class OpenSSLContext: @unchecked Sendable {
             clientCertificate: configuration.clientCertificate,
             versions: (configuration.minimumVersion, configuration.maximumVersion),
             keyLogFile: configuration.keyLogFile, securityLevel: configuration.securityLevel,
-            cipherList: configuration.cipherList
+            cipherList: configuration.cipherList, alpnRefusalExplanation: configuration.alpnRefusalExplanation
         ) { context throws(TLSError) in
             try ContextBuilder.configureServer(context, configuration)
         }
@@ -92,13 +92,14 @@ private enum ContextBuilder {
         keyLogFile: String?,
         securityLevel: Int?,
         cipherList: String?,
+        alpnRefusalExplanation: String? = nil,
         configureRole: (OpaquePointer) throws(TLSError) -> Void
     ) throws(TLSError) -> (OpaquePointer, ConnectionPolicy) {
         try validate(versions: versions, alpn: alpn)
         let keyLog = try keyLogFile.map { path throws(TLSError) in try KeyLogWriter(path: path) }
         let policy = ConnectionPolicy(
             role: role, alpn: alpn, clientCertificate: clientCertificate,
-            versions: versions.0...versions.1, keyLog: keyLog
+            versions: versions.0...versions.1, keyLog: keyLog, alpnRefusalExplanation: alpnRefusalExplanation
         )
         let context = try make(method: method)
         do {

@@ -67,6 +67,10 @@ public struct TLSConfiguration: Sendable {
     /// OpenSSL cipher string for TLS 1.2 and older (e.g. "ECDHE+AESGCM:AES256-SHA");
     /// `nil` keeps OpenSSL's default. TLS 1.3 suites are not affected.
     public var cipherList: String?
+    /// What a client refused over ALPN is told the listener needs, after the protocols it
+    /// offered (in the handshake failure's reason); `nil` says "this listener requires one of
+    /// [...]". The application's own words go here (for APNs: that it requires HTTP/2).
+    public var alpnRefusalExplanation: String?
 
     public init(
         certificateChain: [PEMSource],
@@ -78,11 +82,13 @@ public struct TLSConfiguration: Sendable {
         maximumVersion: TLSVersion = .tlsv13,
         securityLevel: Int? = nil,
         keyLogFile: String? = nil,
-        cipherList: String? = nil
+        cipherList: String? = nil,
+        alpnRefusalExplanation: String? = nil
     ) {
         self.certificateChain = certificateChain
         self.privateKey = privateKey
         self.alpn = alpn
+        self.alpnRefusalExplanation = alpnRefusalExplanation
         self.clientCertificate = clientCertificate
         self.trustRootsPEM = trustRootsPEM
         self.minimumVersion = minimumVersion

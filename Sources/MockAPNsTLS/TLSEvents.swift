@@ -16,7 +16,7 @@ public struct TLSHandshakeFailed: Sendable, Hashable {
     public var alertSent: TLSAlert?
     /// The fatal alert the peer sent, if any.
     public var alertReceived: TLSAlert?
-    /// Why, in plain words, e.g. "client offered ALPN [http/1.1]; APNs requires HTTP/2 (h2)".
+    /// Why, in plain words, e.g. "client offered ALPN [http/1.1]; this listener requires one of [h2]".
     public var reason: String
     /// The error also passed to `errorCaught`.
     public var error: TLSError

@@ -92,8 +92,10 @@ final class ConnectionLifecycleTests: XCTestCase {
         XCTAssertEqual(server.log.errors.first?.errorCode, HTTP2ErrorCode.flowControlError)
     }
 
-    func testExceedingTheStreamLimitGetsApplesGoAway() throws {
-        let server = try TestServer(configuration: .init(maxConcurrentStreams: 2, recordsFrames: true)) { _, _, _ in }
+    func testExceedingTheStreamLimitGetsAGoAwayWithTheConfiguredDebugData() throws {
+        var configuration = HTTP2ServerConfiguration(maxConcurrentStreams: 2, recordsFrames: true)
+        configuration.goAwayDebugData.streamLimit = Array("Maximum active streams violated for this endpoint.".utf8)
+        let server = try TestServer(configuration: configuration) { _, _, _ in }
         defer { server.stop() }
 
         // Three requests left open (no END_STREAM) against a limit of two.
@@ -140,7 +142,8 @@ final class ConnectionLifecycleTests: XCTestCase {
     }
 
     func testIdleConnectionGetsGoAwayIdleTimeoutAndCloses() throws {
-        let server = try TestServer(configuration: .init(idleTimeout: .milliseconds(200), recordsFrames: true))
+        let server = try TestServer(
+            configuration: HTTP2ServerConfiguration(idleTimeout: .milliseconds(200), recordsFrames: true).withTestGoAwayDebugData)
         defer { server.stop() }
 
         let started = Date()

@@ -64,7 +64,9 @@ final class FrameRecordTests: XCTestCase {
     }
 
     func testGoAwayAndResetAreDecoded() throws {
-        let server = try TestServer { handler, request, _ in
+        var configuration = HTTP2ServerConfiguration(recordsFrames: true)
+        configuration.goAwayDebugData.shutdown = Array("going away".utf8)
+        let server = try TestServer(configuration: configuration) { handler, request, _ in
             handler.resetStream(streamID: request.streamID, errorCode: HTTP2ErrorCode.refusedStream)
             handler.gracefulShutdown()
         }
@@ -78,7 +80,7 @@ final class FrameRecordTests: XCTestCase {
         let outbound = server.log.frames.filter { $0.direction == .outbound }
         XCTAssertTrue(outbound.contains { $0.type == .rstStream && $0.streamID == 1 && $0.details == .rstStream(errorCode: 7) })
         XCTAssertTrue(outbound.contains {
-            $0.type == .goaway && $0.details == .goaway(errorCode: 0, lastStreamID: 1, debugData: NGHTTP2ServerHandler.shutdownDebugData)
+            $0.type == .goaway && $0.details == .goaway(errorCode: 0, lastStreamID: 1, debugData: Array("going away".utf8))
         })
     }
 

@@ -235,7 +235,7 @@ final class RequestResponseTests: XCTestCase {
     }
 
     func testGracefulShutdownLetsInFlightStreamsFinish() throws {
-        let server = try TestServer { handler, request, channel in
+        let server = try TestServer(configuration: HTTP2ServerConfiguration(recordsFrames: true).withTestGoAwayDebugData) { handler, request, channel in
             // The first request starts the shutdown; every answer comes 100 ms later, so
             // all streams are still open when the GOAWAY goes out.
             if request.firstValue(of: ":path") == "/first" {
@@ -260,7 +260,7 @@ final class RequestResponseTests: XCTestCase {
     }
 
     func testGracefulShutdownThroughThePipeline() throws {
-        let server = try TestServer { handler, request, channel in
+        let server = try TestServer(configuration: HTTP2ServerConfiguration(recordsFrames: true).withTestGoAwayDebugData) { handler, request, channel in
             // The server module has no handle on the handler: it sends an event instead,
             // inbound for the first request and outbound for the second. The answer comes a
             // little later, so the client is still listening when the GOAWAY arrives.

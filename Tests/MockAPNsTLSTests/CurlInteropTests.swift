@@ -14,7 +14,7 @@ final class CurlInteropTests: TLSTestCase {
         XCTAssertEqual(result.status, 35, result.output)  // CURLE_SSL_CONNECT_ERROR
         XCTAssertTrue(result.output.contains("no application protocol"), result.output)
         let seen = try await server.recorder.wait { !$0.failed.isEmpty }
-        XCTAssertEqual(seen.failed.first?.reason, "client offered ALPN [http/1.1]; APNs requires HTTP/2 (h2)")
+        XCTAssertEqual(seen.failed.first?.reason, "client offered ALPN [http/1.1]; this listener requires one of [h2]")
         XCTAssertEqual(seen.failed.first?.clientHello?.serverName, "localhost")
         try await server.stop()
     }

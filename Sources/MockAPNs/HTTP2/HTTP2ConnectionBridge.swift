@@ -150,7 +150,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             started = true
             if let churn = services.churn?.opened(connectionID) { journaling.churn(churn) }
             if let shutdown = shutdownBeforeStart {
-                http2.gracefulShutdown(debugData: shutdown.debugData ?? NGHTTP2ServerHandler.shutdownDebugData)
+                http2.gracefulShutdown(debugData: shutdown.debugData)
             }
         } catch {
             logger.error("could not start HTTP/2 on the connection: \(error)")

@@ -52,15 +52,25 @@ extension MockAPNsServer {
             clientCertificate: .request,
             trustRootsPEM: [.file(configuration.certificateFile(configuration.tls.clientTrustRoots, default: "ca.pem"))],
             minimumVersion: .tlsv12,
-            keyLogFile: ProcessEnvironment.value(of: "SSLKEYLOGFILE")
+            keyLogFile: ProcessEnvironment.value(of: "SSLKEYLOGFILE"),
+            alpnRefusalExplanation: "APNs requires HTTP/2 (h2)"
         )
     }
+
+    /// What Apple's GOAWAY frames carry: the JSON body of the reason for a shutdown and an
+    /// idle timeout, and the plain text seen with its stream-limit GOAWAY (2016).
+    static let appleGoAwayDebugData = GoAwayDebugData(
+        shutdown: HTTP2ResponseRenderer.errorBody(reason: .shutdown, timestamp: nil),
+        idleTimeout: HTTP2ResponseRenderer.errorBody(reason: .idleTimeout, timestamp: nil),
+        streamLimit: Array("Maximum active streams violated for this endpoint.".utf8)
+    )
 
     func makeHTTP2Settings() -> HTTP2ServerConfiguration {
         var settings = HTTP2ServerConfiguration()
         settings.maxConcurrentStreams = UInt32(clamping: configuration.http2.maxConcurrentStreams)
         settings.idleTimeout = configuration.http2.idleTimeoutSeconds.map { .nanoseconds(Int64($0 * 1_000_000_000)) }
         settings.headerListOverflow = configuration.http2.headerListOverflow
+        settings.goAwayDebugData = Self.appleGoAwayDebugData
         return settings
     }
 }

@@ -31,7 +31,7 @@ public enum HTTP2ResponseRenderer {
     }
 
     /// `{"reason":"<Reason>"}`, with `,"timestamp":<ms>` before the brace when given.
-    static func errorBody(reason: Reason, timestamp: Int64?) -> [UInt8] {
+    public static func errorBody(reason: Reason, timestamp: Int64?) -> [UInt8] {
         var body: [UInt8] = []
         body.reserveCapacity(64)
         body.append(contentsOf: #"{"reason":""#.utf8)

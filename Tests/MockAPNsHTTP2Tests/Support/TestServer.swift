@@ -118,3 +118,17 @@ final class TestServer {
         try? group.syncShutdownGracefully()
     }
 }
+
+extension HTTP2ServerConfiguration {
+    /// The GOAWAY debug data the tests expect, passed in as a server passes its own.
+    static let testGoAwayDebugData = GoAwayDebugData(
+        shutdown: Array(#"{"reason":"Shutdown"}"#.utf8), idleTimeout: Array(#"{"reason":"IdleTimeout"}"#.utf8)
+    )
+
+    /// This configuration with `testGoAwayDebugData`.
+    var withTestGoAwayDebugData: HTTP2ServerConfiguration {
+        var copy = self
+        copy.goAwayDebugData = Self.testGoAwayDebugData
+        return copy
+    }
+}
