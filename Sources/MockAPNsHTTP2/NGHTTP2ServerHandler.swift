@@ -6,7 +6,7 @@ import NIOCore
 /// Plaintext bytes come in (after TLS, or straight from the socket for cleartext HTTP/2
 /// with prior knowledge); each `channelRead` is one `nghttp2_session_mem_recv` call.
 /// Everything nghttp2 wants to send in answer is gathered into one buffer per read batch
-/// and written and flushed once, in `channelReadComplete` (in batches of at most 256 KiB,
+/// and written and flushed once, in `channelReadComplete` (in batches of at most 64 KiB,
 /// and only while the channel is writable: a client that stops reading leaves the frames
 /// inside nghttp2 until it reads again). Complete requests go to the
 /// ``NGHTTP2ServerDelegate``; answers come back through ``respond(streamID:status:headers:body:)``
@@ -225,7 +225,10 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     }
 
     /// How much output is gathered from nghttp2 per write while the client keeps reading.
-    static let outputBatchLimit = 256 * 1024
+    /// NIO's default high-water mark: a client that stops reading leaves at most about twice
+    /// this in the channel's buffer (the batch that crossed the mark, and what was there
+    /// before it), the rest stays inside nghttp2 as the answers' own small records.
+    static let outputBatchLimit = 64 * 1024
 
     /// Writes and flushes what nghttp2 has queued, in batches of at most `outputBatchLimit`
     /// bytes, for as long as the channel takes them; then closes the connection if it is over.

@@ -25,6 +25,9 @@ final class HTTP2ScenarioResponder {
     /// After a GOAWAY naming a stream, later streams are left unanswered, as the client
     /// will retry them elsewhere.
     private var lastAnsweredStream: Int32?
+    /// The last scripted body sent and its bytes: the streams a `respond` rule answers share
+    /// one buffer's storage instead of each holding a copy until its answer is written.
+    private var lastScriptedBody: (body: String?, reason: String?, buffer: ByteBuffer)?
 
     init(scenarios: ScenarioSwitch, connection: ScenarioConnection, environment: APNsEnvironment,
          clock: ServerClock, generatedIDCase: UUIDLetterCase, logger: Logger,
@@ -97,8 +100,7 @@ final class HTTP2ScenarioResponder {
             for extra in answer.shape.extraHeaders where !headers.contains(where: { $0.0 == extra.name }) {
                 headers.append((extra.name, extra.value))
             }
-            handler.respond(streamID: streamID, status: response.status, headers: headers,
-                            body: response.bodyBytes.map { ByteBuffer(bytes: $0) })
+            handler.respond(streamID: streamID, status: response.status, headers: headers, body: scriptedBody(response))
         case .fault(let fault)?:
             report(fault, decision: decision, streamID: streamID)
             applyFault(fault, decision: decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
@@ -129,6 +131,18 @@ final class HTTP2ScenarioResponder {
         }
         response.headers.append(contentsOf: answer.shape.extraHeaders)
         write(response, streamID: streamID, handler: handler)
+    }
+
+    /// A `respond` rule's body as a buffer, shared with the previous answer when it is the same
+    /// (the same rule's strings compare by identity first, so the check is cheap).
+    private func scriptedBody(_ response: ScenarioResponse) -> ByteBuffer? {
+        if let last = lastScriptedBody, last.body == response.body, last.reason == response.reason {
+            return last.buffer
+        }
+        guard let bytes = response.bodyBytes else { return nil }
+        let buffer = ByteBuffer(bytes: bytes)
+        lastScriptedBody = (response.body, response.reason, buffer)
+        return buffer
     }
 
     private func write(_ response: HTTP2PushResponse, streamID: Int32, handler: NGHTTP2ServerHandler) {
