@@ -1,4 +1,4 @@
-import CNghttp2
+internal import CNghttp2
 
 /// Turns an `nghttp2_frame` into an ``HTTP2FrameRecord``. Only called when recording is on.
 enum FrameRecordBuilder {

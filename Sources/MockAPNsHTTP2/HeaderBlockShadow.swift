@@ -1,4 +1,4 @@
-import CNghttp2
+internal import CNghttp2
 
 /// Decodes the client's header blocks a second time, beside nghttp2, so that the headers of
 /// a stream nghttp2 refuses can still be told.

@@ -1,4 +1,4 @@
-import CNghttp2
+internal import CNghttp2
 
 /// Lays out a response's header list as the `nghttp2_nv` array nghttp2 wants, reusing the
 /// same buffers for every response on the connection.

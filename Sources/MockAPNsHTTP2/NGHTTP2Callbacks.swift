@@ -1,4 +1,4 @@
-import CNghttp2
+internal import CNghttp2
 
 /// The table of C callbacks nghttp2 calls during `mem_recv` and `mem_send`. Each one finds
 /// the ``NGHTTP2Session`` in `user_data` and forwards to it; none of them keeps a pointer

@@ -1,4 +1,4 @@
-import CNghttp2
+internal import CNghttp2
 import NIOCore
 
 /// What a session reports while nghttp2 runs its callbacks. Implemented by the channel

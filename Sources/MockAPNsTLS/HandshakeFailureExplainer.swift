@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// Turns what the callbacks observed and OpenSSL's terse reason into one sentence a provider
 /// developer understands, e.g. "client offered only [TLSv1]; this listener accepts TLSv1.2 to

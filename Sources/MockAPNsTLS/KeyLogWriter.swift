@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 import Synchronization
 
 /// Appends TLS session secrets to a file in NSS key log format, one line per secret, as

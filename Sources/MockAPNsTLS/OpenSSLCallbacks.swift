@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// The C callbacks installed on every `SSL_CTX`. None captures Swift state: each finds the
 /// connection's `ConnectionObservations` through the `SSL` object's ex_data slot.

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 import NIOCore
 
 /// One TLS connection: an OpenSSL `SSL` object between two memory BIOs. Ciphertext from the

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// An OpenSSL `SSL_CTX` configured once (per listener, or per client) and shared by all of
 /// its connections.

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// OpenSSL reports failures through a thread-local queue of error codes. Each call site clears
 /// it before an operation and drains it after a failure, so messages never mix connections.

@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// One X509 certificate owned by Swift; freed when the last reference goes.
 final class X509Certificate {

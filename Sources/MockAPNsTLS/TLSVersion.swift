@@ -1,4 +1,4 @@
-import COpenSSL
+internal import COpenSSL
 
 /// A TLS protocol version that a listener or client may allow.
 ///
