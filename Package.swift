@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
     targets: [
         // The brain: Apple's rules as plain values. No sockets, no NIO channels.
@@ -74,6 +75,7 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             // The control API's OpenAPI document, served at GET /openapi.json.
             resources: [.embedInCode("Control/control-api.openapi.json")]
@@ -85,6 +87,7 @@ let package = Package(
                 "MockAPNsCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         // A load generator for the legacy binary gateway (Benchmarks/legacy.sh).
@@ -134,6 +137,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
     ]

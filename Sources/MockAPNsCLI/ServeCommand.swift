@@ -1,9 +1,9 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import Logging
 import MockAPNs
 import MockAPNsCore
+import UnixSignals
 
 /// `mockapns serve`: runs the mock server until SIGINT or SIGTERM.
 struct ServeCommand: AsyncParsableCommand {
@@ -252,43 +252,14 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-/// Waits for SIGINT or SIGTERM.
+/// Waits for SIGINT or SIGTERM (trapped through ServiceLifecycle's `UnixSignalsSequence`)
+/// and names the one that came.
 enum TerminationSignal {
     static func wait() async -> String {
-        await withCheckedContinuation { continuation in
-            SignalWatcher.shared.watch { name in continuation.resume(returning: name) }
+        for await signal in await UnixSignalsSequence(trapping: .sigint, .sigterm) {
+            return "\(signal)"
         }
-    }
-}
-
-/// Owns the dispatch sources that turn SIGINT and SIGTERM into one callback.
-final class SignalWatcher: @unchecked Sendable {
-    static let shared = SignalWatcher()
-
-    private let queue = DispatchQueue(label: "mockapns.signals")
-    // Touched only on `queue`.
-    private var sources: [any DispatchSourceSignal] = []
-    private var handler: ((String) -> Void)?
-
-    func watch(_ onSignal: @escaping @Sendable (String) -> Void) {
-        queue.sync {
-            handler = onSignal
-            for (number, name) in [(SIGINT, "SIGINT"), (SIGTERM, "SIGTERM")] {
-                signal(number, SIG_IGN)
-                let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-                source.setEventHandler { [unowned self] in self.fire(name) }
-                source.resume()
-                sources.append(source)
-            }
-        }
-    }
-
-    private func fire(_ name: String) {
-        guard let handler else { return }
-        self.handler = nil
-        sources.forEach { $0.cancel() }
-        sources.removeAll()
-        handler(name)
+        return "the end of the signal sequence"
     }
 }
 
