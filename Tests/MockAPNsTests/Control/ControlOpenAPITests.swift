@@ -1,4 +1,6 @@
 import Foundation
+import Hummingbird
+import HummingbirdTesting
 @testable import MockAPNs
 import MockAPNsCore
 import XCTest
@@ -75,9 +77,11 @@ final class ControlOpenAPITests: XCTestCase {
         XCTAssertEqual(served.stdout, file)
     }
 
-    /// Over the wire: each documented operation reaches a handler (never 404 or 405), and
-    /// TRACE on each documented path is 405 with the documented methods in `Allow`.
-    func testDocumentedOperationsAreServedAndOtherMethodsGet405() throws {
+    /// In process (HummingbirdTesting, the router without a socket): each documented
+    /// operation reaches a handler (never 404 or 405), and TRACE on each documented path is 405
+    /// with the documented methods in `Allow`. `GET /v1/events/stream` never ends by design;
+    /// `JournalEventStreamTests` reads it over a socket.
+    func testDocumentedOperationsAreServedAndOtherMethodsGet405() async throws {
         var methodsByPath: [String: Set<String>] = [:]
         for operation in try documentedOperations() {
             let parts = operation.split(separator: " ", maxSplits: 1).map(String.init)
@@ -85,29 +89,33 @@ final class ControlOpenAPITests: XCTestCase {
         }
         let token = String(repeating: "ab", count: 32)
         let channel = "AAAAAAAAAAAAAAAAAAAAAA=="
-        for (path, methods) in methodsByPath {
-            let concrete = path.replacingOccurrences(of: "{token}", with: token).replacingOccurrences(of: "{id}", with: channel)
-            let url = "http://127.0.0.1:\(ports.control ?? 0)\(concrete)"
-            for method in methods {
-                if path.contains("{id}") {
-                    // A channel that exists (POST /v1/reset may have run), so deleting it reaches the handler.
-                    let created = try ProcessRunner.run("curl", [
-                        "-sS", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H", "content-type: application/json",
-                        "--data-binary", #"{"bundleId": "com.example.app", "id": "\#(channel)"}"#,
-                        "http://127.0.0.1:\(ports.control ?? 0)/v1/channels",
-                    ])
-                    XCTAssertEqual(created.stdout, "201")
+        let byPath = methodsByPath.sorted { $0.key < $1.key }
+        let application = Application(router: ControlAPI(server: server).makeRouter())
+        try await application.test(.router) { client in
+            for (path, methods) in byPath {
+                let concrete = path.replacingOccurrences(of: "{token}", with: token).replacingOccurrences(of: "{id}", with: channel)
+                for method in methods.sorted() where !(method == "GET" && path == "/v1/events/stream") {
+                    if path.contains("{id}") {
+                        // A channel that exists (POST /v1/reset may have run), so deleting it reaches the handler.
+                        try await client.execute(
+                            uri: "/v1/channels", method: .post, headers: [.contentType: "application/json"],
+                            body: ByteBuffer(string: #"{"bundleId": "com.example.app", "id": "\#(channel)"}"#)
+                        ) { response in
+                            XCTAssertEqual(response.status, .created)
+                        }
+                    }
+                    let httpMethod = try XCTUnwrap(HTTPRequest.Method(method))
+                    try await client.execute(uri: concrete, method: httpMethod) { response in
+                        XCTAssertFalse([404, 405].contains(response.status.code), "\(method) \(path): \(response.status)")
+                    }
                 }
-                let result = try ProcessRunner.run("curl", ["-sS", "--max-time", "3", "-o", "/dev/null", "-w", "%{http_code}", "-X", method, url])
-                XCTAssertFalse(["404", "405"].contains(result.stdout), "\(method) \(path): \(result.stdout)")
+                try await client.execute(uri: concrete, method: HTTPRequest.Method("TRACE")!) { response in
+                    XCTAssertEqual(response.status, .methodNotAllowed, "TRACE \(path)")
+                    let allow = response.headers.first { $0.name.canonicalName == "allow" }?.value ?? ""
+                    let listed = Set(allow.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+                    XCTAssertEqual(listed, methods, "Allow for \(path)")
+                }
             }
-            let trace = try ProcessRunner.run("curl", ["-sS", "-i", "-X", "TRACE", url]).stdout
-            XCTAssertTrue(trace.hasPrefix("HTTP/1.1 405"), "TRACE \(path): \(trace.prefix(80))")
-            let allow = trace.split(separator: "\r\n").first { $0.lowercased().hasPrefix("allow:") }
-            let listed = Set((allow?.dropFirst("allow:".count) ?? "").split(separator: ",").map {
-                $0.trimmingCharacters(in: .whitespaces)
-            })
-            XCTAssertEqual(listed, methods, "Allow for \(path)")
         }
     }
 }
