@@ -84,9 +84,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     init(services: HTTP2ConnectionServices, scenarioConnection: ScenarioConnection, connectionID: UInt64) {
         self.services = services
         self.connectionID = connectionID
-        self.journaling = HTTP2Journaling(
-            journal: services.journal, connectionID: connectionID, options: services.decider.options, logger: services.logger
-        )
+        self.journaling = HTTP2Journaling(journal: services.journal, connectionID: connectionID, logger: services.logger)
         self.logger = services.logger
         self.scenario = HTTP2ScenarioResponder(
             scenarios: services.scenarios, connection: scenarioConnection, environment: services.environment,

@@ -4,20 +4,18 @@ import MockAPNsHTTP2
 import NIOCore
 
 /// What one HTTP/2 connection writes to the journal: its frames, each notification with its
-/// verdict, and its errors. The connection bridge calls it; it knows the journal's formats.
+/// verdict, and its errors. The connection bridge calls it; it knows the journal's formats,
+/// not Apple's rules (those are the core's `PushDecider`).
 struct HTTP2Journaling {
     let journal: Journal
     let connectionID: UInt64
-    /// The header rules, run here once per request so the journal gets the normalized request.
-    private let validator: HTTP2RequestValidator
 
     /// Where diagnoses are also told, at notice level.
     private let logger: Logger
 
-    init(journal: Journal, connectionID: UInt64, options: ValidationOptions, logger: Logger) {
+    init(journal: Journal, connectionID: UInt64, logger: Logger) {
         self.journal = journal
         self.connectionID = connectionID
-        self.validator = HTTP2RequestValidator(options: options)
         self.logger = logger
     }
 
@@ -44,16 +42,7 @@ struct HTTP2Journaling {
         _ push: HTTP2PushRequest, bodyLength: Int, streamID: Int32, context: DecisionContext, decider: PushDecider,
         arrivedAt: NIODeadline
     ) -> Verdict {
-        let verdict: Verdict
-        let request: PushRequest
-        switch validator.validate(push) {
-        case .valid(let valid):
-            verdict = decider.decide(valid, context: context)
-            request = decider.route(valid, context: context)
-        case .invalid:
-            verdict = decider.decide(http2: push, context: context)
-            request = Self.bestEffortRequest(push)
-        }
+        let (verdict, request) = decider.judge(http2: push, context: context)
         // A body stored cut short cannot be judged; one larger than APNs takes is refused anyway.
         if bodyLength == push.body.count, let problem = PayloadJSONCheck.problem(in: push.body) {
             let message = "Stream \(streamID): \(PayloadJSONCheck.describe(problem)). "
@@ -99,7 +88,7 @@ struct HTTP2Journaling {
     /// what the RST_STREAM means. Its credentials were never checked (`unverified`).
     func refusedStream(_ refused: HTTP2RefusedStream) {
         let headers = (refused.headers ?? []).map { HTTPHeader(name: $0.name, value: $0.value) }
-        let request = Self.bestEffortRequest(HTTP2PushRequest(headers: headers, body: []))
+        let request = PushRequest(bestEffort: HTTP2PushRequest(headers: headers, body: []))
         var record = NotificationRecord(
             transport: .http2, deviceToken: request.deviceToken, topic: request.topic,
             pushType: request.pushType?.rawValue, requestAPNsID: request.apnsID, priority: request.priority?.rawValue,
@@ -120,26 +109,6 @@ struct HTTP2Journaling {
     /// `iat` was sent as a string.
     func note(_ message: String, code: String, streamID: Int32? = nil) {
         journal.record(.diagnosis(code: code, message: printable(message)), connection: connectionID, stream: streamID)
-    }
-
-    /// The fields of a request the header rules refused, as far as its headers tell them.
-    static func bestEffortRequest(_ push: HTTP2PushRequest) -> PushRequest {
-        var request = PushRequest(transport: .http2, deviceToken: "", payload: push.body)
-        for header in push.headers {
-            switch header.name {
-            case ":path":
-                let prefix = "/3/device/"
-                if header.value.hasPrefix(prefix) { request.deviceToken = String(header.value.dropFirst(prefix.count)) }
-            case "apns-topic": request.topic = request.topic ?? header.value
-            case "apns-push-type": request.pushType = request.pushType ?? PushType(rawValue: header.value)
-            case "apns-id": request.apnsID = request.apnsID ?? header.value
-            case "apns-collapse-id": request.collapseID = request.collapseID ?? header.value
-            case "apns-priority": request.priority = request.priority ?? Int(header.value).flatMap(Priority.init(rawValue:))
-            case "apns-expiration": request.expiration = request.expiration ?? Int64(header.value)
-            default: break
-            }
-        }
-        return request
     }
 }
 

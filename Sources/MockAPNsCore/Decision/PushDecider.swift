@@ -56,6 +56,19 @@ public struct PushDecider: Sendable {
         }
     }
 
+    /// Validates, then decides, an HTTP/2 request: the verdict, and the request as every
+    /// record, filter and scenario rule reads it (routed, when it was valid; when it was not,
+    /// what its headers say as far as they could be read).
+    public func judge(http2 raw: HTTP2PushRequest, context: DecisionContext) -> (verdict: Verdict, request: PushRequest) {
+        switch validator.validate(raw) {
+        case .valid(let request):
+            return (decide(request, context: context), route(request, context: context))
+        case .invalid(let reason, let apnsID):
+            let verdict = verdict(for: .refused(reason, timestamp: nil), apnsID: apnsID, context: context)
+            return (verdict, PushRequest(bestEffort: raw))
+        }
+    }
+
     /// Decides a request that already passed its protocol's syntax rules (steps 13 to 16).
     /// The topic is the one `route(_:context:)` gives; the push type a topic's suffix
     /// implies is the one the payload limit applies (`.voip` gets the VoIP limit).

@@ -230,3 +230,25 @@ private struct RecognizedHeaders {
         return false
     }
 }
+
+extension PushRequest {
+    /// The fields of an HTTP/2 request the header rules refused, as far as its headers tell
+    /// them (for the journal's record of a refusal).
+    public init(bestEffort push: HTTP2PushRequest) {
+        self.init(transport: .http2, deviceToken: "", payload: push.body)
+        for header in push.headers {
+            switch header.name {
+            case ":path":
+                let prefix = "/3/device/"
+                if header.value.hasPrefix(prefix) { deviceToken = String(header.value.dropFirst(prefix.count)) }
+            case "apns-topic": topic = topic ?? header.value
+            case "apns-push-type": pushType = pushType ?? PushType(rawValue: header.value)
+            case "apns-id": apnsID = apnsID ?? header.value
+            case "apns-collapse-id": collapseID = collapseID ?? header.value
+            case "apns-priority": priority = priority ?? Int(header.value).flatMap(Priority.init(rawValue:))
+            case "apns-expiration": expiration = expiration ?? Int64(header.value)
+            default: break
+            }
+        }
+    }
+}

@@ -306,6 +306,25 @@ final class PushDeciderTests: XCTestCase {
         XCTAssertEqual(verdict.reason, .badTopic)
     }
 
+    // MARK: - Validate, then decide
+
+    /// `judge` gives the verdict and the request the journal records: routed when valid, as
+    /// far as the headers tell when not.
+    func testJudgeGivesTheVerdictAndTheRequestToRecord() {
+        let decider = PushDecider(registry: DeviceRegistry())
+        let valid = decider.judge(http2: Fixture().request, context: context(.sandbox))
+        guard case .accepted = valid.verdict else { return XCTFail("a valid push is accepted: \(valid.verdict)") }
+        XCTAssertEqual(valid.request.deviceToken, Fixture.token)
+        XCTAssertEqual(valid.request.topic, Fixture.topic)
+
+        let refused = decider.judge(
+            http2: Fixture().setting(":path", "/3/device/not-hex").setting("apns-priority", "5").request, context: context(.sandbox))
+        XCTAssertEqual(refused.verdict.reason, .badDeviceToken)
+        XCTAssertEqual(refused.request.deviceToken, "not-hex", "the refused request keeps what its path said")
+        XCTAssertEqual(refused.request.priority, .powerAware)
+        XCTAssertEqual(refused.request.topic, Fixture.topic)
+    }
+
     // MARK: - Legacy requests
 
     func testLegacyRequestUsesTheCertificateTopicAndTheSameRegistry() {
