@@ -25,17 +25,7 @@ extension MockAPNsServer {
         let scenarios = self.scenarios
         let journal = observation.journal
         let logger = self.logger
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        ListenerLimitReporter(listener: "channel management", journal: journal, logger: logger)
-                    )
-                }
-            }
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+        let bootstrap = ListenerBootstrap.make(group, listener: "channel management", journal: journal, logger: logger)
             .childChannelInitializer { channel in
                 connections.track(channel)
                 return channel.eventLoop.makeCompletedFuture {

@@ -15,15 +15,7 @@ extension MockAPNsServer {
         let connections = self.connections
         let scenarios = self.scenarios
         let logger = self.logger
-        let http2Bootstrap = ServerBootstrap(group: group)
-            .serverChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ListenerLimitReporter(listener: "HTTP/2", journal: journal, logger: logger))
-                }
-            }
-            .serverChannelOption(.backlog, value: 1024)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+        let http2Bootstrap = ListenerBootstrap.make(group, listener: "HTTP/2", journal: journal, logger: logger, backlog: 1024)
             .childChannelOption(.maxMessagesPerRead, value: 16)
             .childChannelInitializer { channel in
                 connections.track(channel)

@@ -58,7 +58,7 @@ final class LegacyListeners: Sendable {
         )
         let tracker = gatewayConnections
         let scenarios = dependencies.scenarios
-        let gatewayBootstrap = Self.bootstrap(dependencies.group, listener: "legacy gateway", journal: journal, logger: logger)
+        let gatewayBootstrap = ListenerBootstrap.make(dependencies.group, listener: "legacy gateway", journal: journal, logger: logger)
             .childChannelInitializer { channel in
                 tracker.track(channel)
                 return channel.eventLoop.makeCompletedFuture {
@@ -84,7 +84,7 @@ final class LegacyListeners: Sendable {
             logger: dependencies.logger,
             journal: dependencies.journal
         )
-        let feedbackBootstrap = Self.bootstrap(dependencies.group, listener: "legacy feedback", journal: journal, logger: logger)
+        let feedbackBootstrap = ListenerBootstrap.make(dependencies.group, listener: "legacy feedback", journal: journal, logger: logger)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try ConnectionPipeline.install(
@@ -141,18 +141,6 @@ final class LegacyListeners: Sendable {
         for channel in channels {
             try? await channel.close()
         }
-    }
-
-    private static func bootstrap(_ group: MultiThreadedEventLoopGroup, listener: String, journal: Journal?, logger: Logger) -> ServerBootstrap {
-        ServerBootstrap(group: group)
-            .serverChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ListenerLimitReporter(listener: listener, journal: journal, logger: logger))
-                }
-            }
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
     }
 
     /// Both legacy ports: a client certificate chaining to the same roots as HTTP/2 is
