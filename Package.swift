@@ -23,10 +23,14 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
     ],
     targets: [
+        // The numbers and names the RFCs give to things on the wire (TLS alerts, HTTP/2 error
+        // codes), one table each, shared by the core and the protocol modules. No dependencies.
+        .target(name: "MockAPNsWire"),
         // The brain: Apple's rules as plain values. No sockets, no NIO channels.
         .target(
             name: "MockAPNsCore",
             dependencies: [
+                "MockAPNsWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -49,6 +53,7 @@ let package = Package(
         .target(
             name: "MockAPNsTLS",
             dependencies: [
+                "MockAPNsWire",
                 "COpenSSL",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
@@ -57,6 +62,7 @@ let package = Package(
         .target(
             name: "MockAPNsHTTP2",
             dependencies: [
+                "MockAPNsWire",
                 "CNghttp2",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]

@@ -146,13 +146,7 @@ public enum JournalJSON {
         writer.string("collapseId", record.collapseID)
         writer.integer("identifier", record.legacyIdentifier)
         writer.integer("command", record.legacyCommand)
-        writer.integer("payloadLength", record.payloadLength)
-        if let text = record.payloadText {
-            writer.string("payload", text)
-        } else {
-            writer.string("payloadHex", hex(record.payload))
-        }
-        if record.payloadLength > record.payload.count { writer.bool("payloadTruncated", true) }
+        writePayload(record.payload, length: record.payloadLength, into: &writer)
         write(record.authentication, into: &writer)
         writer.bool("accepted", record.accepted)
         writer.integer("status", record.status)
