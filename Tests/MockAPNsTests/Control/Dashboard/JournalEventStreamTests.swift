@@ -134,7 +134,7 @@ final class JournalSubscriptionTests: XCTestCase {
             .fault(description: ""), .feedbackTuple(deviceToken: "", timestampMilliseconds: 0), .diagnosis(code: "", message: ""),
         ]
         for kind in samples {
-            let index = JournalEventKind.allNames.firstIndex(of: kind.name) ?? -1
+            let index = JournalEventKind.Name.texts.firstIndex(of: kind.name) ?? -1
             XCTAssertEqual(kind.bit, 1 << UInt32(index), kind.name)
         }
     }
