@@ -104,9 +104,22 @@ let package = Package(
             ],
             path: "Benchmarks/LegacyLoadGenerator"
         ),
+        // Embedded start-up time (Benchmarks/startup.sh).
+        .executableTarget(
+            name: "EmbeddedStartup",
+            dependencies: ["MockAPNs"],
+            path: "Benchmarks/EmbeddedStartup"
+        ),
+        // What the test targets share: the one subprocess runner, the raw HTTP/2 frame model,
+        // waits that fail on timeout.
+        .target(
+            name: "MockAPNsTestSupport",
+            path: "Tests/MockAPNsTestSupport"
+        ),
         .testTarget(
             name: "MockAPNsCoreTests",
             dependencies: [
+                "MockAPNsTestSupport",
                 "MockAPNsCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -117,7 +130,9 @@ let package = Package(
         .testTarget(
             name: "MockAPNsTLSTests",
             dependencies: [
+                "MockAPNsTestSupport",
                 "MockAPNsTLS",
+                "MockAPNsCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -125,7 +140,9 @@ let package = Package(
         .testTarget(
             name: "MockAPNsHTTP2Tests",
             dependencies: [
+                "MockAPNsTestSupport",
                 "MockAPNsHTTP2",
+                "MockAPNsCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -133,6 +150,7 @@ let package = Package(
         .testTarget(
             name: "MockAPNsTests",
             dependencies: [
+                "MockAPNsTestSupport",
                 "MockAPNs",
                 "MockAPNsCore",
                 "MockAPNsTLS",
