@@ -24,10 +24,14 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
     ],
     targets: [
+        // The numbers and names the RFCs give to things on the wire (TLS alerts, HTTP/2 error
+        // codes), one table each, shared by the core and the protocol modules. No dependencies.
+        .target(name: "MockAPNsWire"),
         // The brain: Apple's rules as plain values. No sockets, no NIO channels.
         .target(
             name: "MockAPNsCore",
             dependencies: [
+                "MockAPNsWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -50,6 +54,7 @@ let package = Package(
         .target(
             name: "MockAPNsTLS",
             dependencies: [
+                "MockAPNsWire",
                 "COpenSSL",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
@@ -58,6 +63,7 @@ let package = Package(
         .target(
             name: "MockAPNsHTTP2",
             dependencies: [
+                "MockAPNsWire",
                 "CNghttp2",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
@@ -101,9 +107,22 @@ let package = Package(
             ],
             path: "Benchmarks/LegacyLoadGenerator"
         ),
+        // Embedded start-up time (Benchmarks/startup.sh).
+        .executableTarget(
+            name: "EmbeddedStartup",
+            dependencies: ["MockAPNs"],
+            path: "Benchmarks/EmbeddedStartup"
+        ),
+        // What the test targets share: the one subprocess runner, the raw HTTP/2 frame model,
+        // waits that fail on timeout.
+        .target(
+            name: "MockAPNsTestSupport",
+            path: "Tests/MockAPNsTestSupport"
+        ),
         .testTarget(
             name: "MockAPNsCoreTests",
             dependencies: [
+                "MockAPNsTestSupport",
                 "MockAPNsCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
@@ -114,7 +133,9 @@ let package = Package(
         .testTarget(
             name: "MockAPNsTLSTests",
             dependencies: [
+                "MockAPNsTestSupport",
                 "MockAPNsTLS",
+                "MockAPNsCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -123,7 +144,9 @@ let package = Package(
         .testTarget(
             name: "MockAPNsHTTP2Tests",
             dependencies: [
+                "MockAPNsTestSupport",
                 "MockAPNsHTTP2",
+                "MockAPNsCore",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -132,6 +155,7 @@ let package = Package(
         .testTarget(
             name: "MockAPNsTests",
             dependencies: [
+                "MockAPNsTestSupport",
                 "MockAPNs",
                 "MockAPNsCore",
                 "MockAPNsTLS",

@@ -3,17 +3,13 @@
 #  * CLI: from spawning `mockapns serve` (release build) until its HTTP/2 port accepts a TCP
 #    connection, and until its ports file is written (every listener bound: HTTP/2, gateway,
 #    feedback, control API). Median of RUNS starts, polled every 0.5 ms from Python.
-#  * Embedded: `MockAPNsServer(configuration:)` + `start()` inside a test process
-#    (Tests/MockAPNsTests/Benchmarks/EmbeddedStartupTests.swift), median of 10 warm starts.
-#    Debug build by default (what scripts/test.sh builds); `--release` builds the tests in
-#    release with -enable-testing in a scratch directory of its own (.build-bench, slow once).
+#  * Embedded: `MockAPNsServer(configuration:)` + `start()` in a process of its own
+#    (Benchmarks/EmbeddedStartup, release build), median of RUNS warm starts after a first.
 #
-#   Benchmarks/startup.sh [--release] [RUNS]      (default 20)
+#   Benchmarks/startup.sh [RUNS]      (default 20)
 #   MOCKAPNS_BIN=path/to/release/mockapns Benchmarks/startup.sh    (skip the CLI build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-release_tests=false
-if [[ "${1:-}" == "--release" ]]; then release_tests=true; shift; fi
 runs=${1:-20}
 
 if [[ -z "${MOCKAPNS_BIN:-}" ]]; then
@@ -76,14 +72,8 @@ print("command: " + " ".join([binary, "serve", "--http2-port", "PORT", "--gatewa
 PY
 
 echo
-if $release_tests; then
-    echo "== embedded start (release tests, scratch path .build-bench)" >&2
-    swift build -c release --scratch-path .build-bench --build-tests -Xswiftc -enable-testing >&2
-    test_command=(swift test -c release --scratch-path .build-bench --skip-build -Xswiftc -enable-testing --filter EmbeddedStartupTests)
-else
-    echo "== embedded start (debug tests)" >&2
-    swift build --build-tests >&2
-    test_command=(swift test --skip-build --filter EmbeddedStartupTests)
-fi
-"${test_command[@]}" 2>&1 | grep "embedded start:" | sed "s/^/$($release_tests && echo release || echo debug) build: /"
-echo "command: ${test_command[*]}"
+echo "== swift build -c release --product EmbeddedStartup" >&2
+swift build -c release --product EmbeddedStartup >&2
+embedded="$(swift build -c release --show-bin-path)/EmbeddedStartup"
+"$embedded" "$PWD/certs-dev" "$((runs + 1))" | sed "s/^/release build: /"
+echo "command: $embedded $PWD/certs-dev $((runs + 1))"

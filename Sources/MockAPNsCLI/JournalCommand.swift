@@ -4,6 +4,7 @@ import Foundation
 import FoundationNetworking
 #endif
 import MockAPNs
+import MockAPNsCore
 
 /// `mockapns serve` options for the journal and the control API.
 struct ObservationOptions: ParsableArguments {
@@ -155,13 +156,13 @@ struct ControlJournalReader {
             } catch let error as URLError {
                 throw JournalReadError(message: "cannot reach the control API at \(base): \(Self.words(error)); is `mockapns serve` running there? (--control URL)")
             }
-            let object = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-            guard (response as? HTTPURLResponse)?.statusCode == 200, let events = object?["events"] as? [[String: Any]] else {
+            guard (response as? HTTPURLResponse)?.statusCode == 200 else {
                 throw JournalReadError(message: "\(url): \(String(decoding: data, as: UTF8.self))")
             }
+            let events = try Self.events(in: String(decoding: data, as: UTF8.self), from: url)
             for event in events {
                 printer.print(event)
-                if let sequence = event["seq"] as? NSNumber { after = max(after, sequence.uint64Value) }
+                after = max(after, event.sequence)
             }
             if events.count < 1000 && !follow { return }
         }
@@ -169,6 +170,19 @@ struct ControlJournalReader {
 }
 
 extension ControlJournalReader {
+    /// The events of one `GET /v1/events` answer, read into the types the server wrote them from.
+    static func events(in text: String, from url: URL) throws -> [JournalEvent] {
+        do throws(JSONFileError) {
+            var page = try JSONObjectReader(JSONParser.parse(text))
+            guard let elements = try page.array("events") else {
+                throw page.missing("events", expected: "the page's events")
+            }
+            return try elements.map { (path, node) throws(JSONFileError) in try JournalJSON.decode(node, path: path) }
+        } catch {
+            throw JournalReadError(message: "\(url): \(error)")
+        }
+    }
+
     /// A network failure in a few words, instead of Foundation's error dump.
     static func words(_ error: URLError) -> String {
         switch error.code {
@@ -193,6 +207,7 @@ struct FileJournalReader {
         }
         defer { try? handle.close() }
         var pending = Data()
+        var lineNumber = 0
         while true {
             let chunk = handle.availableData
             if chunk.isEmpty {
@@ -202,11 +217,16 @@ struct FileJournalReader {
             }
             pending.append(chunk)
             while let newline = pending.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = pending[pending.startIndex..<newline]
+                let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
                 pending = Data(pending[pending.index(after: newline)...])
-                guard let event = try? JSONSerialization.jsonObject(with: line) as? [String: Any] else { continue }
-                if let sequence = event["seq"] as? NSNumber, sequence.uint64Value <= after { continue }
-                printer.print(event)
+                lineNumber += 1
+                guard !line.isEmpty else { continue }
+                do {
+                    let event = try JournalJSON.decode(line)
+                    if event.sequence > after { printer.print(event) }
+                } catch {
+                    FileHandle.standardError.write(Data("mockapns journal: \(path) line \(lineNumber): \(error)\n".utf8))
+                }
             }
         }
     }
@@ -222,122 +242,24 @@ struct TimelinePrinter {
     var json: Bool
     var types: Set<String>?
 
-    func print(_ event: [String: Any]) {
-        let type = event["type"] as? String ?? "?"
-        if let types, !types.contains(type) { return }
+    func print(_ event: JournalEvent) {
+        if let types, !types.contains(event.kind.name) { return }
         if json {
-            if let data = try? JSONSerialization.data(withJSONObject: event, options: [.sortedKeys]) {
-                say(String(decoding: data, as: UTF8.self))
-            }
+            say(JournalJSON.encode(event))
             return
         }
-        var line = "#\(number(event["seq"]))"
-        line += " " + Self.time(event["time"])
-        if let connection = event["connection"] { line += " c\(number(connection))" }
-        if let stream = event["stream"] { line += "/s\(number(stream))" }
-        line += "  " + Self.describe(type: type, event)
-        say(line)
-    }
-
-    private func number(_ value: Any?) -> String {
-        (value as? NSNumber)?.stringValue ?? "?"
+        var line = "#\(event.sequence) " + Self.time(event.wallTimeMilliseconds)
+        if let connection = event.connectionID { line += " c\(connection)" }
+        if let stream = event.streamID { line += "/s\(stream)" }
+        say(line + "  " + event.kind.summary)
     }
 
     /// `HH:MM:SS.mmm` UTC.
-    static func time(_ value: Any?) -> String {
-        guard let milliseconds = (value as? NSNumber)?.int64Value else { return "--:--:--.---" }
+    static func time(_ milliseconds: Int64) -> String {
         let dayMilliseconds = ((milliseconds % 86_400_000) + 86_400_000) % 86_400_000
         let hours = dayMilliseconds / 3_600_000
         let minutes = dayMilliseconds / 60_000 % 60
         let seconds = dayMilliseconds / 1000 % 60
         return String(format: "%02lld:%02lld:%02lld.%03lld", hours, minutes, seconds, dayMilliseconds % 1000)
-    }
-
-    static func describe(type: String, _ event: [String: Any]) -> String {
-        func text(_ key: String) -> String { event[key].map { "\($0)" } ?? "" }
-        func list(_ key: String) -> String { (event[key] as? [Any])?.map { "\($0)" }.joined(separator: ",") ?? "" }
-        switch type {
-        case "connectionOpened":
-            return "\(text("transport")) connection opened from \(text("peer"))"
-        case "connectionClosed":
-            let reason = event["reason"].map { ": \($0)" } ?? ""
-            return "\(text("transport")) connection closed by \(text("closedBy"))\(reason)"
-        case "tlsEstablished":
-            var line = "TLS \(text("version")) \(text("cipher"))"
-            if event["alpn"] != nil { line += " ALPN \(text("alpn"))" }
-            if event["offeredALPN"] != nil { line += " (offered \(list("offeredALPN")))" }
-            if event["serverName"] != nil { line += " SNI \(text("serverName"))" }
-            if event["clientCertificateSubject"] != nil { line += " client \(text("clientCertificateSubject"))" }
-            return line
-        case "tlsFailed":
-            var line = "TLS failed: \(text("reason"))"
-            if event["alertSent"] != nil { line += " (sent \(text("alertSent")))" }
-            if event["alertReceived"] != nil { line += " (received \(text("alertReceived")))" }
-            return line
-        case "http2Frame":
-            let arrow = text("direction") == "inbound" ? "<-" : "->"
-            var line = "\(arrow) \(text("frameType")) flags=0x\(String((event["flags"] as? NSNumber)?.intValue ?? 0, radix: 16)) length=\(text("length"))"
-            if let headers = event["headers"] as? [[String]] {
-                line += " " + headers.map { $0.joined(separator: ": ") }.joined(separator: ", ")
-            }
-            if let settings = event["settings"] as? [String: Any] {
-                line += " " + settings.keys.sorted().map { "\($0)=\(settings[$0].map { "\($0)" } ?? "")" }.joined(separator: " ")
-            }
-            if event["errorCode"] != nil { line += " error=\(text("errorCode"))" }
-            if event["lastStreamID"] != nil { line += " lastStream=\(text("lastStreamID"))" }
-            if event["debugData"] != nil { line += " debug=\(text("debugData"))" }
-            if event["increment"] != nil { line += " increment=\(text("increment"))" }
-            return line
-        case "legacyFrame":
-            var line = "legacy command \(text("command"))"
-            if event["identifier"] != nil { line += " id=\(text("identifier"))" }
-            if event["deviceToken"] != nil { line += " token=\(text("deviceToken"))" }
-            if event["payloadLength"] != nil { line += " payload=\(text("payloadLength"))B" }
-            if event["problem"] != nil { line += " REFUSED: \(text("problem"))" }
-            if event["rawHex"] != nil { line += " bytes=\(text("rawHex"))" }
-            if event["dropped"] != nil { line += " (dropped)" }
-            return line
-        case "notification":
-            guard let push = event["notification"] as? [String: Any] else { return "notification" }
-            func field(_ key: String) -> String { push[key].map { "\($0)" } ?? "" }
-            var line = "push \(field("transport")) token=\(field("deviceToken"))"
-            if push["topic"] != nil { line += " topic=\(field("topic"))" }
-            if push["pushType"] != nil { line += " type=\(field("pushType"))" }
-            line += " => "
-            if push["status"] != nil { line += field("status") + " " }
-            if push["legacyStatus"] != nil { line += "status \(field("legacyStatus")) " }
-            line += (push["accepted"] as? Bool) == true ? "accepted" : field("reason")
-            if push["responseApnsId"] != nil { line += " apns-id=\(field("responseApnsId"))" }
-            if push["dropped"] != nil { line += " (dropped)" }
-            if push["problem"] != nil { line += ": \(field("problem"))" }
-            return line
-        case "fault":
-            return "FAULT \(text("description"))"
-        case "feedbackTuple":
-            return "feedback tuple token=\(text("deviceToken")) time=\(text("timestamp"))"
-        case "diagnosis":
-            var line = "diagnosis \(text("code")): \(text("message"))"
-            if let figures = event["figures"] as? [String: Any], !figures.isEmpty {
-                line += " [" + figures.keys.sorted().map { "\($0)=\(figures[$0].map { "\($0)" } ?? "")" }.joined(separator: " ") + "]"
-            }
-            return line
-        case "broadcast":
-            guard let sent = event["broadcast"] as? [String: Any] else { return "broadcast" }
-            func field(_ key: String) -> String { sent[key].map { "\($0)" } ?? "" }
-            var line = "broadcast \(field("bundleId")) channel=\(field("channelId")) => \(field("status")) "
-            line += (sent["accepted"] as? Bool) == true ? "accepted" : field("reason")
-            if sent["responseApnsId"] != nil { line += " apns-id=\(field("responseApnsId"))" }
-            return line
-        case "channelOperation":
-            guard let operation = event["channelOperation"] as? [String: Any] else { return "channelOperation" }
-            func field(_ key: String) -> String { operation[key].map { "\($0)" } ?? "" }
-            var line = "channel \(field("operation")) \(field("bundleId"))"
-            if operation["channelId"] != nil { line += " channel=\(field("channelId"))" }
-            line += " => \(field("status"))"
-            if operation["reason"] != nil { line += " \(field("reason"))" }
-            return line
-        default:
-            return type
-        }
     }
 }

@@ -1,32 +1,3 @@
-/// The HTTP/2 error codes (RFC 9113, section 7) used in RST_STREAM and GOAWAY.
-public enum HTTP2ErrorCode {
-    public static let noError: UInt32 = 0x0
-    public static let protocolError: UInt32 = 0x1
-    public static let internalError: UInt32 = 0x2
-    public static let flowControlError: UInt32 = 0x3
-    public static let settingsTimeout: UInt32 = 0x4
-    public static let streamClosed: UInt32 = 0x5
-    public static let frameSizeError: UInt32 = 0x6
-    public static let refusedStream: UInt32 = 0x7
-    public static let cancel: UInt32 = 0x8
-    public static let compressionError: UInt32 = 0x9
-    public static let connectError: UInt32 = 0xa
-    public static let enhanceYourCalm: UInt32 = 0xb
-    public static let inadequateSecurity: UInt32 = 0xc
-    public static let http11Required: UInt32 = 0xd
-
-    /// The RFC name of `code` (`REFUSED_STREAM`), or `UNKNOWN(0x..)`.
-    public static func name(of code: UInt32) -> String {
-        let names = [
-            "NO_ERROR", "PROTOCOL_ERROR", "INTERNAL_ERROR", "FLOW_CONTROL_ERROR",
-            "SETTINGS_TIMEOUT", "STREAM_CLOSED", "FRAME_SIZE_ERROR", "REFUSED_STREAM", "CANCEL",
-            "COMPRESSION_ERROR", "CONNECT_ERROR", "ENHANCE_YOUR_CALM", "INADEQUATE_SECURITY",
-            "HTTP_1_1_REQUIRED",
-        ]
-        return code < UInt32(names.count) ? names[Int(code)] : "UNKNOWN(0x\(String(code, radix: 16)))"
-    }
-}
-
 /// Why a connection is being torn down because of what the client sent.
 ///
 /// When the delegate hears of it, the GOAWAY carrying `errorCode` is serialized and on its

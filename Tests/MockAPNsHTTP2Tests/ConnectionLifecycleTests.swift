@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import MockAPNsHTTP2
 import NIOCore
 import XCTest
@@ -26,10 +27,10 @@ final class ConnectionLifecycleTests: XCTestCase {
         XCTAssertEqual(error.errorCode, HTTP2ErrorCode.protocolError)
         XCTAssertTrue(error.message.contains(#""GET / HTTP/1.1\r\n"#), error.message)
 
-        let healthy = try ExternalTool.run("curl", [
+        let healthy = try ProcessRunner.runIfInstalled("curl", [
             "-s", "-i", "--http2-prior-knowledge", "--max-time", "10", "http://127.0.0.1:\(server.port)/",
         ])
-        XCTAssertTrue(healthy.output.hasPrefix("HTTP/2 200"), healthy.output + healthy.errorOutput)
+        XCTAssertTrue(healthy.stdout.hasPrefix("HTTP/2 200"), healthy.stdout + healthy.stderr)
     }
 
     func testBrokenFrameGetsGoAwayProtocolErrorAndClose() throws {

@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import MockAPNsHTTP2
 import NIOCore
 import XCTest

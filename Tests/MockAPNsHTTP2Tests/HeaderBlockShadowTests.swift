@@ -1,4 +1,6 @@
 @testable import MockAPNsHTTP2
+import MockAPNsTestSupport
+import MockAPNsCore
 import XCTest
 
 /// The second HPACK decoder that lets refused streams be reported with their headers: it
@@ -51,14 +53,10 @@ final class HeaderBlockShadowTests: XCTestCase {
         let huge = ClientBytes.preface + [0x10, 0x00, 0x01, 0x1, 0x0, 0, 0, 0, 1]
         XCTAssertTrue(decode(huge, chunk: 100).failed)
         // Seeded noise after a valid opening.
-        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var random = SeededRandom(seed: 0x9E37_79B9_7F4A_7C15)
         for _ in 0..<300 {
-            var noise: [UInt8] = []
-            for _ in 0..<200 {
-                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                noise.append(UInt8(truncatingIfNeeded: state >> 33))
-            }
-            _ = decode(ClientBytes.opening() + noise, chunk: Int(state % 17) + 1)
+            let noise = (0..<200).map { _ in UInt8.random(in: .min ... .max, using: &random) }
+            _ = decode(ClientBytes.opening() + noise, chunk: Int.random(in: 1...17, using: &random))
         }
     }
 }

@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import MockAPNsHTTP2
 import NIOCore
 import XCTest
@@ -314,10 +315,12 @@ final class MalformedInputTests: XCTestCase {
     }
 }
 
-/// Waits (briefly) for the event loop to catch up with what the client has already seen.
-func waitFor(_ condition: () -> Bool) {
-    let deadline = Date().addingTimeInterval(2)
-    while !condition() && Date() < deadline {
-        Thread.sleep(forTimeInterval: 0.01)
+/// Waits for the event loop to catch up with what the client has already seen; fails the
+/// test when it has not within 5 seconds.
+func waitFor(_ condition: () -> Bool, file: StaticString = #filePath, line: UInt = #line) {
+    do {
+        try waitUntilSync("the server to catch up", timeout: .seconds(5)) { condition() }
+    } catch {
+        XCTFail("\(error)", file: file, line: line)
     }
 }

@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import MockAPNsHTTP2
 import NIOCore
 import XCTest
@@ -20,18 +21,18 @@ final class RequestResponseTests: XCTestCase {
         }
         defer { server.stop() }
 
-        let result = try ExternalTool.run(Self.curl, [
+        let result = try ProcessRunner.runIfInstalled(Self.curl, [
             "-s", "-i", "--http2-prior-knowledge", "--max-time", "10",
             "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert",
             "--data-binary", #"{"aps":{"alert":"hi"}}"#,
             "http://127.0.0.1:\(server.port)/3/device/abcdef",
         ])
 
-        XCTAssertEqual(result.status, 0, result.errorOutput)
-        XCTAssertTrue(result.output.hasPrefix("HTTP/2 400"), result.output)
-        XCTAssertTrue(result.output.contains("content-type: application/json"), result.output)
-        XCTAssertTrue(result.output.contains("apns-id: EC1BF194-B3B2-424A-89A9-5A918A6E6B5E"), result.output)
-        XCTAssertTrue(result.output.hasSuffix(#"{"reason":"BadDeviceToken"}"#), result.output)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.hasPrefix("HTTP/2 400"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("content-type: application/json"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("apns-id: EC1BF194-B3B2-424A-89A9-5A918A6E6B5E"), result.stdout)
+        XCTAssertTrue(result.stdout.hasSuffix(#"{"reason":"BadDeviceToken"}"#), result.stdout)
 
         let request = try XCTUnwrap(server.log.requests.first)
         XCTAssertEqual(request.streamID, 1)
@@ -49,14 +50,14 @@ final class RequestResponseTests: XCTestCase {
         let server = try TestServer()
         defer { server.stop() }
 
-        let result = try ExternalTool.run(Self.curl, [
+        let result = try ProcessRunner.runIfInstalled(Self.curl, [
             "-s", "-i", "--http2-prior-knowledge", "--max-time", "10",
             "http://127.0.0.1:\(server.port)/nothing",
         ])
 
-        XCTAssertEqual(result.status, 0, result.errorOutput)
-        XCTAssertTrue(result.output.hasPrefix("HTTP/2 200"), result.output)
-        XCTAssertTrue(result.output.contains("apns-id: A-1"), result.output)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.hasPrefix("HTTP/2 200"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("apns-id: A-1"), result.stdout)
         let request = try XCTUnwrap(server.log.requests.first)
         XCTAssertEqual(request.firstValue(of: ":method"), "GET")
         XCTAssertEqual(request.bodyLength, 0)
@@ -77,16 +78,16 @@ final class RequestResponseTests: XCTestCase {
         defer { server.stop() }
 
         let started = Date()
-        let result = try ExternalTool.run(Self.curl, [
+        let result = try ProcessRunner.runIfInstalled(Self.curl, [
             "-s", "-i", "--http2-prior-knowledge", "--max-time", "10", "-d", "{}",
             "http://127.0.0.1:\(server.port)/3/device/aa",
         ])
 
-        XCTAssertEqual(result.status, 0, result.errorOutput)
+        XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(started), 0.05)
-        XCTAssertTrue(result.output.hasPrefix("HTTP/2 200"), result.output)
-        XCTAssertTrue(result.output.contains("apns-id: LATE"), result.output)
-        XCTAssertTrue(result.output.hasSuffix("late"), result.output)
+        XCTAssertTrue(result.stdout.hasPrefix("HTTP/2 200"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("apns-id: LATE"), result.stdout)
+        XCTAssertTrue(result.stdout.hasSuffix("late"), result.stdout)
     }
 
     func testLargeBodyArrivesIntactAcrossManyDataFrames() throws {
@@ -104,12 +105,12 @@ final class RequestResponseTests: XCTestCase {
             try? FileManager.default.removeItem(at: echoed)
         }
 
-        let result = try ExternalTool.run(Self.curl, [
+        let result = try ProcessRunner.runIfInstalled(Self.curl, [
             "-s", "--http2-prior-knowledge", "--max-time", "10", "--data-binary", "@\(file.path)",
             "-o", echoed.path, "http://127.0.0.1:\(server.port)/3/device/aa",
         ])
 
-        XCTAssertEqual(result.status, 0, result.errorOutput)
+        XCTAssertEqual(result.status, 0, result.stderr)
         let request = try XCTUnwrap(server.log.requests.first)
         XCTAssertEqual(request.bodyLength, payload.count)
         XCTAssertTrue(Array(request.body.readableBytesView) == payload, "stored body differs")
@@ -126,11 +127,11 @@ final class RequestResponseTests: XCTestCase {
         }
         defer { server.stop() }
 
-        let result = try ExternalTool.run(Self.nghttp, ["http://127.0.0.1:\(server.port)/big"])
+        let result = try ProcessRunner.runIfInstalled(Self.nghttp, ["http://127.0.0.1:\(server.port)/big"])
 
-        XCTAssertEqual(result.status, 0, result.errorOutput)
-        XCTAssertEqual(result.output.count, body.count)
-        XCTAssertTrue(result.output == body, "the body arrived altered")
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(result.stdout.count, body.count)
+        XCTAssertTrue(result.stdout == body, "the body arrived altered")
         waitFor { !server.log.closedStreams.isEmpty }
         XCTAssertEqual(server.log.closedStreams.first?.errorCode, HTTP2ErrorCode.noError)
     }
@@ -148,7 +149,7 @@ final class RequestResponseTests: XCTestCase {
         )
         XCTAssertTrue(closed.closedByServer)
 
-        let result = try ExternalTool.run(Self.curl, [
+        let result = try ProcessRunner.runIfInstalled(Self.curl, [
             "-s", "-o", "/dev/null", "-w", "%{http_code}", "--http2-prior-knowledge", "--max-time", "2",
             "http://127.0.0.1:\(server.port)/close",
         ])
@@ -159,13 +160,13 @@ final class RequestResponseTests: XCTestCase {
         let server = try TestServer(configuration: .init(maxBodyBytesStored: 1000))
         defer { server.stop() }
 
-        let result = try ExternalTool.run(Self.curl, [
+        let result = try ProcessRunner.runIfInstalled(Self.curl, [
             "-s", "--http2-prior-knowledge", "--max-time", "10",
             "--data-binary", String(repeating: "x", count: 50_000),
             "http://127.0.0.1:\(server.port)/3/device/aa",
         ])
 
-        XCTAssertEqual(result.status, 0, result.errorOutput)
+        XCTAssertEqual(result.status, 0, result.stderr)
         let request = try XCTUnwrap(server.log.requests.first)
         XCTAssertEqual(request.bodyLength, 50_000)
         XCTAssertEqual(request.body.readableBytes, 1000)
@@ -176,16 +177,16 @@ final class RequestResponseTests: XCTestCase {
         let server = try TestServer(configuration: .init(maxConcurrentStreams: 500))
         defer { server.stop() }
 
-        let result = try ExternalTool.run(Self.nghttp, ["-v", "http://127.0.0.1:\(server.port)/"])
+        let result = try ProcessRunner.runIfInstalled(Self.nghttp, ["-v", "http://127.0.0.1:\(server.port)/"])
 
-        XCTAssertEqual(result.status, 0, result.output + result.errorOutput)
-        let settings = try XCTUnwrap(Self.block(after: "recv SETTINGS frame <length=30", in: result.output))
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        let settings = try XCTUnwrap(Self.block(after: "recv SETTINGS frame <length=30", in: result.stdout))
         XCTAssertTrue(settings.contains("[SETTINGS_HEADER_TABLE_SIZE(0x01):4096]"), settings)
         XCTAssertTrue(settings.contains("[SETTINGS_MAX_CONCURRENT_STREAMS(0x03):500]"), settings)
         XCTAssertTrue(settings.contains("[SETTINGS_INITIAL_WINDOW_SIZE(0x04):65535]"), settings)
         XCTAssertTrue(settings.contains("[SETTINGS_MAX_FRAME_SIZE(0x05):16384]"), settings)
         XCTAssertTrue(settings.contains("[SETTINGS_MAX_HEADER_LIST_SIZE(0x06):8000]"), settings)
-        XCTAssertFalse(result.output.contains("SETTINGS_ENABLE_PUSH"), result.output)
+        XCTAssertFalse(result.stdout.contains("SETTINGS_ENABLE_PUSH"), result.stdout)
     }
 
     func testRaisingTheStreamLimitSendsNewSettings() throws {
@@ -195,11 +196,11 @@ final class RequestResponseTests: XCTestCase {
         }
         defer { server.stop() }
 
-        let result = try ExternalTool.run(Self.nghttp, ["-v", "http://127.0.0.1:\(server.port)/"])
+        let result = try ProcessRunner.runIfInstalled(Self.nghttp, ["-v", "http://127.0.0.1:\(server.port)/"])
 
-        XCTAssertEqual(result.status, 0, result.output + result.errorOutput)
-        XCTAssertTrue(result.output.contains("[SETTINGS_MAX_CONCURRENT_STREAMS(0x03):1]"), result.output)
-        let update = try XCTUnwrap(Self.block(after: "recv SETTINGS frame <length=6", in: result.output))
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        XCTAssertTrue(result.stdout.contains("[SETTINGS_MAX_CONCURRENT_STREAMS(0x03):1]"), result.stdout)
+        let update = try XCTUnwrap(Self.block(after: "recv SETTINGS frame <length=6", in: result.stdout))
         XCTAssertTrue(update.contains("[SETTINGS_MAX_CONCURRENT_STREAMS(0x03):1000]"), update)
     }
 
@@ -212,12 +213,12 @@ final class RequestResponseTests: XCTestCase {
         }
         defer { server.stop() }
 
-        let result = try ExternalTool.run(
+        let result = try ProcessRunner.runIfInstalled(
             Self.h2load, ["-n", "500", "-c", "1", "-m", "50", "http://127.0.0.1:\(server.port)/3/device/aa"],
             timeout: 60
         )
 
-        XCTAssertTrue(result.output.contains("500 succeeded, 0 failed, 0 errored"), result.output)
+        XCTAssertTrue(result.stdout.contains("500 succeeded, 0 failed, 0 errored"), result.stdout)
         XCTAssertTrue(server.log.errors.isEmpty, "\(server.log.errors)")
     }
 
@@ -227,9 +228,9 @@ final class RequestResponseTests: XCTestCase {
         }
         defer { server.stop() }
 
-        let result = try ExternalTool.run(Self.nghttp, ["-v", "http://127.0.0.1:\(server.port)/"])
+        let result = try ProcessRunner.runIfInstalled(Self.nghttp, ["-v", "http://127.0.0.1:\(server.port)/"])
 
-        let reset = try XCTUnwrap(Self.block(after: "recv RST_STREAM frame", in: result.output), result.output)
+        let reset = try XCTUnwrap(Self.block(after: "recv RST_STREAM frame", in: result.stdout), result.stdout)
         XCTAssertTrue(reset.contains("stream_id=1"), reset)
         XCTAssertTrue(reset.contains("error_code=CANCEL(0x08)"), reset)
     }
@@ -250,12 +251,12 @@ final class RequestResponseTests: XCTestCase {
         defer { server.stop() }
 
         let base = "http://127.0.0.1:\(server.port)"
-        let result = try ExternalTool.run(Self.nghttp, ["-v", "\(base)/first", "\(base)/second", "\(base)/third"])
+        let result = try ProcessRunner.runIfInstalled(Self.nghttp, ["-v", "\(base)/first", "\(base)/second", "\(base)/third"])
 
-        let goaway = try XCTUnwrap(Self.block(after: "recv GOAWAY frame", in: result.output), result.output)
+        let goaway = try XCTUnwrap(Self.block(after: "recv GOAWAY frame", in: result.stdout), result.stdout)
         XCTAssertTrue(goaway.contains("error_code=NO_ERROR(0x00)"), goaway)
         XCTAssertTrue(goaway.contains(#"opaque_data(21)=[{"reason":"Shutdown"}]"#), goaway)
-        XCTAssertEqual(Self.count(of: ":status: 200", in: result.output), 3, result.output)
+        XCTAssertEqual(Self.count(of: ":status: 200", in: result.stdout), 3, result.stdout)
         XCTAssertEqual(server.log.requests.count, 3)
     }
 
@@ -279,11 +280,11 @@ final class RequestResponseTests: XCTestCase {
         defer { server.stop() }
 
         for path in ["/first", "/second"] {
-            let result = try ExternalTool.run(Self.nghttp, ["-v", "http://127.0.0.1:\(server.port)\(path)"])
+            let result = try ProcessRunner.runIfInstalled(Self.nghttp, ["-v", "http://127.0.0.1:\(server.port)\(path)"])
 
-            let goaway = try XCTUnwrap(Self.block(after: "recv GOAWAY frame", in: result.output), path + result.output)
+            let goaway = try XCTUnwrap(Self.block(after: "recv GOAWAY frame", in: result.stdout), path + result.stdout)
             XCTAssertTrue(goaway.contains(#"opaque_data(21)=[{"reason":"Shutdown"}]"#), goaway)
-            XCTAssertEqual(Self.count(of: ":status: 200", in: result.output), 1, result.output)
+            XCTAssertEqual(Self.count(of: ":status: 200", in: result.stdout), 1, result.stdout)
         }
     }
 
@@ -291,17 +292,17 @@ final class RequestResponseTests: XCTestCase {
         let server = try TestServer(configuration: .init(recordsFrames: false))
         defer { server.stop() }
 
-        let result = try ExternalTool.run(
+        let result = try ProcessRunner.runIfInstalled(
             Self.h2load, ["-n", "1000", "-c", "2", "-m", "50", "http://127.0.0.1:\(server.port)/3/device/aa"],
             timeout: 60
         )
 
-        XCTAssertEqual(result.status, 0, result.output + result.errorOutput)
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
         XCTAssertTrue(
-            result.output.contains("requests: 1000 total, 1000 started, 1000 done, 1000 succeeded, 0 failed, 0 errored"),
-            result.output
+            result.stdout.contains("requests: 1000 total, 1000 started, 1000 done, 1000 succeeded, 0 failed, 0 errored"),
+            result.stdout
         )
-        XCTAssertTrue(result.output.contains("status codes: 1000 2xx"), result.output)
+        XCTAssertTrue(result.stdout.contains("status codes: 1000 2xx"), result.stdout)
         XCTAssertEqual(server.log.requests.count, 1000)
     }
 

@@ -1,4 +1,5 @@
 @testable import MockAPNsTLS
+import MockAPNsCore
 import NIOCore
 import NIOPosix
 import XCTest
@@ -9,7 +10,7 @@ final class MutatedClientHelloTests: TLSTestCase {
     func testMutatedClientHellosNeverCrashTheServer() async throws {
         let server = try await EchoServer.start(group: group, configuration: serverConfiguration(alpn: .require(["h2"])))
         let hello = try realClientHello()
-        var generator = SeededGenerator(seed: 0x5eed)
+        var generator = SeededRandom(seed: 0x5eed)
         let variants = 60
         for round in 0..<variants {
             var mutated = hello
@@ -46,22 +47,5 @@ final class MutatedClientHelloTests: TLSTestCase {
             throw TLSError.cannotCreateConnection(reason: "no ClientHello produced")
         }
         return Array(flight.readableBytesView)
-    }
-}
-
-/// A small deterministic generator (SplitMix64), so a failing mutation can be replayed.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
     }
 }

@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import Foundation
 import XCTest
 
@@ -19,7 +20,7 @@ final class ServeCommandTests: XCTestCase {
         try process.run()
         defer { if process.isRunning { process.terminate() } }
 
-        let port = try waitForPort(in: portsFile)
+        let port = try XCTUnwrap(PortsFile.wait(portsFile, for: "http2")["http2"])
         let response = try CurlClient(port: port).send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
         XCTAssertEqual(response.status, 200)
 
@@ -39,18 +40,5 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("$.http2.maxConcurentStreams"), result.stderr)
         XCTAssertTrue(result.stderr.contains("line 1, column 23"), result.stderr)
         XCTAssertTrue(result.stderr.contains("unknown key"), result.stderr)
-    }
-
-    private func waitForPort(in file: String) throws -> Int {
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            if let data = FileManager.default.contents(atPath: file),
-               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Int],
-               let port = object["http2"] {
-                return port
-            }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        throw ProcessTimeout(command: "mockapns serve did not write \(file)")
     }
 }

@@ -91,9 +91,9 @@ extension ControlQuery {
     func eventKinds() throws(ControlAPIError) -> Set<String>? {
         guard let types = try string("type") else { return nil }
         let names = Set(types.split(separator: ",").map(String.init))
-        if let unknown = names.first(where: { !JournalEventKind.allNames.contains($0) }) {
+        if let unknown = names.first(where: { JournalEventKind.Name(text: $0) == nil }) {
             throw ControlAPIError(
-                "unknown event type \"\(unknown)\"; known: \(JournalEventKind.allNames.joined(separator: ", "))",
+                "unknown event type \"\(unknown)\"; known: \(JournalEventKind.Name.texts.joined(separator: ", "))",
                 parameter: "type")
         }
         return names

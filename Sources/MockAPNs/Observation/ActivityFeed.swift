@@ -8,17 +8,13 @@ final class ActivityFeed: JournalSink {
     private let pending = Mutex<[JournalEvent]>([])
 
     /// No frames, no diagnoses: the journal skips this sink for them entirely.
-    let wantedKinds: UInt32 = JournalEventKind.bits(named: [
-        "notification", "broadcast", "channelOperation", "connectionOpened", "connectionClosed", "tlsEstablished", "tlsFailed",
-    ])
+    let wantedKinds: UInt32 = JournalEventKind.bits(
+        .notification, .broadcast, .channelOperation, .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed
+    )
 
+    /// The journal hands over only the kinds in `wantedKinds`.
     func receive(_ event: JournalEvent) {
-        switch event.kind {
-        case .notification, .broadcast, .channelOperation, .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed:
-            pending.withLock { $0.append(event) }
-        case .http2Frame, .legacyFrame, .fault, .feedbackTuple, .diagnosis:
-            return
-        }
+        pending.withLock { $0.append(event) }
     }
 
     /// Everything received since the last call, oldest first.

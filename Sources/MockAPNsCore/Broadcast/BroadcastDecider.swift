@@ -124,7 +124,7 @@ public struct BroadcastDecider: Sendable {
 
         if request.body.isEmpty { return refuse(.payloadEmpty) }
         if request.body.count > options.payloadLimit { return refuse(.payloadTooLarge) }
-        if case .reject(let reason) = validation.nonObjectPayload, !JSONSyntax.isObject(request.body) {
+        if case .reject(let reason) = validation.nonObjectPayload, !JSONScanner.isObject(request.body) {
             return refuse(reason)
         }
 

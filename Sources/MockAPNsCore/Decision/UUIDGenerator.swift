@@ -48,9 +48,6 @@ public struct UUIDGenerator: Sendable {
 final class UniqueBits: Sendable {
     static let shared = UniqueBits()
 
-    /// The golden-ratio increment of SplitMix64.
-    private static let gamma: UInt64 = 0x9E37_79B9_7F4A_7C15
-
     private let counter: Atomic<UInt64>
 
     init(seed: UInt64 = UInt64.random(in: .min ... .max)) {
@@ -59,15 +56,8 @@ final class UniqueBits: Sendable {
 
     /// Two 64-bit values from two consecutive counter states.
     func next128() -> (UInt64, UInt64) {
-        let state = counter.wrappingAdd(2 &* Self.gamma, ordering: .relaxed).newValue
-        return (Self.mix(state &- Self.gamma), Self.mix(state))
-    }
-
-    /// SplitMix64's output function: a bijection, so distinct states give distinct outputs.
-    private static func mix(_ value: UInt64) -> UInt64 {
-        var z = value
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
+        let gamma = SplitMix64.gamma
+        let state = counter.wrappingAdd(2 &* gamma, ordering: .relaxed).newValue
+        return (SplitMix64.mix(state &- gamma), SplitMix64.mix(state))
     }
 }

@@ -61,36 +61,16 @@ public enum DevelopmentKeyManifest {
     public static func json(for keys: [DevelopmentProviderKey]) -> String {
         let entries = keys.map { key in
             var fields = [
-                "\"keyId\": \(quoted(key.keyID))",
-                "\"teamId\": \(quoted(key.teamID))",
-                "\"environment\": \(quoted(key.environment.rawValue))",
-                "\"scope\": \(quoted(key.scope.rawValue))",
+                "\"keyId\": \(JSONWriter.quoted(key.keyID))",
+                "\"teamId\": \(JSONWriter.quoted(key.teamID))",
+                "\"environment\": \(JSONWriter.quoted(key.environment.rawValue))",
+                "\"scope\": \(JSONWriter.quoted(key.scope.rawValue))",
             ]
             if let topics = key.topics {
-                fields.append("\"topics\": [\(topics.map(quoted).joined(separator: ", "))]")
+                fields.append("\"topics\": [\(topics.map(JSONWriter.quoted).joined(separator: ", "))]")
             }
             return "    {\n      " + fields.joined(separator: ",\n      ") + "\n    }"
         }
         return "{\n  \"keys\": [\n" + entries.joined(separator: ",\n") + "\n  ]\n}\n"
-    }
-
-    /// A JSON string literal. Options validation keeps ids and topics to plain ASCII, but the
-    /// escaping is complete so the manifest is valid JSON whatever it is given.
-    private static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case let c where c.value < 0x20:
-                let hex = String(c.value, radix: 16)
-                result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result + "\""
     }
 }

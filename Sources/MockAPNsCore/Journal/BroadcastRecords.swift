@@ -49,7 +49,7 @@ public struct BroadcastRecord: Sendable, Equatable {
         self.expiration = expiration
         self.storagePolicy = storagePolicy
         self.payloadLength = payload.count
-        self.payload = payload.count > NotificationRecord.payloadLimit ? Array(payload.prefix(NotificationRecord.payloadLimit)) : payload
+        self.payload = NotificationRecord.kept(payload)
         self.authentication = authentication
         self.verdict = verdict
     }

@@ -62,6 +62,26 @@ public struct JSONWriter: Sendable {
         endArray()
     }
 
+    /// A parsed JSON value, written compactly (numbers keep their source text).
+    public mutating func value(_ key: String?, _ value: JSONValue) {
+        switch value {
+        case .null:
+            prefix(key)
+            bytes.append(contentsOf: "null".utf8)
+        case .bool(let flag): bool(key, flag)
+        case .number(let text): raw(key, json: text)
+        case .string(let text): string(key, text)
+        case .array(let elements):
+            beginArray(key)
+            for element in elements { self.value(nil, element.value) }
+            endArray()
+        case .object(let members):
+            beginObject(key)
+            for member in members { self.value(member.key, member.value.value) }
+            endObject()
+        }
+    }
+
     /// Already-encoded JSON, inserted as is.
     public mutating func raw(_ key: String?, json: String) {
         prefix(key)
@@ -77,6 +97,24 @@ public struct JSONWriter: Sendable {
             Self.appendQuoted(key, to: &bytes)
             bytes.append(UInt8(ascii: ":"))
         }
+    }
+
+    /// `{"reason":"<reason>"}`, the body of an APNs error and of a GOAWAY's debug data.
+    public static func reasonObject(_ reason: String) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.string("reason", reason)
+        writer.endObject()
+        return writer.bytes
+    }
+
+    /// `value` as a JSON string literal, quotes included: the one JSON string escaping in
+    /// MockAPNs (quotes, backslashes and control characters).
+    public static func quoted(_ value: String) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(value.utf8.count + 2)
+        appendQuoted(value, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `value` as a JSON string: quotes, backslashes and control characters escaped.

@@ -261,6 +261,12 @@ public final class Journal: Sendable {
         }
     }
 
+    /// Readers suspended until the next event is recorded: lets a test know a wait has begun
+    /// before it records what the wait is for.
+    public var parkedReaders: Int {
+        state.withLock { $0.parked.count }
+    }
+
     /// The transport of a connection the journal has seen open.
     public func transport(ofConnection id: UInt64) -> Transport? {
         state.withLock { $0.transports[id] }

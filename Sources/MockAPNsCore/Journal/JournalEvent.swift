@@ -67,61 +67,64 @@ public enum JournalEventKind: Sendable, Equatable {
     /// One channel management request (create, read, read all, delete) and its answer.
     case channelOperation(ChannelOperationRecord)
 
-    /// The name used in JSON (`"type"`) and in event filters.
-    public var name: String {
+    /// Every kind by name, without its values, in the order of their bits. The name used in
+    /// JSON (`"type"`) and in event filters is the case's own name.
+    public enum Name: UInt8, CaseIterable, Sendable, Hashable {
+        case connectionOpened, connectionClosed, tlsEstablished, tlsFailed, http2Frame, legacyFrame
+        case notification, fault, feedbackTuple, diagnosis, broadcast, channelOperation
+
+        /// The name as JSON and filters spell it.
+        public var text: String { Self.texts[Int(rawValue)] }
+
+        /// One bit per kind: the journal's sinks say which kinds they want with these.
+        public var bit: UInt32 { 1 << UInt32(rawValue) }
+
+        /// The kind named `text`, if there is one.
+        public init?(text: String) {
+            guard let index = Self.texts.firstIndex(of: text), let name = Name(rawValue: UInt8(index)) else { return nil }
+            self = name
+        }
+
+        /// Every name, in bit order.
+        public static let texts: [String] = allCases.map { String(describing: $0) }
+    }
+
+    /// Which kind this is.
+    public var type: Name {
         switch self {
-        case .connectionOpened: "connectionOpened"
-        case .connectionClosed: "connectionClosed"
-        case .tlsEstablished: "tlsEstablished"
-        case .tlsFailed: "tlsFailed"
-        case .http2Frame: "http2Frame"
-        case .legacyFrame: "legacyFrame"
-        case .notification: "notification"
-        case .fault: "fault"
-        case .feedbackTuple: "feedbackTuple"
-        case .diagnosis: "diagnosis"
-        case .broadcast: "broadcast"
-        case .channelOperation: "channelOperation"
+        case .connectionOpened: .connectionOpened
+        case .connectionClosed: .connectionClosed
+        case .tlsEstablished: .tlsEstablished
+        case .tlsFailed: .tlsFailed
+        case .http2Frame: .http2Frame
+        case .legacyFrame: .legacyFrame
+        case .notification: .notification
+        case .fault: .fault
+        case .feedbackTuple: .feedbackTuple
+        case .diagnosis: .diagnosis
+        case .broadcast: .broadcast
+        case .channelOperation: .channelOperation
         }
     }
 
-    /// One bit per kind, at the kind's place in `allNames` (a test checks the two agree):
-    /// the journal's sinks say which kinds they want with these.
-    public var bit: UInt32 {
-        switch self {
-        case .connectionOpened: 1 << 0
-        case .connectionClosed: 1 << 1
-        case .tlsEstablished: 1 << 2
-        case .tlsFailed: 1 << 3
-        case .http2Frame: 1 << 4
-        case .legacyFrame: 1 << 5
-        case .notification: 1 << 6
-        case .fault: 1 << 7
-        case .feedbackTuple: 1 << 8
-        case .diagnosis: 1 << 9
-        case .broadcast: 1 << 10
-        case .channelOperation: 1 << 11
-        }
-    }
+    /// The name used in JSON (`"type"`) and in event filters.
+    public var name: String { type.text }
+
+    /// This kind's bit (`Name.bit`).
+    public var bit: UInt32 { type.bit }
 
     /// Every kind's bit.
-    public static let allBits: UInt32 = (1 << UInt32(allNames.count)) - 1
+    public static let allBits: UInt32 = (1 << UInt32(Name.allCases.count)) - 1
 
-    /// The bits of the kinds named (names from `allNames`; unknown names add nothing).
+    /// The bits of the kinds named (unknown names add nothing).
     public static func bits(named names: some Sequence<String>) -> UInt32 {
-        var bits: UInt32 = 0
-        for name in names {
-            if let index = allNames.firstIndex(of: name) { bits |= 1 << UInt32(index) }
-        }
-        return bits
+        names.reduce(0) { $0 | (Name(text: $1)?.bit ?? 0) }
     }
 
-    /// Every name `name` can take.
-    public static let allNames: [String] = [
-        "connectionOpened", "connectionClosed", "tlsEstablished", "tlsFailed", "http2Frame",
-        "legacyFrame", "notification", "fault", "feedbackTuple", "diagnosis", "broadcast",
-        "channelOperation",
-    ]
+    /// The bits of the kinds given.
+    public static func bits(_ names: Name...) -> UInt32 {
+        names.reduce(0) { $0 | $1.bit }
+    }
 
     /// The broadcast channel the event concerns: a broadcast's `apns-channel-id`, or the
     /// channel a management request created or named.
@@ -148,6 +151,84 @@ public struct JournalFigure: Sendable, Equatable {
 }
 
 /// Which side ended a connection.
-public enum ClosingSide: String, Sendable, Hashable, Codable {
+public enum ClosingSide: String, CaseIterable, Sendable, Hashable, Codable {
     case client, server
+}
+
+extension JournalEventKind {
+    /// What happened, in one line for people: the `journal` command's timeline.
+    public var summary: String {
+        switch self {
+        case .connectionOpened(let transport, let peer):
+            return "\(transport.rawValue) connection opened from \(peer ?? "?")"
+        case .connectionClosed(let transport, let closedBy, let reason):
+            return "\(transport.rawValue) connection closed by \(closedBy.rawValue)" + (reason.map { ": \($0)" } ?? "")
+        case .tlsEstablished(let session):
+            var line = "TLS \(session.version) \(session.cipher)"
+            if let alpn = session.negotiatedALPN { line += " ALPN \(alpn)" }
+            if let offered = session.offeredALPN { line += " (offered \(offered.joined(separator: ",")))" }
+            if let name = session.serverName { line += " SNI \(name)" }
+            if let subject = session.clientCertificateSubject { line += " client \(subject)" }
+            return line
+        case .tlsFailed(let failure):
+            var line = "TLS failed: \(failure.reason)"
+            if let alert = failure.alertSent { line += " (sent \(alert))" }
+            if let alert = failure.alertReceived { line += " (received \(alert))" }
+            return line
+        case .http2Frame(let frame):
+            var line = "\(frame.direction == .inbound ? "<-" : "->") \(frame.type) flags=0x\(String(frame.flags, radix: 16)) length=\(frame.length)"
+            switch frame.details {
+            case .empty: break
+            case .headers(let headers): line += " " + headers.map { "\($0.name): \($0.value)" }.joined(separator: ", ")
+            case .settings(let settings): line += " " + settings.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
+            case .rstStream(let code): line += " error=\(HTTP2ErrorCode.name(of: code))"
+            case .goaway(let code, let lastStream, let debugData):
+                line += " error=\(HTTP2ErrorCode.name(of: code)) lastStream=\(lastStream)"
+                if !debugData.isEmpty { line += " debug=\(String(decoding: debugData, as: UTF8.self))" }
+            case .windowUpdate(let increment): line += " increment=\(increment)"
+            case .ping(let data): line += " data=\(JournalJSON.hex(data))"
+            }
+            return line
+        case .legacyFrame(let frame):
+            var line = "legacy command \(frame.command)"
+            if let identifier = frame.identifier { line += " id=\(identifier)" }
+            if let token = frame.deviceToken { line += " token=\(token)" }
+            if let length = frame.payloadLength { line += " payload=\(length)B" }
+            if let problem = frame.problem { line += " REFUSED: \(problem)" }
+            if let raw = frame.rawBytes { line += " bytes=\(JournalJSON.hex(raw))" }
+            if frame.dropped { line += " (dropped)" }
+            return line
+        case .notification(let push):
+            var line = "push \(push.transport.rawValue) token=\(push.deviceToken)"
+            if let topic = push.topic { line += " topic=\(topic)" }
+            if let type = push.pushType { line += " type=\(type)" }
+            line += " => "
+            if let status = push.status { line += "\(status) " }
+            if let status = push.legacyStatus { line += "status \(status.rawValue) " }
+            line += push.accepted ? "accepted" : (push.reason?.rawValue ?? "")
+            if let id = push.responseAPNsID { line += " apns-id=\(id)" }
+            if push.dropped { line += " (dropped)" }
+            if let problem = push.problem { line += ": \(problem)" }
+            return line
+        case .fault(let description):
+            return "FAULT \(description)"
+        case .feedbackTuple(let token, let timestamp):
+            return "feedback tuple token=\(token) time=\(timestamp)"
+        case .diagnosis(let code, let message, let figures):
+            var line = "diagnosis \(code): \(message)"
+            if !figures.isEmpty { line += " [" + figures.map { "\($0.name)=\($0.value)" }.joined(separator: " ") + "]" }
+            return line
+        case .broadcast(let sent):
+            var line = "broadcast \(sent.bundleID ?? "?") channel=\(sent.channelID ?? "?") => \(sent.status) "
+            line += sent.accepted ? "accepted" : (sent.reason?.rawValue ?? "")
+            line += " apns-id=\(sent.verdict.apnsID)"
+            return line
+        case .channelOperation(let operation):
+            var line = "channel \(operation.operation?.rawValue ?? "?") \(operation.outcome.bundleID ?? "?")"
+            if let channel = operation.channelID { line += " channel=\(channel)" }
+            line += " => \(operation.status)"
+            if let reason = operation.outcome.reason { line += " \(reason.rawValue)" }
+            return line
+        }
+    }
 }

@@ -12,13 +12,7 @@ extension JournalJSON {
         writer.string("priority", record.priority)
         writer.string("expiration", record.expiration)
         writer.integer("storagePolicy", record.storagePolicy?.rawValue)
-        writer.integer("payloadLength", record.payloadLength)
-        if let text = record.payloadText {
-            writer.string("payload", text)
-        } else {
-            writer.string("payloadHex", hex(record.payload))
-        }
-        if record.payloadLength > record.payload.count { writer.bool("payloadTruncated", true) }
+        writePayload(record.payload, length: record.payloadLength, into: &writer)
         write(record.authentication, into: &writer)
         writer.bool("accepted", record.accepted)
         writer.integer("status", record.status)
@@ -44,6 +38,18 @@ extension JournalJSON {
             writer.raw("response", json: text)
         }
         writer.endObject()
+    }
+
+    /// A record's payload, as notifications and broadcasts carry it: its true length, the kept
+    /// bytes as text when they are UTF-8 (else as hex), and whether they were cut.
+    static func writePayload(_ payload: [UInt8], length: Int, into writer: inout JSONWriter) {
+        writer.integer("payloadLength", length)
+        if let text = String(validating: payload, as: UTF8.self) {
+            writer.string("payload", text)
+        } else {
+            writer.string("payloadHex", hex(payload))
+        }
+        if length > payload.count { writer.bool("payloadTruncated", true) }
     }
 
     /// `"authentication":{...}`, as notifications, broadcasts and channel operations carry it.

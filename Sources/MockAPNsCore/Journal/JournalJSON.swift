@@ -146,13 +146,7 @@ public enum JournalJSON {
         writer.string("collapseId", record.collapseID)
         writer.integer("identifier", record.legacyIdentifier)
         writer.integer("command", record.legacyCommand)
-        writer.integer("payloadLength", record.payloadLength)
-        if let text = record.payloadText {
-            writer.string("payload", text)
-        } else {
-            writer.string("payloadHex", hex(record.payload))
-        }
-        if record.payloadLength > record.payload.count { writer.bool("payloadTruncated", true) }
+        writePayload(record.payload, length: record.payloadLength, into: &writer)
         write(record.authentication, into: &writer)
         writer.bool("accepted", record.accepted)
         writer.integer("status", record.status)
@@ -175,5 +169,279 @@ public enum JournalJSON {
             out.append(digits[Int(byte & 0xF)])
         }
         return String(decoding: out, as: UTF8.self)
+    }
+}
+
+// MARK: Reading
+
+/// Reading events back from their JSON form, into the types `JournalJSON.encode` wrote them
+/// from: what `mockapns journal` reads from a JSONL file or the control API. Each kind's
+/// reading sits in this file with its writing, so the two change together.
+///
+/// It is the inverse of the writer as far as the JSON carries (a channel operation's response
+/// keeps its status and JSON body, not its headers). Unknown keys are errors, so nothing the
+/// writer adds can be dropped silently by the reader; the tests check that reading and writing
+/// again gives the same text for every kind.
+extension JournalJSON {
+    /// One event from its JSON text.
+    public static func decode(_ text: String) throws(JSONFileError) -> JournalEvent {
+        try decode(JSONParser.parse(text))
+    }
+
+    /// One event from a parsed JSON object, found at `path` (for error messages).
+    public static func decode(_ node: JSONNode, path: String = "$") throws(JSONFileError) -> JournalEvent {
+        var object = try JSONObjectReader(node, path: path)
+        let sequence = try need(object.integer("seq", in: 0...Int64.max), object, "seq", "the event's sequence number")
+        let time = try need(object.integer("time", in: Int64.min...Int64.max), object, "time", "milliseconds since 1970")
+        let monotonic = try need(object.integer("mono", in: 0...Int64.max), object, "mono", "monotonic nanoseconds")
+        let connection = try object.integer("connection", in: 0...Int64.max).map { UInt64($0) }
+        let stream = try object.integer("stream", in: 0...Int64(Int32.max)).map { Int32($0) }
+        let kind = try readKind(&object)
+        try object.finish()
+        return JournalEvent(
+            sequence: UInt64(sequence), wallTimeMilliseconds: time, monotonicNanoseconds: UInt64(monotonic),
+            connectionID: connection, streamID: stream, kind: kind
+        )
+    }
+
+    private static func readKind(_ object: inout JSONObjectReader) throws(JSONFileError) -> JournalEventKind {
+        let names = JournalEventKind.Name.texts.joined(separator: ", ")
+        let typeText = try need(object.string("type"), object, "type", "an event type, one of \(names)")
+        guard let type = JournalEventKind.Name(text: typeText) else {
+            throw JSONFileError(path: object.path(of: "type"), position: object.position,
+                                message: "unknown event type \"\(typeText)\"; known: \(names)")
+        }
+        switch type {
+        case .connectionOpened:
+            return .connectionOpened(transport: try need(object.oneOf("transport", Transport.self), object, "transport", "a transport"),
+                                     peer: try object.string("peer"))
+        case .connectionClosed:
+            return .connectionClosed(
+                transport: try need(object.oneOf("transport", Transport.self), object, "transport", "a transport"),
+                closedBy: try need(object.oneOf("closedBy", ClosingSide.self), object, "closedBy", "client or server"),
+                reason: try object.string("reason"))
+        case .tlsEstablished:
+            return .tlsEstablished(JournalTLSSession(
+                version: try need(object.string("version"), object, "version", "a TLS version"),
+                cipher: try need(object.string("cipher"), object, "cipher", "a cipher suite"),
+                serverName: try object.string("serverName"), offeredALPN: try object.strings("offeredALPN"),
+                negotiatedALPN: try object.string("alpn"), clientCertificateSubject: try object.string("clientCertificateSubject"),
+                topics: try object.strings("topics") ?? [], environments: try object.strings("environments") ?? [],
+                certificateTrusted: try object.bool("certificateTrusted"), resumed: try object.bool("resumed") ?? false))
+        case .tlsFailed:
+            return .tlsFailed(JournalTLSFailure(
+                reason: try need(object.string("reason"), object, "reason", "why the handshake failed"),
+                alertSent: try object.string("alertSent"), alertReceived: try object.string("alertReceived"),
+                serverName: try object.string("serverName"), offeredALPN: try object.strings("offeredALPN"),
+                offeredVersions: try object.strings("offeredVersions") ?? [],
+                offeredCipherSuites: try object.strings("offeredCipherSuites") ?? []))
+        case .http2Frame:
+            return .http2Frame(try readFrame(&object))
+        case .legacyFrame:
+            return .legacyFrame(JournalLegacyFrame(
+                command: UInt8(try need(object.integer("command", in: 0...255), object, "command", "a command byte")),
+                identifier: try object.integer("identifier", in: 0...Int64(UInt32.max)).map { UInt32($0) },
+                deviceToken: try object.string("deviceToken"),
+                payloadLength: try object.integer("payloadLength", in: 0...Int64(Int32.max)).map { Int($0) },
+                frameLength: try object.integer("frameLength", in: 0...Int64(Int32.max)).map { Int($0) },
+                problem: try object.string("problem"), rawBytes: try hexBytes(&object, "rawHex"),
+                dropped: try object.bool("dropped") ?? false))
+        case .notification:
+            var record = try need(object.object("notification"), object, "notification", "the notification's record")
+            return .notification(try readNotification(&record))
+        case .fault:
+            return .fault(description: try need(object.string("description"), object, "description", "the fault"))
+        case .feedbackTuple:
+            return .feedbackTuple(
+                deviceToken: try need(object.string("deviceToken"), object, "deviceToken", "a device token"),
+                timestampMilliseconds: try need(object.integer("timestamp", in: Int64.min...Int64.max), object, "timestamp", "milliseconds"))
+        case .diagnosis:
+            var figures: [JournalFigure] = []
+            if let node = object.node("figures") {
+                guard case .object(let members) = node.value else {
+                    throw object.invalid("figures", node, "expected an object of named numbers, found \(node.value.kindDescription)")
+                }
+                for member in members {
+                    guard case .number(let text) = member.value.value, let value = Int64(text) else {
+                        throw object.invalid("figures", member.value, "expected an integer for \"\(member.key)\"")
+                    }
+                    figures.append(JournalFigure(member.key, value))
+                }
+            }
+            return .diagnosis(code: try need(object.string("code"), object, "code", "a diagnosis code"),
+                              message: try need(object.string("message"), object, "message", "a message"), figures: figures)
+        case .broadcast:
+            var record = try need(object.object("broadcast"), object, "broadcast", "the broadcast's record")
+            return .broadcast(try readBroadcast(&record))
+        case .channelOperation:
+            var record = try need(object.object("channelOperation"), object, "channelOperation", "the operation's record")
+            return .channelOperation(try readChannelOperation(&record))
+        }
+    }
+
+    private static func readFrame(_ object: inout JSONObjectReader) throws(JSONFileError) -> JournalHTTP2Frame {
+        let direction = try need(object.oneOf("direction", JournalHTTP2Frame.FrameDirection.self), object, "direction", "inbound or outbound")
+        let type = try need(object.string("frameType"), object, "frameType", "a frame type")
+        let flags = try need(object.integer("flags", in: 0...255), object, "flags", "the flags byte")
+        let length = try need(object.integer("length", in: 0...Int64(Int32.max)), object, "length", "the payload length")
+        var details = JournalHTTP2Frame.Details.empty
+        if let elements = try object.array("headers") {
+            var headers: [HTTPHeader] = []
+            for (path, element) in elements {
+                guard case .array(let pair) = element.value, pair.count == 2,
+                      case .string(let name) = pair[0].value, case .string(let value) = pair[1].value else {
+                    throw JSONFileError(path: path, position: element.position, message: "expected [name, value]")
+                }
+                headers.append(HTTPHeader(name: name, value: value))
+            }
+            details = .headers(headers)
+        } else if let node = object.node("settings") {
+            guard case .object(let members) = node.value else {
+                throw object.invalid("settings", node, "expected an object of settings, found \(node.value.kindDescription)")
+            }
+            var settings: [JournalHTTP2Frame.Setting] = []
+            for member in members {
+                guard case .number(let text) = member.value.value, let value = UInt32(text) else {
+                    throw object.invalid("settings", member.value, "expected a 32-bit value for \"\(member.key)\"")
+                }
+                settings.append(JournalHTTP2Frame.Setting(name: member.key, value: value))
+            }
+            details = .settings(settings)
+        } else if let code = try object.integer("errorCode", in: 0...Int64(UInt32.max)).map({ UInt32($0) }) {
+            if let lastStream = try object.integer("lastStreamID", in: 0...Int64(Int32.max)) {
+                var debugData = try hexBytes(&object, "debugDataHex") ?? []
+                if let text = try object.string("debugData") { debugData = Array(text.utf8) }
+                details = .goaway(errorCode: code, lastStreamID: Int32(lastStream), debugData: debugData)
+            } else {
+                details = .rstStream(errorCode: code)
+            }
+        } else if let increment = try object.integer("increment", in: 0...Int64(Int32.max)) {
+            details = .windowUpdate(increment: Int32(increment))
+        } else if let opaque = try hexBytes(&object, "opaqueDataHex") {
+            details = .ping(opaqueData: opaque)
+        }
+        return JournalHTTP2Frame(direction: direction, type: type, flags: UInt8(flags), length: Int(length), details: details)
+    }
+
+    private static func readNotification(_ object: inout JSONObjectReader) throws(JSONFileError) -> NotificationRecord {
+        let payload = try readPayload(&object)
+        var record = NotificationRecord(
+            transport: try need(object.oneOf("transport", Transport.self), object, "transport", "a transport"),
+            deviceToken: try need(object.string("deviceToken"), object, "deviceToken", "a device token"),
+            topic: try object.string("topic"), pushType: try object.string("pushType"),
+            requestAPNsID: try object.string("apnsId"),
+            priority: try object.integer("priority", in: Int64(Int32.min)...Int64(Int32.max)).map { Int($0) },
+            expiration: try object.integer("expiration", in: Int64.min...Int64.max),
+            collapseID: try object.string("collapseId"),
+            legacyIdentifier: try object.integer("identifier", in: 0...Int64(UInt32.max)).map { UInt32($0) },
+            payload: payload.bytes, authentication: try readAuthentication(&object),
+            accepted: try need(object.bool("accepted"), object, "accepted", "true or false"),
+            reason: try object.oneOf("reason", Reason.self),
+            status: try object.integer("status", in: 0...999).map { Int($0) },
+            responseAPNsID: try object.string("responseApnsId"),
+            timestamp: try object.integer("timestamp", in: Int64.min...Int64.max),
+            legacyStatus: try legacyStatus(&object),
+            dropped: try object.bool("dropped") ?? false
+        )
+        record.payloadLength = payload.length
+        record.legacyCommand = try object.integer("command", in: 0...255).map { UInt8($0) }
+        record.problem = try object.string("problem")
+        try object.finish()
+        return record
+    }
+
+    private static func readBroadcast(_ object: inout JSONObjectReader) throws(JSONFileError) -> BroadcastRecord {
+        let payload = try readPayload(&object)
+        let apnsID = try need(object.string("responseApnsId"), object, "responseApnsId", "the answered apns-id")
+        let verdict: Verdict
+        _ = try object.integer("status", in: 0...999)  // follows from the verdict
+        if try need(object.bool("accepted"), object, "accepted", "true or false") {
+            verdict = .accepted(apnsID: apnsID, uniqueID: try object.string("uniqueId"))
+        } else {
+            let reason = try need(object.oneOf("reason", Reason.self), object, "reason", "the refusal's reason")
+            verdict = .rejected(reason: reason, apnsID: apnsID, timestamp: nil)
+        }
+        var record = BroadcastRecord(
+            bundleID: try object.string("bundleId"), channelID: try object.string("channelId"),
+            topic: try object.string("topic"), pushType: try object.string("pushType"),
+            requestAPNsID: try object.string("apnsId"),
+            requestID: try need(object.string("requestId"), object, "requestId", "the apns-request-id"),
+            priority: try object.string("priority"), expiration: try object.string("expiration"),
+            storagePolicy: try storagePolicy(&object), payload: payload.bytes,
+            authentication: try readAuthentication(&object), verdict: verdict
+        )
+        record.payloadLength = payload.length
+        try object.finish()
+        return record
+    }
+
+    private static func readChannelOperation(_ object: inout JSONObjectReader) throws(JSONFileError) -> ChannelOperationRecord {
+        var outcome = ChannelManagementOutcome(
+            operation: try object.oneOf("operation", ChannelOperation.self),
+            bundleID: try object.string("bundleId"), channelID: try object.string("channelId"),
+            requestID: try need(object.string("requestId"), object, "requestId", "the apns-request-id")
+        )
+        outcome.storagePolicy = try storagePolicy(&object)
+        outcome.reason = try object.oneOf("reason", Reason.self)
+        let status = try need(object.integer("status", in: 0...999), object, "status", "the HTTP status")
+        var body: [UInt8]?
+        if let response = object.node("response") {
+            var writer = JSONWriter()
+            writer.value(nil, response.value)
+            body = writer.bytes
+        }
+        outcome.response = HTTP2PushResponse(status: Int(status), headers: [], body: body)
+        let authentication = try readAuthentication(&object)
+        try object.finish()
+        return ChannelOperationRecord(outcome: outcome, authentication: authentication)
+    }
+
+    private static func readAuthentication(_ object: inout JSONObjectReader) throws(JSONFileError) -> JournalAuthentication {
+        var reader = try need(object.object("authentication"), object, "authentication", "how the request authenticated")
+        let authentication = JournalAuthentication(
+            kind: try need(reader.string("kind"), reader, "kind", "an authentication kind"),
+            teamID: try reader.string("teamId"), keyID: try reader.string("keyId"),
+            refusal: try reader.oneOf("refusal", Reason.self))
+        try reader.finish()
+        return authentication
+    }
+
+    /// A record's payload: `payload` as text or `payloadHex`, its true length, and whether it was cut.
+    private static func readPayload(_ object: inout JSONObjectReader) throws(JSONFileError) -> (bytes: [UInt8], length: Int) {
+        var bytes = try hexBytes(&object, "payloadHex") ?? []
+        if let text = try object.string("payload") { bytes = Array(text.utf8) }
+        let length = try need(object.integer("payloadLength", in: 0...Int64(Int32.max)), object, "payloadLength", "the payload's length")
+        _ = try object.bool("payloadTruncated")  // follows from the two above
+        return (bytes, Int(length))
+    }
+
+    private static func legacyStatus(_ object: inout JSONObjectReader) throws(JSONFileError) -> LegacyStatus? {
+        guard let node = object.node("legacyStatus") else { return nil }
+        guard case .number(let text) = node.value, let raw = UInt8(text), let status = LegacyStatus(rawValue: raw) else {
+            throw object.invalid("legacyStatus", node, "expected a legacy status byte")
+        }
+        return status
+    }
+
+    private static func storagePolicy(_ object: inout JSONObjectReader) throws(JSONFileError) -> MessageStoragePolicy? {
+        guard let node = object.node("storagePolicy") else { return nil }
+        guard case .number(let text) = node.value, let raw = Int(text), let policy = MessageStoragePolicy(rawValue: raw) else {
+            throw object.invalid("storagePolicy", node, "expected a message storage policy (0 or 1)")
+        }
+        return policy
+    }
+
+    private static func hexBytes(_ object: inout JSONObjectReader, _ key: String) throws(JSONFileError) -> [UInt8]? {
+        guard let node = object.node(key) else { return nil }
+        guard case .string(let text) = node.value, let bytes = HexDigits.bytes(hex: text) else {
+            throw object.invalid(key, node, "expected lowercase hex")
+        }
+        return bytes
+    }
+
+    /// A required member: present, or an error naming what was expected.
+    private static func need<Value>(_ value: Value?, _ object: JSONObjectReader, _ key: String, _ expected: String) throws(JSONFileError) -> Value {
+        guard let value else { throw object.missing(key, expected: expected) }
+        return value
     }
 }

@@ -73,7 +73,7 @@ public struct JournalHTTP2Frame: Sendable, Equatable {
     /// What the frame says beyond its header.
     public var details: Details
 
-    public enum FrameDirection: String, Sendable, Hashable {
+    public enum FrameDirection: String, CaseIterable, Sendable, Hashable {
         case inbound, outbound
     }
 

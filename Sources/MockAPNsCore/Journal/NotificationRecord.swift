@@ -60,6 +60,12 @@ public struct NotificationRecord: Sendable, Equatable {
     /// for VoIP) without letting a flood of huge bodies fill memory.
     public static let payloadLimit = 5 * 1024
 
+    /// The bytes of `payload` a record keeps. Slicing only when needed keeps the common case
+    /// free of copies.
+    static func kept(_ payload: [UInt8]) -> [UInt8] {
+        payload.count > payloadLimit ? Array(payload.prefix(payloadLimit)) : payload
+    }
+
     public init(
         transport: Transport, deviceToken: String, topic: String? = nil, pushType: String? = nil,
         requestAPNsID: String? = nil, priority: Int? = nil, expiration: Int64? = nil,
@@ -79,8 +85,7 @@ public struct NotificationRecord: Sendable, Equatable {
         self.collapseID = collapseID
         self.legacyIdentifier = legacyIdentifier
         self.payloadLength = payload.count
-        // Slicing only when needed keeps the common case free of copies.
-        self.payload = payload.count > Self.payloadLimit ? Array(payload.prefix(Self.payloadLimit)) : payload
+        self.payload = Self.kept(payload)
         self.authentication = authentication
         self.accepted = accepted
         self.reason = reason

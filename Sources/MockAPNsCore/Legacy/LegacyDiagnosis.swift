@@ -176,7 +176,7 @@ enum LegacyMistakeDetector {
     /// tokens practically never look like that (32 random bytes are all hex digits with odds
     /// of about 1 in 10^34).
     static func asciiHexToken(_ token: UnsafeRawBufferPointer, identifier: UInt32?) -> LegacyDiagnosis? {
-        guard token.count >= 16, token.count % 2 == 0, token.allSatisfy(LegacyJSONScanner.isHexDigit) else {
+        guard token.count >= 16, token.count % 2 == 0, token.allSatisfy({ HexDigits.isHexDigit($0, allowsUppercase: true) }) else {
             return nil
         }
         return .asciiHexToken(identifier: identifier, length: token.count)
@@ -189,9 +189,9 @@ enum LegacyMistakeDetector {
         following: UnsafeRawBufferPointer,
         identifier: UInt32?
     ) -> LegacyDiagnosis? {
-        switch LegacyJSONScanner.scanValue(payload) {
+        switch JSONScanner.scanValue(payload) {
         case .complete(let end):
-            guard let tail = LegacyJSONScanner.firstNonWhitespace(payload, from: end) else { return nil }
+            guard let tail = JSONScanner.firstNonWhitespace(payload, from: end) else { return nil }
             // One NUL is a C string's terminator; several are a fixed-size buffer's padding.
             if payload.legacySuffix(from: tail).allSatisfy({ $0 == 0 }) {
                 return .payloadNULTerminated(identifier: identifier)
@@ -224,7 +224,7 @@ enum LegacyMistakeDetector {
         var joined = [UInt8](payload)
         joined += following.legacyPrefix(Int(UInt16.max))
         return joined.withUnsafeBytes { bytes in
-            if case .complete(let end) = LegacyJSONScanner.scanValue(bytes), end > payload.count { return end }
+            if case .complete(let end) = JSONScanner.scanValue(bytes), end > payload.count { return end }
             return nil
         }
     }
@@ -272,7 +272,7 @@ enum LegacyMistakeDetector {
             var meant = [UInt8](token[(tokenLength + 2)...])
             meant += misread
             meant += following.legacyPrefix(payloadLength)
-            let outcome = meant.withUnsafeBytes { LegacyJSONScanner.scanValue($0) }
+            let outcome = meant.withUnsafeBytes { JSONScanner.scanValue($0) }
             let fits: Bool
             switch outcome {
             case .complete(let end): fits = end == payloadLength

@@ -211,7 +211,7 @@ public struct LegacyFrameDecoder: Sendable {
                 .payloadLength, declared: UInt32(length),
                 plausible: 1...UInt32(limits.maximumPayloadLength), bitWidth: 16),
                 case .littleEndianLength(_, _, let swapped) = diagnosis else { return nil }
-            let jsonOfSwappedLength = LegacyJSONScanner.scanValue(following) == .complete(end: Int(swapped))
+            let jsonOfSwappedLength = JSONScanner.scanValue(following) == .complete(end: Int(swapped))
             return jsonOfSwappedLength || length >= 4 * max(limits.maximumPayloadLength, 256) ? diagnosis : nil
         case .frameTooLong(let declared, let maximum):
             return LegacyMistakeDetector.littleEndian(

@@ -39,7 +39,7 @@ public struct ScenarioResponse: Sendable, Equatable {
     /// The body bytes sent on HTTP/2.
     public var bodyBytes: [UInt8]? {
         if let body { return Array(body.utf8) }
-        if let reason { return Array(#"{"reason":"\#(reason)"}"#.utf8) }
+        if let reason { return JSONWriter.reasonObject(reason) }
         return nil
     }
 }
@@ -109,7 +109,7 @@ public struct ScenarioGoAway: Sendable, Equatable {
     /// The GOAWAY's debug data bytes.
     public var debugBytes: [UInt8] {
         if let debugData { return Array(debugData.utf8) }
-        if let reason { return Array(#"{"reason":"\#(reason)"}"#.utf8) }
+        if let reason { return JSONWriter.reasonObject(reason) }
         return []
     }
 }
@@ -128,46 +128,6 @@ public struct ScenarioGarbage: Sendable, Equatable {
     }
 }
 
-/// A TLS alert description (RFC 8446 section 6), sent fatal.
-public struct TLSAlert: Sendable, Equatable, Hashable {
-    public var code: UInt8
-
-    public init(code: UInt8) {
-        self.code = code
-    }
-
-    /// The alerts by their RFC names, for scenario files.
-    public static let names: [(name: String, code: UInt8)] = [
-        ("close_notify", 0), ("unexpected_message", 10), ("bad_record_mac", 20),
-        ("record_overflow", 22), ("handshake_failure", 40), ("bad_certificate", 42),
-        ("unsupported_certificate", 43), ("certificate_revoked", 44), ("certificate_expired", 45),
-        ("certificate_unknown", 46), ("illegal_parameter", 47), ("unknown_ca", 48),
-        ("access_denied", 49), ("decode_error", 50), ("decrypt_error", 51),
-        ("protocol_version", 70), ("insufficient_security", 71), ("internal_error", 80),
-        ("user_canceled", 90), ("missing_extension", 109), ("unsupported_extension", 110),
-        ("unrecognized_name", 112), ("certificate_required", 116), ("no_application_protocol", 120),
-    ]
-
-    /// The alert's RFC name, or its number.
-    public var name: String {
-        Self.names.first { $0.code == code }?.name ?? String(code)
-    }
-
-    /// The TLS record carrying this alert as fatal: content type 21, version TLS 1.2, length 2.
-    public var record: [UInt8] { [0x15, 0x03, 0x03, 0x00, 0x02, 0x02, code] }
-}
-
-/// HTTP/2 error codes by their RFC 9113 names, for scenario files.
-public enum HTTP2ErrorCodeName {
-    public static let names: [(name: String, code: UInt32)] = [
-        ("NO_ERROR", 0x0), ("PROTOCOL_ERROR", 0x1), ("INTERNAL_ERROR", 0x2),
-        ("FLOW_CONTROL_ERROR", 0x3), ("SETTINGS_TIMEOUT", 0x4), ("STREAM_CLOSED", 0x5),
-        ("FRAME_SIZE_ERROR", 0x6), ("REFUSED_STREAM", 0x7), ("CANCEL", 0x8),
-        ("COMPRESSION_ERROR", 0x9), ("CONNECT_ERROR", 0xa), ("ENHANCE_YOUR_CALM", 0xb),
-        ("INADEQUATE_SECURITY", 0xc), ("HTTP_1_1_REQUIRED", 0xd),
-    ]
-}
-
 extension ScenarioFault: CustomStringConvertible {
     /// A short account of the fault for logs and the journal, in wire terms.
     public var description: String {
@@ -175,7 +135,7 @@ extension ScenarioFault: CustomStringConvertible {
         case .closeConnection: return "close the connection (FIN)"
         case .resetConnection: return "reset the connection (RST)"
         case .goAway(let goAway):
-            let code = HTTP2ErrorCodeName.names.first { $0.code == goAway.errorCode }?.name ?? String(goAway.errorCode)
+            let code = HTTP2ErrorCode.knownName(of: goAway.errorCode) ?? String(goAway.errorCode)
             let last: String
             switch goAway.lastStream {
             case .lastReceived: last = "last received"
@@ -185,7 +145,7 @@ extension ScenarioFault: CustomStringConvertible {
             let debug = String(decoding: goAway.debugBytes, as: UTF8.self)
             return "GOAWAY \(code), last stream \(last)" + (debug.isEmpty ? "" : ", debug data \(debug)")
         case .resetStream(let code):
-            return "RST_STREAM " + (HTTP2ErrorCodeName.names.first { $0.code == code }?.name ?? String(code))
+            return "RST_STREAM " + (HTTP2ErrorCode.knownName(of: code) ?? String(code))
         case .stall: return "never answer"
         case .lowerMaxConcurrentStreams(let limit): return "SETTINGS_MAX_CONCURRENT_STREAMS \(limit)"
         case .sendGarbage(let garbage): return "\(garbage.length) garbage bytes " + (garbage.insideTLS ? "inside TLS" : "on the socket")

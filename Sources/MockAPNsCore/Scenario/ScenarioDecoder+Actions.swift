@@ -4,7 +4,7 @@ extension ScenarioDecoder {
     // MARK: Actions
 
     /// The action types, each with the keys it takes besides `type`.
-    private enum ActionType: String, CaseIterable {
+    enum ActionType: String, CaseIterable {
         case accept, reject, respond, closeConnection, resetConnection, goAway, resetStream, stall
         case lowerMaxConcurrentStreams, sendGarbage, closeAfterBytes, refuseHandshake, shutdown
 
@@ -21,6 +21,29 @@ extension ScenarioDecoder {
             case .refuseHandshake: return ["alert"]
             }
         }
+
+        /// The type that decodes to `action`: a new action or fault fails to compile here
+        /// until it has a `type` (and so a place in the decoder and a test against the schema).
+        init(of action: ScenarioAction) {
+            switch action {
+            case .accept: self = .accept
+            case .reject: self = .reject
+            case .respond: self = .respond
+            case .refuseHandshake: self = .refuseHandshake
+            case .fault(let fault):
+                switch fault {
+                case .closeConnection: self = .closeConnection
+                case .resetConnection: self = .resetConnection
+                case .goAway: self = .goAway
+                case .resetStream: self = .resetStream
+                case .stall: self = .stall
+                case .lowerMaxConcurrentStreams: self = .lowerMaxConcurrentStreams
+                case .sendGarbage: self = .sendGarbage
+                case .closeAfterBytes: self = .closeAfterBytes
+                case .shutdown: self = .shutdown
+                }
+            }
+        }
     }
 
     func action(_ node: JSONNode, path: String) -> ScenarioAction? {
@@ -34,7 +57,7 @@ extension ScenarioDecoder {
         }
         guard var reader = object(node, path: path, allowed: ["type"] + type.keys) else { return nil }
         _ = reader.node("type")
-        let errorCodes = HTTP2ErrorCodeName.names
+        let errorCodes = HTTP2ErrorCode.names
         switch type {
         case .accept: return .accept
         case .closeConnection: return .fault(.closeConnection)
@@ -117,7 +140,7 @@ extension ScenarioDecoder {
         case .sendGarbage:
             var garbage = ScenarioGarbage()
             if let hexNode = reader.node("hex") {
-                if case .string(let text) = hexNode.value, let bytes = Self.hexBytes(text), !bytes.isEmpty {
+                if case .string(let text) = hexNode.value, let bytes = HexDigits.bytes(hex: text), !bytes.isEmpty {
                     garbage = ScenarioGarbage(bytes: bytes)
                 } else {
                     fail(reader.path(of: "hex"), hexNode, "expected an even number of hex digits, found \(Self.describe(hexNode.value))")
@@ -141,35 +164,25 @@ extension ScenarioDecoder {
         }
     }
 
-    private static func hexBytes(_ text: String) -> [UInt8]? {
-        let digits = Array(text.utf8)
-        guard digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        var index = 0
-        while index < digits.count {
-            guard let byte = UInt8(String(decoding: digits[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(byte)
-            index += 2
-        }
-        return bytes
-    }
-
     // MARK: Delays
 
-    private enum Distribution: String, CaseIterable {
+    /// The delay distributions, each with the keys it takes besides `distribution`.
+    enum Distribution: String, CaseIterable {
         case fixed, uniform, lognormal
+
+        var keys: [String] {
+            switch self {
+            case .fixed: ["milliseconds"]
+            case .uniform: ["minMilliseconds", "maxMilliseconds"]
+            case .lognormal: ["medianMilliseconds", "sigma", "maxMilliseconds"]
+            }
+        }
     }
 
     func delay(_ node: JSONNode, path: String) -> ScenarioDelay? {
         guard var probe = read({ () throws(JSONFileError) in try JSONObjectReader(node, path: path) }) else { return nil }
         let distribution = read { () throws(JSONFileError) in try probe.oneOf("distribution", Distribution.self) } ?? .fixed
-        let keys: [String]
-        switch distribution {
-        case .fixed: keys = ["milliseconds"]
-        case .uniform: keys = ["minMilliseconds", "maxMilliseconds"]
-        case .lognormal: keys = ["medianMilliseconds", "sigma", "maxMilliseconds"]
-        }
-        guard var reader = object(node, path: path, allowed: ["distribution"] + keys) else { return nil }
+        guard var reader = object(node, path: path, allowed: ["distribution"] + distribution.keys) else { return nil }
         _ = reader.node("distribution")
         let limit = 600_000.0
         func milliseconds(_ key: String, required isRequired: Bool) -> Double? {

@@ -119,10 +119,24 @@ final class ScenarioDecoder {
         return text.lowercased()
     }
 
+    // MARK: Keys
+
+    // The keys each object takes; `scenarios/schema.json` is tested against these tables.
+    static let documentKeys = ["$schema", "name", "description", "seed", "initialState", "registry", "connection", "rules"]
+    static let registryKeys = ["unregistered", "expired", "topics", "feedback"]
+    static let connectionKeys = ["maxConcurrentStreams", "idleTimeoutSeconds", "goAwayAfterRequests"]
+    static let ruleKeys = ["name", "stage", "match", "action", "delay", "times", "requiresState", "setsState"]
+    /// One key per `ScenarioMatch` property, named as the property is.
+    static let matchKeys = ["protocols", "tokens", "topics", "pushTypes", "priorities", "authentication", "payloadSize", "payload",
+                            "requestIndex", "connectionIndex", "probability", "channels", "channelOperations"]
+    /// The matchers that need a request, which a connection rule (`refuseHandshake`) cannot use.
+    static let requestMatchKeys = ["tokens", "topics", "pushTypes", "priorities", "authentication", "payloadSize", "payload", "requestIndex",
+                                   "channels", "channelOperations"]
+
     // MARK: Document
 
     func scenario(_ root: JSONNode) -> Scenario? {
-        guard var reader = object(root, path: "$", allowed: ["$schema", "name", "description", "seed", "initialState", "registry", "connection", "rules"]) else {
+        guard var reader = object(root, path: "$", allowed: Self.documentKeys) else {
             return nil
         }
         _ = read { () throws(JSONFileError) in try reader.string("$schema") }
@@ -148,7 +162,7 @@ final class ScenarioDecoder {
     }
 
     private func registryState(_ node: JSONNode, path: String) -> ScenarioRegistryState? {
-        guard var reader = object(node, path: path, allowed: ["unregistered", "expired", "topics", "feedback"]) else { return nil }
+        guard var reader = object(node, path: path, allowed: Self.registryKeys) else { return nil }
         var state = ScenarioRegistryState()
         state.unregistered = tokenTimes(&reader, "unregistered", topic: true)
         state.expired = tokenTimes(&reader, "expired", topic: false)
@@ -179,7 +193,7 @@ final class ScenarioDecoder {
     }
 
     private func connectionSettings(_ node: JSONNode, path: String) -> ScenarioConnectionSettings? {
-        guard var reader = object(node, path: path, allowed: ["maxConcurrentStreams", "idleTimeoutSeconds", "goAwayAfterRequests"]) else { return nil }
+        guard var reader = object(node, path: path, allowed: Self.connectionKeys) else { return nil }
         var settings = ScenarioConnectionSettings()
         settings.maxConcurrentStreams = read { () throws(JSONFileError) in try reader.integer("maxConcurrentStreams", in: 1...Int64(Int32.max)) }.map { Int($0) }
         settings.idleTimeoutSeconds = read { () throws(JSONFileError) in try reader.double("idleTimeoutSeconds", in: 0.001...86_400 * 365) }
@@ -190,8 +204,7 @@ final class ScenarioDecoder {
     // MARK: Rules
 
     private func rule(_ node: JSONNode, path: String, index: Int) -> ScenarioRule? {
-        let keys = ["name", "stage", "match", "action", "delay", "times", "requiresState", "setsState"]
-        guard var reader = object(node, path: path, allowed: keys) else { return nil }
+        guard var reader = object(node, path: path, allowed: Self.ruleKeys) else { return nil }
         let errorsBefore = errors.count
         var rule = ScenarioRule(name: read { () throws(JSONFileError) in try reader.string("name") } ?? "rules[\(index)]")
         rule.stage = read { () throws(JSONFileError) in try reader.oneOf("stage", ScenarioStage.self) } ?? .afterValidation
@@ -215,10 +228,8 @@ final class ScenarioDecoder {
             return nil
         }
         if rule.isConnectionRule {
-            let requestMatchers = ["tokens", "topics", "pushTypes", "priorities", "authentication", "payloadSize", "payload", "requestIndex",
-                                   "channels", "channelOperations"]
             if case .object(let members) = reader.node("match")?.value,
-               let member = members.first(where: { requestMatchers.contains($0.key) }) {
+               let member = members.first(where: { Self.requestMatchKeys.contains($0.key) }) {
                 errors.append(JSONFileError(
                     path: "\(path).match.\(member.key)", position: member.keyPosition,
                     message: "refuseHandshake acts before any request, so its rule may match only protocols, connectionIndex and probability"
@@ -230,9 +241,7 @@ final class ScenarioDecoder {
     }
 
     private func match(_ node: JSONNode, path: String) -> ScenarioMatch? {
-        let keys = ["protocols", "tokens", "topics", "pushTypes", "priorities", "authentication", "payloadSize", "payload",
-                    "requestIndex", "connectionIndex", "probability", "channels", "channelOperations"]
-        guard var reader = object(node, path: path, allowed: keys) else { return nil }
+        guard var reader = object(node, path: path, allowed: Self.matchKeys) else { return nil }
         var match = ScenarioMatch()
         match.protocols = choices(&reader, "protocols", Transport.self).map(Set.init)
         if let elements = read({ () throws(JSONFileError) in try reader.array("tokens") }) {

@@ -87,7 +87,7 @@ public final class ScenarioEngine: Sendable {
                 guard case .refuseHandshake(let alert) = rule.action,
                       rule.match.matches(connection: connection),
                       Self.isAvailable(rule, ruleIndex, state) else { continue }
-                var random = ScenarioRandom(seed: seed, stream: Self.stream(request: 0, connection: index, rule: ruleIndex))
+                var random = SeededRandom(seed: seed, stream: Self.stream(request: 0, connection: index, rule: ruleIndex))
                 if let probability = rule.match.probability, random.nextUnit() >= probability { continue }
                 Self.fire(rule, ruleIndex, &state)
                 opening.refusal = alert
@@ -155,7 +155,7 @@ public final class ScenarioEngine: Sendable {
             guard rule.stage == stage, !rule.isConnectionRule,
                   Self.isAvailable(rule, index, state),
                   rule.match.matches(request, numbers: numbers, connection: connection) else { continue }
-            var random = ScenarioRandom(seed: seed, stream: Self.stream(request: numbers.global, connection: 0, rule: index))
+            var random = SeededRandom(seed: seed, stream: Self.stream(request: numbers.global, connection: 0, rule: index))
             if let probability = rule.match.probability, random.nextUnit() >= probability { continue }
             Self.fire(rule, index, &state)
             var firing = Firing(rule: rule)

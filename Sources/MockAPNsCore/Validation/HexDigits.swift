@@ -17,6 +17,30 @@ enum HexDigits {
         byte &- UInt8(ascii: "A") < 6
     }
 
+    /// The bytes an even number of hex digits (either case) spell, or `nil`.
+    static func bytes(hex text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(digits.count / 2)
+        var index = 0
+        while index < digits.count {
+            guard let high = value(digits[index]), let low = value(digits[index + 1]) else { return nil }
+            bytes.append(high << 4 | low)
+            index += 2
+        }
+        return bytes
+    }
+
+    /// The value of one hex digit (either case), or `nil`.
+    @inline(__always)
+    static func value(_ digit: UInt8) -> UInt8? {
+        if digit &- UInt8(ascii: "0") < 10 { return digit &- UInt8(ascii: "0") }
+        if digit &- UInt8(ascii: "a") < 6 { return digit &- UInt8(ascii: "a") + 10 }
+        if isUppercaseHexLetter(digit) { return digit &- UInt8(ascii: "A") + 10 }
+        return nil
+    }
+
     /// The digit for a value in `0...15`, in the requested case.
     @inline(__always)
     static func digit(_ value: UInt8, uppercase: Bool) -> UInt8 {

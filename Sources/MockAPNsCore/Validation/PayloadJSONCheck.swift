@@ -15,9 +15,9 @@ public enum PayloadJSONCheck {
     public static func problem(in payload: [UInt8]) -> Problem? {
         guard !payload.isEmpty else { return nil }
         return payload.withUnsafeBytes { bytes in
-            switch LegacyJSONScanner.scanValue(bytes) {
+            switch JSONScanner.scanValue(bytes) {
             case .complete(let end):
-                return LegacyJSONScanner.firstNonWhitespace(bytes, from: end).map { .badByte(offset: $0) }
+                return JSONScanner.firstNonWhitespace(bytes, from: end).map { .badByte(offset: $0) }
             case .truncated:
                 return .incomplete
             case .invalid(let offset):

@@ -15,7 +15,7 @@ public struct PayloadRules: Sendable {
         let payload = request.payload
         if payload.isEmpty { return .payloadEmpty }
         if payload.count > limit(for: request) { return .payloadTooLarge }
-        if case .reject(let reason) = options.nonObjectPayload, !JSONSyntax.isObject(payload) {
+        if case .reject(let reason) = options.nonObjectPayload, !JSONScanner.isObject(payload) {
             return reason
         }
         return nil

@@ -26,8 +26,8 @@ final class BroadcastJournalAndScenarioTests: XCTestCase {
         let mine = journal.events(matching: JournalEventFilter(channelID: Self.channel))
         XCTAssertEqual(mine.map(\.kind.name), ["channelOperation", "broadcast"])
         XCTAssertEqual(journal.events(matching: JournalEventFilter(kinds: ["broadcast"])).count, 2)
-        XCTAssertTrue(JournalEventKind.allNames.contains("broadcast"))
-        XCTAssertTrue(JournalEventKind.allNames.contains("channelOperation"))
+        XCTAssertTrue(JournalEventKind.Name.texts.contains("broadcast"))
+        XCTAssertTrue(JournalEventKind.Name.texts.contains("channelOperation"))
 
         let operationJSON = JournalJSON.encode(mine[0])
         XCTAssertTrue(operationJSON.contains(#""type":"channelOperation","channelOperation":{"operation":"create","bundleId":"com.example.app","channelId":"c29tZUNoYW5uZWw=","requestId":"r","storagePolicy":0"#), operationJSON)

@@ -4,19 +4,6 @@ import XCTest
 /// Hostile and random requests: both broadcast cores answer each with one of Apple's statuses
 /// and a reason, and never trap.
 final class BroadcastMalformedInputTests: XCTestCase {
-    /// A small deterministic generator, so a failure reproduces.
-    private struct SplitMix {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func pick<T>(_ choices: [T]) -> T { choices[Int(next() % UInt64(choices.count))] }
-        mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
-    }
 
     private static let values = [
         "", " ", "=", "==", "====", "/", "?", "\u{0}", "é", "💥", "-1", "99999999999999999999999", "0", "1", "5", "10",
@@ -36,7 +23,7 @@ final class BroadcastMalformedInputTests: XCTestCase {
     ]
 
     func testRandomRequestsGetAppleStatusesAndNeverTrap() {
-        var random = SplitMix(state: 16)
+        var random = SeededRandom(seed: 16)
         let registry = ChannelRegistry()
         registry.insert(BroadcastChannel(id: "c29tZUNoYW5uZWw=", bundleID: "x", environment: .sandbox, storagePolicy: .noMessageStored))
         let management = ChannelManagementDecider(options: BroadcastOptions(channelLimit: 50), registry: registry)
@@ -64,4 +51,9 @@ final class BroadcastMalformedInputTests: XCTestCase {
             XCTAssertTrue(statuses.contains(record.status), "\(headers) \(record)")
         }
     }
+}
+
+private extension SeededRandom {
+    mutating func pick<T>(_ choices: [T]) -> T { choices[Int(next() % UInt64(choices.count))] }
+    mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import MockAPNsCore
+import MockAPNsTestSupport
 import XCTest
 
 /// Runs the `openssl` command-line tool for cross-checks against an independent
@@ -38,20 +39,11 @@ struct OpenSSL {
         directory.appendingPathComponent(name)
     }
 
-    /// Runs `openssl <arguments>` in the directory, capturing stdout and stderr together.
+    /// Runs `openssl <arguments>` in the directory; `output` is stdout, then stderr.
     @discardableResult
     func run(_ arguments: [String]) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        process.currentDirectoryURL = directory
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self))
+        let result = try ProcessRunner.run("openssl", arguments, in: directory)
+        return Result(status: result.status, output: result.stdout + result.stderr)
     }
 }
 

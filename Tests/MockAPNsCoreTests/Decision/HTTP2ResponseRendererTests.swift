@@ -55,6 +55,6 @@ final class HTTP2ResponseRendererTests: XCTestCase {
     func testErrorBodyIsJSON() throws {
         let response = HTTP2ResponseRenderer.render(.rejected(reason: .unregistered, apnsID: apnsID, timestamp: 12))
         let body = try XCTUnwrap(response.body)
-        XCTAssertTrue(JSONSyntax.isObject(body))
+        XCTAssertTrue(JSONScanner.isObject(body))
     }
 }

@@ -51,7 +51,7 @@ final class JournalTests: XCTestCase {
         let started = ContinuousClock.now
         async let waited = journal.waitForNotifications(
             count: 3, matching: NotificationFilter(deviceToken: "aa"), timeout: .seconds(30))
-        try? await Task.sleep(for: .milliseconds(50))
+        await Self.parked(journal)
         journal.record(notification(token: "bb"))
         journal.record(notification(token: "aa"))
         journal.record(notification(token: "aa"))
@@ -77,7 +77,7 @@ final class JournalTests: XCTestCase {
             _ = journal.events(matching: JournalEventFilter(connectionID: 1))
             return event.connectionID.flatMap(journal.transport(ofConnection:)) == .legacy
         }
-        try? await Task.sleep(for: .milliseconds(50))
+        await Self.parked(journal)
         journal.record(.fault(description: "on http2"), connection: 1)
         journal.record(.fault(description: "on legacy"), connection: 2)
         let woken = await waited
@@ -88,7 +88,7 @@ final class JournalTests: XCTestCase {
         let journal = Journal()
         journal.record(notification())
         let task = Task { await journal.waitForNotifications(count: 2, timeout: .seconds(60)) }
-        try? await Task.sleep(for: .milliseconds(50))
+        await Self.parked(journal)
         task.cancel()
         let records = await task.value
         XCTAssertEqual(records.count, 1)
@@ -134,8 +134,22 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(journal.statistics.lastSequence, 3, "every event is still journaled")
     }
 
+    /// Returns once a reader is parked in `journal` (a wait has begun); fails the test after 10 s.
+    private static func parked(_ journal: Journal, file: StaticString = #filePath, line: UInt = #line) async {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(10)
+        while journal.parkedReaders == 0 {
+            guard clock.now < deadline else { return XCTFail("no reader parked within 10 s", file: file, line: line) }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
     func testKindBitsFollowTheKindNamesAndCoverEveryKind() {
-        XCTAssertEqual(JournalEventKind.bits(named: JournalEventKind.allNames), JournalEventKind.allBits)
+        XCTAssertEqual(JournalEventKind.bits(named: JournalEventKind.Name.texts), JournalEventKind.allBits)
+        XCTAssertEqual(JournalEventKind.Name.texts.first, "connectionOpened", "a name is its case's name")
+        for name in JournalEventKind.Name.allCases {
+            XCTAssertEqual(JournalEventKind.Name(text: name.text), name)
+        }
         XCTAssertEqual(JournalEventKind.bits(named: ["fault", "nonsense"]), JournalEventKind.fault(description: "").bit)
     }
 }

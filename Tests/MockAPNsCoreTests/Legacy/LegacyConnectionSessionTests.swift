@@ -27,7 +27,7 @@ final class LegacyConnectionSessionTests: XCTestCase {
         var events: [LegacySessionEvent] = []
         var actions: [LegacyConnectionAction] = []
         // Delivered in uneven reads, as TCP would.
-        var random = LegacySeededGenerator(seed: 11)
+        var random = SeededRandom(seed: 11)
         var start = 0
         while start < stream.count {
             let end = min(stream.count, start + Int.random(in: 1...4096, using: &random))

@@ -133,47 +133,6 @@ final class LegacyDiagnosisTests: XCTestCase {
     }
 }
 
-/// The JSON syntax checker behind the payload diagnoses.
-final class LegacyJSONScannerTests: XCTestCase {
-    func scan(_ text: String) -> LegacyJSONScanner.Outcome {
-        Array(text.utf8).withUnsafeBytes(LegacyJSONScanner.scanValue)
-    }
-
-    func testCompleteValues() {
-        XCTAssertEqual(scan(#"{"a":[1,2.5,-3e+2,true,false,null,"x\n\u00e9"]}"#), .complete(end: 47))
-        XCTAssertEqual(scan("  []"), .complete(end: 4))
-        XCTAssertEqual(scan("0"), .complete(end: 1))
-        XCTAssertEqual(scan(#"{"a":1} trailing"#), .complete(end: 7))
-    }
-
-    func testTruncatedValues() {
-        for text in [#"{"a":"#, #"{"a":"b"#, "[1,", "tru", "-", "1.", "1e", #""\u00"#, "{", "   "] {
-            XCTAssertEqual(scan(text), .truncated, text)
-        }
-    }
-
-    func testInvalidValues() {
-        XCTAssertEqual(scan("{'a':1}"), .invalid(offset: 1))
-        XCTAssertEqual(scan("[1,]"), .invalid(offset: 3))
-        XCTAssertEqual(scan("01"), .complete(end: 1), "a leading zero ends the number")
-        XCTAssertEqual(scan(#"{"a" 1}"#), .invalid(offset: 5))
-        XCTAssertEqual(scan("[1}"), .invalid(offset: 2))
-        XCTAssertEqual(scan("\"a\u{1}\""), .invalid(offset: 2))
-        XCTAssertEqual(scan(#""\x""#), .invalid(offset: 2))
-        XCTAssertEqual(scan("nul1"), .invalid(offset: 3))
-    }
-
-    func testDeepNestingNeitherCrashesNorRecurses() {
-        let depth = 60_000
-        let open = String(repeating: "[", count: depth)
-        XCTAssertEqual(scan(open), .truncated)
-        XCTAssertEqual(scan(open + String(repeating: "]", count: depth)), .complete(end: 2 * depth))
-        let mixed = String(repeating: #"{"a":["#, count: 100) + "1" + String(repeating: "]}", count: 100)
-        XCTAssertEqual(scan(mixed), .complete(end: mixed.utf8.count))
-        XCTAssertEqual(scan(String(repeating: #"{"a":["#, count: 100) + "1" + String(repeating: "}]", count: 100)), .invalid(offset: 601))
-    }
-}
-
 /// The diagnoses that name what really happened instead of the symptom.
 final class LegacyMisleadingSymptomTests: XCTestCase {
     func testShortTokenFieldIsNotCalledAnOversizedPayload() throws {

@@ -35,7 +35,7 @@ final class LegacyPacketTests: XCTestCase {
     }
 
     func testFeedbackTuplesRoundTripThroughAnySplit() throws {
-        var random = LegacySeededGenerator(seed: 5)
+        var random = SeededRandom(seed: 5)
         var tuples: [FeedbackTuple] = []
         var stream: [UInt8] = []
         for index in 0..<100 {

@@ -6,7 +6,7 @@ final class LegacyStreamingTests: XCTestCase {
     /// A mixed stream: all three commands, varied sizes, a few rejected frames that keep
     /// framing intact (empty frame, wrong token size, oversized skipped payload).
     func makeStream(count: Int, seed: UInt64) -> [UInt8] {
-        var random = LegacySeededGenerator(seed: seed)
+        var random = SeededRandom(seed: seed)
         var stream: [UInt8] = []
         for index in 0..<count {
             let identifier = UInt32(index)
@@ -33,7 +33,7 @@ final class LegacyStreamingTests: XCTestCase {
     }
 
     func feedInChunks(_ stream: [UInt8], seed: UInt64, maximumChunk: Int) -> [LegacyDecoderEvent] {
-        var random = LegacySeededGenerator(seed: seed)
+        var random = SeededRandom(seed: seed)
         var decoder = LegacyFrameDecoder()
         var events: [LegacyDecoderEvent] = []
         var start = 0
@@ -88,7 +88,7 @@ final class LegacyStreamingTests: XCTestCase {
     }
 
     func testCorruptedStreamsNeverTrapAndStayBounded() {
-        var random = LegacySeededGenerator(seed: 99)
+        var random = SeededRandom(seed: 99)
         let clean = makeStream(count: 60, seed: 3)
         for round in 0..<200 {
             var stream = clean

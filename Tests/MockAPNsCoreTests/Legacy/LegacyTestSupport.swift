@@ -13,18 +13,6 @@ func legacyBytes(_ hex: String) -> [UInt8] {
     return result
 }
 
-/// A small seeded generator (SplitMix64), so random tests fail the same way every run.
-struct LegacySeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D2_49EB_311C_E133
-        return z ^ (z >> 31)
-    }
-}
 
 enum LegacyFixtures {
     /// `de ad be ef` eight times: a 32-byte token whose hex form is easy to read.

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import MockAPNsTestSupport
 import MockAPNsCore
 
 /// Helpers shared by the provider-token tests, under one name so they never collide with
@@ -91,24 +92,9 @@ enum ProviderTokenFixtures {
 
         /// Runs `arguments[0]` found on PATH. `nil` if the tool is not installed.
         static func run(_ arguments: [String], input: Data? = nil) throws -> ToolRun? {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = arguments
-            let output = Pipe(), errors = Pipe(), standardInput = Pipe()
-            process.standardOutput = output
-            process.standardError = errors
-            process.standardInput = standardInput
-            try process.run()
-            if let input { standardInput.fileHandleForWriting.write(input) }
-            try standardInput.fileHandleForWriting.close()
-            let outputData = output.fileHandleForReading.readDataToEndOfFile()
-            let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            // /usr/bin/env exits with 127 when the tool is missing.
-            if process.terminationStatus == 127 { return nil }
-            return ToolRun(status: process.terminationStatus,
-                           standardOutput: String(decoding: outputData, as: UTF8.self),
-                           standardError: String(decoding: errorData, as: UTF8.self))
+            guard let tool = arguments.first, (try? ProcessRunner.locate(tool)) != nil else { return nil }
+            let result = try ProcessRunner.run(tool, Array(arguments.dropFirst()), input: input)
+            return ToolRun(status: result.status, standardOutput: result.stdout, standardError: result.stderr)
         }
     }
 

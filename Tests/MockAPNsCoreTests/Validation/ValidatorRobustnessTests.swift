@@ -3,18 +3,6 @@ import XCTest
 
 /// Whatever a client sends, the core answers with a verdict: no input may crash it.
 final class ValidatorRobustnessTests: XCTestCase {
-    /// A small seeded generator so a failure can be replayed.
-    private struct SeededGenerator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     private static let names = [
         ":method", ":path", ":scheme", ":authority", "authorization", "apns-id", "apns-expiration",
         "apns-priority", "apns-topic", "apns-push-type", "apns-collapse-id", "x-other", "",
@@ -26,7 +14,7 @@ final class ValidatorRobustnessTests: XCTestCase {
     ]
 
     func testRandomRequestsAlwaysGetAVerdictAndAResponse() {
-        var random = SeededGenerator(state: 20_260_101)
+        var random = SeededRandom(seed: 20_260_101)
         let decider = PushDecider(options: ValidationOptions(nonObjectPayload: .reject(.badTopic)))
         for _ in 0..<20_000 {
             let headers = (0..<Int.random(in: 0...12, using: &random)).map { _ in
@@ -52,7 +40,7 @@ final class ValidatorRobustnessTests: XCTestCase {
 
     /// Well-formed requests with one or two values replaced reach the later rules too.
     func testMutatedValidRequestsAlwaysGetAVerdict() {
-        var random = SeededGenerator(state: 42)
+        var random = SeededRandom(seed: 42)
         let registry = DeviceRegistry()
         registry.markUnregistered(PushRequestFixture.token, since: 1, topic: "com.x")
         registry.bind(PushRequestFixture.token, toTopics: ["com.example.app", "com.x"])

@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import Foundation
 import MockAPNs
 import MockAPNsCore
@@ -86,14 +87,7 @@ final class BroadcastServeCommandTests: XCTestCase {
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { process.terminate() } }
-        let deadline = Date().addingTimeInterval(20)
-        var ports: [String: Int] = [:]
-        while Date() < deadline, ports["channelManagement"] == nil {
-            if let data = FileManager.default.contents(atPath: portsFile), !data.isEmpty {
-                ports = (try? JSONSerialization.jsonObject(with: data)) as? [String: Int] ?? [:]
-            }
-            if ports["channelManagement"] == nil { usleep(20_000) }
-        }
+        let ports = try PortsFile.wait(portsFile, for: "channelManagement")
         let manage = try XCTUnwrap(ports["channelManagement"], "ports file: \(ports)")
         let response = try CurlClient(port: manage).send(method: "GET", path: "/1/apps/com.example.app/all-channels", body: nil)
         XCTAssertEqual(response.status, 200)

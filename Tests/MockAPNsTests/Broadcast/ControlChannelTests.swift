@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import Foundation
 import MockAPNs
 import MockAPNsCore

@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import Foundation
 import Hummingbird
 import HummingbirdTesting
@@ -67,7 +68,7 @@ final class ControlOpenAPITests: XCTestCase {
         let events = try XCTUnwrap(paths["/v1/events"]?["get"] as? [String: Any])
         let type = try XCTUnwrap((events["parameters"] as? [[String: Any]])?.first { $0["name"] as? String == "type" })
         let pattern = try XCTUnwrap((type["schema"] as? [String: Any])?["pattern"] as? String)
-        let alternatives = "(" + JournalEventKind.allNames.joined(separator: "|") + ")"
+        let alternatives = "(" + JournalEventKind.Name.texts.joined(separator: "|") + ")"
         XCTAssertEqual(pattern, "^\(alternatives)(,\(alternatives))*$")
     }
 

@@ -1,5 +1,7 @@
+import MockAPNsTestSupport
 import Foundation
 import MockAPNs
+import MockAPNsCore
 import XCTest
 
 /// Connection-level behaviour over real TLS: Apple's SETTINGS, bad bytes, shutdown.
@@ -79,7 +81,13 @@ final class HTTP2ConnectionTests: XCTestCase {
         async let exchange = Task.detached {
             try RawTLSClient.exchange(port: ports.http2, send: Self.preface + Self.emptySettings, timeout: 5)
         }.value
-        try await Task.sleep(nanoseconds: 500_000_000)
+        // Shut down once the server has read the client's SETTINGS: the connection is up.
+        try await waitUntil("the client's SETTINGS") {
+            server.journal.events(matching: JournalEventFilter()).contains { event in
+                if case .http2Frame(let frame) = event.kind { return frame.direction == .inbound && frame.type == "SETTINGS" }
+                return false
+            }
+        }
         try await server.shutdown(gracePeriod: .seconds(2))
         let result = try await exchange
         XCTAssertTrue(result.closedByServer)

@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import Foundation
 import MockAPNs
 import MockAPNsCore
@@ -12,7 +13,7 @@ final class HTTP2ProviderAPITests: XCTestCase {
 
     func testAcceptedPushAnswers200WithGeneratedUpperCaseIDAndUniqueIDInSandbox() async throws {
         let (server, ports) = try await TestServer.start()
-        defer { Task { try? await server.shutdown() } }
+        addTeardownBlock { try await server.shutdown() }
         let response = try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: validHeaders)
         XCTAssertEqual(response.httpVersion, "HTTP/2")
         XCTAssertEqual(response.status, 200)

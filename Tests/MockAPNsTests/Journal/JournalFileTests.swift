@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import Foundation
 import XCTest
 
@@ -25,7 +26,7 @@ final class JournalFileTests: XCTestCase {
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { process.terminate() } }
-        let ports = try waitForPorts(in: portsFile)
+        let ports = try PortsFile.wait(portsFile, for: "http2")
         let http2 = try XCTUnwrap(ports["http2"])
         let control = try XCTUnwrap(ports["control"])
 
@@ -49,17 +50,5 @@ final class JournalFileTests: XCTestCase {
         XCTAssertEqual(events.filter { $0["type"] as? String == "notification" }.count, 5)
         XCTAssertEqual(events.filter { $0["type"] as? String == "connectionClosed" }.count, 5)
         XCTAssertEqual(events.filter { $0["type"] as? String == "connectionOpened" }.count, 5)
-    }
-
-    private func waitForPorts(in file: String) throws -> [String: Int] {
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            if let data = FileManager.default.contents(atPath: file),
-               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Int], object["http2"] != nil {
-                return object
-            }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        throw ProcessTimeout(command: "mockapns serve did not write \(file)")
     }
 }

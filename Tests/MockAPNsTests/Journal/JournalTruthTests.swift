@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import Foundation
 import Logging
 import MockAPNs

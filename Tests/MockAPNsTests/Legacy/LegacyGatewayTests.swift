@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import Foundation
 import MockAPNs
 import MockAPNsCore
@@ -187,7 +188,9 @@ final class LegacyGatewayTests: XCTestCase {
             try LegacyTLSClient.run(port: gateway, connections: [.init(send: stream)], timeout: 10, readyFile: ready)
         }
         try await waitForFile(ready)
-        try await Task.sleep(nanoseconds: 300_000_000)
+        try await waitUntil("three accepted notifications") {
+            server.notifications(matching: NotificationFilter(accepted: true)).count == 3
+        }
         await server.legacyShutdown()
         let outcome = try await client.value[0]
         XCTAssertEqual(outcome.received, [8, 10, 0, 0, 0, 9], "status 10 names the last accepted notification")
@@ -211,7 +214,12 @@ final class LegacyGatewayTests: XCTestCase {
             try LegacyTLSClient.run(port: gateway, connections: [.init(send: [])], timeout: 10, readyFile: ready)
         }
         try await waitForFile(ready)
-        try await Task.sleep(nanoseconds: 200_000_000)
+        try await waitUntil("the server's side of the handshake") {
+            server.journal.events(matching: JournalEventFilter()).contains { event in
+                if case .tlsEstablished = event.kind { return true }
+                return false
+            }
+        }
         try await server.shutdown(gracePeriod: .seconds(1))
         let outcome = try await client.value[0]
         XCTAssertEqual(outcome.received, [8, 10, 0, 0, 0, 0], "nothing accepted yet: identifier 0")

@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import Foundation
 import XCTest
 
@@ -21,7 +22,7 @@ final class LegacyServeCommandTests: XCTestCase {
         try process.run()
         defer { if process.isRunning { process.terminate() } }
 
-        let ports = try waitForPorts(in: portsFile)
+        let ports = try PortsFile.wait(portsFile, for: "gateway")
         let gateway = try XCTUnwrap(ports["gateway"])
         XCTAssertNotNil(ports["feedback"])
         let unparseable = try LegacyTLSClient.exchange(port: gateway, send: [0x07, 0, 0, 0, 0, 0])
@@ -44,17 +45,5 @@ final class LegacyServeCommandTests: XCTestCase {
             XCTAssertNotEqual(result.status, 0, "\(arguments)")
             XCTAssertTrue(result.stderr.contains(arguments[0]), "\(arguments): \(result.stderr)")
         }
-    }
-
-    private func waitForPorts(in file: String) throws -> [String: Int] {
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            if let data = FileManager.default.contents(atPath: file),
-               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Int] {
-                return object
-            }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        throw ProcessTimeout(command: "mockapns serve did not write \(file)")
     }
 }

@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import Foundation
 
 /// A legacy provider written with Python's `ssl` module (an independent TLS stack): it opens

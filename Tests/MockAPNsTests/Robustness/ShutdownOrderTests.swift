@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import Foundation
 import XCTest
 
@@ -19,7 +20,7 @@ final class ShutdownOrderTests: XCTestCase {
         server.standardError = FileHandle.nullDevice
         try server.run()
         defer { if server.isRunning { server.terminate() } }
-        let ports = try Self.waitForPorts(in: portsFile)
+        let ports = try PortsFile.wait(portsFile, for: "control")
         let http2 = try XCTUnwrap(ports["http2"]), control = try XCTUnwrap(ports["control"])
 
         // A TCP connection the server has accepted, whose TLS handshake has not started.
@@ -67,17 +68,5 @@ final class ShutdownOrderTests: XCTestCase {
                 connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
             }
         }
-    }
-
-    private static func waitForPorts(in file: String) throws -> [String: Int] {
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            if let data = FileManager.default.contents(atPath: file),
-               let object = try? JSONSerialization.jsonObject(with: data) as? [String: Int], object["control"] != nil {
-                return object
-            }
-            Thread.sleep(forTimeInterval: 0.05)
-        }
-        throw CurlFailure(status: -1, stderr: "mockapns wrote no ports file")
     }
 }

@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import Foundation
 
 /// An HTTP/2 client in a few lines of Python over its own `ssl` module: it sends the

@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import Foundation
 import MockAPNs
 import MockAPNsCore
@@ -31,7 +32,7 @@ final class ScenarioWireTests: XCTestCase {
     /// close on the legacy gateway, one tuple from the feedback service.
     func testUnregisteredTokenOnEveryProtocol() async throws {
         let (server, ports) = try await start(try example("unregistered-with-feedback"))
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
 
         let http2 = try push(ports.http2)
         XCTAssertEqual(http2.status, 410)
@@ -57,7 +58,7 @@ final class ScenarioWireTests: XCTestCase {
         let scenario = try example("invalid-token")
         let badToken = try XCTUnwrap(scenario.rules.first?.match.tokens?.first)
         let (server, ports) = try await start(scenario)
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
 
         XCTAssertEqual(try push(ports.http2).status, 200, "other tokens are delivered")
         let refused = try push(ports.http2, token: badToken)
@@ -74,7 +75,7 @@ final class ScenarioWireTests: XCTestCase {
 
     func testFlakyExampleAnswers503TwiceThen200() async throws {
         let (server, ports) = try await start(try example("flaky-503-then-ok"))
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let answers = try (0..<4).map { _ in try push(ports.http2) }
         XCTAssertEqual(answers.map(\.status), [503, 503, 200, 200])
         XCTAssertEqual(answers[0].body, #"{"reason":"ServiceUnavailable"}"#)
@@ -87,7 +88,7 @@ final class ScenarioWireTests: XCTestCase {
         try await server.shutdown(gracePeriod: .zero)
 
         let (small, smallPorts) = try await start(try example("payload-too-large"))
-        defer { Task { try? await small.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await small.shutdown(gracePeriod: .zero) }
         let big = #"{"aps":{"alert":""# + String(repeating: "x", count: 300) + #""}}"#
         XCTAssertEqual(try push(smallPorts.http2, body: big).body, #"{"reason":"PayloadTooLarge"}"#)
         XCTAssertEqual(try push(smallPorts.http2).status, 200)
@@ -96,7 +97,7 @@ final class ScenarioWireTests: XCTestCase {
     func testArbitraryResponse() async throws {
         let response = ScenarioResponse(status: 418, headers: [HTTPHeader(name: "x-mock", value: "teapot")], body: "short and stout")
         let (server, ports) = try await start(rule(.respond(response)))
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let answer = try push(ports.http2)
         XCTAssertEqual(answer.status, 418)
         XCTAssertEqual(answer.header("x-mock"), "teapot")
@@ -107,7 +108,7 @@ final class ScenarioWireTests: XCTestCase {
 
     func testDelayIsMeasuredWithinBounds() async throws {
         let (server, ports) = try await start(rule(nil, delay: .fixed(milliseconds: 600)))
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let started = Date()
         let answer = try push(ports.http2)
         let elapsed = Date().timeIntervalSince(started)
@@ -121,7 +122,7 @@ final class ScenarioWireTests: XCTestCase {
     func testReplacingTheScenarioKeepsInFlightDecisions() async throws {
         let slowFailure = rule(.reject(.serviceUnavailable, timestamp: nil), delay: .fixed(milliseconds: 800))
         let (server, ports) = try await start(slowFailure)
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let port = ports.http2
         let inFlight = Task.detached { [headers, token] in
             try CurlClient(port: port).send(path: "/3/device/\(token)", headers: headers)
@@ -140,7 +141,7 @@ final class ScenarioWireTests: XCTestCase {
 
     func testGoAwayMidBatchNamesTheLastStreamAndCarriesTheReason() async throws {
         let (server, ports) = try await start(try example("goaway-shutdown-mid-batch"))
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: Array(repeating: token, count: 8))
         XCTAssertTrue(outcome.handshakeSucceeded, outcome.handshake)
         let goAway = try XCTUnwrap(outcome.frames.first { $0.type == RawHTTP2Frame.goAway })
@@ -154,7 +155,7 @@ final class ScenarioWireTests: XCTestCase {
     func testResetStreamCarriesItsCodeAndTheConnectionLivesOn() async throws {
         let scenario = rule(.fault(.resetStream(errorCode: 7)), match: ScenarioMatch(requestIndex: RequestIndexMatch(scope: .connection, range: .exactly(1))))
         let (server, ports) = try await start(scenario)
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: [token, token])
         let reset = try XCTUnwrap(outcome.frames.first { $0.type == RawHTTP2Frame.rstStream })
         XCTAssertEqual(reset.streamID, 1)
@@ -171,14 +172,14 @@ final class ScenarioWireTests: XCTestCase {
         try await server.shutdown(gracePeriod: .zero)
 
         let (resetting, resettingPorts) = try await start(rule(.fault(.resetConnection)))
-        defer { Task { try? await resetting.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await resetting.shutdown(gracePeriod: .zero) }
         let reset = try RawHTTP2Client.push(port: resettingPorts.http2, tokens: [token])
         XCTAssertEqual(reset.ending, "reset")
     }
 
     func testInjectedFaultsAreJournaled() async throws {
         let (server, ports) = try await start(try example("goaway-shutdown-mid-batch"))
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         _ = try RawHTTP2Client.push(port: ports.http2, tokens: Array(repeating: token, count: 6))
         let faults = server.journal.events().compactMap { event -> (Int32?, String)? in
             guard case .fault(let description) = event.kind else { return nil }
@@ -192,7 +193,7 @@ final class ScenarioWireTests: XCTestCase {
 
     func testStallNeverAnswers() async throws {
         let (server, ports) = try await start(rule(.fault(.stall)))
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: [token], timeout: 1)
         XCTAssertEqual(outcome.answeredStreams, [])
         XCTAssertEqual(outcome.ending, "timeout")
@@ -200,7 +201,7 @@ final class ScenarioWireTests: XCTestCase {
 
     func testLowerMaxConcurrentStreamsSendsNewSettings() async throws {
         let (server, ports) = try await start(rule(.fault(.lowerMaxConcurrentStreams(1))))
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: [token], timeout: 1)
         XCTAssertEqual(outcome.answeredStreams, [1])
         let limits = outcome.frames.flatMap(\.settingsValues).filter { $0.0 == 0x3 }.map(\.1)
@@ -212,7 +213,7 @@ final class ScenarioWireTests: XCTestCase {
             ScenarioRule(name: "no TLS", match: ScenarioMatch(protocols: [.http2]), action: .refuseHandshake(TLSAlert(code: 40))),
         ])
         let (server, ports) = try await start(scenario)
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: [token])
         XCTAssertFalse(outcome.handshakeSucceeded)
         XCTAssertTrue(outcome.handshake.uppercased().contains("HANDSHAKE_FAILURE"), outcome.handshake)
@@ -220,7 +221,7 @@ final class ScenarioWireTests: XCTestCase {
 
     func testGarbageOnTheSocketBreaksTheClientsTLS() async throws {
         let (server, ports) = try await start(rule(.fault(.sendGarbage(ScenarioGarbage(bytes: Array("not TLS at all".utf8))))))
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: [token])
         XCTAssertTrue(outcome.ending.hasPrefix("error"), outcome.ending)
         XCTAssertEqual(outcome.answeredStreams, [])
@@ -229,7 +230,7 @@ final class ScenarioWireTests: XCTestCase {
     func testGarbageInsideTLSReachesTheClientsHTTP2Parser() async throws {
         let garbage: [UInt8] = [0xde, 0xad, 0xbe, 0xef, 0x00, 0x01]
         let (server, ports) = try await start(rule(.fault(.sendGarbage(ScenarioGarbage(bytes: garbage, insideTLS: true)))))
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: [token])
         XCTAssertTrue(outcome.data.hasSuffix("deadbeef0001"), "decrypted, after the server's SETTINGS: \(outcome.data)")
         XCTAssertEqual(outcome.ending, "eof")
@@ -237,7 +238,7 @@ final class ScenarioWireTests: XCTestCase {
 
     func testCloseAfterBytesCutsTheAnswer() async throws {
         let (server, ports) = try await start(rule(.fault(.closeAfterBytes(3))))
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: [token])
         XCTAssertEqual(outcome.answeredStreams, [], "three bytes of a TLS record decrypt to nothing")
         XCTAssertNotEqual(outcome.ending, "timeout", "closed: \(outcome.ending)")
@@ -248,7 +249,7 @@ final class ScenarioWireTests: XCTestCase {
     func testGoAwayAfterRequestsOnBothProtocols() async throws {
         let scenario = Scenario(name: "short connections", connection: ScenarioConnectionSettings(goAwayAfterRequests: 2))
         let (server, ports) = try await start(scenario)
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let http2 = try RawHTTP2Client.push(port: ports.http2, tokens: [token, token])
         let goAway = try XCTUnwrap(http2.frames.first { $0.type == RawHTTP2Frame.goAway })
         XCTAssertEqual(goAway.goAwayErrorCode, 0)
@@ -266,7 +267,7 @@ final class ScenarioWireTests: XCTestCase {
             ScenarioRule(name: "no feedback", match: ScenarioMatch(protocols: [.feedback]), action: .refuseHandshake(TLSAlert(code: 45))),
         ])
         let (server, ports) = try await start(scenario)
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let refused = try RawHTTP2Client.send(port: try XCTUnwrap(ports.feedback), bytes: [])
         XCTAssertTrue(refused.handshake.uppercased().contains("CERTIFICATE_EXPIRED"), refused.handshake)
         XCTAssertEqual(try push(ports.http2).status, 200, "other listeners are untouched")
@@ -276,7 +277,7 @@ final class ScenarioWireTests: XCTestCase {
 
     func testLegacyShutdownAfterThreeNotifications() async throws {
         let (server, ports) = try await start(try example("legacy-shutdown"))
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let frames = (UInt32(1)...6).flatMap { Legacy.frame(identifier: $0, token: Legacy.token(0x11)) }
         let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: frames)
         XCTAssertEqual(outcome.received, [8, 10, 0, 0, 0, 3], "status 10 naming the last accepted notification")
@@ -287,7 +288,7 @@ final class ScenarioWireTests: XCTestCase {
     /// Success is silent on the gateway, so a delay shows in the error packet's arrival.
     func testLegacyDelayHoldsTheErrorPacket() async throws {
         let (server, ports) = try await start(rule(.reject(.unregistered, timestamp: nil), delay: .fixed(milliseconds: 700)))
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let started = Date()
         let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: Legacy.frame(identifier: 5, token: Legacy.token(0x11)))
         XCTAssertEqual(outcome.received, [8, 8, 0, 0, 0, 5])
@@ -296,7 +297,7 @@ final class ScenarioWireTests: XCTestCase {
 
     func testScenarioStreamLimitIsAnnouncedToNewConnections() async throws {
         let (server, ports) = try await start(Scenario(name: "narrow", connection: ScenarioConnectionSettings(maxConcurrentStreams: 7)))
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: [token], timeout: 1)
         let limits = outcome.frames.flatMap(\.settingsValues).filter { $0.0 == 0x3 }.map(\.1)
         XCTAssertEqual(limits.first, 7, "the first SETTINGS")
@@ -310,7 +311,7 @@ final class ScenarioWireTests: XCTestCase {
         try await server.shutdown(gracePeriod: .zero)
 
         let (resetting, resettingPorts) = try await start(rule(.fault(.resetConnection)))
-        defer { Task { try? await resetting.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await resetting.shutdown(gracePeriod: .zero) }
         let reset = try RawHTTP2Client.send(port: try XCTUnwrap(resettingPorts.gateway), bytes: Legacy.frame(identifier: 1, token: Legacy.token(0x11)))
         XCTAssertEqual(reset.ending, "reset")
         XCTAssertEqual(reset.data, "")
@@ -324,7 +325,7 @@ final class ScenarioWireTests: XCTestCase {
         scenario.seed = 11
         func statuses() async throws -> [Int] {
             let (server, ports) = try await start(scenario)
-            defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+            addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
             return try (0..<12).map { _ in try push(ports.http2).status }
         }
         let first = try await statuses()
@@ -341,7 +342,7 @@ final class ScenarioAuthenticationTests: XCTestCase {
         let url = URL(fileURLWithPath: Fixtures.root).appendingPathComponent("scenarios/expired-provider-token.json")
         let scenario = try Scenario.decode(jsonText: String(contentsOf: url, encoding: .utf8))
         let (server, ports) = try await TestServer.start { $0.scenario = scenario }
-        defer { Task { try? await server.shutdown(gracePeriod: .zero) } }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let pem = try String(contentsOfFile: Fixtures.certificateDirectory + "/AuthKey_SANDBOX001.p8", encoding: .utf8)
         let jwt = try ProviderTokenSigner(keyID: "SANDBOX001", teamID: "TEAM00000A", privateKeyPEM: pem)
             .token(issuedAt: Int64(Date().timeIntervalSince1970))

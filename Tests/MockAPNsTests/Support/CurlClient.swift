@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import Foundation
 
 /// One HTTP/2 response as curl reported it.

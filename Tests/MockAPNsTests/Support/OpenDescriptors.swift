@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import Foundation
 
 /// This process's open file descriptors and memory, read from /proc: an in-process server's

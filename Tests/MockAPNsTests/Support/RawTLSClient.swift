@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import Foundation
 
 /// A raw TLS client (Python's `ssl` module, an independent TLS stack) that sends arbitrary
@@ -71,54 +72,4 @@ enum RawTLSClient {
         }
         return bytes
     }
-}
-
-/// Splits raw HTTP/2 bytes into frames (type, flags, stream, payload) for assertions.
-struct RawHTTP2Frame {
-    var type: UInt8
-    var flags: UInt8
-    var streamID: UInt32
-    var payload: [UInt8]
-
-    static let goAway: UInt8 = 0x7
-    static let settings: UInt8 = 0x4
-
-    static func parse(_ bytes: [UInt8]) -> [RawHTTP2Frame] {
-        var frames: [RawHTTP2Frame] = []
-        var offset = 0
-        while offset + 9 <= bytes.count {
-            let length = Int(bigEndian(bytes[offset..<(offset + 3)]))
-            let stream = bigEndian(bytes[(offset + 5)..<(offset + 9)]) & 0x7FFF_FFFF
-            guard offset + 9 + length <= bytes.count else { break }
-            frames.append(RawHTTP2Frame(type: bytes[offset + 3], flags: bytes[offset + 4], streamID: stream,
-                                        payload: Array(bytes[(offset + 9)..<(offset + 9 + length)])))
-            offset += 9 + length
-        }
-        return frames
-    }
-
-    /// For GOAWAY: the error code.
-    var goAwayErrorCode: UInt32? {
-        guard type == Self.goAway, payload.count >= 8 else { return nil }
-        return bigEndian(payload[4..<8])
-    }
-
-    /// For GOAWAY: the debug data as text.
-    var goAwayDebugText: String? {
-        guard type == Self.goAway, payload.count >= 8 else { return nil }
-        return String(decoding: payload[8...], as: UTF8.self)
-    }
-
-    /// For SETTINGS: the (identifier, value) pairs.
-    var settingsValues: [(UInt16, UInt32)] {
-        guard type == Self.settings else { return [] }
-        return stride(from: 0, to: payload.count - payload.count % 6, by: 6).map { i in
-            (UInt16(bigEndian(payload[i..<(i + 2)])), bigEndian(payload[(i + 2)..<(i + 6)]))
-        }
-    }
-}
-
-/// A big-endian unsigned integer of up to four bytes.
-func bigEndian(_ bytes: ArraySlice<UInt8>) -> UInt32 {
-    bytes.reduce(0) { $0 << 8 | UInt32($1) }
 }

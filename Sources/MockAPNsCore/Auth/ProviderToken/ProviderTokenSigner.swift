@@ -17,9 +17,17 @@ public struct ProviderTokenSigner: Sendable {
 
     /// A token issued at `issuedAt` (seconds since 1970).
     public func token(issuedAt: Int64) throws -> String {
-        let header = ProviderTokenBase64URL.encode(Array(#"{"alg":"ES256","kid":"\#(keyID)"}"#.utf8))
-        let claims = ProviderTokenBase64URL.encode(Array(#"{"iss":"\#(teamID)","iat":\#(issuedAt)}"#.utf8))
-        let signingInput = header + "." + claims
+        var header = JSONWriter()
+        header.beginObject()
+        header.string("alg", "ES256")
+        header.string("kid", keyID)
+        header.endObject()
+        var claims = JSONWriter()
+        claims.beginObject()
+        claims.string("iss", teamID)
+        claims.integer("iat", issuedAt)
+        claims.endObject()
+        let signingInput = ProviderTokenBase64URL.encode(header.bytes) + "." + ProviderTokenBase64URL.encode(claims.bytes)
         let signature = try privateKey.signature(for: Array(signingInput.utf8))
         return signingInput + "." + ProviderTokenBase64URL.encode(signature.rawRepresentation)
     }

@@ -1,11 +1,16 @@
-/// A small JSON syntax checker used to diagnose payload mistakes on the legacy gateway.
+/// The one JSON (RFC 8259) syntax checker: it builds nothing, and answers where the first
+/// JSON value in some bytes ends, or why there is none.
 ///
-/// It answers where the first JSON value in some bytes ends, which is what tells a payload
-/// whose length prefix is too long (the JSON ends early) from one whose prefix is too short
-/// (the JSON is cut off). It is iterative, so a payload of 60,000 `[` cannot exhaust the stack,
-/// and it allocates only when nesting goes deeper than 64. It checks JSON grammar (RFC 8259)
-/// but not UTF-8 validity inside strings.
-enum LegacyJSONScanner {
+/// Two questions rest on it: whether a notification payload is a JSON object (`isObject`,
+/// when the options refuse anything else), and, on the legacy gateway, where a payload's JSON
+/// ends, which tells a length prefix that is too long (the JSON ends early) from one that is
+/// too short (the JSON is cut off). It is iterative, so a payload of 60,000 `[` cannot exhaust
+/// the stack, and it allocates only when nesting goes deeper than 64. `scanValue` checks the
+/// grammar but not UTF-8 validity inside strings; `isObject` checks both.
+enum JSONScanner {
+    /// `isObject` refuses containers nested deeper than this (APNs payloads are small).
+    static let objectMaximumDepth = 512
+
     enum Outcome: Equatable {
         /// A complete value; `end` is the offset just after it (trailing bytes not examined).
         case complete(end: Int)
@@ -15,10 +20,34 @@ enum LegacyJSONScanner {
         case invalid(offset: Int)
     }
 
-    /// Scans the first JSON value in `bytes`, after optional leading whitespace.
-    static func scanValue(_ bytes: UnsafeRawBufferPointer) -> Outcome {
-        var reader = Reader(bytes: bytes)
+    /// Scans the first JSON value in `bytes`, after optional leading whitespace. A container
+    /// opened deeper than `maximumDepth` is invalid at its opening bracket.
+    static func scanValue(_ bytes: UnsafeRawBufferPointer, maximumDepth: Int = .max) -> Outcome {
+        var reader = Reader(bytes: bytes, maximumDepth: maximumDepth)
         return reader.scan()
+    }
+
+    /// Whether `bytes` are valid UTF-8 holding exactly one JSON object (whitespace around it
+    /// allowed), nested at most `objectMaximumDepth` deep.
+    static func isObject(_ bytes: [UInt8]) -> Bool {
+        guard isValidUTF8(bytes) else { return false }
+        return bytes.withUnsafeBytes { buffer in
+            guard let start = firstNonWhitespace(buffer, from: 0), buffer[start] == UInt8(ascii: "{"),
+                  case .complete(let end) = scanValue(buffer, maximumDepth: objectMaximumDepth) else { return false }
+            return firstNonWhitespace(buffer, from: end) == nil
+        }
+    }
+
+    private static func isValidUTF8(_ bytes: [UInt8]) -> Bool {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue: continue
+            case .emptyInput: return true
+            case .error: return false
+            }
+        }
     }
 
     /// Whether `bytes` hold exactly one JSON value, with nothing but whitespace around it.
@@ -68,13 +97,17 @@ enum LegacyJSONScanner {
 
     private struct Reader {
         let bytes: UnsafeRawBufferPointer
+        let maximumDepth: Int
         var index = 0
         var stack = ContainerStack()
 
-        init(bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+        init(bytes: UnsafeRawBufferPointer, maximumDepth: Int) {
+            self.bytes = bytes
+            self.maximumDepth = maximumDepth
+        }
 
         mutating func skipWhitespace() {
-            while index < bytes.count, LegacyJSONScanner.isWhitespace(bytes[index]) { index += 1 }
+            while index < bytes.count, JSONScanner.isWhitespace(bytes[index]) { index += 1 }
         }
 
         mutating func scan() -> Outcome {
@@ -83,6 +116,8 @@ enum LegacyJSONScanner {
                 skipWhitespace()
                 guard index < bytes.count else { return .truncated }
                 switch bytes[index] {
+                case UInt8(ascii: "{") where stack.depth >= maximumDepth, UInt8(ascii: "[") where stack.depth >= maximumDepth:
+                    return .invalid(offset: index)
                 case UInt8(ascii: "{"):
                     index += 1
                     skipWhitespace()
@@ -167,7 +202,7 @@ enum LegacyJSONScanner {
                     case UInt8(ascii: "u"):
                         for offset in 2..<6 {
                             guard index + offset < bytes.count else { return .truncated }
-                            guard isHexDigit(bytes[index + offset]) else {
+                            guard HexDigits.isHexDigit(bytes[index + offset], allowsUppercase: true) else {
                                 return .invalid(offset: index + offset)
                             }
                         }
@@ -228,15 +263,5 @@ enum LegacyJSONScanner {
         }
 
         func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-    }
-
-    static func isHexDigit(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "a")...UInt8(ascii: "f"),
-             UInt8(ascii: "A")...UInt8(ascii: "F"):
-            return true
-        default:
-            return false
-        }
     }
 }

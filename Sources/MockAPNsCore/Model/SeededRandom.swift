@@ -6,14 +6,15 @@ import Musl
 import Darwin
 #endif
 
-/// A small, seeded random number generator (xoshiro256**, seeded through SplitMix64), so a
-/// scenario with a seed makes the same choices every run.
+/// The one seeded random number generator in MockAPNs (xoshiro256**, seeded through
+/// SplitMix64): a scenario with a seed makes the same choices every run, and randomized tests
+/// fail the same way every run.
 ///
-/// The engine does not share one generator between requests. Each (request, rule) pair gets
+/// The scenario engine does not share one generator between requests. Each (request, rule) pair gets
 /// its own stream, derived from the seed, the request's global number and the rule's
 /// position, so whether rule 3 fires for request 40 does not depend on how many numbers
 /// other rules drew before it.
-public struct ScenarioRandom: RandomNumberGenerator, Sendable {
+public struct SeededRandom: RandomNumberGenerator, Sendable {
     private var s0: UInt64
     private var s1: UInt64
     private var s2: UInt64
@@ -60,11 +61,19 @@ public struct ScenarioRandom: RandomNumberGenerator, Sendable {
 
 /// SplitMix64: spreads a seed's bits so that nearby seeds give unrelated states.
 struct SplitMix64 {
+    /// The golden-ratio increment between states.
+    static let gamma: UInt64 = 0x9E37_79B9_7F4A_7C15
+
     var state: UInt64
 
     mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
+        state &+= Self.gamma
+        return Self.mix(state)
+    }
+
+    /// The output function: a bijection, so distinct states give distinct outputs.
+    static func mix(_ value: UInt64) -> UInt64 {
+        var z = value
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)

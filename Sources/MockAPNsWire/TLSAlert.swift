@@ -1,4 +1,6 @@
-/// A TLS alert description (RFC 8446 section 6), named as the RFC names it.
+/// A TLS alert description (RFC 8446 section 6; RFC 5246 for the older ones), named as the
+/// RFC names it. The one table of alert names: scenario files, the TLS handler's reports and
+/// the journal all read it.
 public struct TLSAlert: Sendable, Hashable, CustomStringConvertible {
     /// The one-byte alert description sent on the wire.
     public let code: UInt8
@@ -27,42 +29,29 @@ public struct TLSAlert: Sendable, Hashable, CustomStringConvertible {
     public static let certificateRequired = TLSAlert(code: 116)
     public static let noApplicationProtocol = TLSAlert(code: 120)
 
+    /// Every alert by its RFC name, in code order.
+    public static let names: [(name: String, code: UInt8)] = [
+        ("close_notify", 0), ("unexpected_message", 10), ("bad_record_mac", 20),
+        ("record_overflow", 22), ("handshake_failure", 40), ("bad_certificate", 42),
+        ("unsupported_certificate", 43), ("certificate_revoked", 44), ("certificate_expired", 45),
+        ("certificate_unknown", 46), ("illegal_parameter", 47), ("unknown_ca", 48),
+        ("access_denied", 49), ("decode_error", 50), ("decrypt_error", 51),
+        ("protocol_version", 70), ("insufficient_security", 71), ("internal_error", 80),
+        ("inappropriate_fallback", 86), ("user_canceled", 90), ("no_renegotiation", 100),
+        ("missing_extension", 109), ("unsupported_extension", 110), ("unrecognized_name", 112),
+        ("bad_certificate_status_response", 113), ("unknown_psk_identity", 115),
+        ("certificate_required", 116), ("no_application_protocol", 120),
+    ]
+
     /// The RFC name, e.g. `certificate_expired`; unknown codes read `alert_<code>`.
     public var name: String {
-        switch code {
-        case 0: return "close_notify"
-        case 10: return "unexpected_message"
-        case 20: return "bad_record_mac"
-        case 22: return "record_overflow"
-        case 40: return "handshake_failure"
-        case 42: return "bad_certificate"
-        case 43: return "unsupported_certificate"
-        case 44: return "certificate_revoked"
-        case 45: return "certificate_expired"
-        case 46: return "certificate_unknown"
-        case 47: return "illegal_parameter"
-        case 48: return "unknown_ca"
-        case 49: return "access_denied"
-        case 50: return "decode_error"
-        case 51: return "decrypt_error"
-        case 70: return "protocol_version"
-        case 71: return "insufficient_security"
-        case 80: return "internal_error"
-        case 86: return "inappropriate_fallback"
-        case 90: return "user_canceled"
-        case 100: return "no_renegotiation"
-        case 109: return "missing_extension"
-        case 110: return "unsupported_extension"
-        case 112: return "unrecognized_name"
-        case 113: return "bad_certificate_status_response"
-        case 115: return "unknown_psk_identity"
-        case 116: return "certificate_required"
-        case 120: return "no_application_protocol"
-        default: return "alert_\(code)"
-        }
+        Self.names.first { $0.code == code }?.name ?? "alert_\(code)"
     }
 
     public var description: String {
         "\(name) (\(code))"
     }
+
+    /// The TLS record carrying this alert as fatal: content type 21, version TLS 1.2, length 2.
+    public var record: [UInt8] { [0x15, 0x03, 0x03, 0x00, 0x02, 0x02, code] }
 }

@@ -1,0 +1,121 @@
+import MockAPNsCore
+import XCTest
+
+/// Reading events back (what `mockapns journal` does) gives the values the server wrote: for
+/// every kind, with every optional member present, reading and writing again gives the same
+/// text, so a member the writer gains and the reader ignores fails here.
+final class JournalJSONReadingTests: XCTestCase {
+    private static let authentication = JournalAuthentication(kind: "rejected", teamID: "TEAM", keyID: "KEY", refusal: .expiredProviderToken)
+
+    /// One event of each kind, as full as the kind gets.
+    static let samples: [JournalEventKind] = {
+        var notification = NotificationRecord(
+            transport: .legacy, deviceToken: "a1b2", topic: "com.example.app", pushType: "alert", requestAPNsID: "id-1",
+            priority: 10, expiration: 1_767_225_600, collapseID: "c", legacyIdentifier: 7, payload: Array(#"{"aps":{"alert":"\"hi\""}}"#.utf8),
+            authentication: authentication, accepted: false, reason: .unregistered, status: 410, responseAPNsID: "id-2",
+            timestamp: 1_767_225_600_000, legacyStatus: .invalidToken, dropped: true)
+        notification.legacyCommand = 2
+        notification.problem = "a problem"
+        let truncated = NotificationRecord(
+            transport: .http2, deviceToken: "ff", payload: [0xFF, 0x00] + Array(repeating: 0x41, count: NotificationRecord.payloadLimit),
+            authentication: JournalAuthentication(kind: "none"), accepted: true)
+        var operation = ChannelManagementOutcome(operation: .create, bundleID: "com.example.app", channelID: "Y2hhbm5lbA==", requestID: "r-1")
+        operation.storagePolicy = .mostRecentMessageStored
+        operation.response = HTTP2PushResponse(status: 201, headers: [], body: Array(#"{"a":[1,2.5,true,null,"x\"y"],"b":{}}"#.utf8))
+        var refusedOperation = ChannelManagementOutcome(operation: nil, bundleID: nil, channelID: nil, requestID: "r-2")
+        refusedOperation.reason = .badPath
+        refusedOperation.response = HTTP2PushResponse(status: 404, headers: [], body: nil)
+        return [
+            .connectionOpened(transport: .http2, peer: "127.0.0.1:5000"),
+            .connectionClosed(transport: .feedback, closedBy: .server, reason: "idle"),
+            .tlsEstablished(JournalTLSSession(
+                version: "TLSv1.3", cipher: "TLS_AES_128_GCM_SHA256", serverName: "localhost", offeredALPN: ["h2", "http/1.1"],
+                negotiatedALPN: "h2", clientCertificateSubject: "CN=x", topics: ["com.example.app"], environments: ["sandbox"],
+                certificateTrusted: true, resumed: true)),
+            .tlsFailed(JournalTLSFailure(
+                reason: "no certificate", alertSent: "certificate_required", alertReceived: "bad_certificate", serverName: "s",
+                offeredALPN: [], offeredVersions: ["TLSv1.2"], offeredCipherSuites: ["0x1301"])),
+            .http2Frame(JournalHTTP2Frame(direction: .inbound, type: "HEADERS", flags: 0x5, length: 40,
+                                          details: .headers([HTTPHeader(name: ":method", value: "POST"), HTTPHeader(name: "x", value: "\"")]))),
+            .http2Frame(JournalHTTP2Frame(direction: .outbound, type: "SETTINGS", flags: 0, length: 6,
+                                          details: .settings([.init(name: "MAX_CONCURRENT_STREAMS", value: 1000)]))),
+            .http2Frame(JournalHTTP2Frame(direction: .outbound, type: "RST_STREAM", flags: 0, length: 4, details: .rstStream(errorCode: 8))),
+            .http2Frame(JournalHTTP2Frame(direction: .outbound, type: "GOAWAY", flags: 0, length: 30,
+                                          details: .goaway(errorCode: 0, lastStreamID: 3, debugData: Array(#"{"reason":"Shutdown"}"#.utf8)))),
+            .http2Frame(JournalHTTP2Frame(direction: .outbound, type: "GOAWAY", flags: 0, length: 10,
+                                          details: .goaway(errorCode: 1, lastStreamID: 0, debugData: [0xFF, 0xFE]))),
+            .http2Frame(JournalHTTP2Frame(direction: .inbound, type: "WINDOW_UPDATE", flags: 0, length: 4, details: .windowUpdate(increment: 65_535))),
+            .http2Frame(JournalHTTP2Frame(direction: .inbound, type: "PING", flags: 1, length: 8, details: .ping(opaqueData: [1, 2, 3, 4, 5, 6, 7, 8]))),
+            .http2Frame(JournalHTTP2Frame(direction: .inbound, type: "DATA", flags: 1, length: 0, details: .empty)),
+            .legacyFrame(JournalLegacyFrame(command: 2, identifier: 9, deviceToken: "ab", payloadLength: 10, frameLength: 50,
+                                            problem: "bad", rawBytes: [0, 1, 0xFF], dropped: true)),
+            .notification(notification),
+            .notification(truncated),
+            .fault(description: "GOAWAY \"x\""),
+            .feedbackTuple(deviceToken: "a1b2", timestampMilliseconds: 1_767_225_600_000),
+            .diagnosis(code: "connection-churn", message: "many", figures: [JournalFigure("connections", 120), JournalFigure("seconds", 60)]),
+            .broadcast(BroadcastRecord(
+                bundleID: "com.example.app", channelID: "Y2hhbm5lbA==", topic: "t", pushType: "LiveActivity", requestAPNsID: "a",
+                requestID: "r", priority: "10", expiration: "0", storagePolicy: .noMessageStored, payload: Array("{}".utf8),
+                authentication: JournalAuthentication(kind: "certificate"), verdict: .accepted(apnsID: "id", uniqueID: "u"))),
+            .broadcast(BroadcastRecord(
+                requestID: "r", payload: [], authentication: authentication,
+                verdict: .rejected(reason: .channelNotRegistered, apnsID: "id", timestamp: nil))),
+            .channelOperation(ChannelOperationRecord(outcome: operation, authentication: JournalAuthentication(kind: "providerToken", teamID: "T", keyID: "K"))),
+            .channelOperation(ChannelOperationRecord(outcome: refusedOperation, authentication: authentication)),
+        ]
+    }()
+
+    private func event(_ kind: JournalEventKind, _ index: Int) -> JournalEvent {
+        JournalEvent(sequence: UInt64(index + 1), wallTimeMilliseconds: 1_767_225_600_123, monotonicNanoseconds: 99,
+                     connectionID: 4, streamID: index % 2 == 0 ? 5 : nil, kind: kind)
+    }
+
+    func testTheSamplesCoverEveryKind() {
+        XCTAssertEqual(Set(Self.samples.map(\.type)), Set(JournalEventKind.Name.allCases))
+    }
+
+    func testReadingThenWritingGivesTheSameText() throws {
+        for (index, kind) in Self.samples.enumerated() {
+            let text = JournalJSON.encode(event(kind, index))
+            let read = try JournalJSON.decode(text)
+            XCTAssertEqual(JournalJSON.encode(read), text)
+            XCTAssertEqual(read.kind.type, kind.type)
+        }
+    }
+
+    /// Where the JSON carries everything, the values read are the values written.
+    func testReadingGivesTheValuesWritten() throws {
+        for (index, kind) in Self.samples.enumerated() {
+            if case .channelOperation = kind { continue }  // the response's headers are not in the JSON
+            let written = event(kind, index)
+            XCTAssertEqual(try JournalJSON.decode(JournalJSON.encode(written)), written, kind.name)
+        }
+    }
+
+    func testAnUnknownMemberOrTypeIsNamed() {
+        let base = #"{"seq":1,"time":0,"mono":0,"type":"fault","description":"d""#
+        XCTAssertNoThrow(try JournalJSON.decode(base + "}"))
+        XCTAssertThrowsError(try JournalJSON.decode(base + #","novelty":1}"#)) { error in
+            XCTAssertTrue("\(error)".contains("$.novelty"), "\(error)")
+        }
+        XCTAssertThrowsError(try JournalJSON.decode(#"{"seq":1,"time":0,"mono":0,"type":"telepathy"}"#)) { error in
+            XCTAssertTrue("\(error)".contains("unknown event type \"telepathy\""), "\(error)")
+            XCTAssertTrue("\(error)".contains("channelOperation"), "\(error)")
+        }
+        XCTAssertThrowsError(try JournalJSON.decode(#"{"seq":1,"time":0,"type":"fault","description":"d"}"#)) { error in
+            XCTAssertTrue("\(error)".contains("$.mono"), "\(error)")
+        }
+    }
+
+    /// The timeline line says what the event holds.
+    func testSummariesSayWhatHappened() {
+        let lines = Self.samples.map(\.summary)
+        XCTAssertEqual(lines[0], "http2 connection opened from 127.0.0.1:5000")
+        XCTAssertEqual(lines[1], "feedback connection closed by server: idle")
+        XCTAssertEqual(lines[6], "-> RST_STREAM flags=0x0 length=4 error=CANCEL")
+        XCTAssertEqual(lines[13], "push legacy token=a1b2 topic=com.example.app type=alert => 410 status 8 Unregistered apns-id=id-2 (dropped): a problem")
+        XCTAssertEqual(lines[17], "diagnosis connection-churn: many [connections=120 seconds=60]")
+        XCTAssertEqual(lines[20], "channel create com.example.app channel=Y2hhbm5lbA== => 201")
+    }
+}
