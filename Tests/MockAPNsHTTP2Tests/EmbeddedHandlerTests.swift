@@ -1,4 +1,5 @@
 import MockAPNsHTTP2
+import MockAPNsTestSupport
 import NIOCore
 import NIOEmbedded
 import XCTest
@@ -32,12 +33,12 @@ final class EmbeddedHandlerTests: XCTestCase {
     }
 
     /// Every frame written so far.
-    private func written(_ channel: EmbeddedChannel) throws -> [WireFrame] {
+    private func written(_ channel: EmbeddedChannel) throws -> [RawHTTP2Frame] {
         var bytes: [UInt8] = []
         while let buffer = try channel.readOutbound(as: ByteBuffer.self) {
             bytes += buffer.readableBytesView
         }
-        return RawHTTP2Client.parse(bytes)
+        return RawHTTP2Frame.parse(bytes)
     }
 
     private func send(_ bytes: [UInt8], to channel: EmbeddedChannel) throws {
