@@ -145,6 +145,19 @@ for (run, variant), values in rows.items():
     base_cpu = statistics.median(v[3] for v in values)
     cpu_ratio = statistics.median(v[2] / v[3] for v in values)
     print(f"{run:<12} {variant:<12} {mock:>14.0f} {base:>14.0f} {ratio:>8.2f} {cpu:>14.1f} {base_cpu:>14.1f} {cpu_ratio:>8.2f}")
+# Each variant against the first one (frames on), round by round: the paired ratios cancel
+# most of the drift between rounds.
+print()
+print("against the first variant, median of the per-round ratios:")
+runs = sorted({run for run, _ in rows})
+variants = list(dict.fromkeys(variant for _, variant in rows))
+for run in runs:
+    first = rows[(run, variants[0])]
+    for variant in variants[1:]:
+        other = rows[(run, variant)]
+        throughput = statistics.median(o[0] / f[0] for f, o in zip(first, other))
+        cpu = statistics.median(o[2] / f[2] for f, o in zip(first, other))
+        print(f"{run:<12} {variant:<12} requests/s {100 * (throughput - 1):+.1f}%   CPU a request {100 * (cpu - 1):+.1f}%")
 PY
 fi
 echo
