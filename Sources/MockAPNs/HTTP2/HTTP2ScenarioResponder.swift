@@ -104,7 +104,7 @@ final class HTTP2ScenarioResponder {
         case .fault(let fault)?:
             report(fault, decision: decision, streamID: streamID)
             applyFault(fault, decision: decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
-        default:
+        case nil, .accept?, .reject?, .refuseHandshake?:
             respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
         }
     }
