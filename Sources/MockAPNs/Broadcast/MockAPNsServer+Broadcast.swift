@@ -25,18 +25,13 @@ extension MockAPNsServer {
         let scenarios = self.scenarios
         let journal = observation.journal
         let logger = self.logger
-        let bootstrap = ListenerBootstrap.make(group, listener: "channel management", journal: journal, logger: logger)
-            .childChannelInitializer { channel in
-                connections.track(channel)
-                return channel.eventLoop.makeCompletedFuture {
-                    try ConnectionPipeline.install(
-                        on: channel, transport: .channelManagement, tls: tls, scenarios: scenarios, journal: journal,
-                        guarding: guardLimits, listener: "channel management", logger: logger
-                    ) { scenarioConnection, connectionID in
-                        HTTP2ConnectionBridge(services: services, scenarioConnection: scenarioConnection, connectionID: connectionID)
-                    }
-                }
-            }
+        let bootstrap = ListenerBootstrap.serving(
+            ListenerBootstrap.make(group, listener: "channel management", journal: journal, logger: logger),
+            .init(tracker: connections, transport: .channelManagement, tls: tls, scenarios: scenarios, journal: journal,
+                  limits: guardLimits, listener: "channel management", logger: logger)
+        ) { scenarioConnection, connectionID in
+            HTTP2ConnectionBridge(services: services, scenarioConnection: scenarioConnection, connectionID: connectionID)
+        }
         return try await ListenerBindFailed.binding(
             "broadcast channel management API", host: configuration.host, port: port,
             portFlag: "--broadcast-manage-port (broadcast.managePort)"

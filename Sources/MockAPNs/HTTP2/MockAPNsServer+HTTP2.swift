@@ -15,20 +15,15 @@ extension MockAPNsServer {
         let connections = self.connections
         let scenarios = self.scenarios
         let logger = self.logger
-        let http2Bootstrap = ListenerBootstrap.make(group, listener: "HTTP/2", journal: journal, logger: logger, backlog: 1024)
-            .childChannelOption(.maxMessagesPerRead, value: 16)
-            .childChannelInitializer { channel in
-                connections.track(channel)
-                return channel.eventLoop.makeCompletedFuture {
-                    // The bridge starts HTTP/2 once TLS tells it how the client authenticates.
-                    try ConnectionPipeline.install(
-                        on: channel, transport: .http2, tls: tls, scenarios: scenarios, journal: journal,
-                        guarding: limits, listener: "HTTP/2", logger: logger
-                    ) { scenarioConnection, connectionID in
-                        HTTP2ConnectionBridge(services: services, scenarioConnection: scenarioConnection, connectionID: connectionID)
-                    }
-                }
-            }
+        let http2Bootstrap = ListenerBootstrap.serving(
+            ListenerBootstrap.make(group, listener: "HTTP/2", journal: journal, logger: logger, backlog: 1024)
+                .childChannelOption(.maxMessagesPerRead, value: 16),
+            .init(tracker: connections, transport: .http2, tls: tls, scenarios: scenarios, journal: journal,
+                  limits: limits, listener: "HTTP/2", logger: logger)
+        ) { scenarioConnection, connectionID in
+            // The bridge starts HTTP/2 once TLS tells it how the client authenticates.
+            HTTP2ConnectionBridge(services: services, scenarioConnection: scenarioConnection, connectionID: connectionID)
+        }
         return try await ListenerBindFailed.binding(
             "HTTP/2 provider API", host: configuration.host, port: configuration.http2Port, portFlag: "--http2-port (http2.port)"
         ) {

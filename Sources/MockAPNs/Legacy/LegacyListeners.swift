@@ -58,18 +58,13 @@ final class LegacyListeners: Sendable {
         )
         let tracker = gatewayConnections
         let scenarios = dependencies.scenarios
-        let gatewayBootstrap = ListenerBootstrap.make(dependencies.group, listener: "legacy gateway", journal: journal, logger: logger)
-            .childChannelInitializer { channel in
-                tracker.track(channel)
-                return channel.eventLoop.makeCompletedFuture {
-                    try ConnectionPipeline.install(
-                        on: channel, transport: .legacy, tls: tls, scenarios: scenarios, journal: journal,
-                        guarding: guardLimits, listener: "legacy gateway", logger: logger
-                    ) { scenarioConnection, connectionID in
-                        LegacyGatewayHandler(services: gatewayServices, scenarioConnection: scenarioConnection, connectionID: connectionID)
-                    }
-                }
-            }
+        let gatewayBootstrap = ListenerBootstrap.serving(
+            ListenerBootstrap.make(dependencies.group, listener: "legacy gateway", journal: journal, logger: logger),
+            .init(tracker: tracker, transport: .legacy, tls: tls, scenarios: scenarios, journal: journal,
+                  limits: guardLimits, listener: "legacy gateway", logger: logger)
+        ) { scenarioConnection, connectionID in
+            LegacyGatewayHandler(services: gatewayServices, scenarioConnection: scenarioConnection, connectionID: connectionID)
+        }
         let gateway = try await ListenerBindFailed.binding(
             "legacy gateway", host: configuration.host, port: configuration.legacy.gatewayPort,
             portFlag: "--gateway-port (legacy.gatewayPort)"
@@ -84,17 +79,13 @@ final class LegacyListeners: Sendable {
             logger: dependencies.logger,
             journal: dependencies.journal
         )
-        let feedbackBootstrap = ListenerBootstrap.make(dependencies.group, listener: "legacy feedback", journal: journal, logger: logger)
-            .childChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try ConnectionPipeline.install(
-                        on: channel, transport: .feedback, tls: tls, scenarios: scenarios, journal: journal,
-                        guarding: guardLimits, listener: "legacy feedback", logger: logger
-                    ) { _, connectionID in
-                        LegacyFeedbackHandler(services: feedbackServices, connectionID: connectionID)
-                    }
-                }
-            }
+        let feedbackBootstrap = ListenerBootstrap.serving(
+            ListenerBootstrap.make(dependencies.group, listener: "legacy feedback", journal: journal, logger: logger),
+            .init(tracker: nil, transport: .feedback, tls: tls, scenarios: scenarios, journal: journal,
+                  limits: guardLimits, listener: "legacy feedback", logger: logger)
+        ) { _, connectionID in
+            LegacyFeedbackHandler(services: feedbackServices, connectionID: connectionID)
+        }
         let feedback: any Channel
         do {
             feedback = try await ListenerBindFailed.binding(

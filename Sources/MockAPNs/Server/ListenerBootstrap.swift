@@ -1,6 +1,7 @@
 import Logging
 import MockAPNsCore
 import NIOCore
+import MockAPNsTLS
 import NIOPosix
 
 /// What every listener's bootstrap shares: the limit reporter on the listening socket
@@ -18,5 +19,37 @@ enum ListenerBootstrap {
             .serverChannelOption(.backlog, value: backlog)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+    }
+
+    /// What a listener does with each connection it accepts: tracks it (for shutdown), then
+    /// installs the shared pipeline (`ConnectionPipeline.install`) ending in the protocol's
+    /// own handler.
+    struct Connections: Sendable {
+        var tracker: ConnectionTracker?
+        var transport: Transport
+        var tls: OpenSSLContext
+        var scenarios: ScenarioSwitch
+        var journal: Journal?
+        var limits: ConnectionGuardHandler.Limits
+        var listener: String
+        var logger: Logger
+    }
+
+    /// `bootstrap`, serving each accepted connection as `connections` says, with the handler
+    /// `protocolHandler` makes last in its pipeline.
+    static func serving(
+        _ bootstrap: ServerBootstrap, _ connections: Connections,
+        protocolHandler: @escaping @Sendable (ScenarioConnection, UInt64) -> any ChannelHandler
+    ) -> ServerBootstrap {
+        bootstrap.childChannelInitializer { channel in
+            connections.tracker?.track(channel)
+            return channel.eventLoop.makeCompletedFuture {
+                try ConnectionPipeline.install(
+                    on: channel, transport: connections.transport, tls: connections.tls, scenarios: connections.scenarios,
+                    journal: connections.journal, guarding: connections.limits, listener: connections.listener,
+                    logger: connections.logger, protocolHandler: protocolHandler
+                )
+            }
+        }
     }
 }
