@@ -16,6 +16,27 @@ public enum ScenarioAction: Sendable, Equatable {
     case refuseHandshake(TLSAlert)
 }
 
+extension ScenarioAction {
+    /// The verdict `action` answers with, given the core's (`ScenarioDecision.verdict`). Kept
+    /// beside the cases so that a new action is placed here, in the same file.
+    static func verdict(
+        of action: ScenarioAction?, core coreVerdict: Verdict?, apnsID: () -> String, uniqueID: () -> String?, now: Int64
+    ) -> Verdict? {
+        switch action {
+        case nil, .fault:
+            return coreVerdict ?? .accepted(apnsID: apnsID(), uniqueID: uniqueID())
+        case .accept:
+            if case .accepted? = coreVerdict { return coreVerdict }
+            return .accepted(apnsID: coreVerdict?.apnsID ?? apnsID(), uniqueID: uniqueID())
+        case .reject(let reason, let timestamp):
+            let stamp = reason.carriesTimestamp ? timestamp ?? now : nil
+            return .rejected(reason: reason, apnsID: coreVerdict?.apnsID ?? apnsID(), timestamp: stamp)
+        case .respond, .refuseHandshake:
+            return nil
+        }
+    }
+}
+
 /// An arbitrary HTTP/2 answer.
 public struct ScenarioResponse: Sendable, Equatable {
     public var status: Int

@@ -31,17 +31,6 @@ public struct ScenarioDecision: Sendable, Equatable {
     ///
     /// - apnsID: the request's `apns-id` when the core was not consulted; generated otherwise.
     public func verdict(apnsID: @autoclosure () -> String, uniqueID: @autoclosure () -> String?, now: Int64) -> Verdict? {
-        switch action {
-        case nil, .fault:
-            return coreVerdict ?? .accepted(apnsID: apnsID(), uniqueID: uniqueID())
-        case .accept:
-            if case .accepted? = coreVerdict { return coreVerdict }
-            return .accepted(apnsID: coreVerdict?.apnsID ?? apnsID(), uniqueID: uniqueID())
-        case .reject(let reason, let timestamp):
-            let stamp = reason.carriesTimestamp ? timestamp ?? now : nil
-            return .rejected(reason: reason, apnsID: coreVerdict?.apnsID ?? apnsID(), timestamp: stamp)
-        case .respond, .refuseHandshake:
-            return nil
-        }
+        ScenarioAction.verdict(of: action, core: coreVerdict, apnsID: apnsID, uniqueID: uniqueID, now: now)
     }
 }
