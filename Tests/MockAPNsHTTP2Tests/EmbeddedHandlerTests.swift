@@ -53,16 +53,8 @@ final class EmbeddedHandlerTests: XCTestCase {
         XCTAssertEqual(settings.type, 0x4)
         XCTAssertEqual(settings.flags & 0x1, 0, "a SETTINGS frame, not an ACK")
         // MAX_CONCURRENT_STREAMS (0x3) = 7 among the announced settings.
-        var pairs: [(identifier: UInt16, value: UInt32)] = []
-        var offset = 0
-        while offset + 6 <= settings.payload.count {
-            let identifier = UInt16(settings.payload[offset]) << 8 | UInt16(settings.payload[offset + 1])
-            var value: UInt32 = 0
-            for byte in settings.payload[offset + 2..<offset + 6] { value = value << 8 | UInt32(byte) }
-            pairs.append((identifier, value))
-            offset += 6
-        }
-        XCTAssertTrue(pairs.contains { $0.identifier == 0x3 && $0.value == 7 }, "\(pairs)")
+        let pairs = settings.settingsValues
+        XCTAssertTrue(pairs.contains { $0.0 == 0x3 && $0.1 == 7 }, "\(pairs)")
     }
 
     func testAnAnswerGivenInsideTheCallbackIsWrittenWhenTheReadBatchEnds() throws {
@@ -109,8 +101,8 @@ final class EmbeddedHandlerTests: XCTestCase {
         channel.pipeline.fireUserInboundEventTriggered(HTTP2GracefulShutdownEvent())
         let goAway = try XCTUnwrap(try written(channel).first { $0.type == 0x7 })
         XCTAssertEqual(Array(goAway.payload[0..<4]), [0, 0, 0, 1], "the last stream handed to the delegate")
-        XCTAssertEqual(Array(goAway.payload[4..<8]), [0, 0, 0, 0], "NO_ERROR")
-        XCTAssertEqual(Array(goAway.payload[8...]), Array("bye".utf8))
+        XCTAssertEqual(goAway.goAwayErrorCode, HTTP2ErrorCode.noError)
+        XCTAssertEqual(goAway.goAwayDebugText, "bye")
         channel.embeddedEventLoop.run()
         XCTAssertFalse(channel.isActive, "no stream is open, so the connection closes")
     }

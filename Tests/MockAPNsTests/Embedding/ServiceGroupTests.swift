@@ -9,13 +9,7 @@ import XCTest
 /// shutdown stops it the way `shutdown()` does.
 final class ServiceGroupTests: XCTestCase {
     func testAServiceGroupStartsTheServerAndItsGracefulShutdownStopsIt() async throws {
-        var configuration = MockAPNsConfiguration()
-        configuration.http2Port = 0
-        configuration.legacy.gatewayPort = 0
-        configuration.legacy.feedbackPort = 0
-        configuration.certificateDirectory = Fixtures.certificateDirectory
-        configuration.eventLoopThreads = 1
-        let server = MockAPNsServer(configuration: configuration)
+        let server = MockAPNsServer(configuration: TestServer.configuration())
         let group = ServiceGroup(services: [server], logger: Logger(label: "test"))
         let running = Task { try await group.run() }
 

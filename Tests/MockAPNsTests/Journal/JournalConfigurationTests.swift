@@ -34,13 +34,10 @@ final class JournalConfigurationTests: XCTestCase {
     }
 
     func testNonLoopbackControlHostStopsTheServerFromStarting() async throws {
-        var configuration = MockAPNsConfiguration()
-        configuration.http2Port = 0
-        configuration.legacy.gatewayPort = 0
-        configuration.legacy.feedbackPort = 0
-        configuration.certificateDirectory = Fixtures.certificateDirectory
-        configuration.control.port = 0
-        configuration.control.host = "0.0.0.0"
+        let configuration = TestServer.configuration {
+            $0.control.port = 0
+            $0.control.host = "0.0.0.0"
+        }
         let server = MockAPNsServer(configuration: configuration)
         do {
             _ = try await server.start()

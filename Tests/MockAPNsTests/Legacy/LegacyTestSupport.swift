@@ -83,13 +83,7 @@ enum LegacyTestServer {
         logger: Logger? = nil,
         _ adjust: (inout MockAPNsConfiguration) -> Void = { _ in }
     ) async throws -> (MockAPNsServer, BoundPorts) {
-        var configuration = MockAPNsConfiguration()
-        configuration.http2Port = 0
-        configuration.legacy.gatewayPort = 0
-        configuration.legacy.feedbackPort = 0
-        configuration.certificateDirectory = Fixtures.certificateDirectory
-        configuration.eventLoopThreads = 1
-        adjust(&configuration)
+        let configuration = TestServer.configuration(adjust)
         let server = logger.map { MockAPNsServer(configuration: configuration, logger: $0) }
             ?? MockAPNsServer(configuration: configuration)
         let ports = try await server.start()

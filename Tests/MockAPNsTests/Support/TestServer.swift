@@ -4,7 +4,8 @@ import MockAPNsCore
 
 /// Starts a real MockAPNs server on an ephemeral port with the committed certs-dev/.
 enum TestServer {
-    static func start(_ adjust: (inout MockAPNsConfiguration) -> Void = { _ in }) async throws -> (MockAPNsServer, BoundPorts) {
+    /// Every listener on an ephemeral port, the committed certificates, one event loop; then `adjust`.
+    static func configuration(_ adjust: (inout MockAPNsConfiguration) -> Void = { _ in }) -> MockAPNsConfiguration {
         var configuration = MockAPNsConfiguration()
         configuration.http2Port = 0
         configuration.legacy.gatewayPort = 0
@@ -12,7 +13,11 @@ enum TestServer {
         configuration.certificateDirectory = Fixtures.certificateDirectory
         configuration.eventLoopThreads = 1
         adjust(&configuration)
-        let server = MockAPNsServer(configuration: configuration)
+        return configuration
+    }
+
+    static func start(_ adjust: (inout MockAPNsConfiguration) -> Void = { _ in }) async throws -> (MockAPNsServer, BoundPorts) {
+        let server = MockAPNsServer(configuration: configuration(adjust))
         let ports = try await server.start()
         return (server, ports)
     }
