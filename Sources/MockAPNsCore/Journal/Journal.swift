@@ -71,7 +71,7 @@ public struct JournalStatistics: Sendable, Equatable {
 
 /// The server's append-only record of everything it saw and did, shared by every connection.
 ///
-/// Recording is cheap: one value appended to a ring under a short lock; the JSON is made only
+/// Recording is cheap: the event packed into bytes under a short lock (`JournalStore`); values and JSON are made only
 /// when someone reads. Readers query with filters, or wait until enough matching events have
 /// arrived: a waiter is woken by the next append and reads the new events itself, never by
 /// polling. No reader's predicate and no sink runs under the journal's lock.
@@ -82,7 +82,7 @@ public final class Journal: Sendable {
     private let connectionCounter = Atomic<UInt64>(0)
 
     private struct State {
-        var ring: JournalRing
+        var store: JournalStore
         var lastSequence: UInt64 = 0
         /// The transport of each connection seen, for filtering events by protocol.
         var transports: [UInt64: Transport] = [:]
@@ -104,7 +104,7 @@ public final class Journal: Sendable {
     public init(options: JournalOptions = JournalOptions(), clock: ServerClock = ServerClock()) {
         self.options = options
         self.clock = clock
-        self.state = Mutex(State(ring: JournalRing(capacity: options.capacity)))
+        self.state = Mutex(State(store: JournalStore(capacity: options.capacity)))
     }
 
     /// A new connection id, unique within this journal.
@@ -143,14 +143,16 @@ public final class Journal: Sendable {
             if case .connectionOpened(let transport, _) = kind, let connection {
                 state.transports[connection] = transport
             }
-            let event = JournalEvent(
-                sequence: sequence, wallTimeMilliseconds: wallTime, monotonicNanoseconds: monotonic,
-                connectionID: connection, streamID: stream, kind: kind
+            state.store.append(
+                sequence: sequence, wallTime: wallTime, monotonic: monotonic, connection: connection, stream: stream,
+                kind: kind
             )
-            state.ring.append(event)
             var delivers = false
             if state.sinkKinds & kind.bit != 0 {
-                state.sinkBacklog.append(event)
+                state.sinkBacklog.append(JournalEvent(
+                    sequence: sequence, wallTimeMilliseconds: wallTime, monotonicNanoseconds: monotonic,
+                    connectionID: connection, streamID: stream, kind: kind
+                ))
                 if !state.deliveringToSinks {
                     state.deliveringToSinks = true
                     delivers = true
@@ -206,7 +208,7 @@ public final class Journal: Sendable {
         state.withLock { state in
             var found: [JournalEvent] = []
             let transports = state.transports
-            state.ring.forEach(after: filter.afterSequence ?? 0) { event in
+            state.store.forEach(after: filter.afterSequence ?? 0) { event in
                 if filter.matches(event, transportOf: { transports[$0] }) { found.append(event) }
                 return found.count < limit
             }
@@ -218,9 +220,14 @@ public final class Journal: Sendable {
     public func notifications(matching filter: NotificationFilter = .all, limit: Int = .max) -> [NotificationRecord] {
         state.withLock { state in
             var found: [NotificationRecord] = []
-            state.ring.forEach(after: filter.afterSequence ?? 0) { event in
-                if let record = event.notification, filter.matches(record) { found.append(record) }
-                return found.count < limit
+            let store = state.store
+            var position = store.position(after: filter.afterSequence ?? 0)
+            while position < store.count, found.count < limit {
+                if store.kindName(at: position) == .notification, let record = store.event(at: position).notification,
+                   filter.matches(record) {
+                    found.append(record)
+                }
+                position += 1
             }
             return found
         }
@@ -234,13 +241,16 @@ public final class Journal: Sendable {
         state.withLock { state in
             var newestFirst: [JournalEvent] = []
             var skipped: UInt64 = 0
-            state.ring.forEachNewestFirst(downTo: sequence) { event in
-                guard kinds & event.kind.bit != 0 else { return true }
-                if newestFirst.count < limit { newestFirst.append(event) } else { skipped += 1 }
-                return true
+            let store = state.store
+            var position = store.count
+            let first = store.position(after: sequence)
+            while position > first {
+                position -= 1
+                guard let name = store.kindName(at: position), kinds & name.bit != 0 else { continue }
+                if newestFirst.count < limit { newestFirst.append(store.event(at: position)) } else { skipped += 1 }
             }
-            // Events pushed out of the ring before this look are missed too (of any kind).
-            if let oldest = state.ring.first?.sequence, oldest - 1 > sequence {
+            // Events pushed out of the journal before this look are missed too (of any kind).
+            if let oldest = store.firstSequence, oldest - 1 > sequence {
                 skipped += oldest - 1 - sequence
             }
             return JournalTail(events: newestFirst.reversed(), skipped: skipped, lastSequence: state.lastSequence)
@@ -249,14 +259,14 @@ public final class Journal: Sendable {
 
     /// Forgets every event held. Sequence numbers go on from where they were.
     public func clear() {
-        state.withLock { $0.ring.removeAll() }
+        state.withLock { $0.store.removeAll() }
     }
 
     public var statistics: JournalStatistics {
         state.withLock { state in
             JournalStatistics(
-                count: state.ring.count, capacity: state.ring.capacity,
-                dropped: state.ring.dropped, lastSequence: state.lastSequence
+                count: state.store.count, capacity: state.store.capacity,
+                dropped: state.store.dropped, lastSequence: state.lastSequence
             )
         }
     }
@@ -351,7 +361,7 @@ public final class Journal: Sendable {
     private func snapshot(after sequence: UInt64) -> (events: [JournalEvent], lastSequence: UInt64) {
         state.withLock { state in
             var events: [JournalEvent] = []
-            state.ring.forEach(after: sequence) { event in
+            state.store.forEach(after: sequence) { event in
                 events.append(event)
                 return true
             }

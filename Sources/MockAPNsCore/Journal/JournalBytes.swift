@@ -1,0 +1,236 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The byte format of a packed journal chunk: variable-length integers, and strings that are
+/// written once per chunk and referred to afterwards.
+///
+/// A string (or byte string) field starts with a tag, a variable-length integer:
+/// - `0`: absent (`nil`);
+/// - odd: the bytes follow inline, `(tag - 1) / 2` of them;
+/// - even: the same bytes as the inline field that starts at chunk offset `tag / 2`.
+///
+/// A load test sends the same topic, key id, payload and device token again and again; a
+/// reference costs two or three bytes where the bytes themselves cost hundreds. References
+/// never leave their chunk, and a chunk is freed only with its last event, so they always
+/// resolve.
+enum JournalBytes {
+    /// Fields shorter than this are always written inline: a reference would save nothing.
+    static let shortestShared = 8
+    /// Slots in a chunk's table of recently written fields (a power of two).
+    static let recentSlots = 64
+}
+
+/// Appends one event's fields to the open chunk.
+struct JournalByteWriter {
+    /// The chunk's bytes so far; fields are appended here.
+    var bytes: [UInt8]
+    /// Offsets of recently written inline fields, by hash slot (0: empty).
+    var recent: [UInt32]
+
+    mutating func byte(_ value: UInt8) {
+        bytes.append(value)
+    }
+
+    mutating func bool(_ value: Bool) {
+        bytes.append(value ? 1 : 0)
+    }
+
+    mutating func varint(_ value: UInt64) {
+        var rest = value
+        while rest >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(truncatingIfNeeded: rest))
+    }
+
+    /// A signed number, zigzag-encoded so small negative numbers stay short.
+    mutating func signed(_ value: Int64) {
+        varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
+    }
+
+    mutating func int(_ value: Int) {
+        signed(Int64(value))
+    }
+
+    mutating func optionalInt(_ value: Int?) {
+        guard let value else { return byte(0) }
+        byte(1)
+        signed(Int64(value))
+    }
+
+    mutating func optionalInt64(_ value: Int64?) {
+        guard let value else { return byte(0) }
+        byte(1)
+        signed(value)
+    }
+
+    mutating func string(_ value: String?) {
+        guard var value else { return varint(0) }
+        value.withUTF8 { field(UnsafeRawBufferPointer($0)) }
+    }
+
+    mutating func data(_ value: [UInt8]?) {
+        guard let value else { return varint(0) }
+        value.withUnsafeBytes { field($0) }
+    }
+
+    /// Writes `field` as a reference when the chunk already holds the same bytes in a recent
+    /// field, inline otherwise.
+    private mutating func field(_ field: UnsafeRawBufferPointer) {
+        let count = field.count
+        guard count >= JournalBytes.shortestShared, bytes.count < Int(UInt32.max) else {
+            varint(UInt64(count) << 1 | 1)
+            bytes.append(contentsOf: field)
+            return
+        }
+        // Two slots per field, so two fields that share one slot do not take turns pushing
+        // each other out; a new field replaces the older of its two.
+        let (first, second) = Self.slots(of: field)
+        if let earlier = earlierCopy(of: field, in: first) ?? earlierCopy(of: field, in: second) {
+            varint(UInt64(earlier) << 1)
+            return
+        }
+        recent[recent[first] <= recent[second] ? first : second] = UInt32(bytes.count)
+        varint(UInt64(count) << 1 | 1)
+        bytes.append(contentsOf: field)
+    }
+
+    /// The offset of the inline field remembered in `slot`, when it holds `field`'s bytes.
+    private func earlierCopy(of field: UnsafeRawBufferPointer, in slot: Int) -> Int? {
+        let earlier = Int(recent[slot])
+        return earlier != 0 && matches(field, at: earlier) ? earlier : nil
+    }
+
+    /// Whether the inline field at `offset` holds exactly `field`'s bytes.
+    private func matches(_ field: UnsafeRawBufferPointer, at offset: Int) -> Bool {
+        bytes.withUnsafeBytes { chunk in
+            var reader = JournalByteReader(chunk, at: offset)
+            let tag = reader.varint()
+            guard !reader.failed, tag & 1 == 1, (tag >> 1) == UInt64(field.count) else { return false }
+            let start = reader.position
+            guard start + field.count <= chunk.count, let mine = field.baseAddress, let theirs = chunk.baseAddress else {
+                return false
+            }
+            return memcmp(mine, theirs + start, field.count) == 0
+        }
+    }
+
+    /// Two slots from a cheap hash of the length and the first and last eight bytes: enough
+    /// to tell the few distinct fields of a load apart; a collision only costs an inline copy.
+    private static func slots(of field: UnsafeRawBufferPointer) -> (Int, Int) {
+        let head = field.loadUnaligned(as: UInt64.self)
+        let tail = field.loadUnaligned(fromByteOffset: field.count - 8, as: UInt64.self)
+        var hash = (head ^ (tail &* 0x9E37_79B9_7F4A_7C15)) &+ UInt64(field.count)
+        hash = (hash ^ (hash >> 29)) &* 0xBF58_476D_1CE4_E5B9
+        let mask = UInt64(JournalBytes.recentSlots - 1)
+        return (Int(truncatingIfNeeded: (hash >> 58) & mask), Int(truncatingIfNeeded: (hash >> 52) & mask))
+    }
+}
+
+/// Reads fields back from a chunk. Running past the end or meeting a malformed field sets
+/// `failed` and yields zeros and empty values, never a trap.
+struct JournalByteReader {
+    let chunk: UnsafeRawBufferPointer
+    private(set) var position: Int
+    private(set) var failed = false
+
+    init(_ chunk: UnsafeRawBufferPointer, at position: Int) {
+        self.chunk = chunk
+        self.position = position
+    }
+
+    mutating func byte() -> UInt8 {
+        guard position < chunk.count else {
+            failed = true
+            return 0
+        }
+        defer { position += 1 }
+        return chunk[position]
+    }
+
+    mutating func bool() -> Bool {
+        byte() != 0
+    }
+
+    mutating func varint() -> UInt64 {
+        var value: UInt64 = 0
+        var shift: UInt64 = 0
+        while shift < 64 {
+            let next = byte()
+            value |= UInt64(next & 0x7F) << shift
+            if next & 0x80 == 0 { return value }
+            shift += 7
+        }
+        failed = true
+        return 0
+    }
+
+    mutating func signed() -> Int64 {
+        let raw = varint()
+        return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
+    }
+
+    mutating func int() -> Int {
+        Int(truncatingIfNeeded: signed())
+    }
+
+    mutating func optionalInt() -> Int? {
+        byte() == 0 ? nil : int()
+    }
+
+    mutating func optionalInt64() -> Int64? {
+        byte() == 0 ? nil : signed()
+    }
+
+    mutating func string() -> String? {
+        field { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// A string that is never absent (an absent one reads as empty).
+    mutating func text() -> String {
+        string() ?? ""
+    }
+
+    mutating func data() -> [UInt8]? {
+        field { Array($0) }
+    }
+
+    private mutating func field<Value>(_ make: (UnsafeRawBufferPointer) -> Value) -> Value? {
+        let tag = varint()
+        if tag == 0 { return nil }
+        if tag & 1 == 1 {
+            return inline(length: tag >> 1, make)
+        }
+        // A reference: the inline field it names lies earlier in the chunk.
+        let target = tag >> 1
+        guard target < UInt64(position) else {
+            failed = true
+            return nil
+        }
+        var earlier = JournalByteReader(chunk, at: Int(target))
+        let earlierTag = earlier.varint()
+        guard earlierTag & 1 == 1 else {
+            failed = true
+            return nil
+        }
+        let value = earlier.inline(length: earlierTag >> 1, make)
+        if earlier.failed { failed = true }
+        return value
+    }
+
+    private mutating func inline<Value>(length: UInt64, _ make: (UnsafeRawBufferPointer) -> Value) -> Value? {
+        guard length <= UInt64(chunk.count - position) else {
+            failed = true
+            return nil
+        }
+        let count = Int(length)
+        defer { position += count }
+        return make(UnsafeRawBufferPointer(rebasing: chunk[position..<(position + count)]))
+    }
+}

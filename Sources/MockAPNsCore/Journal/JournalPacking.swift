@@ -1,0 +1,320 @@
+/// How each kind of event is laid out in a packed journal chunk, and read back.
+///
+/// An event is: its kind (one byte), a flags byte (bit 0: a connection follows, bit 1: a
+/// stream follows), its wall and monotonic times as differences from the chunk's first event,
+/// the connection and stream, then the kind's own fields. The kinds recorded per frame and per
+/// notification are packed field by field; the rare ones (handshakes, broadcasts, channel
+/// operations) are kept as values beside the chunks (`JournalStore`), so their layout here is
+/// empty.
+enum JournalPacking {
+    /// Whether events of this kind are kept as values rather than packed.
+    static func isKeptAsValue(_ name: JournalEventKind.Name) -> Bool {
+        switch name {
+        case .tlsEstablished, .tlsFailed, .broadcast, .channelOperation: true
+        case .connectionOpened, .connectionClosed, .http2Frame, .legacyFrame, .notification, .fault,
+             .feedbackTuple, .diagnosis:
+            false
+        }
+    }
+
+    /// Writes the fields of `kind` (nothing for a kind kept as a value).
+    static func pack(_ kind: JournalEventKind, into writer: inout JournalByteWriter) {
+        switch kind {
+        case .connectionOpened(let transport, let peer):
+            writer.byte(index(of: transport))
+            writer.string(peer)
+        case .connectionClosed(let transport, let closedBy, let reason):
+            writer.byte(index(of: transport))
+            writer.byte(index(of: closedBy))
+            writer.string(reason)
+        case .http2Frame(let frame):
+            pack(frame, into: &writer)
+        case .legacyFrame(let frame):
+            pack(frame, into: &writer)
+        case .notification(let record):
+            pack(record, into: &writer)
+        case .fault(let description):
+            writer.string(description)
+        case .feedbackTuple(let token, let timestamp):
+            writer.string(token)
+            writer.signed(timestamp)
+        case .diagnosis(let code, let message, let figures):
+            writer.string(code)
+            writer.string(message)
+            writer.int(figures.count)
+            for figure in figures {
+                writer.string(figure.name)
+                writer.signed(figure.value)
+            }
+        case .tlsEstablished, .tlsFailed, .broadcast, .channelOperation:
+            break
+        }
+    }
+
+    /// Reads the fields of a packed kind; `nil` for a kind kept as a value or unreadable bytes.
+    static func unpack(_ name: JournalEventKind.Name, from reader: inout JournalByteReader) -> JournalEventKind? {
+        let kind: JournalEventKind?
+        switch name {
+        case .connectionOpened:
+            let transport = value(Transport.self, at: reader.byte())
+            kind = transport.map { .connectionOpened(transport: $0, peer: reader.string()) }
+        case .connectionClosed:
+            let transport = value(Transport.self, at: reader.byte())
+            let closedBy = value(ClosingSide.self, at: reader.byte())
+            if let transport, let closedBy {
+                kind = .connectionClosed(transport: transport, closedBy: closedBy, reason: reader.string())
+            } else {
+                kind = nil
+            }
+        case .http2Frame:
+            kind = unpackHTTP2Frame(from: &reader).map { .http2Frame($0) }
+        case .legacyFrame:
+            kind = .legacyFrame(unpackLegacyFrame(from: &reader))
+        case .notification:
+            kind = unpackNotification(from: &reader).map { .notification($0) }
+        case .fault:
+            kind = .fault(description: reader.text())
+        case .feedbackTuple:
+            kind = .feedbackTuple(deviceToken: reader.text(), timestampMilliseconds: reader.signed())
+        case .diagnosis:
+            let code = reader.text()
+            let message = reader.text()
+            var figures: [JournalFigure] = []
+            let count = reader.int()
+            var read = 0
+            while read < count, !reader.failed {
+                figures.append(JournalFigure(reader.text(), reader.signed()))
+                read += 1
+            }
+            kind = .diagnosis(code: code, message: message, figures: figures)
+        case .tlsEstablished, .tlsFailed, .broadcast, .channelOperation:
+            kind = nil
+        }
+        return reader.failed ? nil : kind
+    }
+
+    // MARK: Notifications
+
+    private static func pack(_ record: NotificationRecord, into writer: inout JournalByteWriter) {
+        writer.varint(record.sequence)
+        writer.signed(record.wallTimeMilliseconds)
+        writer.optionalInt64(record.connectionID.map { Int64(bitPattern: $0) })
+        writer.optionalInt(record.streamID.map { Int($0) })
+        writer.byte(index(of: record.transport))
+        writer.string(record.deviceToken)
+        writer.string(record.topic)
+        writer.string(record.pushType)
+        writer.string(record.requestAPNsID)
+        writer.optionalInt(record.priority)
+        writer.optionalInt64(record.expiration)
+        writer.string(record.collapseID)
+        writer.optionalInt64(record.legacyIdentifier.map { Int64($0) })
+        writer.optionalInt(record.legacyCommand.map { Int($0) })
+        writer.data(record.payload)
+        writer.int(record.payloadLength)
+        pack(record.authentication, into: &writer)
+        writer.bool(record.accepted)
+        pack(record.reason, into: &writer)
+        writer.optionalInt(record.status)
+        writer.string(record.responseAPNsID)
+        writer.optionalInt64(record.timestamp)
+        writer.optionalInt(record.legacyStatus.map { Int($0.rawValue) })
+        writer.bool(record.dropped)
+        writer.string(record.problem)
+        writer.optionalInt(record.handlingMicroseconds)
+    }
+
+    private static func unpackNotification(from reader: inout JournalByteReader) -> NotificationRecord? {
+        let sequence = reader.varint()
+        let wallTime = reader.signed()
+        let connection = reader.optionalInt64().map { UInt64(bitPattern: $0) }
+        let stream = reader.optionalInt().map { Int32(truncatingIfNeeded: $0) }
+        guard let transport = value(Transport.self, at: reader.byte()) else { return nil }
+        let token = reader.text()
+        let topic = reader.string()
+        let pushType = reader.string()
+        let requestAPNsID = reader.string()
+        let priority = reader.optionalInt()
+        let expiration = reader.optionalInt64()
+        let collapseID = reader.string()
+        let legacyIdentifier = reader.optionalInt64().map { UInt32(truncatingIfNeeded: $0) }
+        let legacyCommand = reader.optionalInt().map { UInt8(truncatingIfNeeded: $0) }
+        let payload = reader.data() ?? []
+        let payloadLength = reader.int()
+        let authentication = unpackAuthentication(from: &reader)
+        let accepted = reader.bool()
+        let reason = unpackReason(from: &reader)
+        let status = reader.optionalInt()
+        let responseAPNsID = reader.string()
+        let timestamp = reader.optionalInt64()
+        let legacyStatus = reader.optionalInt().flatMap { LegacyStatus(rawValue: UInt8(truncatingIfNeeded: $0)) }
+        let dropped = reader.bool()
+        let problem = reader.string()
+        let handling = reader.optionalInt()
+
+        var record = NotificationRecord(
+            transport: transport, deviceToken: token, topic: topic, pushType: pushType,
+            requestAPNsID: requestAPNsID, priority: priority, expiration: expiration, collapseID: collapseID,
+            legacyIdentifier: legacyIdentifier, payload: payload, authentication: authentication,
+            accepted: accepted, reason: reason, status: status, responseAPNsID: responseAPNsID,
+            timestamp: timestamp, legacyStatus: legacyStatus, dropped: dropped,
+            connectionID: connection, streamID: stream
+        )
+        record.sequence = sequence
+        record.wallTimeMilliseconds = wallTime
+        record.legacyCommand = legacyCommand
+        record.payloadLength = payloadLength
+        record.problem = problem
+        record.handlingMicroseconds = handling
+        return record
+    }
+
+    private static func pack(_ authentication: JournalAuthentication, into writer: inout JournalByteWriter) {
+        writer.string(authentication.kind)
+        writer.string(authentication.teamID)
+        writer.string(authentication.keyID)
+        pack(authentication.refusal, into: &writer)
+    }
+
+    private static func unpackAuthentication(from reader: inout JournalByteReader) -> JournalAuthentication {
+        JournalAuthentication(
+            kind: reader.text(), teamID: reader.string(), keyID: reader.string(), refusal: unpackReason(from: &reader)
+        )
+    }
+
+    /// A reason as its position among `Reason.allCases` plus one (0: none).
+    private static func pack(_ reason: Reason?, into writer: inout JournalByteWriter) {
+        guard let reason, let position = Reason.allCases.firstIndex(of: reason) else { return writer.varint(0) }
+        writer.varint(UInt64(position) + 1)
+    }
+
+    private static func unpackReason(from reader: inout JournalByteReader) -> Reason? {
+        let code = reader.varint()
+        guard code > 0 else { return nil }
+        let cases = Reason.allCases
+        guard code <= UInt64(cases.count) else { return nil }
+        return cases[cases.index(cases.startIndex, offsetBy: Int(code) - 1)]
+    }
+
+    // MARK: Frames
+
+    private enum DetailsTag: UInt8 {
+        case empty, headers, settings, rstStream, goaway, windowUpdate, ping
+    }
+
+    private static func pack(_ frame: JournalHTTP2Frame, into writer: inout JournalByteWriter) {
+        writer.byte(index(of: frame.direction))
+        writer.string(frame.type)
+        writer.byte(frame.flags)
+        writer.int(frame.length)
+        switch frame.details {
+        case .empty:
+            writer.byte(DetailsTag.empty.rawValue)
+        case .headers(let headers):
+            writer.byte(DetailsTag.headers.rawValue)
+            writer.int(headers.count)
+            for header in headers {
+                writer.string(header.name)
+                writer.string(header.value)
+            }
+        case .settings(let settings):
+            writer.byte(DetailsTag.settings.rawValue)
+            writer.int(settings.count)
+            for setting in settings {
+                writer.string(setting.name)
+                writer.varint(UInt64(setting.value))
+            }
+        case .rstStream(let code):
+            writer.byte(DetailsTag.rstStream.rawValue)
+            writer.varint(UInt64(code))
+        case .goaway(let code, let lastStream, let debugData):
+            writer.byte(DetailsTag.goaway.rawValue)
+            writer.varint(UInt64(code))
+            writer.signed(Int64(lastStream))
+            writer.data(debugData)
+        case .windowUpdate(let increment):
+            writer.byte(DetailsTag.windowUpdate.rawValue)
+            writer.signed(Int64(increment))
+        case .ping(let data):
+            writer.byte(DetailsTag.ping.rawValue)
+            writer.data(data)
+        }
+    }
+
+    private static func unpackHTTP2Frame(from reader: inout JournalByteReader) -> JournalHTTP2Frame? {
+        guard let direction = value(JournalHTTP2Frame.FrameDirection.self, at: reader.byte()) else { return nil }
+        let type = reader.text()
+        let flags = reader.byte()
+        let length = reader.int()
+        let details: JournalHTTP2Frame.Details
+        switch DetailsTag(rawValue: reader.byte()) {
+        case .empty:
+            details = .empty
+        case .headers:
+            var headers: [HTTPHeader] = []
+            let count = reader.int()
+            while headers.count < count, !reader.failed {
+                headers.append(HTTPHeader(name: reader.text(), value: reader.text()))
+            }
+            details = .headers(headers)
+        case .settings:
+            var settings: [JournalHTTP2Frame.Setting] = []
+            let count = reader.int()
+            while settings.count < count, !reader.failed {
+                settings.append(.init(name: reader.text(), value: UInt32(truncatingIfNeeded: reader.varint())))
+            }
+            details = .settings(settings)
+        case .rstStream:
+            details = .rstStream(errorCode: UInt32(truncatingIfNeeded: reader.varint()))
+        case .goaway:
+            let code = UInt32(truncatingIfNeeded: reader.varint())
+            let lastStream = Int32(truncatingIfNeeded: reader.signed())
+            details = .goaway(errorCode: code, lastStreamID: lastStream, debugData: reader.data() ?? [])
+        case .windowUpdate:
+            details = .windowUpdate(increment: Int32(truncatingIfNeeded: reader.signed()))
+        case .ping:
+            details = .ping(opaqueData: reader.data() ?? [])
+        case nil:
+            return nil
+        }
+        return JournalHTTP2Frame(direction: direction, type: type, flags: flags, length: length, details: details)
+    }
+
+    private static func pack(_ frame: JournalLegacyFrame, into writer: inout JournalByteWriter) {
+        writer.byte(frame.command)
+        writer.optionalInt64(frame.identifier.map { Int64($0) })
+        writer.string(frame.deviceToken)
+        writer.optionalInt(frame.payloadLength)
+        writer.optionalInt(frame.frameLength)
+        writer.string(frame.problem)
+        writer.data(frame.rawBytes)
+        writer.bool(frame.dropped)
+    }
+
+    private static func unpackLegacyFrame(from reader: inout JournalByteReader) -> JournalLegacyFrame {
+        JournalLegacyFrame(
+            command: reader.byte(),
+            identifier: reader.optionalInt64().map { UInt32(truncatingIfNeeded: $0) },
+            deviceToken: reader.string(), payloadLength: reader.optionalInt(), frameLength: reader.optionalInt(),
+            problem: reader.string(), rawBytes: reader.data(), dropped: reader.bool()
+        )
+    }
+
+    // MARK: Small enums as their position among all cases
+
+    private static func index<Value: CaseIterable & Equatable>(of value: Value) -> UInt8 {
+        let cases = Value.allCases
+        var position: UInt8 = 0
+        for candidate in cases {
+            if candidate == value { return position }
+            position &+= 1
+        }
+        return position
+    }
+
+    private static func value<Value: CaseIterable>(_ type: Value.Type, at position: UInt8) -> Value? {
+        let cases = Value.allCases
+        guard Int(position) < cases.count else { return nil }
+        return cases[cases.index(cases.startIndex, offsetBy: Int(position))]
+    }
+}

@@ -1,0 +1,120 @@
+@testable import MockAPNsCore
+import XCTest
+
+/// The packed store gives back exactly the events it was given, keeps the newest `capacity`,
+/// and stores a field repeated within a chunk once.
+final class JournalStoreTests: XCTestCase {
+    private func append(_ kind: JournalEventKind, to store: inout JournalStore, sequence: UInt64,
+                        wallTime: Int64 = 1_767_225_600_123, monotonic: UInt64 = 5_000,
+                        connection: UInt64? = 4, stream: Int32? = 1) {
+        store.append(sequence: sequence, wallTime: wallTime, monotonic: monotonic, connection: connection,
+                     stream: stream, kind: kind)
+    }
+
+    private func notification(token: String, payload: [UInt8]) -> JournalEventKind {
+        .notification(NotificationRecord(
+            transport: .http2, deviceToken: token, topic: "com.example.app", pushType: "alert", payload: payload,
+            authentication: JournalAuthentication(kind: "providerToken", teamID: "TEAM000001", keyID: "KEY0000001"),
+            accepted: true, status: 200, responseAPNsID: "4F2B6C1E-9A7D-4E35-8C1B-2D3E4F5A6B7C"
+        ))
+    }
+
+    func testEveryKindReadsBackAsRecorded() {
+        var store = JournalStore(capacity: 100)
+        // Times before and after the chunk's first event, the largest ids, negative and absent streams.
+        let shapes: [(wall: Int64, monotonic: UInt64, connection: UInt64?, stream: Int32?)] = [
+            (1_767_225_600_123, 5_000, 4, 1), (0, 0, nil, nil), (-86_400_000, UInt64.max, UInt64.max, Int32.max),
+            (Int64.max, 1, 0, Int32.min), (Int64.min, 7, 1, 0),
+        ]
+        var expected: [JournalEvent] = []
+        for (index, kind) in JournalJSONReadingTests.samples.enumerated() {
+            let shape = shapes[index % shapes.count]
+            let event = JournalEvent(
+                sequence: UInt64(index + 1), wallTimeMilliseconds: shape.wall, monotonicNanoseconds: shape.monotonic,
+                connectionID: shape.connection, streamID: shape.stream, kind: kind
+            )
+            append(kind, to: &store, sequence: event.sequence, wallTime: shape.wall, monotonic: shape.monotonic,
+                   connection: shape.connection, stream: shape.stream)
+            expected.append(event)
+        }
+        var read: [JournalEvent] = []
+        store.forEach(after: 0) { read.append($0); return true }
+        XCTAssertEqual(read.count, expected.count)
+        for (got, want) in zip(read, expected) {
+            XCTAssertEqual(got, want, "\(want.kind.name)")
+            XCTAssertEqual(store.kindName(at: Int(want.sequence) - 1), want.kind.type)
+        }
+    }
+
+    func testNotificationFieldsAtTheirLimitsReadBack() {
+        var record = NotificationRecord(
+            transport: .legacy, deviceToken: "", topic: "é.ü.漢字 🙂", pushType: "", requestAPNsID: "x",
+            priority: Int.min, expiration: Int64.min, collapseID: String(repeating: "c", count: 300),
+            legacyIdentifier: UInt32.max, payload: [], authentication: JournalAuthentication(kind: "rejected", refusal: .badCertificate),
+            accepted: false, reason: .idleTimeout, status: Int.max, responseAPNsID: nil, timestamp: Int64.max,
+            legacyStatus: .unknown, dropped: true, connectionID: UInt64.max, streamID: Int32.min
+        )
+        record.sequence = UInt64.max
+        record.wallTimeMilliseconds = Int64.min
+        record.legacyCommand = 255
+        record.payloadLength = Int.max
+        record.problem = ""
+        record.handlingMicroseconds = 0
+        var store = JournalStore(capacity: 4)
+        append(.notification(record), to: &store, sequence: 10)
+        XCTAssertEqual(store.event(at: 0).kind, .notification(record))
+        XCTAssertEqual(store.event(at: 0).sequence, 10)
+    }
+
+    func testAFullStoreKeepsTheNewestAcrossManyChunksAndFreesTheRest() {
+        var store = JournalStore(capacity: 1_000)
+        // Distinct 300-byte payloads: nothing is shared, so the events fill many chunks.
+        func payload(_ index: Int) -> [UInt8] { Array(String(repeating: "\(index)-", count: 100).utf8.prefix(300)) }
+        var sequence: UInt64 = 0
+        for index in 1...20_000 {
+            sequence += 1
+            append(notification(token: String(format: "%064x", index), payload: payload(index)), to: &store, sequence: sequence)
+            if index % 7 == 0 {  // kinds kept as values are pushed out with their events too
+                sequence += 1
+                append(JournalJSONReadingTests.samples[2], to: &store, sequence: sequence)
+            }
+        }
+        XCTAssertEqual(store.count, 1_000)
+        XCTAssertEqual(store.dropped, UInt64(20_000 + 20_000 / 7 - 1_000))
+        XCTAssertLessThanOrEqual(store.valuesHeld, 1_000 / 7 + 1)
+        // Only the chunks the newest 1,000 events point into are kept.
+        XCTAssertLessThan(store.bytesHeld, 1_000 * 450 + 2 * JournalStore.chunkSize)
+        let newest = store.event(at: store.count - 1)
+        XCTAssertEqual(newest.notification?.deviceToken, String(format: "%064x", 20_000))
+        XCTAssertEqual(newest.notification?.payload, payload(20_000))
+        XCTAssertEqual(newest.sequence, sequence)
+        XCTAssertEqual(store.first?.sequence, sequence - 999)
+    }
+
+    func testAFieldRepeatedWithinAChunkIsStoredOnce() {
+        var store = JournalStore(capacity: 10_000)
+        let payload = Array(#"{"aps":{"alert":{"title":"Hello","body":"\#(String(repeating: "x", count: 1_000))"}}}"#.utf8)
+        for index in 1...1_000 {
+            append(notification(token: String(repeating: "ab", count: 32), payload: payload), to: &store, sequence: UInt64(index))
+        }
+        // The payload and token alone are over a megabyte; shared, the thousand events take a few tens of kilobytes.
+        XCTAssertLessThan(store.bytesHeld, 70_000, "\(store.bytesHeld)")
+        for position in [0, 1, 500, 999] {
+            XCTAssertEqual(store.event(at: position).notification?.payload, payload)
+            XCTAssertEqual(store.event(at: position).notification?.deviceToken, String(repeating: "ab", count: 32))
+        }
+    }
+
+    func testClearingEmptiesAndSequencesGoOn() {
+        var store = JournalStore(capacity: 3)
+        for index in 1...5 { append(.fault(description: "f\(index)"), to: &store, sequence: UInt64(index)) }
+        store.removeAll()
+        XCTAssertEqual(store.count, 0)
+        XCTAssertNil(store.first)
+        append(.fault(description: "after"), to: &store, sequence: 6)
+        XCTAssertEqual(store.first?.sequence, 6)
+        XCTAssertEqual(store.first?.kind, .fault(description: "after"))
+        XCTAssertEqual(store.position(after: 5), 0)
+        XCTAssertEqual(store.position(after: 6), 1)
+    }
+}
