@@ -221,6 +221,10 @@ struct FileJournalReader {
                 pending = Data(pending[pending.index(after: newline)...])
                 lineNumber += 1
                 guard !line.isEmpty else { continue }
+                if let gap = JournalFileGap(line: line) {
+                    if gap.lastSequence > after { printer.print(gap, line: line) }
+                    continue
+                }
                 do {
                     let event = try JournalJSON.decode(line)
                     if event.sequence > after { printer.print(event) }
@@ -252,6 +256,15 @@ struct TimelinePrinter {
         if let connection = event.connectionID { line += " c\(connection)" }
         if let stream = event.streamID { line += "/s\(stream)" }
         say(line + "  " + event.kind.summary)
+    }
+
+    /// A run of events the file left out because writing it fell behind.
+    func print(_ gap: JournalFileGap, line: String) {
+        if json {
+            say(line)
+            return
+        }
+        say("#\(gap.firstSequence)-#\(gap.lastSequence)  \(gap.missed) event(s) not in this file: writing it fell behind (the server's memory journal kept them)")
     }
 
     /// `HH:MM:SS.mmm` UTC.

@@ -39,9 +39,9 @@ final class ServerObservation: Sendable {
     }
 
     /// Opens the JSONL file, if one is configured.
-    func openFile(_ path: String?) throws {
+    func openFile(_ path: String?, logger: Logger) throws {
         guard let path else { return }
-        let sink = try JSONLFileSink(path: path)
+        let sink = try JSONLFileSink(path: path, logger: logger)
         journal.addSink(sink)
         fileSink.withLock { $0 = sink }
     }

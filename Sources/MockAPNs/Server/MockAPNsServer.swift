@@ -88,7 +88,7 @@ public final class MockAPNsServer: Sendable {
         let http2Context = try OpenSSLContext(configuration: makeHTTP2TLSConfiguration())
         try loadProviderKeys()
         scenarios.applyRegistryState()
-        try observation.openFile(configuration.journal.file)
+        try observation.openFile(configuration.journal.file, logger: logger)
         observation.startActivity()
         let journal = observation.journal
         let services = HTTP2ConnectionServices(

@@ -445,3 +445,34 @@ extension JournalJSON {
         return value
     }
 }
+
+/// A run of consecutive events a JSONL journal file left out because writing it fell behind
+/// (the in-memory journal kept them). The file holds one line for the run where its events
+/// would have been: `{"type":"gap","missed":N,"firstSeq":A,"lastSeq":B}`.
+public struct JournalFileGap: Sendable, Equatable {
+    public var missed: UInt64
+    public var firstSequence: UInt64
+    public var lastSequence: UInt64
+
+    public init(missed: UInt64, firstSequence: UInt64, lastSequence: UInt64) {
+        self.missed = missed
+        self.firstSequence = firstSequence
+        self.lastSequence = lastSequence
+    }
+
+    /// The line as the file holds it (without the newline).
+    public var line: String {
+        #"{"type":"gap","missed":\#(missed),"firstSeq":\#(firstSequence),"lastSeq":\#(lastSequence)}"#
+    }
+
+    /// The gap a line of the file describes, or `nil` when the line is not a gap line.
+    public init?(line: String) {
+        guard line.utf8.starts(with: #"{"type":"gap""#.utf8),
+              let node = try? JSONParser.parse(line), var object = try? JSONObjectReader(node),
+              let missed = try? object.integer("missed", in: 0...Int64.max),
+              let first = try? object.integer("firstSeq", in: 0...Int64.max),
+              let last = try? object.integer("lastSeq", in: 0...Int64.max)
+        else { return nil }
+        self.init(missed: UInt64(missed), firstSequence: UInt64(first), lastSequence: UInt64(last))
+    }
+}
