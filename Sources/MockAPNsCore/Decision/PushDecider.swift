@@ -75,7 +75,12 @@ public struct PushDecider: Sendable {
     public func decide(_ request: PushRequest, context: DecisionContext) -> Verdict {
         var routed = request
         routed.topic = route(request, context: context).topic
-        return verdict(for: status(of: routed, context: context), apnsID: request.apnsID, context: context)
+        let status = status(of: routed, context: context)
+        guard request.transport != .legacy else {
+            // The binary protocol has no apns-id and no unique id: none is made up.
+            return verdict(for: status, apnsID: "", uniqueID: nil)
+        }
+        return verdict(for: status, apnsID: request.apnsID, context: context)
     }
 
     /// `request` as the decision reads it: with the topic its credentials send it to when it
@@ -196,9 +201,13 @@ public struct PushDecider: Sendable {
     /// Turns the outcome into a verdict with the ids Apple would send.
     private func verdict(for status: TokenStatus, apnsID: String?, context: DecisionContext) -> Verdict {
         let apnsID = apnsID ?? apnsIDs.next()
+        guard case .deliverable = status else { return verdict(for: status, apnsID: apnsID, uniqueID: nil) }
+        return .accepted(apnsID: apnsID, uniqueID: context.environment == .sandbox ? uniqueIDs.next() : nil)
+    }
+
+    private func verdict(for status: TokenStatus, apnsID: String, uniqueID: String?) -> Verdict {
         switch status {
         case .deliverable:
-            let uniqueID = context.environment == .sandbox ? uniqueIDs.next() : nil
             return .accepted(apnsID: apnsID, uniqueID: uniqueID)
         case .refused(let reason, let timestamp):
             // A 410 always carries a time; "now" stands in when no rule supplied one.
