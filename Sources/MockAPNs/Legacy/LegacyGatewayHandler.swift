@@ -205,14 +205,18 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
         var diagnoses: [LegacyDiagnosis] = []
         var failure: LegacyFailureCause?
         let journaling = self.journaling
+        // The request just decided, routed: the journal's record of it, which follows at once.
+        var decided: PushRequest?
         let action = bytes.withUnsafeReadableBytes { raw in
             session.receive(
                 raw,
                 decide: { request in
-                    scenario.judge(request, authentication: authentication) { decider.decide(request, context: decisionContext) }
+                    decided = journaling.routedRequest(request, authentication: authentication)
+                    return scenario.judge(request, authentication: authentication) { decider.decide(request, context: decisionContext) }
                 },
                 observe: { event in
-                    journaling.observe(event, authentication: authentication)
+                    journaling.observe(event, authentication: authentication, decided: decided)
+                    decided = nil
                     switch event {
                     case .diagnosis(let diagnosis): diagnoses.append(diagnosis)
                     case .failed(let cause, _): failure = cause

@@ -11,13 +11,18 @@ struct LegacyJournaling {
     var environment: APNsEnvironment = .sandbox
 
     /// Records what the codec and the decision core made of the connection's bytes.
-    func observe(_ event: LegacySessionEvent, authentication: AuthenticationResult) {
+    /// `decided` is the notification's request as the decision read it, routed
+    /// (`routedRequest(_:authentication:)`), when the caller has it: a decided notification's
+    /// event follows its decision at once, so the request need not be built twice.
+    func observe(_ event: LegacySessionEvent, authentication: AuthenticationResult, decided: PushRequest? = nil) {
         guard let journal else { return }
         switch event {
         case .accepted(let notification):
-            record(notification, authentication: authentication, reason: nil, action: nil, in: journal)
+            let request = decided ?? routedRequest(notification.pushRequest(), authentication: authentication)
+            record(notification, request: request, authentication: authentication, reason: nil, action: nil, in: journal)
         case .failed(.decision(let reason, let notification), let action):
-            record(notification, authentication: authentication, reason: reason, action: action, in: journal)
+            let request = decided ?? routedRequest(notification.pushRequest(), authentication: authentication)
+            record(notification, request: request, authentication: authentication, reason: reason, action: action, in: journal)
         case .failed(.frame(let error), let action):
             record(error, authentication: authentication, action: action, in: journal)
         case .dropped(let frame):
@@ -48,16 +53,15 @@ struct LegacyJournaling {
 
     /// The request as the decision core reads it: legacy frames name no topic, so the
     /// certificate's is the one the push goes to.
-    private func routed(_ request: PushRequest, _ authentication: AuthenticationResult) -> PushRequest {
+    func routedRequest(_ request: PushRequest, authentication: AuthenticationResult) -> PushRequest {
         guard let decider else { return request }
         return decider.route(request, context: DecisionContext(environment: environment, authentication: authentication))
     }
 
     private func record(
-        _ notification: LegacyNotification, authentication: AuthenticationResult, reason: Reason?,
+        _ notification: LegacyNotification, request: PushRequest, authentication: AuthenticationResult, reason: Reason?,
         action: LegacyConnectionAction?, in journal: Journal
     ) {
-        let request = routed(notification.pushRequest(), authentication)
         journal.record(.legacyFrame(JournalLegacyFrame(
             command: notification.command.rawValue, identifier: notification.identifier,
             deviceToken: request.deviceToken, payloadLength: notification.payload.count,
@@ -91,7 +95,7 @@ struct LegacyJournaling {
             transport: .legacy, deviceToken: token ?? "", legacyIdentifier: error.identifier, payload: [],
             authentication: JournalAuthentication(authentication), accepted: false, reason: error.problem.reason
         )
-        record.topic = routed(PushRequest(transport: .legacy, deviceToken: "", payload: []), authentication).topic
+        record.topic = routedRequest(PushRequest(transport: .legacy, deviceToken: "", payload: []), authentication: authentication).topic
         record.payloadLength = error.payloadLength ?? 0
         record.legacyCommand = error.command
         record.legacyStatus = Self.status(action)
@@ -123,7 +127,7 @@ struct LegacyJournaling {
             transport: .legacy, deviceToken: token ?? "", legacyIdentifier: frame.identifier, payload: payload,
             authentication: JournalAuthentication(authentication), accepted: false, dropped: true
         )
-        record.topic = routed(PushRequest(transport: .legacy, deviceToken: "", payload: []), authentication).topic
+        record.topic = routedRequest(PushRequest(transport: .legacy, deviceToken: "", payload: []), authentication: authentication).topic
         if let payloadLength { record.payloadLength = max(record.payloadLength, payloadLength) }
         record.legacyCommand = frame.command
         record.problem = problem
