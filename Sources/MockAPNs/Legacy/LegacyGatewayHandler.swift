@@ -205,13 +205,19 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
         var diagnoses: [LegacyDiagnosis] = []
         var failure: LegacyFailureCause?
         let journaling = self.journaling
+        // A legacy frame names no topic and no push type, so every notification of the
+        // connection goes where its certificate sends it: routed once per read, not per frame.
+        let route = decider.route(topic: nil, pushType: nil, transport: .legacy, context: decisionContext)
         // The request just decided, routed: the journal's record of it, which follows at once.
         var decided: PushRequest?
         let action = bytes.withUnsafeReadableBytes { raw in
             session.receive(
                 raw,
                 decide: { request in
-                    decided = journaling.routedRequest(request, authentication: authentication)
+                    var routed = request
+                    routed.topic = route.topic
+                    routed.pushType = route.pushType
+                    decided = routed
                     return scenario.judge(request, authentication: authentication) { decider.decide(request, context: decisionContext) }
                 },
                 observe: { event in

@@ -12,7 +12,7 @@ struct LegacyJournaling {
 
     /// Records what the codec and the decision core made of the connection's bytes.
     /// `decided` is the notification's request as the decision read it, routed
-    /// (`routedRequest(_:authentication:)`), when the caller has it: a decided notification's
+    /// (its topic and push type the ones its certificate sends it to), when the caller has it: a decided notification's
     /// event follows its decision at once, so the request need not be built twice.
     func observe(_ event: LegacySessionEvent, authentication: AuthenticationResult, decided: PushRequest? = nil) {
         guard let journal else { return }
@@ -53,7 +53,7 @@ struct LegacyJournaling {
 
     /// The request as the decision core reads it: legacy frames name no topic, so the
     /// certificate's is the one the push goes to.
-    func routedRequest(_ request: PushRequest, authentication: AuthenticationResult) -> PushRequest {
+    private func routedRequest(_ request: PushRequest, authentication: AuthenticationResult) -> PushRequest {
         guard let decider else { return request }
         return decider.route(request, context: DecisionContext(environment: environment, authentication: authentication))
     }
@@ -62,11 +62,11 @@ struct LegacyJournaling {
         _ notification: LegacyNotification, request: PushRequest, authentication: AuthenticationResult, reason: Reason?,
         action: LegacyConnectionAction?, in journal: Journal
     ) {
-        journal.record(.legacyFrame(JournalLegacyFrame(
+        let frame = JournalLegacyFrame(
             command: notification.command.rawValue, identifier: notification.identifier,
             deviceToken: request.deviceToken, payloadLength: notification.payload.count,
             frameLength: notification.frameLength
-        )), connection: connectionID)
+        )
         var record = NotificationRecord(
             transport: .legacy, deviceToken: request.deviceToken, topic: request.topic,
             pushType: request.pushType?.rawValue, expiration: request.expiration,
@@ -76,7 +76,7 @@ struct LegacyJournaling {
         record.legacyCommand = notification.command.rawValue
         record.priority = request.priority?.rawValue
         record.legacyStatus = Self.status(action)
-        journal.record(.notification(record), connection: connectionID)
+        journal.record(.legacyFrame(frame), then: .notification(record), connection: connectionID)
     }
 
     /// A frame the codec refused: its frame event, then a notification record with the

@@ -133,31 +133,43 @@ public final class Journal: Sendable {
     /// Records one event. A notification record read back carries the event's sequence,
     /// time, connection and stream (see `JournalEvent.notification`).
     public func record(_ kind: JournalEventKind, connection: UInt64? = nil, stream: Int32? = nil) {
+        record(kind, nil, connection: connection, stream: stream)
+    }
+
+    /// Records two events of one moment, in order, under one lock: a frame and the
+    /// notification it carried.
+    public func record(_ first: JournalEventKind, then second: JournalEventKind, connection: UInt64? = nil, stream: Int32? = nil) {
+        record(first, second, connection: connection, stream: stream)
+    }
+
+    private func record(_ first: JournalEventKind, _ second: JournalEventKind?, connection: UInt64?, stream: Int32?) {
         let wallTime = clock.millisecondsSince1970
         let monotonic = Self.monotonicNanoseconds()
         let (woken, delivers): ([UInt64: CheckedContinuation<Void, Never>], Bool) = state.withLock { state in
-            state.lastSequence += 1
-            let sequence = state.lastSequence
-            // Notifications are stamped when read, not here: copying a record in and out of
-            // its enum case costs more than the rest of recording it.
-            if case .connectionOpened(let transport, _) = kind, let connection {
-                state.transports[connection] = transport
-            }
-            state.store.append(
-                sequence: sequence, wallTime: wallTime, monotonic: monotonic, connection: connection, stream: stream,
-                kind: kind
-            )
             var delivers = false
-            if state.sinkKinds & kind.bit != 0 {
-                state.sinkBacklog.append(JournalEvent(
-                    sequence: sequence, wallTimeMilliseconds: wallTime, monotonicNanoseconds: monotonic,
-                    connectionID: connection, streamID: stream, kind: kind
-                ))
-                if !state.deliveringToSinks {
-                    state.deliveringToSinks = true
-                    delivers = true
+            func append(_ kind: JournalEventKind) {
+                state.lastSequence += 1
+                let sequence = state.lastSequence
+                if case .connectionOpened(let transport, _) = kind, let connection {
+                    state.transports[connection] = transport
+                }
+                state.store.append(
+                    sequence: sequence, wallTime: wallTime, monotonic: monotonic, connection: connection, stream: stream,
+                    kind: kind
+                )
+                if state.sinkKinds & kind.bit != 0 {
+                    state.sinkBacklog.append(JournalEvent(
+                        sequence: sequence, wallTimeMilliseconds: wallTime, monotonicNanoseconds: monotonic,
+                        connectionID: connection, streamID: stream, kind: kind
+                    ))
+                    if !state.deliveringToSinks {
+                        state.deliveringToSinks = true
+                        delivers = true
+                    }
                 }
             }
+            append(first)
+            if let second { append(second) }
             guard !state.parked.isEmpty else { return ([:], delivers) }
             defer { state.parked.removeAll() }
             return (state.parked, delivers)

@@ -10,6 +10,19 @@ final class JournalTests: XCTestCase {
         ))
     }
 
+    func testTwoEventsRecordedTogetherAreConsecutiveAndShareTheirMoment() {
+        let journal = Journal(options: JournalOptions(capacity: 10))
+        journal.record(.fault(description: "before"), connection: 1)
+        journal.record(.legacyFrame(JournalLegacyFrame(command: 2, identifier: 7)), then: notification(token: "bb"), connection: 3)
+        let events = journal.events()
+        XCTAssertEqual(events.map(\.sequence), [1, 2, 3])
+        XCTAssertEqual(events[1].kind, .legacyFrame(JournalLegacyFrame(command: 2, identifier: 7)))
+        XCTAssertEqual(events[2].notification?.deviceToken, "bb")
+        XCTAssertEqual(events[1].monotonicNanoseconds, events[2].monotonicNanoseconds)
+        XCTAssertEqual(events[1].wallTimeMilliseconds, events[2].wallTimeMilliseconds)
+        XCTAssertEqual(events[2].connectionID, 3)
+    }
+
     func testFullJournalDropsOldestFirstAndCountsThem() {
         let journal = Journal(options: JournalOptions(capacity: 3))
         for index in 1...5 {
