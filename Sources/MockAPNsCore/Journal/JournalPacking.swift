@@ -302,14 +302,29 @@ enum JournalPacking {
 
     // MARK: Small enums as their position among all cases
 
-    private static func index<Value: CaseIterable & Equatable>(of value: Value) -> UInt8 {
-        let cases = Value.allCases
-        var position: UInt8 = 0
-        for candidate in cases {
-            if candidate == value { return position }
-            position &+= 1
+    /// A case's position among `allCases`. `allCases` builds its array on every call, so the
+    /// hot kinds' enums are numbered by hand here (no `default:`, so a new case is caught).
+    private static func index(of transport: Transport) -> UInt8 {
+        switch transport {
+        case .http2: 0
+        case .legacy: 1
+        case .feedback: 2
+        case .channelManagement: 3
         }
-        return position
+    }
+
+    private static func index(of side: ClosingSide) -> UInt8 {
+        switch side {
+        case .client: 0
+        case .server: 1
+        }
+    }
+
+    private static func index(of direction: JournalHTTP2Frame.FrameDirection) -> UInt8 {
+        switch direction {
+        case .inbound: 0
+        case .outbound: 1
+        }
     }
 
     private static func value<Value: CaseIterable>(_ type: Value.Type, at position: UInt8) -> Value? {

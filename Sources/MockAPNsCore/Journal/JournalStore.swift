@@ -111,7 +111,7 @@ struct JournalStore: Sendable {
     private mutating func removeOldest() {
         guard !entries.isEmpty else { return }
         let oldest = entries[start]
-        if let chunk = chunkIndex(of: oldest), let name = kindName(in: chunks[chunk], at: oldest.offset),
+        if let chunk = chunkIndex(of: oldest), let name = kindName(inChunk: chunk, at: oldest.offset),
            JournalPacking.isKeptAsValue(name) {
             values[oldestSequence] = nil
         }
@@ -155,13 +155,13 @@ struct JournalStore: Sendable {
     func kindName(at position: Int) -> JournalEventKind.Name? {
         let entry = entries[(start + position) % entries.count]
         guard let index = chunkIndex(of: entry) else { return nil }
-        return kindName(in: chunks[index], at: entry.offset)
+        return kindName(inChunk: index, at: entry.offset)
     }
 
     /// The position of the first event whose sequence is above `sequence`.
     func position(after sequence: UInt64) -> Int {
         guard !entries.isEmpty, sequence >= oldestSequence else { return 0 }
-        return Int(min(sequence - oldestSequence + 1, UInt64(entries.count)))
+        return Int(min(sequence - oldestSequence, UInt64(entries.count) - 1) + 1)
     }
 
     /// Calls `body` on each event from the oldest whose sequence is above `after`, until it
@@ -199,10 +199,10 @@ struct JournalStore: Sendable {
         return index < chunks.count ? index : nil
     }
 
-    private func kindName(in chunk: Chunk, at offset: UInt32) -> JournalEventKind.Name? {
+    private func kindName(inChunk index: Int, at offset: UInt32) -> JournalEventKind.Name? {
         let offset = Int(offset)
-        guard offset < chunk.bytes.count else { return nil }
-        return JournalEventKind.Name(rawValue: chunk.bytes[offset])
+        guard offset < chunks[index].bytes.count else { return nil }
+        return JournalEventKind.Name(rawValue: chunks[index].bytes[offset])
     }
 
     /// What a reader gets if an event's bytes cannot be read back, which would be a bug here:

@@ -116,5 +116,9 @@ final class JournalStoreTests: XCTestCase {
         XCTAssertEqual(store.first?.kind, .fault(description: "after"))
         XCTAssertEqual(store.position(after: 5), 0)
         XCTAssertEqual(store.position(after: 6), 1)
+        XCTAssertEqual(store.position(after: UInt64.max), 1)
+        var fromZero = JournalStore(capacity: 2)
+        append(.fault(description: "zero"), to: &fromZero, sequence: 0)
+        XCTAssertEqual(fromZero.position(after: UInt64.max), 1, "the largest cursor reads nothing, and does not overflow")
     }
 }
