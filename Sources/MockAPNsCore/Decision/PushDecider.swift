@@ -73,9 +73,8 @@ public struct PushDecider: Sendable {
     /// The topic is the one `route(_:context:)` gives; the push type a topic's suffix
     /// implies is the one the payload limit applies (`.voip` gets the VoIP limit).
     public func decide(_ request: PushRequest, context: DecisionContext) -> Verdict {
-        var routed = request
-        routed.topic = route(request, context: context).topic
-        let status = status(of: routed, context: context)
+        // `status` routes the topic itself, as `route(_:context:)` would.
+        let status = status(of: request, context: context)
         guard request.transport != .legacy else {
             // The binary protocol has no apns-id and no unique id: none is made up.
             return verdict(for: status, apnsID: "", uniqueID: nil)
