@@ -56,14 +56,20 @@ final class ServerMetrics: Sendable {
     }
 
     /// Counts what a batch of journal events says.
-    func record(_ events: [JournalEvent]) {
+    func record(_ items: [ActivityItem]) {
         state.withLock { state in
-            for event in events {
+            for item in items {
+                let event: JournalEvent
+                switch item {
+                case .notification(let outcome):
+                    count(outcome, in: &state)
+                    continue
+                case .event(let whole):
+                    event = whole
+                }
                 switch event.kind {
                 case .notification(let record):
-                    let metrics = notificationMetrics(&state, NotificationLabels(record))
-                    metrics.counter.increment()
-                    if let micros = record.handlingMicroseconds { metrics.duration.recordMicroseconds(micros) }
+                    count(NotificationOutcome(record), in: &state)
                 case .connectionOpened(let transport, _):
                     if let id = event.connectionID { state.transports[id] = transport }
                     let labels = listener(state, transport)
@@ -122,7 +128,7 @@ final class ServerMetrics: Sendable {
     }
 
     /// What a notification is counted by: the `mockapns_notifications_total` labels.
-    private struct NotificationLabels: Hashable {
+    struct NotificationLabels: Hashable, Sendable {
         var transport: Transport
         var status: Int?
         var dropped: Bool
@@ -141,6 +147,12 @@ final class ServerMetrics: Sendable {
         var statusLabel: String {
             status.map(String.init) ?? (dropped ? "dropped" : String(legacyStatus?.rawValue ?? 0))
         }
+    }
+
+    private func count(_ outcome: NotificationOutcome, in state: inout State) {
+        let metrics = notificationMetrics(&state, outcome.labels)
+        metrics.counter.increment()
+        if let micros = outcome.handlingMicroseconds { metrics.duration.recordMicroseconds(micros) }
     }
 
     private struct NotificationMetrics {
@@ -192,5 +204,16 @@ final class ServerMetrics: Sendable {
 
     private static func key(_ name: String, _ labels: [(String, String)]) -> String {
         labels.reduce(name) { $0 + "|" + $1.0 + "=" + $1.1 }
+    }
+}
+
+/// What the metrics read of one notification: its labels and how long the server took.
+struct NotificationOutcome: Sendable, Equatable {
+    var labels: ServerMetrics.NotificationLabels
+    var handlingMicroseconds: Int?
+
+    init(_ record: NotificationRecord) {
+        labels = ServerMetrics.NotificationLabels(record)
+        handlingMicroseconds = record.handlingMicroseconds
     }
 }

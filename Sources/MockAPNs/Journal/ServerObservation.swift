@@ -18,7 +18,7 @@ final class ServerObservation: Sendable {
 
     init(settings: MockAPNsConfiguration.JournalSettings, accessLog: MockAPNsConfiguration.AccessLogSettings?, clock: ServerClock) {
         journal = Journal(options: settings.options, clock: clock)
-        let feed = ActivityFeed()
+        let feed = ActivityFeed(keepsWholeNotifications: accessLog != nil)
         journal.addSink(feed)
         activity = ActivityReader(
             feed: feed, metrics: metrics, accessLog: accessLog.map { AccessLog(format: $0.format, output: $0.output) }

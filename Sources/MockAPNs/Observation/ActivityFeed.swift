@@ -5,7 +5,15 @@ import Synchronization
 /// connections, TLS outcomes) for `ActivityReader`. The journal hands them over on the hot
 /// path, so receiving only appends to a buffer; frames are not kept.
 final class ActivityFeed: JournalSink {
-    private let pending = Mutex<[JournalEvent]>([])
+    private let pending = Mutex<[ActivityItem]>([])
+    /// Whether notifications are kept whole (an access log prints them); otherwise only what
+    /// the metrics count by is kept, a few bytes with nothing to retain, so the reader's
+    /// thread never touches the strings and buffers the recording thread made.
+    private let keepsWholeNotifications: Bool
+
+    init(keepsWholeNotifications: Bool) {
+        self.keepsWholeNotifications = keepsWholeNotifications
+    }
 
     /// No frames, no diagnoses: the journal skips this sink for them entirely.
     let wantedKinds: UInt32 = JournalEventKind.bits(
@@ -14,14 +22,34 @@ final class ActivityFeed: JournalSink {
 
     /// The journal hands over only the kinds in `wantedKinds`.
     func receive(_ event: JournalEvent) {
-        pending.withLock { $0.append(event) }
+        let item: ActivityItem
+        if !keepsWholeNotifications, case .notification(let record) = event.kind {
+            item = .notification(NotificationOutcome(record))
+        } else {
+            item = .event(event)
+        }
+        pending.withLock { $0.append(item) }
     }
 
     /// Everything received since the last call, oldest first.
-    func drain() -> [JournalEvent] {
+    func drain() -> [ActivityItem] {
         pending.withLock { events in
             defer { events.removeAll(keepingCapacity: true) }
             return events
+        }
+    }
+}
+
+/// One thing the feed passed on: a notification as the metrics count it, or a whole event.
+enum ActivityItem: Sendable, Equatable {
+    case notification(NotificationOutcome)
+    case event(JournalEvent)
+
+    /// The whole event, when the feed kept it.
+    var event: JournalEvent? {
+        switch self {
+        case .notification: nil
+        case .event(let event): event
         }
     }
 }
@@ -44,10 +72,11 @@ actor ActivityReader {
 
     /// Takes in everything the feed holds now.
     func catchUp() {
-        let events = feed.drain()
-        guard !events.isEmpty else { return }
-        metrics.record(events)
-        accessLog?.write(events)
+        let items = feed.drain()
+        guard !items.isEmpty else { return }
+        metrics.record(items)
+        guard accessLog != nil else { return }
+        accessLog?.write(items.compactMap(\.event))
     }
 
     /// Catches up every `interval` until cancelled, then once more.

@@ -1,0 +1,43 @@
+@testable import MockAPNs
+import MockAPNsCore
+import XCTest
+
+/// Without an access log the feed passes on of a notification only what the metrics count
+/// by; with one, the whole event the log prints. Other kinds always go whole.
+final class ActivityFeedTests: XCTestCase {
+    private let notification: JournalEvent = {
+        var record = NotificationRecord(
+            transport: .http2, deviceToken: "a1b2", topic: "com.example.app", pushType: "alert",
+            payload: Array(#"{"aps":{}}"#.utf8), authentication: JournalAuthentication(kind: "providerToken", teamID: "T", keyID: "K"),
+            accepted: false, reason: .badDeviceToken, status: 400, responseAPNsID: "id"
+        )
+        record.handlingMicroseconds = 12
+        return JournalEvent(sequence: 3, wallTimeMilliseconds: 1, monotonicNanoseconds: 2, connectionID: 4, streamID: 5,
+                            kind: .notification(record))
+    }()
+
+    private let opened = JournalEvent(sequence: 2, wallTimeMilliseconds: 1, monotonicNanoseconds: 1, connectionID: 4,
+                                      streamID: nil, kind: .connectionOpened(transport: .http2, peer: "127.0.0.1:1"))
+
+    func testWithoutAnAccessLogANotificationIsPassedOnAsWhatIsCounted() throws {
+        let feed = ActivityFeed(keepsWholeNotifications: false)
+        feed.receive(opened)
+        feed.receive(notification)
+        let items = feed.drain()
+        XCTAssertEqual(items.count, 2)
+        XCTAssertEqual(items[0], .event(opened))
+        guard case .notification(let outcome) = items[1] else { return XCTFail("\(items[1])") }
+        XCTAssertEqual(outcome.labels.transport, .http2)
+        XCTAssertEqual(outcome.labels.status, 400)
+        XCTAssertEqual(outcome.labels.reason, .badDeviceToken)
+        XCTAssertEqual(outcome.labels.statusLabel, "400")
+        XCTAssertEqual(outcome.handlingMicroseconds, 12)
+        XCTAssertEqual(feed.drain(), [])
+    }
+
+    func testWithAnAccessLogTheWholeEventIsPassedOn() {
+        let feed = ActivityFeed(keepsWholeNotifications: true)
+        feed.receive(notification)
+        XCTAssertEqual(feed.drain(), [.event(notification)])
+    }
+}
