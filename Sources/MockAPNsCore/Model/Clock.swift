@@ -9,17 +9,44 @@ public final class ServerClock: Sendable {
         case fixed(millisecondsSince1970: Int64)
     }
 
-    private let mode: Mutex<Mode>
+    /// The mode in one word, so that reading the clock (every journal event, every decision)
+    /// takes no lock: the offset (real) or the reading (fixed) shifted left one bit, the low bit
+    /// set when fixed. Both lie within twice ``range`` of zero, far inside `Int64`.
+    private let word: Atomic<Int64>
+
+    private static func encode(_ mode: Mode) -> Int64 {
+        switch mode {
+        case .real(let offset): offset << 1
+        case .fixed(let value): value << 1 | 1
+        }
+    }
+
+    private static func decode(_ word: Int64) -> Mode {
+        word & 1 == 1 ? .fixed(millisecondsSince1970: word >> 1) : .real(offsetMilliseconds: word >> 1)
+    }
+
+    private var mode: Mode { Self.decode(word.load(ordering: .acquiring)) }
+
+    /// Replaces the mode with `change(mode)`, retrying if another thread changed it meanwhile.
+    private func update(_ change: (Mode) -> Mode) {
+        var current = word.load(ordering: .acquiring)
+        while true {
+            let next = Self.encode(change(Self.decode(current)))
+            let (exchanged, original) = word.compareExchange(expected: current, desired: next, ordering: .acquiringAndReleasing)
+            if exchanged { return }
+            current = original
+        }
+    }
 
     /// A clock that follows the system's real time.
     public init() {
-        mode = Mutex(.real(offsetMilliseconds: 0))
+        word = Atomic(Self.encode(.real(offsetMilliseconds: 0)))
     }
 
     /// A clock pinned at `millisecondsSince1970` that moves only when told.
     /// A time outside ``range`` is pinned at the nearer end of it.
     public init(fixedAt millisecondsSince1970: Int64) {
-        mode = Mutex(.fixed(millisecondsSince1970: Self.clamped(millisecondsSince1970, plus: 0)))
+        word = Atomic(Self.encode(.fixed(millisecondsSince1970: Self.clamped(millisecondsSince1970, plus: 0))))
     }
 
     /// Every reading the clock can show: 1970-01-01T00:00:00.000Z to
@@ -29,11 +56,9 @@ public final class ServerClock: Sendable {
 
     /// Milliseconds since 1970-01-01T00:00:00Z, always within ``range``.
     public var millisecondsSince1970: Int64 {
-        mode.withLock { mode in
-            switch mode {
-            case .real(let offset): return Self.clamped(Self.systemMilliseconds(), plus: offset)
-            case .fixed(let value): return value
-            }
+        switch mode {
+        case .real(let offset): Self.clamped(Self.systemMilliseconds(), plus: offset)
+        case .fixed(let value): value
         }
     }
 
@@ -44,36 +69,35 @@ public final class ServerClock: Sendable {
     /// outside ``range`` is pinned at the nearer end of it.
     public func set(millisecondsSince1970: Int64) {
         let value = Self.clamped(millisecondsSince1970, plus: 0)
-        mode.withLock { $0 = .fixed(millisecondsSince1970: value) }
+        word.store(Self.encode(.fixed(millisecondsSince1970: value)), ordering: .releasing)
     }
 
     /// Moves the clock forward (or back, with a negative amount) without changing its mode.
     /// The reading stops at the ends of ``range``.
     public func advance(milliseconds: Int64) {
-        mode.withLock { mode in
+        update { mode in
             switch mode {
             case .real(let offset):
                 let target = Self.clamped(Self.clamped(Self.systemMilliseconds(), plus: offset), plus: milliseconds)
-                mode = .real(offsetMilliseconds: target - Self.systemMilliseconds())
+                return .real(offsetMilliseconds: target - Self.systemMilliseconds())
             case .fixed(let value):
-                mode = .fixed(millisecondsSince1970: Self.clamped(value, plus: milliseconds))
+                return .fixed(millisecondsSince1970: Self.clamped(value, plus: milliseconds))
             }
         }
     }
 
     /// Follows real time again, keeping the current reading (no jump).
     public func resume() {
-        mode.withLock { mode in
-            if case .fixed(let value) = mode {
-                // Both within `range`, so the difference cannot overflow.
-                mode = .real(offsetMilliseconds: value - Self.systemMilliseconds())
-            }
+        update { mode in
+            guard case .fixed(let value) = mode else { return mode }
+            // Both within `range`, so the difference cannot overflow.
+            return .real(offsetMilliseconds: value - Self.systemMilliseconds())
         }
     }
 
     /// Follows real time exactly again, dropping any offset that `advance` added.
     public func followRealTime() {
-        mode.withLock { $0 = .real(offsetMilliseconds: 0) }
+        word.store(Self.encode(.real(offsetMilliseconds: 0)), ordering: .releasing)
     }
 
     /// `value + offset`, saturating, then brought into ``range``.
@@ -85,7 +109,7 @@ public final class ServerClock: Sendable {
 
     /// Whether the clock is pinned (not following real time).
     public var isFixed: Bool {
-        mode.withLock { if case .fixed = $0 { return true } else { return false } }
+        if case .fixed = mode { return true } else { return false }
     }
 
     private static func systemMilliseconds() -> Int64 {
