@@ -28,6 +28,7 @@ let package = Package(
         .target(name: "CFuzzerDriver"),
         fuzzTarget("FuzzLegacyFrameDecoder", [core]),
         fuzzTarget("FuzzJSONParser", [core]),
+        fuzzTarget("FuzzJournal", [core]),
         fuzzTarget("FuzzScenarioDecoder", [core]),
         fuzzTarget("FuzzConfigurationDecoder", [.product(name: "MockAPNs", package: mainPackage)]),
         fuzzTarget("FuzzProviderToken", [core]),

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# libFuzzer targets (Fuzz/): the legacy frame decoder, the JSON parser, the scenario and
+# libFuzzer targets (Fuzz/): the legacy frame decoder, the JSON parser, the journal's packed
+# store (what is recorded reads back exactly), the scenario and
 # configuration decoders, provider tokens, the HTTP/2 request validator and the HTTP/2
 # connection handler. Built with the fuzzer and address sanitizers in Fuzz/.build.
 #
@@ -17,7 +18,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 targets=(
-    FuzzLegacyFrameDecoder FuzzJSONParser FuzzScenarioDecoder FuzzConfigurationDecoder
+    FuzzLegacyFrameDecoder FuzzJSONParser FuzzJournal FuzzScenarioDecoder FuzzConfigurationDecoder
     FuzzProviderToken FuzzHTTP2RequestValidator FuzzHTTP2Connection
 )
 flags=(-c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library)
