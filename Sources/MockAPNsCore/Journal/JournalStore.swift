@@ -20,6 +20,10 @@ struct JournalStore: Sendable {
     private var firstChunkSerial: UInt32 = 0
     /// Events of the kinds `JournalPacking` keeps as values, by sequence.
     private var values: [UInt64: JournalEventKind] = [:]
+    /// Their sequences, oldest first from `valueOrderStart`: pushing an event out checks the
+    /// first, rather than reading the event's kind from a chunk long out of the cache.
+    private var valueOrder: [UInt64] = []
+    private var valueOrderStart = 0
     private(set) var dropped: UInt64 = 0
 
     /// A chunk is closed once it holds this many bytes; an event never straddles two chunks.
@@ -81,6 +85,7 @@ struct JournalStore: Sendable {
         if let stream { writer.signed(Int64(stream)) }
         if JournalPacking.isKeptAsValue(name) {
             values[sequence] = kind
+            valueOrder.append(sequence)
         } else {
             JournalPacking.pack(kind, into: &writer)
         }
@@ -110,10 +115,13 @@ struct JournalStore: Sendable {
     /// Pushes the oldest event out, and frees the chunks no event points into any more.
     private mutating func removeOldest() {
         guard !entries.isEmpty else { return }
-        let oldest = entries[start]
-        if let chunk = chunkIndex(of: oldest), let name = kindName(inChunk: chunk, at: oldest.offset),
-           JournalPacking.isKeptAsValue(name) {
+        if valueOrderStart < valueOrder.count, valueOrder[valueOrderStart] == oldestSequence {
             values[oldestSequence] = nil
+            valueOrderStart += 1
+            if valueOrderStart >= 1024, valueOrderStart * 2 >= valueOrder.count {
+                valueOrder.removeFirst(valueOrderStart)
+                valueOrderStart = 0
+            }
         }
         start = (start + 1) % capacity
         oldestSequence += 1
@@ -187,6 +195,8 @@ struct JournalStore: Sendable {
         entries.removeAll(keepingCapacity: true)
         chunks.removeAll()
         values.removeAll()
+        valueOrder.removeAll()
+        valueOrderStart = 0
         start = 0
         dropped = 0
         firstChunkSerial = 0
