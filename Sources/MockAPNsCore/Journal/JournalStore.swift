@@ -66,7 +66,7 @@ struct JournalStore: Sendable {
         if entries.isEmpty { oldestSequence = sequence }
         if entries.count == capacity { removeOldest() }
 
-        if chunks.last.map({ $0.bytes.count >= Self.chunkSize }) ?? true {
+        if chunks.isEmpty || chunks[chunks.count - 1].bytes.count >= Self.chunkSize {
             openChunk(wallTime: wallTime, monotonic: monotonic)
         }
         guard var chunk = chunks.popLast() else { return }
