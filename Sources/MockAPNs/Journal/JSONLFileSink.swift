@@ -18,8 +18,8 @@ import Darwin
 ///
 /// The buffer is bounded: when the disk (or the encoder) cannot keep up, events beyond
 /// `bufferLimit` are left out of the file, and where they would have been the file gets one
-/// gap line (`JournalFileGap`); the in-memory journal still
-/// has them while its capacity lasts. The log says so once.
+/// gap line (`JournalFileGap`); the in-memory journal still has them while its capacity
+/// lasts. The log says so once.
 final class JSONLFileSink: JournalSink {
     /// How long events may wait in the buffer before a batch is written.
     static let defaultBatchInterval = Duration.milliseconds(50)
