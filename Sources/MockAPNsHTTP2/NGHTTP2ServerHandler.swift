@@ -71,18 +71,25 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     /// closed) or already answered.
     ///
     /// Header names must be lowercase on the wire; upper-case ASCII is lowered here.
-    public func respond(streamID: Int32, status: Int, headers: [(String, String)], body: ByteBuffer?) {
+    /// Returns whether the response was queued (`false`: the stream was gone or answered).
+    @discardableResult
+    public func respond(streamID: Int32, status: Int, headers: [(String, String)], body: ByteBuffer?) -> Bool {
         context?.eventLoop.assertInEventLoop()
         let submitted = withSession {
             $0.submitResponse(streamID: streamID, status: status, headers: headers, body: body)
         }
         if submitted == true { flush() }
+        return submitted == true
     }
 
-    /// Sends RST_STREAM with `errorCode` (see ``HTTP2ErrorCode``) on a stream.
-    public func resetStream(streamID: Int32, errorCode: UInt32) {
+    /// Sends RST_STREAM with `errorCode` (see ``HTTP2ErrorCode``) on a stream. Returns whether
+    /// it was queued (`false`: the session is gone).
+    @discardableResult
+    public func resetStream(streamID: Int32, errorCode: UInt32) -> Bool {
         context?.eventLoop.assertInEventLoop()
-        if withSession({ $0.submitReset(streamID: streamID, errorCode: errorCode) }) == true { flush() }
+        let submitted = withSession { $0.submitReset(streamID: streamID, errorCode: errorCode) }
+        if submitted == true { flush() }
+        return submitted == true
     }
 
     /// Sends GOAWAY. `lastStreamID` `nil` names the last stream handed to the delegate.

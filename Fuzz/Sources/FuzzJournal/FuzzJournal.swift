@@ -109,9 +109,7 @@ struct FuzzInput {
                 payload: data(), authentication: JournalAuthentication(
                     kind: string(), teamID: optionalString(), keyID: optionalString(), refusal: bool() ? pick(Reason.allCases) : nil
                 ),
-                accepted: bool(), reason: bool() ? pick(Reason.allCases) : nil, status: bool() ? int() : nil,
-                responseAPNsID: optionalString(), timestamp: bool() ? int64() : nil,
-                legacyStatus: bool() ? pick(LegacyStatus.allCases) : nil, dropped: bool(),
+                answer: answer(), dropped: bool(),
                 connectionID: bool() ? uint64() : nil, streamID: bool() ? Int32(truncatingIfNeeded: int64()) : nil
             )
             record.sequence = bool() ? uint64() : 0
@@ -134,6 +132,33 @@ struct FuzzInput {
                 offeredALPN: bool() ? [string()] : nil, offeredVersions: [string()], offeredCipherSuites: []
             ))
         }
+    }
+
+    /// An answer with every part present or absent by turns.
+    private mutating func answer() -> SentAnswer {
+        var answer = SentAnswer(accepted: bool())
+        answer.status = bool() ? int() : nil
+        answer.reason = bool() ? pick(Reason.allCases) : nil
+        answer.apnsID = optionalString()
+        answer.uniqueID = optionalString()
+        answer.timestamp = bool() ? int64() : nil
+        answer.scriptedHeaders = bool() ? (0..<Int(byte() % 4)).map { _ in HTTPHeader(name: string(), value: string()) } : nil
+        answer.scriptedBody = bool() ? data() : nil
+        if bool() {
+            answer.legacyPacket = LegacyErrorResponse(status: pick(LegacyStatus.allCases), identifier: UInt32(truncatingIfNeeded: uint64()))
+        }
+        if bool() {
+            let code = UInt32(truncatingIfNeeded: uint64())
+            answer.fault = pick([
+                .closeConnection, .resetConnection, .stall, .shutdown, .resetStream(errorCode: code),
+                .goAway(errorCode: code, lastStreamID: bool() ? Int32(truncatingIfNeeded: int64()) : nil),
+                .lowerMaxConcurrentStreams(code), .sendGarbage(length: int(), insideTLS: bool()), .closeAfterBytes(int()),
+            ] as [AppliedFault])
+        }
+        answer.rule = optionalString()
+        answer.delayMilliseconds = bool() ? int() : nil
+        answer.undelivered = optionalString()
+        return answer
     }
 
     private mutating func pick<Value>(_ cases: [Value]) -> Value {

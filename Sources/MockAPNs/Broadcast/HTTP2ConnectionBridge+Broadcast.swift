@@ -18,16 +18,23 @@ extension HTTP2ConnectionBridge {
         let requestID = decider.responseRequestID(for: headers)
         let context = DecisionContext(environment: services.environment, authentication: authentication)
         let journaling = self.journaling
+        let streamID = request.streamID
+        var judged: BroadcastRecord?
         scenario.answer(
             request,
             facts: ScenarioRequest(http2: headers, body: push.body, bodyLength: request.bodyLength, authentication: authentication),
             handler: handler,
-            shape: ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)])
-        ) {
-            CoreAnswer(verdict: journaling.decideBroadcast(
-                push, requestID: requestID, streamID: request.streamID, context: context, decider: decider
-            ))
-        }
+            shape: ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)]),
+            core: {
+                let decision = decider.decide(push, requestID: requestID, context: context)
+                judged = decision.record
+                return CoreAnswer(verdict: decision.verdict)
+            },
+            record: { sent in
+                let record = judged ?? decider.describe(push, requestID: requestID, authentication: authentication)
+                journaling.recordBroadcast(record, sent: sent, streamID: streamID)
+            }
+        )
     }
 
     /// A request on the channel management listener.
@@ -42,20 +49,26 @@ extension HTTP2ConnectionBridge {
         let context = DecisionContext(environment: services.environment, authentication: authentication)
         let requestID = decider.responseRequestID(for: headers)
         let journaling = self.journaling
+        let streamID = request.streamID
+        var judged: ChannelManagementOutcome?
         scenario.answer(
             request,
             facts: ScenarioRequest(channelManagement: headers, body: push.body, authentication: authentication),
             handler: handler,
-            shape: ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)], includesAPNsID: false)
-        ) {
-            let outcome = journaling.decideChannelOperation(
-                push, requestID: requestID, streamID: request.streamID, context: context, decider: decider
-            )
-            let verdict: Verdict = outcome.reason.map { .rejected(reason: $0, apnsID: requestID, timestamp: nil) }
-                ?? .accepted(apnsID: requestID, uniqueID: nil)
-            // The registry changes only if this answer is the one sent.
-            return CoreAnswer(verdict: verdict, response: outcome.response, commit: { decider.apply(outcome) })
-        }
+            shape: ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)], includesAPNsID: false),
+            core: {
+                let outcome = decider.judge(push, requestID: requestID, context: context)
+                judged = outcome
+                let verdict: Verdict = outcome.reason.map { .rejected(reason: $0, apnsID: requestID, timestamp: nil) }
+                    ?? .accepted(apnsID: requestID, uniqueID: nil)
+                // The registry changes only if this answer is the one sent.
+                return CoreAnswer(verdict: verdict, response: outcome.response, commit: { decider.apply(outcome) })
+            },
+            record: { sent in
+                let outcome = judged ?? decider.describe(push, requestID: requestID)
+                journaling.recordChannelOperation(outcome, sent: sent, streamID: streamID, authentication: authentication)
+            }
+        )
     }
 
     /// The path segment after `prefix`, up to the next `/` or `?`; `nil` when the path does

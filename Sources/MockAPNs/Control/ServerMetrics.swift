@@ -86,11 +86,13 @@ final class ServerMetrics: Sendable {
                     counter(&state, "mockapns_tls_handshake_failures_total", labels + [("cause", cause)]).increment()
                 case .broadcast(let record):
                     counter(&state, "mockapns_broadcasts_total", [
-                        ("status", String(record.status)), ("reason", record.reason?.rawValue ?? ""),
+                        ("status", record.status.map(String.init) ?? record.answer.fault?.name ?? "none"),
+                        ("reason", record.reason?.rawValue ?? ""),
                     ]).increment()
                 case .channelOperation(let record):
                     counter(&state, "mockapns_channel_operations_total", [
-                        ("operation", record.operation?.rawValue ?? ""), ("status", String(record.status)),
+                        ("operation", record.operation?.rawValue ?? ""),
+                        ("status", record.status.map(String.init) ?? record.answer.fault?.name ?? "none"),
                     ]).increment()
                 case .tlsEstablished, .http2Frame, .legacyFrame, .fault, .feedbackTuple, .diagnosis:
                     break
@@ -134,6 +136,9 @@ final class ServerMetrics: Sendable {
         var dropped: Bool
         var legacyStatus: LegacyStatus?
         var reason: Reason?
+        /// The fault's name, when one was carried out and no status was written.
+        var fault: String?
+        var accepted: Bool
 
         init(_ record: NotificationRecord) {
             transport = record.transport
@@ -141,11 +146,20 @@ final class ServerMetrics: Sendable {
             dropped = record.dropped
             legacyStatus = record.legacyStatus
             reason = record.reason
+            fault = record.answer.fault?.name
+            accepted = record.accepted
         }
 
-        /// The `status` label: the HTTP status, or the legacy status byte, or `dropped`.
+        /// The `status` label, as written: the HTTP status, or the legacy status byte (0 for a
+        /// legacy notification taken in silence), or `dropped`, or the fault carried out
+        /// instead of an answer (`resetStream`, `stall`...), or `none` when nothing went out.
         var statusLabel: String {
-            status.map(String.init) ?? (dropped ? "dropped" : String(legacyStatus?.rawValue ?? 0))
+            if let status { return String(status) }
+            if let legacyStatus { return String(legacyStatus.rawValue) }
+            if dropped { return "dropped" }
+            if let fault { return fault }
+            if transport == .legacy, accepted { return String(LegacyStatus.noErrors.rawValue) }
+            return "none"
         }
     }
 

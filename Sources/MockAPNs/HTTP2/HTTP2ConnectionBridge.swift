@@ -193,20 +193,37 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         let authentication = authenticate(authorization: authorization, topic: topic, handler: handler)
         let push = HTTP2PushRequest(headers: headers, body: Array(request.body.readableBytesView))
         let decisionContext = DecisionContext(environment: services.environment, authentication: authentication)
-        // The scenario runs the core (unless a before-validation rule decides) and answers;
-        // it gathers the request's facts only when it has rules to match them against.
+        let decider = services.decider
         let journaling = self.journaling
+        let streamID = request.streamID
+        let bodyLength = request.bodyLength
+        // The request as the core judged it; nil when a scenario answered before the core.
+        var judged: PushRequest?
+        var handlingMicroseconds: Int?
+        // The scenario runs the core (unless a before-validation rule decides) and answers;
+        // it gathers the request's facts only when it has rules to match them against. The
+        // record is written once the answer is out, from what was sent.
         scenario.answer(
             request,
-            facts: ScenarioRequest(http2: headers, body: push.body, bodyLength: request.bodyLength, authentication: authentication)
-                .routed(by: services.decider, context: decisionContext),
-            handler: handler
-        ) {
-            journaling.decide(
-                push, bodyLength: request.bodyLength, streamID: request.streamID, context: decisionContext,
-                decider: services.decider, arrivedAt: arrivedAt
-            )
-        }
+            facts: ScenarioRequest(http2: headers, body: push.body, bodyLength: bodyLength, authentication: authentication)
+                .routed(by: decider, context: decisionContext),
+            handler: handler, shape: .push,
+            core: {
+                let (verdict, request) = journaling.judge(
+                    push, bodyLength: bodyLength, streamID: streamID, context: decisionContext, decider: decider
+                )
+                judged = request
+                handlingMicroseconds = Int((NIODeadline.now() - arrivedAt).nanoseconds / 1000)
+                return CoreAnswer(verdict: verdict)
+            },
+            record: { sent in
+                let request = judged ?? decider.route(PushRequest(bestEffort: push), context: decisionContext)
+                journaling.recordNotification(
+                    request, sent: sent, bodyLength: bodyLength, streamID: streamID, authentication: authentication,
+                    handlingMicroseconds: handlingMicroseconds ?? Int((NIODeadline.now() - arrivedAt).nanoseconds / 1000)
+                )
+            }
+        )
     }
 
     func authenticate(authorization: String?, topic: String?, handler: NGHTTP2ServerHandler) -> AuthenticationResult {

@@ -29,34 +29,36 @@ struct HTTP2Journaling {
         )
     }
 
-    /// Lets the core decide `push` and records the notification with its verdict.
-    ///
-    /// The request is validated here rather than inside `decide(http2:)` so the journal gets
-    /// the normalized request the core judged; a request refused by the header rules is
-    /// decided as before and recorded with what its headers said.
-    ///
-    /// The record carries the request as the core routed it (`PushDecider.route`): the topic
-    /// a single-topic certificate supplied, the push type a topic suffix implies. A payload
-    /// that is not JSON is diagnosed before the record, as on the legacy gateway.
-    func decide(
-        _ push: HTTP2PushRequest, bodyLength: Int, streamID: Int32, context: DecisionContext, decider: PushDecider,
-        arrivedAt: NIODeadline
-    ) -> Verdict {
-        let (verdict, request) = decider.judge(http2: push, context: context)
+    /// Lets the core judge `push`: the verdict, and the request as it decided it, routed (the
+    /// topic a single-topic certificate supplied, the push type a topic suffix implies). A
+    /// payload that is not JSON is diagnosed here, as on the legacy gateway.
+    func judge(
+        _ push: HTTP2PushRequest, bodyLength: Int, streamID: Int32, context: DecisionContext, decider: PushDecider
+    ) -> (verdict: Verdict, request: PushRequest) {
+        let judged = decider.judge(http2: push, context: context)
         // A body stored cut short cannot be judged; one larger than APNs takes is refused anyway.
         if bodyLength == push.body.count, let problem = PayloadJSONCheck.problem(in: push.body) {
+            let verdict = judged.verdict
             let message = "Stream \(streamID): \(PayloadJSONCheck.describe(problem)). "
                 + "The answer follows validation.nonObjectPayload (\(verdict.reason.map { "refused: \($0.rawValue)" } ?? "accepted"))."
             logger.notice("HTTP/2: \(message)", metadata: ["diagnosis": "payload-not-json"])
             journal.record(.diagnosis(code: "http2.payload-not-json", message: message), connection: connectionID, stream: streamID)
         }
-        let status = verdict.reason?.httpStatus ?? 200
+        return judged
+    }
+
+    /// Records a notification once its answer has gone out (or its fault was carried out):
+    /// the request as the core judged it (or, when a scenario answered before the core was
+    /// consulted, as its headers say), and `sent`, what the client was sent.
+    func recordNotification(
+        _ request: PushRequest, sent: SentAnswer, bodyLength: Int, streamID: Int32, authentication: AuthenticationResult,
+        handlingMicroseconds: Int?
+    ) {
         var record = NotificationRecord(
-            request, verdict: verdict, authentication: JournalAuthentication(context.authentication), status: status
+            request, answer: sent, authentication: JournalAuthentication(authentication), payloadLength: bodyLength
         )
-        record.handlingMicroseconds = Int((NIODeadline.now() - arrivedAt).nanoseconds / 1000)
+        record.handlingMicroseconds = handlingMicroseconds
         journal.record(.notification(record), connection: connectionID, stream: streamID)
-        return verdict
     }
 
     /// Whether provider tokens are hidden in everything recorded and logged (`--redact-tokens`).
@@ -113,25 +115,22 @@ struct HTTP2Journaling {
 }
 
 extension HTTP2Journaling {
-    /// Lets the broadcast core decide `push` and records the broadcast with its verdict.
-    func decideBroadcast(
-        _ push: HTTP2PushRequest, requestID: String, streamID: Int32, context: DecisionContext, decider: BroadcastDecider
-    ) -> Verdict {
-        let record = decider.decide(push, requestID: requestID, context: context)
+    /// Records a broadcast once its answer has gone out.
+    func recordBroadcast(_ record: BroadcastRecord, sent: SentAnswer, streamID: Int32) {
+        var record = record
+        record.answer = sent
         journal.record(.broadcast(record), connection: connectionID, stream: streamID)
-        return record.verdict
     }
 
-    /// Lets the channel management core judge `push` and records the operation; the caller
-    /// applies its change once the answer is sent.
-    func decideChannelOperation(
-        _ push: HTTP2PushRequest, requestID: String, streamID: Int32, context: DecisionContext, decider: ChannelManagementDecider
-    ) -> ChannelManagementOutcome {
-        let outcome = decider.judge(push, requestID: requestID, context: context)
+    /// Records a channel management request once its answer has gone out.
+    func recordChannelOperation(
+        _ outcome: ChannelManagementOutcome, sent: SentAnswer, streamID: Int32, authentication: AuthenticationResult
+    ) {
         journal.record(
-            .channelOperation(ChannelOperationRecord(outcome: outcome, authentication: JournalAuthentication(context.authentication))),
+            .channelOperation(ChannelOperationRecord(
+                outcome: outcome, authentication: JournalAuthentication(authentication), answer: sent
+            )),
             connection: connectionID, stream: streamID
         )
-        return outcome
     }
 }

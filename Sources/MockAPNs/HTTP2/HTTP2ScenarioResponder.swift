@@ -52,18 +52,14 @@ final class HTTP2ScenarioResponder {
         return settings
     }
 
-    /// Decides `request` and answers it, now or after the scenario's delay.
-    func answer(_ request: HTTP2Request, facts: @autoclosure () -> ScenarioRequest, handler: NGHTTP2ServerHandler, core: () -> Verdict) {
-        answer(request, facts: facts(), handler: handler, shape: .push) { CoreAnswer(verdict: core()) }
-    }
-
-    /// Decides `request` and answers it in `shape`, now or after the scenario's delay. `core`
+    /// Decides `request` and answers it in `shape`, now or after the scenario's delay, then
+    /// hands `record` what was written (or done instead), once, after it is done. `core`
     /// gives the core's verdict and, when the core writes its own response (the channel
     /// management API), that response and the change to make once it is sent: both are used
     /// only when the scenario keeps the core's verdict.
     func answer(
         _ request: HTTP2Request, facts: @autoclosure () -> ScenarioRequest, handler: NGHTTP2ServerHandler,
-        shape: ResponseShape, core: () -> CoreAnswer
+        shape: ResponseShape, core: () -> CoreAnswer, record: @escaping (SentAnswer) -> Void
     ) {
         let engine = scenarios.current
         var coreAnswer: CoreAnswer?
@@ -76,12 +72,13 @@ final class HTTP2ScenarioResponder {
         let streamID = request.streamID
         let apnsID = request.firstValue(of: "apns-id")
         if let delay = decision.delayMilliseconds, delay > 0, let channel {
-            let later = NIOLoopBound((responder: self, handler: handler), eventLoop: channel.eventLoop)
+            let later = NIOLoopBound((responder: self, handler: handler, record: record), eventLoop: channel.eventLoop)
             channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1_000_000))) {
-                later.value.responder.apply(decision, streamID: streamID, apnsID: apnsID, handler: later.value.handler, answer: answer)
+                let (responder, handler, record) = later.value
+                record(responder.apply(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer))
             }
         } else {
-            apply(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
+            record(apply(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer))
         }
         if let limit = engine.scenario.connection.goAwayAfterRequests, connection.requestCount == limit {
             logger.info("scenario: GOAWAY Shutdown after \(limit) requests on this connection")
@@ -89,48 +86,93 @@ final class HTTP2ScenarioResponder {
         }
     }
 
-    private func apply(_ decision: ScenarioDecision, streamID: Int32, apnsID: String?, handler: NGHTTP2ServerHandler, answer: Answer) {
-        if let last = lastAnsweredStream, streamID > last { return }
-        switch decision.action {
-        case .respond(let response)?:
-            var headers = response.headers.map { ($0.name, $0.value) }
-            if answer.shape.includesAPNsID, !headers.contains(where: { $0.0 == "apns-id" }) {
-                headers.append(("apns-id", decision.coreVerdict?.apnsID ?? apnsID ?? apnsIDs.next()))
+    /// Carries out `decision` on the stream and says what went out.
+    private func apply(
+        _ decision: ScenarioDecision, streamID: Int32, apnsID: String?, handler: NGHTTP2ServerHandler, answer: Answer
+    ) -> SentAnswer {
+        var sent: SentAnswer
+        if let last = lastAnsweredStream, streamID > last {
+            sent = .nothing(undelivered: "a GOAWAY had named stream \(last) as the last one the server processes")
+        } else {
+            switch decision.action {
+            case .respond(let response)?:
+                sent = respond(scripted: response, decision: decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
+            case .fault(let fault)?:
+                report(fault, decision: decision, streamID: streamID)
+                sent = applyFault(fault, decision: decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
+            case nil, .accept?, .reject?, .refuseHandshake?:
+                sent = respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
             }
-            for extra in answer.shape.extraHeaders where !headers.contains(where: { $0.0 == extra.name }) {
-                headers.append((extra.name, extra.value))
-            }
-            handler.respond(streamID: streamID, status: response.status, headers: headers, body: scriptedBody(response))
-        case .fault(let fault)?:
-            report(fault, decision: decision, streamID: streamID)
-            applyFault(fault, decision: decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
-        case nil, .accept?, .reject?, .refuseHandshake?:
-            respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
         }
+        sent.rule = decision.rule
+        if let delay = decision.delayMilliseconds, delay > 0 { sent.delayMilliseconds = Int(delay.rounded()) }
+        return sent
+    }
+
+    /// Writes a `respond` rule's answer: its status, headers and body, with `apns-id` (and the
+    /// shape's extra headers) added unless the rule gave them.
+    private func respond(
+        scripted response: ScenarioResponse, decision: ScenarioDecision, streamID: Int32, apnsID: String?,
+        handler: NGHTTP2ServerHandler, answer: Answer
+    ) -> SentAnswer {
+        var headers = response.headers
+        if answer.shape.includesAPNsID, !headers.contains(where: { $0.name == "apns-id" }) {
+            headers.append(HTTPHeader(name: "apns-id", value: decision.coreVerdict?.apnsID ?? apnsID ?? apnsIDs.next()))
+        }
+        for extra in answer.shape.extraHeaders where !headers.contains(where: { $0.name == extra.name }) {
+            headers.append(extra)
+        }
+        let body = scriptedBody(response)
+        let written = HTTP2PushResponse(status: response.status, headers: headers, body: body.map { Array($0.readableBytesView) })
+        return deliver(written, streamID: streamID, handler: handler, body: body) { .http2(written, scripted: true) }
     }
 
     /// Answers with the verdict the decision stands for (the core's, or a rule's reject or accept).
-    private func respond(_ decision: ScenarioDecision, streamID: Int32, apnsID: String?, handler: NGHTTP2ServerHandler, answer: Answer) {
+    private func respond(
+        _ decision: ScenarioDecision, streamID: Int32, apnsID: String?, handler: NGHTTP2ServerHandler, answer: Answer
+    ) -> SentAnswer {
         let keepsCoreVerdict: Bool
         switch decision.action {
         case nil, .fault?: keepsCoreVerdict = true
         case .accept?, .reject?, .respond?, .refuseHandshake?: keepsCoreVerdict = false
         }
         if keepsCoreVerdict, let response = answer.coreResponse {
-            write(response, streamID: streamID, handler: handler)
-            answer.commit?()
-            return
+            let sent = deliver(response, streamID: streamID, handler: handler) { .http2(response, scripted: false) }
+            if sent.status != nil { answer.commit?() }
+            return sent
         }
         let sandbox = environment == .sandbox && answer.shape.includesAPNsID
         guard let verdict = decision.verdict(
             apnsID: apnsID ?? apnsIDs.next(), uniqueID: sandbox ? uniqueIDs.next() : nil, now: clock.millisecondsSince1970
-        ) else { return }
+        ) else { return .nothing() }
         var response = HTTP2ResponseRenderer.render(verdict)
         if !answer.shape.includesAPNsID {
             response.headers.removeAll { $0.name == "apns-id" || $0.name == "apns-unique-id" }
         }
         response.headers.append(contentsOf: answer.shape.extraHeaders)
-        write(response, streamID: streamID, handler: handler)
+        return deliver(response, streamID: streamID, handler: handler) {
+            var sent = SentAnswer.http2(verdict)
+            if !answer.shape.includesAPNsID {
+                sent.apnsID = nil
+                sent.uniqueID = nil
+            }
+            return sent
+        }
+    }
+
+    /// Writes `response` and returns `sent()`, what it says; or, when the stream is already
+    /// gone (the client reset it, or the connection closed), that nothing went out.
+    private func deliver(
+        _ response: HTTP2PushResponse, streamID: Int32, handler: NGHTTP2ServerHandler, body: ByteBuffer? = nil,
+        _ sent: () -> SentAnswer
+    ) -> SentAnswer {
+        let written = handler.respond(
+            streamID: streamID, status: response.status,
+            headers: response.headers.map { ($0.name, $0.value) },
+            body: body ?? response.body.map { ByteBuffer(bytes: $0) }
+        )
+        guard written else { return .nothing(undelivered: "the stream was closed before the answer could be written") }
+        return sent()
     }
 
     /// A `respond` rule's body as a buffer, shared with the previous answer when it is the same
@@ -145,24 +187,24 @@ final class HTTP2ScenarioResponder {
         return buffer
     }
 
-    private func write(_ response: HTTP2PushResponse, streamID: Int32, handler: NGHTTP2ServerHandler) {
-        handler.respond(
-            streamID: streamID, status: response.status,
-            headers: response.headers.map { ($0.name, $0.value) },
-            body: response.body.map { ByteBuffer(bytes: $0) }
-        )
-    }
-
+    /// Carries out a fault and says what went out: nothing, or the answer it let through.
     private func applyFault(
         _ fault: ScenarioFault, decision: ScenarioDecision, streamID: Int32, apnsID: String?, handler: NGHTTP2ServerHandler,
         answer: Answer
-    ) {
-        guard let channel else { return }
+    ) -> SentAnswer {
+        guard let channel else { return .nothing(undelivered: "the connection was gone") }
+        func answered(_ applied: AppliedFault) -> SentAnswer {
+            var sent = respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
+            sent.fault = applied
+            return sent
+        }
         switch fault {
         case .closeConnection:
             WireFaults.close(channel)
+            return .nothing(fault: .closeConnection)
         case .resetConnection:
             WireFaults.reset(channel)
+            return .nothing(fault: .resetConnection)
         case .goAway(let goAway):
             let last: Int32?
             switch goAway.lastStream {
@@ -171,9 +213,8 @@ final class HTTP2ScenarioResponder {
             case .id(let id): last = id
             }
             let answers = goAway.answerRequest && streamID <= (last ?? .max)
-            if answers {
-                respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
-            }
+            let applied = AppliedFault.goAway(errorCode: goAway.errorCode, lastStreamID: last)
+            let sent = answers ? answered(applied) : .nothing(fault: applied)
             if let last { lastAnsweredStream = last }
             // nghttp2 drops queued responses once a GOAWAY that ends the session is sent, so
             // when this request is answered the close waits until the batch is written.
@@ -182,23 +223,29 @@ final class HTTP2ScenarioResponder {
             if goAway.closeConnection, answers {
                 WireFaults.close(channel)
             }
+            return sent
         case .resetStream(let errorCode):
-            handler.resetStream(streamID: streamID, errorCode: errorCode)
+            guard handler.resetStream(streamID: streamID, errorCode: errorCode) else {
+                return .nothing(undelivered: "the stream was closed before it could be reset")
+            }
+            return .nothing(fault: .resetStream(errorCode: errorCode))
         case .stall:
-            break
+            return .nothing(fault: .stall)
         case .lowerMaxConcurrentStreams(let limit):
             handler.setMaxConcurrentStreams(limit)
-            respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
+            return answered(.lowerMaxConcurrentStreams(limit))
         case .sendGarbage(let garbage):
             let http2 = try? channel.pipeline.syncOperations.context(handlerType: NGHTTP2ServerHandler.self)
-            WireFaults.sendGarbage(garbage.bytes ?? decision.garbage ?? [], insideTLS: garbage.insideTLS,
-                                   applicationContext: http2, on: channel)
+            let bytes = garbage.bytes ?? decision.garbage ?? []
+            WireFaults.sendGarbage(bytes, insideTLS: garbage.insideTLS, applicationContext: http2, on: channel)
+            return .nothing(fault: .sendGarbage(length: bytes.count, insideTLS: garbage.insideTLS))
         case .closeAfterBytes(let bytes):
             WireFaults.closeAfter(bytes: bytes, on: channel)
-            respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
+            return answered(.closeAfterBytes(bytes))
         case .shutdown:
-            respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
+            let sent = answered(.shutdown)
             handler.gracefulShutdown()
+            return sent
         }
     }
 

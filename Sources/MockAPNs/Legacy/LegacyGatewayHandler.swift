@@ -203,13 +203,16 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
         let decisionContext = DecisionContext(environment: services.environment, authentication: authentication)
         // Only the rare events are collected; accepted notifications are counted by the session.
         var diagnoses: [LegacyDiagnosis] = []
-        var failure: LegacyFailureCause?
+        var failure: (cause: LegacyFailureCause, request: PushRequest?)?
         let journaling = self.journaling
+        let scenario = self.scenario
         // A legacy frame names no topic and no push type, so every notification of the
         // connection goes where its certificate sends it: routed once per read, not per frame.
         let route = decider.route(topic: nil, pushType: nil, transport: .legacy, context: decisionContext)
         // The request just decided, routed: the journal's record of it, which follows at once.
         var decided: PushRequest?
+        // Frames dropped after this read's failure: recorded after it, once it is answered.
+        var droppedAfterFailure: [LegacySessionEvent] = []
         let action = bytes.withUnsafeReadableBytes { raw in
             session.receive(
                 raw,
@@ -221,43 +224,81 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
                     return scenario.judge(request, authentication: authentication) { decider.decide(request, context: decisionContext) }
                 },
                 observe: { event in
-                    journaling.observe(event, authentication: authentication, decided: decided)
-                    decided = nil
+                    if failure != nil, case .dropped = event {
+                        droppedAfterFailure.append(event)
+                        return
+                    }
+                    journaling.observe(event, authentication: authentication, decided: decided, scenario: scenario.lastJudged)
                     switch event {
                     case .diagnosis(let diagnosis): diagnoses.append(diagnosis)
-                    case .failed(let cause, _): failure = cause
-                    case .accepted, .dropped: break
+                    case .failed(let cause, _): failure = (cause, decided)
+                    case .accepted(let notification):
+                        if case .closeAfterBytes(let bytes)? = scenario.lastJudged?.fault {
+                            logger.notice("legacy gateway: closing after \(bytes) more bytes, as rule \"\(scenario.lastJudged?.rule ?? "")\" asks (notification \(notification.identifier.map(String.init) ?? "of command 0"))")
+                            WireFaults.closeAfter(bytes: bytes, on: context.channel)
+                        }
+                    case .dropped: break
                     }
+                    decided = nil
                 }
             )
         }
         diagnoses.forEach(diagnose)
         if let failure {
-            if case .frame(let error) = failure, error.status == nil { report.unparseableFrames += 1 }
-            report.failure = Self.describe(failure)
+            if case .frame(let error) = failure.cause, error.status == nil { report.unparseableFrames += 1 }
+            report.failure = Self.describe(failure.cause)
             logger.notice("legacy gateway: \(report.failure ?? "")")
         }
         if let action {
-            answerAsScenarioSays(action, context: context)
+            answerAsScenarioSays(action, failure: failure, authentication: authentication, context: context)
         } else if scenario.shutdownRequested, !session.isClosing {
             shutDown(context: context)
+        }
+        for event in droppedAfterFailure {
+            journaling.observe(event, authentication: authentication)
         }
     }
 
     /// Answers a failure, unless the scenario replaces the answer, delays it, or limits the
-    /// bytes that may follow.
-    private func answerAsScenarioSays(_ action: LegacyConnectionAction, context: ChannelHandlerContext) {
+    /// bytes that may follow; then records the failure with what was sent.
+    private func answerAsScenarioSays(
+        _ action: LegacyConnectionAction, failure: (cause: LegacyFailureCause, request: PushRequest?)?,
+        authentication: AuthenticationResult, context: ChannelHandlerContext
+    ) {
+        // The rule (if any) behind the failure: a frame the codec refused was never judged.
+        var judged: (rule: String?, fault: AppliedFault?)?
+        var reason: Reason?
+        switch failure?.cause {
+        case .decision(let refusal, _)?:
+            judged = scenario.lastJudged
+            reason = refusal
+        case .frame(let error)?:
+            reason = error.problem.reason
+        case nil:
+            break
+        }
         if let budget = scenario.byteBudget {
             WireFaults.closeAfter(bytes: budget, on: context.channel)
         }
         let respond = { [self] in
+            var sent: SentAnswer
             switch scenario.interception {
             case .answer(let replacement)?:
                 answer(replacement, context: context)
+                // A scripted status names no reason of Apple's; a close stands for a fault.
+                sent = .legacy(replacement, reason: nil)
             case .fault(let fault, let garbage)?:
                 LegacyScenarioJudge.apply(fault, garbage: garbage, applicationContext: context)
+                sent = .nothing()
             case nil:
                 answer(action, context: context)
+                sent = .legacy(action, reason: reason)
+            }
+            sent.fault = judged?.fault
+            sent.rule = judged?.rule
+            if let delay = scenario.delayMilliseconds, delay > 0 { sent.delayMilliseconds = Int(delay.rounded()) }
+            if let failure {
+                journaling.recordFailure(failure.cause, request: failure.request, authentication: authentication, sent: sent)
             }
         }
         guard let delay = scenario.delayMilliseconds, delay > 0 else { return respond() }

@@ -10,25 +10,43 @@ struct LegacyJournaling {
     var decider: PushDecider? = nil
     var environment: APNsEnvironment = .sandbox
 
-    /// Records what the codec and the decision core made of the connection's bytes.
-    /// `decided` is the notification's request as the decision read it, routed
-    /// (its topic and push type the ones its certificate sends it to), when the caller has it: a decided notification's
-    /// event follows its decision at once, so the request need not be built twice.
-    func observe(_ event: LegacySessionEvent, authentication: AuthenticationResult, decided: PushRequest? = nil) {
+    /// Records what the codec and the decision core made of the connection's bytes, for the
+    /// events whose answer is already known: an accepted notification (answered with silence)
+    /// and a dropped frame. A failure waits for its answer to be written
+    /// (`recordFailure(_:request:authentication:sent:)`). `decided` is the notification's
+    /// request as the decision read it, routed, and `scenario` what a rule did to it, when the
+    /// caller has them: a decided notification's event follows its decision at once.
+    func observe(
+        _ event: LegacySessionEvent, authentication: AuthenticationResult, decided: PushRequest? = nil,
+        scenario: (rule: String?, fault: AppliedFault?)? = nil
+    ) {
         guard let journal else { return }
         switch event {
         case .accepted(let notification):
             let request = decided ?? routedRequest(notification.pushRequest(), authentication: authentication)
-            record(notification, request: request, authentication: authentication, reason: nil, action: nil, in: journal)
-        case .failed(.decision(let reason, let notification), let action):
-            let request = decided ?? routedRequest(notification.pushRequest(), authentication: authentication)
-            record(notification, request: request, authentication: authentication, reason: reason, action: action, in: journal)
-        case .failed(.frame(let error), let action):
-            record(error, authentication: authentication, action: action, in: journal)
+            let sent = SentAnswer(accepted: true, fault: scenario?.fault, rule: scenario?.rule)
+            record(notification, request: request, authentication: authentication, sent: sent, in: journal)
+        case .failed:
+            break  // Recorded once its answer is written.
         case .dropped(let frame):
             recordDropped(frame, authentication: authentication, in: journal)
         case .diagnosis:
             break  // The handler reports every diagnosis, its own included, through `diagnosis(_:)`.
+        }
+    }
+
+    /// Records the connection's failure once its answer went out: the refused notification (or
+    /// the frame the codec refused) with `sent`, what the client was actually sent.
+    func recordFailure(
+        _ cause: LegacyFailureCause, request: PushRequest?, authentication: AuthenticationResult, sent: SentAnswer
+    ) {
+        guard let journal else { return }
+        switch cause {
+        case .decision(_, let notification):
+            let request = request ?? routedRequest(notification.pushRequest(), authentication: authentication)
+            record(notification, request: request, authentication: authentication, sent: sent, in: journal)
+        case .frame(let error):
+            record(error, authentication: authentication, sent: sent, in: journal)
         }
     }
 
@@ -59,8 +77,8 @@ struct LegacyJournaling {
     }
 
     private func record(
-        _ notification: LegacyNotification, request: PushRequest, authentication: AuthenticationResult, reason: Reason?,
-        action: LegacyConnectionAction?, in journal: Journal
+        _ notification: LegacyNotification, request: PushRequest, authentication: AuthenticationResult, sent: SentAnswer,
+        in journal: Journal
     ) {
         let frame = JournalLegacyFrame(
             command: notification.command.rawValue, identifier: notification.identifier,
@@ -69,36 +87,33 @@ struct LegacyJournaling {
         )
         var record = NotificationRecord(
             transport: .legacy, deviceToken: request.deviceToken, topic: request.topic,
-            pushType: request.pushType?.rawValue, expiration: request.expiration,
+            pushType: request.pushType?.rawValue, priority: request.priority?.rawValue, expiration: request.expiration,
             legacyIdentifier: notification.identifier, payload: notification.payload,
-            authentication: JournalAuthentication(authentication), accepted: reason == nil, reason: reason
+            authentication: JournalAuthentication(authentication), answer: sent
         )
         record.legacyCommand = notification.command.rawValue
-        record.priority = request.priority?.rawValue
-        record.legacyStatus = Self.status(action)
         journal.record(.legacyFrame(frame), then: .notification(record), connection: connectionID)
     }
 
-    /// A frame the codec refused: its frame event, then a notification record with the
-    /// status sent (none for a silent close), the nearest APNs reason, and the problem.
+    /// A frame the codec refused: its frame event, then a notification record with what was
+    /// sent (a status packet, or nothing for a silent close), the nearest APNs reason, and
+    /// the problem.
     private func record(
-        _ error: LegacyFrameError, authentication: AuthenticationResult, action: LegacyConnectionAction,
-        in journal: Journal
+        _ error: LegacyFrameError, authentication: AuthenticationResult, sent: SentAnswer, in journal: Journal
     ) {
         let token = error.token.map { JournalJSON.hex($0) }
-        let problem = describe(error, action)
+        let problem = describe(error, sent)
         journal.record(.legacyFrame(JournalLegacyFrame(
             command: error.command, identifier: error.identifier, deviceToken: token,
             payloadLength: error.payloadLength, problem: problem, rawBytes: error.leadingBytes
         )), connection: connectionID)
         var record = NotificationRecord(
             transport: .legacy, deviceToken: token ?? "", legacyIdentifier: error.identifier, payload: [],
-            authentication: JournalAuthentication(authentication), accepted: false, reason: error.problem.reason
+            authentication: JournalAuthentication(authentication), answer: sent
         )
         record.topic = routedRequest(PushRequest(transport: .legacy, deviceToken: "", payload: []), authentication: authentication).topic
         record.payloadLength = error.payloadLength ?? 0
         record.legacyCommand = error.command
-        record.legacyStatus = Self.status(action)
         record.problem = error.problem.description
         journal.record(.notification(record), connection: connectionID)
     }
@@ -134,15 +149,20 @@ struct LegacyJournaling {
         journal.record(.notification(record), connection: connectionID)
     }
 
-    private static func status(_ action: LegacyConnectionAction?) -> LegacyStatus? {
-        if case .sendErrorAndClose(let response)? = action { return response.status }
-        return nil
+    private func describe(_ error: LegacyFrameError, _ sent: SentAnswer) -> String {
+        if let packet = sent.legacyPacket { return "\(error.problem) (status \(packet.status.rawValue) sent)" }
+        if let fault = sent.fault { return "\(error.problem) (\(fault.summary))" }
+        return "\(error.problem) (closed without a packet)"
     }
+}
 
-    private func describe(_ error: LegacyFrameError, _ action: LegacyConnectionAction) -> String {
+extension SentAnswer {
+    /// What a legacy connection's answer to a failure puts on the wire: the status packet, or
+    /// nothing (a silent close). `reason` is the refusal behind it, when it came from one.
+    static func legacy(_ action: LegacyConnectionAction, reason: Reason?) -> SentAnswer {
         switch action {
-        case .sendErrorAndClose(let response): return "\(error.problem) (status \(response.status.rawValue) sent)"
-        case .closeSilently: return "\(error.problem) (closed without a packet)"
+        case .sendErrorAndClose(let packet): SentAnswer(reason: reason, legacyPacket: packet, accepted: false)
+        case .closeSilently: SentAnswer(reason: reason, accepted: false)
         }
     }
 }

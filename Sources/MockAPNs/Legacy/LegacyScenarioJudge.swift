@@ -37,6 +37,9 @@ final class LegacyScenarioJudge {
     private(set) var delayMilliseconds: Double?
     /// Close after this many more bytes, once the answer is written.
     private(set) var byteBudget: Int?
+    /// What the scenario did to the notification judged last, for its record: the rule that
+    /// fired and the fault it carries out (`nil` when no rule fired).
+    private(set) var lastJudged: (rule: String?, fault: AppliedFault?)?
 
     init(scenarios: ScenarioSwitch, connection: ScenarioConnection, logger: Logger, recordFault: @escaping (String) -> Void = { _ in }) {
         self.recordFault = recordFault
@@ -47,9 +50,11 @@ final class LegacyScenarioJudge {
 
     /// The codec's `decide` for one notification.
     func judge(_ request: PushRequest, authentication: AuthenticationResult, core: () -> Verdict) -> Reason? {
+        lastJudged = nil
         if shutdownRequested { return .shutdown }
         let engine = scenarios.current
         let decision = engine.decide(ScenarioRequest(legacy: request, authentication: authentication), connection: &connection, core: core)
+        if decision.rule != nil { lastJudged = (decision.rule, Self.appliedFault(decision)) }
         let reason = reason(for: decision, request: request)
         if reason != nil, decision.delayMilliseconds != nil {
             delayMilliseconds = decision.delayMilliseconds
@@ -95,6 +100,22 @@ final class LegacyScenarioJudge {
             interception = .fault(fault, garbage: decision.garbage ?? [])
             report(decision)
             return placeholder
+        }
+    }
+
+    /// What a rule's fault does on this protocol, as it reaches the wire: going away is the
+    /// status-10 packet, a stream reset or a close is a close without a packet.
+    private static func appliedFault(_ decision: ScenarioDecision) -> AppliedFault? {
+        guard case .fault(let fault)? = decision.action else { return nil }
+        switch fault {
+        case .goAway, .shutdown: return .shutdown
+        case .closeConnection, .resetStream: return .closeConnection
+        case .resetConnection: return .resetConnection
+        case .stall: return .stall
+        case .lowerMaxConcurrentStreams: return nil  // no such setting here: answered as usual
+        case .sendGarbage(let garbage):
+            return .sendGarbage(length: garbage.bytes?.count ?? decision.garbage?.count ?? garbage.length, insideTLS: garbage.insideTLS)
+        case .closeAfterBytes(let bytes): return .closeAfterBytes(bytes)
         }
     }
 

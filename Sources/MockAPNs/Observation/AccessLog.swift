@@ -144,13 +144,16 @@ enum AccessEntry {
             } else if let legacy = record.legacyStatus {
                 bytes.append(contentsOf: "status ".utf8)
                 Self.appendDecimal(UInt64(legacy.rawValue), to: &bytes)
-            } else {
+            } else if record.answer.fault == nil {
                 bytes.append(contentsOf: (record.accepted ? "accepted" : "refused").utf8)
+            } else {
+                bytes.append(contentsOf: "-".utf8)
             }
             if let reason = record.reason {
                 bytes.append(UInt8(ascii: " "))
                 bytes.append(contentsOf: reason.rawValue.utf8)
             }
+            Self.appendScenario(record.answer, to: &bytes)
             if let micros = record.handlingMicroseconds {
                 bytes.append(UInt8(ascii: " "))
                 Self.appendDecimal(UInt64(clamping: micros), to: &bytes)
@@ -158,14 +161,28 @@ enum AccessEntry {
             }
         case .broadcast(let connection, let stream, let record):
             var text = "broadcast c\(connection)\(stream.map { "/s\($0)" } ?? "") bundle=\(record.bundleID ?? "-")"
-            text += " channel=\(record.channelID ?? "-") \(record.status)"
+            text += " channel=\(record.channelID ?? "-") \(record.status.map(String.init) ?? "-")"
             if let reason = record.reason { text += " \(reason.rawValue)" }
             bytes.append(contentsOf: text.utf8)
+            Self.appendScenario(record.answer, to: &bytes)
         case .channelOperation(let connection, let stream, let record):
             var text = "channel c\(connection)\(stream.map { "/s\($0)" } ?? "") \(record.operation?.rawValue ?? "-")"
-            text += " bundle=\(record.outcome.bundleID ?? "-") channel=\(record.channelID ?? "-") \(record.status)"
-            if let reason = record.outcome.reason { text += " \(reason.rawValue)" }
+            text += " bundle=\(record.outcome.bundleID ?? "-") channel=\(record.channelID ?? "-") \(record.status.map(String.init) ?? "-")"
+            if let reason = record.reason { text += " \(reason.rawValue)" }
             bytes.append(contentsOf: text.utf8)
+            Self.appendScenario(record.answer, to: &bytes)
+        }
+    }
+
+    /// ` fault=resetStream rule="flaky"`: what a scenario did, when it did anything.
+    static func appendScenario(_ answer: SentAnswer, to bytes: inout [UInt8]) {
+        if let fault = answer.fault {
+            bytes.append(contentsOf: " fault=".utf8)
+            bytes.append(contentsOf: fault.name.utf8)
+        }
+        if let rule = answer.rule {
+            bytes.append(contentsOf: " rule=".utf8)
+            JSONWriter.appendQuoted(rule, to: &bytes)
         }
     }
 
@@ -226,6 +243,8 @@ enum AccessEntry {
             json.integer("status", record.status)
             json.integer("legacyStatus", record.legacyStatus?.rawValue)
             json.string("reason", record.reason?.rawValue)
+            json.string("fault", record.answer.fault?.name)
+            json.string("rule", record.answer.rule)
             json.string("authentication", record.authentication.kind)
             json.integer("micros", record.handlingMicroseconds)
         case .broadcast(let connection, let stream, let record):
@@ -246,7 +265,7 @@ enum AccessEntry {
             json.string("bundleId", record.outcome.bundleID)
             json.string("channelId", record.channelID)
             json.integer("status", record.status)
-            json.string("reason", record.outcome.reason?.rawValue)
+            json.string("reason", record.reason?.rawValue)
             json.string("authentication", record.authentication.kind)
         }
         json.endObject()

@@ -53,22 +53,38 @@ public struct BroadcastDecider: Sendable {
         return lowercaseIDs.next()
     }
 
+    /// The record of a broadcast as far as its headers and path say, without judging it: for
+    /// a request a scenario answered before the core was consulted.
+    public func describe(_ request: HTTP2PushRequest, requestID: String, authentication: AuthenticationResult) -> BroadcastRecord {
+        let fields = BroadcastHeaders(request.headers)
+        var bundleID: String?
+        if let path = fields.path, Self.isBroadcastPath(path) {
+            let segment = path.dropFirst(Self.pathPrefix.count)
+            if !segment.isEmpty { bundleID = String(segment) }
+        }
+        return BroadcastRecord(
+            bundleID: bundleID, channelID: fields.channelID, topic: fields.topic, pushType: fields.pushType,
+            requestAPNsID: fields.apnsID, requestID: requestID, priority: fields.priority, expiration: fields.expiration,
+            payload: request.body, authentication: JournalAuthentication(authentication), answer: .nothing()
+        )
+    }
+
     /// Decides one broadcast. `requestID` is the `apns-request-id` the answer carries.
-    public func decide(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> BroadcastRecord {
+    public func decide(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> BroadcastDecision {
         let fields = BroadcastHeaders(request.headers)
         var bundleID: String?
         var storagePolicy: MessageStoragePolicy?
         let apnsIDIsValid = fields.apnsID.map { UUIDSyntax.isCanonical($0, allowsUppercase: validation.acceptsUppercaseAPNsIDs) } ?? true
         let apnsID = (apnsIDIsValid ? fields.apnsID : nil) ?? apnsIDs.next()
-        func record(_ verdict: Verdict) -> BroadcastRecord {
-            BroadcastRecord(
+        func record(_ verdict: Verdict) -> BroadcastDecision {
+            BroadcastDecision(verdict: verdict, record: BroadcastRecord(
                 bundleID: bundleID, channelID: fields.channelID, topic: fields.topic, pushType: fields.pushType,
                 requestAPNsID: fields.apnsID, requestID: requestID, priority: fields.priority, expiration: fields.expiration,
                 storagePolicy: storagePolicy, payload: request.body,
-                authentication: JournalAuthentication(context.authentication), verdict: verdict
-            )
+                authentication: JournalAuthentication(context.authentication), answer: .http2(verdict)
+            ))
         }
-        func refuse(_ reason: Reason) -> BroadcastRecord {
+        func refuse(_ reason: Reason) -> BroadcastDecision {
             record(.rejected(reason: reason, apnsID: apnsID, timestamp: nil))
         }
 
@@ -130,6 +146,19 @@ public struct BroadcastDecider: Sendable {
 
         let uniqueID = context.environment == .sandbox ? lowercaseIDs.next() : nil
         return record(.accepted(apnsID: apnsID, uniqueID: uniqueID))
+    }
+}
+
+/// What the broadcast core concluded: its verdict, and the record of the request, whose
+/// answer the protocol mouth replaces with what it actually wrote. The record's fields read
+/// through (`decision.bundleID`, `decision.status`).
+@dynamicMemberLookup
+public struct BroadcastDecision: Sendable, Equatable {
+    public var verdict: Verdict
+    public var record: BroadcastRecord
+
+    public subscript<Value>(dynamicMember field: KeyPath<BroadcastRecord, Value>) -> Value {
+        record[keyPath: field]
     }
 }
 

@@ -58,6 +58,16 @@ public struct ChannelManagementDecider: Sendable {
         }
     }
 
+    /// What a request asks for, as far as its headers and path say, without judging it: the
+    /// record of a request a scenario answered before the core was consulted.
+    public func describe(_ request: HTTP2PushRequest, requestID: String) -> ChannelManagementOutcome {
+        let fields = ManagementHeaders(request.headers)
+        let route = ChannelManagementRoute.resolve(method: fields.method, path: fields.path)
+        return ChannelManagementOutcome(
+            operation: route.operation, bundleID: route.bundleID, channelID: fields.channelID, requestID: requestID
+        )
+    }
+
     /// Decides one request without changing the registry; `apply(_:)` makes the change.
     public func judge(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
         let fields = ManagementHeaders(request.headers)

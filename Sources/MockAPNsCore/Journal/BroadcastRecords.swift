@@ -1,5 +1,5 @@
 /// One broadcast send (`POST /4/broadcasts/apps/<bundleID>`) as the journal keeps it: the
-/// request, how it authenticated, the verdict and the answer.
+/// request, how it authenticated, and the answer as written.
 public struct BroadcastRecord: Sendable, Equatable {
     /// From the path; `nil` when the path was not a broadcast's.
     public var bundleID: String?
@@ -20,24 +20,21 @@ public struct BroadcastRecord: Sendable, Equatable {
     public var payload: [UInt8]
     public var payloadLength: Int
     public var authentication: JournalAuthentication
-    /// The core's verdict.
-    public var verdict: Verdict
+    /// What the client was sent, as written.
+    public var answer: SentAnswer
 
-    /// Whether APNs accepted it.
-    public var accepted: Bool {
-        if case .accepted = verdict { return true }
-        return false
-    }
-    /// Why it was refused.
-    public var reason: Reason? { verdict.reason }
-    /// The HTTP status answered.
-    public var status: Int { verdict.reason?.httpStatus ?? 200 }
+    /// Whether the answer said it was accepted.
+    public var accepted: Bool { answer.accepted }
+    /// The Apple reason the answer named.
+    public var reason: Reason? { answer.reason }
+    /// The HTTP status written; `nil` when none was (a fault).
+    public var status: Int? { answer.status }
 
     public init(
         bundleID: String? = nil, channelID: String? = nil, topic: String? = nil, pushType: String? = nil,
         requestAPNsID: String? = nil, requestID: String, priority: String? = nil, expiration: String? = nil,
         storagePolicy: MessageStoragePolicy? = nil, payload: [UInt8], authentication: JournalAuthentication,
-        verdict: Verdict
+        answer: SentAnswer
     ) {
         self.bundleID = bundleID
         self.channelID = channelID
@@ -51,7 +48,7 @@ public struct BroadcastRecord: Sendable, Equatable {
         self.payloadLength = payload.count
         self.payload = NotificationRecord.kept(payload)
         self.authentication = authentication
-        self.verdict = verdict
+        self.answer = answer
     }
 
     /// The payload as text, when its kept bytes are valid UTF-8.
@@ -62,16 +59,26 @@ public struct BroadcastRecord: Sendable, Equatable {
 
 /// One channel management request (create, read, read all, delete) as the journal keeps it.
 public struct ChannelOperationRecord: Sendable, Equatable {
-    /// What the request did and answered.
+    /// What the core made of the request: the operation, the channel, the response it wrote.
     public var outcome: ChannelManagementOutcome
     public var authentication: JournalAuthentication
+    /// What the client was sent: the core's response, unless a scenario rule answered instead.
+    public var answer: SentAnswer
 
-    public init(outcome: ChannelManagementOutcome, authentication: JournalAuthentication) {
+    /// A record of a request answered as the core decided (`answer` `nil`), or otherwise.
+    public init(outcome: ChannelManagementOutcome, authentication: JournalAuthentication, answer: SentAnswer? = nil) {
         self.outcome = outcome
         self.authentication = authentication
+        self.answer = answer ?? .http2(outcome.response, scripted: false)
     }
 
     public var operation: ChannelOperation? { outcome.operation }
     public var channelID: String? { outcome.channelID }
-    public var status: Int { outcome.response.status }
+    /// The HTTP status written; `nil` when none was (a fault).
+    public var status: Int? { answer.status }
+    /// The Apple reason the answer named.
+    public var reason: Reason? { answer.reason }
+    /// Whether the core's own response is the one that was written (so its body is the one
+    /// the client read, and its change to the registry was made).
+    public var answeredByCore: Bool { answer.rule == nil && answer.fault == nil && answer.status == outcome.response.status }
 }

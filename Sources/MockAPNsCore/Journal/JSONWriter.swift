@@ -118,7 +118,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// `value` as a JSON string: quotes, backslashes and control characters escaped.
-    static func appendQuoted(_ value: String, to bytes: inout [UInt8]) {
+    public static func appendQuoted(_ value: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         for byte in value.utf8 {
             switch byte {

@@ -139,6 +139,46 @@ public enum JournalEventKind: Sendable, Equatable {
     }
 }
 
+extension JournalEventKind {
+    /// An answer in a few words: `429 TooManyRequests apns-id=...`, `status 8 Unregistered`,
+    /// `accepted`, `RST_STREAM REFUSED_STREAM (rule "flaky")`.
+    static func summary(of answer: SentAnswer) -> String {
+        var words: [String] = []
+        if let status = answer.status { words.append(String(status)) }
+        if let packet = answer.legacyPacket { words.append("status \(packet.status.rawValue)") }
+        if answer.accepted {
+            words.append("accepted")
+        } else if let reason = answer.reason {
+            words.append(reason.rawValue)
+        } else if answer.status == nil, answer.legacyPacket == nil, answer.fault == nil {
+            words.append("nothing sent")
+        }
+        if let id = answer.apnsID { words.append("apns-id=\(id)") }
+        if let fault = answer.fault { words.append(fault.summary) }
+        if let undelivered = answer.undelivered { words.append("(not sent: \(undelivered))") }
+        if let rule = answer.rule { words.append("(rule \"\(rule)\")") }
+        return words.joined(separator: " ")
+    }
+}
+
+extension AppliedFault {
+    /// The fault in wire terms: `RST_STREAM REFUSED_STREAM`, `GOAWAY NO_ERROR`, `TCP RST`.
+    public var summary: String {
+        switch self {
+        case .closeConnection: "connection closed (FIN)"
+        case .resetConnection: "connection reset (RST)"
+        case .goAway(let code, let last):
+            "GOAWAY \(HTTP2ErrorCode.name(of: code))" + (last.map { " last stream \($0)" } ?? "")
+        case .resetStream(let code): "RST_STREAM \(HTTP2ErrorCode.name(of: code))"
+        case .stall: "never answered"
+        case .lowerMaxConcurrentStreams(let limit): "SETTINGS_MAX_CONCURRENT_STREAMS \(limit)"
+        case .sendGarbage(let length, let insideTLS): "\(length) garbage bytes " + (insideTLS ? "inside TLS" : "on the socket")
+        case .closeAfterBytes(let bytes): "closed after \(bytes) more bytes"
+        case .shutdown: "going away (GOAWAY NO_ERROR / status 10)"
+        }
+    }
+}
+
 /// One named number in a diagnosis: `connections: 10`.
 public struct JournalFigure: Sendable, Equatable {
     public var name: String
@@ -202,11 +242,7 @@ extension JournalEventKind {
             var line = "push \(push.transport.rawValue) token=\(push.deviceToken)"
             if let topic = push.topic { line += " topic=\(topic)" }
             if let type = push.pushType { line += " type=\(type)" }
-            line += " => "
-            if let status = push.status { line += "\(status) " }
-            if let status = push.legacyStatus { line += "status \(status.rawValue) " }
-            line += push.accepted ? "accepted" : (push.reason?.rawValue ?? "")
-            if let id = push.responseAPNsID { line += " apns-id=\(id)" }
+            line += " => " + Self.summary(of: push.answer)
             if push.dropped { line += " (dropped)" }
             if let problem = push.problem { line += ": \(problem)" }
             return line
@@ -219,15 +255,13 @@ extension JournalEventKind {
             if !figures.isEmpty { line += " [" + figures.map { "\($0.name)=\($0.value)" }.joined(separator: " ") + "]" }
             return line
         case .broadcast(let sent):
-            var line = "broadcast \(sent.bundleID ?? "?") channel=\(sent.channelID ?? "?") => \(sent.status) "
-            line += sent.accepted ? "accepted" : (sent.reason?.rawValue ?? "")
-            line += " apns-id=\(sent.verdict.apnsID)"
+            var line = "broadcast \(sent.bundleID ?? "?") channel=\(sent.channelID ?? "?") => "
+            line += Self.summary(of: sent.answer)
             return line
         case .channelOperation(let operation):
             var line = "channel \(operation.operation?.rawValue ?? "?") \(operation.outcome.bundleID ?? "?")"
             if let channel = operation.channelID { line += " channel=\(channel)" }
-            line += " => \(operation.status)"
-            if let reason = operation.outcome.reason { line += " \(reason.rawValue)" }
+            line += " => " + Self.summary(of: operation.answer)
             return line
         }
     }

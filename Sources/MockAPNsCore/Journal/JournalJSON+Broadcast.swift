@@ -1,6 +1,6 @@
 extension JournalJSON {
-    /// A broadcast event's members: `"broadcast":{...}` with the request, the verdict and the
-    /// answer, like a notification's.
+    /// A broadcast event's members: `"broadcast":{...}` with the request and the answer as
+    /// written, like a notification's.
     static func write(_ record: BroadcastRecord, into writer: inout JSONWriter) {
         writer.beginObject("broadcast")
         writer.string("bundleId", record.bundleID)
@@ -14,11 +14,7 @@ extension JournalJSON {
         writer.integer("storagePolicy", record.storagePolicy?.rawValue)
         writePayload(record.payload, length: record.payloadLength, into: &writer)
         write(record.authentication, into: &writer)
-        writer.bool("accepted", record.accepted)
-        writer.integer("status", record.status)
-        writer.string("reason", record.reason?.rawValue)
-        writer.string("responseApnsId", record.verdict.apnsID)
-        if case .accepted(_, let uniqueID) = record.verdict { writer.string("uniqueId", uniqueID) }
+        write(record.answer, into: &writer)
         writer.endObject()
     }
 
@@ -32,9 +28,9 @@ extension JournalJSON {
         writer.string("requestId", outcome.requestID)
         writer.integer("storagePolicy", outcome.storagePolicy?.rawValue)
         write(record.authentication, into: &writer)
-        writer.integer("status", outcome.response.status)
-        writer.string("reason", outcome.reason?.rawValue)
-        if let body = outcome.response.body, outcome.reason == nil, let text = String(validating: body, as: UTF8.self) {
+        write(record.answer, into: &writer)
+        if record.answeredByCore, let body = outcome.response.body, outcome.reason == nil,
+           let text = String(validating: body, as: UTF8.self) {
             writer.raw("response", json: text)
         }
         writer.endObject()

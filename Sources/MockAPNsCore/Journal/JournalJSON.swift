@@ -148,12 +148,7 @@ public enum JournalJSON {
         writer.integer("command", record.legacyCommand)
         writePayload(record.payload, length: record.payloadLength, into: &writer)
         write(record.authentication, into: &writer)
-        writer.bool("accepted", record.accepted)
-        writer.integer("status", record.status)
-        writer.string("reason", record.reason?.rawValue)
-        writer.string("responseApnsId", record.responseAPNsID)
-        writer.integer("timestamp", record.timestamp)
-        writer.integer("legacyStatus", record.legacyStatus?.rawValue)
+        write(record.answer, into: &writer)
         writer.string("problem", record.problem)
         if record.dropped { writer.bool("dropped", true) }
         writer.endObject()
@@ -335,12 +330,7 @@ extension JournalJSON {
             collapseID: try object.string("collapseId"),
             legacyIdentifier: try object.integer("identifier", in: 0...Int64(UInt32.max)).map { UInt32($0) },
             payload: payload.bytes, authentication: try readAuthentication(&object),
-            accepted: try need(object.bool("accepted"), object, "accepted", "true or false"),
-            reason: try object.oneOf("reason", Reason.self),
-            status: try object.integer("status", in: 0...999).map { Int($0) },
-            responseAPNsID: try object.string("responseApnsId"),
-            timestamp: try object.integer("timestamp", in: Int64.min...Int64.max),
-            legacyStatus: try legacyStatus(&object),
+            answer: try readAnswer(&object),
             dropped: try object.bool("dropped") ?? false
         )
         record.payloadLength = payload.length
@@ -352,15 +342,6 @@ extension JournalJSON {
 
     private static func readBroadcast(_ object: inout JSONObjectReader) throws(JSONFileError) -> BroadcastRecord {
         let payload = try readPayload(&object)
-        let apnsID = try need(object.string("responseApnsId"), object, "responseApnsId", "the answered apns-id")
-        let verdict: Verdict
-        _ = try object.integer("status", in: 0...999)  // follows from the verdict
-        if try need(object.bool("accepted"), object, "accepted", "true or false") {
-            verdict = .accepted(apnsID: apnsID, uniqueID: try object.string("uniqueId"))
-        } else {
-            let reason = try need(object.oneOf("reason", Reason.self), object, "reason", "the refusal's reason")
-            verdict = .rejected(reason: reason, apnsID: apnsID, timestamp: nil)
-        }
         var record = BroadcastRecord(
             bundleID: try object.string("bundleId"), channelID: try object.string("channelId"),
             topic: try object.string("topic"), pushType: try object.string("pushType"),
@@ -368,7 +349,7 @@ extension JournalJSON {
             requestID: try need(object.string("requestId"), object, "requestId", "the apns-request-id"),
             priority: try object.string("priority"), expiration: try object.string("expiration"),
             storagePolicy: try storagePolicy(&object), payload: payload.bytes,
-            authentication: try readAuthentication(&object), verdict: verdict
+            authentication: try readAuthentication(&object), answer: try readAnswer(&object)
         )
         record.payloadLength = payload.length
         try object.finish()
@@ -382,18 +363,18 @@ extension JournalJSON {
             requestID: try need(object.string("requestId"), object, "requestId", "the apns-request-id")
         )
         outcome.storagePolicy = try storagePolicy(&object)
-        outcome.reason = try object.oneOf("reason", Reason.self)
-        let status = try need(object.integer("status", in: 0...999), object, "status", "the HTTP status")
+        let authentication = try readAuthentication(&object)
+        let answer = try readAnswer(&object)
+        outcome.reason = answer.reason
         var body: [UInt8]?
         if let response = object.node("response") {
             var writer = JSONWriter()
             writer.value(nil, response.value)
             body = writer.bytes
         }
-        outcome.response = HTTP2PushResponse(status: Int(status), headers: [], body: body)
-        let authentication = try readAuthentication(&object)
+        outcome.response = HTTP2PushResponse(status: answer.status ?? 0, headers: [], body: body)
         try object.finish()
-        return ChannelOperationRecord(outcome: outcome, authentication: authentication)
+        return ChannelOperationRecord(outcome: outcome, authentication: authentication, answer: answer)
     }
 
     private static func readAuthentication(_ object: inout JSONObjectReader) throws(JSONFileError) -> JournalAuthentication {
@@ -415,7 +396,7 @@ extension JournalJSON {
         return (bytes, Int(length))
     }
 
-    private static func legacyStatus(_ object: inout JSONObjectReader) throws(JSONFileError) -> LegacyStatus? {
+    static func legacyStatus(_ object: inout JSONObjectReader) throws(JSONFileError) -> LegacyStatus? {
         guard let node = object.node("legacyStatus") else { return nil }
         guard case .number(let text) = node.value, let raw = UInt8(text), let status = LegacyStatus(rawValue: raw) else {
             throw object.invalid("legacyStatus", node, "expected a legacy status byte")
@@ -431,7 +412,7 @@ extension JournalJSON {
         return policy
     }
 
-    private static func hexBytes(_ object: inout JSONObjectReader, _ key: String) throws(JSONFileError) -> [UInt8]? {
+    static func hexBytes(_ object: inout JSONObjectReader, _ key: String) throws(JSONFileError) -> [UInt8]? {
         guard let node = object.node(key) else { return nil }
         guard case .string(let text) = node.value, let bytes = HexDigits.bytes(hex: text) else {
             throw object.invalid(key, node, "expected lowercase hex")
@@ -440,7 +421,7 @@ extension JournalJSON {
     }
 
     /// A required member: present, or an error naming what was expected.
-    private static func need<Value>(_ value: Value?, _ object: JSONObjectReader, _ key: String, _ expected: String) throws(JSONFileError) -> Value {
+    static func need<Value>(_ value: Value?, _ object: JSONObjectReader, _ key: String, _ expected: String) throws(JSONFileError) -> Value {
         guard let value else { throw object.missing(key, expected: expected) }
         return value
     }

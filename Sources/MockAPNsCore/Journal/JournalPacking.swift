@@ -113,12 +113,7 @@ enum JournalPacking {
         writer.data(record.payload)
         writer.int(record.payloadLength)
         pack(record.authentication, into: &writer)
-        writer.bool(record.accepted)
-        pack(record.reason, into: &writer)
-        writer.optionalInt(record.status)
-        writer.string(record.responseAPNsID)
-        writer.optionalInt64(record.timestamp)
-        writer.optionalInt(record.legacyStatus.map { Int($0.rawValue) })
+        pack(record.answer, into: &writer)
         writer.bool(record.dropped)
         writer.string(record.problem)
         writer.optionalInt(record.handlingMicroseconds)
@@ -142,12 +137,7 @@ enum JournalPacking {
         let payload = reader.data() ?? []
         let payloadLength = reader.int()
         let authentication = unpackAuthentication(from: &reader)
-        let accepted = reader.bool()
-        let reason = unpackReason(from: &reader)
-        let status = reader.optionalInt()
-        let responseAPNsID = reader.string()
-        let timestamp = reader.optionalInt64()
-        let legacyStatus = reader.optionalInt().flatMap { LegacyStatus(rawValue: UInt8(truncatingIfNeeded: $0)) }
+        let answer = unpackAnswer(from: &reader)
         let dropped = reader.bool()
         let problem = reader.string()
         let handling = reader.optionalInt()
@@ -156,9 +146,7 @@ enum JournalPacking {
             transport: transport, deviceToken: token, topic: topic, pushType: pushType,
             requestAPNsID: requestAPNsID, priority: priority, expiration: expiration, collapseID: collapseID,
             legacyIdentifier: legacyIdentifier, payload: payload, authentication: authentication,
-            accepted: accepted, reason: reason, status: status, responseAPNsID: responseAPNsID,
-            timestamp: timestamp, legacyStatus: legacyStatus, dropped: dropped,
-            connectionID: connection, streamID: stream
+            answer: answer, dropped: dropped, connectionID: connection, streamID: stream
         )
         record.sequence = sequence
         record.wallTimeMilliseconds = wallTime
@@ -167,6 +155,132 @@ enum JournalPacking {
         record.problem = problem
         record.handlingMicroseconds = handling
         return record
+    }
+
+    // MARK: Answers
+
+    /// Which of an answer's rarer parts follow its common ones.
+    private struct AnswerParts: OptionSet {
+        let rawValue: UInt8
+        static let scriptedHeaders = AnswerParts(rawValue: 1 << 0)
+        static let scriptedBody = AnswerParts(rawValue: 1 << 1)
+        static let legacyPacket = AnswerParts(rawValue: 1 << 2)
+        static let fault = AnswerParts(rawValue: 1 << 3)
+        static let rule = AnswerParts(rawValue: 1 << 4)
+        static let delay = AnswerParts(rawValue: 1 << 5)
+        static let undelivered = AnswerParts(rawValue: 1 << 6)
+    }
+
+    private enum FaultTag: UInt8 {
+        case closeConnection, resetConnection, goAway, resetStream, stall, lowerMaxConcurrentStreams, sendGarbage
+        case closeAfterBytes, shutdown
+    }
+
+    /// An answer: what every answer has (accepted, reason, status, ids, timestamp), then a
+    /// byte saying which rarer parts follow, so the common answer costs no more than before.
+    static func pack(_ answer: SentAnswer, into writer: inout JournalByteWriter) {
+        writer.bool(answer.accepted)
+        pack(answer.reason, into: &writer)
+        writer.optionalInt(answer.status)
+        writer.string(answer.apnsID)
+        writer.string(answer.uniqueID)
+        writer.optionalInt64(answer.timestamp)
+        var parts: AnswerParts = []
+        if answer.scriptedHeaders != nil { parts.insert(.scriptedHeaders) }
+        if answer.scriptedBody != nil { parts.insert(.scriptedBody) }
+        if answer.legacyPacket != nil { parts.insert(.legacyPacket) }
+        if answer.fault != nil { parts.insert(.fault) }
+        if answer.rule != nil { parts.insert(.rule) }
+        if answer.delayMilliseconds != nil { parts.insert(.delay) }
+        if answer.undelivered != nil { parts.insert(.undelivered) }
+        writer.byte(parts.rawValue)
+        if let headers = answer.scriptedHeaders {
+            writer.int(headers.count)
+            for header in headers {
+                writer.string(header.name)
+                writer.string(header.value)
+            }
+        }
+        if let body = answer.scriptedBody { writer.data(body) }
+        if let packet = answer.legacyPacket {
+            writer.byte(packet.status.rawValue)
+            writer.varint(UInt64(packet.identifier))
+        }
+        if let fault = answer.fault { pack(fault, into: &writer) }
+        if let rule = answer.rule { writer.string(rule) }
+        if let delay = answer.delayMilliseconds { writer.int(delay) }
+        if let undelivered = answer.undelivered { writer.string(undelivered) }
+    }
+
+    static func unpackAnswer(from reader: inout JournalByteReader) -> SentAnswer {
+        var answer = SentAnswer(accepted: reader.bool())
+        answer.reason = unpackReason(from: &reader)
+        answer.status = reader.optionalInt()
+        answer.apnsID = reader.string()
+        answer.uniqueID = reader.string()
+        answer.timestamp = reader.optionalInt64()
+        let parts = AnswerParts(rawValue: reader.byte())
+        if parts.contains(.scriptedHeaders) {
+            var headers: [HTTPHeader] = []
+            let count = reader.int()
+            while headers.count < count, !reader.failed {
+                headers.append(HTTPHeader(name: reader.text(), value: reader.text()))
+            }
+            answer.scriptedHeaders = headers
+        }
+        if parts.contains(.scriptedBody) { answer.scriptedBody = reader.data() ?? [] }
+        if parts.contains(.legacyPacket) {
+            let status = LegacyStatus(rawValue: reader.byte()) ?? .unknown
+            answer.legacyPacket = LegacyErrorResponse(status: status, identifier: UInt32(truncatingIfNeeded: reader.varint()))
+        }
+        if parts.contains(.fault) { answer.fault = unpackFault(from: &reader) }
+        if parts.contains(.rule) { answer.rule = reader.text() }
+        if parts.contains(.delay) { answer.delayMilliseconds = reader.int() }
+        if parts.contains(.undelivered) { answer.undelivered = reader.text() }
+        return answer
+    }
+
+    private static func pack(_ fault: AppliedFault, into writer: inout JournalByteWriter) {
+        switch fault {
+        case .closeConnection: writer.byte(FaultTag.closeConnection.rawValue)
+        case .resetConnection: writer.byte(FaultTag.resetConnection.rawValue)
+        case .stall: writer.byte(FaultTag.stall.rawValue)
+        case .shutdown: writer.byte(FaultTag.shutdown.rawValue)
+        case .goAway(let errorCode, let lastStreamID):
+            writer.byte(FaultTag.goAway.rawValue)
+            writer.varint(UInt64(errorCode))
+            writer.optionalInt(lastStreamID.map { Int($0) })
+        case .resetStream(let errorCode):
+            writer.byte(FaultTag.resetStream.rawValue)
+            writer.varint(UInt64(errorCode))
+        case .lowerMaxConcurrentStreams(let limit):
+            writer.byte(FaultTag.lowerMaxConcurrentStreams.rawValue)
+            writer.varint(UInt64(limit))
+        case .sendGarbage(let length, let insideTLS):
+            writer.byte(FaultTag.sendGarbage.rawValue)
+            writer.int(length)
+            writer.bool(insideTLS)
+        case .closeAfterBytes(let bytes):
+            writer.byte(FaultTag.closeAfterBytes.rawValue)
+            writer.int(bytes)
+        }
+    }
+
+    private static func unpackFault(from reader: inout JournalByteReader) -> AppliedFault? {
+        switch FaultTag(rawValue: reader.byte()) {
+        case .closeConnection: return .closeConnection
+        case .resetConnection: return .resetConnection
+        case .stall: return .stall
+        case .shutdown: return .shutdown
+        case .goAway:
+            let errorCode = UInt32(truncatingIfNeeded: reader.varint())
+            return .goAway(errorCode: errorCode, lastStreamID: reader.optionalInt().map { Int32(truncatingIfNeeded: $0) })
+        case .resetStream: return .resetStream(errorCode: UInt32(truncatingIfNeeded: reader.varint()))
+        case .lowerMaxConcurrentStreams: return .lowerMaxConcurrentStreams(UInt32(truncatingIfNeeded: reader.varint()))
+        case .sendGarbage: return .sendGarbage(length: reader.int(), insideTLS: reader.bool())
+        case .closeAfterBytes: return .closeAfterBytes(reader.int())
+        case nil: return nil
+        }
     }
 
     private static func pack(_ authentication: JournalAuthentication, into writer: inout JournalByteWriter) {

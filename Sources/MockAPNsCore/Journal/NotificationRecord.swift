@@ -35,19 +35,10 @@ public struct NotificationRecord: Sendable, Equatable {
 
     // MARK: The outcome
 
-    /// Whether APNs accepted it.
-    public var accepted: Bool
-    /// Why it was refused.
-    public var reason: Reason?
-    /// The HTTP status answered (HTTP/2 only).
-    public var status: Int?
-    /// The `apns-id` the response carried.
-    public var responseAPNsID: String?
-    /// The 410 timestamp, milliseconds since 1970.
-    public var timestamp: Int64?
-    /// The legacy status sent in the error packet (`nil`: none sent).
-    public var legacyStatus: LegacyStatus?
-    /// Whether it was discarded unexamined (legacy frames after a failure or shutdown).
+    /// What the client was sent, as written: the answer, the fault, the rule that decided.
+    public var answer: SentAnswer
+    /// Whether it was discarded unexamined (legacy frames after a failure or shutdown, streams
+    /// HTTP/2 refused before anyone read them).
     public var dropped: Bool
     /// What the legacy codec found wrong with the frame, in plain words, when it refused the
     /// frame itself (a payload or token of the wrong size, an unknown item, unparseable bytes).
@@ -55,6 +46,34 @@ public struct NotificationRecord: Sendable, Equatable {
     /// Microseconds from the complete request's arrival to its verdict: the server's own work,
     /// before any scenario delay (HTTP/2 only; `nil` when not measured).
     public var handlingMicroseconds: Int? = nil
+
+    /// Whether the client was told the notification was accepted (`SentAnswer.accepted`).
+    public var accepted: Bool {
+        get { answer.accepted }
+        set { answer.accepted = newValue }
+    }
+    /// The Apple reason the answer named.
+    public var reason: Reason? {
+        get { answer.reason }
+        set { answer.reason = newValue }
+    }
+    /// The HTTP status written (HTTP/2 only; `nil`: no response was written).
+    public var status: Int? {
+        get { answer.status }
+        set { answer.status = newValue }
+    }
+    /// The `apns-id` the response carried.
+    public var responseAPNsID: String? {
+        get { answer.apnsID }
+        set { answer.apnsID = newValue }
+    }
+    /// The 410 timestamp, milliseconds since 1970.
+    public var timestamp: Int64? {
+        get { answer.timestamp }
+        set { answer.timestamp = newValue }
+    }
+    /// The legacy status sent in the error packet (`nil`: none sent).
+    public var legacyStatus: LegacyStatus? { answer.legacyPacket?.status }
 
     /// How many payload bytes a record keeps: enough to read any APNs payload (4 KB, 5 KB
     /// for VoIP) without letting a flood of huge bodies fill memory.
@@ -70,9 +89,7 @@ public struct NotificationRecord: Sendable, Equatable {
         transport: Transport, deviceToken: String, topic: String? = nil, pushType: String? = nil,
         requestAPNsID: String? = nil, priority: Int? = nil, expiration: Int64? = nil,
         collapseID: String? = nil, legacyIdentifier: UInt32? = nil, payload: [UInt8],
-        authentication: JournalAuthentication, accepted: Bool, reason: Reason? = nil,
-        status: Int? = nil, responseAPNsID: String? = nil, timestamp: Int64? = nil,
-        legacyStatus: LegacyStatus? = nil, dropped: Bool = false,
+        authentication: JournalAuthentication, answer: SentAnswer, dropped: Bool = false,
         connectionID: UInt64? = nil, streamID: Int32? = nil
     ) {
         self.transport = transport
@@ -87,38 +104,48 @@ public struct NotificationRecord: Sendable, Equatable {
         self.payloadLength = payload.count
         self.payload = Self.kept(payload)
         self.authentication = authentication
-        self.accepted = accepted
-        self.reason = reason
-        self.status = status
-        self.responseAPNsID = responseAPNsID
-        self.timestamp = timestamp
-        self.legacyStatus = legacyStatus
+        self.answer = answer
         self.dropped = dropped
         self.connectionID = connectionID
         self.streamID = streamID
     }
 
-    /// A record of `request` judged as `verdict`.
+    /// A record from the outcome's parts, as older code and tests spell them.
     public init(
-        _ request: PushRequest, verdict: Verdict, authentication: JournalAuthentication,
-        status: Int?, legacyStatus: LegacyStatus? = nil, connectionID: UInt64? = nil, streamID: Int32? = nil
+        transport: Transport, deviceToken: String, topic: String? = nil, pushType: String? = nil,
+        requestAPNsID: String? = nil, priority: Int? = nil, expiration: Int64? = nil,
+        collapseID: String? = nil, legacyIdentifier: UInt32? = nil, payload: [UInt8],
+        authentication: JournalAuthentication, accepted: Bool, reason: Reason? = nil,
+        status: Int? = nil, responseAPNsID: String? = nil, timestamp: Int64? = nil,
+        legacyStatus: LegacyStatus? = nil, dropped: Bool = false,
+        connectionID: UInt64? = nil, streamID: Int32? = nil
     ) {
-        var accepted = false
-        var timestamp: Int64?
-        switch verdict {
-        case .accepted: accepted = true
-        case .rejected(_, _, let stamp): timestamp = stamp
-        }
+        let packet = legacyStatus.map { LegacyErrorResponse(status: $0, identifier: legacyIdentifier ?? 0) }
+        self.init(
+            transport: transport, deviceToken: deviceToken, topic: topic, pushType: pushType,
+            requestAPNsID: requestAPNsID, priority: priority, expiration: expiration, collapseID: collapseID,
+            legacyIdentifier: legacyIdentifier, payload: payload, authentication: authentication,
+            answer: SentAnswer(
+                status: status, reason: reason, apnsID: responseAPNsID, timestamp: timestamp,
+                legacyPacket: packet, accepted: accepted
+            ),
+            dropped: dropped, connectionID: connectionID, streamID: streamID
+        )
+    }
+
+    /// A record of `request` answered with `answer`. `payloadLength` is the true size of the
+    /// payload when the request's bytes were stored cut short.
+    public init(
+        _ request: PushRequest, answer: SentAnswer, authentication: JournalAuthentication, payloadLength: Int? = nil
+    ) {
         self.init(
             transport: request.transport, deviceToken: request.deviceToken, topic: request.topic,
             pushType: request.pushType?.rawValue, requestAPNsID: request.apnsID,
             priority: request.priority?.rawValue, expiration: request.expiration,
             collapseID: request.collapseID, legacyIdentifier: request.legacyIdentifier,
-            payload: request.payload, authentication: authentication, accepted: accepted,
-            reason: verdict.reason, status: status, responseAPNsID: verdict.apnsID,
-            timestamp: timestamp, legacyStatus: legacyStatus,
-            connectionID: connectionID, streamID: streamID
+            payload: request.payload, authentication: authentication, answer: answer
         )
+        if let payloadLength { self.payloadLength = max(payloadLength, self.payloadLength) }
     }
 
     /// The payload as text, when its kept bytes are valid UTF-8.

@@ -10,7 +10,7 @@ final class BroadcastJournalAndScenarioTests: XCTestCase {
     private func broadcast(_ channel: String) -> BroadcastRecord {
         BroadcastRecord(bundleID: "com.example.app", channelID: channel, pushType: "liveactivity", requestID: "r",
                         payload: Array(#"{"aps":{}}"#.utf8), authentication: JournalAuthentication(Self.teamKey),
-                        verdict: .accepted(apnsID: "A", uniqueID: "u"))
+                        answer: .http2(.accepted(apnsID: "A", uniqueID: "u")))
     }
 
     func testJournalFiltersByChannelAndWritesBothKinds() {

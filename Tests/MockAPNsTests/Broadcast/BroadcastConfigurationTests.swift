@@ -66,7 +66,7 @@ final class BroadcastConfigurationTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, 2, result.stdout)
-        XCTAssertTrue(lines.first?.hasSuffix("channel create com.example.app channel=\(channel) => 201") ?? false, result.stdout)
+        XCTAssertTrue(lines.first?.hasSuffix("channel create com.example.app channel=\(channel) => 201 accepted") ?? false, result.stdout)
         XCTAssertTrue(lines.last?.contains("broadcast com.example.app channel=\(channel) => 200 accepted apns-id=") ?? false, result.stdout)
     }
 }

@@ -21,6 +21,7 @@ final class JournalTruthTests: XCTestCase {
         record.connectionID = nil
         record.streamID = nil
         record.responseAPNsID = nil
+        record.answer.uniqueID = nil
         return JournalJSON.encode(record)
     }
 
@@ -101,7 +102,7 @@ final class JournalTruthTests: XCTestCase {
         let hex = { (seed: UInt8) in Legacy.hex(Legacy.token(seed)) }
         XCTAssertEqual(records.map(stable), [
             #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(1))","topic":"com.example.app","priority":10,"expiration":0,"identifier":1,"command":2,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":true}"#,
-            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(2))","topic":"com.example.app","identifier":2,"command":1,"payloadLength":2049,"payload":"","payloadTruncated":true,"authentication":{"kind":"certificate"},"accepted":false,"reason":"PayloadTooLarge","legacyStatus":7,"problem":"payload too large (2049 bytes)"}"#,
+            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(2))","topic":"com.example.app","identifier":2,"command":1,"payloadLength":2049,"payload":"","payloadTruncated":true,"authentication":{"kind":"certificate"},"accepted":false,"reason":"PayloadTooLarge","legacyStatus":7,"legacyPacketIdentifier":2,"problem":"payload too large (2049 bytes)"}"#,
             #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(3))","topic":"com.example.app","identifier":3,"command":2,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":false,"dropped":true}"#,
             #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(4))","topic":"com.example.app","identifier":4,"command":1,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":false,"dropped":true}"#,
         ])

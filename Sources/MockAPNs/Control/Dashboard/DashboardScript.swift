@@ -201,6 +201,19 @@ function destination(event, record) {
   return `channel ${shortToken(record.channelId)}`;
 }
 
+// A scenario fault in wire terms, as the journal records it.
+function faultText(fault) {
+  switch (fault.type) {
+    case "resetStream": return `RST_STREAM ${fault.errorCode}`;
+    case "goAway": return `GOAWAY ${fault.errorCode}`;
+    case "closeConnection": return "connection closed";
+    case "resetConnection": return "connection reset";
+    case "stall": return "never answered";
+    case "sendGarbage": return `${fault.length} garbage bytes`;
+    default: return fault.type;
+  }
+}
+
 function notificationCard(event) {
   const record = recordOf(event);
   const open = () => showNotification(event);
@@ -215,10 +228,12 @@ function notificationCard(event) {
   }
   const kindLabel = event.type === "broadcast" ? "broadcast · " : "";
   if (!record.accepted) {
-    const reason = record.reason || record.problem || "refused";
+    // What the client got: Apple's reason, or the fault a scenario carried out instead.
+    const fault = record.fault ? faultText(record.fault) : "";
+    const reason = record.reason || fault || record.problem || record.undelivered || (record.dropped ? "dropped" : "refused");
     return el("div", { class: "card refusal", "data-seq": event.seq, onclick: open },
       el("div", {}, el("span", { class: "status" }, record.status ?? record.legacyStatus ?? ""), el("span", { class: "reason" }, reason)),
-      el("div", { class: "meaning" }, state.reasons.get(record.reason) || record.problem || ""),
+      el("div", { class: "meaning" }, state.reasons.get(record.reason) || record.problem || record.undelivered || (record.rule ? `scenario rule "${record.rule}"` : "")),
       el("div", { class: "meta" }, `${kindLabel}${record.transport || "http2"} · ${record.topic || "(no topic)"} · ${destination(event, record)} · ${time(event.time)}`));
   }
   const payload = parsePayload(record);
