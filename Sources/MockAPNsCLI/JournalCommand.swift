@@ -17,6 +17,9 @@ struct ObservationOptions: ParsableArguments {
     @Option(name: .customLong("journal-capacity"), help: "Events kept in memory; the oldest go first (default 100000).")
     var journalCapacity: Int?
 
+    @Option(name: .customLong("journal-file-when-behind"), help: "When the --journal file falls behind: wait (default: read provider connections more slowly, the file stays complete) or gap (never slow down; events the memory journal has dropped become gap lines).")
+    var journalFileWhenBehind: JournalFileBehindPolicy?
+
     @Option(name: .customLong("journal-frames"), help: "Record every HTTP/2 frame: on (default) or off (for benchmarks). Notifications are always recorded.")
     var journalFrames: Switch?
 
@@ -76,6 +79,7 @@ struct ObservationOptions: ParsableArguments {
             configuration.journal.capacity = journalCapacity
         }
         if let journalFrames { configuration.journal.recordsFrames = journalFrames == .on }
+        if let journalFileWhenBehind { configuration.journal.fileWhenBehind = journalFileWhenBehind }
         if redactTokens { configuration.journal.redactsTokens = true }
         if let controlPort {
             guard (0...65535).contains(controlPort) else { throw ValidationError("--control-port must be 0-65535") }
@@ -93,6 +97,8 @@ struct ObservationOptions: ParsableArguments {
         }
     }
 }
+
+extension JournalFileBehindPolicy: ExpressibleByArgument {}
 
 /// `mockapns journal`: prints a server's journal as a readable timeline, from the control
 /// API of a running server or from a JSONL file, and with `--follow` keeps printing.

@@ -21,7 +21,8 @@ extension MockAPNsConfiguration {
     ///   "legacy": { "gatewayPort": 2195, "feedbackPort": 2196, "allowOldTLS": false,
     ///               "parseErrorPolicy": "silentClose", "tokenLength": 32, "variableTokenLength": false,
     ///               "maximumPayloadLength": 2048 },
-    ///   "journal": { "capacity": 100000, "file": "journal.jsonl", "frames": true, "redactTokens": false },
+    ///   "journal": { "capacity": 100000, "file": "journal.jsonl", "fileWhenBehind": "wait", "frames": true,
+    ///                "redactTokens": false },
     ///   "control": { "port": 2198, "host": "127.0.0.1", "allowNonLoopback": false },
     ///   "timeouts": { "tlsHandshakeSeconds": 10, "http2PrefaceSeconds": 10, "controlRequestHeaderSeconds": 10 }
     /// }

@@ -10,29 +10,52 @@ import Musl
 import Darwin
 #endif
 
+/// What the journal's file does when its writer falls behind the server.
+public enum JournalFileBehindPolicy: String, Sendable, Equatable, CaseIterable {
+    /// The file stays complete: past the buffer's high-water mark the server stops reading
+    /// from provider connections until the writer catches up (the default).
+    case wait
+    /// The server never slows down: events beyond the buffer are read back from the memory
+    /// journal once the writer catches up, and only those the memory journal no longer holds
+    /// become a gap line.
+    case gap
+}
+
 /// Writes every journal event to a JSON Lines file, one object per line.
 ///
-/// The journal hands events over in order (outside its lock), which only appends them to a buffer here;
-/// a background task encodes and writes the buffer in batches, off the event loops. `close()`
-/// writes whatever is still buffered, so a shutdown (SIGTERM included) loses nothing.
+/// The journal hands events over in order (outside its lock), which only appends them to a
+/// buffer here; a background task encodes and writes the buffer in batches, off the event
+/// loops. `close()` writes whatever is still buffered, so a shutdown (SIGTERM included)
+/// loses nothing.
 ///
-/// The buffer is bounded: when the disk (or the encoder) cannot keep up, events beyond
-/// `bufferLimit` are left out of the file, and where they would have been the file gets one
-/// gap line (`JournalFileGap`); the in-memory journal still has them while its capacity
-/// lasts. The log says so once.
+/// The buffer has a high-water mark. Under `JournalFileBehindPolicy.wait` (the default), the
+/// writer closes the server's read gate there (`JournalReadGate`): provider connections stop
+/// reading until the batch is written, so the file is complete at any load. Under `.gap`,
+/// events beyond the mark are not buffered; the writer reads them back from the memory
+/// journal when it gets there, and marks with a gap line (`JournalFileGap`) only those the
+/// memory journal had already dropped. Either way the log says so once.
 final class JSONLFileSink: JournalSink {
     /// How long events may wait in the buffer before a batch is written.
     static let defaultBatchInterval = Duration.milliseconds(50)
-    /// Events the buffer holds at most: about a quarter of a second of the busiest load
-    /// measured (every frame journaled), a few tens of megabytes.
+    /// Events the buffer holds before the policy applies: about a quarter of a second of the
+    /// busiest load measured (every frame journaled), a few tens of megabytes.
     static let defaultBufferLimit = 65_536
+    /// Events read back from the memory journal per look, so its lock is held briefly.
+    static let backfillBatch = 4096
 
     let path: String
     private let descriptor: Int32
     private let bufferLimit: Int
+    private let policy: JournalFileBehindPolicy
+    private let gate: JournalReadGate?
+    /// Reads events after a sequence back from the memory journal (`.gap`).
+    private let backfill: @Sendable (_ after: UInt64, _ limit: Int) -> [JournalEvent]
     private let pending = Mutex<Pending>(Pending())
-    /// Serializes writing: the background task and `close()` never write at once.
-    private let writing = Mutex<Bool>(false)
+    /// One batch at a time, so batches reach the file in the order they were taken: the
+    /// background task, a write the full buffer asks for, and `close()` take turns.
+    private let batches = Mutex<Void>(())
+    /// The file's state; held only while bytes are written.
+    private let writing = Mutex<WriterState>(WriterState())
     private let loop = Mutex<Task<Void, Never>?>(nil)
     private let logger: Logger?
 
@@ -44,13 +67,25 @@ final class JSONLFileSink: JournalSink {
         var warned = false
     }
 
+    private struct WriterState {
+        var closed = false
+        /// A write failed (a full disk): the file is incomplete from then on, and the gate
+        /// stays open, since waiting for the file would stop the server for good.
+        var failed = false
+    }
+
     /// Creates (or truncates) the file at `path`.
     init(
         path: String, bufferLimit: Int = defaultBufferLimit, batchInterval: Duration = defaultBatchInterval,
+        policy: JournalFileBehindPolicy = .wait, gate: JournalReadGate? = nil,
+        backfill: @escaping @Sendable (_ after: UInt64, _ limit: Int) -> [JournalEvent] = { _, _ in [] },
         logger: Logger? = nil
     ) throws(JournalFileError) {
         self.path = path
         self.bufferLimit = max(1, bufferLimit)
+        self.policy = policy
+        self.gate = gate
+        self.backfill = backfill
         self.logger = logger
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
@@ -67,32 +102,57 @@ final class JSONLFileSink: JournalSink {
     }
 
     func receive(_ event: JournalEvent) {
-        let firstMiss = pending.withLock { pending -> Bool in
-            // Once a gap has begun, later events join it until the writer takes the batch, so
-            // the file never holds an event that came after one it left out.
-            if pending.events.count < bufferLimit, pending.missed == nil {
+        enum Passed { case kept, keptAndFull, missed(first: Bool) }
+        let passed = pending.withLock { pending -> Passed in
+            switch policy {
+            case .wait:
                 pending.events.append(event)
-                return false
+                return pending.events.count == bufferLimit ? .keptAndFull : .kept
+            case .gap:
+                // Once a gap has begun, later events join it until the writer takes the
+                // batch, so the file never holds an event that came after one it left out.
+                if pending.events.count < bufferLimit, pending.missed == nil {
+                    pending.events.append(event)
+                    return .kept
+                }
+                if var gap = pending.missed {
+                    gap.missed += 1
+                    gap.lastSequence = event.sequence
+                    pending.missed = gap
+                } else {
+                    pending.missed = JournalFileGap(missed: 1, firstSequence: event.sequence, lastSequence: event.sequence)
+                }
+                defer { pending.warned = true }
+                return .missed(first: !pending.warned)
             }
-            if var gap = pending.missed {
-                gap.missed += 1
-                gap.lastSequence = event.sequence
-                pending.missed = gap
-            } else {
-                pending.missed = JournalFileGap(missed: 1, firstSequence: event.sequence, lastSequence: event.sequence)
-            }
-            defer { pending.warned = true }
-            return !pending.warned
         }
-        if firstMiss {
-            logger?.warning(
-                "the journal file cannot keep up: events are left out of it, each run marked by a gap line (the in-memory journal keeps them)",
-                metadata: ["file": "\(path)", "buffered": "\(bufferLimit)"]
-            )
+        switch passed {
+        case .kept:
+            break
+        case .keptAndFull:
+            // Reading from provider connections waits until this batch is written, which
+            // starts now rather than at the writer's next turn.
+            guard writing.withLock({ !$0.failed }) else { break }
+            gate?.close()
+            Task.detached { [weak self] in self?.writeBuffered() }
+            if pending.withLock({ state in defer { state.warned = true }; return !state.warned }) {
+                logger?.notice(
+                    "the journal file is behind: provider connections are read more slowly until it catches up (journal.fileWhenBehind \"wait\")",
+                    metadata: ["file": "\(path)", "buffered": "\(bufferLimit)"]
+                )
+            }
+        case .missed(let first):
+            if first {
+                logger?.warning(
+                    "the journal file is behind: events past its buffer are read back from the memory journal when it catches up; those the memory journal no longer holds become gap lines (journal.fileWhenBehind \"gap\")",
+                    metadata: ["file": "\(path)", "buffered": "\(bufferLimit)"]
+                )
+            }
         }
     }
 
-    /// Stops the background writer, writes everything buffered, and closes the file.
+    /// Stops the background writer, writes everything buffered (and, under `.gap`, every
+    /// event left out that the memory journal still holds), and closes the file.
     func close() async {
         let task = loop.withLock { task in
             defer { task = nil }
@@ -101,49 +161,105 @@ final class JSONLFileSink: JournalSink {
         task?.cancel()
         await task?.value
         writeBuffered()
-        writing.withLock { closed in
-            guard !closed else { return }
-            closed = true
+        writing.withLock { state in
+            guard !state.closed else { return }
+            state.closed = true
             fsync(descriptor)
             closeDescriptor(descriptor)
         }
+        gate?.open()
     }
 
-    /// Encodes and writes the events buffered so far, and the gap after them (the background
-    /// task's batch; tests call it to write at a moment of their choosing).
+    /// Encodes and writes the events buffered so far, and the ones left out after them (the
+    /// background task's batch; tests call it to write at a moment of their choosing).
     func writeBuffered() {
-        let (batch, gap) = pending.withLock { pending in
-            defer {
-                pending.events.removeAll(keepingCapacity: true)
-                pending.missed = nil
+        batches.withLock { _ in
+            let (batch, gap) = pending.withLock { pending in
+                defer {
+                    pending.events.removeAll(keepingCapacity: true)
+                    pending.missed = nil
+                }
+                return (pending.events, pending.missed)
             }
-            return (pending.events, pending.missed)
+            guard !batch.isEmpty || gap != nil else { return }
+            var text = ""
+            text.reserveCapacity(batch.count * 200)
+            for event in batch {
+                text += JournalJSON.encode(event)
+                text += "\n"
+            }
+            write(text)
+            if let gap { writeBackfilled(gap) }
         }
-        guard !batch.isEmpty || gap != nil else { return }
-        var text = ""
-        text.reserveCapacity(batch.count * 200)
-        for event in batch {
-            text += JournalJSON.encode(event)
-            text += "\n"
+        gate?.open()
+    }
+
+    /// Writes the events of `gap` that the memory journal still holds, and a gap line for
+    /// those it no longer does.
+    private func writeBackfilled(_ gap: JournalFileGap) {
+        // Every event up to `written` is in the file.
+        var written = gap.firstSequence - 1
+        while written < gap.lastSequence {
+            let events = backfill(written, Self.backfillBatch).prefix { $0.sequence <= gap.lastSequence }
+            guard let first = events.first, let last = events.last else {
+                // The memory journal no longer holds the rest.
+                let lost = JournalFileGap(missed: gap.lastSequence - written, firstSequence: written + 1, lastSequence: gap.lastSequence)
+                write(lost.line + "\n")
+                return
+            }
+            var text = ""
+            if first.sequence > written + 1 {
+                // It dropped the oldest of them already (its sequences run on without holes).
+                let lost = JournalFileGap(missed: first.sequence - written - 1, firstSequence: written + 1, lastSequence: first.sequence - 1)
+                text += lost.line + "\n"
+            }
+            for event in events {
+                text += JournalJSON.encode(event)
+                text += "\n"
+            }
+            write(text)
+            written = last.sequence
         }
-        if let gap { text += gap.line + "\n" }
-        writing.withLock { closed in
-            guard !closed else { return }
+    }
+
+    private func write(_ text: String) {
+        writing.withLock { state in
+            guard !state.closed, !state.failed else { return }
             var text = text
-            text.withUTF8 { raw in
-                guard let base = raw.baseAddress else { return }
+            let failure: Int32? = text.withUTF8 { raw -> Int32? in
+                guard let base = raw.baseAddress else { return nil }
                 var offset = 0
                 while offset < raw.count {
-                    let written = write(descriptor, base + offset, raw.count - offset)
+                    let written = writeDescriptor(descriptor, base + offset, raw.count - offset)
                     if written < 0 {
                         if errno == EINTR { continue }
-                        return
+                        return errno
                     }
                     offset += written
                 }
+                return nil
+            }
+            if let failure {
+                state.failed = true
+                logger?.error(
+                    "cannot write the journal file: \(String(cString: strerror(failure))); it is incomplete from here on, and the server no longer waits for it",
+                    metadata: ["file": "\(path)"]
+                )
             }
         }
+        if writing.withLock({ $0.failed }) { gate?.open() }
     }
+}
+
+/// `write(2)`, which the sink's own `write(_:)` hides by name.
+private func writeDescriptor(_ descriptor: Int32, _ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int {
+    #if canImport(Darwin)
+    Darwin.write(descriptor, bytes, count)
+    #elseif canImport(Musl)
+    Musl.write(descriptor, bytes, count)
+    #else
+    Glibc.write(descriptor, bytes, count)
+    #endif
 }
 
 /// `close(2)`, which the sink's own `close()` hides by name.

@@ -13,6 +13,12 @@ extension MockAPNsConfiguration {
         public var recordsFrames: Bool = true
         /// Whether `authorization` header values are recorded as `<redacted>`.
         public var redactsTokens: Bool = false
+        /// What the file does when its writer falls behind: the server waits for it (the
+        /// default, so the file is complete), or it leaves gaps for what the memory journal
+        /// no longer holds.
+        public var fileWhenBehind: JournalFileBehindPolicy = .wait
+        /// How many events the file's buffer holds before `fileWhenBehind` applies.
+        public var fileBufferEvents: Int = 65_536
 
         public init() {}
 
@@ -21,12 +27,14 @@ extension MockAPNsConfiguration {
             JournalOptions(capacity: capacity, recordsFrames: recordsFrames, redactsAuthorization: redactsTokens)
         }
 
-        static let fileKeys = ["capacity", "file", "frames", "redactTokens"]
+        static let fileKeys = ["capacity", "file", "fileBuffer", "fileWhenBehind", "frames", "redactTokens"]
 
         /// Reads the `journal` object of a configuration file over these values.
         mutating func read(_ object: inout JSONObjectReader) throws(JSONFileError) {
             if let value = try object.integer("capacity", in: 1...100_000_000) { capacity = Int(value) }
             if let value = try object.string("file") { file = value }
+            if let value = try object.oneOf("fileWhenBehind", JournalFileBehindPolicy.self) { fileWhenBehind = value }
+            if let value = try object.integer("fileBuffer", in: 1...10_000_000) { fileBufferEvents = Int(value) }
             if let value = try object.bool("frames") { recordsFrames = value }
             if let value = try object.bool("redactTokens") { redactsTokens = value }
             try object.finish(allowed: Self.fileKeys)

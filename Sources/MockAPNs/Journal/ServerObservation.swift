@@ -10,6 +10,8 @@ final class ServerObservation: Sendable {
     let journal: Journal
     /// Counts for `GET /metrics`.
     let metrics = ServerMetrics()
+    /// Holds provider connections' reads while the JSONL file is behind.
+    let readGate = JournalReadGate()
     private let fileSink = Mutex<JSONLFileSink?>(nil)
     private let control = ControlServer()
     /// Feeds the metrics and the access log from the journal, off the event loops.
@@ -39,9 +41,15 @@ final class ServerObservation: Sendable {
     }
 
     /// Opens the JSONL file, if one is configured.
-    func openFile(_ path: String?, logger: Logger) throws {
-        guard let path else { return }
-        let sink = try JSONLFileSink(path: path, logger: logger)
+    func openFile(_ settings: MockAPNsConfiguration.JournalSettings, logger: Logger) throws {
+        guard let path = settings.file else { return }
+        let sink = try JSONLFileSink(
+            path: path, bufferLimit: settings.fileBufferEvents, policy: settings.fileWhenBehind, gate: readGate,
+            backfill: { [weak journal] after, limit in
+                journal?.events(matching: JournalEventFilter(afterSequence: after), limit: limit) ?? []
+            },
+            logger: logger
+        )
         journal.addSink(sink)
         fileSink.withLock { $0 = sink }
     }

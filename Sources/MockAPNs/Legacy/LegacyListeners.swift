@@ -24,6 +24,8 @@ final class LegacyListeners: Sendable {
         var logger: Logger
         /// Where connections, frames, notifications and feedback tuples are recorded.
         var journal: Journal? = nil
+        /// Holds the gateway's reads while the journal's file is behind.
+        var readGate: JournalReadGate? = nil
     }
 
     let activity: LegacyActivityLog
@@ -53,9 +55,12 @@ final class LegacyListeners: Sendable {
         )
         let journal = dependencies.journal
         let logger = dependencies.logger
-        let guardLimits = ConnectionGuardHandler.Limits(
+        var guardLimits = ConnectionGuardHandler.Limits(
             handshakeTimeout: ConnectionTimeouts.amount(configuration.timeouts.tlsHandshakeSeconds), firstBytesTimeout: nil
         )
+        // Only the gateway reads what providers send; the feedback service only writes.
+        let feedbackLimits = guardLimits
+        guardLimits.readGate = dependencies.readGate
         let tracker = gatewayConnections
         let scenarios = dependencies.scenarios
         let gatewayBootstrap = ListenerBootstrap.serving(
@@ -82,7 +87,7 @@ final class LegacyListeners: Sendable {
         let feedbackBootstrap = ListenerBootstrap.serving(
             ListenerBootstrap.make(dependencies.group, listener: "legacy feedback", journal: journal, logger: logger),
             .init(tracker: nil, transport: .feedback, tls: tls, scenarios: scenarios, journal: journal,
-                  limits: guardLimits, listener: "legacy feedback", logger: logger)
+                  limits: feedbackLimits, listener: "legacy feedback", logger: logger)
         ) { _, connectionID in
             LegacyFeedbackHandler(services: feedbackServices, connectionID: connectionID)
         }

@@ -27,6 +27,9 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
         /// How many bytes count as "the first bytes": HTTP/2's 24-byte preface and the 9-byte
         /// header of the SETTINGS frame that must follow it.
         var firstBytesLength = 24 + 9
+        /// Reads wait while this gate is closed: the journal's file is behind
+        /// (`ReadGateHandler`, first in the pipeline).
+        var readGate: JournalReadGate? = nil
     }
 
     private enum Phase {

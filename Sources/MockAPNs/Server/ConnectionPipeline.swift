@@ -4,9 +4,10 @@ import MockAPNsTLS
 import NIOCore
 
 /// Sets up every accepted connection the same way, whatever its protocol: the running
-/// scenario may refuse the TLS handshake with an alert; otherwise TLS comes first, then the
-/// journal's connection recorder, then the guard of the connection's deadlines and reading
-/// pace, then the protocol's own handler.
+/// scenario may refuse the TLS handshake with an alert; otherwise the journal file's read
+/// gate comes first (when the listener reads from providers), then TLS, then the journal's
+/// connection recorder, then the guard of the connection's deadlines and reading pace, then
+/// the protocol's own handler.
 enum ConnectionPipeline {
     /// Installs the handlers on `channel` (on its event loop).
     /// - Parameter protocolHandler: makes the protocol's handler from the scenario's view of
@@ -30,6 +31,10 @@ enum ConnectionPipeline {
             return
         }
         let connectionID = journal?.nextConnectionID() ?? 0
+        if let gate = limits.readGate {
+            // Before TLS, so the handshake's own reads wait too.
+            try operations.addHandler(ReadGateHandler(gate: gate, connectionID: connectionID))
+        }
         try operations.addHandler(OpenSSLHandler(context: tls))
         if let journal {
             try operations.addHandler(JournalConnectionHandler(journal: journal, connectionID: connectionID, transport: transport))

@@ -88,7 +88,7 @@ public final class MockAPNsServer: Sendable {
         let http2Context = try OpenSSLContext(configuration: makeHTTP2TLSConfiguration())
         try loadProviderKeys()
         scenarios.applyRegistryState()
-        try observation.openFile(configuration.journal.file, logger: logger)
+        try observation.openFile(configuration.journal, logger: logger)
         observation.startActivity()
         let journal = observation.journal
         let services = HTTP2ConnectionServices(
@@ -104,10 +104,11 @@ public final class MockAPNsServer: Sendable {
             churn: HTTP2ChurnWatch(logger: logger),
             broadcasts: makeBroadcastDecider()
         )
-        let guardLimits = ConnectionGuardHandler.Limits(
+        var guardLimits = ConnectionGuardHandler.Limits(
             handshakeTimeout: ConnectionTimeouts.amount(configuration.timeouts.tlsHandshakeSeconds),
             firstBytesTimeout: ConnectionTimeouts.amount(configuration.timeouts.http2PrefaceSeconds)
         )
+        guardLimits.readGate = observation.readGate
         let http2Listener = try await startHTTP2(services: services, tls: http2Context, guarding: guardLimits)
         let managementListener: (any Channel)?
         do {
@@ -121,7 +122,7 @@ public final class MockAPNsServer: Sendable {
         do {
             legacyPorts = try await legacy.start(LegacyListeners.Dependencies(
                 configuration: configuration, group: group, decider: makeDecider(), registry: registry, scenarios: scenarios, logger: logger,
-                journal: journal
+                journal: journal, readGate: observation.readGate
             ))
         } catch {
             for listener in listeners { try? await listener.close() }

@@ -2,10 +2,13 @@
 import Foundation
 import MockAPNsCore
 import MockAPNsTestSupport
+import Synchronization
 import XCTest
 
-/// The JSONL file's buffer is bounded: events beyond it are left out of the file, which says
-/// where and how many with a gap line, and `mockapns journal` shows the gap.
+/// The JSONL file is complete: past its buffer's high-water mark the server's read gate
+/// closes until the writer catches up (`wait`, the default); under `gap`, events past the
+/// buffer are read back from the memory journal, and only those it no longer holds become a
+/// gap line, which `mockapns journal` shows.
 final class JSONLFileSinkTests: XCTestCase {
     private func event(_ number: Int) -> JournalEvent {
         let sequence = UInt64(number)
@@ -17,29 +20,70 @@ final class JSONLFileSinkTests: XCTestCase {
         try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
     }
 
-    func testEventsBeyondTheBufferBecomeOneGapLineAndWritingGoesOn() async throws {
-        let path = Fixtures.temporaryPath("gap.jsonl")
+    /// A memory journal holding `sequences`, as the sink reads events back from it.
+    private func memory(holding sequences: ClosedRange<Int>) -> @Sendable (UInt64, Int) -> [JournalEvent] {
+        let held = sequences.map(event)
+        return { after, limit in Array(held.filter { $0.sequence > after }.prefix(limit)) }
+    }
+
+    func testPastTheBufferTheGateClosesUntilTheWriterCatchesUpAndNothingIsLeftOut() async throws {
+        let path = Fixtures.temporaryPath("wait.jsonl")
         addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
-        // The writer's own batches are an hour apart: here the test says when a batch is written.
-        let sink = try JSONLFileSink(path: path, bufferLimit: 10, batchInterval: .seconds(3_600))
-        // Ten fit, fifteen are left out.
+        let gate = JournalReadGate()
+        let sink = try JSONLFileSink(path: path, bufferLimit: 10, batchInterval: .seconds(3_600), policy: .wait, gate: gate)
+        for sequence in 1...9 { sink.receive(event(sequence)) }
+        XCTAssertTrue(gate.isOpen, "below the high-water mark connections read on")
+        sink.receive(event(10))
+        XCTAssertFalse(gate.isOpen, "at the mark reading stops")
+        // Events already read still arrive, and are kept.
+        for sequence in 11...25 { sink.receive(event(sequence)) }
+        let resumed = Atomic<Bool>(false)
+        XCTAssertTrue(gate.wait(7) { resumed.store(true, ordering: .relaxed) }, "a connection waits at the closed gate")
+        sink.writeBuffered()
+        XCTAssertTrue(gate.isOpen, "the batch is written: reading goes on")
+        XCTAssertTrue(resumed.load(ordering: .relaxed), "the waiting connection was called back")
+        XCTAssertEqual(gate.closedCount, 1)
+        await sink.close()
+        XCTAssertEqual(try lines(path).map { try JournalJSON.decode($0).sequence }, Array(1...25))
+    }
+
+    func testUnderGapEventsPastTheBufferAreReadBackFromMemory() async throws {
+        let path = Fixtures.temporaryPath("backfill.jsonl")
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+        let sink = try JSONLFileSink(
+            path: path, bufferLimit: 10, batchInterval: .seconds(3_600), policy: .gap, backfill: memory(holding: 1...28)
+        )
         for sequence in 1...25 { sink.receive(event(sequence)) }
         sink.writeBuffered()
-        XCTAssertEqual(try lines(path).count, 11)
+        XCTAssertEqual(try lines(path).count, 25, "the fifteen left out of the buffer came back from memory")
+        for sequence in 26...28 { sink.receive(event(sequence)) }
+        await sink.close()
+        XCTAssertEqual(try lines(path).map { try JournalJSON.decode($0).sequence }, Array(1...28))
+    }
+
+    func testUnderGapWhatMemoryNoLongerHoldsBecomesOneGapLine() async throws {
+        let path = Fixtures.temporaryPath("gap.jsonl")
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+        // The memory journal has already dropped events 11 to 20 of the fifteen left out.
+        let sink = try JSONLFileSink(
+            path: path, bufferLimit: 10, batchInterval: .seconds(3_600), policy: .gap, backfill: memory(holding: 21...28)
+        )
+        for sequence in 1...25 { sink.receive(event(sequence)) }
+        sink.writeBuffered()
         for sequence in 26...28 { sink.receive(event(sequence)) }
         await sink.close()
 
         let lines = try lines(path)
-        XCTAssertEqual(lines.count, 14)
+        XCTAssertEqual(lines.count, 19)
         let written = try lines.compactMap { line -> UInt64? in
             JournalFileGap(line: line) == nil ? try JournalJSON.decode(line).sequence : nil
         }
-        XCTAssertEqual(written, Array(1...10) + [26, 27, 28])
-        XCTAssertEqual(JournalFileGap(line: lines[10]), JournalFileGap(missed: 15, firstSequence: 11, lastSequence: 25))
+        XCTAssertEqual(written, Array(1...10) + Array(21...28))
+        XCTAssertEqual(JournalFileGap(line: lines[10]), JournalFileGap(missed: 10, firstSequence: 11, lastSequence: 20))
 
         let timeline = try ProcessRunner.run(Fixtures.executable, ["journal", "--file", path])
         XCTAssertEqual(timeline.status, 0, timeline.stderr)
-        XCTAssertTrue(timeline.stdout.contains("#11-#25  15 event(s) not in this file: writing it fell behind"), timeline.stdout)
+        XCTAssertTrue(timeline.stdout.contains("#11-#20  10 event(s) not in this file: writing it fell behind"), timeline.stdout)
         XCTAssertTrue(timeline.stdout.contains("FAULT event 26"), timeline.stdout)
         XCTAssertEqual(timeline.stderr, "", "a gap line is not an unreadable line")
         let json = try ProcessRunner.run(Fixtures.executable, ["journal", "--file", path, "--json"])

@@ -6,13 +6,17 @@ import XCTest
 final class JournalConfigurationTests: XCTestCase {
     func testJournalAndControlKeysAreRead() throws {
         let configuration = try MockAPNsConfiguration.parse(json: """
-            {"journal": {"capacity": 500, "file": "/tmp/j.jsonl", "frames": false, "redactTokens": true},
+            {"journal": {"capacity": 500, "file": "/tmp/j.jsonl", "frames": false, "redactTokens": true,
+                         "fileWhenBehind": "gap", "fileBuffer": 1024},
              "control": {"port": 0, "host": "127.0.0.2", "allowNonLoopback": false}}
             """)
         XCTAssertEqual(configuration.journal.capacity, 500)
         XCTAssertEqual(configuration.journal.file, "/tmp/j.jsonl")
         XCTAssertFalse(configuration.journal.recordsFrames)
         XCTAssertTrue(configuration.journal.redactsTokens)
+        XCTAssertEqual(configuration.journal.fileWhenBehind, .gap)
+        XCTAssertEqual(configuration.journal.fileBufferEvents, 1024)
+        XCTAssertEqual(MockAPNsConfiguration().journal.fileWhenBehind, .wait, "complete by default")
         XCTAssertEqual(configuration.control.port, 0)
         XCTAssertEqual(configuration.control.host, "127.0.0.2")
         XCTAssertNoThrow(try configuration.control.checkHost(), "127.0.0.0/8 is loopback")
@@ -21,6 +25,10 @@ final class JournalConfigurationTests: XCTestCase {
     func testUnknownJournalKeyIsNamedWithItsPath() {
         XCTAssertThrowsError(try MockAPNsConfiguration.parse(json: #"{"journal": {"capacty": 5}}"#)) { error in
             XCTAssertTrue("\(error)".contains("$.journal.capacty"), "\(error)")
+        }
+        XCTAssertThrowsError(try MockAPNsConfiguration.parse(json: #"{"journal": {"fileWhenBehind": "drop"}}"#)) { error in
+            XCTAssertTrue("\(error)".contains("$.journal.fileWhenBehind"), "\(error)")
+            XCTAssertTrue("\(error)".contains("wait"), "the choices are named: \(error)")
         }
         XCTAssertThrowsError(try MockAPNsConfiguration.parse(json: #"{"control": {"port": 70000}}"#)) { error in
             XCTAssertTrue("\(error)".contains("$.control.port"), "\(error)")

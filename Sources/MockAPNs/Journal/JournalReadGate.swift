@@ -1,0 +1,59 @@
+import Synchronization
+
+/// Holds provider connections' reads while the journal's file falls behind: the JSONL file
+/// is the durable record, so when its writer cannot keep up the server reads more slowly
+/// instead of leaving events out of it.
+///
+/// The file's writer closes the gate when its buffer passes a high-water mark and opens it
+/// again once the buffer has drained. Each connection asks before it reads
+/// (`ConnectionGuardHandler.read`); a connection that finds the gate closed leaves its
+/// socket unread (so TCP slows the client down) and is called back when the gate opens.
+final class JournalReadGate: Sendable {
+    private let closed = Atomic<Bool>(false)
+    private let waiters = Mutex<[UInt64: @Sendable () -> Void]>([:])
+    /// How many times the gate closed: what a test or the log reports.
+    private let closings = Atomic<Int>(0)
+
+    /// Whether connections may read now. Read on every read of every connection, so it is
+    /// one atomic load.
+    var isOpen: Bool { !closed.load(ordering: .acquiring) }
+
+    /// How many times the gate has closed since the server started.
+    var closedCount: Int { closings.load(ordering: .relaxed) }
+
+    /// Holds reads from now on.
+    func close() {
+        if !closed.exchange(true, ordering: .acquiringAndReleasing) {
+            closings.add(1, ordering: .relaxed)
+        }
+    }
+
+    /// Lets reads go on, and calls back every connection that waited.
+    func open() {
+        guard closed.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        let waiting = waiters.withLock { waiters in
+            defer { waiters.removeAll(keepingCapacity: true) }
+            return Array(waiters.values)
+        }
+        // Outside the lock: each call hops to its connection's event loop.
+        for resume in waiting { resume() }
+    }
+
+    /// Registers `resume` to be called when the gate opens, under `id` (the connection's);
+    /// returns `false`, registering nothing, when the gate is already open.
+    func wait(_ id: UInt64, resume: @escaping @Sendable () -> Void) -> Bool {
+        let registered = waiters.withLock { waiters -> Bool in
+            // Checked under the lock that `open` takes, so a gate opening meanwhile either
+            // sees this waiter or is seen here.
+            guard closed.load(ordering: .acquiring) else { return false }
+            waiters[id] = resume
+            return true
+        }
+        return registered
+    }
+
+    /// Forgets a connection that went away while it waited.
+    func forget(_ id: UInt64) {
+        _ = waiters.withLock { $0.removeValue(forKey: id) }
+    }
+}
