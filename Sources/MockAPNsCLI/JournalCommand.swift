@@ -23,8 +23,11 @@ struct ObservationOptions: ParsableArguments {
     @Option(name: .customLong("journal-frames"), help: "Record every HTTP/2 frame: on (default) or off (for benchmarks). Notifications are always recorded.")
     var journalFrames: Switch?
 
-    @Flag(name: .customLong("redact-tokens"), help: "Record authorization header values as <redacted>.")
+    @Flag(name: .customLong("redact-tokens"), help: "Record provider tokens as <redacted> (the same as --journal-provider-tokens redacted).")
     var redactTokens = false
+
+    @Option(name: .customLong("journal-provider-tokens"), help: "How provider tokens are recorded and logged: withoutSignature (default: header and claims, the signature removed, so they cannot be replayed), whole, or redacted.")
+    var providerTokens: ProviderTokenRecording?
 
     @Option(name: .customLong("control-port"), help: "The control API port (default 2198; 0 picks a free port).")
     var controlPort: Int?
@@ -81,6 +84,7 @@ struct ObservationOptions: ParsableArguments {
         if let journalFrames { configuration.journal.recordsFrames = journalFrames == .on }
         if let journalFileWhenBehind { configuration.journal.fileWhenBehind = journalFileWhenBehind }
         if redactTokens { configuration.journal.redactsTokens = true }
+        if let providerTokens { configuration.journal.providerTokens = providerTokens }
         if let controlPort {
             guard (0...65535).contains(controlPort) else { throw ValidationError("--control-port must be 0-65535") }
             configuration.control.port = controlPort
@@ -99,6 +103,7 @@ struct ObservationOptions: ParsableArguments {
 }
 
 extension JournalFileBehindPolicy: ExpressibleByArgument {}
+extension ProviderTokenRecording: ExpressibleByArgument {}
 
 /// `mockapns journal`: prints a server's journal as a readable timeline, from the control
 /// API of a running server or from a JSONL file, and with `--follow` keeps printing.

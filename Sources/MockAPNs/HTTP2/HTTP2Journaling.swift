@@ -24,7 +24,7 @@ struct HTTP2Journaling {
 
     func record(_ frame: HTTP2FrameRecord) {
         journal.record(
-            .http2Frame(JournalHTTP2.frame(frame, redactingAuthorization: journal.options.redactsAuthorization)),
+            .http2Frame(JournalHTTP2.frame(frame, providerTokens: journal.options.providerTokens)),
             connection: connectionID, stream: frame.streamID
         )
     }
@@ -61,13 +61,11 @@ struct HTTP2Journaling {
         journal.record(.notification(record), connection: connectionID, stream: streamID)
     }
 
-    /// Whether provider tokens are hidden in everything recorded and logged (`--redact-tokens`).
-    var redactsTokens: Bool { journal.options.redactsAuthorization }
-
-    /// `text` as it may be printed: with provider tokens hidden when asked. nghttp2's
-    /// messages quote header values, `authorization` included.
+    /// `text` as it may be printed or recorded: provider tokens without their signature, or
+    /// hidden, or whole, as the journal's settings say. nghttp2's messages quote header
+    /// values, `authorization` included.
     func printable(_ text: String) -> String {
-        redactsTokens ? ProviderTokenRedaction.redact(text) : text
+        journal.options.providerTokens.apply(text)
     }
 
     func connectionError(_ error: HTTP2ConnectionError) {

@@ -3,33 +3,38 @@ import MockAPNsHTTP2
 
 /// Turns the HTTP/2 handler's frame records into journal values.
 enum JournalHTTP2 {
-    static func frame(_ record: HTTP2FrameRecord, redactingAuthorization redact: Bool) -> JournalHTTP2Frame {
+    static func frame(_ record: HTTP2FrameRecord, providerTokens: ProviderTokenRecording) -> JournalHTTP2Frame {
         JournalHTTP2Frame(
             direction: record.direction == .inbound ? .inbound : .outbound,
             type: record.type.description,
             flags: record.flags,
             length: record.length,
-            details: details(record.details, redact: redact)
+            details: details(record.details, providerTokens: providerTokens)
         )
     }
 
-    private static func details(_ details: HTTP2FrameRecord.Details, redact: Bool) -> JournalHTTP2Frame.Details {
+    private static func details(_ details: HTTP2FrameRecord.Details, providerTokens: ProviderTokenRecording) -> JournalHTTP2Frame.Details {
         switch details {
         case .empty:
             return .empty
         case .headers(let headers):
             return .headers(headers.map { header in
-                guard redact else { return HTTPHeader(name: header.name, value: header.value) }
-                // Any header may carry a token (a misspelt `authorization`, a proxy's copy).
-                let value = header.name == "authorization" ? redactedValue : ProviderTokenRedaction.redact(header.value)
-                return HTTPHeader(name: header.name, value: value)
+                switch providerTokens {
+                case .whole:
+                    return HTTPHeader(name: header.name, value: header.value)
+                case .redacted where header.name == "authorization":
+                    return HTTPHeader(name: header.name, value: redactedValue)
+                case .redacted, .withoutSignature:
+                    // Any header may carry a token (a misspelt `authorization`, a proxy's copy).
+                    return HTTPHeader(name: header.name, value: providerTokens.apply(header.value))
+                }
             })
         case .settings(let settings):
             return .settings(settings.map { JournalHTTP2Frame.Setting(name: settingName($0.identifier), value: $0.value) })
         case .rstStream(let code):
             return .rstStream(errorCode: code)
         case .goaway(let code, let lastStream, let debugData):
-            return .goaway(errorCode: code, lastStreamID: lastStream, debugData: redact ? redacted(debugData) : debugData)
+            return .goaway(errorCode: code, lastStreamID: lastStream, debugData: recorded(debugData, providerTokens))
         case .windowUpdate(let increment):
             return .windowUpdate(increment: increment)
         case .ping(let data):
@@ -40,10 +45,11 @@ enum JournalHTTP2 {
     /// What a redacted `authorization` value reads.
     static let redactedValue = ProviderTokenRedaction.placeholder
 
-    /// GOAWAY debug data with any token in it hidden (text only; binary data stays as sent).
-    private static func redacted(_ data: [UInt8]) -> [UInt8] {
-        guard let text = String(validating: data, as: UTF8.self) else { return data }
-        return Array(ProviderTokenRedaction.redact(text).utf8)
+    /// GOAWAY debug data with any token in it as the journal records tokens (text only;
+    /// binary data stays as sent).
+    private static func recorded(_ data: [UInt8], _ providerTokens: ProviderTokenRecording) -> [UInt8] {
+        guard providerTokens != .whole, let text = String(validating: data, as: UTF8.self) else { return data }
+        return Array(providerTokens.apply(text).utf8)
     }
 
     /// The RFC name of a SETTINGS parameter, or its hex id.

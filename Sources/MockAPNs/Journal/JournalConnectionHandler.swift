@@ -78,11 +78,10 @@ final class JournalConnectionHandler: ChannelDuplexHandler {
         context.close(mode: mode, promise: promise)
     }
 
-    /// Why the connection closed, with provider tokens hidden when asked (an error's text may
-    /// quote a header value).
+    /// Why the connection closed, with provider tokens as the journal records them (an
+    /// error's text may quote a header value).
     private var printableReason: String? {
-        guard journal.options.redactsAuthorization else { return reason }
-        return reason.map(ProviderTokenRedaction.redact)
+        reason.map(journal.options.providerTokens.apply)
     }
 
     func channelInactive(context: ChannelHandlerContext) {

@@ -11,8 +11,15 @@ extension MockAPNsConfiguration {
         /// Whether every HTTP/2 frame is recorded (off for benchmarks). Notifications are
         /// always recorded.
         public var recordsFrames: Bool = true
-        /// Whether `authorization` header values are recorded as `<redacted>`.
-        public var redactsTokens: Bool = false
+        /// How provider tokens are recorded: without their signature (the default), whole, or
+        /// `<redacted>`.
+        public var providerTokens: ProviderTokenRecording = .withoutSignature
+
+        /// Whether provider tokens are recorded as `<redacted>` (`--redact-tokens`).
+        public var redactsTokens: Bool {
+            get { providerTokens == .redacted }
+            set { providerTokens = newValue ? .redacted : .withoutSignature }
+        }
         /// What the file does when its writer falls behind: the server waits for it (the
         /// default, so the file is complete), or it leaves gaps for what the memory journal
         /// no longer holds.
@@ -24,10 +31,10 @@ extension MockAPNsConfiguration {
 
         /// The core journal's options.
         public var options: JournalOptions {
-            JournalOptions(capacity: capacity, recordsFrames: recordsFrames, redactsAuthorization: redactsTokens)
+            JournalOptions(capacity: capacity, recordsFrames: recordsFrames, providerTokens: providerTokens)
         }
 
-        static let fileKeys = ["capacity", "file", "fileBuffer", "fileWhenBehind", "frames", "redactTokens"]
+        static let fileKeys = ["capacity", "file", "fileBuffer", "fileWhenBehind", "frames", "providerTokens", "redactTokens"]
 
         /// Reads the `journal` object of a configuration file over these values.
         mutating func read(_ object: inout JSONObjectReader) throws(JSONFileError) {
@@ -37,6 +44,7 @@ extension MockAPNsConfiguration {
             if let value = try object.integer("fileBuffer", in: 1...10_000_000) { fileBufferEvents = Int(value) }
             if let value = try object.bool("frames") { recordsFrames = value }
             if let value = try object.bool("redactTokens") { redactsTokens = value }
+            if let value = try object.oneOf("providerTokens", ProviderTokenRecording.self) { providerTokens = value }
             try object.finish(allowed: Self.fileKeys)
         }
     }

@@ -30,13 +30,14 @@ public struct JournalOptions: Sendable, Equatable {
     public var capacity: Int
     /// Whether every HTTP/2 frame is recorded. Notifications are always recorded.
     public var recordsFrames: Bool
-    /// Whether `authorization` header values are replaced by `<redacted>`.
-    public var redactsAuthorization: Bool
+    /// How provider tokens appear in what is recorded (frames, diagnoses, close reasons):
+    /// without their signature by default.
+    public var providerTokens: ProviderTokenRecording
 
-    public init(capacity: Int = 100_000, recordsFrames: Bool = true, redactsAuthorization: Bool = false) {
+    public init(capacity: Int = 100_000, recordsFrames: Bool = true, providerTokens: ProviderTokenRecording = .withoutSignature) {
         self.capacity = capacity
         self.recordsFrames = recordsFrames
-        self.redactsAuthorization = redactsAuthorization
+        self.providerTokens = providerTokens
     }
 }
 

@@ -134,6 +134,33 @@ final class JournalFrameTests: XCTestCase {
         try await server.shutdown()
     }
 
+    func testByDefaultAProviderTokenIsRecordedWithoutItsSignature() async throws {
+        let (server, ports) = try await TestServer.start()
+        let jwt = "eyJhbGciOiJFUzI1NiIsImtpZCI6IlNBTkRCT1gwMDEifQ.eyJpc3MiOiJURUFNMDAwMDBBIiwiaWF0IjoxfQ.c2lnbmF0dXJlLWJ5dGVz"
+        var curl = CurlClient(port: ports.http2)
+        curl.certificate = nil
+        _ = try curl.send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app"), ("authorization", "bearer \(jwt)")])
+        _ = await server.waitForNotifications(count: 1, timeout: .seconds(10))
+        let values = server.journal.events(matching: JournalEventFilter(kinds: ["http2Frame"])).flatMap { event -> [String] in
+            if case .http2Frame(let frame) = event.kind, case .headers(let headers) = frame.details {
+                return headers.filter { $0.name == "authorization" }.map(\.value)
+            }
+            return []
+        }
+        XCTAssertEqual(values, ["bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IlNBTkRCT1gwMDEifQ.eyJpc3MiOiJURUFNMDAwMDBBIiwiaWF0IjoxfQ.<signature removed>"])
+        XCTAssertFalse(server.journal.events().map(JournalJSON.encode).joined().contains("c2lnbmF0dXJlLWJ5dGVz"))
+        try await server.shutdown()
+
+        // Asked for, whole tokens are kept.
+        let (whole, wholePorts) = try await TestServer.start { $0.journal.providerTokens = .whole }
+        var wholeCurl = CurlClient(port: wholePorts.http2)
+        wholeCurl.certificate = nil
+        _ = try wholeCurl.send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app"), ("authorization", "bearer \(jwt)")])
+        _ = await whole.waitForNotifications(count: 1, timeout: .seconds(10))
+        XCTAssertTrue(whole.journal.events().map(JournalJSON.encode).joined().contains("bearer \(jwt)"))
+        try await whole.shutdown()
+    }
+
     func testRedactionHidesAuthorizationValues() async throws {
         let (server, ports) = try await TestServer.start { $0.journal.redactsTokens = true }
         var curl = CurlClient(port: ports.http2)

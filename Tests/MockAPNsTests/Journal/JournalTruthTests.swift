@@ -50,6 +50,26 @@ final class JournalTruthTests: XCTestCase {
 
     private let token = Fixtures.token
 
+    // MARK: 0. The true size of what was sent
+
+    func testATenMegabyteBodyIsRecordedWithItsTrueLength() async throws {
+        let (server, ports) = try await TestServer.start()
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
+        let size = 10 * 1024 * 1024
+        let file = Fixtures.temporaryPath("ten-megabytes.json")
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: file) }
+        try Data(repeating: UInt8(ascii: "a"), count: size).write(to: URL(fileURLWithPath: file))
+        let answer = try CurlClient(port: ports.http2, certificate: "sandbox").send(path: "/3/device/\(token)", body: "@" + file)
+        XCTAssertEqual(answer.status, 413)
+        let records = await server.waitForNotifications(count: 1, timeout: .seconds(10))
+        let record = try XCTUnwrap(records.first)
+        XCTAssertEqual(record.reason, .payloadTooLarge)
+        XCTAssertEqual(record.payloadLength, size, "the record says how much was sent, not how much was kept")
+        XCTAssertEqual(record.payload.count, NotificationRecord.payloadLimit)
+        XCTAssertTrue(JournalJSON.encode(record).contains(#""payloadLength":\#(size)"#))
+        XCTAssertTrue(JournalJSON.encode(record).contains(#""payloadTruncated":true"#))
+    }
+
     // MARK: 1. The topic and push type the decision used
 
     func testTopicFromASingleTopicCertificateIsWhatTheRecordTheFilterAndTheRulesSee() async throws {

@@ -1,16 +1,57 @@
-/// Hides provider tokens (JWTs) in text the server prints or records, for `--redact-tokens`.
+/// How provider tokens (JWTs) appear in what the server records and prints: the journal, the
+/// JSONL file, the access log, the dashboard and log lines.
+public enum ProviderTokenRecording: String, Sendable, Hashable, CaseIterable, Codable {
+    /// The header and claims, readable; the signature replaced by `<signature removed>`, so a
+    /// recorded token cannot be replayed (the default).
+    case withoutSignature
+    /// Whole tokens, signature included (`--journal-provider-tokens whole`): a token in the
+    /// journal can be used again until it expires.
+    case whole
+    /// Every token replaced by `<redacted>` (`--redact-tokens`).
+    case redacted
+
+    /// `text` as it may be recorded under this setting.
+    public func apply(_ text: String) -> String {
+        switch self {
+        case .withoutSignature: ProviderTokenRedaction.removeSignatures(text)
+        case .whole: text
+        case .redacted: ProviderTokenRedaction.redact(text)
+        }
+    }
+}
+
+/// Hides provider tokens (JWTs), or their signatures, in text the server prints or records.
 ///
 /// Whatever carries a token is covered, not only the `authorization` header: a library's
 /// error message quoting a header value (`value: [bearer eyJ…]`), a diagnosis, a log line.
-/// Two shapes are replaced by `<redacted>`: the word after `bearer ` (any letter case), and
-/// any run of base64url characters and dots that starts with `eyJ` (every JWT does: it is
-/// `{"` in base64url). Device tokens are hex and stay readable.
+/// Two shapes are tokens: the word after `bearer ` (any letter case), and any run of
+/// base64url characters and dots that starts with `eyJ` (every JWT does: it is `{"` in
+/// base64url). Device tokens are hex and stay readable.
 public enum ProviderTokenRedaction {
     /// What replaces a token.
     public static let placeholder = "<redacted>"
+    /// What replaces a JWT's signature.
+    public static let signaturePlaceholder = "<signature removed>"
 
     /// `text` with every provider token replaced; the same string when there is none.
     public static func redact(_ text: String) -> String {
+        replacingTokens(in: text) { _ in Array(placeholder.utf8) }
+    }
+
+    /// `text` with the signature of every JWT in it (its third dot-separated part) replaced
+    /// by `<signature removed>`: the header and claims stay readable, and the token cannot be
+    /// used again. A token that is not three parts is not a JWT that can be replayed, and
+    /// stays as it is.
+    public static func removeSignatures(_ text: String) -> String {
+        replacingTokens(in: text) { token in
+            guard let first = token.firstIndex(of: UInt8(ascii: ".")),
+                  let second = token[(first + 1)...].firstIndex(of: UInt8(ascii: ".")) else { return Array(token) }
+            return Array(token[...second]) + Array(signaturePlaceholder.utf8)
+        }
+    }
+
+    /// `text` with each token replaced by what `replacement` makes of its bytes.
+    private static func replacingTokens(in text: String, with replacement: (ArraySlice<UInt8>) -> [UInt8]) -> String {
         let bytes = Array(text.utf8)
         guard containsToken(bytes) else { return text }
         var out: [UInt8] = []
@@ -22,14 +63,15 @@ public enum ProviderTokenRedaction {
                 index += bearer.count
                 let end = tokenEnd(bytes, from: index)
                 if end > index {
-                    out.append(contentsOf: placeholder.utf8)
+                    out.append(contentsOf: replacement(bytes[index..<end]))
                     index = end
                 }
                 continue
             }
             if startsJWT(bytes, at: index) {
-                out.append(contentsOf: placeholder.utf8)
-                index = jwtEnd(bytes, from: index)
+                let end = jwtEnd(bytes, from: index)
+                out.append(contentsOf: replacement(bytes[index..<end]))
+                index = end
                 continue
             }
             out.append(bytes[index])
