@@ -44,6 +44,14 @@ static inline void mockapns_BIO_set_mem_eof_return(BIO *bio, int value) {
     (void)BIO_set_mem_eof_return(bio, value);
 }
 
+static inline void mockapns_BIO_set_retry_read(BIO *bio) {
+    BIO_set_retry_read(bio);
+}
+
+static inline void mockapns_BIO_clear_retry_flags(BIO *bio) {
+    BIO_clear_retry_flags(bio);
+}
+
 static inline int mockapns_BIO_flush(BIO *bio) {
     return (int)BIO_flush(bio);
 }

@@ -1,10 +1,10 @@
 internal import COpenSSL
 import NIOCore
 
-/// One TLS connection: an OpenSSL `SSL` object between two memory BIOs. Ciphertext from the
-/// socket goes into the read BIO; ciphertext OpenSSL produces collects in the write BIO until
-/// the handler takes it. This type turns OpenSSL's return codes into Swift outcomes and knows
-/// nothing about channels.
+/// One TLS connection: an OpenSSL `SSL` object over a `ByteBufferBIO`. OpenSSL reads
+/// ciphertext from the socket's own buffers, and writes the ciphertext it produces into a
+/// buffer the handler takes for the socket. This type turns OpenSSL's return codes into Swift
+/// outcomes and knows nothing about channels.
 final class OpenSSLConnection {
     enum HandshakeOutcome {
         case complete
@@ -26,31 +26,27 @@ final class OpenSSLConnection {
     /// The SNI name sent (client role).
     let serverName: String?
     private let ssl: OpaquePointer
-    private let readBIO: OpaquePointer
-    private let writeBIO: OpaquePointer
+    /// Both BIOs of `ssl`; kept alive here until after `SSL_free`, since the BIO holds it
+    /// without a retain.
+    private let bio: ByteBufferBIO
 
-    init(context: OpenSSLContext, serverName: String?) throws(TLSError) {
+    init(context: OpenSSLContext, serverName: String?, allocator: ByteBufferAllocator) throws(TLSError) {
         OpenSSLErrorQueue.clear()
         guard let ssl = SSL_new(context.pointer) else {
             throw .cannotCreateConnection(reason: OpenSSLErrorQueue.drain())
         }
-        guard let readBIO = BIO_new(BIO_s_mem()) else {
+        guard let bio = ByteBufferBIO(allocator: allocator) else {
             SSL_free(ssl)
             throw .cannotCreateConnection(reason: OpenSSLErrorQueue.drain())
         }
-        guard let writeBIO = BIO_new(BIO_s_mem()) else {
-            BIO_free(readBIO)
-            SSL_free(ssl)
-            throw .cannotCreateConnection(reason: OpenSSLErrorQueue.drain())
-        }
-        mockapns_BIO_set_mem_eof_return(readBIO, -1)
-        // The SSL takes ownership of both BIOs and frees them in SSL_free.
-        SSL_set_bio(ssl, readBIO, writeBIO)
+        // The SSL takes ownership of the BIO, once as its read BIO and once as its write
+        // BIO, and frees it in SSL_free.
+        BIO_up_ref(bio.pointer)
+        SSL_set_bio(ssl, bio.pointer, bio.pointer)
 
         self.context = context
         self.ssl = ssl
-        self.readBIO = readBIO
-        self.writeBIO = writeBIO
+        self.bio = bio
         self.observations = ConnectionObservations(policy: context.policy)
         self.serverName = serverName
         SSL_set_ex_data(ssl, OpenSSLCallbacks.exDataIndex, Unmanaged.passUnretained(observations).toOpaque())
@@ -67,8 +63,8 @@ final class OpenSSLConnection {
     }
 
     deinit {
-        // Frees both BIOs too. `observations` is released only after this, so no callback can
-        // reach a freed object.
+        // Frees the BIO too. `observations` and `bio` are released only after this, so no
+        // callback can reach a freed object.
         SSL_free(ssl)
     }
 
@@ -88,32 +84,19 @@ final class OpenSSLConnection {
 
     // MARK: Ciphertext in and out
 
-    /// Queues ciphertext received from the peer.
+    /// Queues ciphertext received from the peer (kept, not copied).
     func receive(_ ciphertext: ByteBuffer) {
-        ciphertext.withUnsafeReadableBytes { bytes in
-            var written = 0
-            // A memory BIO grows as needed, so this only fails on allocation failure, which
-            // then surfaces as a read error on the next SSL call.
-            _ = BIO_write_ex(readBIO, bytes.baseAddress, bytes.count, &written)
-        }
+        bio.receive(ciphertext)
     }
 
     /// Bytes of ciphertext waiting to be sent.
     var pendingCiphertext: Int {
-        Int(BIO_ctrl_pending(writeBIO))
+        bio.pendingOutbound
     }
 
     /// Takes all ciphertext OpenSSL has produced, as one buffer, or `nil` when there is none.
-    func takeCiphertext(allocator: ByteBufferAllocator) -> ByteBuffer? {
-        let pending = pendingCiphertext
-        guard pending > 0 else { return nil }
-        var buffer = allocator.buffer(capacity: pending)
-        buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: pending) { space in
-            var read = 0
-            _ = BIO_read_ex(writeBIO, space.baseAddress, pending, &read)
-            return read
-        }
-        return buffer
+    func takeCiphertext() -> ByteBuffer? {
+        bio.takeOutbound()
     }
 
     // MARK: TLS operations
@@ -162,10 +145,10 @@ final class OpenSSLConnection {
     /// An upper bound on the plaintext that the input received so far can yield: ciphertext
     /// not yet processed plus plaintext OpenSSL already decrypted.
     var availableInput: Int {
-        Int(BIO_ctrl_pending(readBIO)) + Int(SSL_pending(ssl))
+        bio.pendingInbound + Int(SSL_pending(ssl))
     }
 
-    /// Encrypts all of `plaintext` into the write BIO. A memory BIO never pushes back, so a
+    /// Encrypts all of `plaintext` into the outbound buffer. The BIO never pushes back, so a
     /// write either completes or fails.
     func write(_ plaintext: ByteBuffer) -> String? {
         guard plaintext.readableBytes > 0 else { return nil }

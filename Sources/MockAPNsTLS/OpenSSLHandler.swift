@@ -9,7 +9,8 @@ import NIOCore
 /// channel is closed.
 ///
 /// Each `channelRead` of ciphertext produces at most one `channelRead` of plaintext, and each
-/// `flush` at most one write of ciphertext.
+/// `flush` at most one write of ciphertext: writes are encrypted together when they are
+/// flushed, as few TLS records as their bytes need.
 public final class OpenSSLHandler: ChannelDuplexHandler {
     public typealias InboundIn = ByteBuffer
     public typealias InboundOut = ByteBuffer
@@ -37,7 +38,8 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
     private let closeTimeout: TimeAmount
     private var state: State = .idle
     private var connection: OpenSSLConnection?
-    /// Plaintext written before the handshake completed.
+    /// Plaintext written and not yet encrypted: before the handshake completed, or since the
+    /// last flush.
     private var bufferedWrites = CircularBuffer<BufferedWrite>()
     /// Promises of writes already encrypted, completed when their ciphertext is written.
     private var promisesAwaitingFlush: [EventLoopPromise<Void>] = []
@@ -131,10 +133,8 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let plaintext = unwrapOutboundIn(data)
         switch state {
-        case .idle, .handshaking:
+        case .idle, .handshaking, .active:
             bufferedWrites.append(BufferedWrite(data: plaintext, promise: promise))
-        case .active:
-            encrypt(context: context, plaintext: plaintext, promise: promise)
         case .closing, .closed:
             promise?.fail(ChannelError.ioOnClosedChannel)
         }
@@ -143,7 +143,10 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
     public func flush(context: ChannelHandlerContext) {
         // Before the handshake completes, buffered writes wait; completion flushes them.
         if state == .active {
-            flushCiphertext(context: context)
+            encryptBufferedWrites(context: context)
+            if state == .active {
+                flushCiphertext(context: context)
+            }
         }
     }
 
@@ -164,6 +167,12 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
             failPendingWrites(error: ChannelError.ioOnClosedChannel)
             closeTransport(context: context)
         case .active:
+            // What was written before the close goes out before close_notify.
+            encryptBufferedWrites(context: context)
+            guard state == .active else {
+                addClosePromise(promise)
+                return
+            }
             state = .closing
             addClosePromise(promise)
             connection?.shutdown()
@@ -180,7 +189,7 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
     private func startHandshake(context: ChannelHandlerContext) {
         guard state == .idle else { return }
         do {
-            connection = try OpenSSLConnection(context: sslContext, serverName: serverName)
+            connection = try OpenSSLConnection(context: sslContext, serverName: serverName, allocator: context.channel.allocator)
         } catch {
             state = .closing
             failPendingWrites(error: error)
@@ -219,10 +228,11 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
         state = .active
         // Writes made during the handshake go first, then anything written in reaction to
         // the completion event, all in one flush together with the handshake's last bytes.
-        while state == .active, let write = bufferedWrites.popFirst() {
-            encrypt(context: context, plaintext: write.data, promise: write.promise)
-        }
+        encryptBufferedWrites(context: context)
         context.fireUserInboundEventTriggered(TLSHandshakeCompleted(session: connection.sessionInfo()))
+        if state == .active {
+            encryptBufferedWrites(context: context)
+        }
         if state == .active {
             flushCiphertext(context: context)
         }
@@ -296,6 +306,24 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
         }
     }
 
+    /// Encrypts every buffered write, the small ones together as one write so they share
+    /// TLS records.
+    private func encryptBufferedWrites(context: ChannelHandlerContext) {
+        guard bufferedWrites.count > 1 else {
+            if let write = bufferedWrites.popFirst() {
+                encrypt(context: context, plaintext: write.data, promise: write.promise)
+            }
+            return
+        }
+        let total = bufferedWrites.reduce(0) { $0 + $1.data.readableBytes }
+        var combined = context.channel.allocator.buffer(capacity: total)
+        while let write = bufferedWrites.popFirst() {
+            combined.writeImmutableBuffer(write.data)
+            if let promise = write.promise { promisesAwaitingFlush.append(promise) }
+        }
+        encrypt(context: context, plaintext: combined, promise: nil)
+    }
+
     private func encrypt(context: ChannelHandlerContext, plaintext: ByteBuffer, promise: EventLoopPromise<Void>?) {
         guard let connection else {
             promise?.fail(ChannelError.ioOnClosedChannel)
@@ -317,7 +345,7 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
 
     /// Writes and flushes whatever ciphertext OpenSSL has produced.
     private func flushCiphertext(context: ChannelHandlerContext) {
-        guard let ciphertext = connection?.takeCiphertext(allocator: context.channel.allocator) else {
+        guard let ciphertext = connection?.takeCiphertext() else {
             // Only empty writes were made: they are done.
             for promise in promisesAwaitingFlush {
                 promise.succeed(())
@@ -351,7 +379,7 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
     /// Flushes the last ciphertext (close_notify or an alert, after any pending data) and
     /// closes the channel once it is written, or after `closeTimeout` if the peer stops reading.
     private func sendFinalBytesThenClose(context: ChannelHandlerContext) {
-        guard let ciphertext = connection?.takeCiphertext(allocator: context.channel.allocator) else {
+        guard let ciphertext = connection?.takeCiphertext() else {
             closeTransport(context: context)
             return
         }

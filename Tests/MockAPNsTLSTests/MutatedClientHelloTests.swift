@@ -40,9 +40,9 @@ final class MutatedClientHelloTests: TLSTestCase {
     /// ALPN and supported_versions.
     private func realClientHello() throws -> [UInt8] {
         let context = try OpenSSLContext(clientConfiguration: TLSClientConfiguration(alpnOffer: ["h2", "http/1.1"]))
-        let connection = try OpenSSLConnection(context: context, serverName: "api.push.apple.com")
+        let connection = try OpenSSLConnection(context: context, serverName: "api.push.apple.com", allocator: ByteBufferAllocator())
         guard case .needsMoreData = connection.handshake(),
-              let flight = connection.takeCiphertext(allocator: ByteBufferAllocator())
+              let flight = connection.takeCiphertext()
         else {
             throw TLSError.cannotCreateConnection(reason: "no ClientHello produced")
         }
