@@ -180,7 +180,7 @@ def test_diagnoses_explain_provider_mistakes(page, dashboard_server):
     push(dashboard_server, unique_token(), "this is not json")  # answered as Apple would; the journal notes the mistake
     show(page, "diagnoses")
     WebDriverWait(page, 1.0, poll_frequency=0.05).until(
-        lambda d: "http2.payload-not-json" in d.find_element(By.ID, "diagnoses").text)
+        lambda d: "http2.payloadNotJSON" in d.find_element(By.ID, "diagnoses").text)
     snap(page, "diagnoses")
 
 

@@ -47,8 +47,8 @@ struct HTTP2Journaling {
         if bodyLength == push.body.count, let problem = PayloadJSONCheck.problem(in: push.body) {
             let message = "Stream \(streamID): \(PayloadJSONCheck.describe(problem)). "
                 + "The answer follows validation.nonObjectPayload (\(verdict.reason.map { "refused: \($0.rawValue)" } ?? "accepted"))."
-            logger.notice("HTTP/2: \(message)", metadata: ["diagnosis": "payload-not-json"])
-            journal.record(.diagnosis(code: "http2.payload-not-json", message: message), connection: connectionID, stream: streamID)
+            logger.notice("HTTP/2: \(message)", metadata: ["diagnosis": "\(DiagnosisCode.http2PayloadNotJSON.rawValue)"])
+            journal.record(.diagnosis(code: .http2PayloadNotJSON, message: message), connection: connectionID, stream: streamID)
         }
         let status = verdict.reason?.httpStatus ?? 200
         var record = NotificationRecord(
@@ -69,16 +69,16 @@ struct HTTP2Journaling {
     }
 
     func connectionError(_ error: HTTP2ConnectionError) {
-        journal.record(.diagnosis(code: "http2.connectionError", message: printable(error.description)), connection: connectionID)
+        journal.record(.diagnosis(code: .http2ConnectionError, message: printable(error.description)), connection: connectionID)
     }
 
     func refusal(_ refusal: HTTP2RequestRefusal) {
-        journal.record(.diagnosis(code: "http2.requestRefused", message: refusal.description), connection: connectionID, stream: refusal.streamID)
+        journal.record(.diagnosis(code: .http2RequestRefused, message: refusal.description), connection: connectionID, stream: refusal.streamID)
     }
 
     func streamError(_ error: HTTP2StreamError) {
         journal.record(
-            .diagnosis(code: "http2.streamError", message: printable(error.description)),
+            .diagnosis(code: .http2StreamError, message: printable(error.description)),
             connection: connectionID, stream: error.streamID
         )
     }
@@ -107,7 +107,7 @@ struct HTTP2Journaling {
 
     /// Something worth knowing about an accepted request, such as a provider token whose
     /// `iat` was sent as a string.
-    func note(_ message: String, code: String, streamID: Int32? = nil) {
+    func note(_ message: String, code: DiagnosisCode, streamID: Int32? = nil) {
         journal.record(.diagnosis(code: code, message: printable(message)), connection: connectionID, stream: streamID)
     }
 }

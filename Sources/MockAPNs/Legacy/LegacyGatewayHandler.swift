@@ -351,7 +351,7 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
     private func diagnose(_ diagnosis: LegacyDiagnosis) {
         report.diagnoses.append(diagnosis)
         journaling.diagnosis(diagnosis)
-        logger.notice("legacy gateway: \(diagnosis.message)", metadata: ["diagnosis": "\(diagnosis.code)"])
+        logger.notice("legacy gateway: \(diagnosis.message)", metadata: ["diagnosis": "\(diagnosis.code.rawValue)"])
     }
 
     private func recordOnce() {

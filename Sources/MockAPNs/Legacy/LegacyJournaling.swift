@@ -34,7 +34,7 @@ struct LegacyJournaling {
 
     func diagnosis(_ diagnosis: LegacyDiagnosis) {
         journal?.record(
-            .diagnosis(code: "legacy.\(diagnosis.code)", message: diagnosis.message, figures: diagnosis.figures),
+            .diagnosis(code: diagnosis.code, message: diagnosis.message, figures: diagnosis.figures),
             connection: connectionID
         )
     }
@@ -46,7 +46,7 @@ struct LegacyJournaling {
     /// A queued feedback entry that cannot be written as a tuple, and why.
     func feedbackSkipped(_ entry: FeedbackEntry, reason: String) {
         journal?.record(
-            .diagnosis(code: "feedback.tupleSkipped", message: "feedback entry for \(entry.deviceToken) not sent: \(reason)"),
+            .diagnosis(code: .feedbackTupleSkipped, message: "feedback entry for \(entry.deviceToken) not sent: \(reason)"),
             connection: connectionID
         )
     }

@@ -74,7 +74,7 @@ public enum JournalJSON {
             writer.string("deviceToken", token)
             writer.integer("timestamp", timestamp)
         case .diagnosis(let code, let message, let figures):
-            writer.string("code", code)
+            writer.string("code", code.rawValue)
             writer.string("message", message)
             if !figures.isEmpty {
                 writer.beginObject("figures")
@@ -268,7 +268,7 @@ extension JournalJSON {
                     figures.append(JournalFigure(member.key, value))
                 }
             }
-            return .diagnosis(code: try need(object.string("code"), object, "code", "a diagnosis code"),
+            return .diagnosis(code: try need(object.oneOf("code", DiagnosisCode.self), object, "code", "a diagnosis code"),
                               message: try need(object.string("message"), object, "message", "a message"), figures: figures)
         case .broadcast:
             var record = try need(object.object("broadcast"), object, "broadcast", "the broadcast's record")

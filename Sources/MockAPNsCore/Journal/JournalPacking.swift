@@ -39,7 +39,7 @@ enum JournalPacking {
             writer.string(token)
             writer.signed(timestamp)
         case .diagnosis(let code, let message, let figures):
-            writer.string(code)
+            writer.string(code.rawValue)
             writer.string(message)
             writer.int(figures.count)
             for figure in figures {
@@ -77,7 +77,7 @@ enum JournalPacking {
         case .feedbackTuple:
             kind = .feedbackTuple(deviceToken: reader.text(), timestampMilliseconds: reader.signed())
         case .diagnosis:
-            let code = reader.text()
+            let code = DiagnosisCode(rawValue: reader.text())
             let message = reader.text()
             var figures: [JournalFigure] = []
             let count = reader.int()
@@ -86,7 +86,7 @@ enum JournalPacking {
                 figures.append(JournalFigure(reader.text(), reader.signed()))
                 read += 1
             }
-            kind = .diagnosis(code: code, message: message, figures: figures)
+            kind = code.map { .diagnosis(code: $0, message: message, figures: figures) }
         case .tlsEstablished, .tlsFailed, .broadcast, .channelOperation:
             kind = nil
         }

@@ -57,20 +57,20 @@ public enum LegacyDiagnosis: Sendable, Hashable {
         case frameLength = "frame length"
     }
 
-    /// A stable name for filtering the journal.
-    public var code: String {
+    /// The journal's code for it.
+    public var code: DiagnosisCode {
         switch self {
-        case .payloadLengthTooShort: return "payload-length-too-short"
-        case .payloadLengthTooLong: return "payload-length-too-long"
-        case .payloadNULTerminated: return "payload-nul-terminated"
-        case .payloadNotJSON: return "payload-not-json"
-        case .asciiHexToken: return "ascii-hex-token"
-        case .littleEndianLength: return "little-endian-length"
-        case .notBinaryProtocol: return "not-binary-protocol"
-        case .connectionChurn: return "connection-churn"
-        case .closedWithoutReadingError: return "closed-without-reading-error"
-        case .tokenShorterThanItsLength: return "token-shorter-than-its-length"
-        case .byteSwappedIdentifier: return "byte-swapped-identifier"
+        case .payloadLengthTooShort: .legacyPayloadLengthTooShort
+        case .payloadLengthTooLong: .legacyPayloadLengthTooLong
+        case .payloadNULTerminated: .legacyPayloadNULTerminated
+        case .payloadNotJSON: .legacyPayloadNotJSON
+        case .asciiHexToken: .legacyASCIIHexToken
+        case .littleEndianLength: .legacyLittleEndianLength
+        case .notBinaryProtocol: .legacyNotBinaryProtocol
+        case .connectionChurn: .legacyConnectionChurn
+        case .closedWithoutReadingError: .legacyClosedWithoutReadingError
+        case .tokenShorterThanItsLength: .legacyTokenShorterThanItsLength
+        case .byteSwappedIdentifier: .legacyByteSwappedIdentifier
         }
     }
 

@@ -53,7 +53,7 @@ final class JournalJSONReadingTests: XCTestCase {
             .notification(truncated),
             .fault(description: "GOAWAY \"x\""),
             .feedbackTuple(deviceToken: "a1b2", timestampMilliseconds: 1_767_225_600_000),
-            .diagnosis(code: "connection-churn", message: "many", figures: [JournalFigure("connections", 120), JournalFigure("seconds", 60)]),
+            .diagnosis(code: .legacyConnectionChurn, message: "many", figures: [JournalFigure("connections", 120), JournalFigure("seconds", 60)]),
             .broadcast(BroadcastRecord(
                 bundleID: "com.example.app", channelID: "Y2hhbm5lbA==", topic: "t", pushType: "LiveActivity", requestAPNsID: "a",
                 requestID: "r", priority: "10", expiration: "0", storagePolicy: .noMessageStored, payload: Array("{}".utf8),
@@ -115,7 +115,7 @@ final class JournalJSONReadingTests: XCTestCase {
         XCTAssertEqual(lines[1], "feedback connection closed by server: idle")
         XCTAssertEqual(lines[6], "-> RST_STREAM flags=0x0 length=4 error=CANCEL")
         XCTAssertEqual(lines[13], "push legacy token=a1b2 topic=com.example.app type=alert => 410 status 8 Unregistered apns-id=id-2 (dropped): a problem")
-        XCTAssertEqual(lines[17], "diagnosis connection-churn: many [connections=120 seconds=60]")
+        XCTAssertEqual(lines[17], "diagnosis legacy.connectionChurn: many [connections=120 seconds=60]")
         XCTAssertEqual(lines[20], "channel create com.example.app channel=Y2hhbm5lbA== => 201")
     }
 }

@@ -36,7 +36,7 @@ final class LegacyDiagnosisTests: XCTestCase {
         let stream = enhanced(identifier: 1, declaredLength: payload.count + 5, payload: payload) + LegacyFixtures.enhanced(identifier: 2)
         let diagnosis = legacyDecodeAll(stream).diagnoses.first
         XCTAssertEqual(diagnosis, .payloadLengthTooLong(identifier: 1, declared: payload.count + 5, jsonLength: payload.count, tailLooksLikeFrame: true))
-        XCTAssertEqual(diagnosis?.code, "payload-length-too-long")
+        XCTAssertEqual(diagnosis?.code, .legacyPayloadLengthTooLong)
         XCTAssertTrue(diagnosis?.message.contains("swallowed") ?? false)
     }
 
@@ -122,12 +122,12 @@ final class LegacyDiagnosisTests: XCTestCase {
 
     func testConnectionLevelDiagnosesHaveMessages() {
         let churn = LegacyDiagnosis.connectionChurn(connections: 120, seconds: 60, notificationsPerConnection: 1.04)
-        XCTAssertEqual(churn.code, "connection-churn")
+        XCTAssertEqual(churn.code, .legacyConnectionChurn)
         XCTAssertTrue(churn.message.contains("120 connections in 60 s"))
         XCTAssertTrue(churn.message.contains("1.0 notifications each"))
 
         let unread = LegacyDiagnosis.closedWithoutReadingError(status: .invalidToken, identifier: 7)
-        XCTAssertEqual(unread.code, "closed-without-reading-error")
+        XCTAssertEqual(unread.code, .legacyClosedWithoutReadingError)
         XCTAssertTrue(unread.message.contains("status 8"))
         XCTAssertTrue(unread.message.contains("identifier 7"))
     }

@@ -266,7 +266,7 @@ final class LegacyGatewayTests: XCTestCase {
                                                                      closeWithoutReadingAfter: 0) }
         _ = try LegacyTLSClient.run(port: try XCTUnwrap(ports.gateway), connections: connections)
         _ = try await Legacy.reports(server, count: 12)
-        let churn = server.legacyActivity.diagnoses.filter { $0.code == "connection-churn" }
+        let churn = server.legacyActivity.diagnoses.filter { $0.code == .legacyConnectionChurn }
         XCTAssertEqual(churn.count, 1, "one diagnosis per window, not one per connection")
         if case .connectionChurn(let count, let seconds, let perConnection) = churn.first {
             XCTAssertEqual(count, 10)
