@@ -156,6 +156,7 @@ public enum JournalJSON {
         writer.integer("legacyStatus", record.legacyStatus?.rawValue)
         writer.string("problem", record.problem)
         if record.dropped { writer.bool("dropped", true) }
+        writer.string("environment", record.environment?.rawValue)
         writer.endObject()
     }
 
@@ -346,6 +347,7 @@ extension JournalJSON {
         record.payloadLength = payload.length
         record.legacyCommand = try object.integer("command", in: 0...255).map { UInt8($0) }
         record.problem = try object.string("problem")
+        record.environment = try object.oneOf("environment", APNsEnvironment.self)
         try object.finish()
         return record
     }

@@ -122,6 +122,7 @@ enum JournalPacking {
         writer.bool(record.dropped)
         writer.string(record.problem)
         writer.optionalInt(record.handlingMicroseconds)
+        writer.optionalInt(record.environment.map { index(of: $0) })
     }
 
     private static func unpackNotification(from reader: inout JournalByteReader) -> NotificationRecord? {
@@ -151,6 +152,7 @@ enum JournalPacking {
         let dropped = reader.bool()
         let problem = reader.string()
         let handling = reader.optionalInt()
+        let environment = reader.optionalInt().flatMap { value(APNsEnvironment.self, at: UInt8(truncatingIfNeeded: $0)) }
 
         var record = NotificationRecord(
             transport: transport, deviceToken: token, topic: topic, pushType: pushType,
@@ -166,6 +168,7 @@ enum JournalPacking {
         record.payloadLength = payloadLength
         record.problem = problem
         record.handlingMicroseconds = handling
+        record.environment = environment
         return record
     }
 
@@ -324,6 +327,13 @@ enum JournalPacking {
         switch direction {
         case .inbound: 0
         case .outbound: 1
+        }
+    }
+
+    private static func index(of environment: APNsEnvironment) -> Int {
+        switch environment {
+        case .sandbox: 0
+        case .production: 1
         }
     }
 

@@ -55,6 +55,9 @@ public struct NotificationRecord: Sendable, Equatable {
     /// Microseconds from the complete request's arrival to its verdict: the server's own work,
     /// before any scenario delay (HTTP/2 only; `nil` when not measured).
     public var handlingMicroseconds: Int? = nil
+    /// The environment of the listener that received it (on a server playing both, which
+    /// host the provider sent it to); `nil` when unknown.
+    public var environment: APNsEnvironment? = nil
 
     /// How many payload bytes a record keeps: enough to read any APNs payload (4 KB, 5 KB
     /// for VoIP) without letting a flood of huge bodies fill memory.

@@ -16,6 +16,7 @@ final class JournalJSONReadingTests: XCTestCase {
             timestamp: 1_767_225_600_000, legacyStatus: .invalidToken, dropped: true)
         notification.legacyCommand = 2
         notification.problem = "a problem"
+        notification.environment = .production
         let truncated = NotificationRecord(
             transport: .http2, deviceToken: "ff", payload: [0xFF, 0x00] + Array(repeating: 0x41, count: NotificationRecord.payloadLimit),
             authentication: JournalAuthentication(kind: "none"), accepted: true)
