@@ -23,6 +23,7 @@ extension MockAPNsConfiguration {
     ///               "maximumPayloadLength": 2048 },
     ///   "journal": { "capacity": 100000, "file": "journal.jsonl", "frames": true, "redactTokens": false },
     ///   "control": { "port": 2198, "host": "127.0.0.1", "allowNonLoopback": false },
+    ///   "registry": { "rateLimit": { "pushes": 10, "perSeconds": 60 } },
     ///   "timeouts": { "tlsHandshakeSeconds": 10, "http2PrefaceSeconds": 10, "controlRequestHeaderSeconds": 10 }
     /// }
     /// ```
@@ -79,10 +80,13 @@ extension MockAPNsConfiguration {
         if var broadcast = try root.object("broadcast") {
             try configuration.broadcast.read(&broadcast, environment: configuration.environment)
         }
+        if var registry = try root.object("registry") {
+            try configuration.registry.read(&registry)
+        }
         if var timeouts = try root.object("timeouts") {
             try configuration.timeouts.read(&timeouts)
         }
-        try root.finish(allowed: ["broadcast", "host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control", "timeouts"])
+        try root.finish(allowed: ["broadcast", "host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control", "timeouts", "registry"])
         return configuration
     }
 }

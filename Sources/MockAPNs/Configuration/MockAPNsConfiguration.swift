@@ -38,6 +38,8 @@ public struct MockAPNsConfiguration: Sendable {
     /// Broadcast push: the channel management listener (off unless a port is set), its
     /// rules, and seeded channels.
     public var broadcast = BroadcastSettings()
+    /// The device registry: the server-wide rate window per token.
+    public var registry = RegistrySettings()
     /// How long connections may take to handshake and to start speaking.
     public var timeouts = Timeouts()
     /// The access log: a line per notification and per connection opened and closed; `nil`

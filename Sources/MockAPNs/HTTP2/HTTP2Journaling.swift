@@ -42,13 +42,18 @@ struct HTTP2Journaling {
         _ push: HTTP2PushRequest, bodyLength: Int, streamID: Int32, context: DecisionContext, decider: PushDecider,
         arrivedAt: NIODeadline
     ) -> Verdict {
-        let (verdict, request) = decider.judge(http2: push, context: context)
+        let assessment = decider.assess(http2: push, context: context)
+        let (verdict, request) = (assessment.verdict, assessment.request)
         // A body stored cut short cannot be judged; one larger than APNs takes is refused anyway.
         if bodyLength == push.body.count, let problem = PayloadJSONCheck.problem(in: push.body) {
             let message = "Stream \(streamID): \(PayloadJSONCheck.describe(problem)). "
                 + "The answer follows validation.nonObjectPayload (\(verdict.reason.map { "refused: \($0.rawValue)" } ?? "accepted"))."
             logger.notice("HTTP/2: \(message)", metadata: ["diagnosis": "\(DiagnosisCode.http2PayloadNotJSON.rawValue)"])
             journal.record(.diagnosis(code: .http2PayloadNotJSON, message: message), connection: connectionID, stream: streamID)
+        }
+        // Before the notification: whoever waits for it finds what was noticed about it.
+        for diagnosis in assessment.diagnoses {
+            journal.record(diagnosis.event, connection: connectionID, stream: streamID)
         }
         let status = verdict.reason?.httpStatus ?? 200
         var record = NotificationRecord(

@@ -104,7 +104,7 @@ final class HTTP2ScenarioResponder {
         case .fault(let fault)?:
             report(fault, decision: decision, streamID: streamID)
             applyFault(fault, decision: decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
-        case nil, .accept?, .reject?, .refuseHandshake?:
+        case nil, .accept?, .reject?, .refuseHandshake?, .limitRate?:
             respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
         }
     }
@@ -113,7 +113,7 @@ final class HTTP2ScenarioResponder {
     private func respond(_ decision: ScenarioDecision, streamID: Int32, apnsID: String?, handler: NGHTTP2ServerHandler, answer: Answer) {
         let keepsCoreVerdict: Bool
         switch decision.action {
-        case nil, .fault?: keepsCoreVerdict = true
+        case nil, .fault?, .limitRate?: keepsCoreVerdict = true
         case .accept?, .reject?, .respond?, .refuseHandshake?: keepsCoreVerdict = false
         }
         if keepsCoreVerdict, let response = answer.coreResponse {

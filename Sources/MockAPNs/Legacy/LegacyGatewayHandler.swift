@@ -218,7 +218,11 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
                     routed.topic = route.topic
                     routed.pushType = route.pushType
                     decided = routed
-                    return scenario.judge(request, authentication: authentication) { decider.decide(request, context: decisionContext) }
+                    return scenario.judge(request, authentication: authentication) {
+                        let decided = decider.assess(request, context: decisionContext)
+                        decided.diagnoses.forEach(journaling.record)
+                        return decided.verdict
+                    }
                 },
                 observe: { event in
                     journaling.observe(event, authentication: authentication, decided: decided)

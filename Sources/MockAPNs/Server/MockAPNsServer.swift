@@ -57,7 +57,7 @@ public final class MockAPNsServer: Sendable {
         self.configuration = configuration
         let clock = clock ?? configuration.clockStart.map { ServerClock(fixedAt: $0) } ?? ServerClock()
         self.clock = clock
-        self.registry = DeviceRegistry()
+        self.registry = DeviceRegistry(rateWindow: configuration.registry.rateLimit)
         self.channels = ChannelRegistry()
         for channel in configuration.broadcast.channels { channels.insert(channel) }
         self.tokenVerifier = ProviderTokenVerifier(registry: ProviderKeyRegistry(), clock: clock, policy: configuration.providerTokens)

@@ -207,12 +207,18 @@ final class ScenarioDecoder {
         guard var reader = object(node, path: path, allowed: Self.ruleKeys) else { return nil }
         let errorsBefore = errors.count
         var rule = ScenarioRule(name: read { () throws(JSONFileError) in try reader.string("name") } ?? "rules[\(index)]")
-        rule.stage = read { () throws(JSONFileError) in try reader.oneOf("stage", ScenarioStage.self) } ?? .afterValidation
+        let stage = read { () throws(JSONFileError) in try reader.oneOf("stage", ScenarioStage.self) }
         if let matchNode = reader.node("match") {
             rule.match = match(matchNode, path: reader.path(of: "match")) ?? ScenarioMatch()
         }
         if let actionNode = reader.node("action") {
             rule.action = action(actionNode, path: reader.path(of: "action"))
+        }
+        // A rate window set before validation counts the push that set it.
+        if case .limitRate? = rule.action {
+            rule.stage = stage ?? .beforeValidation
+        } else {
+            rule.stage = stage ?? .afterValidation
         }
         if let delayNode = reader.node("delay") {
             rule.delay = delay(delayNode, path: reader.path(of: "delay"))
