@@ -22,7 +22,7 @@ extension HTTP2ConnectionBridge {
             request,
             facts: ScenarioRequest(http2: headers, body: push.body, bodyLength: request.bodyLength, authentication: authentication),
             handler: handler,
-            shape: ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)])
+            shape: ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)], uniqueIDInEveryEnvironment: true)
         ) {
             CoreAnswer(verdict: journaling.decideBroadcast(
                 push, requestID: requestID, streamID: request.streamID, context: context, decider: decider

@@ -6,7 +6,7 @@ import NIOPosix
 extension MockAPNsServer {
     /// The broadcast core for the provider API.
     func makeBroadcastDecider() -> BroadcastDecider {
-        BroadcastDecider(options: configuration.broadcast.options, validation: makeDecider().options, registry: channels)
+        BroadcastDecider(options: configuration.broadcast.options, validation: makeDecider().options, registry: channels, clock: clock)
     }
 
     /// Binds the channel management listener when `configuration.broadcast.managePort` is set:

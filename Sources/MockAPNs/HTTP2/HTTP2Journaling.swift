@@ -122,7 +122,10 @@ extension HTTP2Journaling {
     func decideBroadcast(
         _ push: HTTP2PushRequest, requestID: String, streamID: Int32, context: DecisionContext, decider: BroadcastDecider
     ) -> Verdict {
-        let record = decider.decide(push, requestID: requestID, context: context)
+        let (record, diagnoses) = decider.judge(push, requestID: requestID, context: context)
+        for diagnosis in diagnoses {
+            journal.record(diagnosis.event, connection: connectionID, stream: streamID)
+        }
         journal.record(.broadcast(record), connection: connectionID, stream: streamID)
         return record.verdict
     }

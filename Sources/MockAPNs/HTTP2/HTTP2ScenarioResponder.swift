@@ -121,9 +121,9 @@ final class HTTP2ScenarioResponder {
             answer.commit?()
             return
         }
-        let sandbox = environment == .sandbox && answer.shape.includesAPNsID
+        let carriesUniqueID = answer.shape.includesAPNsID && (environment == .sandbox || answer.shape.uniqueIDInEveryEnvironment)
         guard let verdict = decision.verdict(
-            apnsID: apnsID ?? apnsIDs.next(), uniqueID: sandbox ? uniqueIDs.next() : nil, now: clock.millisecondsSince1970
+            apnsID: apnsID ?? apnsIDs.next(), uniqueID: carriesUniqueID ? uniqueIDs.next() : nil, now: clock.millisecondsSince1970
         ) else { return }
         var response = HTTP2ResponseRenderer.render(verdict)
         if !answer.shape.includesAPNsID {
@@ -221,6 +221,9 @@ struct ResponseShape: Sendable {
     /// Whether answers carry `apns-id` (and `apns-unique-id`): yes for pushes and broadcasts,
     /// no for the channel management API.
     var includesAPNsID = true
+    /// Whether an accepted answer carries `apns-unique-id` in production too (broadcasts);
+    /// device pushes get it on the sandbox only.
+    var uniqueIDInEveryEnvironment = false
 
     /// A device push: the verdict as `HTTP2ResponseRenderer` writes it.
     static let push = ResponseShape()

@@ -33,6 +33,10 @@ public enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
     case payloadBackgroundWithoutContentAvailable = "payload.backgroundWithoutContentAvailable"
     case payloadPushToTalkPriority = "payload.pushToTalkPriority"
 
+    // Broadcast push
+    case broadcastMissingRequiredHeader = "broadcast.missingRequiredHeader"
+    case broadcastTopicForOtherApp = "broadcast.topicForOtherApp"
+
     // The device registry
     case registryTokenInOtherEnvironment = "registry.tokenInOtherEnvironment"
     case registryRateLimited = "registry.rateLimited"
@@ -82,6 +86,8 @@ public enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
         case .payloadBackgroundWithAlert: "A background push carries an alert, sound or badge."
         case .payloadBackgroundWithoutContentAvailable: "A background push lacks aps.content-available: 1."
         case .payloadPushToTalkPriority: "A push-to-talk push is not sent at priority 10."
+        case .broadcastMissingRequiredHeader: "A broadcast lacks a header Apple lists as required (apns-expiration or apns-priority)."
+        case .broadcastTopicForOtherApp: "A broadcast's apns-topic names another app than its path."
         case .registryTokenInOtherEnvironment: "A push reached the environment its token does not belong to (BadDeviceToken)."
         case .registryRateLimited: "A push went over its token's rate window (TooManyRequests)."
         case .legacyPayloadLengthTooShort: "A legacy frame's payload length is shorter than its JSON, so the JSON was cut."
