@@ -80,6 +80,9 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("legacy-max-payload"), help: "Largest legacy payload in bytes: 2048 (default, iOS 8+) or 256 (iOS 7 and before).")
     var legacyMaxPayload: Int?
 
+    @Option(name: .customLong("legacy-invalid-json"), help: "A legacy notification whose payload is not JSON: accept (default), silentClose, or a status byte to answer (such as 1 or 255).")
+    var legacyInvalidJSON: String?
+
     @Option(name: .customLong("scenario"), help: "A scenario file (JSON): scripted answers, delays and faults; see scenarios/.")
     var scenarioFile: String?
 
@@ -231,6 +234,12 @@ extension ServeCommand {
         if let legacyMaxPayload {
             guard (1...65535).contains(legacyMaxPayload) else { throw ValidationError("--legacy-max-payload must be 1-65535") }
             legacy.maximumPayloadLength = legacyMaxPayload
+        }
+        if let legacyInvalidJSON {
+            guard let policy = MockAPNsConfiguration.LegacyOptions.invalidJSONPolicy(.string(legacyInvalidJSON)) else {
+                throw ValidationError("--legacy-invalid-json takes accept, silentClose, or a legacy status byte (1-8, 128 or 255)")
+            }
+            legacy.invalidJSONPayload = policy
         }
     }
 }

@@ -40,7 +40,8 @@ extension MockAPNsServer {
             trustRootsPEM: [.file(configuration.certificateFile(configuration.tls.clientTrustRoots, default: "ca.pem"))],
             minimumVersion: .tlsv12,
             keyLogFile: ProcessEnvironment.value(of: "SSLKEYLOGFILE"),
-            alpnRefusalExplanation: "APNs requires HTTP/2 (h2)"
+            alpnRefusalExplanation: "APNs requires HTTP/2 (h2)",
+            versionRefusalAdvice: "APNs requires TLS 1.2 or later on the provider API; no setting allows older versions here"
         )
     }
 

@@ -148,7 +148,10 @@ final class LegacyListeners: Sendable {
             minimumVersion: allowOld ? .tlsv1 : .tlsv12,
             maximumVersion: .tlsv12,
             securityLevel: allowOld ? 0 : nil,
-            keyLogFile: ProcessEnvironment.value(of: "SSLKEYLOGFILE")
+            keyLogFile: ProcessEnvironment.value(of: "SSLKEYLOGFILE"),
+            versionRefusalAdvice: allowOld
+                ? "the legacy ports accept nothing older than TLS 1.0"
+                : "TLS 1.0 and 1.1 are refused unless --legacy-allow-old-tls (legacy.allowOldTLS) is set"
         )
     }
 }

@@ -52,6 +52,7 @@ public enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
     case legacyConnectionChurn = "legacy.connectionChurn"
     case legacyClosedWithoutReadingError = "legacy.closedWithoutReadingError"
     case legacyTokenShorterThanItsLength = "legacy.tokenShorterThanItsLength"
+    case legacyTokenLeftOut = "legacy.tokenLeftOut"
     case legacyByteSwappedIdentifier = "legacy.byteSwappedIdentifier"
     case feedbackTupleSkipped = "feedback.tupleSkipped"
 
@@ -100,6 +101,7 @@ public enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
         case .legacyConnectionChurn: "Many legacy gateway connections each carried about one notification."
         case .legacyClosedWithoutReadingError: "A client closed its gateway connection without reading the error packet."
         case .legacyTokenShorterThanItsLength: "A legacy token is shorter than its token length field says, misaligning the frame."
+        case .legacyTokenLeftOut: "A legacy frame has a token length field but no token: the payload was read as the token."
         case .legacyByteSwappedIdentifier: "Legacy notification identifiers were written in host (little-endian) byte order."
         case .feedbackTupleSkipped: "A queued feedback entry could not be written as a feedback tuple."
         }

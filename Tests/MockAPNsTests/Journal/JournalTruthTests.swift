@@ -361,7 +361,7 @@ final class JournalTruthTests: XCTestCase {
             return false
         }
         XCTAssertEqual(failed.map(stable), [
-            #"{"seq":0,"time":0,"mono":0,"type":"tlsFailed","reason":"client sent a fatal TLS alert unknown_ca (48) before any ClientHello: it gave up on this server before the handshake began, most likely because it refused the server's certificate (not trusted by the client: check its CA file) or the protocol (TLS version, ALPN) on an earlier attempt, and reports that refusal on a new connection","alertSent":"unexpected_message","alertReceived":"unknown_ca","offeredVersions":[],"offeredCipherSuites":[]}"#,
+            #"{"seq":0,"time":0,"mono":0,"type":"tlsFailed","reason":"client sent a fatal TLS alert unknown_ca (48) before any ClientHello: its own TLS library stopped before offering anything, without having seen this server (no certificate or version was exchanged). That happens when the client is set to protocol versions its library refuses, such as SSLv3 or TLS 1.0 only on a system that allows TLS 1.2 and later; let the client offer TLS 1.2","alertSent":"unexpected_message","alertReceived":"unknown_ca","offeredVersions":[],"offeredCipherSuites":[]}"#,
         ])
         try await server.shutdown()
     }

@@ -285,6 +285,9 @@ final class LegacyGatewayTests: XCTestCase {
         try await strict.shutdown()
         XCTAssertTrue(logs.messages.contains { $0.contains("TLS handshake refused") && $0.contains("offered [TLSv1]") },
                       logs.messages.joined(separator: "\n"))
+        // The refusal names the setting that allows the client's version.
+        XCTAssertTrue(logs.messages.contains { $0.contains("offered only [TLSv1]") && $0.contains("--legacy-allow-old-tls (legacy.allowOldTLS)") },
+                      logs.messages.joined(separator: "\n"))
 
         let (lenient, lenientPorts) = try await LegacyTestServer.start { $0.legacy.allowOldTLS = true }
         let accepted = try LegacyTLSClient.run(port: try XCTUnwrap(lenientPorts.gateway), connections: [.init(send: [], closeWithoutReadingAfter: 0)],
