@@ -60,6 +60,7 @@ struct HTTP2Journaling {
             request, verdict: verdict, authentication: JournalAuthentication(context.authentication), status: status
         )
         record.handlingMicroseconds = Int((NIODeadline.now() - arrivedAt).nanoseconds / 1000)
+        record.environment = context.environment
         journal.record(.notification(record), connection: connectionID, stream: streamID)
         return verdict
     }

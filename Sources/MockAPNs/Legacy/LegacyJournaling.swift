@@ -76,6 +76,7 @@ struct LegacyJournaling {
         record.legacyCommand = notification.command.rawValue
         record.priority = request.priority?.rawValue
         record.legacyStatus = Self.status(action)
+        record.environment = environment
         journal.record(.legacyFrame(frame), then: .notification(record), connection: connectionID)
     }
 
@@ -99,6 +100,7 @@ struct LegacyJournaling {
         record.payloadLength = error.payloadLength ?? 0
         record.legacyCommand = error.command
         record.legacyStatus = Self.status(action)
+        record.environment = environment
         record.problem = error.problem.description
         journal.record(.notification(record), connection: connectionID)
     }
@@ -131,6 +133,7 @@ struct LegacyJournaling {
         if let payloadLength { record.payloadLength = max(record.payloadLength, payloadLength) }
         record.legacyCommand = frame.command
         record.problem = problem
+        record.environment = environment
         journal.record(.notification(record), connection: connectionID)
     }
 

@@ -123,7 +123,7 @@ final class ScenarioDecoder {
 
     // The keys each object takes; `scenarios/schema.json` is tested against these tables.
     static let documentKeys = ["$schema", "name", "description", "seed", "initialState", "registry", "connection", "rules"]
-    static let registryKeys = ["unregistered", "expired", "topics", "feedback"]
+    static let registryKeys = ["unregistered", "expired", "topics", "feedback", "environments"]
     static let connectionKeys = ["maxConcurrentStreams", "idleTimeoutSeconds", "goAwayAfterRequests"]
     static let ruleKeys = ["name", "stage", "match", "action", "delay", "times", "requiresState", "setsState"]
     /// One key per `ScenarioMatch` property, named as the property is.
@@ -173,6 +173,15 @@ final class ScenarioDecoder {
                 let token = token(&entry)
                 let topics = required(read { () throws(JSONFileError) in try entry.strings("topics") }, entry, "topics", expected: "an array of topics")
                 if let token, let topics { state.topics.append(.init(token: token, topics: topics)) }
+            }
+        }
+        if let elements = read({ () throws(JSONFileError) in try reader.array("environments") }) {
+            for (elementPath, element) in elements {
+                guard var entry = object(element, path: elementPath, allowed: ["token", "environment"]) else { continue }
+                let token = token(&entry)
+                let environment = required(read { () throws(JSONFileError) in try entry.oneOf("environment", APNsEnvironment.self) },
+                                           entry, "environment", expected: "sandbox or production")
+                if let token, let environment { state.environments.append(.init(token: token, environment: environment)) }
             }
         }
         return state

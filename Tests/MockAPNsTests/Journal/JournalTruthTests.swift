@@ -59,7 +59,7 @@ final class JournalTruthTests: XCTestCase {
 
         let found = server.notifications(matching: NotificationFilter(topic: "com.example.app"))
         XCTAssertEqual(found.count, 1, "?topic= finds the push that named no topic")
-        XCTAssertEqual(stable(try XCTUnwrap(found.first)), #"{"seq":0,"time":0,"transport":"http2","deviceToken":"\#(token)","topic":"com.example.app","pushType":"alert","payloadLength":25,"payload":"{\"aps\":{\"alert\":\"hello\"}}","authentication":{"kind":"certificate"},"accepted":true,"status":200}"#)
+        XCTAssertEqual(stable(try XCTUnwrap(found.first)), #"{"seq":0,"time":0,"transport":"http2","deviceToken":"\#(token)","topic":"com.example.app","pushType":"alert","payloadLength":25,"payload":"{\"aps\":{\"alert\":\"hello\"}}","authentication":{"kind":"certificate"},"accepted":true,"status":200,"environment":"sandbox"}"#)
 
         try server.replaceScenario(jsonText: #"""
         {"name": "topic rule", "rules": [{"match": {"topics": ["com.example.app"]}, "action": {"type": "reject", "reason": "TooManyRequests"}}]}
@@ -76,7 +76,7 @@ final class JournalTruthTests: XCTestCase {
         let headers = [("apns-topic", "com.example.app.voip"), ("authorization", "bearer \(try jwt())")]
         XCTAssertEqual(try curl.send(path: "/3/device/\(token)", headers: headers).status, 200)
         let record = try XCTUnwrap(server.notifications(matching: NotificationFilter(topic: "com.example.app.voip")).first)
-        XCTAssertEqual(stable(record), #"{"seq":0,"time":0,"transport":"http2","deviceToken":"\#(token)","topic":"com.example.app.voip","pushType":"voip","payloadLength":25,"payload":"{\"aps\":{\"alert\":\"hello\"}}","authentication":{"kind":"providerToken","teamId":"TEAM00000A","keyId":"SANDBOX001"},"accepted":true,"status":200}"#)
+        XCTAssertEqual(stable(record), #"{"seq":0,"time":0,"transport":"http2","deviceToken":"\#(token)","topic":"com.example.app.voip","pushType":"voip","payloadLength":25,"payload":"{\"aps\":{\"alert\":\"hello\"}}","authentication":{"kind":"providerToken","teamId":"TEAM00000A","keyId":"SANDBOX001"},"accepted":true,"status":200,"environment":"sandbox"}"#)
 
         try server.replaceScenario(jsonText: #"""
         {"name": "voip rule", "rules": [{"match": {"pushTypes": ["voip"]}, "action": {"type": "reject", "reason": "ServiceUnavailable"}}]}
@@ -100,10 +100,10 @@ final class JournalTruthTests: XCTestCase {
         let records = await server.waitForNotifications(count: 4, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
         let hex = { (seed: UInt8) in Legacy.hex(Legacy.token(seed)) }
         XCTAssertEqual(records.map(stable), [
-            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(1))","topic":"com.example.app","priority":10,"expiration":0,"identifier":1,"command":2,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":true}"#,
-            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(2))","topic":"com.example.app","identifier":2,"command":1,"payloadLength":2049,"payload":"","payloadTruncated":true,"authentication":{"kind":"certificate"},"accepted":false,"reason":"PayloadTooLarge","legacyStatus":7,"problem":"payload too large (2049 bytes)"}"#,
-            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(3))","topic":"com.example.app","identifier":3,"command":2,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":false,"dropped":true}"#,
-            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(4))","topic":"com.example.app","identifier":4,"command":1,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":false,"dropped":true}"#,
+            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(1))","topic":"com.example.app","priority":10,"expiration":0,"identifier":1,"command":2,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":true,"environment":"sandbox"}"#,
+            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(2))","topic":"com.example.app","identifier":2,"command":1,"payloadLength":2049,"payload":"","payloadTruncated":true,"authentication":{"kind":"certificate"},"accepted":false,"reason":"PayloadTooLarge","legacyStatus":7,"problem":"payload too large (2049 bytes)","environment":"sandbox"}"#,
+            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(3))","topic":"com.example.app","identifier":3,"command":2,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":false,"dropped":true,"environment":"sandbox"}"#,
+            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(4))","topic":"com.example.app","identifier":4,"command":1,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":false,"dropped":true,"environment":"sandbox"}"#,
         ])
         let waited = await server.waitForNotifications(
             count: 1, matching: NotificationFilter(transport: .legacy, reason: .payloadTooLarge), timeout: .seconds(1))
