@@ -13,7 +13,7 @@ extension ServeCommand {
         /// notification with the client certificate of the server's environment.
         func guide(configuration: MockAPNsConfiguration, http2Port: Int) -> String {
             let folder = directory as NSString
-            let client = configuration.environment == .production ? "client-production" : "client-sandbox"
+            let client = configuration.environment.primary == .production ? "client-production" : "client-sandbox"
             let path = { (name: String) in CredentialDirectory.shellQuoted(folder.appendingPathComponent(name)) }
             let host = ["0.0.0.0", "::", "[::]"].contains(configuration.host) ? "127.0.0.1" : configuration.host
             let token = String(repeating: "a1b2c3d4", count: 8)

@@ -27,8 +27,20 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("http2-port"), help: "The HTTP/2 provider API port (default 2197; 0 picks a free port).")
     var http2Port: Int?
 
-    @Option(name: .long, help: "The environment this server plays: sandbox or production (default sandbox).")
-    var environment: APNsEnvironment?
+    @Option(name: .long, help: "The environment this server plays: sandbox, production, or both (the ports above serve the sandbox, the --production-* ports production; default sandbox).")
+    var environment: ServerEnvironment?
+
+    @Option(name: .customLong("production-http2-port"), help: "With --environment both: the production HTTP/2 port (default 2297; 0 picks a free port).")
+    var productionHTTP2Port: Int?
+
+    @Option(name: .customLong("production-gateway-port"), help: "With --environment both: the production legacy gateway port (default 2295; 0 picks a free port).")
+    var productionGatewayPort: Int?
+
+    @Option(name: .customLong("production-feedback-port"), help: "With --environment both: the production feedback port (default 2296; 0 picks a free port).")
+    var productionFeedbackPort: Int?
+
+    @Option(name: .customLong("production-broadcast-manage-port"), help: "With --environment both: the production channel management port (default 2299; 0 picks a free port).")
+    var productionBroadcastManagePort: Int?
 
     @Option(name: .customLong("cert-dir"), help: "Folder with server.pem, server-key.pem, ca.pem and provider keys (default: ./certs-dev if present, else $XDG_DATA_HOME/mockapns or ~/.mockapns, created on first run).")
     var certificateDirectory: String?
@@ -79,6 +91,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(name: .customLong("legacy-max-payload"), help: "Largest legacy payload in bytes: 2048 (default, iOS 8+) or 256 (iOS 7 and before).")
     var legacyMaxPayload: Int?
+
+    @Option(name: .customLong("legacy-invalid-json"), help: "A legacy notification whose payload is not JSON: accept (default), silentClose, or a status byte to answer (such as 1 or 255).")
+    var legacyInvalidJSON: String?
 
     @Option(name: .customLong("scenario"), help: "A scenario file (JSON): scripted answers, delays and faults; see scenarios/.")
     var scenarioFile: String?
@@ -135,6 +150,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.legacy.feedbackPort = Self.applePorts.feedback
         configuration.control.port = ObservationOptions.defaultControlPort
         configuration.broadcast.managePort = MockAPNsConfiguration.BroadcastSettings.defaultManagePort
+        configuration.productionPorts = .commandLineDefaults
         if let config {
             let bytes: Data
             do {
@@ -167,6 +183,17 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         if let environment { configuration.environment = environment }
+        let productionFlags: [(Int?, String, WritableKeyPath<MockAPNsConfiguration.ProductionPorts, Int>)] = [
+            (productionHTTP2Port, "--production-http2-port", \.http2),
+            (productionGatewayPort, "--production-gateway-port", \.gateway),
+            (productionFeedbackPort, "--production-feedback-port", \.feedback),
+            (productionBroadcastManagePort, "--production-broadcast-manage-port", \.channelManagement),
+        ]
+        for (value, flag, keyPath) in productionFlags {
+            guard let value else { continue }
+            guard (0...65535).contains(value) else { throw ValidationError("\(flag) must be 0-65535") }
+            configuration.productionPorts[keyPath: keyPath] = value
+        }
         if let certificateDirectory { configuration.certificateDirectory = certificateDirectory }
         if noAuthentication { configuration.requiresAuthentication = false }
         if let keyDirectory { configuration.keyDirectory = keyDirectory }
@@ -232,6 +259,12 @@ extension ServeCommand {
             guard (1...65535).contains(legacyMaxPayload) else { throw ValidationError("--legacy-max-payload must be 1-65535") }
             legacy.maximumPayloadLength = legacyMaxPayload
         }
+        if let legacyInvalidJSON {
+            guard let policy = MockAPNsConfiguration.LegacyOptions.invalidJSONPolicy(.string(legacyInvalidJSON)) else {
+                throw ValidationError("--legacy-invalid-json takes accept, silentClose, or a legacy status byte (1-8, 128 or 255)")
+            }
+            legacy.invalidJSONPayload = policy
+        }
     }
 }
 
@@ -243,7 +276,7 @@ struct ServeError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-extension APNsEnvironment: ExpressibleByArgument {}
+extension ServerEnvironment: ExpressibleByArgument {}
 
 extension Logger.Level: @retroactive ExpressibleByArgument {}
 

@@ -7,6 +7,8 @@ struct ConnectionPolicy: Sendable {
     var keyLog: KeyLogWriter?
     /// See `TLSConfiguration.alpnRefusalExplanation`.
     var alpnRefusalExplanation: String?
+    /// See `TLSConfiguration.versionRefusalAdvice`.
+    var versionRefusalAdvice: String? = nil
 }
 
 /// Per-connection state written by OpenSSL callbacks during the handshake and read by the

@@ -34,7 +34,8 @@ enum HandshakeFailureExplainer {
             let range = accepted.lowerBound == accepted.upperBound
                 ? "\(accepted.lowerBound)"
                 : "\(accepted.lowerBound) to \(accepted.upperBound)"
-            return "client offered only [\(hello.offeredVersions.joined(separator: ", "))]; this listener accepts \(range)"
+            let advice = observations.policy.versionRefusalAdvice.map { ": \($0)" } ?? ""
+            return "client offered only [\(hello.offeredVersions.joined(separator: ", "))]; this listener accepts \(range)\(advice)"
         }
         if openSSL.contains("no shared cipher") {
             return "no cipher suite in common; client offered \(hello.offeredCipherSuites.count): [\(hello.offeredCipherSuites.joined(separator: ", "))]"
@@ -69,10 +70,15 @@ enum HandshakeFailureExplainer {
             return "TLS handshake failed: \(openSSL)"
         }
         if let (alert, fatal) = alertBeforeClientHello(firstBytes) {
-            return "client sent a \(fatal ? "fatal" : "warning") TLS alert \(alert) before any ClientHello: it gave up "
-                + "on this server before the handshake began, most likely because it refused the server's certificate "
-                + "(not trusted by the client: check its CA file) or the protocol (TLS version, ALPN) on an earlier "
-                + "attempt, and reports that refusal on a new connection"
+            // Nothing of this server reached the client yet (no certificate, no version, no
+            // ALPN): only the client's own TLS library can have stopped it. It does so when
+            // the client asks for protocol versions the library refuses, such as SSLv3 or
+            // TLS 1.0 on a system whose OpenSSL allows TLS 1.2 and later: no ClientHello can
+            // be built, and the library reports that with an alert.
+            return "client sent a \(fatal ? "fatal" : "warning") TLS alert \(alert) before any ClientHello: its own TLS "
+                + "library stopped before offering anything, without having seen this server (no certificate or version "
+                + "was exchanged). That happens when the client is set to protocol versions its library refuses, such as "
+                + "SSLv3 or TLS 1.0 only on a system that allows TLS 1.2 and later; let the client offer TLS 1.2"
         }
         if first == 0x16 {
             return "malformed ClientHello: \(openSSL)"

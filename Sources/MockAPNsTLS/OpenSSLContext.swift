@@ -29,7 +29,8 @@ public final class OpenSSLContext: @unchecked Sendable {
             clientCertificate: configuration.clientCertificate,
             versions: (configuration.minimumVersion, configuration.maximumVersion),
             keyLogFile: configuration.keyLogFile, securityLevel: configuration.securityLevel,
-            cipherList: configuration.cipherList, alpnRefusalExplanation: configuration.alpnRefusalExplanation
+            cipherList: configuration.cipherList, alpnRefusalExplanation: configuration.alpnRefusalExplanation,
+            versionRefusalAdvice: configuration.versionRefusalAdvice
         ) { context throws(TLSError) in
             try ContextBuilder.configureServer(context, configuration)
         }
@@ -93,13 +94,15 @@ private enum ContextBuilder {
         securityLevel: Int?,
         cipherList: String?,
         alpnRefusalExplanation: String? = nil,
+        versionRefusalAdvice: String? = nil,
         configureRole: (OpaquePointer) throws(TLSError) -> Void
     ) throws(TLSError) -> (OpaquePointer, ConnectionPolicy) {
         try validate(versions: versions, alpn: alpn)
         let keyLog = try keyLogFile.map { path throws(TLSError) in try KeyLogWriter(path: path) }
         let policy = ConnectionPolicy(
             role: role, alpn: alpn, clientCertificate: clientCertificate,
-            versions: versions.0...versions.1, keyLog: keyLog, alpnRefusalExplanation: alpnRefusalExplanation
+            versions: versions.0...versions.1, keyLog: keyLog, alpnRefusalExplanation: alpnRefusalExplanation,
+            versionRefusalAdvice: versionRefusalAdvice
         )
         let context = try make(method: method)
         do {

@@ -71,6 +71,10 @@ public struct TLSConfiguration: Sendable {
     /// offered (in the handshake failure's reason); `nil` says "this listener requires one of
     /// [...]". The application's own words go here (for APNs: that it requires HTTP/2).
     public var alpnRefusalExplanation: String?
+    /// What a client that offered only TLS versions this listener refuses is told to do,
+    /// after the versions it offered and the ones accepted: the application's setting that
+    /// allows them, or why it cannot. `nil` says nothing more.
+    public var versionRefusalAdvice: String?
 
     public init(
         certificateChain: [PEMSource],
@@ -83,8 +87,10 @@ public struct TLSConfiguration: Sendable {
         securityLevel: Int? = nil,
         keyLogFile: String? = nil,
         cipherList: String? = nil,
-        alpnRefusalExplanation: String? = nil
+        alpnRefusalExplanation: String? = nil,
+        versionRefusalAdvice: String? = nil
     ) {
+        self.versionRefusalAdvice = versionRefusalAdvice
         self.certificateChain = certificateChain
         self.privateKey = privateKey
         self.alpn = alpn

@@ -162,3 +162,61 @@ def test_control_api_lists_creates_and_deletes_channels(server):
     deleted = journal.request("DELETE", "/v1/channels/" + urllib.parse.quote(made["id"], safe=""))
     assert deleted == {"id": made["id"], "deleted": True}
     assert made["id"] not in [c["id"] for c in journal.get("/v1/channels")["channels"]]
+
+
+# Apple's sample payload ("Sending broadcast push notification requests to APNs").
+SAMPLE = ('{"aps":{"timestamp":1685952000,"event":"update","content-state":{"currentHealthLevel":0.0,'
+          '"eventDescription":"Power Panda has been knocked down!"},"alert":{"title":{"loc-key":"%@ is knocked down!",'
+          '"loc-args":["Power Panda"]},"body":{"loc-key":"Use a potion to heal %@!","loc-args":["Power Panda"]},'
+          '"sound":"HeroDown.mp4"}}}')
+
+
+def test_nghttp_sends_apples_token_sample(server, tmp_path):
+    """The token sample's headers as Apple writes them, then the header table's other
+    spellings and priorities: each answered 200 with apns-request-id and apns-unique-id."""
+    status, headers, _ = curl(server.manage, f"/1/apps/{TOPIC}/channels",
+                              body='{"message-storage-policy": 0, "push-type": "LiveActivity"}')
+    assert status == 201
+    channel = headers["apns-channel-id"]
+    payload = tmp_path / "sample.json"
+    payload.write_text(SAMPLE)
+    variants = [
+        ("liveactivity", "10", ["apns-id: eabeae54-14a8-11e5-b60b-1697f925ec7b"]),
+        ("Liveactivity", "5", []),
+        ("liveactivity", "1", []),
+    ]
+    for push_type, priority, extra in variants:
+        status, out = nghttp(server.http2, f"/4/broadcasts/apps/{TOPIC}", body_file=payload, headers=[
+            f"apns-push-type: {push_type}", "apns-expiration: 0", f"apns-priority: {priority}", f"apns-channel-id: {channel}", *extra])
+        assert status == 200, (push_type, priority, out[-2000:])
+        assert re.search(r"recv \(stream_id=\d+\) apns-unique-id: " + UUID, out), out[-2000:]
+        assert re.search(r"recv \(stream_id=\d+\) apns-request-id: " + UUID, out)
+
+
+def test_curl_documented_refusals(server):
+    """The error table's broadcast reasons that the first suite did not reach."""
+    status, headers, _ = curl(server.manage, f"/1/apps/{TOPIC}/channels", body=CREATE)
+    channel = headers["apns-channel-id"]
+    cases = [
+        (server.manage, f"/1/apps/{TOPIC}/channels", "POST", [], '{"message-storage-policy":1,"push-type":"LiveActivity","x":1}',
+         400, "BadRequestParams"),
+        (server.manage, f"/1/apps/{TOPIC}/channels", "POST", [], '{"message-storage-policy":', 400, "BadRequestPayload"),
+        (server.manage, f"/1/apps/{TOPIC}.push-type.liveactivity/channels", "POST", [], CREATE, 400, "TopicDisallowed"),
+        (server.http2, f"/4/broadcasts/apps/{TOPIC}", "POST",
+         [f"apns-channel-id: {channel}", "apns-push-type: liveactivity", f"apns-topic: {TOPIC}.push-type.liveactivity"],
+         UPDATE, 400, "TopicDisallowed"),
+        (server.http2, f"/4/broadcasts/apps/{TOPIC}", "POST", [f"apns-channel-id: {channel}", "apns-push-type: liveactivity"],
+         '{"aps":', 400, "BadRequestPayload"),
+        (server.http2, f"/4/broadcasts/apps/{TOPIC}", "POST", [f"apns-channel-id: {channel}", "apns-push-type: liveactivity"],
+         '{"p":"' + "x" * 5114 + '"}', 413, "PayloadTooLarge"),
+    ]
+    for port, path, method, headers, body, status, reason in cases:
+        got, response_headers, payload = curl(port, path, method=method, headers=headers, body=body)
+        assert (got, payload) == (status, f'{{"reason":"{reason}"}}'), (path, headers, body[:40])
+        assert re.fullmatch(UUID, response_headers["apns-request-id"])
+    # Authentication comes first: no credentials and no channel id is 403, not MissingChannelId.
+    got, _, payload = curl(server.http2, f"/4/broadcasts/apps/{TOPIC}", headers=["apns-push-type: liveactivity"], body=UPDATE, auth=None)
+    assert (got, payload) == (403, '{"reason":"MissingProviderToken"}')
+    # A bundle id the key does not cover: 403 TopicMismatch.
+    got, _, payload = curl(server.manage, "/1/apps/com.example.other/all-channels", method="GET", auth="cert")
+    assert (got, payload) == (403, '{"reason":"TopicMismatch"}')

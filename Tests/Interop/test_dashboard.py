@@ -180,8 +180,29 @@ def test_diagnoses_explain_provider_mistakes(page, dashboard_server):
     push(dashboard_server, unique_token(), "this is not json")  # answered as Apple would; the journal notes the mistake
     show(page, "diagnoses")
     WebDriverWait(page, 1.0, poll_frequency=0.05).until(
-        lambda d: "http2.payload-not-json" in d.find_element(By.ID, "diagnoses").text)
+        lambda d: "http2.payloadNotJSON" in d.find_element(By.ID, "diagnoses").text)
     snap(page, "diagnoses")
+
+
+def test_payload_mistakes_show_as_diagnoses_and_the_codes_come_from_the_server(page, dashboard_server):
+    """A background push with an alert: Apple answers 200 and the device shows nothing; the
+    page shows why, and its code filter lists every code the server names."""
+    token = unique_token()
+    assert push(dashboard_server, token, '{"aps":{"alert":"hi"}}', headers=["apns-priority: 5"], push_type="background") == 200
+    show(page, "diagnoses")
+    WebDriverWait(page, 2.0, poll_frequency=0.05).until(
+        lambda d: "payload.backgroundWithAlert" in d.find_element(By.ID, "diagnoses").text)
+    served = [entry["code"] for entry in dashboard_server.journal.get("/v1/diagnosis-codes")["codes"]]
+    offered = page.execute_script(
+        "return Array.from(document.querySelectorAll('#diagnosis-code option'), o => o.value).filter(v => v && v !== 'tlsFailed')")
+    assert offered == served
+    page.execute_script(
+        "const s = document.getElementById('diagnosis-code'); s.value = 'payload.backgroundWithoutContentAvailable';"
+        "s.dispatchEvent(new Event('change'));")
+    WebDriverWait(page, 2.0, poll_frequency=0.05).until(
+        lambda d: texts(d, "#diagnoses .diagnosis") and all("payload.backgroundWithoutContentAvailable" in t for t in texts(d, "#diagnoses .diagnosis")))
+    snap(page, "diagnoses-filtered")
+    page.execute_script("const s = document.getElementById('diagnosis-code'); s.value = ''; s.dispatchEvent(new Event('change'));")
 
 
 def test_a_broken_scenario_is_refused_at_its_line(page):

@@ -41,7 +41,9 @@ public enum PortsFile {
         var ports: [String: Int] = [:]
         try waitUntilSync("\(path) to name the \(listener) port", timeout: timeout, interval: .milliseconds(20)) {
             guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else { return false }
-            ports = (try? JSONSerialization.jsonObject(with: data)) as? [String: Int] ?? [:]
+            // The listeners' ports are the numbers at the top; "environments" repeats them per environment.
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
+            ports = object.compactMapValues { $0 as? Int }
             return ports[listener] != nil
         }
         return ports

@@ -31,8 +31,52 @@ final class ConfigurationFileTests: XCTestCase {
         XCTAssertNil(configuration.http2.idleTimeoutSeconds)
     }
 
+    /// The settings this round of Apple fidelity added, each read from the file.
+    func testEnvironmentsRateWindowsPayloadRulesAndBroadcastSettings() throws {
+        let text = """
+        {"environment": "both", "productionPorts": {"http2": 3297, "gateway": 3295, "feedback": 3296, "channelManagement": 3299},
+         "registry": {"rateLimit": {"pushes": 5, "perSeconds": 0.5}},
+         "validation": {"payloadRules": "refuse", "liveActivityWithCertificate": "accept"},
+         "legacy": {"invalidJSONPayload": 1},
+         "broadcast": {"wrongMethodReason": "BadPath", "refuseMissingRequiredHeaders": true, "topicForOtherApp": "BadTopic",
+                       "unparseableBody": "accept", "unknownBodyAttribute": "accept", "allowedPriorities": [5, 10]}}
+        """
+        let configuration = try MockAPNsConfiguration.parse(json: text)
+        XCTAssertEqual(configuration.environment, .both)
+        XCTAssertEqual(configuration.environment.environments, [.sandbox, .production])
+        XCTAssertEqual(configuration.productionPorts, .init(http2: 3297, gateway: 3295, feedback: 3296, channelManagement: 3299))
+        XCTAssertEqual(configuration.registry.rateLimit, RateWindow(pushes: 5, perMilliseconds: 500))
+        XCTAssertEqual(configuration.validation.payloadRules, .refuse)
+        XCTAssertEqual(configuration.validation.liveActivityWithCertificate, .accept)
+        XCTAssertEqual(configuration.legacy.invalidJSONPayload, .refuse(.processingError))
+        let broadcast = configuration.broadcast.options
+        XCTAssertEqual(broadcast.wrongMethodReason, .badPath)
+        XCTAssertTrue(broadcast.refusesMissingRequiredHeaders)
+        XCTAssertEqual(broadcast.topicForOtherApp, .reject(.badTopic))
+        XCTAssertEqual(broadcast.unparseableBody, .accept)
+        XCTAssertEqual(broadcast.unknownBodyAttribute, .accept)
+        XCTAssertEqual(broadcast.allowedPriorities, [.powerAware, .immediate])
+        XCTAssertEqual(try MockAPNsConfiguration.parse(json: #"{"legacy": {"invalidJSONPayload": "silentClose"}}"#).legacy.invalidJSONPayload,
+                       .closeSilently)
+        let defaults = MockAPNsConfiguration()
+        XCTAssertNil(defaults.registry.rateLimit)
+        XCTAssertEqual(defaults.validation.payloadRules, .diagnose)
+        XCTAssertEqual(defaults.legacy.invalidJSONPayload, .accept)
+        XCTAssertEqual(defaults.broadcast.options.allowedPriorities, [.powerFirst, .powerAware, .immediate])
+    }
+
     func testMistakesNameTheirPath() {
         let cases: [(String, String)] = [
+            (#"{"environment": "all"}"#, "$.environment"),
+            (#"{"productionPorts": {"http2": -1}}"#, "$.productionPorts.http2"),
+            (#"{"productionPorts": {"grpc": 1}}"#, "$.productionPorts.grpc"),
+            (#"{"registry": {"rateLimit": {"pushes": 1}}}"#, "$.registry.rateLimit.perSeconds"),
+            (#"{"registry": {"rateLimit": {"pushes": 1, "perSeconds": 0}}}"#, "$.registry.rateLimit.perSeconds"),
+            (#"{"registry": {"limit": 1}}"#, "$.registry.limit"),
+            (#"{"validation": {"payloadRules": "warn"}}"#, "$.validation.payloadRules"),
+            (#"{"legacy": {"invalidJSONPayload": 10}}"#, "$.legacy.invalidJSONPayload"),
+            (#"{"legacy": {"invalidJSONPayload": "drop"}}"#, "$.legacy.invalidJSONPayload"),
+            (#"{"broadcast": {"topicForOtherApp": "reject"}}"#, "$.broadcast.topicForOtherApp"),
             (#"{"http2": {"port": 70000}}"#, "$.http2.port"),
             (#"{"environment": "staging"}"#, "$.environment"),
             (#"{"tls": {"cert": "x"}}"#, "$.tls.cert"),

@@ -41,4 +41,47 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("line 1, column 23"), result.stderr)
         XCTAssertTrue(result.stderr.contains("unknown key"), result.stderr)
     }
+
+    /// `--environment both`: a sandbox and a production listener for each protocol, in the
+    /// ports file, with the production ports from their own flags.
+    func testServeBothEnvironmentsReportsEachListener() throws {
+        let portsFile = temporaryPath("ports.json")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = ["serve", "--environment", "both", "--http2-port", "0", "--gateway-port", "0", "--feedback-port", "0",
+                             "--broadcast-manage-port", "0", "--no-control", "--production-http2-port", "0", "--production-gateway-port", "0",
+                             "--production-feedback-port", "0", "--production-broadcast-manage-port", "0",
+                             "--ports-file", portsFile, "--cert-dir", Fixtures.certificateDirectory, "--quiet"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        _ = try PortsFile.wait(portsFile, for: "http2")
+        let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: portsFile))) as? [String: Any])
+        let environments = try XCTUnwrap(json["environments"] as? [String: [String: Int]])
+        XCTAssertEqual(Set(environments.keys), ["sandbox", "production"])
+        for environment in ["sandbox", "production"] {
+            XCTAssertEqual(Set(environments[environment]?.keys.map { $0 } ?? []), ["http2", "gateway", "feedback", "channelManagement"], environment)
+        }
+        let production = try XCTUnwrap(environments["production"]?["http2"])
+        XCTAssertNotEqual(production, json["http2"] as? Int)
+        let refused = try CurlClient(port: production, certificate: "sandbox")
+            .send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
+        XCTAssertEqual(refused.body, #"{"reason":"BadCertificateEnvironment"}"#)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(printed.contains("production: http2=127.0.0.1:\(production)"), printed)
+    }
+
+    func testAProductionPortFlagOutOfRangeIsRefused() throws {
+        let result = try ProcessRunner.run(executable, ["serve", "--environment", "both", "--production-http2-port", "70000"])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.stderr.contains("--production-http2-port must be 0-65535"), result.stderr)
+        let bad = try ProcessRunner.run(executable, ["serve", "--environment", "staging"])
+        XCTAssertNotEqual(bad.status, 0)
+        XCTAssertTrue(bad.stderr.contains("both"), bad.stderr)
+    }
 }

@@ -118,13 +118,14 @@ struct FuzzInput {
             record.payloadLength = bool() ? int() : record.payloadLength
             record.problem = optionalString()
             record.handlingMicroseconds = bool() ? int() : nil
+            record.environment = bool() ? pick(APNsEnvironment.allCases) : nil
             return .notification(record)
         case 5:
             return .fault(description: string())
         case 6:
             return .feedbackTuple(deviceToken: string(), timestampMilliseconds: int64())
         case 7:
-            return .diagnosis(code: string(), message: string(), figures: (0..<Int(byte() % 4)).map { _ in JournalFigure(string(), int64()) })
+            return .diagnosis(code: pick(DiagnosisCode.allCases), message: string(), figures: (0..<Int(byte() % 4)).map { _ in JournalFigure(string(), int64()) })
         default:
             // A kind kept beside the packed bytes, as a value.
             return .tlsFailed(JournalTLSFailure(

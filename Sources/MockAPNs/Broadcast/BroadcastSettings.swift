@@ -25,7 +25,8 @@ extension MockAPNsConfiguration {
         static let fileKeys = [
             "managePort", "channelLimit", "maximumChannelIdLength", "channelIdBytes", "storagePolicyStrings",
             "pushTypeCaseSensitive", "badStoragePolicyReason", "bundleNotCoveredReason", "disabledBundleIds",
-            "allowedPriorities", "payloadLimit", "channels",
+            "allowedPriorities", "payloadLimit", "channels", "wrongMethodReason", "refuseMissingRequiredHeaders",
+            "topicForOtherApp", "unparseableBody", "unknownBodyAttribute",
         ]
 
         /// Reads the `broadcast` object of a configuration file over these values.
@@ -51,6 +52,11 @@ extension MockAPNsConfiguration {
                 options.allowedPriorities = priorities
             }
             if let limit = try object.integer("payloadLimit", in: 1...1_048_576) { options.payloadLimit = Int(limit) }
+            if let reason = try object.oneOf("wrongMethodReason", Reason.self) { options.wrongMethodReason = reason }
+            if let refuse = try object.bool("refuseMissingRequiredHeaders") { options.refusesMissingRequiredHeaders = refuse }
+            if let policy = try ValidationOptions.policy(&object, "topicForOtherApp") { options.topicForOtherApp = policy }
+            if let policy = try ValidationOptions.policy(&object, "unparseableBody") { options.unparseableBody = policy }
+            if let policy = try ValidationOptions.policy(&object, "unknownBodyAttribute") { options.unknownBodyAttribute = policy }
             if let elements = try object.array("channels") {
                 channels = []
                 for (path, node) in elements {

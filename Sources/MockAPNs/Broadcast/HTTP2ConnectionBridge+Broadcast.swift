@@ -19,20 +19,20 @@ extension HTTP2ConnectionBridge {
         let context = DecisionContext(environment: services.environment, authentication: authentication)
         let journaling = self.journaling
         let streamID = request.streamID
-        var judged: BroadcastRecord?
+        var judged: BroadcastDecision?
         scenario.answer(
             request,
             facts: ScenarioRequest(http2: headers, body: push.body, bodyLength: request.bodyLength, authentication: authentication),
             handler: handler,
-            shape: ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)]),
+            shape: ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)], uniqueIDInEveryEnvironment: true),
             core: {
                 let decision = decider.decide(push, requestID: requestID, context: context)
-                judged = decision.record
+                judged = decision
                 return CoreAnswer(verdict: decision.verdict)
             },
             record: { sent in
-                let record = judged ?? decider.describe(push, requestID: requestID, authentication: authentication)
-                journaling.recordBroadcast(record, sent: sent, streamID: streamID)
+                let record = judged?.record ?? decider.describe(push, requestID: requestID, authentication: authentication)
+                journaling.recordBroadcast(record, diagnoses: judged?.diagnoses ?? [], sent: sent, streamID: streamID)
             }
         )
     }

@@ -6,16 +6,18 @@ import NIOPosix
 extension MockAPNsServer {
     /// The broadcast core for the provider API.
     func makeBroadcastDecider() -> BroadcastDecider {
-        BroadcastDecider(options: configuration.broadcast.options, validation: makeDecider().options, registry: channels)
+        BroadcastDecider(options: configuration.broadcast.options, validation: makeDecider().options, registry: channels, clock: clock)
     }
 
-    /// Binds the channel management listener when `configuration.broadcast.managePort` is set:
+    /// Binds the channel management listener on `port` (`nil`: none, as when
+    /// `configuration.broadcast.managePort` is not set) for the environment `provider` plays:
     /// the provider API's TLS context and connection pipeline, HTTP/2 with the same
     /// authentication, and the channel management core.
     func startChannelManagement(
-        services provider: HTTP2ConnectionServices, tls: OpenSSLContext, guarding guardLimits: ConnectionGuardHandler.Limits
+        services provider: HTTP2ConnectionServices, tls: OpenSSLContext, guarding guardLimits: ConnectionGuardHandler.Limits, port: Int?
     ) async throws -> (any Channel)? {
-        guard let port = configuration.broadcast.managePort else { return nil }
+        guard let port else { return nil }
+        let name = configuration.listenerName("channel management", provider.environment)
         var management = provider
         management.role = .channelManagement
         management.broadcasts = nil
@@ -26,15 +28,17 @@ extension MockAPNsServer {
         let journal = observation.journal
         let logger = self.logger
         let bootstrap = ListenerBootstrap.serving(
-            ListenerBootstrap.make(group, listener: "channel management", journal: journal, logger: logger),
+            ListenerBootstrap.make(group, listener: name, journal: journal, logger: logger),
             .init(tracker: connections, transport: .channelManagement, tls: tls, scenarios: scenarios, journal: journal,
-                  limits: guardLimits, listener: "channel management", logger: logger)
+                  limits: guardLimits, listener: name, logger: logger)
         ) { scenarioConnection, connectionID in
             HTTP2ConnectionBridge(services: services, scenarioConnection: scenarioConnection, connectionID: connectionID)
         }
         return try await ListenerBindFailed.binding(
-            "broadcast channel management API", host: configuration.host, port: port,
-            portFlag: "--broadcast-manage-port (broadcast.managePort)"
+            configuration.listenerName("broadcast channel management API", provider.environment), host: configuration.host, port: port,
+            portFlag: configuration.portSetting(
+                "--broadcast-manage-port (broadcast.managePort)",
+                production: "--production-broadcast-manage-port (productionPorts.channelManagement)", provider.environment)
         ) {
             try await bootstrap.bind(host: configuration.host, port: port).get()
         }

@@ -8,7 +8,8 @@ extension MockAPNsConfiguration {
     /// ```json
     /// {
     ///   "host": "127.0.0.1",
-    ///   "environment": "sandbox",
+    ///   "environment": "sandbox",          // or "production", or "both" (then "productionPorts" below)
+    ///   "productionPorts": { "http2": 2297, "gateway": 2295, "feedback": 2296, "channelManagement": 2299 },
     ///   "certificateDirectory": "certs-dev",
     ///   "keyDirectory": "certs-dev",
     ///   "clock": "2026-01-01T00:00:00Z",
@@ -24,6 +25,7 @@ extension MockAPNsConfiguration {
     ///   "journal": { "capacity": 100000, "file": "journal.jsonl", "fileWhenBehind": "wait", "frames": true,
     ///                "redactTokens": false },
     ///   "control": { "port": 2198, "host": "127.0.0.1", "allowNonLoopback": false },
+    ///   "registry": { "rateLimit": { "pushes": 10, "perSeconds": 60 } },
     ///   "timeouts": { "tlsHandshakeSeconds": 10, "http2PrefaceSeconds": 10, "controlRequestHeaderSeconds": 10 }
     /// }
     /// ```
@@ -31,7 +33,10 @@ extension MockAPNsConfiguration {
         var configuration = base
         var root = try JSONObjectReader(try JSONParser.parse(text))
         if let host = try root.string("host") { configuration.host = host }
-        if let environment = try root.oneOf("environment", APNsEnvironment.self) { configuration.environment = environment }
+        if let environment = try root.oneOf("environment", ServerEnvironment.self) { configuration.environment = environment }
+        if var ports = try root.object("productionPorts") {
+            try configuration.productionPorts.read(&ports)
+        }
         if let directory = try root.string("certificateDirectory") { configuration.certificateDirectory = directory }
         if let required = try root.bool("requireAuthentication") { configuration.requiresAuthentication = required }
         if let keys = try root.string("keyDirectory") { configuration.keyDirectory = keys }
@@ -78,12 +83,15 @@ extension MockAPNsConfiguration {
             try configuration.control.read(&control)
         }
         if var broadcast = try root.object("broadcast") {
-            try configuration.broadcast.read(&broadcast, environment: configuration.environment)
+            try configuration.broadcast.read(&broadcast, environment: configuration.environment.primary)
+        }
+        if var registry = try root.object("registry") {
+            try configuration.registry.read(&registry)
         }
         if var timeouts = try root.object("timeouts") {
             try configuration.timeouts.read(&timeouts)
         }
-        try root.finish(allowed: ["broadcast", "host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control", "timeouts"])
+        try root.finish(allowed: ["broadcast", "host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control", "timeouts", "registry", "productionPorts"])
         return configuration
     }
 }

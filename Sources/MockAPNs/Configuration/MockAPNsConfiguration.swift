@@ -9,9 +9,12 @@ public struct MockAPNsConfiguration: Sendable {
     /// The HTTP/2 provider API's port. `0` (the default) picks a free port, so tests running
     /// in parallel never collide; `mockapns serve` uses Apple's 2197 unless told otherwise.
     public var http2Port: Int = 0
-    /// The environment this server plays: it decides `apns-unique-id`, certificate and key
-    /// environment checks, and which device tokens belong here.
-    public var environment: APNsEnvironment = .sandbox
+    /// The environment this server plays, or both: it decides `apns-unique-id`, certificate
+    /// and key environment checks, and which device tokens belong here. With `.both`, the
+    /// ports above serve the sandbox and `productionPorts` the production environment.
+    public var environment: ServerEnvironment = .sandbox
+    /// The production listeners' ports when `environment` is `.both`.
+    public var productionPorts = ProductionPorts()
     /// The folder holding the server certificate, the CA that client certificates must chain
     /// to, and the provider keys (`AuthKey_<KEYID>.p8` + `keys.json`).
     public var certificateDirectory: String = "certs-dev"
@@ -38,6 +41,8 @@ public struct MockAPNsConfiguration: Sendable {
     /// Broadcast push: the channel management listener (off unless a port is set), its
     /// rules, and seeded channels.
     public var broadcast = BroadcastSettings()
+    /// The device registry: the server-wide rate window per token.
+    public var registry = RegistrySettings()
     /// How long connections may take to handshake and to start speaking.
     public var timeouts = Timeouts()
     /// The access log: a line per notification and per connection opened and closed; `nil`

@@ -12,7 +12,8 @@ extension ValidationOptions {
     ///   "acceptUppercaseApnsIds": true, "payloadLimit": 4096, "voipPayloadLimit": 5120,
     ///   "nonObjectPayload": "accept", "backgroundWithPriority10": "BadPriority",
     ///   "missingTopicSuffixReason": "TopicDisallowed", "topicNotAllowedReason": "TopicDisallowed",
-    ///   "locationWithCertificateReason": "TopicDisallowed", "duplicateHeaders": "allHeaders"
+    ///   "locationWithCertificateReason": "TopicDisallowed", "liveActivityWithCertificate": "TopicDisallowed",
+    ///   "payloadRules": "diagnose", "duplicateHeaders": "allHeaders"
     /// }
     /// ```
     ///
@@ -34,18 +35,21 @@ extension ValidationOptions {
         if let value = try reader.oneOf("missingTopicSuffixReason", Reason.self) { missingTopicSuffixReason = value }
         if let value = try reader.oneOf("topicNotAllowedReason", Reason.self) { topicNotAllowedReason = value }
         if let value = try reader.oneOf("locationWithCertificateReason", Reason.self) { locationPushWithCertificateReason = value }
+        if let value = try Self.policy(&reader, "liveActivityWithCertificate") { liveActivityWithCertificate = value }
+        if let value = try reader.oneOf("payloadRules", PayloadRuleMode.self) { payloadRules = value }
         if let value = try reader.oneOf("duplicateHeaders", DuplicateHeaderSetting.self) {
             duplicateHeaderScope = value == .allHeaders ? .allHeaders : .appleHeaders
         }
         try reader.finish(allowed: [
             "acceptUppercaseTokens", "minimumTokenBytes", "maximumTokenBytes", "acceptUppercaseApnsIds",
             "payloadLimit", "voipPayloadLimit", "nonObjectPayload", "backgroundWithPriority10",
-            "missingTopicSuffixReason", "topicNotAllowedReason", "locationWithCertificateReason", "duplicateHeaders",
+            "missingTopicSuffixReason", "topicNotAllowedReason", "locationWithCertificateReason",
+            "liveActivityWithCertificate", "payloadRules", "duplicateHeaders",
         ])
     }
 
-    /// `"accept"` or a reason name.
-    private static func policy(_ reader: inout JSONObjectReader, _ key: String) throws(JSONFileError) -> RulePolicy? {
+    /// `"accept"` or a reason name (shared by every section with such a setting).
+    static func policy(_ reader: inout JSONObjectReader, _ key: String) throws(JSONFileError) -> RulePolicy? {
         guard let node = reader.node(key) else { return nil }
         if case .string(let text) = node.value {
             if text == "accept" { return .accept }

@@ -60,7 +60,7 @@ extension ControlAPI {
         }
         let channel = BroadcastChannel(
             id: id ?? ChannelID.generate(byteCount: options.channelIDByteCount), bundleID: bundleID,
-            environment: environment ?? server.configuration.environment,
+            environment: environment ?? server.configuration.environment.primary,
             storagePolicy: policy.flatMap { MessageStoragePolicy(rawValue: Int($0)) } ?? .mostRecentMessageStored,
             createdAtMilliseconds: server.clock.millisecondsSince1970
         )

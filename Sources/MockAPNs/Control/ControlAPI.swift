@@ -59,7 +59,7 @@ struct ControlAPI: Sendable {
                     body: ResponseBody(byteBuffer: ByteBuffer(string: await server.metricsText()))
                 )
             }),
-        ] + channelRoutes + Dashboard(server: server).routes
+        ] + rateLimitRoutes + channelRoutes + Dashboard(server: server).routes
     }
 
     func makeRouter() -> Router<BasicRequestContext> {
@@ -445,7 +445,7 @@ struct ControlAPI: Sendable {
     }
 
     /// The `:token` path segment: hex digits only, as APNs device tokens are.
-    private static func token(_ context: BasicRequestContext) throws(ControlAPIError) -> String {
+    static func token(_ context: BasicRequestContext) throws(ControlAPIError) -> String {
         let token = context.parameters.get("token") ?? ""
         try checkToken(token, parameter: "token")
         return token.lowercased()

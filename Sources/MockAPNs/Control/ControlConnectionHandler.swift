@@ -103,7 +103,7 @@ final class ControlConnectionHandler: ChannelDuplexHandler, RemovableChannelHand
         let peer = context.remoteAddress.map { "\($0)" } ?? "unknown peer"
         let message = "control API connection from \(peer) closed: no complete request header within \(ConnectionTimeouts.describe(requestHeaderTimeout))"
         logger.notice("\(message)")
-        journal.record(.diagnosis(code: "timeout.controlRequestHeader", message: message))
+        journal.record(.diagnosis(code: .timeoutControlRequestHeader, message: message))
         context.close(promise: nil)
     }
 }

@@ -33,7 +33,7 @@ final class HTTP2ChurnWatch: Sendable {
 
     private func report(_ churn: HTTP2Churn?) -> HTTP2Churn? {
         if let churn {
-            logger.notice("HTTP/2: \(churn.message)", metadata: ["diagnosis": "connection-churn"])
+            logger.notice("HTTP/2: \(churn.message)", metadata: ["diagnosis": "\(HTTP2Churn.code.rawValue)"])
         }
         return churn
     }

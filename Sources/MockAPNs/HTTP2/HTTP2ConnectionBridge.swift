@@ -220,6 +220,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
                 let request = judged ?? decider.route(PushRequest(bestEffort: push), context: decisionContext)
                 journaling.recordNotification(
                     request, sent: sent, bodyLength: bodyLength, streamID: streamID, authentication: authentication,
+                    environment: decisionContext.environment,
                     handlingMicroseconds: handlingMicroseconds ?? Int((NIODeadline.now() - arrivedAt).nanoseconds / 1000)
                 )
             }
@@ -239,7 +240,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             )
             if let notes = outcome.identity?.notes, !notes.isEmpty, outcome.identity?.servedFromCache == false {
                 logger.info("provider token accepted with notes: \(journaling.printable(notes.map { "\($0)" }.joined(separator: "; ")))")
-                for note in notes { journaling.note("\(note)", code: "providerToken.note") }
+                for note in notes { journaling.note("\(note)", code: .providerTokenNote) }
             }
             var streamLimitRaised = raised
             if !raised, outcome.identity != nil {

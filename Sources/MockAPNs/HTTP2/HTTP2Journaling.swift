@@ -31,20 +31,25 @@ struct HTTP2Journaling {
 
     /// Lets the core judge `push`: the verdict, and the request as it decided it, routed (the
     /// topic a single-topic certificate supplied, the push type a topic suffix implies). A
-    /// payload that is not JSON is diagnosed here, as on the legacy gateway.
+    /// payload that is not JSON, and whatever else the core noticed about the request, is
+    /// diagnosed here, before the record, as on the legacy gateway.
     func judge(
         _ push: HTTP2PushRequest, bodyLength: Int, streamID: Int32, context: DecisionContext, decider: PushDecider
     ) -> (verdict: Verdict, request: PushRequest) {
-        let judged = decider.judge(http2: push, context: context)
+        let assessment = decider.assess(http2: push, context: context)
         // A body stored cut short cannot be judged; one larger than APNs takes is refused anyway.
         if bodyLength == push.body.count, let problem = PayloadJSONCheck.problem(in: push.body) {
-            let verdict = judged.verdict
+            let verdict = assessment.verdict
             let message = "Stream \(streamID): \(PayloadJSONCheck.describe(problem)). "
                 + "The answer follows validation.nonObjectPayload (\(verdict.reason.map { "refused: \($0.rawValue)" } ?? "accepted"))."
-            logger.notice("HTTP/2: \(message)", metadata: ["diagnosis": "payload-not-json"])
-            journal.record(.diagnosis(code: "http2.payload-not-json", message: message), connection: connectionID, stream: streamID)
+            logger.notice("HTTP/2: \(message)", metadata: ["diagnosis": "\(DiagnosisCode.http2PayloadNotJSON.rawValue)"])
+            journal.record(.diagnosis(code: .http2PayloadNotJSON, message: message), connection: connectionID, stream: streamID)
         }
-        return judged
+        // Before the notification: whoever waits for it finds what was noticed about it.
+        for diagnosis in assessment.diagnoses {
+            journal.record(diagnosis.event, connection: connectionID, stream: streamID)
+        }
+        return (assessment.verdict, assessment.request)
     }
 
     /// Records a notification once its answer has gone out (or its fault was carried out):
@@ -52,12 +57,13 @@ struct HTTP2Journaling {
     /// consulted, as its headers say), and `sent`, what the client was sent.
     func recordNotification(
         _ request: PushRequest, sent: SentAnswer, bodyLength: Int, streamID: Int32, authentication: AuthenticationResult,
-        handlingMicroseconds: Int?
+        environment: APNsEnvironment, handlingMicroseconds: Int?
     ) {
         var record = NotificationRecord(
             request, answer: sent, authentication: JournalAuthentication(authentication), payloadLength: bodyLength
         )
         record.handlingMicroseconds = handlingMicroseconds
+        record.environment = environment
         journal.record(.notification(record), connection: connectionID, stream: streamID)
     }
 
@@ -69,16 +75,16 @@ struct HTTP2Journaling {
     }
 
     func connectionError(_ error: HTTP2ConnectionError) {
-        journal.record(.diagnosis(code: "http2.connectionError", message: printable(error.description)), connection: connectionID)
+        journal.record(.diagnosis(code: .http2ConnectionError, message: printable(error.description)), connection: connectionID)
     }
 
     func refusal(_ refusal: HTTP2RequestRefusal) {
-        journal.record(.diagnosis(code: "http2.requestRefused", message: refusal.description), connection: connectionID, stream: refusal.streamID)
+        journal.record(.diagnosis(code: .http2RequestRefused, message: refusal.description), connection: connectionID, stream: refusal.streamID)
     }
 
     func streamError(_ error: HTTP2StreamError) {
         journal.record(
-            .diagnosis(code: "http2.streamError", message: printable(error.description)),
+            .diagnosis(code: .http2StreamError, message: printable(error.description)),
             connection: connectionID, stream: error.streamID
         )
     }
@@ -107,14 +113,18 @@ struct HTTP2Journaling {
 
     /// Something worth knowing about an accepted request, such as a provider token whose
     /// `iat` was sent as a string.
-    func note(_ message: String, code: String, streamID: Int32? = nil) {
+    func note(_ message: String, code: DiagnosisCode, streamID: Int32? = nil) {
         journal.record(.diagnosis(code: code, message: printable(message)), connection: connectionID, stream: streamID)
     }
 }
 
 extension HTTP2Journaling {
-    /// Records a broadcast once its answer has gone out.
-    func recordBroadcast(_ record: BroadcastRecord, sent: SentAnswer, streamID: Int32) {
+    /// Records a broadcast once its answer has gone out, after the diagnoses the core made
+    /// of it (so whoever waits for the broadcast finds them).
+    func recordBroadcast(_ record: BroadcastRecord, diagnoses: [Diagnosis], sent: SentAnswer, streamID: Int32) {
+        for diagnosis in diagnoses {
+            journal.record(diagnosis.event, connection: connectionID, stream: streamID)
+        }
         var record = record
         record.answer = sent
         journal.record(.broadcast(record), connection: connectionID, stream: streamID)

@@ -100,7 +100,7 @@ final class HTTP2ScenarioResponder {
             case .fault(let fault)?:
                 report(fault, decision: decision, streamID: streamID)
                 sent = applyFault(fault, decision: decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
-            case nil, .accept?, .reject?, .refuseHandshake?:
+            case nil, .accept?, .reject?, .refuseHandshake?, .limitRate?:
                 sent = respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
             }
         }
@@ -133,7 +133,7 @@ final class HTTP2ScenarioResponder {
     ) -> SentAnswer {
         let keepsCoreVerdict: Bool
         switch decision.action {
-        case nil, .fault?: keepsCoreVerdict = true
+        case nil, .fault?, .limitRate?: keepsCoreVerdict = true
         case .accept?, .reject?, .respond?, .refuseHandshake?: keepsCoreVerdict = false
         }
         if keepsCoreVerdict, let response = answer.coreResponse {
@@ -141,9 +141,9 @@ final class HTTP2ScenarioResponder {
             if sent.status != nil { answer.commit?() }
             return sent
         }
-        let sandbox = environment == .sandbox && answer.shape.includesAPNsID
+        let carriesUniqueID = answer.shape.includesAPNsID && (environment == .sandbox || answer.shape.uniqueIDInEveryEnvironment)
         guard let verdict = decision.verdict(
-            apnsID: apnsID ?? apnsIDs.next(), uniqueID: sandbox ? uniqueIDs.next() : nil, now: clock.millisecondsSince1970
+            apnsID: apnsID ?? apnsIDs.next(), uniqueID: carriesUniqueID ? uniqueIDs.next() : nil, now: clock.millisecondsSince1970
         ) else { return .nothing() }
         var response = HTTP2ResponseRenderer.render(verdict)
         if !answer.shape.includesAPNsID {
@@ -268,6 +268,9 @@ struct ResponseShape: Sendable {
     /// Whether answers carry `apns-id` (and `apns-unique-id`): yes for pushes and broadcasts,
     /// no for the channel management API.
     var includesAPNsID = true
+    /// Whether an accepted answer carries `apns-unique-id` in production too (broadcasts);
+    /// device pushes get it on the sandbox only.
+    var uniqueIDInEveryEnvironment = false
 
     /// A device push: the verdict as `HTTP2ResponseRenderer` writes it.
     static let push = ResponseShape()

@@ -7,27 +7,30 @@ import NIOPosix
 /// The HTTP/2 provider API's listener: TLS with ALPN `h2`, then one `HTTP2ConnectionBridge`
 /// per connection.
 extension MockAPNsServer {
-    /// Binds the HTTP/2 provider API's port.
+    /// Binds the HTTP/2 provider API's `port` for the environment `services` play.
     func startHTTP2(
-        services: HTTP2ConnectionServices, tls: OpenSSLContext, guarding limits: ConnectionGuardHandler.Limits
+        services: HTTP2ConnectionServices, tls: OpenSSLContext, guarding limits: ConnectionGuardHandler.Limits, port: Int
     ) async throws -> any Channel {
         let journal = services.journal
+        let name = configuration.listenerName("HTTP/2", services.environment)
         let connections = self.connections
         let scenarios = self.scenarios
         let logger = self.logger
         let http2Bootstrap = ListenerBootstrap.serving(
-            ListenerBootstrap.make(group, listener: "HTTP/2", journal: journal, logger: logger, backlog: 1024)
+            ListenerBootstrap.make(group, listener: name, journal: journal, logger: logger, backlog: 1024)
                 .childChannelOption(.maxMessagesPerRead, value: 16),
             .init(tracker: connections, transport: .http2, tls: tls, scenarios: scenarios, journal: journal,
-                  limits: limits, listener: "HTTP/2", logger: logger)
+                  limits: limits, listener: name, logger: logger)
         ) { scenarioConnection, connectionID in
             // The bridge starts HTTP/2 once TLS tells it how the client authenticates.
             HTTP2ConnectionBridge(services: services, scenarioConnection: scenarioConnection, connectionID: connectionID)
         }
         return try await ListenerBindFailed.binding(
-            "HTTP/2 provider API", host: configuration.host, port: configuration.http2Port, portFlag: "--http2-port (http2.port)"
+            configuration.listenerName("HTTP/2 provider API", services.environment), host: configuration.host, port: port,
+            portFlag: configuration.portSetting(
+                "--http2-port (http2.port)", production: "--production-http2-port (productionPorts.http2)", services.environment)
         ) {
-            try await http2Bootstrap.bind(host: configuration.host, port: configuration.http2Port).get()
+            try await http2Bootstrap.bind(host: configuration.host, port: port).get()
         }
     }
 
@@ -40,7 +43,8 @@ extension MockAPNsServer {
             trustRootsPEM: [.file(configuration.certificateFile(configuration.tls.clientTrustRoots, default: "ca.pem"))],
             minimumVersion: .tlsv12,
             keyLogFile: ProcessEnvironment.value(of: "SSLKEYLOGFILE"),
-            alpnRefusalExplanation: "APNs requires HTTP/2 (h2)"
+            alpnRefusalExplanation: "APNs requires HTTP/2 (h2)",
+            versionRefusalAdvice: "APNs requires TLS 1.2 or later on the provider API; no setting allows older versions here"
         )
     }
 

@@ -47,7 +47,7 @@ final class LegacyActivityLog: Sendable {
             return diagnosis
         }
         if let churn {
-            logger.notice("legacy gateway: \(churn.message)", metadata: ["diagnosis": "\(churn.code)"])
+            logger.notice("legacy gateway: \(churn.message)", metadata: ["diagnosis": "\(churn.code.rawValue)"])
         }
         return churn
     }

@@ -221,7 +221,11 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
                     routed.topic = route.topic
                     routed.pushType = route.pushType
                     decided = routed
-                    return scenario.judge(request, authentication: authentication) { decider.decide(request, context: decisionContext) }
+                    return scenario.judge(request, authentication: authentication) {
+                        let decided = decider.assess(request, context: decisionContext)
+                        decided.diagnoses.forEach(journaling.record)
+                        return decided.verdict
+                    }
                 },
                 observe: { event in
                     if failure != nil, case .dropped = event {
@@ -392,7 +396,7 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
     private func diagnose(_ diagnosis: LegacyDiagnosis) {
         report.diagnoses.append(diagnosis)
         journaling.diagnosis(diagnosis)
-        logger.notice("legacy gateway: \(diagnosis.message)", metadata: ["diagnosis": "\(diagnosis.code)"])
+        logger.notice("legacy gateway: \(diagnosis.message)", metadata: ["diagnosis": "\(diagnosis.code.rawValue)"])
     }
 
     private func recordOnce() {

@@ -52,7 +52,7 @@ struct LegacyJournaling {
 
     func diagnosis(_ diagnosis: LegacyDiagnosis) {
         journal?.record(
-            .diagnosis(code: "legacy.\(diagnosis.code)", message: diagnosis.message, figures: diagnosis.figures),
+            .diagnosis(code: diagnosis.code, message: diagnosis.message, figures: diagnosis.figures),
             connection: connectionID
         )
     }
@@ -64,7 +64,7 @@ struct LegacyJournaling {
     /// A queued feedback entry that cannot be written as a tuple, and why.
     func feedbackSkipped(_ entry: FeedbackEntry, reason: String) {
         journal?.record(
-            .diagnosis(code: "feedback.tupleSkipped", message: "feedback entry for \(entry.deviceToken) not sent: \(reason)"),
+            .diagnosis(code: .feedbackTupleSkipped, message: "feedback entry for \(entry.deviceToken) not sent: \(reason)"),
             connection: connectionID
         )
     }
@@ -92,6 +92,7 @@ struct LegacyJournaling {
             authentication: JournalAuthentication(authentication), answer: sent
         )
         record.legacyCommand = notification.command.rawValue
+        record.environment = environment
         journal.record(.legacyFrame(frame), then: .notification(record), connection: connectionID)
     }
 
@@ -114,6 +115,7 @@ struct LegacyJournaling {
         record.topic = routedRequest(PushRequest(transport: .legacy, deviceToken: "", payload: []), authentication: authentication).topic
         record.payloadLength = error.payloadLength ?? 0
         record.legacyCommand = error.command
+        record.environment = environment
         record.problem = error.problem.description
         journal.record(.notification(record), connection: connectionID)
     }
@@ -146,6 +148,7 @@ struct LegacyJournaling {
         if let payloadLength { record.payloadLength = max(record.payloadLength, payloadLength) }
         record.legacyCommand = frame.command
         record.problem = problem
+        record.environment = environment
         journal.record(.notification(record), connection: connectionID)
     }
 

@@ -5,8 +5,9 @@ import NIOCore
 import NIOPosix
 import Synchronization
 
-/// The legacy binary gateway and feedback listeners of one server: binding them, tracking the
-/// gateway's connections, and shutting those down with status 10.
+/// The legacy binary gateway and feedback listeners of one server (a pair per environment it
+/// plays): binding them, tracking the gateway's connections, and shutting those down with
+/// status 10.
 final class LegacyListeners: Sendable {
     /// The ports the two listeners bound.
     struct Ports: Sendable {
@@ -26,6 +27,10 @@ final class LegacyListeners: Sendable {
         var journal: Journal? = nil
         /// Holds the gateway's reads while the journal's file is behind.
         var readGate: JournalReadGate? = nil
+        /// The environment this pair of listeners plays, and their ports.
+        var environment: APNsEnvironment = .sandbox
+        var gatewayPort = 0
+        var feedbackPort = 0
     }
 
     let activity: LegacyActivityLog
@@ -38,14 +43,17 @@ final class LegacyListeners: Sendable {
         self.drain = drain
     }
 
-    /// Binds the gateway, then the feedback service. If the second cannot bind, the first is
-    /// closed again before the error is thrown.
+    /// Binds the gateway, then the feedback service, of one environment. If the second
+    /// cannot bind, the first is closed again before the error is thrown.
     func start(_ dependencies: Dependencies) async throws -> Ports {
         let configuration = dependencies.configuration
+        let environment = dependencies.environment
+        let gatewayName = configuration.listenerName("legacy gateway", environment)
+        let feedbackName = configuration.listenerName("legacy feedback", environment)
         let tls = try OpenSSLContext(configuration: Self.tlsConfiguration(configuration))
         let gatewayServices = LegacyGatewayServices(
             decider: dependencies.decider,
-            environment: configuration.environment,
+            environment: environment,
             sessionOptions: configuration.legacy.sessionOptions,
             drain: drain,
             activity: activity,
@@ -64,40 +72,42 @@ final class LegacyListeners: Sendable {
         let tracker = gatewayConnections
         let scenarios = dependencies.scenarios
         let gatewayBootstrap = ListenerBootstrap.serving(
-            ListenerBootstrap.make(dependencies.group, listener: "legacy gateway", journal: journal, logger: logger),
+            ListenerBootstrap.make(dependencies.group, listener: gatewayName, journal: journal, logger: logger),
             .init(tracker: tracker, transport: .legacy, tls: tls, scenarios: scenarios, journal: journal,
-                  limits: guardLimits, listener: "legacy gateway", logger: logger)
+                  limits: guardLimits, listener: gatewayName, logger: logger)
         ) { scenarioConnection, connectionID in
             LegacyGatewayHandler(services: gatewayServices, scenarioConnection: scenarioConnection, connectionID: connectionID)
         }
         let gateway = try await ListenerBindFailed.binding(
-            "legacy gateway", host: configuration.host, port: configuration.legacy.gatewayPort,
-            portFlag: "--gateway-port (legacy.gatewayPort)"
+            gatewayName, host: configuration.host, port: dependencies.gatewayPort,
+            portFlag: configuration.portSetting(
+                "--gateway-port (legacy.gatewayPort)", production: "--production-gateway-port (productionPorts.gateway)", environment)
         ) {
-            try await gatewayBootstrap.bind(host: configuration.host, port: configuration.legacy.gatewayPort).get()
+            try await gatewayBootstrap.bind(host: configuration.host, port: dependencies.gatewayPort).get()
         }
         listeners.withLock { $0.append(gateway) }
 
         let feedbackServices = LegacyFeedbackServices(
             registry: dependencies.registry,
-            environment: configuration.environment,
+            environment: environment,
             logger: dependencies.logger,
             journal: dependencies.journal
         )
         let feedbackBootstrap = ListenerBootstrap.serving(
-            ListenerBootstrap.make(dependencies.group, listener: "legacy feedback", journal: journal, logger: logger),
+            ListenerBootstrap.make(dependencies.group, listener: feedbackName, journal: journal, logger: logger),
             .init(tracker: nil, transport: .feedback, tls: tls, scenarios: scenarios, journal: journal,
-                  limits: feedbackLimits, listener: "legacy feedback", logger: logger)
+                  limits: feedbackLimits, listener: feedbackName, logger: logger)
         ) { _, connectionID in
             LegacyFeedbackHandler(services: feedbackServices, connectionID: connectionID)
         }
         let feedback: any Channel
         do {
             feedback = try await ListenerBindFailed.binding(
-                "feedback service", host: configuration.host, port: configuration.legacy.feedbackPort,
-                portFlag: "--feedback-port (legacy.feedbackPort)"
+                configuration.listenerName("feedback service", environment), host: configuration.host, port: dependencies.feedbackPort,
+                portFlag: configuration.portSetting(
+                    "--feedback-port (legacy.feedbackPort)", production: "--production-feedback-port (productionPorts.feedback)", environment)
             ) {
-                try await feedbackBootstrap.bind(host: configuration.host, port: configuration.legacy.feedbackPort).get()
+                try await feedbackBootstrap.bind(host: configuration.host, port: dependencies.feedbackPort).get()
             }
         } catch {
             await stopAccepting()
@@ -105,8 +115,8 @@ final class LegacyListeners: Sendable {
         }
         listeners.withLock { $0.append(feedback) }
         return Ports(
-            gateway: gateway.localAddress?.port ?? configuration.legacy.gatewayPort,
-            feedback: feedback.localAddress?.port ?? configuration.legacy.feedbackPort
+            gateway: gateway.localAddress?.port ?? dependencies.gatewayPort,
+            feedback: feedback.localAddress?.port ?? dependencies.feedbackPort
         )
     }
 
@@ -153,7 +163,10 @@ final class LegacyListeners: Sendable {
             minimumVersion: allowOld ? .tlsv1 : .tlsv12,
             maximumVersion: .tlsv12,
             securityLevel: allowOld ? 0 : nil,
-            keyLogFile: ProcessEnvironment.value(of: "SSLKEYLOGFILE")
+            keyLogFile: ProcessEnvironment.value(of: "SSLKEYLOGFILE"),
+            versionRefusalAdvice: allowOld
+                ? "the legacy ports accept nothing older than TLS 1.0"
+                : "TLS 1.0 and 1.1 are refused unless --legacy-allow-old-tls (legacy.allowOldTLS) is set"
         )
     }
 }

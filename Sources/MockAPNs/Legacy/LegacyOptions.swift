@@ -24,6 +24,9 @@ extension MockAPNsConfiguration {
         /// The largest payload in bytes: 2048 (iOS 8 and later, the default) or 256 (iOS 7
         /// and before). 1 to 65535.
         public var maximumPayloadLength: Int = 2048
+        /// A notification whose payload is not JSON: accepted (the default), refused with a
+        /// status packet, or closed on silently. What Apple's gateway did is not recorded.
+        public var invalidJSONPayload: LegacyInvalidJSONPolicy = .accept
 
         public init() {}
 
@@ -32,15 +35,31 @@ extension MockAPNsConfiguration {
             let length: LegacyLimits.TokenLength = variableTokenLength ? .atMost(tokenLength) : .exactly(tokenLength)
             return LegacySessionOptions(
                 limits: LegacyLimits(tokenLength: length, maximumPayloadLength: maximumPayloadLength),
-                parseErrorPolicy: parseErrorPolicy
+                parseErrorPolicy: parseErrorPolicy,
+                invalidJSONPayload: invalidJSONPayload
             )
         }
 
         /// Every key of the `legacy` object in a configuration file.
         static let fileKeys = [
             "gatewayPort", "feedbackPort", "allowOldTLS", "parseErrorPolicy", "tokenLength",
-            "variableTokenLength", "maximumPayloadLength",
+            "variableTokenLength", "maximumPayloadLength", "invalidJSONPayload",
         ]
+
+        /// `"accept"`, `"silentClose"`, or a status the packet carries (a `LegacyStatus` byte
+        /// other than 0 and 10). Shared by the configuration file and the command line.
+        public static func invalidJSONPolicy(_ value: JSONValue) -> LegacyInvalidJSONPolicy? {
+            switch value {
+            case .string("accept"): return .accept
+            case .string("silentClose"): return .closeSilently
+            case .number(let text), .string(let text):
+                guard let byte = UInt8(text), let status = LegacyStatus(rawValue: byte), status != .noErrors, status != .shutdown else {
+                    return nil
+                }
+                return .refuse(status)
+            default: return nil
+            }
+        }
 
         /// Reads the `legacy` object of a configuration file over these values. Unknown keys
         /// are errors.
@@ -55,6 +74,12 @@ extension MockAPNsConfiguration {
             if let variable = try object.bool("variableTokenLength") { variableTokenLength = variable }
             if let maximum = try object.integer("maximumPayloadLength", in: 1...Int64(UInt16.max)) {
                 maximumPayloadLength = Int(maximum)
+            }
+            if let node = object.node("invalidJSONPayload") {
+                guard let policy = Self.invalidJSONPolicy(node.value) else {
+                    throw object.invalid("invalidJSONPayload", node, "expected \"accept\", \"silentClose\" or a status byte such as 1 (processing error) or 255 (unknown)")
+                }
+                invalidJSONPayload = policy
             }
             try object.finish(allowed: Self.fileKeys)
         }

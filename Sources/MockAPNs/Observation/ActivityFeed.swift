@@ -15,10 +15,20 @@ final class ActivityFeed: JournalSink {
         self.keepsWholeNotifications = keepsWholeNotifications
     }
 
-    /// No frames, no diagnoses: the journal skips this sink for them entirely.
-    let wantedKinds: UInt32 = JournalEventKind.bits(
-        .notification, .broadcast, .channelOperation, .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed
-    )
+    /// The kinds the metrics and the access log read; the journal skips this sink for the
+    /// others entirely.
+    let wantedKinds: UInt32 = JournalEventKind.Name.allCases.filter(ActivityFeed.wants).reduce(0) { $0 | $1.bit }
+
+    /// Whether the feed passes events of `kind` on. A new kind must be decided here: frames
+    /// and diagnoses are many and neither reader counts them.
+    static func wants(_ kind: JournalEventKind.Name) -> Bool {
+        switch kind {
+        case .notification, .broadcast, .channelOperation, .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed:
+            true
+        case .http2Frame, .legacyFrame, .fault, .feedbackTuple, .diagnosis:
+            false
+        }
+    }
 
     /// The journal hands over only the kinds in `wantedKinds`.
     func receive(_ event: JournalEvent) {

@@ -14,7 +14,7 @@ final class ScenarioSwitch: Sendable {
     private let logger: Logger
 
     init(scenario: Scenario, registry: DeviceRegistry, logger: Logger) {
-        self.engine = Mutex(ScenarioEngine(scenario: scenario))
+        self.engine = Mutex(ScenarioEngine(scenario: scenario, registry: registry))
         self.registry = registry
         self.logger = logger
     }
@@ -38,7 +38,7 @@ final class ScenarioSwitch: Sendable {
     /// Returns the engine it replaced.
     func restart() -> ScenarioEngine {
         let previous = engine.withLock { engine in
-            defer { engine = ScenarioEngine(scenario: engine.scenario, seed: engine.seed) }
+            defer { engine = ScenarioEngine(scenario: engine.scenario, seed: engine.seed, registry: registry) }
             return engine
         }
         previous.scenario.registry.apply(to: registry)
@@ -48,7 +48,7 @@ final class ScenarioSwitch: Sendable {
     /// Installs `scenario` for every request decided from now on.
     @discardableResult
     func replace(with scenario: Scenario) -> ScenarioEngine {
-        let next = ScenarioEngine(scenario: scenario)
+        let next = ScenarioEngine(scenario: scenario, registry: registry)
         scenario.registry.apply(to: registry)
         engine.withLock { $0 = next }
         logger.info("scenario loaded", metadata: [

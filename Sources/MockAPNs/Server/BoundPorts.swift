@@ -1,4 +1,10 @@
+import MockAPNsCore
+
 /// The ports the listeners actually bound (useful when the configuration asked for `0`).
+///
+/// `http2`, `gateway`, `feedback` and `channelManagement` are the primary environment's (the
+/// only one, or the sandbox on a server playing both); `environments` has every
+/// environment's, so a server playing both reports its production listeners there.
 public struct BoundPorts: Sendable, Equatable, Codable {
     /// The HTTP/2 provider API.
     public var http2: Int
@@ -10,33 +16,94 @@ public struct BoundPorts: Sendable, Equatable, Codable {
     public var control: Int?
     /// The broadcast channel management API; `nil` when it is not listening.
     public var channelManagement: Int?
+    /// Each environment's listeners, sandbox first.
+    public var environments: [EnvironmentPorts]
 
-    public init(http2: Int, gateway: Int? = nil, feedback: Int? = nil, control: Int? = nil, channelManagement: Int? = nil) {
+    public init(
+        http2: Int, gateway: Int? = nil, feedback: Int? = nil, control: Int? = nil, channelManagement: Int? = nil,
+        environments: [EnvironmentPorts] = []
+    ) {
         self.http2 = http2
         self.gateway = gateway
         self.feedback = feedback
         self.control = control
         self.channelManagement = channelManagement
+        self.environments = environments
     }
 
-    /// One line for logs and humans: `http2=127.0.0.1:2197 gateway=127.0.0.1:2195 feedback=127.0.0.1:2196`.
-    /// The control API binds its own host, `controlHost` (default: `host`).
+    /// The listeners of one environment, if the server plays it.
+    public func ports(of environment: APNsEnvironment) -> EnvironmentPorts? {
+        environments.first { $0.environment == environment }
+    }
+
+    /// One line for logs and humans: `http2=127.0.0.1:2197 gateway=127.0.0.1:2195 feedback=127.0.0.1:2196`;
+    /// on a server playing both, each environment's listeners after its name. The control API
+    /// binds its own host, `controlHost` (default: `host`).
     public func summary(host: String, controlHost: String? = nil) -> String {
+        var parts: [String]
+        if environments.count > 1 {
+            parts = environments.map { "\($0.environment.rawValue): \($0.summary(host: host))" }
+        } else {
+            parts = [EnvironmentPorts(
+                environment: .sandbox, http2: http2, gateway: gateway, feedback: feedback, channelManagement: channelManagement
+            ).summary(host: host)]
+        }
+        if let control { parts.append("control=\(controlHost ?? host):\(control)") }
+        return parts.joined(separator: " ")
+    }
+
+    /// The JSON written by `--ports-file`:
+    /// `{"http2":2197,"gateway":2195,"feedback":2196,"control":2198,"environments":{"sandbox":{"http2":2197,...}}}`.
+    public var json: String {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.integer("http2", http2)
+        writer.integer("gateway", gateway)
+        writer.integer("feedback", feedback)
+        writer.integer("control", control)
+        writer.integer("channelManagement", channelManagement)
+        if !environments.isEmpty {
+            writer.beginObject("environments")
+            for ports in environments {
+                writer.beginObject(ports.environment.rawValue)
+                ports.write(into: &writer)
+                writer.endObject()
+            }
+            writer.endObject()
+        }
+        writer.endObject()
+        return writer.text
+    }
+}
+
+/// The listeners of one environment.
+public struct EnvironmentPorts: Sendable, Equatable, Codable {
+    public var environment: APNsEnvironment
+    public var http2: Int
+    public var gateway: Int?
+    public var feedback: Int?
+    public var channelManagement: Int?
+
+    public init(environment: APNsEnvironment, http2: Int, gateway: Int? = nil, feedback: Int? = nil, channelManagement: Int? = nil) {
+        self.environment = environment
+        self.http2 = http2
+        self.gateway = gateway
+        self.feedback = feedback
+        self.channelManagement = channelManagement
+    }
+
+    func summary(host: String) -> String {
         var line = "http2=\(host):\(http2)"
         if let gateway { line += " gateway=\(host):\(gateway)" }
         if let feedback { line += " feedback=\(host):\(feedback)" }
         if let channelManagement { line += " channelManagement=\(host):\(channelManagement)" }
-        if let control { line += " control=\(controlHost ?? host):\(control)" }
         return line
     }
 
-    /// The JSON written by `--ports-file`: `{"http2":2197,"gateway":2195,"feedback":2196,"control":2198}`.
-    public var json: String {
-        var members = ["\"http2\":\(http2)"]
-        if let gateway { members.append("\"gateway\":\(gateway)") }
-        if let feedback { members.append("\"feedback\":\(feedback)") }
-        if let control { members.append("\"control\":\(control)") }
-        if let channelManagement { members.append("\"channelManagement\":\(channelManagement)") }
-        return "{" + members.joined(separator: ",") + "}"
+    func write(into writer: inout JSONWriter) {
+        writer.integer("http2", http2)
+        writer.integer("gateway", gateway)
+        writer.integer("feedback", feedback)
+        writer.integer("channelManagement", channelManagement)
     }
 }

@@ -141,14 +141,14 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
 
     private func deadlinePassed(context: ChannelHandlerContext, after timeout: TimeAmount) {
         deadline = nil
-        let code: String
+        let code: DiagnosisCode
         let missing: String
         switch phase {
         case .handshaking:
-            code = "timeout.tlsHandshake"
+            code = .timeoutTLSHandshake
             missing = "no finished TLS handshake"
         case .awaitingFirstBytes:
-            code = "timeout.http2Preface"
+            code = .timeoutHTTP2Preface
             missing = "no complete HTTP/2 connection preface and first frame header after the TLS handshake (\(firstBytesReceived) bytes came)"
         case .open:
             return

@@ -40,7 +40,7 @@ final class ListenerLimitReporter: ChannelInboundHandler {
             let message = "\(listener) listener cannot accept more connections: out of file descriptors\(limit); "
                 + "new connections wait in the backlog until others close"
             logger.warning("\(message)")
-            journal?.record(.diagnosis(code: "connections.limitReached", message: message))
+            journal?.record(.diagnosis(code: .connectionsLimitReached, message: message))
         }
         context.fireErrorCaught(error)
     }

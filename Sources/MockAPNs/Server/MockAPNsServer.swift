@@ -21,6 +21,10 @@ import Darwin
 /// // ... point the client at https://127.0.0.1:\(ports.http2), trusting server.caCertificatePath
 /// try await server.shutdown()
 /// ```
+///
+/// With `configuration.environment = .both` the server plays the sandbox and production at
+/// once: `ports.ports(of: .production)` has the production listeners, and
+/// `registry.environment(of:)` says which environment a token belongs to.
 public final class MockAPNsServer: Sendable {
     /// The configuration the server was made with.
     public let configuration: MockAPNsConfiguration
@@ -57,7 +61,9 @@ public final class MockAPNsServer: Sendable {
         self.configuration = configuration
         let clock = clock ?? configuration.clockStart.map { ServerClock(fixedAt: $0) } ?? ServerClock()
         self.clock = clock
-        self.registry = DeviceRegistry()
+        self.registry = DeviceRegistry(
+            rateWindow: configuration.registry.rateLimit, bindsEnvironmentOnFirstPush: configuration.environment == .both
+        )
         self.channels = ChannelRegistry()
         for channel in configuration.broadcast.channels { channels.insert(channel) }
         self.tokenVerifier = ProviderTokenVerifier(registry: ProviderKeyRegistry(), clock: clock, policy: configuration.providerTokens)
@@ -91,41 +97,51 @@ public final class MockAPNsServer: Sendable {
         try observation.openFile(configuration.journal, logger: logger)
         observation.startActivity()
         let journal = observation.journal
-        let services = HTTP2ConnectionServices(
-            decider: makeDecider(),
-            tokenVerifier: tokenVerifier,
-            environment: configuration.environment,
-            requiresAuthentication: configuration.requiresAuthentication,
-            http2Settings: makeHTTP2Settings(),
-            scenarios: scenarios,
-            clock: clock,
-            journal: journal,
-            logger: logger,
-            churn: HTTP2ChurnWatch(logger: logger),
-            broadcasts: makeBroadcastDecider()
-        )
         var guardLimits = ConnectionGuardHandler.Limits(
             handshakeTimeout: ConnectionTimeouts.amount(configuration.timeouts.tlsHandshakeSeconds),
             firstBytesTimeout: ConnectionTimeouts.amount(configuration.timeouts.http2PrefaceSeconds)
         )
         guardLimits.readGate = observation.readGate
-        let http2Listener = try await startHTTP2(services: services, tls: http2Context, guarding: guardLimits)
-        let managementListener: (any Channel)?
+        // One set of listeners per environment played, over the same registry and journal.
+        let churn = HTTP2ChurnWatch(logger: logger)
+        var listeners: [any Channel] = []
+        var environmentPorts: [EnvironmentPorts] = []
         do {
-            managementListener = try await startChannelManagement(services: services, tls: http2Context, guarding: guardLimits)
-        } catch {
-            try? await http2Listener.close()
-            throw error
-        }
-        let listeners = [http2Listener] + (managementListener.map { [$0] } ?? [])
-        let legacyPorts: LegacyListeners.Ports
-        do {
-            legacyPorts = try await legacy.start(LegacyListeners.Dependencies(
-                configuration: configuration, group: group, decider: makeDecider(), registry: registry, scenarios: scenarios, logger: logger,
-                journal: journal, readGate: observation.readGate
-            ))
+            for environment in configuration.environment.environments {
+                let services = HTTP2ConnectionServices(
+                    decider: makeDecider(),
+                    tokenVerifier: tokenVerifier,
+                    environment: environment,
+                    requiresAuthentication: configuration.requiresAuthentication,
+                    http2Settings: makeHTTP2Settings(),
+                    scenarios: scenarios,
+                    clock: clock,
+                    journal: journal,
+                    logger: logger,
+                    churn: churn,
+                    broadcasts: makeBroadcastDecider()
+                )
+                let ports = configuration.listenerPorts(for: environment)
+                let http2Listener = try await startHTTP2(services: services, tls: http2Context, guarding: guardLimits, port: ports.http2)
+                listeners.append(http2Listener)
+                let managementListener = try await startChannelManagement(
+                    services: services, tls: http2Context, guarding: guardLimits, port: ports.channelManagement
+                )
+                if let managementListener { listeners.append(managementListener) }
+                let legacyPorts = try await legacy.start(LegacyListeners.Dependencies(
+                    configuration: configuration, group: group, decider: makeDecider(), registry: registry, scenarios: scenarios, logger: logger,
+                    journal: journal, readGate: observation.readGate, environment: environment,
+                    gatewayPort: ports.gateway, feedbackPort: ports.feedback
+                ))
+                environmentPorts.append(EnvironmentPorts(
+                    environment: environment, http2: http2Listener.localAddress?.port ?? ports.http2,
+                    gateway: legacyPorts.gateway, feedback: legacyPorts.feedback,
+                    channelManagement: managementListener?.localAddress?.port
+                ))
+            }
         } catch {
             for listener in listeners { try? await listener.close() }
+            await legacy.stopAccepting()
             throw error
         }
         let controlPort: Int?
@@ -139,12 +155,14 @@ public final class MockAPNsServer: Sendable {
             await legacy.stop()
             throw error
         }
+        let primary = environmentPorts.first
         let ports = BoundPorts(
-            http2: http2Listener.localAddress?.port ?? configuration.http2Port,
-            gateway: legacyPorts.gateway,
-            feedback: legacyPorts.feedback,
+            http2: primary?.http2 ?? configuration.http2Port,
+            gateway: primary?.gateway,
+            feedback: primary?.feedback,
             control: controlPort,
-            channelManagement: managementListener?.localAddress?.port
+            channelManagement: primary?.channelManagement,
+            environments: environmentPorts
         )
         observation.metrics.setPorts(ports)
         state.withLock { $0 = .running(listeners: listeners, ports: ports) }

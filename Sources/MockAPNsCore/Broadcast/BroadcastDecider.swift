@@ -1,26 +1,41 @@
 /// The decision core for broadcast sends on the provider API (`POST
 /// /4/broadcasts/apps/<bundleID>`, docs/broadcast-protocol.md section 2): one request in, the
-/// verdict APNs gives and the facts the journal keeps out.
+/// verdict APNs gives, the facts the journal keeps and what it should add out.
 ///
-/// ## Decision order (Apple documents none; the first failure wins)
+/// Apple documents the request in "Sending broadcast push notification requests to APNs"
+/// (developer.apple.com/documentation/usernotifications/sending-broadcast-push-notification-requests-to-apns)
+/// and its refusals in "Handling error responses from Apple Push Notification service"
+/// (.../handling-error-responses-from-apns).
+///
+/// ## Decision order (the first failure wins)
+///
+/// Apple documents one step of it: authentication first, then the channel. The rest is
+/// MockAPNs' order.
 ///
 /// | step | check | reason |
 /// |---|---|---|
-/// | 1 | a header name appears twice | `DuplicateHeaders` |
-/// | 2 | `apns-id` and `apns-request-id`, if present, are UUIDs | `BadMessageId` |
-/// | 3 | `:method` is `POST` | `MethodNotAllowed` |
-/// | 4 | `:path` is `/4/broadcasts/apps/<bundleID>` | `BadPath` |
-/// | 5 | `apns-expiration` is decimal epoch seconds | `BadExpirationDate` |
-/// | 6 | `apns-priority` is one the options allow (5, 10) | `BadPriority` |
-/// | 7 | `apns-push-type` is present and `liveactivity` | `MissingPushType`, `InvalidPushType` |
-/// | 8 | `apns-topic`, if present, is well-formed and `<bundleID>.push-type.liveactivity` | `BadTopic`, `validation.missingTopicSuffixReason` |
-/// | 9 | `apns-collapse-id` at most 64 bytes | `BadCollapseId` |
-/// | 10 | `apns-channel-id` present and well-formed | `MissingChannelId`, `BadChannelId` |
-/// | 11 | authentication, environment, the bundle id covered | the provider API's 403 reasons, `validation.topicNotAllowedReason` |
-/// | 12 | broadcast enabled for the bundle id | `FeatureNotEnabled` |
-/// | 13 | the channel exists for this bundle id here | `ChannelNotRegistered` |
-/// | 14 | a *No Messages Stored* channel takes only `apns-expiration: 0` | `BadExpirationDate` |
-/// | 15 | the payload: empty, size (`broadcast.payloadLimit`), shape | `PayloadEmpty`, `PayloadTooLarge`, `validation.nonObjectPayload` |
+/// | 1 | `:path` is `/4/broadcasts/apps/<bundleID>` | `BadPath` |
+/// | 2 | `:method` is `POST` | `broadcast.wrongMethodReason` (`MethodNotAllowed`) |
+/// | 3 | authentication and its environment | the provider API's 403 reasons |
+/// | 4 | a header name appears twice | `DuplicateHeaders` |
+/// | 5 | `apns-id` and `apns-request-id`, if present, are UUIDs | `BadMessageId` |
+/// | 6 | the bundle id carries no push-type suffix | `TopicDisallowed` |
+/// | 7 | the credentials cover the bundle id | `TopicMismatch` (403) |
+/// | 8 | broadcast enabled for the bundle id | `FeatureNotEnabled` |
+/// | 9 | `apns-push-type` present and the Live Activity type, any letter case | `MissingPushType`, `InvalidPushType` |
+/// | 10 | `apns-topic`, if present: well-formed, no push-type suffix, this app | `BadTopic`, `TopicDisallowed`, `broadcast.topicForOtherApp` |
+/// | 11 | `apns-expiration` decimal epoch seconds; `apns-priority` 10, 5 or 1 | `BadExpirationDate`, `BadPriority` |
+/// | 12 | both present ("Required") | `broadcast.refusesMissingRequiredHeaders` |
+/// | 13 | `apns-collapse-id` at most 64 bytes | `BadCollapseId` |
+/// | 14 | `apns-channel-id` present and well-formed | `MissingChannelId`, `BadChannelId` |
+/// | 15 | the channel exists for this bundle id here | `ChannelNotRegistered` |
+/// | 16 | a *No Messages Stored* channel takes only `apns-expiration: 0` | `BadExpirationDate` |
+/// | 17 | the payload: empty, size (5,120 bytes), a JSON object | `PayloadEmpty`, `PayloadTooLarge`, `BadRequestPayload` |
+/// | 18 | the Live Activity payload rules (`PayloadTypeRules`), refused only with `payloadRules: .refuse` | `InvalidPushType` |
+///
+/// An accepted broadcast gets `apns-unique-id` in both environments: the broadcast page lists
+/// it among the success headers with no environment named (device pushes get it on the
+/// sandbox only).
 public struct BroadcastDecider: Sendable {
     /// The path every broadcast goes to, before the bundle id.
     public static let pathPrefix = "/4/broadcasts/apps/"
@@ -28,13 +43,20 @@ public struct BroadcastDecider: Sendable {
     public let options: BroadcastOptions
     public let validation: ValidationOptions
     public let registry: ChannelRegistry
+    /// "Now" for the payload's Live Activity dates.
+    public let clock: ServerClock
     private let apnsIDs: UUIDGenerator
     private let lowercaseIDs = UUIDGenerator(letterCase: .lowercase)
+    private let payloadTypeRules = PayloadTypeRules()
 
-    public init(options: BroadcastOptions = .default, validation: ValidationOptions = .default, registry: ChannelRegistry) {
+    public init(
+        options: BroadcastOptions = .default, validation: ValidationOptions = .default, registry: ChannelRegistry,
+        clock: ServerClock = ServerClock()
+    ) {
         self.options = options
         self.validation = validation
         self.registry = registry
+        self.clock = clock
         self.apnsIDs = UUIDGenerator(letterCase: validation.generatedAPNsIDCase)
     }
 
@@ -74,6 +96,7 @@ public struct BroadcastDecider: Sendable {
         let fields = BroadcastHeaders(request.headers)
         var bundleID: String?
         var storagePolicy: MessageStoragePolicy?
+        var diagnoses: [Diagnosis] = []
         let apnsIDIsValid = fields.apnsID.map { UUIDSyntax.isCanonical($0, allowsUppercase: validation.acceptsUppercaseAPNsIDs) } ?? true
         let apnsID = (apnsIDIsValid ? fields.apnsID : nil) ?? apnsIDs.next()
         func record(_ verdict: Verdict) -> BroadcastDecision {
@@ -82,20 +105,49 @@ public struct BroadcastDecider: Sendable {
                 requestAPNsID: fields.apnsID, requestID: requestID, priority: fields.priority, expiration: fields.expiration,
                 storagePolicy: storagePolicy, payload: request.body,
                 authentication: JournalAuthentication(context.authentication), answer: .http2(verdict)
-            ))
+            ), diagnoses: diagnoses)
         }
         func refuse(_ reason: Reason) -> BroadcastDecision {
             record(.rejected(reason: reason, apnsID: apnsID, timestamp: nil))
         }
 
-        if fields.hasDuplicate { return refuse(.duplicateHeaders) }
-        if !apnsIDIsValid { return refuse(.badMessageId) }
-        if let sent = fields.requestID, !UUIDSyntax.isCanonical(sent, allowsUppercase: true) { return refuse(.badMessageId) }
-        if fields.method != "POST" { return refuse(.methodNotAllowed) }
         guard let path = fields.path, Self.isBroadcastPath(path) else { return refuse(.badPath) }
         let pathBundleID = String(path.dropFirst(Self.pathPrefix.count))
         guard !pathBundleID.isEmpty, !pathBundleID.contains("/"), !pathBundleID.contains("?") else { return refuse(.badPath) }
         bundleID = pathBundleID
+        if fields.method != "POST" { return refuse(options.wrongMethodReason) }
+        if let refusal = BroadcastCredentials.authenticationRefusal(context.authentication, environment: context.environment) {
+            return refuse(refusal)
+        }
+
+        if fields.hasDuplicate { return refuse(.duplicateHeaders) }
+        if !apnsIDIsValid { return refuse(.badMessageId) }
+        if let sent = fields.requestID, !UUIDSyntax.isCanonical(sent, allowsUppercase: true) { return refuse(.badMessageId) }
+        if BroadcastCredentials.hasPushTypeSuffix(pathBundleID) { return refuse(.topicDisallowed) }
+        if let refusal = BroadcastCredentials.coverageRefusal(
+            context.authentication, bundleID: pathBundleID, notCovered: options.bundleNotCoveredReason
+        ) {
+            return refuse(refusal)
+        }
+        if options.disabledBundleIDs.contains(pathBundleID) { return refuse(.featureNotEnabled) }
+
+        guard let pushType = fields.pushType else { return refuse(.missingPushType) }
+        guard options.isLiveActivityPushType(pushType, spellings: BroadcastOptions.headerPushTypeSpellings) else {
+            return refuse(.invalidPushType)
+        }
+        if let topic = fields.topic {
+            guard case .wellFormed = TopicRules.classify(topic) else { return refuse(.badTopic) }
+            if topic != pathBundleID {
+                // A topic that is this app's with a suffix: "no push type suffix" (TopicDisallowed).
+                if TopicRules.bundleID(of: topic) == pathBundleID[...] { return refuse(.topicDisallowed) }
+                diagnoses.append(Diagnosis(
+                    .broadcastTopicForOtherApp,
+                    "The broadcast's apns-topic is \(topic) but its path names \(pathBundleID): broadcasts are addressed by the "
+                        + "path's bundle id, and Apple documents no apns-topic for them. Send none, or the path's bundle id."
+                ))
+                if case .reject(let reason) = options.topicForOtherApp { return refuse(reason) }
+            }
+        }
 
         var expiration: Int64?
         if let text = fields.expiration {
@@ -107,12 +159,17 @@ public struct BroadcastDecider: Sendable {
                 return refuse(.badPriority)
             }
         }
-        guard let pushType = fields.pushType else { return refuse(.missingPushType) }
-        guard pushType == PushType.liveactivity.rawValue else { return refuse(.invalidPushType) }
-        if let topic = fields.topic {
-            guard case .wellFormed = TopicRules.classify(topic) else { return refuse(.badTopic) }
-            guard topic == pathBundleID + (PushType.liveactivity.topicSuffix ?? "") else {
-                return refuse(validation.missingTopicSuffixReason)
+        let missing = [("apns-expiration", fields.expiration), ("apns-priority", fields.priority)].filter { $0.1 == nil }.map(\.0)
+        if !missing.isEmpty {
+            diagnoses.append(Diagnosis(
+                .broadcastMissingRequiredHeader,
+                "The broadcast has no \(missing.joined(separator: " and ")): Apple's header table marks apns-expiration and "
+                    + "apns-priority as required for broadcasts. "
+                    + (options.refusesMissingRequiredHeaders ? "Refused (broadcast.refusesMissingRequiredHeaders)."
+                                                             : "Accepted (broadcast.refusesMissingRequiredHeaders is off).")
+            ))
+            if options.refusesMissingRequiredHeaders {
+                return refuse(fields.expiration == nil ? .badExpirationDate : .badPriority)
             }
         }
         if let collapseID = fields.collapseID, collapseID.utf8.count > HTTP2RequestValidator.maximumCollapseIDLength {
@@ -123,13 +180,6 @@ public struct BroadcastDecider: Sendable {
             return refuse(.badChannelId)
         }
 
-        if let refusal = BroadcastCredentials.refusal(
-            context.authentication, bundleID: pathBundleID, environment: context.environment,
-            notCovered: validation.topicNotAllowedReason
-        ) {
-            return refuse(refusal)
-        }
-        if options.disabledBundleIDs.contains(pathBundleID) { return refuse(.featureNotEnabled) }
         guard let channel = registry.channel(id: channelID, bundleID: pathBundleID, environment: context.environment) else {
             return refuse(.channelNotRegistered)
         }
@@ -140,22 +190,28 @@ public struct BroadcastDecider: Sendable {
 
         if request.body.isEmpty { return refuse(.payloadEmpty) }
         if request.body.count > options.payloadLimit { return refuse(.payloadTooLarge) }
-        if case .reject(let reason) = validation.nonObjectPayload, !JSONScanner.isObject(request.body) {
+        if case .reject(let reason) = options.unparseableBody, !JSONScanner.isObject(request.body) {
             return refuse(reason)
         }
+        let mismatches = payloadTypeRules.check(
+            payload: request.body, pushType: .liveactivity, priority: nil,
+            nowSeconds: clock.millisecondsSince1970 / 1000, isBroadcast: true
+        )
+        diagnoses += mismatches.map(\.diagnosis)
+        if validation.payloadRules == .refuse, let first = mismatches.first { return refuse(first.refusal) }
 
-        let uniqueID = context.environment == .sandbox ? lowercaseIDs.next() : nil
-        return record(.accepted(apnsID: apnsID, uniqueID: uniqueID))
+        return record(.accepted(apnsID: apnsID, uniqueID: lowercaseIDs.next()))
     }
 }
 
-/// What the broadcast core concluded: its verdict, and the record of the request, whose
-/// answer the protocol mouth replaces with what it actually wrote. The record's fields read
-/// through (`decision.bundleID`, `decision.status`).
+/// What the broadcast core concluded: its verdict, the record of the request (whose answer
+/// the protocol mouth replaces with what it actually wrote), and the diagnoses the journal
+/// records beside it. The record's fields read through (`decision.bundleID`).
 @dynamicMemberLookup
 public struct BroadcastDecision: Sendable, Equatable {
     public var verdict: Verdict
     public var record: BroadcastRecord
+    public var diagnoses: [Diagnosis] = []
 
     public subscript<Value>(dynamicMember field: KeyPath<BroadcastRecord, Value>) -> Value {
         record[keyPath: field]

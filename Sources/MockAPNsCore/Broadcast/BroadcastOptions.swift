@@ -1,33 +1,59 @@
 /// Every broadcast rule where Apple's behaviour is undocumented or unconfirmed, as a setting
 /// (docs/broadcast-protocol.md says what each default rests on).
 public struct BroadcastOptions: Sendable, Equatable {
-    /// Channels one bundle id may have in one environment. Apple: "up to 10,000 channels for
-    /// your app in the development and production environment, respectively".
+    /// Channels one bundle id may have in one environment. Documented: "up to 10,000
+    /// channels for your app in the development and production environment, respectively"
+    /// ("Sending channel management requests to APNs").
     public var channelLimit: Int
-    /// The longest channel id accepted before `BadChannelId`. Apple names a limit without
-    /// its value; default 64 characters.
+    /// The longest channel id accepted before `BadChannelId`. Apple names a limit ("greater
+    /// than the allowed length") without its value and says not to assume an id's size;
+    /// MockAPNs' choice: 64 characters.
     public var maximumChannelIDLength: Int
-    /// Random bytes in a generated channel id (16 give 24 base64 characters). Unverified.
+    /// Random bytes in a generated channel id (16 give 24 base64 characters). MockAPNs'
+    /// choice: Apple documents base64 ids of no fixed size.
     public var channelIDByteCount: Int
     /// Whether `"message-storage-policy": "1"` (a JSON string, as node-apn's README sends it)
-    /// is accepted like the number. Default `true`.
+    /// is accepted like the number. MockAPNs' choice: `true`.
     public var acceptsStoragePolicyStrings: Bool
-    /// Whether `push-type` must be spelled `LiveActivity` exactly. node-apn sends
-    /// `liveactivity`; default `false` (any letter case).
+    /// Whether `push-type` (create body) and `apns-push-type` (broadcast header) must be
+    /// spelled exactly as Apple's tables do (`LiveActivity`, `Liveactivity`). Apple's own
+    /// examples use `liveactivity` and `LiveActivity` for the same value, so the default is
+    /// `false` (any letter case).
     public var pushTypeCaseSensitive: Bool
-    /// The reason for a missing or invalid `message-storage-policy` (Apple names none).
-    /// Default `BadMessageStoragePolicy`, MockAPNs' own.
+    /// The reason for a missing or invalid `message-storage-policy`. Apple names none;
+    /// MockAPNs' choice is `BadRequestParams`, the documented reason nearest to it
+    /// (`BadMessageStoragePolicy`, MockAPNs' own name, is available).
     public var badStoragePolicyReason: Reason
-    /// The reason the management API gives for a bundle id the credentials do not cover.
-    /// Apple's server was seen answering `TopicMismatch` (forum, 2024). Default `.topicMismatch`.
+    /// The reason for a bundle id the credentials do not cover. Documented: 403
+    /// `TopicMismatch` ("Handling error responses from Apple Push Notification service").
     public var bundleNotCoveredReason: Reason
     /// Bundle ids for which broadcast is "not enabled": their requests get `FeatureNotEnabled`.
     public var disabledBundleIDs: Set<String>
-    /// The `apns-priority` values a broadcast may carry; others get `BadPriority`. Live
-    /// Activities use 5 and 10. Default `[5, 10]`.
+    /// The `apns-priority` values a broadcast may carry; others get `BadPriority`.
+    /// Documented: 10, 5 and 1 ("Sending broadcast push notification requests to APNs").
     public var allowedPriorities: Set<Priority>
-    /// The body limit of a broadcast, in bytes. Client documentation quotes 5 KB; default 5120.
+    /// The body limit of a broadcast, in bytes. Documented: 5 KB (5,120 bytes).
     public var payloadLimit: Int
+    /// The reason for a method the path does not take. Apple lists both 404 `BadPath`
+    /// ("either the HTTP/2 method or the HTTP/2 path is incorrect") and 405
+    /// `MethodNotAllowed` ("the specified :method value isn't allowed"); MockAPNs' choice is
+    /// the one that names the method alone.
+    public var wrongMethodReason: Reason
+    /// Whether a broadcast without `apns-expiration` or `apns-priority` (both "Required" in
+    /// Apple's header table, with no refusal named for their absence) is refused with
+    /// `BadExpirationDate` / `BadPriority`. MockAPNs' choice: `false`, accepted with a
+    /// `broadcast.missingRequiredHeader` diagnosis.
+    public var refusesMissingRequiredHeaders: Bool
+    /// What to do with an `apns-topic` that names another app than the path (Apple documents
+    /// no topic header for broadcasts). MockAPNs' choice: `.accept`, with a
+    /// `broadcast.topicForOtherApp` diagnosis.
+    public var topicForOtherApp: RulePolicy
+    /// What to do with a broadcast payload or a create body that is not a JSON object.
+    /// Documented: `BadRequestPayload` ("The JSON Request payload is unparseable").
+    public var unparseableBody: RulePolicy
+    /// What to do with an attribute of the create body other than `message-storage-policy`
+    /// and `push-type`. Documented: `BadRequestParams` ("an unrecognizable attribute").
+    public var unknownBodyAttribute: RulePolicy
 
     /// The settings MockAPNs starts with.
     public static let `default` = BroadcastOptions()
@@ -38,11 +64,16 @@ public struct BroadcastOptions: Sendable, Equatable {
         channelIDByteCount: Int = 16,
         acceptsStoragePolicyStrings: Bool = true,
         pushTypeCaseSensitive: Bool = false,
-        badStoragePolicyReason: Reason = .badMessageStoragePolicy,
+        badStoragePolicyReason: Reason = .badRequestParams,
         bundleNotCoveredReason: Reason = .topicMismatch,
         disabledBundleIDs: Set<String> = [],
-        allowedPriorities: Set<Priority> = [.powerAware, .immediate],
-        payloadLimit: Int = 5120
+        allowedPriorities: Set<Priority> = [.powerFirst, .powerAware, .immediate],
+        payloadLimit: Int = 5120,
+        wrongMethodReason: Reason = .methodNotAllowed,
+        refusesMissingRequiredHeaders: Bool = false,
+        topicForOtherApp: RulePolicy = .accept,
+        unparseableBody: RulePolicy = .reject(.badRequestPayload),
+        unknownBodyAttribute: RulePolicy = .reject(.badRequestParams)
     ) {
         self.channelLimit = channelLimit
         self.maximumChannelIDLength = maximumChannelIDLength
@@ -54,5 +85,23 @@ public struct BroadcastOptions: Sendable, Equatable {
         self.disabledBundleIDs = disabledBundleIDs
         self.allowedPriorities = allowedPriorities
         self.payloadLimit = payloadLimit
+        self.wrongMethodReason = wrongMethodReason
+        self.refusesMissingRequiredHeaders = refusesMissingRequiredHeaders
+        self.topicForOtherApp = topicForOtherApp
+        self.unparseableBody = unparseableBody
+        self.unknownBodyAttribute = unknownBodyAttribute
     }
+
+    /// Whether `text` names the Live Activity push type under `pushTypeCaseSensitive`: one
+    /// of Apple's `spellings` exactly, or any letter case of them.
+    func isLiveActivityPushType(_ text: String, spellings: [String]) -> Bool {
+        pushTypeCaseSensitive ? spellings.contains(text) : spellings.contains { $0.lowercased() == text.lowercased() }
+    }
+
+    /// The spellings of the push type in Apple's broadcast pages: the header table's
+    /// `Liveactivity` and the samples' `liveactivity` ("Sending broadcast push notification
+    /// requests to APNs").
+    static let headerPushTypeSpellings = ["Liveactivity", "liveactivity"]
+    /// The create body's spelling ("Sending channel management requests to APNs").
+    static let bodyPushTypeSpellings = ["LiveActivity"]
 }

@@ -1,19 +1,26 @@
 /// The channel management API's decision core: one request's headers and body in, the
 /// response APNs gives and what it did to the channel registry out (docs/broadcast-protocol.md
-/// section 1).
+/// section 1). Apple documents the API in "Sending channel management requests to APNs"
+/// (developer.apple.com/documentation/usernotifications/sending-channel-management-requests-to-apns)
+/// and its refusals in "Handling error responses from Apple Push Notification service".
 ///
-/// ## Decision order (Apple documents none; the first failure wins)
+/// ## Decision order (the first failure wins)
+///
+/// Apple documents none for this API; MockAPNs authenticates first, as Apple documents for
+/// broadcasts.
 ///
 /// | step | check | reason |
 /// |---|---|---|
-/// | 1 | `apns-request-id`, if present, is a UUID | `BadMessageId` |
-/// | 2 | the path is `/1/apps/<bundleID>/channels` or `/all-channels` | `BadPath` (404) |
-/// | 3 | the method suits the path | `MethodNotAllowed` (405) |
-/// | 4 | authentication, environment, the bundle id covered | the provider API's 403 reasons, `TopicMismatch` (configurable) |
-/// | 5 | broadcast enabled for the bundle id | `FeatureNotEnabled` |
-/// | 6 | read and delete: `apns-channel-id` present, well-formed | `MissingChannelId`, `BadChannelId` |
-/// | 7 | create: `push-type`, `message-storage-policy`, the channel limit | `MissingPushType`, `InvalidPushType`, `BadMessageStoragePolicy` (configurable), `CannotCreateChannelConfig` |
-/// | 8 | read and delete: the channel exists for this bundle id here | `ChannelNotRegistered` |
+/// | 1 | the path is `/1/apps/<bundleID>/channels` or `/all-channels` | `BadPath` (404) |
+/// | 2 | the method suits the path | `broadcast.wrongMethodReason` (`MethodNotAllowed`, 405) |
+/// | 3 | authentication and its environment | the provider API's 403 reasons |
+/// | 4 | `apns-request-id`, if present, is a UUID | `BadMessageId` |
+/// | 5 | the bundle id carries no push-type suffix | `TopicDisallowed` |
+/// | 6 | the credentials cover the bundle id | `TopicMismatch` (403) |
+/// | 7 | broadcast enabled for the bundle id | `FeatureNotEnabled` |
+/// | 8 | read and delete: `apns-channel-id` present, well-formed | `MissingChannelId`, `BadChannelId` |
+/// | 9 | create: a JSON object, known attributes, `push-type`, `message-storage-policy`, the channel limit | `BadRequestPayload`, `BadRequestParams`, `MissingPushType`, `InvalidPushType`, `broadcast.badStoragePolicyReason` (`BadRequestParams`), `CannotCreateChannelConfig` |
+/// | 10 | read and delete: the channel exists for this bundle id here | `ChannelNotRegistered` |
 public struct ChannelManagementDecider: Sendable {
     public let options: BroadcastOptions
     public let registry: ChannelRegistry
@@ -72,19 +79,24 @@ public struct ChannelManagementDecider: Sendable {
     public func judge(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
         let fields = ManagementHeaders(request.headers)
         var outcome = ChannelManagementOutcome(operation: nil, bundleID: nil, channelID: fields.channelID, requestID: requestID)
-        if let sent = fields.requestID, !UUIDSyntax.isCanonical(sent, allowsUppercase: true) {
-            return outcome.refused(.badMessageId)
-        }
 
         let route = ChannelManagementRoute.resolve(method: fields.method, path: fields.path)
         outcome.operation = route.operation
         outcome.bundleID = route.bundleID
-        if let refusal = route.refusal { return outcome.refused(refusal) }
+        if let refusal = route.refusal {
+            return outcome.refused(refusal == .methodNotAllowed ? options.wrongMethodReason : refusal)
+        }
         guard let operation = route.operation, let bundleID = route.bundleID else { return outcome.refused(.badPath) }
 
-        if let refusal = BroadcastCredentials.refusal(
-            context.authentication, bundleID: bundleID, environment: context.environment,
-            notCovered: options.bundleNotCoveredReason
+        if let refusal = BroadcastCredentials.authenticationRefusal(context.authentication, environment: context.environment) {
+            return outcome.refused(refusal)
+        }
+        if let sent = fields.requestID, !UUIDSyntax.isCanonical(sent, allowsUppercase: true) {
+            return outcome.refused(.badMessageId)
+        }
+        if BroadcastCredentials.hasPushTypeSuffix(bundleID) { return outcome.refused(.topicDisallowed) }
+        if let refusal = BroadcastCredentials.coverageRefusal(
+            context.authentication, bundleID: bundleID, notCovered: options.bundleNotCoveredReason
         ) {
             return outcome.refused(refusal)
         }
@@ -199,26 +211,36 @@ public enum ChannelEffect: Sendable, Equatable {
 struct ChannelCreationBody: Equatable {
     var storagePolicy: MessageStoragePolicy
 
-    /// The body, or the reason it is refused: `MissingPushType` and `InvalidPushType` first
-    /// (Apple names both), then the storage policy (`options.badStoragePolicyReason`). A body
-    /// that is not a JSON object has neither field.
+    /// The body, or the reason it is refused, in this order: not a JSON object
+    /// (`BadRequestPayload`, "unparseable"), an attribute other than the two
+    /// (`BadRequestParams`, "an unrecognizable attribute"), then `MissingPushType` and
+    /// `InvalidPushType` (Apple names both), then the storage policy
+    /// (`options.badStoragePolicyReason`). Each of the first two can be turned off
+    /// (`unparseableBody`, `unknownBodyAttribute`): the body then reads as having no attributes,
+    /// or the unknown one is ignored.
     enum Parsed: Equatable {
         case body(ChannelCreationBody)
         case refused(Reason)
     }
 
+    /// The attributes Apple documents for the create body.
+    static let attributes: Set<String> = ["message-storage-policy", "push-type"]
+
     static func parse(_ body: [UInt8], options: BroadcastOptions) -> Parsed {
         var members: [JSONMember] = []
         if let node = try? JSONParser.parse(String(decoding: body, as: UTF8.self)), case .object(let object) = node.value {
             members = object
+        } else if case .reject(let reason) = options.unparseableBody {
+            return .refused(reason)
+        }
+        if case .reject(let reason) = options.unknownBodyAttribute, members.contains(where: { !attributes.contains($0.key) }) {
+            return .refused(reason)
         }
         func value(_ key: String) -> JSONValue? { members.first { $0.key == key }?.value.value }
 
         guard let pushType = value("push-type") else { return .refused(.missingPushType) }
         guard case .string(let pushTypeText) = pushType,
-              options.pushTypeCaseSensitive
-                ? pushTypeText == BroadcastChannel.pushType
-                : pushTypeText.lowercased() == BroadcastChannel.pushType.lowercased()
+              options.isLiveActivityPushType(pushTypeText, spellings: BroadcastOptions.bodyPushTypeSpellings)
         else { return .refused(.invalidPushType) }
 
         let policyNumber: String?

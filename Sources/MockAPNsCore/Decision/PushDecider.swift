@@ -13,6 +13,11 @@
 /// | 14 | the topic the credentials allow (rules on `routeTopic` below) | `MissingTopic`, `TopicDisallowed` (configurable), `InvalidPushType` |
 /// | 15 | the device registry: environment, topic binding, expiry, unregistration, push budget | `BadDeviceToken`, `DeviceTokenNotForTopic`, `TopicDisallowed`, `ExpiredToken`, `Unregistered`, `TooManyRequests` |
 /// | 16 | the payload (`PayloadRules`): empty, size, shape | `PayloadEmpty`, `PayloadTooLarge`, the configured reason |
+/// | 17 | the payload against its push type (`PayloadTypeRules`), refused only with `payloadRules: .refuse` | `InvalidPushType`, `BadPriority` (MockAPNs' choice) |
+///
+/// Besides the verdict, `assess` returns what the answer alone does not tell (`Diagnosis`):
+/// the payload mistakes of step 17 (found whether refused or not), the environment a
+/// token refused with `BadDeviceToken` belongs to, a full rate window's figures.
 ///
 /// An accepted push gets `apns-id` (the request's, exactly as received, or a generated one
 /// in the configured letter case) and, on a sandbox server only, a fresh lowercase
@@ -27,6 +32,7 @@ public struct PushDecider: Sendable {
 
     private let validator: HTTP2RequestValidator
     private let payloadRules: PayloadRules
+    private let payloadTypeRules = PayloadTypeRules()
     private let apnsIDs: UUIDGenerator
     /// `apns-unique-id` is always lowercase, the canonical UUID form in Apple's documentation.
     private let uniqueIDs = UUIDGenerator(letterCase: .lowercase)
@@ -44,42 +50,49 @@ public struct PushDecider: Sendable {
         self.apnsIDs = UUIDGenerator(letterCase: options.generatedAPNsIDCase)
     }
 
-    /// Validates a raw HTTP/2 request (steps 1 to 12), then decides it (steps 13 to 16).
+    /// Validates a raw HTTP/2 request (steps 1 to 12), then decides it (steps 13 to 17).
     /// A refused request keeps its `apns-id` when that was well-formed; otherwise the
     /// verdict carries a generated one.
     public func decide(http2 raw: HTTP2PushRequest, context: DecisionContext) -> Verdict {
-        switch validator.validate(raw) {
-        case .valid(let request):
-            return decide(request, context: context)
-        case .invalid(let reason, let apnsID):
-            return verdict(for: .refused(reason, timestamp: nil), apnsID: apnsID, context: context)
-        }
+        assess(http2: raw, context: context).verdict
     }
 
     /// Validates, then decides, an HTTP/2 request: the verdict, and the request as every
     /// record, filter and scenario rule reads it (routed, when it was valid; when it was not,
     /// what its headers say as far as they could be read).
     public func judge(http2 raw: HTTP2PushRequest, context: DecisionContext) -> (verdict: Verdict, request: PushRequest) {
+        let assessment = assess(http2: raw, context: context)
+        return (assessment.verdict, assessment.request)
+    }
+
+    /// What `judge(http2:context:)` says, with the diagnoses the journal records beside it.
+    public func assess(http2 raw: HTTP2PushRequest, context: DecisionContext) -> PushAssessment {
         switch validator.validate(raw) {
         case .valid(let request):
-            return (decide(request, context: context), route(request, context: context))
+            let decided = assess(request, context: context)
+            return PushAssessment(verdict: decided.verdict, request: route(request, context: context), diagnoses: decided.diagnoses)
         case .invalid(let reason, let apnsID):
             let verdict = verdict(for: .refused(reason, timestamp: nil), apnsID: apnsID, context: context)
-            return (verdict, PushRequest(bestEffort: raw))
+            return PushAssessment(verdict: verdict, request: PushRequest(bestEffort: raw), diagnoses: [])
         }
     }
 
-    /// Decides a request that already passed its protocol's syntax rules (steps 13 to 16).
+    /// Decides a request that already passed its protocol's syntax rules (steps 13 to 17).
     /// The topic is the one `route(_:context:)` gives; the push type a topic's suffix
     /// implies is the one the payload limit applies (`.voip` gets the VoIP limit).
     public func decide(_ request: PushRequest, context: DecisionContext) -> Verdict {
+        assess(request, context: context).verdict
+    }
+
+    /// What `decide(_:context:)` says, with the diagnoses the journal records beside it.
+    public func assess(_ request: PushRequest, context: DecisionContext) -> (verdict: Verdict, diagnoses: [Diagnosis]) {
         // `status` routes the topic itself, as `route(_:context:)` would.
-        let status = status(of: request, context: context)
+        let (status, diagnoses) = status(of: request, context: context)
         guard request.transport != .legacy else {
             // The binary protocol has no apns-id and no unique id: none is made up.
-            return verdict(for: status, apnsID: "", uniqueID: nil)
+            return (verdict(for: status, apnsID: "", uniqueID: nil), diagnoses)
         }
-        return verdict(for: status, apnsID: request.apnsID, context: context)
+        return (verdict(for: status, apnsID: request.apnsID, context: context), diagnoses)
     }
 
     /// `request` as the decision reads it: with the topic its credentials send it to when it
@@ -114,24 +127,33 @@ public struct PushDecider: Sendable {
 
     // MARK: - Steps
 
-    /// Steps 13 to 16, in order; the first refusal wins.
-    private func status(of request: PushRequest, context: DecisionContext) -> TokenStatus {
+    /// Steps 13 to 17, in order; the first refusal wins.
+    private func status(of request: PushRequest, context: DecisionContext) -> (TokenStatus, [Diagnosis]) {
         let topic: String?
         switch routeTopic(request, context: context) {
-        case .refused(let reason): return .refused(reason, timestamp: nil)
+        case .refused(let reason): return (.refused(reason, timestamp: nil), [])
         case .topic(let routed): topic = routed
         }
 
-        let tokenStatus = registry.admit(
+        let admission = registry.admission(
             request.deviceToken, topic: topic, environment: context.environment,
             at: clock.millisecondsSince1970
         )
-        guard tokenStatus == .deliverable else { return tokenStatus }
+        guard admission.status == .deliverable else { return (admission.status, admission.diagnosis.map { [$0] } ?? []) }
 
         var routedRequest = request
         routedRequest.topic = topic
-        if let reason = payloadRules.check(routedRequest) { return .refused(reason, timestamp: nil) }
-        return .deliverable
+        if let reason = payloadRules.check(routedRequest) { return (.refused(reason, timestamp: nil), []) }
+
+        let mismatches = payloadTypeRules.check(
+            payload: request.payload, pushType: request.pushType ?? topic.flatMap { TopicRules.suffix(of: $0)?.type },
+            priority: request.priority, nowSeconds: clock.millisecondsSince1970 / 1000
+        )
+        let diagnoses = mismatches.map(\.diagnosis)
+        if options.payloadRules == .refuse, let first = mismatches.first {
+            return (.refused(first.refusal, timestamp: nil), diagnoses)
+        }
+        return (.deliverable, diagnoses)
     }
 
     private enum TopicRoute {
@@ -164,8 +186,15 @@ public struct PushDecider: Sendable {
             guard environments.contains(context.environment) else {
                 return .refused(.badCertificateEnvironment)
             }
-            if request.pushType == .location {
+            // The push type a topic suffix implies counts too: Apple's guidance for both is
+            // token-based authentication.
+            switch request.pushType ?? request.topic.flatMap({ TopicRules.suffix(of: $0)?.type }) {
+            case .location?:
                 return .refused(options.locationPushWithCertificateReason)
+            case .liveactivity?:
+                if case .reject(let reason) = options.liveActivityWithCertificate { return .refused(reason) }
+            case nil, .alert?, .background?, .voip?, .complication?, .fileprovider?, .pushtotalk?, .widgets?, .controls?, .mdm?:
+                break
             }
             guard let topic = request.topic else {
                 guard let defaultTopic, request.transport == .legacy || topics.count <= 1 else {
@@ -213,5 +242,19 @@ public struct PushDecider: Sendable {
             let stamp = reason.carriesTimestamp ? timestamp ?? clock.millisecondsSince1970 : nil
             return .rejected(reason: reason, apnsID: apnsID, timestamp: stamp)
         }
+    }
+}
+
+/// The decision on one HTTP/2 push: the verdict, the request as routed (what records and
+/// scenario rules read), and what the journal records beside it.
+public struct PushAssessment: Sendable, Equatable {
+    public var verdict: Verdict
+    public var request: PushRequest
+    public var diagnoses: [Diagnosis]
+
+    public init(verdict: Verdict, request: PushRequest, diagnoses: [Diagnosis]) {
+        self.verdict = verdict
+        self.request = request
+        self.diagnoses = diagnoses
     }
 }

@@ -95,8 +95,8 @@ public struct HTTP2Churn: Sendable, Equatable {
         self.stillOpen = stillOpen
     }
 
-    /// A stable name for filtering the journal.
-    public static let code = "http2.connection-churn"
+    /// The journal's code for it.
+    public static let code = DiagnosisCode.http2ConnectionChurn
 
     /// The diagnosis in plain words.
     public var message: String {

@@ -61,7 +61,7 @@ public enum JournalEventKind: Sendable, Equatable {
     case feedbackTuple(deviceToken: String, timestampMilliseconds: Int64)
     /// A likely client mistake or a protocol error, explained; `figures` are the numbers
     /// that triggered it, by name (empty when the message says it all).
-    case diagnosis(code: String, message: String, figures: [JournalFigure] = [])
+    case diagnosis(code: DiagnosisCode, message: String, figures: [JournalFigure] = [])
     /// One broadcast send on the provider API, with its verdict.
     case broadcast(BroadcastRecord)
     /// One channel management request (create, read, read all, delete) and its answer.
@@ -251,7 +251,7 @@ extension JournalEventKind {
         case .feedbackTuple(let token, let timestamp):
             return "feedback tuple token=\(token) time=\(timestamp)"
         case .diagnosis(let code, let message, let figures):
-            var line = "diagnosis \(code): \(message)"
+            var line = "diagnosis \(code.rawValue): \(message)"
             if !figures.isEmpty { line += " [" + figures.map { "\($0.name)=\($0.value)" }.joined(separator: " ") + "]" }
             return line
         case .broadcast(let sent):

@@ -74,7 +74,7 @@ public enum JournalJSON {
             writer.string("deviceToken", token)
             writer.integer("timestamp", timestamp)
         case .diagnosis(let code, let message, let figures):
-            writer.string("code", code)
+            writer.string("code", code.rawValue)
             writer.string("message", message)
             if !figures.isEmpty {
                 writer.beginObject("figures")
@@ -151,6 +151,7 @@ public enum JournalJSON {
         write(record.answer, into: &writer)
         writer.string("problem", record.problem)
         if record.dropped { writer.bool("dropped", true) }
+        writer.string("environment", record.environment?.rawValue)
         writer.endObject()
     }
 
@@ -263,7 +264,7 @@ extension JournalJSON {
                     figures.append(JournalFigure(member.key, value))
                 }
             }
-            return .diagnosis(code: try need(object.string("code"), object, "code", "a diagnosis code"),
+            return .diagnosis(code: try need(object.oneOf("code", DiagnosisCode.self), object, "code", "a diagnosis code"),
                               message: try need(object.string("message"), object, "message", "a message"), figures: figures)
         case .broadcast:
             var record = try need(object.object("broadcast"), object, "broadcast", "the broadcast's record")
@@ -336,6 +337,7 @@ extension JournalJSON {
         record.payloadLength = payload.length
         record.legacyCommand = try object.integer("command", in: 0...255).map { UInt8($0) }
         record.problem = try object.string("problem")
+        record.environment = try object.oneOf("environment", APNsEnvironment.self)
         try object.finish()
         return record
     }

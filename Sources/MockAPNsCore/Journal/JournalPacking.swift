@@ -39,7 +39,7 @@ enum JournalPacking {
             writer.string(token)
             writer.signed(timestamp)
         case .diagnosis(let code, let message, let figures):
-            writer.string(code)
+            writer.string(code.rawValue)
             writer.string(message)
             writer.int(figures.count)
             for figure in figures {
@@ -77,7 +77,7 @@ enum JournalPacking {
         case .feedbackTuple:
             kind = .feedbackTuple(deviceToken: reader.text(), timestampMilliseconds: reader.signed())
         case .diagnosis:
-            let code = reader.text()
+            let code = DiagnosisCode(rawValue: reader.text())
             let message = reader.text()
             var figures: [JournalFigure] = []
             let count = reader.int()
@@ -86,7 +86,7 @@ enum JournalPacking {
                 figures.append(JournalFigure(reader.text(), reader.signed()))
                 read += 1
             }
-            kind = .diagnosis(code: code, message: message, figures: figures)
+            kind = code.map { .diagnosis(code: $0, message: message, figures: figures) }
         case .tlsEstablished, .tlsFailed, .broadcast, .channelOperation:
             kind = nil
         }
@@ -117,6 +117,7 @@ enum JournalPacking {
         writer.bool(record.dropped)
         writer.string(record.problem)
         writer.optionalInt(record.handlingMicroseconds)
+        writer.optionalInt(record.environment.map { index(of: $0) })
     }
 
     private static func unpackNotification(from reader: inout JournalByteReader) -> NotificationRecord? {
@@ -141,6 +142,7 @@ enum JournalPacking {
         let dropped = reader.bool()
         let problem = reader.string()
         let handling = reader.optionalInt()
+        let environment = reader.optionalInt().flatMap { value(APNsEnvironment.self, at: UInt8(truncatingIfNeeded: $0)) }
 
         var record = NotificationRecord(
             transport: transport, deviceToken: token, topic: topic, pushType: pushType,
@@ -154,6 +156,7 @@ enum JournalPacking {
         record.payloadLength = payloadLength
         record.problem = problem
         record.handlingMicroseconds = handling
+        record.environment = environment
         return record
     }
 
@@ -438,6 +441,13 @@ enum JournalPacking {
         switch direction {
         case .inbound: 0
         case .outbound: 1
+        }
+    }
+
+    private static func index(of environment: APNsEnvironment) -> Int {
+        switch environment {
+        case .sandbox: 0
+        case .production: 1
         }
     }
 

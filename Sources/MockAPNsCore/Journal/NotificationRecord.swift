@@ -46,6 +46,9 @@ public struct NotificationRecord: Sendable, Equatable {
     /// Microseconds from the complete request's arrival to its verdict: the server's own work,
     /// before any scenario delay (HTTP/2 only; `nil` when not measured).
     public var handlingMicroseconds: Int? = nil
+    /// The environment of the listener that received it (on a server playing both, which
+    /// host the provider sent it to); `nil` when unknown.
+    public var environment: APNsEnvironment? = nil
 
     /// Whether the client was told the notification was accepted (`SentAnswer.accepted`).
     public var accepted: Bool {

@@ -9,6 +9,20 @@ public enum LegacyParseErrorPolicy: String, Sendable, Hashable, Codable, CaseIte
     case silentClose
 }
 
+/// What the gateway does with a notification whose payload is not JSON. Apple's binary
+/// documentation names no status for it (its only payload statuses are 4, missing, and 7,
+/// size), and the HTTP/2 service is known to accept payloads of the wrong structure; whether
+/// the gateway parsed JSON at all is not recorded anywhere MockAPNs could find.
+public enum LegacyInvalidJSONPolicy: Sendable, Hashable {
+    /// Accept it (the connection stays open) and journal `legacy.payloadNotJSON`. The
+    /// default: the most plausible reading of the sources (no status for it exists).
+    case accept
+    /// Answer this status packet (command 1 and 2; command 0 closes silently), then close.
+    case refuse(LegacyStatus)
+    /// Close without a packet, as for a frame the gateway cannot parse (TN2265).
+    case closeSilently
+}
+
 /// How a legacy connection behaves, beyond the sizes it accepts.
 public struct LegacySessionOptions: Sendable, Equatable {
     public var limits: LegacyLimits
@@ -19,17 +33,21 @@ public struct LegacySessionOptions: Sendable, Equatable {
     public var reportsZeroIdentifierForMissingToken: Bool
     /// Whether frames are checked for common provider mistakes.
     public var detectsMistakes: Bool
+    /// Default `.accept`; see `LegacyInvalidJSONPolicy`.
+    public var invalidJSONPayload: LegacyInvalidJSONPolicy
 
     public init(
         limits: LegacyLimits = .standard,
         parseErrorPolicy: LegacyParseErrorPolicy = .silentClose,
         reportsZeroIdentifierForMissingToken: Bool = false,
-        detectsMistakes: Bool = true
+        detectsMistakes: Bool = true,
+        invalidJSONPayload: LegacyInvalidJSONPolicy = .accept
     ) {
         self.limits = limits
         self.parseErrorPolicy = parseErrorPolicy
         self.reportsZeroIdentifierForMissingToken = reportsZeroIdentifierForMissingToken
         self.detectsMistakes = detectsMistakes
+        self.invalidJSONPayload = invalidJSONPayload
     }
 }
 
@@ -190,6 +208,17 @@ public struct LegacyConnectionSession: Sendable {
             if !isClosing { observe(.diagnosis(diagnosis)) }
         case .notification(let notification):
             guard !isClosing else { return drop(.notification(notification), observe) }
+            if options.invalidJSONPayload != .accept, let problem = PayloadJSONCheck.problem(in: notification.payload) {
+                let offset: Int?
+                switch problem {
+                case .badByte(let at): offset = at
+                case .incomplete: offset = nil
+                }
+                return fail(.frame(LegacyFrameError(
+                    command: notification.command.rawValue, identifier: notification.identifier,
+                    problem: .payloadNotJSON(offset: offset), token: notification.token, payloadLength: notification.payload.count
+                )), observe)
+            }
             if let reason = decide(notification.pushRequest()) {
                 fail(.decision(reason, notification), observe)
             } else {
@@ -221,6 +250,12 @@ public struct LegacyConnectionSession: Sendable {
         case .decision(let reason, let notification):
             return packet(command: notification.command.rawValue, status: reason.legacyStatus, identifier: notification.identifier)
         case .frame(let error):
+            if case .payloadNotJSON = error.problem {
+                switch options.invalidJSONPayload {
+                case .refuse(let status): return packet(command: error.command, status: status, identifier: error.identifier)
+                case .closeSilently, .accept: return .closeSilently
+                }
+            }
             if let status = error.status {
                 return packet(command: error.command, status: status, identifier: error.identifier)
             }

@@ -41,7 +41,8 @@ public enum LegacyDiagnosis: Sendable, Hashable {
     /// says: the field announced `declaredTokenLength` bytes, so the real payload length and
     /// the start of the JSON were read as the token's tail, and two bytes inside the JSON
     /// (`misreadBytes`) were read as a payload length of `misreadLength`. Read with a
-    /// `tokenLength`-byte token the frame holds a `payloadLength`-byte payload.
+    /// `tokenLength`-byte token the frame holds a `payloadLength`-byte payload. A
+    /// `tokenLength` of 0 is a token left out entirely (`legacy.tokenLeftOut`).
     case tokenShorterThanItsLength(
         identifier: UInt32?, declaredTokenLength: Int, tokenLength: Int, payloadLength: Int,
         misreadBytes: [UInt8], misreadLength: Int
@@ -57,20 +58,21 @@ public enum LegacyDiagnosis: Sendable, Hashable {
         case frameLength = "frame length"
     }
 
-    /// A stable name for filtering the journal.
-    public var code: String {
+    /// The journal's code for it.
+    public var code: DiagnosisCode {
         switch self {
-        case .payloadLengthTooShort: return "payload-length-too-short"
-        case .payloadLengthTooLong: return "payload-length-too-long"
-        case .payloadNULTerminated: return "payload-nul-terminated"
-        case .payloadNotJSON: return "payload-not-json"
-        case .asciiHexToken: return "ascii-hex-token"
-        case .littleEndianLength: return "little-endian-length"
-        case .notBinaryProtocol: return "not-binary-protocol"
-        case .connectionChurn: return "connection-churn"
-        case .closedWithoutReadingError: return "closed-without-reading-error"
-        case .tokenShorterThanItsLength: return "token-shorter-than-its-length"
-        case .byteSwappedIdentifier: return "byte-swapped-identifier"
+        case .payloadLengthTooShort: .legacyPayloadLengthTooShort
+        case .payloadLengthTooLong: .legacyPayloadLengthTooLong
+        case .payloadNULTerminated: .legacyPayloadNULTerminated
+        case .payloadNotJSON: .legacyPayloadNotJSON
+        case .asciiHexToken: .legacyASCIIHexToken
+        case .littleEndianLength: .legacyLittleEndianLength
+        case .notBinaryProtocol: .legacyNotBinaryProtocol
+        case .connectionChurn: .legacyConnectionChurn
+        case .closedWithoutReadingError: .legacyClosedWithoutReadingError
+        case .tokenShorterThanItsLength(_, _, let tokenLength, _, _, _):
+            tokenLength == 0 ? .legacyTokenLeftOut : .legacyTokenShorterThanItsLength
+        case .byteSwappedIdentifier: .legacyByteSwappedIdentifier
         }
     }
 
@@ -152,6 +154,13 @@ public enum LegacyDiagnosis: Sendable, Hashable {
         case .tokenShorterThanItsLength(let identifier, let declared, let tokenLength, let payloadLength, let misread, let misreadLength):
             let bytes = misread.map { ($0 < 0x10 ? "0" : "") + String($0, radix: 16) }.joined(separator: " ")
             let text = misread.allSatisfy { $0 >= 0x20 && $0 < 0x7F } ? " (\"\(String(decoding: misread, as: UTF8.self))\")" : ""
+            if tokenLength == 0 {
+                return "\(Self.name(identifier)): the token length field says \(declared) bytes but no token follows it: the "
+                    + "payload length and the start of the JSON were read as the token, and the bytes \(bytes)\(text) inside "
+                    + "the JSON were read as a payload length of \(misreadLength). Read without a token, the frame is a "
+                    + "\(payloadLength)-byte JSON payload. Write the \(declared)-byte token between the token length and the "
+                    + "payload length."
+            }
             return "\(Self.name(identifier)): the token length field says \(declared) bytes but the token is only "
                 + "\(tokenLength): the real payload length and the start of the JSON were read as the rest of the token, "
                 + "and the bytes \(bytes)\(text) inside the JSON were read as a payload length of \(misreadLength). "
@@ -182,38 +191,42 @@ enum LegacyMistakeDetector {
         return .asciiHexToken(identifier: identifier, length: token.count)
     }
 
-    /// Payload mistakes. `following` is whatever bytes came after the frame in the same read,
-    /// which is where the tail of a cut-off payload is found.
+    /// Payload mistakes: every payload that is not exactly one JSON value is `payloadNotJSON`
+    /// (the piece of a mis-framed frame too, accepted or not), after the diagnosis that says
+    /// why, when one does. `following` is whatever bytes came after the frame in the same
+    /// read, which is where the tail of a cut-off payload is found.
     static func payload(
         _ payload: UnsafeRawBufferPointer,
         following: UnsafeRawBufferPointer,
         identifier: UInt32?
-    ) -> LegacyDiagnosis? {
+    ) -> [LegacyDiagnosis] {
         switch JSONScanner.scanValue(payload) {
         case .complete(let end):
-            guard let tail = JSONScanner.firstNonWhitespace(payload, from: end) else { return nil }
+            guard let tail = JSONScanner.firstNonWhitespace(payload, from: end) else { return [] }
+            let notJSON = LegacyDiagnosis.payloadNotJSON(identifier: identifier, offset: tail)
             // One NUL is a C string's terminator; several are a fixed-size buffer's padding.
             if payload.legacySuffix(from: tail).allSatisfy({ $0 == 0 }) {
-                return .payloadNULTerminated(identifier: identifier)
+                return [.payloadNULTerminated(identifier: identifier), notJSON]
             }
-            return .payloadLengthTooLong(
+            return [.payloadLengthTooLong(
                 identifier: identifier,
                 declared: payload.count,
                 jsonLength: end,
                 tailLooksLikeFrame: payload[tail] <= LegacyCommand.frame.rawValue
-            )
+            ), notJSON]
         case .truncated:
+            let notJSON = LegacyDiagnosis.payloadNotJSON(identifier: identifier, offset: nil)
             if let jsonLength = completedLength(of: payload, with: following) {
-                return .payloadLengthTooShort(
+                return [.payloadLengthTooShort(
                     identifier: identifier,
                     declared: payload.count,
                     jsonLength: jsonLength,
                     multiByteExtra: multiByteExtra(payload) + multiByteExtra(following.legacyPrefix(jsonLength - payload.count))
-                )
+                ), notJSON]
             }
-            return .payloadNotJSON(identifier: identifier, offset: nil)
+            return [notJSON]
         case .invalid(let offset):
-            return .payloadNotJSON(identifier: identifier, offset: offset)
+            return [.payloadNotJSON(identifier: identifier, offset: offset)]
         }
     }
 
@@ -266,7 +279,9 @@ enum LegacyMistakeDetector {
         let misreadStart = header + token.count
         guard frameStart.count >= misreadStart + 2 else { return nil }
         let misread = [UInt8](frameStart[misreadStart..<misreadStart + 2])
-        for tokenLength in 1...(token.count - 3) where token[tokenLength + 2] == UInt8(ascii: "{") {
+        // A token length of 0 is a token left out entirely: the payload length follows the
+        // token length field at once.
+        for tokenLength in 0...(token.count - 3) where token[tokenLength + 2] == UInt8(ascii: "{") {
             let payloadLength = Int(token[tokenLength]) << 8 | Int(token[tokenLength + 1])
             guard payloadLength >= 2, payloadLength <= maximumPayloadLength else { continue }
             var meant = [UInt8](token[(tokenLength + 2)...])

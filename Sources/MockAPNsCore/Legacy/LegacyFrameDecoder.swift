@@ -177,9 +177,10 @@ public struct LegacyFrameDecoder: Sendable {
         if let diagnosis = LegacyMistakeDetector.asciiHexToken(parsed.token, identifier: identifier) {
             emit(.diagnosis(diagnosis))
         }
-        if parsed.payload.count > 0,
-           let diagnosis = LegacyMistakeDetector.payload(parsed.payload, following: following, identifier: identifier) {
-            emit(.diagnosis(diagnosis))
+        if parsed.payload.count > 0 {
+            for diagnosis in LegacyMistakeDetector.payload(parsed.payload, following: following, identifier: identifier) {
+                emit(.diagnosis(diagnosis))
+            }
         }
     }
 

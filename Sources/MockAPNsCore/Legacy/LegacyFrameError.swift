@@ -33,6 +33,10 @@ public enum LegacyFrameProblem: Sendable, Hashable, CustomStringConvertible {
     /// Command-2 items that do not fit the frame (an item runs past the frame's end).
     /// Unparseable, but the frame's own length is known, so the stream goes on.
     case malformedItems
+    /// A payload that is not one JSON value, refused because `LegacySessionOptions.invalidJSONPayload`
+    /// says so (Apple's gateway is not known to have checked). `offset` is the first bad
+    /// byte, `nil` when the JSON stops short. The answer follows the policy, not `status`.
+    case payloadNotJSON(offset: Int?)
 
     /// The status Apple reports, or `nil` when the frame could not be parsed at all.
     public var status: LegacyStatus? {
@@ -43,7 +47,7 @@ public enum LegacyFrameProblem: Sendable, Hashable, CustomStringConvertible {
         case .invalidPayloadSize: return .invalidPayloadSize
         case .invalidPriority, .unknownItem, .duplicateItem, .invalidItemLength, .emptyFrame:
             return .unknown
-        case .unknownCommand, .frameTooLong, .malformedItems:
+        case .unknownCommand, .frameTooLong, .malformedItems, .payloadNotJSON:
             return nil
         }
     }
@@ -58,7 +62,7 @@ public enum LegacyFrameProblem: Sendable, Hashable, CustomStringConvertible {
         case .invalidPayloadSize: return .payloadTooLarge
         case .invalidPriority: return .badPriority
         case .unknownItem, .duplicateItem, .invalidItemLength, .emptyFrame, .unknownCommand, .frameTooLong,
-             .malformedItems:
+             .malformedItems, .payloadNotJSON:
             return nil
         }
     }
@@ -79,6 +83,8 @@ public enum LegacyFrameProblem: Sendable, Hashable, CustomStringConvertible {
         case .frameTooLong(let declared, let maximum):
             return "frame length \(declared) exceeds the largest possible frame (\(maximum) bytes)"
         case .malformedItems: return "items do not fit the frame length"
+        case .payloadNotJSON(let offset?): return "payload is not valid JSON (first bad byte at offset \(offset))"
+        case .payloadNotJSON(nil): return "payload is not valid JSON (it stops before the JSON is complete)"
         }
     }
 }

@@ -20,18 +20,23 @@ public enum Reason: String, CaseIterable, Sendable, Hashable, Codable {
     case missingTopic = "MissingTopic"
     case payloadEmpty = "PayloadEmpty"
     case topicDisallowed = "TopicDisallowed"
-    // 400, broadcast push (channel management and broadcast sends; docs/broadcast-protocol.md)
+    // 400, broadcast push (channel management and broadcast sends): the table of "Handling
+    // error responses from Apple Push Notification service"
+    // (developer.apple.com/documentation/usernotifications/handling-error-responses-from-apns);
+    // docs/broadcast-protocol.md
     case badChannelId = "BadChannelId"
     case cannotCreateChannelConfig = "CannotCreateChannelConfig"
     case channelNotRegistered = "ChannelNotRegistered"
     case featureNotEnabled = "FeatureNotEnabled"
     case missingChannelId = "MissingChannelId"
     case missingPushType = "MissingPushType"
-    /// Seen from the channel management API for a bundle id the credentials did not cover
-    /// (Apple forum, 2024); not in Apple's table.
-    case topicMismatch = "TopicMismatch"
+    /// The JSON request body is unparseable.
+    case badRequestPayload = "BadRequestPayload"
+    /// The JSON request body has an attribute APNs does not recognize.
+    case badRequestParams = "BadRequestParams"
     /// Not an Apple reason: Apple names no refusal for a bad `message-storage-policy`.
-    /// MockAPNs' default for it, configurable (`BroadcastOptions.badStoragePolicyReason`).
+    /// Available for `BroadcastOptions.badStoragePolicyReason` (MockAPNs' default there is
+    /// Apple's `BadRequestParams`).
     case badMessageStoragePolicy = "BadMessageStoragePolicy"
     // 403
     case badCertificate = "BadCertificate"
@@ -44,6 +49,9 @@ public enum Reason: String, CaseIterable, Sendable, Hashable, Codable {
     case badEnvironmentKeyIdInToken = "BadEnvironmentKeyIdInToken"
     /// Not in Apple's table; one client library (APNSwift) recorded APNs sending it.
     case badEnvironmentKeyInToken = "BadEnvironmentKeyInToken"
+    /// Broadcast push: the bundle ids the token or certificate covers do not include the
+    /// path's (403 in Apple's broadcast error table; also seen on a forum, 2024).
+    case topicMismatch = "TopicMismatch"
     // 404, 405
     case badPath = "BadPath"
     case methodNotAllowed = "MethodNotAllowed"
@@ -67,11 +75,11 @@ public enum Reason: String, CaseIterable, Sendable, Hashable, Codable {
              .badTopic, .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType,
              .missingDeviceToken, .missingTopic, .payloadEmpty, .topicDisallowed,
              .badChannelId, .cannotCreateChannelConfig, .channelNotRegistered, .featureNotEnabled,
-             .missingChannelId, .missingPushType, .topicMismatch, .badMessageStoragePolicy:
+             .missingChannelId, .missingPushType, .badRequestPayload, .badRequestParams, .badMessageStoragePolicy:
             return 400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden,
              .invalidProviderToken, .missingProviderToken, .unrelatedKeyIdInToken,
-             .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken:
+             .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken, .topicMismatch:
             return 403
         case .badPath: return 404
         case .methodNotAllowed: return 405
@@ -103,7 +111,7 @@ public enum Reason: String, CaseIterable, Sendable, Hashable, Codable {
         case .badCollapseId, .badExpirationDate, .badMessageId, .badPriority, .duplicateHeaders,
              .idleTimeout, .invalidPushType, .badChannelId, .cannotCreateChannelConfig,
              .channelNotRegistered, .featureNotEnabled, .missingChannelId, .missingPushType, .topicMismatch,
-             .badMessageStoragePolicy, .badCertificate, .badCertificateEnvironment, .expiredProviderToken,
+             .badRequestPayload, .badRequestParams, .badMessageStoragePolicy, .badCertificate, .badCertificateEnvironment, .expiredProviderToken,
              .forbidden, .invalidProviderToken, .missingProviderToken, .unrelatedKeyIdInToken,
              .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken, .badPath, .methodNotAllowed,
              .tooManyProviderTokenUpdates, .tooManyRequests:
@@ -124,8 +132,8 @@ public enum Reason: String, CaseIterable, Sendable, Hashable, Codable {
         case .badCollapseId, .badExpirationDate, .badMessageId, .badPriority, .badTopic, .duplicateHeaders,
              .idleTimeout, .invalidPushType, .missingDeviceToken, .missingTopic, .payloadEmpty,
              .topicDisallowed, .badChannelId, .cannotCreateChannelConfig, .channelNotRegistered,
-             .featureNotEnabled, .missingChannelId, .missingPushType, .topicMismatch,
-             .badMessageStoragePolicy, .badCertificate, .badCertificateEnvironment, .expiredProviderToken,
+             .featureNotEnabled, .missingChannelId, .missingPushType, .topicMismatch, .badRequestPayload,
+             .badRequestParams, .badMessageStoragePolicy, .badCertificate, .badCertificateEnvironment, .expiredProviderToken,
              .invalidProviderToken, .missingProviderToken, .unrelatedKeyIdInToken,
              .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken, .badPath, .methodNotAllowed:
             return .fixRequest
@@ -166,14 +174,16 @@ extension Reason {
         case .missingDeviceToken: "The request path has no device token."
         case .missingTopic: "The apns-topic header is required here (the certificate covers several topics) and is missing."
         case .payloadEmpty: "The message payload is empty."
-        case .topicDisallowed: "Pushing to this topic is not allowed."
+        case .topicDisallowed: "Pushing to this topic is not allowed (on the broadcast APIs: the bundle id carries a push-type suffix)."
         case .badChannelId: "The apns-channel-id is not properly encoded, or is longer than allowed."
         case .cannotCreateChannelConfig: "The app has reached the maximum number of broadcast channels."
         case .channelNotRegistered: "No broadcast channel with this id exists for the app in this environment."
         case .featureNotEnabled: "Broadcast push is not enabled for this topic."
         case .missingChannelId: "The request needs an apns-channel-id header and has none."
         case .missingPushType: "The request needs a push type and has none."
-        case .topicMismatch: "The bundle id in the path is not one the credentials cover."
+        case .topicMismatch: "The bundle ids the token or certificate covers do not include the one in the path."
+        case .badRequestPayload: "The JSON request body cannot be parsed."
+        case .badRequestParams: "The JSON request body has an attribute APNs does not recognize."
         case .badMessageStoragePolicy: "The message storage policy is missing or not 0 or 1 (a MockAPNs reason: Apple names none)."
         case .badCertificate: "The client certificate is invalid."
         case .badCertificateEnvironment: "The client certificate is for the other environment."
@@ -184,11 +194,11 @@ extension Reason {
         case .unrelatedKeyIdInToken: "The token's key id is not related to the team or topic."
         case .badEnvironmentKeyIdInToken: "The token's key is not enabled for this environment."
         case .badEnvironmentKeyInToken: "The token's key is not enabled for this environment (a variant spelling seen from APNs)."
-        case .badPath: "The request path is not /3/device/<token>."
-        case .methodNotAllowed: "Only POST is supported."
+        case .badPath: "The request path is not one APNs serves (/3/device/<token>, /4/broadcasts/apps/<bundle id>, /1/apps/<bundle id>/channels)."
+        case .methodNotAllowed: "The :method is not one the path takes (POST for pushes and broadcasts)."
         case .expiredToken: "The device token has expired."
         case .unregistered: "The device token is no longer active for the topic (the app was removed or notifications were turned off)."
-        case .payloadTooLarge: "The payload is larger than the push type allows (4 KB, 5 KB for VoIP)."
+        case .payloadTooLarge: "The payload is larger than allowed (4 KB; 5 KB for VoIP pushes and broadcasts)."
         case .tooManyProviderTokenUpdates: "The provider token is being updated too often; change it at most once every 20 minutes."
         case .tooManyRequests: "Too many requests were sent to the same device token in a short time."
         case .internalServerError: "An internal server error occurred; retry later."

@@ -3,6 +3,8 @@
 struct TokenRecord: Sendable {
     /// The only environment the token works in; `nil` means both.
     var environment: APNsEnvironment?
+    /// How `environment` was decided, for the journal's account of a refusal.
+    var environmentSource: EnvironmentSource = .set
     /// The only topics the token may receive; `nil` means any topic.
     var topics: Set<String>?
     /// Since when the token is unregistered for every topic.
@@ -11,8 +13,16 @@ struct TokenRecord: Sendable {
     var unregisteredSince: [String: Int64] = [:]
     /// Since when the token is expired.
     var expiredSince: Int64?
-    /// A limit on pushes to the token; `nil` means unlimited.
-    var budget: PushBudget?
+    /// The token's own rate window; `nil` means the server-wide one, if any.
+    var rateWindow: RateWindow?
+
+    /// How a token came to belong to one environment.
+    enum EnvironmentSource: Sendable {
+        /// The control API, a scenario or the Swift API said so.
+        case set
+        /// Its first push reached this environment's listener (a server playing both).
+        case firstPush
+    }
 
     /// Applies the record's rules in a fixed order: environment (`BadDeviceToken`), topic
     /// binding (`DeviceTokenNotForTopic`, or `TopicDisallowed`), expiry (`ExpiredToken`), then

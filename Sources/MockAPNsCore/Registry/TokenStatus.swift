@@ -6,3 +6,15 @@ public enum TokenStatus: Sendable, Equatable {
     /// reasons only.
     case refused(Reason, timestamp: Int64?)
 }
+
+/// The registry's answer to one push: its status, and a diagnosis when the refusal has a
+/// cause the answer alone does not tell (`DeviceRegistry.admission`).
+public struct RegistryAdmission: Sendable, Equatable {
+    public var status: TokenStatus
+    public var diagnosis: Diagnosis?
+
+    public init(_ status: TokenStatus, _ diagnosis: Diagnosis? = nil) {
+        self.status = status
+        self.diagnosis = diagnosis
+    }
+}

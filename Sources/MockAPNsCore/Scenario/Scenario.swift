@@ -60,12 +60,29 @@ public struct ScenarioRegistryState: Sendable, Equatable {
     /// Feedback tuples to queue. A feedback tuple says the app was removed, so each token is
     /// also unregistered from that time.
     public var feedback: [TokenSince]
+    /// Tokens that belong to one environment: a push reaching the other gets `BadDeviceToken`.
+    public var environments: [TokenEnvironment]
 
-    public init(unregistered: [TokenSince] = [], expired: [TokenSince] = [], topics: [TokenTopics] = [], feedback: [TokenSince] = []) {
+    public init(
+        unregistered: [TokenSince] = [], expired: [TokenSince] = [], topics: [TokenTopics] = [], feedback: [TokenSince] = [],
+        environments: [TokenEnvironment] = []
+    ) {
         self.unregistered = unregistered
         self.expired = expired
         self.topics = topics
         self.feedback = feedback
+        self.environments = environments
+    }
+
+    /// A token and the environment it belongs to.
+    public struct TokenEnvironment: Sendable, Equatable {
+        public var token: String
+        public var environment: APNsEnvironment
+
+        public init(token: String, environment: APNsEnvironment) {
+            self.token = token
+            self.environment = environment
+        }
     }
 
     /// A token and the time something became true of it.
@@ -96,7 +113,11 @@ public struct ScenarioRegistryState: Sendable, Equatable {
 
     /// Applies the entries to `registry`, on top of what it already holds.
     public func apply(to registry: DeviceRegistry) {
-        // Topic bindings first: an unregistered token queues one feedback tuple per topic.
+        // Environments and topic bindings first: a feedback tuple carries the token's
+        // environment, and an unregistered token queues one per topic.
+        for binding in environments {
+            registry.bind(binding.token, to: binding.environment)
+        }
         for binding in topics {
             registry.bind(binding.token, toTopics: Set(binding.topics))
         }

@@ -14,6 +14,11 @@ public enum ScenarioAction: Sendable, Equatable {
     /// Refuse new TLS handshakes with this alert. Matched when a connection opens, so such a
     /// rule may match only protocols, connection numbers and probability.
     case refuseHandshake(TLSAlert)
+    /// Give the request's device token this rate window (`DeviceRegistry.limitPushes`), then
+    /// let the core decide as if no rule had fired. A before-validation rule's window counts
+    /// the request itself; an after-validation rule's counts from the next push. Setting the
+    /// window a token already has keeps its count, so the rule may fire on every push.
+    case limitRate(RateWindow)
 }
 
 extension ScenarioAction {
@@ -23,7 +28,7 @@ extension ScenarioAction {
         of action: ScenarioAction?, core coreVerdict: Verdict?, apnsID: () -> String, uniqueID: () -> String?, now: Int64
     ) -> Verdict? {
         switch action {
-        case nil, .fault:
+        case nil, .fault, .limitRate:
             return coreVerdict ?? .accepted(apnsID: apnsID(), uniqueID: uniqueID())
         case .accept:
             if case .accepted? = coreVerdict { return coreVerdict }

@@ -6,7 +6,7 @@ extension ScenarioDecoder {
     /// The action types, each with the keys it takes besides `type`.
     enum ActionType: String, CaseIterable {
         case accept, reject, respond, closeConnection, resetConnection, goAway, resetStream, stall
-        case lowerMaxConcurrentStreams, sendGarbage, closeAfterBytes, refuseHandshake, shutdown
+        case lowerMaxConcurrentStreams, sendGarbage, closeAfterBytes, refuseHandshake, shutdown, limitRate
 
         var keys: [String] {
             switch self {
@@ -19,6 +19,7 @@ extension ScenarioDecoder {
             case .sendGarbage: return ["hex", "length", "insideTLS"]
             case .closeAfterBytes: return ["bytes"]
             case .refuseHandshake: return ["alert"]
+            case .limitRate: return ["pushes", "perSeconds"]
             }
         }
 
@@ -30,6 +31,7 @@ extension ScenarioDecoder {
             case .reject: self = .reject
             case .respond: self = .respond
             case .refuseHandshake: self = .refuseHandshake
+            case .limitRate: self = .limitRate
             case .fault(let fault):
                 switch fault {
                 case .closeConnection: self = .closeConnection
@@ -161,6 +163,13 @@ extension ScenarioDecoder {
         case .refuseHandshake:
             let alert = code(&reader, "alert", names: TLSAlert.names, range: 0...255) ?? 40
             return .refuseHandshake(TLSAlert(code: alert))
+        case .limitRate:
+            let pushes = required(read { () throws(JSONFileError) in try reader.integer("pushes", in: 0...1_000_000_000) }, reader, "pushes",
+                                  expected: "how many pushes a window allows, from 0 to 1000000000")
+            let seconds = required(read { () throws(JSONFileError) in try reader.double("perSeconds", in: 0.001...31_536_000) }, reader,
+                                   "perSeconds", expected: "the window's length in seconds, from 0.001 to 31536000")
+            guard let pushes, let seconds else { return nil }
+            return .limitRate(RateWindow(pushes: Int(pushes), perMilliseconds: max(1, Int64((seconds * 1000).rounded()))))
         }
     }
 

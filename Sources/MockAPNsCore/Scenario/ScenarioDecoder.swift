@@ -123,7 +123,7 @@ final class ScenarioDecoder {
 
     // The keys each object takes; `scenarios/schema.json` is tested against these tables.
     static let documentKeys = ["$schema", "name", "description", "seed", "initialState", "registry", "connection", "rules"]
-    static let registryKeys = ["unregistered", "expired", "topics", "feedback"]
+    static let registryKeys = ["unregistered", "expired", "topics", "feedback", "environments"]
     static let connectionKeys = ["maxConcurrentStreams", "idleTimeoutSeconds", "goAwayAfterRequests"]
     static let ruleKeys = ["name", "stage", "match", "action", "delay", "times", "requiresState", "setsState"]
     /// One key per `ScenarioMatch` property, named as the property is.
@@ -175,6 +175,15 @@ final class ScenarioDecoder {
                 if let token, let topics { state.topics.append(.init(token: token, topics: topics)) }
             }
         }
+        if let elements = read({ () throws(JSONFileError) in try reader.array("environments") }) {
+            for (elementPath, element) in elements {
+                guard var entry = object(element, path: elementPath, allowed: ["token", "environment"]) else { continue }
+                let token = token(&entry)
+                let environment = required(read { () throws(JSONFileError) in try entry.oneOf("environment", APNsEnvironment.self) },
+                                           entry, "environment", expected: "sandbox or production")
+                if let token, let environment { state.environments.append(.init(token: token, environment: environment)) }
+            }
+        }
         return state
     }
 
@@ -207,12 +216,18 @@ final class ScenarioDecoder {
         guard var reader = object(node, path: path, allowed: Self.ruleKeys) else { return nil }
         let errorsBefore = errors.count
         var rule = ScenarioRule(name: read { () throws(JSONFileError) in try reader.string("name") } ?? "rules[\(index)]")
-        rule.stage = read { () throws(JSONFileError) in try reader.oneOf("stage", ScenarioStage.self) } ?? .afterValidation
+        let stage = read { () throws(JSONFileError) in try reader.oneOf("stage", ScenarioStage.self) }
         if let matchNode = reader.node("match") {
             rule.match = match(matchNode, path: reader.path(of: "match")) ?? ScenarioMatch()
         }
         if let actionNode = reader.node("action") {
             rule.action = action(actionNode, path: reader.path(of: "action"))
+        }
+        // A rate window set before validation counts the push that set it.
+        if case .limitRate? = rule.action {
+            rule.stage = stage ?? .beforeValidation
+        } else {
+            rule.stage = stage ?? .afterValidation
         }
         if let delayNode = reader.node("delay") {
             rule.delay = delay(delayNode, path: reader.path(of: "delay"))

@@ -25,6 +25,8 @@ public final class ScenarioEngine: Sendable {
 
     private let state: Mutex<State>
     private let hasRequestRules: Bool
+    /// Where `limitRate` rules set a token's window; `nil` ignores them.
+    private let registry: DeviceRegistry?
 
     private struct State {
         var requests = 0
@@ -42,16 +44,18 @@ public final class ScenarioEngine: Sendable {
     }
 
     /// An engine for `scenario`, seeded with the scenario's seed or a random one.
-    public convenience init(scenario: Scenario) {
+    /// `registry` is where `limitRate` rules act.
+    public convenience init(scenario: Scenario, registry: DeviceRegistry? = nil) {
         var system = SystemRandomNumberGenerator()
-        self.init(scenario: scenario, seed: scenario.seed ?? system.next())
+        self.init(scenario: scenario, seed: scenario.seed ?? system.next(), registry: registry)
     }
 
     /// An engine for `scenario` drawing from `seed`: a restart with the seed of an earlier
     /// engine meets the same fates for the same requests.
-    public init(scenario: Scenario, seed: UInt64) {
+    public init(scenario: Scenario, seed: UInt64, registry: DeviceRegistry? = nil) {
         self.scenario = scenario
         self.seed = seed
+        self.registry = registry
         self.state = Mutex(State(firings: Array(repeating: 0, count: scenario.rules.count), named: scenario.initialState))
         self.hasRequestRules = scenario.rules.contains { !$0.isConnectionRule }
     }
@@ -123,12 +127,16 @@ public final class ScenarioEngine: Sendable {
             let numbers = ScenarioRequestNumbers(global: state.requests, connection: connectionNumber, token: tokenNumber)
             return (numbers, firstFiring(.beforeValidation, request, numbers, current, &state))
         }
-        if let early, early.rule.action != nil {
+        if let early {
+            applyRegistryEffect(of: early.rule, to: request)
+        }
+        if let early, let action = early.rule.action, !Self.letsTheCoreDecide(action) {
             return decision(early, numbers: numbers, coreVerdict: nil)
         }
         let verdict = core()
         if let early {
-            // A before-validation rule with only a delay: the core's verdict, later.
+            // A before-validation rule with only a delay, or one that set a rate window: the
+            // core's verdict (later, for a delay).
             return decision(early, numbers: numbers, coreVerdict: verdict)
         }
         guard case .accepted = verdict else {
@@ -138,7 +146,22 @@ public final class ScenarioEngine: Sendable {
             firstFiring(.afterValidation, request, numbers, current, &state)
         }
         guard let late else { return ScenarioDecision(numbers: numbers, coreVerdict: verdict) }
+        applyRegistryEffect(of: late.rule, to: request)
         return decision(late, numbers: numbers, coreVerdict: verdict)
+    }
+
+    /// Whether a before-validation rule with `action` still lets the core decide the request.
+    private static func letsTheCoreDecide(_ action: ScenarioAction) -> Bool {
+        switch action {
+        case .limitRate: true
+        case .accept, .reject, .respond, .fault, .refuseHandshake: false
+        }
+    }
+
+    /// A `limitRate` rule sets the request's token's window; outside the engine's lock.
+    private func applyRegistryEffect(of rule: ScenarioRule, to request: ScenarioRequest) {
+        guard case .limitRate(let window)? = rule.action, let registry, let token = request.deviceToken, !token.isEmpty else { return }
+        registry.limitPushes(token, to: window)
     }
 
     private func decision(_ firing: Firing, numbers: ScenarioRequestNumbers, coreVerdict: Verdict?) -> ScenarioDecision {

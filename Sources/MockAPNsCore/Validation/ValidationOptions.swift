@@ -48,6 +48,18 @@ public struct ValidationOptions: Sendable, Equatable {
     /// `.topicDisallowed`.
     public var locationPushWithCertificateReason: Reason
 
+    /// What to do with `apns-push-type: liveactivity` (or a `.push-type.liveactivity` topic)
+    /// on a certificate connection. Apple's guidance for Live Activities is token-based
+    /// authentication ("Starting and updating Live Activities with ActivityKit push
+    /// notifications"); the answer to a certificate is not documented. Default
+    /// `.reject(.topicDisallowed)`, as `location` pushes are refused.
+    public var liveActivityWithCertificate: RulePolicy
+
+    /// Whether payload mistakes APNs accepts (`PayloadTypeRules`: a Live Activity without
+    /// `event`, a background push with an alert, ...) are only journaled as `payload.*`
+    /// diagnoses (`.diagnose`, the default, what Apple does) or also refused.
+    public var payloadRules: PayloadRuleMode
+
     /// Which repeated headers count as `DuplicateHeaders`. Apple: "one or more headers are
     /// repeated", with no exception named. Default `.allHeaders`.
     public var duplicateHeaderScope: DuplicateHeaderScope
@@ -70,6 +82,8 @@ public struct ValidationOptions: Sendable, Equatable {
         missingTopicSuffixReason: Reason = .topicDisallowed,
         topicNotAllowedReason: Reason = .topicDisallowed,
         locationPushWithCertificateReason: Reason = .topicDisallowed,
+        liveActivityWithCertificate: RulePolicy = .reject(.topicDisallowed),
+        payloadRules: PayloadRuleMode = .diagnose,
         duplicateHeaderScope: DuplicateHeaderScope = .allHeaders,
         generatedAPNsIDCase: UUIDLetterCase = .uppercase
     ) {
@@ -83,6 +97,8 @@ public struct ValidationOptions: Sendable, Equatable {
         self.missingTopicSuffixReason = missingTopicSuffixReason
         self.topicNotAllowedReason = topicNotAllowedReason
         self.locationPushWithCertificateReason = locationPushWithCertificateReason
+        self.liveActivityWithCertificate = liveActivityWithCertificate
+        self.payloadRules = payloadRules
         self.duplicateHeaderScope = duplicateHeaderScope
         self.generatedAPNsIDCase = generatedAPNsIDCase
     }

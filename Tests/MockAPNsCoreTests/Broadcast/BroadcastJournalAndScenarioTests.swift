@@ -21,7 +21,7 @@ final class BroadcastJournalAndScenarioTests: XCTestCase {
         journal.record(.channelOperation(ChannelOperationRecord(outcome: outcome, authentication: JournalAuthentication(Self.teamKey))), connection: 1, stream: 1)
         journal.record(.broadcast(broadcast(Self.channel)), connection: 2, stream: 1)
         journal.record(.broadcast(broadcast("b3RoZXI=")), connection: 2, stream: 3)
-        journal.record(.diagnosis(code: "x", message: "y"), connection: 2)
+        journal.record(.diagnosis(code: .providerTokenNote, message: "y"), connection: 2)
 
         let mine = journal.events(matching: JournalEventFilter(channelID: Self.channel))
         XCTAssertEqual(mine.map(\.kind.name), ["channelOperation", "broadcast"])

@@ -84,6 +84,16 @@ final class PushDeciderTests: XCTestCase {
             fixture: Fixture().setting("apns-push-type", "location").setting("apns-topic", "com.example.app.location-query"),
             authentication: PushDeciderTests.certificate,
             status: 400, body: #"{"reason":"TopicDisallowed"}"#),
+        Row(name: "TopicDisallowed (liveactivity with a certificate)",
+            fixture: Fixture().setting("apns-push-type", "liveactivity").setting("apns-topic", "com.example.app.push-type.liveactivity"),
+            authentication: .certificate(topics: ["com.example.app", "com.example.app.push-type.liveactivity"],
+                                         defaultTopic: "com.example.app", environments: [.sandbox]),
+            status: 400, body: #"{"reason":"TopicDisallowed"}"#),
+        Row(name: "TopicDisallowed (a Live Activity topic without push type, with a certificate)",
+            fixture: Fixture().removing("apns-push-type").setting("apns-topic", "com.example.app.push-type.liveactivity"),
+            authentication: .certificate(topics: ["com.example.app", "com.example.app.push-type.liveactivity"],
+                                         defaultTopic: "com.example.app", environments: [.sandbox]),
+            status: 400, body: #"{"reason":"TopicDisallowed"}"#),
         Row(name: "MissingProviderToken", fixture: Fixture(), authentication: .unauthenticated,
             status: 403, body: #"{"reason":"MissingProviderToken"}"#),
         Row(name: "InvalidProviderToken (from the authentication layer)", fixture: Fixture(),
@@ -368,6 +378,80 @@ final class PushDeciderTests: XCTestCase {
     ) -> Verdict {
         PushDecider().decide(http2: fixture.request, context: context(environment, authentication))
     }
+
+    // MARK: - What the answer does not say
+
+    private func assess(_ fixture: Fixture, options: ValidationOptions = .default, registry: DeviceRegistry = DeviceRegistry(),
+                        authentication: AuthenticationResult = PushDeciderTests.teamKey,
+                        environment: APNsEnvironment = .sandbox) -> PushAssessment {
+        PushDecider(options: options, registry: registry, clock: ServerClock(fixedAt: Self.now))
+            .assess(http2: fixture.request, context: DecisionContext(environment: environment, authentication: authentication))
+    }
+
+    private static let liveActivity = Fixture().setting("apns-push-type", "liveactivity")
+        .setting("apns-topic", "com.example.app.push-type.liveactivity")
+
+    /// Apple answers 200 to a Live Activity without `event`; the mock says why the device
+    /// will ignore it, and refuses it only when asked.
+    func testPayloadRulesDiagnoseByDefaultAndRefuseWhenAsked() {
+        let missingEvent = Self.liveActivity.body(Array(#"{"aps":{"timestamp":1700000000,"content-state":{}}}"#.utf8))
+        let diagnosed = assess(missingEvent)
+        XCTAssertEqual(diagnosed.verdict, .accepted(apnsID: Fixture.apnsID, uniqueID: diagnosed.verdict.uniqueIDForTests))
+        XCTAssertEqual(diagnosed.diagnoses.map(\.code), [.payloadLiveActivityWithoutEvent])
+
+        let refused = assess(missingEvent, options: ValidationOptions(payloadRules: .refuse))
+        XCTAssertEqual(refused.verdict.reason, .invalidPushType)
+        XCTAssertEqual(refused.diagnoses.map(\.code), [.payloadLiveActivityWithoutEvent])
+
+        let pushToTalk = Fixture().setting("apns-push-type", "pushtotalk").setting("apns-topic", "com.example.app.voip-ptt")
+            .setting("apns-priority", "5")
+        XCTAssertEqual(assess(pushToTalk, options: ValidationOptions(payloadRules: .refuse)).verdict.reason, .badPriority)
+
+        // The push type a topic suffix implies counts: a widgets topic without a push type.
+        let widgets = Fixture().removing("apns-push-type").setting("apns-topic", "com.example.app.push-type.widgets")
+        XCTAssertEqual(assess(widgets).diagnoses.map(\.code), [.payloadWithoutContentChanged])
+        // Refused earlier for another reason: no payload rules run.
+        XCTAssertEqual(assess(missingEvent, authentication: .unauthenticated).diagnoses, [])
+    }
+
+    func testLiveActivityWithACertificateCanBeAllowed() {
+        let certificate = AuthenticationResult.certificate(
+            topics: ["com.example.app", "com.example.app.push-type.liveactivity"], defaultTopic: "com.example.app", environments: [.sandbox])
+        let update = Self.liveActivity.body(Array(#"{"aps":{"timestamp":1700000000,"event":"update","content-state":{}}}"#.utf8))
+        XCTAssertEqual(assess(update, authentication: certificate).verdict.reason, .topicDisallowed)
+        XCTAssertNil(assess(update, options: ValidationOptions(liveActivityWithCertificate: .accept), authentication: certificate).verdict.reason)
+        XCTAssertEqual(assess(update, options: ValidationOptions(liveActivityWithCertificate: .reject(.invalidPushType)),
+                              authentication: certificate).verdict.reason, .invalidPushType)
+        XCTAssertNil(assess(update).verdict.reason, "provider tokens are Apple's way")
+    }
+
+    /// A token of the other environment: `BadDeviceToken`, and the journal hears which one it belongs to.
+    func testATokenOfTheOtherEnvironmentIsExplained() throws {
+        let registry = DeviceRegistry()
+        registry.bind(Fixture.token, to: .production)
+        let assessment = assess(Fixture(), registry: registry)
+        XCTAssertEqual(assessment.verdict.reason, .badDeviceToken)
+        let diagnosis = try XCTUnwrap(assessment.diagnoses.first)
+        XCTAssertEqual(diagnosis.code, .registryTokenInOtherEnvironment)
+        XCTAssertTrue(diagnosis.message.contains("belongs to the production environment"), diagnosis.message)
+        XCTAssertTrue(diagnosis.message.contains("reached the sandbox listener"), diagnosis.message)
+        XCTAssertEqual(assess(Fixture(), registry: registry, environment: .production).diagnoses, [])
+    }
+
+    /// A full rate window: `TooManyRequests`, with the window's figures.
+    func testAFullRateWindowIsJournaledWithItsFigures() throws {
+        let registry = DeviceRegistry(rateWindow: RateWindow(pushes: 1, perMilliseconds: 60_000))
+        XCTAssertNil(assess(Fixture(), registry: registry).verdict.reason)
+        let second = assess(Fixture(), registry: registry)
+        XCTAssertEqual(second.verdict.reason, .tooManyRequests)
+        let diagnosis = try XCTUnwrap(second.diagnoses.first)
+        XCTAssertEqual(diagnosis.code, .registryRateLimited)
+        XCTAssertEqual(diagnosis.figures, [
+            JournalFigure("pushes", 1), JournalFigure("perMilliseconds", 60_000), JournalFigure("pushNumber", 2),
+            JournalFigure("windowStart", Self.now), JournalFigure("millisecondsLeft", 60_000),
+        ])
+        XCTAssertTrue(diagnosis.message.contains("server-wide limit (registry.rateLimit)"), diagnosis.message)
+    }
 }
 
 func XCTAssertCanonicalUUID(
@@ -378,4 +462,13 @@ func XCTAssertCanonicalUUID(
     let groups = text.split(separator: "-", omittingEmptySubsequences: false)
     XCTAssertEqual(groups.map(\.count), [8, 4, 4, 4, 12], text, file: file, line: line)
     XCTAssertTrue(groups.joined().allSatisfy(hex.contains), "\(text) not all \(uppercase ? "upper" : "lower")case hex", file: file, line: line)
+
+}
+
+private extension Verdict {
+    /// The unique id an accepted verdict carries, to compare the rest of it.
+    var uniqueIDForTests: String? {
+        if case .accepted(_, let uniqueID) = self { return uniqueID }
+        return nil
+    }
 }

@@ -16,6 +16,7 @@ final class JournalJSONReadingTests: XCTestCase {
             timestamp: 1_767_225_600_000, legacyStatus: .invalidToken, dropped: true)
         notification.legacyCommand = 2
         notification.problem = "a problem"
+        notification.environment = .production
         let truncated = NotificationRecord(
             transport: .http2, deviceToken: "ff", payload: [0xFF, 0x00] + Array(repeating: 0x41, count: NotificationRecord.payloadLimit),
             authentication: JournalAuthentication(kind: "none"), accepted: true)
@@ -73,7 +74,7 @@ final class JournalJSONReadingTests: XCTestCase {
                 answer: SentAnswer(status: 200, apnsID: "C", accepted: true, fault: .lowerMaxConcurrentStreams(1)))),
             .fault(description: "GOAWAY \"x\""),
             .feedbackTuple(deviceToken: "a1b2", timestampMilliseconds: 1_767_225_600_000),
-            .diagnosis(code: "connection-churn", message: "many", figures: [JournalFigure("connections", 120), JournalFigure("seconds", 60)]),
+            .diagnosis(code: .legacyConnectionChurn, message: "many", figures: [JournalFigure("connections", 120), JournalFigure("seconds", 60)]),
             .broadcast(BroadcastRecord(
                 bundleID: "com.example.app", channelID: "Y2hhbm5lbA==", topic: "t", pushType: "LiveActivity", requestAPNsID: "a",
                 requestID: "r", priority: "10", expiration: "0", storagePolicy: .noMessageStored, payload: Array("{}".utf8),
@@ -138,7 +139,7 @@ final class JournalJSONReadingTests: XCTestCase {
         XCTAssertEqual(lines[1], "feedback connection closed by server: idle")
         XCTAssertEqual(lines[6], "-> RST_STREAM flags=0x0 length=4 error=CANCEL")
         XCTAssertEqual(lines[13], "push legacy token=a1b2 topic=com.example.app type=alert => 410 status 8 Unregistered apns-id=id-2 (dropped): a problem")
-        XCTAssertTrue(lines.contains("diagnosis connection-churn: many [connections=120 seconds=60]"), "\(lines)")
+        XCTAssertTrue(lines.contains("diagnosis legacy.connectionChurn: many [connections=120 seconds=60]"), "\(lines)")
         XCTAssertTrue(lines.contains("channel create com.example.app channel=Y2hhbm5lbA== => 201 accepted"), "\(lines)")
         // What a scenario did is in the line: the status written, the fault, the rule.
         XCTAssertTrue(lines.contains(

@@ -60,6 +60,7 @@ final class JournalStoreTests: XCTestCase {
         record.payloadLength = Int.max
         record.problem = ""
         record.handlingMicroseconds = 0
+        record.environment = .production
         var store = JournalStore(capacity: 4)
         append(.notification(record), to: &store, sequence: 10)
         XCTAssertEqual(store.event(at: 0).kind, .notification(record))

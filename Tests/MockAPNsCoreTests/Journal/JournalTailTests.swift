@@ -4,7 +4,7 @@ import XCTest
 /// `Journal.tail` (what a live reader takes on each look) and `Journal.waitForRecord`.
 final class JournalTailTests: XCTestCase {
     private let fault = JournalEventKind.fault(description: "x")
-    private let diagnosis = JournalEventKind.diagnosis(code: "c", message: "m")
+    private let diagnosis = JournalEventKind.diagnosis(code: .http2StreamError, message: "m")
 
     func testTakesTheNewestWantedEventsAndCountsThePassedOver() {
         let journal = Journal()

@@ -116,10 +116,10 @@ final class JournalTests: XCTestCase {
 
     func testEventJSONIsOneObjectWithEscapedText() {
         let journal = Journal(clock: ServerClock(fixedAt: 5))
-        journal.record(.diagnosis(code: "note", message: "iat sent as a \"string\"\n"), connection: 2)
+        journal.record(.diagnosis(code: .providerTokenNote, message: "iat sent as a \"string\"\n"), connection: 2)
         let json = JournalJSON.encode(journal.events()[0])
         XCTAssertTrue(json.hasPrefix(#"{"seq":1,"time":5,"mono":"#), json)
-        XCTAssertTrue(json.hasSuffix(#","connection":2,"type":"diagnosis","code":"note","message":"iat sent as a \"string\"\n"}"#), json)
+        XCTAssertTrue(json.hasSuffix(#","connection":2,"type":"diagnosis","code":"providerToken.note","message":"iat sent as a \"string\"\n"}"#), json)
     }
 
     func testLargePayloadsAreKeptBounded() {
@@ -140,7 +140,7 @@ final class JournalTests: XCTestCase {
         let journal = Journal()
         let sink = FaultsOnly()
         journal.addSink(sink)
-        journal.record(.diagnosis(code: "c", message: "m"))
+        journal.record(.diagnosis(code: .http2StreamError, message: "m"))
         journal.record(.fault(description: "f"))
         journal.record(.feedbackTuple(deviceToken: "ab", timestampMilliseconds: 0))
         XCTAssertEqual(sink.received, ["fault"])

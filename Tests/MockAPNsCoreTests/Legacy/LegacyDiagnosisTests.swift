@@ -36,16 +36,19 @@ final class LegacyDiagnosisTests: XCTestCase {
         let stream = enhanced(identifier: 1, declaredLength: payload.count + 5, payload: payload) + LegacyFixtures.enhanced(identifier: 2)
         let diagnosis = legacyDecodeAll(stream).diagnoses.first
         XCTAssertEqual(diagnosis, .payloadLengthTooLong(identifier: 1, declared: payload.count + 5, jsonLength: payload.count, tailLooksLikeFrame: true))
-        XCTAssertEqual(diagnosis?.code, "payload-length-too-long")
+        XCTAssertEqual(diagnosis?.code, .legacyPayloadLengthTooLong)
         XCTAssertTrue(diagnosis?.message.contains("swallowed") ?? false)
     }
 
     func testNULTerminatedPayload() {
+        // The terminator makes the payload something other than JSON: both are said.
+        let end = LegacyFixtures.payload.count
         let frame = LegacyFixtures.frame(identifier: 4, payload: LegacyFixtures.payload + [0])
-        XCTAssertEqual(legacyDecodeAll(frame).diagnoses, [.payloadNULTerminated(identifier: 4)])
+        XCTAssertEqual(legacyDecodeAll(frame).diagnoses, [.payloadNULTerminated(identifier: 4), .payloadNotJSON(identifier: 4, offset: end)])
         // A fixed 256-byte buffer sent whole.
         let padded = LegacyFixtures.payload + [UInt8](repeating: 0, count: 256 - LegacyFixtures.payload.count)
-        XCTAssertEqual(legacyDecodeAll(LegacyFixtures.frame(identifier: 5, payload: padded)).diagnoses, [.payloadNULTerminated(identifier: 5)])
+        XCTAssertEqual(legacyDecodeAll(LegacyFixtures.frame(identifier: 5, payload: padded)).diagnoses,
+                       [.payloadNULTerminated(identifier: 5), .payloadNotJSON(identifier: 5, offset: end)])
     }
 
     func testPayloadThatIsNotJSON() {
@@ -122,12 +125,12 @@ final class LegacyDiagnosisTests: XCTestCase {
 
     func testConnectionLevelDiagnosesHaveMessages() {
         let churn = LegacyDiagnosis.connectionChurn(connections: 120, seconds: 60, notificationsPerConnection: 1.04)
-        XCTAssertEqual(churn.code, "connection-churn")
+        XCTAssertEqual(churn.code, .legacyConnectionChurn)
         XCTAssertTrue(churn.message.contains("120 connections in 60 s"))
         XCTAssertTrue(churn.message.contains("1.0 notifications each"))
 
         let unread = LegacyDiagnosis.closedWithoutReadingError(status: .invalidToken, identifier: 7)
-        XCTAssertEqual(unread.code, "closed-without-reading-error")
+        XCTAssertEqual(unread.code, .legacyClosedWithoutReadingError)
         XCTAssertTrue(unread.message.contains("status 8"))
         XCTAssertTrue(unread.message.contains("identifier 7"))
     }
@@ -148,6 +151,24 @@ final class LegacyMisleadingSymptomTests: XCTestCase {
                 misreadBytes: Array(json[10..<12]), misreadLength: misread
             )])
         }
+        // The token left out entirely: the token length field, then at once the payload length
+        // and the JSON. The payload length and 30 JSON bytes become the "token"; two JSON bytes
+        // become a payload length (the issue's report: "payload too large (30561 bytes)").
+        let long = Array(#"{"aps":{"alert":"the token was left out of this frame"}}"#.utf8)
+        for command: UInt8 in [0, 1] {
+            let header: [UInt8] = command == 0 ? [0] : [1] + LegacyFixtures.bigEndian(9) + [0, 0, 0, 0]
+            let events = legacyDecodeAll(header + [0, 32] + [0, UInt8(long.count)] + long)
+            let misread = Int(long[30]) << 8 | Int(long[31])
+            XCTAssertEqual(events.errors.first?.problem, .invalidPayloadSize(length: misread))
+            let diagnosis = try XCTUnwrap(events.diagnoses.first)
+            XCTAssertEqual(diagnosis, .tokenShorterThanItsLength(
+                identifier: command == 0 ? nil : 9, declaredTokenLength: 32, tokenLength: 0, payloadLength: long.count,
+                misreadBytes: Array(long[30..<32]), misreadLength: misread
+            ))
+            XCTAssertEqual(diagnosis.code, .legacyTokenLeftOut)
+            XCTAssertTrue(diagnosis.message.contains("no token follows"), diagnosis.message)
+            XCTAssertFalse(diagnosis.message.contains("too large"), diagnosis.message)
+        }
         // A genuinely oversized payload gets no such story.
         let big = LegacyNotification(command: .enhanced, identifier: 1, expiry: 0, token: LegacyFixtures.token,
                                      payload: Array(("{\"a\":\"" + String(repeating: "x", count: 3000) + "\"}").utf8)).encoded()
@@ -160,5 +181,75 @@ final class LegacyMisleadingSymptomTests: XCTestCase {
         XCTAssertEqual(legacyDecodeAll(stream).diagnoses, [.byteSwappedIdentifier(identifier: 16_777_216, swapped: 1)])
         XCTAssertEqual(legacyDecodeAll(LegacyFixtures.enhanced(identifier: 0x0100_0001)).diagnoses, [], "low bytes set: a real number")
         XCTAssertEqual(legacyDecodeAll(LegacyFixtures.enhanced(identifier: 65_536)).diagnoses, [], "small identifiers are normal")
+    }
+}
+
+/// Every payload that is not exactly one JSON value is `payloadNotJSON`, the pieces of a
+/// mis-framed frame included, whether the codec accepts them or not.
+final class LegacyMisframedPieceTests: XCTestCase {
+    func testBothPiecesOfACutPayloadAreNotJSON() {
+        // The length field is 10 short: the first frame ends inside the JSON, and its last 10
+        // bytes are read as a command-0 frame whose token and payload are what follows.
+        let json = Array(#"{"aps":{"alert":"hello"}}"#.utf8)
+        let cut = json.count - 10
+        let stream = legacyBytes("01") + LegacyFixtures.bigEndian(3) + legacyBytes("00000000 0020") + LegacyFixtures.token
+            + [0, UInt8(cut)] + json
+        let events = legacyDecodeAll(stream)
+        XCTAssertEqual(events.notifications.first?.payload, Array(json.prefix(cut)), "the first piece is accepted by the codec")
+        XCTAssertTrue(events.diagnoses.contains(.payloadNotJSON(identifier: 3, offset: nil)), "\(events.diagnoses)")
+        XCTAssertTrue(events.diagnoses.contains { if case .payloadLengthTooShort = $0 { true } else { false } }, "\(events.diagnoses)")
+    }
+
+    func testAPieceFramedByChanceIsNotJSON() {
+        // A command-0 frame whose payload is the tail of someone's JSON: accepted by the codec,
+        // diagnosed all the same.
+        let tail = Array(#"alert":"hi"}}"#.utf8)
+        let stream: [UInt8] = [0, 0, 32] + LegacyFixtures.token + [0, UInt8(tail.count)] + tail
+        let events = legacyDecodeAll(stream)
+        XCTAssertEqual(events.notifications.count, 1)
+        XCTAssertEqual(events.diagnoses, [.payloadNotJSON(identifier: nil, offset: 0)])
+    }
+}
+
+/// `legacy.invalidJSONPayload`: accepted by default, or refused as configured.
+final class LegacyInvalidJSONPolicyTests: XCTestCase {
+    private let notJSON = LegacyNotification(command: .enhanced, identifier: 7, expiry: 0, token: LegacyFixtures.token,
+                                             payload: Array("{'aps': {}}".utf8)).encoded()
+    private let simple = LegacyNotification(command: .simple, identifier: nil, expiry: nil, token: LegacyFixtures.token,
+                                            payload: Array("not json".utf8)).encoded()
+
+    private func run(_ policy: LegacyInvalidJSONPolicy, _ bytes: [UInt8]) -> LegacySessionOutput {
+        var session = LegacyConnectionSession(options: LegacySessionOptions(invalidJSONPayload: policy))
+        return session.receive(bytes + LegacyFixtures.enhanced(identifier: 8)) { _ in nil }
+    }
+
+    func testTheDefaultAcceptsAndKeepsTheConnectionOpen() {
+        let output = run(.accept, notJSON)
+        XCTAssertNil(output.action)
+        XCTAssertEqual(output.events.filter { if case .accepted = $0 { true } else { false } }.count, 2)
+        XCTAssertTrue(output.events.contains(.diagnosis(.payloadNotJSON(identifier: 7, offset: 1))))
+    }
+
+    func testRefusedWithTheConfiguredStatusAndTheRestDropped() throws {
+        for status in [LegacyStatus.processingError, .unknown, .invalidPayloadSize] {
+            let output = run(.refuse(status), notJSON)
+            XCTAssertEqual(output.action, .sendErrorAndClose(LegacyErrorResponse(status: status, identifier: 7)))
+            guard case .failed(.frame(let error), _)? = output.events.first(where: { if case .failed = $0 { true } else { false } }) else {
+                return XCTFail("\(output.events)")
+            }
+            XCTAssertEqual(error.problem, .payloadNotJSON(offset: 1))
+            XCTAssertTrue(error.problem.description.contains("not valid JSON"))
+            XCTAssertTrue(output.events.contains { if case .dropped = $0 { true } else { false } }, "the next notification is dropped")
+        }
+        // Command 0 has no identifier to name: closed without a packet, as for every command-0 failure.
+        XCTAssertEqual(run(.refuse(.processingError), simple).action, .closeSilently)
+    }
+
+    func testSilentClose() {
+        XCTAssertEqual(run(.closeSilently, notJSON).action, .closeSilently)
+    }
+
+    func testValidJSONIsNeverRefused() {
+        XCTAssertNil(run(.refuse(.processingError), LegacyFixtures.enhanced(identifier: 5)).action)
     }
 }

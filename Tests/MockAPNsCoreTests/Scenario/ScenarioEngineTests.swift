@@ -56,6 +56,40 @@ final class ScenarioEngineTests: XCTestCase {
         XCTAssertEqual(decision.verdict(apnsID: "GEN", uniqueID: nil, now: 0), .accepted(apnsID: "GEN", uniqueID: nil))
     }
 
+    /// A `limitRate` rule sets the token's window and lets the core decide; the registry then
+    /// counts on the server clock. Decoded from JSON, its stage defaults to before validation,
+    /// so the push that set the window is counted too.
+    func testLimitRateSetsTheTokensWindowAndLetsTheCoreDecide() throws {
+        let scenario = try Scenario.decode(jsonText: #"""
+            {"name": "rate", "rules": [{"name": "two a minute", "match": {"tokens": ["\#(token)"]},
+              "action": {"type": "limitRate", "pushes": 2, "perSeconds": 60}}]}
+            """#)
+        XCTAssertEqual(scenario.rules.first?.stage, .beforeValidation)
+        let registry = DeviceRegistry()
+        let clock = ServerClock(fixedAt: 1_000_000)
+        let decider = PushDecider(registry: registry, clock: clock)
+        let engine = ScenarioEngine(scenario: scenario, registry: registry)
+        var connection = ScenarioConnection(transport: .http2, index: 1)
+        func push(_ tokenValue: String = "") -> Verdict? {
+            let pushed = tokenValue.isEmpty ? token : tokenValue
+            let decision = engine.decide(request(token: pushed), connection: &connection) {
+                decider.decide(PushRequest(transport: .http2, deviceToken: pushed, topic: "com.example.app", payload: Array("{}".utf8)),
+                               context: DecisionContext(environment: .sandbox, authentication: .notRequired))
+            }
+            return decision.verdict(apnsID: "GEN", uniqueID: nil, now: clock.millisecondsSince1970)
+        }
+        XCTAssertEqual(push()?.reason, nil)
+        XCTAssertEqual(push()?.reason, nil)
+        XCTAssertEqual(push()?.reason, .tooManyRequests, "the third push in the minute")
+        XCTAssertEqual(registry.rateWindow(of: token), RateWindow(pushes: 2, perMilliseconds: 60_000))
+        XCTAssertEqual(engine.firingCounts, [3], "the rule fired every time without restarting the count")
+        let other = String(repeating: "ff", count: 32)
+        XCTAssertNil(push(other)?.reason)
+        XCTAssertNil(registry.rateWindow(of: other), "other tokens are not limited")
+        clock.advance(milliseconds: 60_000)
+        XCTAssertNil(push()?.reason, "a new window after the server clock moved a minute")
+    }
+
     func testARejectionBecomesAVerdictWithTheRequestIDAndATimestampFor410() {
         let decision = ScenarioDecision(action: .reject(.unregistered, timestamp: nil), numbers: .init(global: 1, connection: 1, token: 1),
                                         coreVerdict: .accepted(apnsID: "REQ", uniqueID: "u"))

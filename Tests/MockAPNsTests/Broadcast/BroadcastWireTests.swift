@@ -101,8 +101,8 @@ final class BroadcastWireTests: XCTestCase {
             ("no push type", "POST", Self.channelsPath, [], #"{"message-storage-policy":0}"#, 400, "MissingPushType"),
             ("wrong push type", "POST", Self.channelsPath, [], #"{"message-storage-policy":0,"push-type":"alert"}"#, 400, "InvalidPushType"),
             ("bad storage policy", "POST", Self.channelsPath, [], #"{"message-storage-policy":9,"push-type":"LiveActivity"}"#,
-             400, "BadMessageStoragePolicy"),
-            ("another app's bundle id", "GET", "/1/apps/com.example.other/all-channels", [], nil, 400, "TopicMismatch"),
+             400, "BadRequestParams"),
+            ("another app's bundle id", "GET", "/1/apps/com.example.other/all-channels", [], nil, 403, "TopicMismatch"),
             ("unknown path", "GET", "/1/apps/\(Self.bundle)/channel", [], nil, 404, "BadPath"),
             ("wrong method", "PUT", Self.channelsPath, [], "{}", 405, "MethodNotAllowed"),
         ]
@@ -151,9 +151,10 @@ final class BroadcastWireTests: XCTestCase {
              Self.payload, "BadExpirationDate"),
             ("no channel id", [("apns-push-type", "liveactivity")], Self.payload, "MissingChannelId"),
             ("no push type", [("apns-channel-id", seeded.id)], Self.payload, "MissingPushType"),
-            ("priority 1", [("apns-channel-id", seeded.id), ("apns-push-type", "liveactivity"), ("apns-priority", "1")],
+            ("priority 7", [("apns-channel-id", seeded.id), ("apns-push-type", "liveactivity"), ("apns-priority", "7")],
              Self.payload, "BadPriority"),
-            ("topic without suffix", broadcastHeaders(seeded.id) + [("apns-topic", Self.bundle)], Self.payload, "TopicDisallowed"),
+            ("topic with the Live Activity suffix", broadcastHeaders(seeded.id) + [("apns-topic", Self.bundle + ".push-type.liveactivity")],
+             Self.payload, "TopicDisallowed"),
             ("empty payload", broadcastHeaders(seeded.id), "", "PayloadEmpty"),
         ]
         for item in cases {

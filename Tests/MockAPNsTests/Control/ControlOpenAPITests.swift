@@ -70,6 +70,19 @@ final class ControlOpenAPITests: XCTestCase {
         let pattern = try XCTUnwrap((type["schema"] as? [String: Any])?["pattern"] as? String)
         let alternatives = "(" + JournalEventKind.Name.texts.joined(separator: "|") + ")"
         XCTAssertEqual(pattern, "^\(alternatives)(,\(alternatives))*$")
+
+        XCTAssertEqual(try itemEnumeration(paths, "/v1/event-kinds", list: "kinds", field: "name"), JournalEventKind.Name.texts)
+        XCTAssertEqual(try itemEnumeration(paths, "/v1/diagnosis-codes", list: "codes", field: "code"), DiagnosisCode.allCases.map(\.rawValue))
+    }
+
+    /// The `enum` of `field` in the items of the array `list` that `GET path` answers.
+    private func itemEnumeration(_ paths: [String: [String: Any]], _ path: String, list: String, field: String) throws -> [String]? {
+        let get = try XCTUnwrap(paths[path]?["get"] as? [String: Any])
+        let ok = try XCTUnwrap((get["responses"] as? [String: Any])?["200"] as? [String: Any])
+        let schema = try XCTUnwrap(((ok["content"] as? [String: Any])?["application/json"] as? [String: Any])?["schema"] as? [String: Any])
+        let array = try XCTUnwrap((schema["properties"] as? [String: Any])?[list] as? [String: Any])
+        let item = try XCTUnwrap((array["items"] as? [String: Any])?["properties"] as? [String: Any])
+        return (item[field] as? [String: Any])?["enum"] as? [String]
     }
 
     func testTheServedDocumentIsTheSourceFile() throws {

@@ -18,7 +18,7 @@ final class HTTP2HeaderListTests: XCTestCase {
 
         XCTAssertEqual(response.status, 431)
         let refusals = server.journal.events().filter {
-            if case .diagnosis(let code, _, _) = $0.kind { return code == "http2.requestRefused" }
+            if case .diagnosis(let code, _, _) = $0.kind { return code == .http2RequestRefused }
             return false
         }
         XCTAssertEqual(refusals.count, 1)

@@ -35,7 +35,7 @@ final class JournalTruthTests: XCTestCase {
         return JournalJSON.encode(event)
     }
 
-    private func diagnoses(_ server: MockAPNsServer, code: String, count: Int = 1) async -> [JournalEvent] {
+    private func diagnoses(_ server: MockAPNsServer, code: DiagnosisCode, count: Int = 1) async -> [JournalEvent] {
         await server.journal.waitForEvents(count: count, timeout: .seconds(10)) { event in
             if case .diagnosis(let found, _, _) = event.kind { return found == code }
             return false
@@ -80,7 +80,7 @@ final class JournalTruthTests: XCTestCase {
 
         let found = server.notifications(matching: NotificationFilter(topic: "com.example.app"))
         XCTAssertEqual(found.count, 1, "?topic= finds the push that named no topic")
-        XCTAssertEqual(stable(try XCTUnwrap(found.first)), #"{"seq":0,"time":0,"transport":"http2","deviceToken":"\#(token)","topic":"com.example.app","pushType":"alert","payloadLength":25,"payload":"{\"aps\":{\"alert\":\"hello\"}}","authentication":{"kind":"certificate"},"accepted":true,"status":200}"#)
+        XCTAssertEqual(stable(try XCTUnwrap(found.first)), #"{"seq":0,"time":0,"transport":"http2","deviceToken":"\#(token)","topic":"com.example.app","pushType":"alert","payloadLength":25,"payload":"{\"aps\":{\"alert\":\"hello\"}}","authentication":{"kind":"certificate"},"accepted":true,"status":200,"environment":"sandbox"}"#)
 
         try server.replaceScenario(jsonText: #"""
         {"name": "topic rule", "rules": [{"match": {"topics": ["com.example.app"]}, "action": {"type": "reject", "reason": "TooManyRequests"}}]}
@@ -97,7 +97,7 @@ final class JournalTruthTests: XCTestCase {
         let headers = [("apns-topic", "com.example.app.voip"), ("authorization", "bearer \(try jwt())")]
         XCTAssertEqual(try curl.send(path: "/3/device/\(token)", headers: headers).status, 200)
         let record = try XCTUnwrap(server.notifications(matching: NotificationFilter(topic: "com.example.app.voip")).first)
-        XCTAssertEqual(stable(record), #"{"seq":0,"time":0,"transport":"http2","deviceToken":"\#(token)","topic":"com.example.app.voip","pushType":"voip","payloadLength":25,"payload":"{\"aps\":{\"alert\":\"hello\"}}","authentication":{"kind":"providerToken","teamId":"TEAM00000A","keyId":"SANDBOX001"},"accepted":true,"status":200}"#)
+        XCTAssertEqual(stable(record), #"{"seq":0,"time":0,"transport":"http2","deviceToken":"\#(token)","topic":"com.example.app.voip","pushType":"voip","payloadLength":25,"payload":"{\"aps\":{\"alert\":\"hello\"}}","authentication":{"kind":"providerToken","teamId":"TEAM00000A","keyId":"SANDBOX001"},"accepted":true,"status":200,"environment":"sandbox"}"#)
 
         try server.replaceScenario(jsonText: #"""
         {"name": "voip rule", "rules": [{"match": {"pushTypes": ["voip"]}, "action": {"type": "reject", "reason": "ServiceUnavailable"}}]}
@@ -121,10 +121,10 @@ final class JournalTruthTests: XCTestCase {
         let records = await server.waitForNotifications(count: 4, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
         let hex = { (seed: UInt8) in Legacy.hex(Legacy.token(seed)) }
         XCTAssertEqual(records.map(stable), [
-            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(1))","topic":"com.example.app","priority":10,"expiration":0,"identifier":1,"command":2,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":true}"#,
-            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(2))","topic":"com.example.app","identifier":2,"command":1,"payloadLength":2049,"payload":"","payloadTruncated":true,"authentication":{"kind":"certificate"},"accepted":false,"reason":"PayloadTooLarge","legacyStatus":7,"legacyPacketIdentifier":2,"problem":"payload too large (2049 bytes)"}"#,
-            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(3))","topic":"com.example.app","identifier":3,"command":2,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":false,"dropped":true}"#,
-            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(4))","topic":"com.example.app","identifier":4,"command":1,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":false,"dropped":true}"#,
+            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(1))","topic":"com.example.app","priority":10,"expiration":0,"identifier":1,"command":2,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":true,"environment":"sandbox"}"#,
+            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(2))","topic":"com.example.app","identifier":2,"command":1,"payloadLength":2049,"payload":"","payloadTruncated":true,"authentication":{"kind":"certificate"},"accepted":false,"reason":"PayloadTooLarge","legacyStatus":7,"legacyPacketIdentifier":2,"problem":"payload too large (2049 bytes)","environment":"sandbox"}"#,
+            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(3))","topic":"com.example.app","identifier":3,"command":2,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":false,"dropped":true,"environment":"sandbox"}"#,
+            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(4))","topic":"com.example.app","identifier":4,"command":1,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":false,"dropped":true,"environment":"sandbox"}"#,
         ])
         let waited = await server.waitForNotifications(
             count: 1, matching: NotificationFilter(transport: .legacy, reason: .payloadTooLarge), timeout: .seconds(1))
@@ -182,7 +182,7 @@ final class JournalTruthTests: XCTestCase {
             headers: [("apns-topic", "com.example.app"), ("authorization", "bearer \(jwt)\u{01}")]
         )
         XCTAssertNotEqual(response?.status, 200)
-        let errors = await diagnoses(server, code: "http2.streamError")
+        let errors = await diagnoses(server, code: .http2StreamError)
         let message = try XCTUnwrap(errors.first.map { JournalJSON.encode($0) })
         XCTAssertTrue(message.contains("bearer <redacted>"), message)
         // A valid request too: its HEADERS frame carries the header, redacted.
@@ -269,9 +269,9 @@ final class JournalTruthTests: XCTestCase {
         let connections = (0..<10).map { _ in LegacyTLSClient.Connection(send: frame) }
         _ = try LegacyTLSClient.run(port: try XCTUnwrap(ports.gateway), connections: connections)
 
-        let churn = await diagnoses(server, code: "legacy.connection-churn")
+        let churn = await diagnoses(server, code: .legacyConnectionChurn)
         XCTAssertEqual(churn.map(stable), [
-            #"{"seq":0,"time":0,"mono":0,"type":"diagnosis","code":"legacy.connection-churn","message":"10 connections in 10 s carrying about 1.0 notifications each. Apple treats rapid connect/disconnect as a denial-of-service attempt: keep one connection open and stream notifications over it.","figures":{"connections":10,"windowSeconds":10,"notifications":10}}"#,
+            #"{"seq":0,"time":0,"mono":0,"type":"diagnosis","code":"legacy.connectionChurn","message":"10 connections in 10 s carrying about 1.0 notifications each. Apple treats rapid connect/disconnect as a denial-of-service attempt: keep one connection open and stream notifications over it.","figures":{"connections":10,"windowSeconds":10,"notifications":10}}"#,
         ])
         XCTAssertTrue(logs.messages.contains { $0.contains("legacy gateway: 10 connections in 10 s") }, "\(logs.messages)")
         try await server.shutdown()
@@ -313,12 +313,12 @@ final class JournalTruthTests: XCTestCase {
         let output = Pipe()
         keeper.standardOutput = output
         try keeper.run()
-        let churn = await diagnoses(server, code: "http2.connection-churn")
+        let churn = await diagnoses(server, code: .http2ConnectionChurn)
         XCTAssertTrue(keeper.isRunning, "diagnosed while the provider still holds its connections open")
         keeper.waitUntilExit()
         XCTAssertEqual(keeper.terminationStatus, 0)
         XCTAssertEqual(churn.map(stable), [
-            #"{"seq":0,"time":0,"mono":0,"type":"diagnosis","code":"http2.connection-churn","message":"10 connections in 10 s each carried a single request (10 of them left open and idle instead of being reused). Apple treats a new connection per notification as connection churn and may throttle it: keep one connection (or a few) open and send every notification over it.","figures":{"connections":10,"windowSeconds":10,"requests":10,"stillOpen":10}}"#,
+            #"{"seq":0,"time":0,"mono":0,"type":"diagnosis","code":"http2.connectionChurn","message":"10 connections in 10 s each carried a single request (10 of them left open and idle instead of being reused). Apple treats a new connection per notification as connection churn and may throttle it: keep one connection (or a few) open and send every notification over it.","figures":{"connections":10,"windowSeconds":10,"requests":10,"stillOpen":10}}"#,
         ])
         XCTAssertTrue(logs.messages.contains { $0.contains("HTTP/2: 10 connections in 10 s each carried a single request") }, "\(logs.messages)")
         try await server.shutdown()
@@ -339,7 +339,7 @@ final class JournalTruthTests: XCTestCase {
         for _ in 0..<10 {
             XCTAssertEqual(try CurlClient(port: ports.http2).send(path: "/3/device/\(token)", headers: [("apns-topic", "com.example.app")]).status, 200)
         }
-        let churn = await diagnoses(server, code: "http2.connection-churn")
+        let churn = await diagnoses(server, code: .http2ConnectionChurn)
         XCTAssertEqual(churn.map(stable).first?.contains(#""figures":{"connections":10,"windowSeconds":10,"requests":10,"stillOpen":0}"#), true)
         try await server.shutdown()
     }
@@ -352,12 +352,12 @@ final class JournalTruthTests: XCTestCase {
         let json = Array(#"{"aps":{"alert":"hello world"}}"#.utf8)
         let bytes: [UInt8] = [0, 0, 32] + [UInt8](repeating: 0xAB, count: 20) + [0, UInt8(json.count)] + json
         _ = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: bytes)
-        let found = await diagnoses(server, code: "legacy.token-shorter-than-its-length")
+        let found = await diagnoses(server, code: .legacyTokenShorterThanItsLength)
         // The 32 "token" bytes end 10 bytes into the JSON; the next two are read as the length.
         let misread = Array(json[10..<12])
         let misreadLength = Int(misread[0]) << 8 | Int(misread[1])
         XCTAssertEqual(found.map(stable), [
-            #"{"seq":0,"time":0,"mono":0,"type":"diagnosis","code":"legacy.token-shorter-than-its-length","message":"A notification without identifier: the token length field says 32 bytes but the token is only 20: the real payload length and the start of the JSON were read as the rest of the token, and the bytes 6c 65 (\"le\") inside the JSON were read as a payload length of \#(misreadLength). Read with a 20-byte token, the frame is a 31-byte JSON payload. Send the whole token (32 bytes), or a token length field that matches it.","figures":{"declaredTokenLength":32,"tokenLength":20,"payloadLength":31,"misreadPayloadLength":\#(misreadLength)}}"#,
+            #"{"seq":0,"time":0,"mono":0,"type":"diagnosis","code":"legacy.tokenShorterThanItsLength","message":"A notification without identifier: the token length field says 32 bytes but the token is only 20: the real payload length and the start of the JSON were read as the rest of the token, and the bytes 6c 65 (\"le\") inside the JSON were read as a payload length of \#(misreadLength). Read with a 20-byte token, the frame is a 31-byte JSON payload. Send the whole token (32 bytes), or a token length field that matches it.","figures":{"declaredTokenLength":32,"tokenLength":20,"payloadLength":31,"misreadPayloadLength":\#(misreadLength)}}"#,
         ])
         try await server.shutdown()
     }
@@ -382,7 +382,7 @@ final class JournalTruthTests: XCTestCase {
             return false
         }
         XCTAssertEqual(failed.map(stable), [
-            #"{"seq":0,"time":0,"mono":0,"type":"tlsFailed","reason":"client sent a fatal TLS alert unknown_ca (48) before any ClientHello: it gave up on this server before the handshake began, most likely because it refused the server's certificate (not trusted by the client: check its CA file) or the protocol (TLS version, ALPN) on an earlier attempt, and reports that refusal on a new connection","alertSent":"unexpected_message","alertReceived":"unknown_ca","offeredVersions":[],"offeredCipherSuites":[]}"#,
+            #"{"seq":0,"time":0,"mono":0,"type":"tlsFailed","reason":"client sent a fatal TLS alert unknown_ca (48) before any ClientHello: its own TLS library stopped before offering anything, without having seen this server (no certificate or version was exchanged). That happens when the client is set to protocol versions its library refuses, such as SSLv3 or TLS 1.0 only on a system that allows TLS 1.2 and later; let the client offer TLS 1.2","alertSent":"unexpected_message","alertReceived":"unknown_ca","offeredVersions":[],"offeredCipherSuites":[]}"#,
         ])
         try await server.shutdown()
     }
@@ -393,9 +393,9 @@ final class JournalTruthTests: XCTestCase {
         // Both are accepted, so the gateway stays silent and open: the client gives up after 1 s.
         _ = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: bytes, timeout: 1)
         _ = await server.waitForNotifications(count: 2, timeout: .seconds(10))
-        let found = await diagnoses(server, code: "legacy.byte-swapped-identifier")
+        let found = await diagnoses(server, code: .legacyByteSwappedIdentifier)
         XCTAssertEqual(found.map(stable), [
-            #"{"seq":0,"time":0,"mono":0,"type":"diagnosis","code":"legacy.byte-swapped-identifier","message":"Notification identifier 16777216 is 1 byte-swapped: it was written in host (little-endian) byte order. The gateway reads and echoes identifiers big-endian (network order), so an error packet will name 16777216, not 1.","figures":{"identifier":16777216,"swapped":1}}"#,
+            #"{"seq":0,"time":0,"mono":0,"type":"diagnosis","code":"legacy.byteSwappedIdentifier","message":"Notification identifier 16777216 is 1 byte-swapped: it was written in host (little-endian) byte order. The gateway reads and echoes identifiers big-endian (network order), so an error packet will name 16777216, not 1.","figures":{"identifier":16777216,"swapped":1}}"#,
         ])
         XCTAssertEqual(server.journal.events(matching: JournalEventFilter(kinds: ["diagnosis"])).count, 1, "once per connection")
         try await server.shutdown()
@@ -429,7 +429,7 @@ final class JournalTruthTests: XCTestCase {
             #"{"seq":0,"time":0,"transport":"http2","deviceToken":"\#(String(repeating: "5", count: 64))","topic":"com.example.app","apnsId":"2F3B4C5D-0000-4000-8000-000000000005","payloadLength":0,"payload":"","authentication":{"kind":"unverified"},"accepted":false,"problem":"\#(problem(5))","dropped":true}"#,
         ])
         // The stream error says the same, next to the RST_STREAM that carried it.
-        let resetReasons = await diagnoses(server, code: "http2.streamError", count: 2)
+        let resetReasons = await diagnoses(server, code: .http2StreamError, count: 2)
         XCTAssertEqual(resetReasons.map(\.streamID), [3, 5])
         XCTAssertEqual(resetReasons.first.map(stable), #"{"seq":0,"time":0,"mono":0,"stream":3,"type":"diagnosis","code":"http2.streamError","message":"stream 3 REFUSED_STREAM: \#(problem(3).dropFirst("Stream refused: ".count).dropLast())"}"#)
         let headers = server.journal.events(matching: JournalEventFilter(kinds: ["http2Frame"], streamID: 3))
@@ -446,9 +446,9 @@ final class JournalTruthTests: XCTestCase {
         let curl = CurlClient(port: ports.http2)
         let accepted = try curl.send(path: "/3/device/\(token)", headers: [("apns-topic", "com.example.app")], body: #"{"aps":{"alert":hi}}"#)
         XCTAssertEqual(accepted.status, 200, "APNs' answer is kept (validation.nonObjectPayload: accept)")
-        let found = await diagnoses(server, code: "http2.payload-not-json")
+        let found = await diagnoses(server, code: .http2PayloadNotJSON)
         XCTAssertEqual(found.map(stable), [
-            #"{"seq":0,"time":0,"mono":0,"stream":1,"type":"diagnosis","code":"http2.payload-not-json","message":"Stream 1: the payload is not valid JSON (first bad byte at offset 16). The answer follows validation.nonObjectPayload (accepted)."}"#,
+            #"{"seq":0,"time":0,"mono":0,"stream":1,"type":"diagnosis","code":"http2.payloadNotJSON","message":"Stream 1: the payload is not valid JSON (first bad byte at offset 16). The answer follows validation.nonObjectPayload (accepted)."}"#,
         ])
         XCTAssertTrue(logs.messages.contains("notice: HTTP/2: Stream 1: the payload is not valid JSON (first bad byte at offset 16). The answer follows validation.nonObjectPayload (accepted)."), "\(logs.messages)")
         try await server.shutdown()
@@ -456,7 +456,7 @@ final class JournalTruthTests: XCTestCase {
         let (strict, strictPorts) = try await TestServer.start { $0.validation.nonObjectPayload = .reject(.payloadEmpty) }
         let refused = try CurlClient(port: strictPorts.http2).send(path: "/3/device/\(token)", headers: [("apns-topic", "com.example.app")], body: "{\"aps\":")
         XCTAssertEqual(refused.status, 400)
-        let strictFound = await diagnoses(strict, code: "http2.payload-not-json")
+        let strictFound = await diagnoses(strict, code: .http2PayloadNotJSON)
         XCTAssertEqual(strictFound.first.map { stable($0) }?.contains("it stops before the JSON is complete. The answer follows validation.nonObjectPayload (refused: PayloadEmpty)."), true)
         try await strict.shutdown()
     }

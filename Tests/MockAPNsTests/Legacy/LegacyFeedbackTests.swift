@@ -42,7 +42,7 @@ final class LegacyFeedbackTests: XCTestCase {
         XCTAssertEqual(try FeedbackTupleDecoder.decodeAll(outcome.received).map(\.token), [Legacy.token(0x0D)])
         let skipped = await server.journal.waitForEvents(count: 1, timeout: .seconds(10)) { event in
             if case .diagnosis(let code, let message, _) = event.kind {
-                return code == "feedback.tupleSkipped" && message.contains("5000000000000") && message.contains("32-bit")
+                return code == .feedbackTupleSkipped && message.contains("5000000000000") && message.contains("32-bit")
             }
             return false
         }

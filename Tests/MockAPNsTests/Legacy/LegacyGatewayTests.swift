@@ -266,7 +266,7 @@ final class LegacyGatewayTests: XCTestCase {
                                                                      closeWithoutReadingAfter: 0) }
         _ = try LegacyTLSClient.run(port: try XCTUnwrap(ports.gateway), connections: connections)
         _ = try await Legacy.reports(server, count: 12)
-        let churn = server.legacyActivity.diagnoses.filter { $0.code == "connection-churn" }
+        let churn = server.legacyActivity.diagnoses.filter { $0.code == .legacyConnectionChurn }
         XCTAssertEqual(churn.count, 1, "one diagnosis per window, not one per connection")
         if case .connectionChurn(let count, let seconds, let perConnection) = churn.first {
             XCTAssertEqual(count, 10)
@@ -284,6 +284,9 @@ final class LegacyGatewayTests: XCTestCase {
         XCTAssertFalse(refused[0].handshakeSucceeded)
         try await strict.shutdown()
         XCTAssertTrue(logs.messages.contains { $0.contains("TLS handshake refused") && $0.contains("offered [TLSv1]") },
+                      logs.messages.joined(separator: "\n"))
+        // The refusal names the setting that allows the client's version.
+        XCTAssertTrue(logs.messages.contains { $0.contains("offered only [TLSv1]") && $0.contains("--legacy-allow-old-tls (legacy.allowOldTLS)") },
                       logs.messages.joined(separator: "\n"))
 
         let (lenient, lenientPorts) = try await LegacyTestServer.start { $0.legacy.allowOldTLS = true }

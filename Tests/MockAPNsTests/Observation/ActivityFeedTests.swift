@@ -35,6 +35,21 @@ final class ActivityFeedTests: XCTestCase {
         XCTAssertEqual(feed.drain(), [])
     }
 
+    /// Through a journal: the readers' kinds reach the feed, frames and diagnoses never do.
+    func testTheJournalHandsTheFeedOnlyTheKindsItsReadersRead() {
+        let journal = Journal()
+        let feed = ActivityFeed(keepsWholeNotifications: true)
+        journal.addSink(feed)
+        journal.record(.connectionOpened(transport: .http2, peer: nil), connection: 1)
+        journal.record(.http2Frame(JournalHTTP2Frame(direction: .inbound, type: "PING", flags: 0, length: 8, details: .ping(opaqueData: [0, 0, 0, 0, 0, 0, 0, 0]))), connection: 1)
+        journal.record(.diagnosis(code: .http2StreamError, message: "m"), connection: 1)
+        journal.record(.fault(description: "f"), connection: 1)
+        journal.record(.connectionClosed(transport: .http2, closedBy: .client, reason: nil), connection: 1)
+        let kinds = feed.drain().compactMap { $0.event?.kind.type }
+        XCTAssertEqual(kinds, [.connectionOpened, .connectionClosed])
+        XCTAssertEqual(JournalEventKind.Name.allCases.filter(ActivityFeed.wants).count, 7)
+    }
+
     func testWithAnAccessLogTheWholeEventIsPassedOn() {
         let feed = ActivityFeed(keepsWholeNotifications: true)
         feed.receive(notification)

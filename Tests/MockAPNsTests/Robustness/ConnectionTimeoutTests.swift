@@ -30,13 +30,13 @@ final class ConnectionTimeoutTests: XCTestCase {
             let result = try ProcessRunner.run("python3", [RobustnessClient.script, "idle", String(port), what, Fixtures.caPath, certificate])
             XCTAssertTrue(result.stdout.hasPrefix("eof"), "port \(port) \(what): \(result.stdout) \(result.stderr)")
         }
-        let diagnoses = server.journal.events(matching: JournalEventFilter(kinds: ["diagnosis"])).compactMap { event -> String? in
+        let diagnoses = server.journal.events(matching: JournalEventFilter(kinds: ["diagnosis"])).compactMap { event -> DiagnosisCode? in
             guard case .diagnosis(let code, _, _) = event.kind else { return nil }
             return code
         }
-        XCTAssertEqual(diagnoses.filter { $0 == "timeout.tlsHandshake" }.count, 3, "\(diagnoses)")
-        XCTAssertEqual(diagnoses.filter { $0 == "timeout.http2Preface" }.count, 2, "\(diagnoses)")
-        XCTAssertEqual(diagnoses.filter { $0 == "timeout.controlRequestHeader" }.count, 1, "\(diagnoses)")
+        XCTAssertEqual(diagnoses.filter { $0 == .timeoutTLSHandshake }.count, 3, "\(diagnoses)")
+        XCTAssertEqual(diagnoses.filter { $0 == .timeoutHTTP2Preface }.count, 2, "\(diagnoses)")
+        XCTAssertEqual(diagnoses.filter { $0 == .timeoutControlRequestHeader }.count, 1, "\(diagnoses)")
         // A client that does its part in time is served as usual.
         let response = try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
         XCTAssertEqual(response.status, 200)
@@ -97,7 +97,7 @@ final class ConnectionCapTests: XCTestCase {
         client.send("go")
         let opened = await client.nextLine()
         let reported = await server.journal.waitForEvents(count: 1, timeout: .seconds(10)) { event in
-            if case .diagnosis(let code, _, _) = event.kind { return code == "connections.limitReached" }
+            if case .diagnosis(let code, _, _) = event.kind { return code == .connectionsLimitReached }
             return false
         }
         var restored = original
@@ -110,7 +110,7 @@ final class ConnectionCapTests: XCTestCase {
         let response = try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
         XCTAssertEqual(response.status, 200, "serving again once descriptors are free")
         let reports = server.journal.events(matching: JournalEventFilter(kinds: ["diagnosis"])).filter { event in
-            if case .diagnosis(let code, _, _) = event.kind { return code == "connections.limitReached" }
+            if case .diagnosis(let code, _, _) = event.kind { return code == .connectionsLimitReached }
             return false
         }
         XCTAssertEqual(reports.count, 1, "one report for the whole episode")

@@ -23,7 +23,45 @@ struct Dashboard: Sendable {
                 try JournalEventStream(journal: journal).response(request)
             }),
             ControlAPI.Route(method: .get, path: "/v1/reasons", handler: { _, _ in Self.reasons() }),
+            ControlAPI.Route(method: .get, path: "/v1/event-kinds", handler: { _, _ in Self.eventKinds() }),
+            ControlAPI.Route(method: .get, path: "/v1/diagnosis-codes", handler: { _, _ in Self.diagnosisCodes() }),
         ]
+    }
+
+    /// Every kind of journal event, in the order of their filter bits: the names `?type=`
+    /// takes, whether each is recorded per wire frame, and what it records. The page follows
+    /// the kinds that are not per frame, so a new kind shows up without a change to the script.
+    private static func eventKinds() -> Response {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.beginArray("kinds")
+        for kind in JournalEventKind.Name.allCases {
+            writer.beginObject()
+            writer.string("name", kind.text)
+            writer.bool("perFrame", kind.isPerFrame)
+            writer.string("meaning", kind.meaning)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return ControlResponse.json(writer.text)
+    }
+
+    /// Every diagnosis code the journal can record, with its area and meaning.
+    private static func diagnosisCodes() -> Response {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.beginArray("codes")
+        for code in DiagnosisCode.allCases {
+            writer.beginObject()
+            writer.string("code", code.rawValue)
+            writer.string("area", code.area)
+            writer.string("meaning", code.meaning)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.endObject()
+        return ControlResponse.json(writer.text)
     }
 
     /// Every refusal reason with its HTTP status and what Apple says it means.

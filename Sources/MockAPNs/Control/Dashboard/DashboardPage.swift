@@ -43,6 +43,7 @@ enum DashboardPage {
     <div id="connections"></div>
   </section>
   <section id="view-diagnoses" class="view" hidden>
+    <form class="filters" autocomplete="off"><select id="diagnosis-code" aria-label="diagnosis code"></select></form>
     <div id="diagnoses" class="cards"></div>
     <p class="empty" id="diagnoses-empty">No provider mistakes noticed.</p>
   </section>

@@ -49,6 +49,8 @@ const state = {
   connections: new Map(),         // connection id -> summary
   diagnoses: [],                  // diagnosis and TLS failure events
   reasons: new Map(),             // reason -> Apple's meaning
+  codes: new Map(),               // diagnosis code -> { area, meaning }, from the server
+  liveTypes: "",                  // the event kinds followed live: every kind the server says is not per frame
   ports: {},
   lastSequence: 0,
 };
@@ -114,7 +116,6 @@ function take(event) {
 
 // ---- Live stream ---------------------------------------------------------------------------
 
-const liveTypes = "notification,broadcast,channelOperation,connectionOpened,connectionClosed,tlsEstablished,tlsFailed,diagnosis,fault,feedbackTuple";
 let source = null;
 let renderPending = false;
 
@@ -129,7 +130,8 @@ function connect() {
   // when it gives up (server restarted, say), a new one starts after the last event seen.
   // The page shows the newest few hundred notifications, so it asks the server to hold no
   // more than 500 events for it: a burst costs the server at most that much encoding.
-  source = new EventSource(`/v1/events/stream?type=${liveTypes}&buffer=500&after=${state.lastSequence}`);
+  const types = state.liveTypes ? `type=${state.liveTypes}&` : "";
+  source = new EventSource(`/v1/events/stream?${types}buffer=500&after=${state.lastSequence}`);
   source.onopen = () => { $("live").className = "live on"; $("live").textContent = "live"; };
   source.onmessage = (message) => { take(JSON.parse(message.data)); scheduleRender(); };
   source.addEventListener("skipped", (message) => {
@@ -376,10 +378,25 @@ async function showFrames(summary) {
   body.replaceChildren(el("table", { class: "frames" }, rows));
 }
 
+// The diagnosis filter offers every code the server can record, by area, as it lists them.
+function fillDiagnosisFilter() {
+  const groups = new Map();
+  for (const [code, about] of state.codes) {
+    if (!groups.has(about.area)) groups.set(about.area, []);
+    groups.get(about.area).push(el("option", { value: code, title: about.meaning }, code));
+  }
+  $("diagnosis-code").replaceChildren(el("option", { value: "" }, "every diagnosis"), el("option", { value: "tlsFailed" }, "TLS handshake failures"),
+    ...[...groups].map(([area, options]) => el("optgroup", { label: area }, options)));
+}
+
 function renderDiagnoses() {
-  const shown = state.diagnoses.slice(-300).reverse();
-  $("diagnoses").replaceChildren(...shown.map((event) => el("div", { class: "diagnosis" },
-    el("div", {}, el("span", { class: "code" }, event.type === "tlsFailed" ? "TLS handshake failed" : event.code),
+  const wanted = $("diagnosis-code").value;
+  const shown = state.diagnoses
+    .filter((event) => !wanted || (wanted === "tlsFailed" ? event.type === "tlsFailed" : event.code === wanted))
+    .slice(-300).reverse();
+  $("diagnoses").replaceChildren(...shown.map((event) => el("div", { class: "diagnosis", "data-code": event.code || event.type },
+    el("div", {}, el("span", { class: "code", title: event.code ? (state.codes.get(event.code) || {}).meaning : undefined },
+      event.type === "tlsFailed" ? "TLS handshake failed" : event.code),
       ` · connection ${event.connection ?? "-"} · ${time(event.time)}`),
     el("div", {}, event.type === "tlsFailed" ? `${event.reason}${event.alertSent ? ` (alert sent: ${event.alertSent})` : ""}` : event.message),
     event.figures && el("div", { class: "mono" }, Object.entries(event.figures).map(([name, value]) => `${name} ${value}`).join(" · ")))));
@@ -484,8 +501,14 @@ async function start() {
   $("scenario-replace").addEventListener("click", replaceScenario);
   for (const button of document.querySelectorAll("#device-form button")) button.addEventListener("click", () => deviceAction(button.dataset.action));
   for (const button of document.querySelectorAll("#clock-form button")) button.addEventListener("click", () => clockAction(button.dataset.action));
-  const [reasons, ports] = await Promise.all([api("GET", "/v1/reasons"), api("GET", "/v1/ports")]);
+  $("diagnosis-code").addEventListener("change", renderDiagnoses);
+  const [reasons, ports, kinds, codes] = await Promise.all(
+    [api("GET", "/v1/reasons"), api("GET", "/v1/ports"), api("GET", "/v1/event-kinds"), api("GET", "/v1/diagnosis-codes")]);
   for (const entry of (reasons.json && reasons.json.reasons) || []) state.reasons.set(entry.reason, entry.meaning);
+  for (const entry of (codes.json && codes.json.codes) || []) state.codes.set(entry.code, { area: entry.area, meaning: entry.meaning });
+  // Frames come many per request; the page reads them per connection when asked instead.
+  state.liveTypes = ((kinds.json && kinds.json.kinds) || []).filter((kind) => !kind.perFrame).map((kind) => kind.name).join(",");
+  fillDiagnosisFilter();
   state.ports = ports.json || {};
   connect();
   render();

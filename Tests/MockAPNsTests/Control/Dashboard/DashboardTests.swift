@@ -56,4 +56,29 @@ final class DashboardTests: XCTestCase {
         XCTAssertTrue((unregistered["meaning"] as? String ?? "").contains("no longer active"))
         XCTAssertTrue(reasons.allSatisfy { !($0["meaning"] as? String ?? "").isEmpty })
     }
+
+    func testEventKindsAndDiagnosisCodesComeFromTheServer() throws {
+        let kindsReply = try get("/v1/event-kinds")
+        XCTAssertEqual(kindsReply.status, 200)
+        let kindsJSON = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(kindsReply.body.utf8)) as? [String: Any])
+        let kinds = try XCTUnwrap(kindsJSON["kinds"] as? [[String: Any]])
+        XCTAssertEqual(kinds.compactMap { $0["name"] as? String }, JournalEventKind.Name.texts)
+        let perFrame = kinds.filter { $0["perFrame"] as? Bool == true }.compactMap { $0["name"] as? String }
+        XCTAssertEqual(Set(perFrame), ["http2Frame", "legacyFrame"])
+        XCTAssertTrue(kinds.allSatisfy { !($0["meaning"] as? String ?? "").isEmpty })
+
+        let codesReply = try get("/v1/diagnosis-codes")
+        XCTAssertEqual(codesReply.status, 200)
+        let codesJSON = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(codesReply.body.utf8)) as? [String: Any])
+        let codes = try XCTUnwrap(codesJSON["codes"] as? [[String: Any]])
+        XCTAssertEqual(codes.compactMap { $0["code"] as? String }, DiagnosisCode.allCases.map(\.rawValue))
+        let notJSON = try XCTUnwrap(codes.first { $0["code"] as? String == "legacy.payloadNotJSON" })
+        XCTAssertEqual(notJSON["area"] as? String, "legacy")
+        XCTAssertTrue(codes.allSatisfy { !($0["meaning"] as? String ?? "").isEmpty })
+
+        // The page's script names no event kind to follow: it asks the server.
+        let script = try get("/dashboard/app.js")
+        XCTAssertTrue(script.body.contains("/v1/event-kinds"))
+        XCTAssertFalse(script.body.contains("notification,broadcast,channelOperation"))
+    }
 }

@@ -1,0 +1,109 @@
+/// Every diagnosis the journal can record, by the code readers filter on: the one list of
+/// them. A code is `<area>.<name>` in camel case (`legacy.payloadNotJSON`), the area saying
+/// where the mistake was seen.
+///
+/// Adding a code means adding a case here; its area and meaning follow in the switches below
+/// (no `default:`), and the control API lists it (`GET /v1/diagnosis-codes`) for the dashboard.
+public enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
+    // Connections on every port
+    case timeoutTLSHandshake = "timeout.tlsHandshake"
+    case timeoutHTTP2Preface = "timeout.http2Preface"
+    case timeoutControlRequestHeader = "timeout.controlRequestHeader"
+    case connectionsLimitReached = "connections.limitReached"
+
+    // HTTP/2 provider API
+    case http2ConnectionError = "http2.connectionError"
+    case http2StreamError = "http2.streamError"
+    case http2RequestRefused = "http2.requestRefused"
+    case http2PayloadNotJSON = "http2.payloadNotJSON"
+    case http2ConnectionChurn = "http2.connectionChurn"
+    case providerTokenNote = "providerToken.note"
+
+    // Payloads APNs accepts but the device delays or drops (by push type)
+    case payloadLiveActivityWithoutEvent = "payload.liveActivityWithoutEvent"
+    case payloadLiveActivityUnknownEvent = "payload.liveActivityUnknownEvent"
+    case payloadLiveActivityWithoutTimestamp = "payload.liveActivityWithoutTimestamp"
+    case payloadLiveActivityWithoutContentState = "payload.liveActivityWithoutContentState"
+    case payloadLiveActivityStartIncomplete = "payload.liveActivityStartIncomplete"
+    case payloadLiveActivityDateInPast = "payload.liveActivityDateInPast"
+    case payloadLiveActivityDateInMilliseconds = "payload.liveActivityDateInMilliseconds"
+    case payloadBroadcastStart = "payload.broadcastStart"
+    case payloadWithoutContentChanged = "payload.withoutContentChanged"
+    case payloadBackgroundWithAlert = "payload.backgroundWithAlert"
+    case payloadBackgroundWithoutContentAvailable = "payload.backgroundWithoutContentAvailable"
+    case payloadPushToTalkPriority = "payload.pushToTalkPriority"
+
+    // Broadcast push
+    case broadcastMissingRequiredHeader = "broadcast.missingRequiredHeader"
+    case broadcastTopicForOtherApp = "broadcast.topicForOtherApp"
+
+    // The device registry
+    case registryTokenInOtherEnvironment = "registry.tokenInOtherEnvironment"
+    case registryRateLimited = "registry.rateLimited"
+
+    // Legacy binary gateway and feedback service
+    case legacyPayloadLengthTooShort = "legacy.payloadLengthTooShort"
+    case legacyPayloadLengthTooLong = "legacy.payloadLengthTooLong"
+    case legacyPayloadNULTerminated = "legacy.payloadNULTerminated"
+    case legacyPayloadNotJSON = "legacy.payloadNotJSON"
+    case legacyASCIIHexToken = "legacy.asciiHexToken"
+    case legacyLittleEndianLength = "legacy.littleEndianLength"
+    case legacyNotBinaryProtocol = "legacy.notBinaryProtocol"
+    case legacyConnectionChurn = "legacy.connectionChurn"
+    case legacyClosedWithoutReadingError = "legacy.closedWithoutReadingError"
+    case legacyTokenShorterThanItsLength = "legacy.tokenShorterThanItsLength"
+    case legacyTokenLeftOut = "legacy.tokenLeftOut"
+    case legacyByteSwappedIdentifier = "legacy.byteSwappedIdentifier"
+    case feedbackTupleSkipped = "feedback.tupleSkipped"
+
+    /// Where the mistake was seen: the part before the dot.
+    public var area: String {
+        String(rawValue.prefix { $0 != "." })
+    }
+
+    /// What the code means, in one sentence, for people choosing what to look at (each
+    /// event's own message says what happened in that case).
+    public var meaning: String {
+        switch self {
+        case .timeoutTLSHandshake: "A connection did not finish its TLS handshake in time and was closed."
+        case .timeoutHTTP2Preface: "An HTTP/2 client did not send its connection preface in time after TLS and was closed."
+        case .timeoutControlRequestHeader: "A control API client did not send a request header block in time and was closed."
+        case .connectionsLimitReached: "A listener met the open-file limit and could not accept a connection."
+        case .http2ConnectionError: "The client broke the HTTP/2 protocol; the connection was ended with GOAWAY."
+        case .http2StreamError: "The client broke the HTTP/2 protocol on one stream; the stream was reset."
+        case .http2RequestRefused: "A request was refused before it reached the decision (its header list was too large)."
+        case .http2PayloadNotJSON: "A notification's payload is not valid JSON."
+        case .http2ConnectionChurn: "Many HTTP/2 connections each carried a single request instead of being reused."
+        case .providerTokenNote: "A provider token was accepted but has a quirk worth fixing."
+        case .payloadLiveActivityWithoutEvent: "A Live Activity push has no aps.event (start, update or end)."
+        case .payloadLiveActivityUnknownEvent: "A Live Activity push has an aps.event other than start, update or end."
+        case .payloadLiveActivityWithoutTimestamp: "A Live Activity push has no aps.timestamp, so the system cannot order its updates."
+        case .payloadLiveActivityWithoutContentState: "A Live Activity update or end has no aps.content-state."
+        case .payloadLiveActivityStartIncomplete: "A push-to-start Live Activity lacks attributes-type, attributes or an alert."
+        case .payloadLiveActivityDateInPast: "A Live Activity's stale-date or dismissal-date is already past."
+        case .payloadLiveActivityDateInMilliseconds: "A Live Activity date looks like milliseconds; Apple counts seconds since 1970."
+        case .payloadBroadcastStart: "A broadcast carries event start; broadcasts cannot start a Live Activity."
+        case .payloadWithoutContentChanged: "A widgets or controls push lacks aps.content-changed: true."
+        case .payloadBackgroundWithAlert: "A background push carries an alert, sound or badge."
+        case .payloadBackgroundWithoutContentAvailable: "A background push lacks aps.content-available: 1."
+        case .payloadPushToTalkPriority: "A push-to-talk push is not sent at priority 10."
+        case .broadcastMissingRequiredHeader: "A broadcast lacks a header Apple lists as required (apns-expiration or apns-priority)."
+        case .broadcastTopicForOtherApp: "A broadcast's apns-topic names another app than its path."
+        case .registryTokenInOtherEnvironment: "A push reached the environment its token does not belong to (BadDeviceToken)."
+        case .registryRateLimited: "A push went over its token's rate window (TooManyRequests)."
+        case .legacyPayloadLengthTooShort: "A legacy frame's payload length is shorter than its JSON, so the JSON was cut."
+        case .legacyPayloadLengthTooLong: "A legacy frame's payload length is longer than its JSON, so later bytes were swallowed."
+        case .legacyPayloadNULTerminated: "A legacy payload ends with NUL bytes after the JSON."
+        case .legacyPayloadNotJSON: "A legacy notification's payload is not valid JSON."
+        case .legacyASCIIHexToken: "A legacy device token was sent as ASCII hex text instead of its binary bytes."
+        case .legacyLittleEndianLength: "A legacy length field was written in little-endian (host) byte order."
+        case .legacyNotBinaryProtocol: "A client spoke HTTP to the legacy gateway's binary port."
+        case .legacyConnectionChurn: "Many legacy gateway connections each carried about one notification."
+        case .legacyClosedWithoutReadingError: "A client closed its gateway connection without reading the error packet."
+        case .legacyTokenShorterThanItsLength: "A legacy token is shorter than its token length field says, misaligning the frame."
+        case .legacyTokenLeftOut: "A legacy frame has a token length field but no token: the payload was read as the token."
+        case .legacyByteSwappedIdentifier: "Legacy notification identifiers were written in host (little-endian) byte order."
+        case .feedbackTupleSkipped: "A queued feedback entry could not be written as a feedback tuple."
+        }
+    }
+}
