@@ -26,11 +26,11 @@ struct ControlURL: Sendable, Equatable {
         let rest = text.dropFirst("http://".count)
         let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         var path = rest.dropFirst(authority.count)
-        guard !path.contains("?"), !path.contains("#") else {
+        guard !path.contains(where: { $0 == "?" || $0 == "#" }) else {
             throw ControlRequestError("\(usage), not \(text): no query or fragment")
         }
         while path.hasSuffix("/") { path = path.dropLast() }
-        guard !authority.contains("@") else { throw ControlRequestError("\(usage), not \(text): no user name") }
+        guard !authority.contains(where: { $0 == "@" }) else { throw ControlRequestError("\(usage), not \(text): no user name") }
         var host: Substring
         var portText: Substring?
         if authority.hasPrefix("[") {
@@ -63,7 +63,7 @@ struct ControlURL: Sendable, Equatable {
 
     /// The Host header: the authority as written, IPv6 literals bracketed.
     var hostHeader: String {
-        let name = host.contains(":") ? "[\(host)]" : host
+        let name = host.contains(where: { $0 == ":" }) ? "[\(host)]" : host
         return "\(name):\(port)"
     }
 }

@@ -23,7 +23,7 @@ tar -C "$root" --exclude=./.complete --exclude='./proc/*' --exclude='./opt/*' --
     --exclude='./var/cache/apt/*' --exclude='./var/lib/apt/lists/*' --exclude='./usr/share/doc/*' --exclude='./usr/share/man/*' \
     --exclude='./usr/share/locale/*' -cf "$work/context/rootfs.tar" .
 tar -C "$work/context" -xzf "$archive"
-podman build --quiet --format docker --build-arg "RELEASE=$name" -f Containerfile -t "$tag" "$work/context" > "$work/build.log" 2>&1 \
+podman build --quiet --layers=false --format docker --build-arg "RELEASE=$name" -f Containerfile -t "$tag" "$work/context" > "$work/build.log" 2>&1 \
     || fail "podman build: $(tail -5 "$work/build.log")"
 rm -f "$work/context/rootfs.tar"
 

@@ -23,7 +23,6 @@ case "${1:-}" in -h|--help) sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}
 
 work="$PWD/.build/release-test"
 root="$work/rootfs"
-mkdir -p "$work"
 passed=0 failed=0 skipped=0
 t0=$(date +%s)
 phase() { echo "== release test: $* ($(( $(date +%s) - t0 )) s)"; }
@@ -36,6 +35,11 @@ finish() {
     exit 0
 }
 
+# What the test needs before it builds anything.
+if [[ "$(uname -s)" != Linux ]]; then skip "the bare-Linux test needs Linux (this is $(uname -s))"; finish; fi
+if [[ $(id -u) -ne 0 ]]; then skip "debootstrap and chroot need root (CAP_SYS_CHROOT); this runs as uid $(id -u)"; finish; fi
+mkdir -p "$work"
+
 version=$(sed -n 's/^ *public static let current = "\([^"]*\)".*/\1/p' Sources/MockAPNs/Server/MockAPNsVersion.swift)
 name="mockapns-$version-linux-$(uname -m)"
 
@@ -43,13 +47,11 @@ if [[ $# -ge 1 ]]; then
     archive=$1
 else
     phase "scripts/package.sh"
-    archive=$(scripts/package.sh --out "$work/dist" | tail -1)
+    archive=$(scripts/package.sh --out "$work/dist" | tail -1) || { fail "scripts/package.sh (its output is above)"; finish; }
 fi
 [[ "$(basename "$archive")" == "$name.tar.gz" ]] || { fail "the archive is $(basename "$archive"), expected $name.tar.gz"; finish; }
 
 # --- the root ----------------------------------------------------------------------------
-if [[ "$(uname -s)" != Linux ]]; then skip "the bare-Linux test needs Linux (this is $(uname -s))"; finish; fi
-if [[ $(id -u) -ne 0 ]]; then skip "debootstrap and chroot need root (CAP_SYS_CHROOT); this runs as uid $(id -u)"; finish; fi
 if ! command -v debootstrap >/dev/null; then
     skip "debootstrap is not installed (scripts/install-deps.sh --test installs it on Debian)"; finish
 fi
