@@ -13,6 +13,8 @@
 #                                     and ratios taken minutes apart compare poorly)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Benchmarks/lib.sh   # counts_only, free_port, wait_port, cpu_seconds
+counts_only "$0" "$@"
 scripts/install-deps.sh --test
 requests=${1:-300000}
 work=$(mktemp -d)
@@ -54,7 +56,6 @@ if [[ -n "${VARIANTS:-}" ]]; then
 fi
 dashboard_types=notification,broadcast,channelOperation,connectionOpened,connectionClosed,tlsEstablished,tlsFailed,diagnosis,fault,feedbackTuple
 
-source Benchmarks/lib.sh   # free_port, wait_port, cpu_seconds
 
 
 rps() { sed -n 's/^finished in .*, \([0-9.]*\) req\/s.*/\1/p'; }

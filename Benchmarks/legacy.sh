@@ -13,6 +13,8 @@
 # has been parsed and judged by then. The sink run stops when the last byte is written.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Benchmarks/lib.sh   # counts_only, free_port, wait_port, cpu_seconds
+counts_only "$0" "$@"
 scripts/install-deps.sh --test
 notifications=${1:-1000000}
 work=$(mktemp -d)
@@ -27,7 +29,6 @@ bin_dir=$(swift build -c release --show-bin-path)
 mockapns=${MOCKAPNS_BIN:-$bin_dir/mockapns}
 generator=${LEGACY_LOAD_BIN:-$bin_dir/LegacyLoadGenerator}
 
-source Benchmarks/lib.sh   # free_port, wait_port, cpu_seconds
 
 
 rate() { sed -n 's/.*notifications_per_second=\([0-9]*\).*/\1/p'; }

@@ -1,5 +1,27 @@
 # Shell helpers the benchmark scripts share (sourced, not run).
 
+# The command line of a benchmark script whose arguments are counts: `-h`/`--help` prints the
+# script's header comment and exits 0; an argument that is not a whole number (a flag, a
+# typo) is refused with the usage instead of being taken as a count.
+#   counts_only "$0" "$@"
+counts_only() {
+    local script=$1; shift
+    local usage
+    usage=$(sed -n '2,/^set -euo/{/^set -euo/d;s/^# \{0,1\}//;p}' "$script")
+    for argument in "$@"; do
+        case "$argument" in
+            -h|--help) echo "$usage"; exit 0 ;;
+        esac
+    done
+    for argument in "$@"; do
+        if [[ ! "$argument" =~ ^[1-9][0-9]*$ ]]; then
+            echo "$(basename "$script"): '$argument' is not a count (a whole number from 1)" >&2
+            echo "$usage" >&2
+            exit 2
+        fi
+    done
+}
+
 # A free TCP port on 127.0.0.1.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'; }
 

@@ -11,6 +11,8 @@
 #   MOCKAPNS_BIN=path/to/release/mockapns Benchmarks/memory.sh    (skip the build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Benchmarks/lib.sh   # counts_only, free_port, wait_port, cpu_seconds
+counts_only "$0" "$@"
 scripts/install-deps.sh --test
 requests=${1:-1000000}
 work=$(mktemp -d)

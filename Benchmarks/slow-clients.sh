@@ -12,6 +12,8 @@
 #   MOCKAPNS_BIN=path/to/release/mockapns Benchmarks/slow-clients.sh    (skip the build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Benchmarks/lib.sh   # counts_only, free_port, wait_port, cpu_seconds
+counts_only "$0" "$@"
 connections=${1:-10000}
 requests=${2:-100}
 work=$(mktemp -d)

@@ -10,6 +10,8 @@
 #   MOCKAPNS_BIN=path/to/release/mockapns Benchmarks/startup.sh    (skip the CLI build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source Benchmarks/lib.sh   # counts_only, free_port, wait_port, cpu_seconds
+counts_only "$0" "$@"
 runs=${1:-20}
 
 if [[ -z "${MOCKAPNS_BIN:-}" ]]; then

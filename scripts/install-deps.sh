@@ -2,7 +2,8 @@
 # Installs the system packages MockAPNs builds against and the peers its tests drive.
 #   scripts/install-deps.sh          OpenSSL 3 and libnghttp2 headers, pkg-config (enough to build and run)
 #   scripts/install-deps.sh --test   plus curl, openssl, nghttp2's nghttp/h2load/nghttpd, python3 with venv,
-#                                    chromium and chromedriver (the dashboard's browser tests)
+#                                    chromium and chromedriver (the dashboard's browser tests); on
+#                                    Debian also debootstrap, podman and runc (the release test)
 # Debian and Ubuntu: apt-get. macOS: Homebrew, when `brew` is there. Anything else: it says
 # in one line what to install and exits 1.
 set -euo pipefail
@@ -20,6 +21,11 @@ if $test_tools; then
     for tool in curl openssl nghttp h2load nghttpd python3 chromedriver; do
         command -v "$tool" >/dev/null || missing_test=true
     done
+    if command -v apt-get >/dev/null; then
+        for tool in debootstrap podman runc; do
+            PATH="$PATH:/usr/sbin:/sbin" command -v "$tool" >/dev/null || missing_test=true
+        done
+    fi
     if command -v python3 >/dev/null && ! python3 -c 'import ensurepip, venv' 2>/dev/null; then missing_test=true; fi
 fi
 if ! $missing_build && ! $missing_test; then
@@ -28,7 +34,7 @@ fi
 
 if command -v apt-get >/dev/null && command -v dpkg-query >/dev/null; then
     packages=(libssl-dev libnghttp2-dev pkg-config)
-    if $test_tools; then packages+=(curl openssl nghttp2-client nghttp2-server python3 python3-venv chromium chromium-driver); fi
+    if $test_tools; then packages+=(curl openssl nghttp2-client nghttp2-server python3 python3-venv chromium chromium-driver debootstrap podman runc); fi
     missing=()
     for package in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh machine: installs what the tests need, then runs the
 # Swift tests (unit and real-socket integration tests), the interop suite of third-party
-# clients, and each libFuzzer target for a bounded time.
+# clients, the release archive on a bare Debian root (and in an OCI image), and each
+# libFuzzer target for a bounded time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --test
@@ -17,6 +18,9 @@ if [[ -x Tests/Interop/run.sh ]]; then
     echo "== interop suite"
     Tests/Interop/run.sh
 fi
+
+echo "== release archive on a bare Debian root (Tests/Release/run.sh)"
+Tests/Release/run.sh
 
 echo "== fuzz targets, ${MOCKAPNS_FUZZ_SECONDS:-15}s each"
 scripts/fuzz.sh ci "${MOCKAPNS_FUZZ_SECONDS:-15}"

@@ -253,7 +253,7 @@ for (index, workload) in workloads.enumerated() {
     let loop = group.next()
     let done = loop.makePromise(of: Outcome.self)
     let bootstrap = ClientBootstrap(group: loop)
-        .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+        .channelOption(ChannelOptions.tcpOption(.tcp_nodelay), value: 1)
         .channelInitializer { channel in
             channel.eventLoop.makeCompletedFuture {
                 try channel.pipeline.syncOperations.addHandler(OpenSSLHandler(context: tlsContext, serverName: options.host))

@@ -33,7 +33,7 @@ extension CertsCommand {
         @Option(name: .long, help: "Team id (10 uppercase letters or digits) of the certificates and keys.")
         var team: String = DevelopmentCertificateOptions.defaultTeamID
 
-        @Option(name: .customLong("key-type"), help: "Key algorithm of the certificates: ecdsa (P-256, default) or rsa (RSA 2048, as Apple issues them). Provider keys are always ES256.")
+        @Option(name: .customLong("key-type"), help: "Key algorithm of the certificates: ecdsa is P-256, rsa is RSA 2048 (as Apple issues them). Provider keys are always ES256.")
         var keyType: DevelopmentKeyType = .ecdsa
 
         func run() async throws {

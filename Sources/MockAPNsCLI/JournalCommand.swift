@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import Logging
 import MockAPNs
 import MockAPNsCore
 
@@ -11,16 +9,16 @@ struct ObservationOptions: ParsableArguments {
     /// The control API's port when neither the configuration nor a flag says otherwise.
     static let defaultControlPort = 2198
 
-    @Option(name: .customLong("journal"), help: "Write every journal event to this JSON Lines file (flushed on shutdown).")
+    @Option(name: .customLong("journal"), help: ArgumentHelp("Write every journal event to this JSON Lines file (flushed on shutdown).", valueName: "file"))
     var journalFile: String?
 
-    @Option(name: .customLong("journal-capacity"), help: "Events kept in memory; the oldest go first (default 100000).")
+    @Option(name: .customLong("journal-capacity"), help: ArgumentHelp("Events kept in memory, at least 1; the oldest go first (default 100000).", valueName: "events"))
     var journalCapacity: Int?
 
     @Option(name: .customLong("journal-file-when-behind"), help: "When the --journal file falls behind: wait (default: read provider connections more slowly, the file stays complete) or gap (never slow down; events the memory journal has dropped become gap lines).")
     var journalFileWhenBehind: JournalFileBehindPolicy?
 
-    @Option(name: .customLong("journal-frames"), help: "Record every HTTP/2 frame: on (default) or off (for benchmarks). Notifications are always recorded.")
+    @Option(name: .customLong("journal-frames"), help: ArgumentHelp("Record every HTTP/2 frame: on (default) or off (for benchmarks). Notifications are always recorded.", valueName: "on|off"))
     var journalFrames: Switch?
 
     @Flag(name: .customLong("redact-tokens"), help: "Record provider tokens as <redacted> (the same as --journal-provider-tokens redacted).")
@@ -29,13 +27,13 @@ struct ObservationOptions: ParsableArguments {
     @Option(name: .customLong("journal-provider-tokens"), help: "How provider tokens are recorded and logged: withoutSignature (default: header and claims, the signature removed, so they cannot be replayed), whole, or redacted.")
     var providerTokens: ProviderTokenRecording?
 
-    @Option(name: .customLong("control-port"), help: "The control API port (default 2198; 0 picks a free port).")
+    @Option(name: .customLong("control-port"), help: ArgumentHelp("The control API port (default 2198; 0 picks a free port).", valueName: "port"))
     var controlPort: Int?
 
     @Flag(name: .customLong("no-control"), help: "Run without the control API.")
     var noControl = false
 
-    @Option(name: .customLong("control-host"), help: "The control API address (default 127.0.0.1; others need --control-allow-remote).")
+    @Option(name: .customLong("control-host"), help: ArgumentHelp("The control API address (default 127.0.0.1; others need --control-allow-remote).", valueName: "address"))
     var controlHost: String?
 
     @Flag(name: .customLong("control-allow-remote"), help: "Allow the control API, which has no authentication, to bind a non-loopback address.")
@@ -57,10 +55,10 @@ struct ObservationOptions: ParsableArguments {
     /// Starts a server. When the control API's port was not chosen on the command line and
     /// is taken (another server on this machine), the server runs without it and says so,
     /// rather than not running at all.
-    func startServer(_ configuration: MockAPNsConfiguration) async throws -> (MockAPNsServer, BoundPorts) {
+    func startServer(_ configuration: MockAPNsConfiguration, logger: Logger) async throws -> (MockAPNsServer, BoundPorts) {
         var configuration = configuration
         while true {
-            let server = MockAPNsServer(configuration: configuration)
+            let server = MockAPNsServer(configuration: configuration, logger: logger)
             do {
                 return (server, try await server.start())
             } catch let refused as ControlBindFailed where controlPort == nil {
@@ -74,21 +72,21 @@ struct ObservationOptions: ParsableArguments {
         }
     }
 
-    /// Applies the flags over the configuration file's values.
+    /// Checks the flags' values before anything runs (with `serve`'s usage on a mistake).
+    func validate() throws {
+        if let journalCapacity, journalCapacity < 1 { throw ValidationError("--journal-capacity must be at least 1, not \(journalCapacity)") }
+        if let controlPort, !(0...65535).contains(controlPort) { throw ValidationError("--control-port must be 0-65535, not \(controlPort)") }
+    }
+
+    /// Applies the flags (checked by `validate`) over the configuration file's values.
     func apply(to configuration: inout MockAPNsConfiguration) throws {
         if let journalFile { configuration.journal.file = journalFile }
-        if let journalCapacity {
-            guard journalCapacity >= 1 else { throw ValidationError("--journal-capacity must be at least 1") }
-            configuration.journal.capacity = journalCapacity
-        }
+        if let journalCapacity { configuration.journal.capacity = journalCapacity }
         if let journalFrames { configuration.journal.recordsFrames = journalFrames == .on }
         if let journalFileWhenBehind { configuration.journal.fileWhenBehind = journalFileWhenBehind }
         if redactTokens { configuration.journal.redactsTokens = true }
         if let providerTokens { configuration.journal.providerTokens = providerTokens }
-        if let controlPort {
-            guard (0...65535).contains(controlPort) else { throw ValidationError("--control-port must be 0-65535") }
-            configuration.control.port = controlPort
-        }
+        if let controlPort { configuration.control.port = controlPort }
         if noControl { configuration.control.port = nil }
         if let controlHost { configuration.control.host = controlHost }
         if controlAllowRemote { configuration.control.allowsNonLoopbackHost = true }
@@ -133,44 +131,68 @@ struct JournalCommand: AsyncParsableCommand {
 
     func validate() throws {
         if control != nil, file != nil { throw ValidationError("give --control or --file, not both") }
+        _ = try Self.eventTypes(type)
+        if let control {
+            do {
+                _ = try ControlURL(control)
+            } catch {
+                throw ValidationError(error.description)
+            }
+        }
     }
 
     func run() async throws {
-        let printer = TimelinePrinter(json: json, types: type.map { Set($0.split(separator: ",").map(String.init)) })
+        let types = try Self.eventTypes(type)
+        let printer = TimelinePrinter(json: json, types: types)
         if let file {
             try await FileJournalReader(path: file).read(follow: follow, after: after ?? 0, printer: printer)
         } else {
-            let base = control ?? "http://127.0.0.1:\(ObservationOptions.defaultControlPort)"
-            try await ControlJournalReader(base: base, types: type).read(follow: follow, after: after ?? 0, printer: printer)
+            let url = try ControlURL(control ?? "http://127.0.0.1:\(ObservationOptions.defaultControlPort)")
+            try await ControlJournalReader(client: ControlClient(url: url), types: type).read(follow: follow, after: after ?? 0, printer: printer)
         }
+    }
+
+    /// The names given to `--type`, each checked against the journal's event kinds; `nil`
+    /// when none were given.
+    static func eventTypes(_ list: String?) throws -> Set<String>? {
+        guard let list else { return nil }
+        let names = list.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        let unknown = names.filter { JournalEventKind.Name(text: $0) == nil }
+        guard unknown.isEmpty else {
+            let quoted = unknown.map { $0.isEmpty ? "\"\"" : $0 }.joined(separator: ", ")
+            throw ValidationError("--type: no event type \(quoted); the types are \(JournalEventKind.Name.texts.joined(separator: ", "))")
+        }
+        return Set(names)
     }
 }
 
 /// Reads events from a control API page by page; following, it long-polls for the next ones.
 struct ControlJournalReader {
-    var base: String
+    var client: ControlClient
     var types: String?
+
+    /// How long the server holds a following read open (`wait`), and how much longer the
+    /// client waits for it before giving up.
+    static let longPoll = (server: Duration.seconds(25), slack: Duration.seconds(15))
 
     func read(follow: Bool, after: UInt64, printer: TimelinePrinter) async throws {
         var after = after
         while true {
             var query = "after=\(after)&limit=1000"
             if let types { query += "&type=\(types)" }
-            if follow { query += "&wait=25000" }
-            guard let url = URL(string: base + "/v1/events?" + query) else {
-                throw ValidationError("--control must be a URL like http://127.0.0.1:2198, not \(base)")
-            }
-            let data: Data
-            let response: URLResponse
+            if follow { query += "&wait=\(Self.longPoll.server.components.seconds * 1000)" }
+            let path = "/v1/events?" + query
+            let answer: ControlClient.Answer
             do {
-                (data, response) = try await URLSession.shared.data(from: url)
-            } catch let error as URLError {
-                throw JournalReadError(message: "cannot reach the control API at \(base): \(Self.words(error)); is `mockapns serve` running there? (--control URL)")
+                answer = try await client.get(path, timeout: follow ? Self.longPoll.server + Self.longPoll.slack : Self.longPoll.slack)
+            } catch {
+                throw JournalReadError(message: "\(error.description); is `mockapns serve` running there? (--control URL)")
             }
-            guard (response as? HTTPURLResponse)?.statusCode == 200 else {
-                throw JournalReadError(message: "\(url): \(String(decoding: data, as: UTF8.self))")
+            let source = client.url.text + path
+            guard answer.status == 200 else {
+                throw JournalReadError(message: "\(source): \(answer.status) \(answer.body)")
             }
-            let events = try Self.events(in: String(decoding: data, as: UTF8.self), from: url)
+            let events = try Self.events(in: answer.body, from: source)
             for event in events {
                 printer.print(event)
                 after = max(after, event.sequence)
@@ -182,7 +204,7 @@ struct ControlJournalReader {
 
 extension ControlJournalReader {
     /// The events of one `GET /v1/events` answer, read into the types the server wrote them from.
-    static func events(in text: String, from url: URL) throws -> [JournalEvent] {
+    static func events(in text: String, from source: String) throws -> [JournalEvent] {
         do throws(JSONFileError) {
             var page = try JSONObjectReader(JSONParser.parse(text))
             guard let elements = try page.array("events") else {
@@ -190,20 +212,7 @@ extension ControlJournalReader {
             }
             return try elements.map { (path, node) throws(JSONFileError) in try JournalJSON.decode(node, path: path) }
         } catch {
-            throw JournalReadError(message: "\(url): \(error)")
-        }
-    }
-
-    /// A network failure in a few words, instead of Foundation's error dump.
-    static func words(_ error: URLError) -> String {
-        switch error.code {
-        case .cannotConnectToHost: "connection refused"
-        case .cannotFindHost, .dnsLookupFailed: "unknown host"
-        case .timedOut: "timed out"
-        case .networkConnectionLost: "the connection was lost"
-        case .notConnectedToInternet: "no network"
-        case .badURL, .unsupportedURL: "not a URL it can use"
-        default: "network error \(error.code.rawValue)"
+            throw JournalReadError(message: "\(source): \(error)")
         }
     }
 }

@@ -6,8 +6,11 @@ extension ServeCommand {
     /// Where the credentials of this run are, for the lines printed after start-up.
     struct Credentials {
         var directory: String
-        /// Whether this run generated them.
-        var generated: Bool
+
+        /// What `serve` says when it has just generated a development set.
+        static func generatedLine(_ directory: String) -> String {
+            "mockapns generated development credentials in \(directory) (development only: the keys are not secret)"
+        }
 
         /// Where the CA and the client credentials are, and a curl line that pushes one
         /// notification with the client certificate of the server's environment.
@@ -18,9 +21,6 @@ extension ServeCommand {
             let host = ["0.0.0.0", "::", "[::]"].contains(configuration.host) ? "127.0.0.1" : configuration.host
             let token = String(repeating: "a1b2c3d4", count: 8)
             var lines: [String] = []
-            if generated {
-                lines.append("mockapns generated development credentials in \(directory) (development only: the keys are not secret)")
-            }
             lines.append("mockapns credentials: CA \(folder.appendingPathComponent("ca.pem")); client certificate \(folder.appendingPathComponent(client + ".pem")) with key \(folder.appendingPathComponent(client + "-key.pem")); provider keys (mockapns token --key-dir \(directory))")
             lines.append("try: curl --http2 --cacert \(path("ca.pem")) --cert \(path(client + ".pem")) --key \(path(client + "-key.pem")) -H 'apns-topic: com.example.app' -H 'apns-push-type: alert' -d '{\"aps\":{\"alert\":\"hello\"}}' https://\(host):\(http2Port)/3/device/\(token)")
             return lines.joined(separator: "\n")
@@ -29,24 +29,29 @@ extension ServeCommand {
 
     /// Settles the credentials folder when neither the configuration file nor `--cert-dir`
     /// named one: `./certs-dev` in a checkout, else the per-user folder, filled with a fresh
-    /// development set on the first run. Then checks that every TLS file is readable, naming
-    /// the file, the setting and the command that creates it. Returns `nil` when the folder
-    /// was named explicitly and the files are not the development set's.
+    /// development set on the first run (said at once, so the line is seen even when the
+    /// start fails afterwards). Then checks that every TLS file is readable, naming the file,
+    /// the setting and the command that creates it. Returns `nil` when the folder was named
+    /// explicitly and the files are not the development set's.
     func prepareCredentials(_ configuration: inout MockAPNsConfiguration) throws -> Credentials? {
         var credentials: Credentials?
         if configuration.certificateDirectory.isEmpty {
-            guard let directory = CredentialDirectory.implicit(holding: "server.pem") else {
+            guard let directory = DevelopmentCredentials.implicitFolder() else {
                 throw ServeError("no credentials folder: HOME and XDG_DATA_HOME are unset and ./certs-dev does not exist; pass --cert-dir DIR (mockapns certs generate --out DIR creates one)")
             }
-            var generated = false
-            if !CredentialDirectory.isPopulated(directory) {
-                try CredentialDirectory.generate(into: directory)
-                generated = true
+            let prepared: DevelopmentCredentials
+            do {
+                prepared = try DevelopmentCredentials.prepare(in: directory)
+            } catch {
+                throw ServeError(error.description)
+            }
+            if prepared.generated {
+                say(Credentials.generatedLine(directory))
             }
             configuration.certificateDirectory = directory
-            credentials = Credentials(directory: directory, generated: generated)
+            credentials = Credentials(directory: directory)
         } else if configuration.tls == MockAPNsConfiguration.TLSFiles() {
-            credentials = Credentials(directory: configuration.certificateDirectory, generated: false)
+            credentials = Credentials(directory: configuration.certificateDirectory)
         }
         try checkReadable(configuration)
         return credentials

@@ -11,21 +11,24 @@ struct ServeCommand: AsyncParsableCommand {
         commandName: "serve",
         abstract: "Run the mock APNs server.",
         discussion: """
-            Settings come from the defaults, then --config FILE (JSON), then the flags given here.
-            On start it prints one line with the bound ports; on SIGINT or SIGTERM every legacy
-            gateway connection gets the status-10 packet and every HTTP/2 connection gets GOAWAY
-            {"reason":"Shutdown"} before the server exits.
+            Settings come from the defaults, then --config FILE (JSON), then the flags given here. \
+            On start it prints one line with the bound ports (and writes them to --ports-file). \
+            On SIGINT or SIGTERM every legacy gateway connection gets the status-10 packet and every \
+            HTTP/2 connection gets GOAWAY {"reason":"Shutdown"} before the server exits.
             """
     )
 
-    @Option(name: .long, help: "A JSON configuration file (see the README for its keys).")
+    @Option(name: .long, help: ArgumentHelp("A JSON configuration file (see the README for its keys).", valueName: "file"))
     var config: String?
 
-    @Option(name: .long, help: "The address to listen on (default 127.0.0.1).")
+    @Option(name: .long, help: ArgumentHelp("The address to listen on (default 127.0.0.1).", valueName: "address"))
     var host: String?
 
-    @Option(name: .customLong("http2-port"), help: "The HTTP/2 provider API port (default 2197; 0 picks a free port).")
+    @Option(name: .customLong("http2-port"), help: ArgumentHelp("The HTTP/2 provider API port (default 2197; 0 picks a free port).", valueName: "port"))
     var http2Port: Int?
+
+    @Flag(name: .customLong("ephemeral-ports"), help: "Every listener on a free port (HTTP/2, gateway, feedback, channel management, control API, and with --environment both the production ones), reported in the listening line and --ports-file.")
+    var ephemeralPorts = false
 
     @Option(name: .long, help: "The environment this server plays: sandbox, production, or both (the ports above serve the sandbox, the --production-* ports production; default sandbox).")
     var environment: ServerEnvironment?
@@ -42,72 +45,73 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("production-broadcast-manage-port"), help: "With --environment both: the production channel management port (default 2299; 0 picks a free port).")
     var productionBroadcastManagePort: Int?
 
-    @Option(name: .customLong("cert-dir"), help: "Folder with server.pem, server-key.pem, ca.pem and provider keys (default: ./certs-dev if present, else $XDG_DATA_HOME/mockapns or ~/.mockapns, created on first run).")
+    @Option(name: .customLong("cert-dir"), help: ArgumentHelp("Folder with server.pem, server-key.pem, ca.pem and provider keys (default: ./certs-dev if present, else $XDG_DATA_HOME/mockapns or ~/.mockapns, created on first run).", valueName: "folder"))
     var certificateDirectory: String?
 
-    @Option(name: .customLong("key-dir"), help: "Folder with AuthKey_<KEYID>.p8 files and keys.json (default: the --cert-dir).")
+    @Option(name: .customLong("key-dir"), help: ArgumentHelp("Folder with AuthKey_<KEYID>.p8 files and keys.json (default: the --cert-dir).", valueName: "folder"))
     var keyDirectory: String?
 
-    @Option(name: .long, help: "The server clock: real (default), epoch seconds, or an ISO 8601 UTC time to pin it at (e.g. 2026-01-01T00:00:00Z).")
+    @Option(name: .long, help: ArgumentHelp("The server clock: real (default), epoch seconds, or an ISO 8601 UTC time to pin it at (e.g. 2026-01-01T00:00:00Z).", valueName: "time"))
     var clock: String?
 
     @Flag(name: .customLong("no-auth"), help: "Accept requests without a client certificate or provider token (not what Apple does).")
     var noAuthentication = false
 
-    @Option(name: .customLong("max-concurrent-streams"), help: "SETTINGS_MAX_CONCURRENT_STREAMS (default 1000).")
+    @Option(name: .customLong("max-concurrent-streams"), help: ArgumentHelp("SETTINGS_MAX_CONCURRENT_STREAMS, at least 1 (default 1000).", valueName: "count"))
     var maxConcurrentStreams: Int?
 
-    @Option(name: .customLong("idle-timeout"), help: "Seconds idle before GOAWAY IdleTimeout (default: never).")
+    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds idle before GOAWAY IdleTimeout (default: never).", valueName: "seconds"))
     var idleTimeout: Double?
 
-    @Option(name: .customLong("broadcast-manage-port"), help: "The broadcast channel management API port (default 2199; 0 picks a free port).")
+    @Option(name: .customLong("broadcast-manage-port"), help: ArgumentHelp("The broadcast channel management API port (default 2199; 0 picks a free port).", valueName: "port"))
     var broadcastManagePort: Int?
-    @Option(name: .customLong("tls-handshake-timeout"), help: "Seconds a connection has to finish its TLS handshake, on every APNs port (default 10).")
+
+    @Option(name: .customLong("tls-handshake-timeout"), help: ArgumentHelp("Seconds a connection has to finish its TLS handshake, on every APNs port (default 10).", valueName: "seconds"))
     var tlsHandshakeTimeout: Double?
 
-    @Option(name: .customLong("http2-preface-timeout"), help: "Seconds an HTTP/2 client has after its TLS handshake to send its connection preface (default 10).")
+    @Option(name: .customLong("http2-preface-timeout"), help: ArgumentHelp("Seconds an HTTP/2 client has after its TLS handshake to send its connection preface (default 10).", valueName: "seconds"))
     var http2PrefaceTimeout: Double?
 
-    @Option(name: .customLong("control-header-timeout"), help: "Seconds a control API client has to send each request's header block (default 10).")
+    @Option(name: .customLong("control-header-timeout"), help: ArgumentHelp("Seconds a control API client has to send each request's header block (default 10).", valueName: "seconds"))
     var controlHeaderTimeout: Double?
 
-    @Option(name: .customLong("gateway-port"), help: "The legacy binary gateway port (default 2195; 0 picks a free port).")
+    @Option(name: .customLong("gateway-port"), help: ArgumentHelp("The legacy binary gateway port (default 2195; 0 picks a free port).", valueName: "port"))
     var gatewayPort: Int?
 
-    @Option(name: .customLong("feedback-port"), help: "The legacy feedback service port (default 2196; 0 picks a free port).")
+    @Option(name: .customLong("feedback-port"), help: ArgumentHelp("The legacy feedback service port (default 2196; 0 picks a free port).", valueName: "port"))
     var feedbackPort: Int?
 
     @Flag(name: .customLong("legacy-allow-old-tls"), help: "Accept TLS 1.0 and 1.1 (OpenSSL security level 0) on the legacy ports.")
     var legacyAllowOldTLS = false
 
-    @Option(name: .customLong("legacy-parse-error-policy"), help: "Unparseable legacy frames: silentClose (default, TN2265) or statusPacket (status 128).")
+    @Option(name: .customLong("legacy-parse-error-policy"), help: "Unparseable legacy frames: closed silently (silentClose, the default, as TN2265 describes) or answered with status 128 (statusPacket).")
     var legacyParseErrorPolicy: LegacyParseErrorPolicy?
 
-    @Option(name: .customLong("legacy-token-length"), help: "Legacy device token length in bytes, 1-100 (default 32).")
+    @Option(name: .customLong("legacy-token-length"), help: ArgumentHelp("Legacy device token length in bytes, 1-100 (default 32).", valueName: "bytes"))
     var legacyTokenLength: Int?
 
     @Flag(name: .customLong("legacy-variable-token-length"), help: "Accept legacy tokens of any length up to --legacy-token-length.")
     var legacyVariableTokenLength = false
 
-    @Option(name: .customLong("legacy-max-payload"), help: "Largest legacy payload in bytes: 2048 (default, iOS 8+) or 256 (iOS 7 and before).")
+    @Option(name: .customLong("legacy-max-payload"), help: ArgumentHelp("Largest legacy payload in bytes, 1-65535 (default 2048, Apple's limit since iOS 8; 256 before).", valueName: "bytes"))
     var legacyMaxPayload: Int?
 
     @Option(name: .customLong("legacy-invalid-json"), help: "A legacy notification whose payload is not JSON: accept (default), silentClose, or a status byte to answer (such as 1 or 255).")
     var legacyInvalidJSON: String?
 
-    @Option(name: .customLong("scenario"), help: "A scenario file (JSON): scripted answers, delays and faults; see scenarios/.")
+    @Option(name: .customLong("scenario"), help: ArgumentHelp("A scenario file (JSON): scripted answers, delays and faults; see scenarios/.", valueName: "file"))
     var scenarioFile: String?
 
     @OptionGroup(title: "Journal and control API")
     var observation: ObservationOptions
 
-    @Option(name: .customLong("ports-file"), help: "Write the bound ports to this file as JSON once listening.")
+    @Option(name: .customLong("ports-file"), help: ArgumentHelp("Write the bound ports to this file as JSON once listening.", valueName: "file"))
     var portsFile: String?
 
-    @Option(name: .customLong("log-level"), help: "trace, debug, info, notice, warning, error or critical (default info).")
+    @Option(name: .customLong("log-level"), help: "The least severe log lines written.")
     var logLevel: Logger.Level = .info
 
-    @Option(name: .customLong("log-format"), help: "text (default) or json (one JSON object per line, for CI logs).")
+    @Option(name: .customLong("log-format"), help: "text, or json (one JSON object per line, for CI logs).")
     var logFormat: LogFormat = .text
 
     @Flag(name: .long, help: "No access log (the info line per notification and per connection).")
@@ -124,7 +128,10 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.accessLog = MockAPNsConfiguration.AccessLogSettings(format: format)
         }
         let credentials = try prepareCredentials(&configuration)
-        let (server, ports) = try await observation.startServer(configuration)
+        // Trapped before anything listens: a script that signals as soon as it sees the
+        // listening line must get the graceful shutdown, not the default action.
+        let signals = await TerminationSignal.trap()
+        let (server, ports) = try await observation.startServer(configuration, logger: Logger(label: "mockapns"))
         say("mockapns listening \(ports.summary(host: configuration.host, controlHost: configuration.control.host))")
         if let credentials {
             say(credentials.guide(configuration: configuration, http2Port: ports.http2))
@@ -132,7 +139,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let portsFile {
             try Data((ports.json + "\n").utf8).write(to: URL(fileURLWithPath: portsFile))
         }
-        let signal = await TerminationSignal.wait()
+        let signal = await TerminationSignal.wait(signals)
         say("mockapns received \(signal), shutting down")
         try await server.shutdown()
     }
@@ -171,10 +178,7 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         if let host { configuration.host = host }
-        if let http2Port {
-            guard (0...65535).contains(http2Port) else { throw ValidationError("--http2-port must be 0-65535") }
-            configuration.http2Port = http2Port
-        }
+        if let http2Port { configuration.http2Port = http2Port }
         if let scenarioFile {
             switch ScenarioFile.load(scenarioFile) {
             case .success(let scenario): configuration.scenario = scenario
@@ -189,80 +193,97 @@ struct ServeCommand: AsyncParsableCommand {
             (productionFeedbackPort, "--production-feedback-port", \.feedback),
             (productionBroadcastManagePort, "--production-broadcast-manage-port", \.channelManagement),
         ]
-        for (value, flag, keyPath) in productionFlags {
+        for (value, _, keyPath) in productionFlags {
             guard let value else { continue }
-            guard (0...65535).contains(value) else { throw ValidationError("\(flag) must be 0-65535") }
             configuration.productionPorts[keyPath: keyPath] = value
         }
         if let certificateDirectory { configuration.certificateDirectory = certificateDirectory }
         if noAuthentication { configuration.requiresAuthentication = false }
         if let keyDirectory { configuration.keyDirectory = keyDirectory }
-        if let clock {
-            guard let start = ClockSetting.parse(text: clock) else {
-                throw ValidationError("--clock takes real, epoch seconds from 0 to 253402300799, or an ISO 8601 UTC time from 1970 to 9999 like 2026-01-01T00:00:00Z")
-            }
-            configuration.clockStart = start
-        }
-        if let maxConcurrentStreams {
-            guard maxConcurrentStreams >= 1 else { throw ValidationError("--max-concurrent-streams must be at least 1") }
-            configuration.http2.maxConcurrentStreams = maxConcurrentStreams
-        }
-        if let idleTimeout {
-            guard idleTimeout > 0 else { throw ValidationError("--idle-timeout must be positive") }
-            configuration.http2.idleTimeoutSeconds = idleTimeout
-        }
-        if let broadcastManagePort {
-            guard (0...65535).contains(broadcastManagePort) else { throw ValidationError("--broadcast-manage-port must be 0-65535") }
-            configuration.broadcast.managePort = broadcastManagePort
-        }
-        try applyTimeouts(to: &configuration.timeouts)
-        try applyLegacyOptions(to: &configuration.legacy)
+        if let clock, case .some(let start) = ClockSetting.parse(text: clock) { configuration.clockStart = start }
+        if let maxConcurrentStreams { configuration.http2.maxConcurrentStreams = maxConcurrentStreams }
+        if let idleTimeout { configuration.http2.idleTimeoutSeconds = idleTimeout }
+        if let broadcastManagePort { configuration.broadcast.managePort = broadcastManagePort }
+        applyTimeouts(to: &configuration.timeouts)
+        applyLegacyOptions(to: &configuration.legacy)
         try observation.apply(to: &configuration)
+        if ephemeralPorts { Self.giveFreePorts(to: &configuration) }
         return configuration
+    }
+
+    /// What `--clock` takes, for its error message (`token --clock` takes the same).
+    static let clockUsage = "--clock takes real, epoch seconds from 0 to 253402300799, or an ISO 8601 UTC time from 1970 to 9999 like 2026-01-01T00:00:00Z"
+
+    /// `--ephemeral-ports`: every listener that runs binds a free port; one that is off
+    /// (`--no-control`, a configuration without broadcast) stays off.
+    static func giveFreePorts(to configuration: inout MockAPNsConfiguration) {
+        configuration.http2Port = 0
+        configuration.legacy.gatewayPort = 0
+        configuration.legacy.feedbackPort = 0
+        if configuration.broadcast.managePort != nil { configuration.broadcast.managePort = 0 }
+        if configuration.control.port != nil { configuration.control.port = 0 }
+        configuration.productionPorts = MockAPNsConfiguration.ProductionPorts(http2: 0, gateway: 0, feedback: 0, channelManagement: 0)
+    }
+
+    /// Checks the flags' values before anything runs, so a mistake is told with this
+    /// command's usage rather than the top-level one.
+    func validate() throws {
+        if ephemeralPorts {
+            let fixed = [
+                ("--http2-port", http2Port), ("--gateway-port", gatewayPort), ("--feedback-port", feedbackPort),
+                ("--broadcast-manage-port", broadcastManagePort), ("--control-port", observation.controlPort),
+                ("--production-http2-port", productionHTTP2Port), ("--production-gateway-port", productionGatewayPort),
+                ("--production-feedback-port", productionFeedbackPort),
+                ("--production-broadcast-manage-port", productionBroadcastManagePort),
+            ].filter { $0.1 != nil }.map(\.0)
+            guard fixed.isEmpty else {
+                throw ValidationError("--ephemeral-ports gives every listener a free port; drop it or \(fixed.joined(separator: ", "))")
+            }
+        }
+        for (flag, port) in [
+            ("--http2-port", http2Port), ("--gateway-port", gatewayPort), ("--feedback-port", feedbackPort),
+            ("--broadcast-manage-port", broadcastManagePort), ("--production-http2-port", productionHTTP2Port),
+            ("--production-gateway-port", productionGatewayPort), ("--production-feedback-port", productionFeedbackPort),
+            ("--production-broadcast-manage-port", productionBroadcastManagePort),
+        ] {
+            if let port, !(0...65535).contains(port) { throw ValidationError("\(flag) must be 0-65535, not \(port)") }
+        }
+        if let clock, ClockSetting.parse(text: clock) == nil { throw ValidationError(Self.clockUsage) }
+        if let maxConcurrentStreams, maxConcurrentStreams < 1 { throw ValidationError("--max-concurrent-streams must be at least 1, not \(maxConcurrentStreams)") }
+        if let idleTimeout, !(idleTimeout > 0) { throw ValidationError("--idle-timeout must be a positive number of seconds, not \(idleTimeout)") }
+        let range = MockAPNsConfiguration.Timeouts.range
+        for (flag, value) in [("--tls-handshake-timeout", tlsHandshakeTimeout), ("--http2-preface-timeout", http2PrefaceTimeout), ("--control-header-timeout", controlHeaderTimeout)] {
+            if let value, !range.contains(value) {
+                throw ValidationError("\(flag) must be from \(range.lowerBound) to \(Int(range.upperBound)) seconds, not \(value)")
+            }
+        }
+        if let legacyTokenLength, !(1...100).contains(legacyTokenLength) { throw ValidationError("--legacy-token-length must be 1-100, not \(legacyTokenLength)") }
+        if let legacyMaxPayload, !(1...65535).contains(legacyMaxPayload) { throw ValidationError("--legacy-max-payload must be 1-65535, not \(legacyMaxPayload)") }
+        if let legacyInvalidJSON, MockAPNsConfiguration.LegacyOptions.invalidJSONPolicy(.string(legacyInvalidJSON)) == nil {
+            throw ValidationError("--legacy-invalid-json takes accept, silentClose, or a legacy status byte (1-8, 128 or 255), not \(legacyInvalidJSON)")
+        }
     }
 }
 
 extension ServeCommand {
-    /// The timeout flags, over what the configuration file said.
-    func applyTimeouts(to timeouts: inout MockAPNsConfiguration.Timeouts) throws {
-        let range = MockAPNsConfiguration.Timeouts.range
-        func check(_ value: Double?, _ flag: String) throws -> Double? {
-            guard let value else { return nil }
-            guard range.contains(value) else {
-                throw ValidationError("--\(flag) must be from \(range.lowerBound) to \(Int(range.upperBound)) seconds")
-            }
-            return value
-        }
-        if let value = try check(tlsHandshakeTimeout, "tls-handshake-timeout") { timeouts.tlsHandshakeSeconds = value }
-        if let value = try check(http2PrefaceTimeout, "http2-preface-timeout") { timeouts.http2PrefaceSeconds = value }
-        if let value = try check(controlHeaderTimeout, "control-header-timeout") { timeouts.controlRequestHeaderSeconds = value }
+    /// The timeout flags (checked by `validate`), over what the configuration file said.
+    func applyTimeouts(to timeouts: inout MockAPNsConfiguration.Timeouts) {
+        if let tlsHandshakeTimeout { timeouts.tlsHandshakeSeconds = tlsHandshakeTimeout }
+        if let http2PrefaceTimeout { timeouts.http2PrefaceSeconds = http2PrefaceTimeout }
+        if let controlHeaderTimeout { timeouts.controlRequestHeaderSeconds = controlHeaderTimeout }
     }
 
-    /// The legacy gateway and feedback flags, over what the configuration file said.
-    func applyLegacyOptions(to legacy: inout MockAPNsConfiguration.LegacyOptions) throws {
-        if let gatewayPort {
-            guard (0...65535).contains(gatewayPort) else { throw ValidationError("--gateway-port must be 0-65535") }
-            legacy.gatewayPort = gatewayPort
-        }
-        if let feedbackPort {
-            guard (0...65535).contains(feedbackPort) else { throw ValidationError("--feedback-port must be 0-65535") }
-            legacy.feedbackPort = feedbackPort
-        }
+    /// The legacy gateway and feedback flags (checked by `validate`), over what the
+    /// configuration file said.
+    func applyLegacyOptions(to legacy: inout MockAPNsConfiguration.LegacyOptions) {
+        if let gatewayPort { legacy.gatewayPort = gatewayPort }
+        if let feedbackPort { legacy.feedbackPort = feedbackPort }
         if legacyAllowOldTLS { legacy.allowOldTLS = true }
         if let legacyParseErrorPolicy { legacy.parseErrorPolicy = legacyParseErrorPolicy }
-        if let legacyTokenLength {
-            guard (1...100).contains(legacyTokenLength) else { throw ValidationError("--legacy-token-length must be 1-100") }
-            legacy.tokenLength = legacyTokenLength
-        }
+        if let legacyTokenLength { legacy.tokenLength = legacyTokenLength }
         if legacyVariableTokenLength { legacy.variableTokenLength = true }
-        if let legacyMaxPayload {
-            guard (1...65535).contains(legacyMaxPayload) else { throw ValidationError("--legacy-max-payload must be 1-65535") }
-            legacy.maximumPayloadLength = legacyMaxPayload
-        }
-        if let legacyInvalidJSON {
-            guard let policy = MockAPNsConfiguration.LegacyOptions.invalidJSONPolicy(.string(legacyInvalidJSON)) else {
-                throw ValidationError("--legacy-invalid-json takes accept, silentClose, or a legacy status byte (1-8, 128 or 255)")
-            }
+        if let legacyMaxPayload { legacy.maximumPayloadLength = legacyMaxPayload }
+        if let legacyInvalidJSON, let policy = MockAPNsConfiguration.LegacyOptions.invalidJSONPolicy(.string(legacyInvalidJSON)) {
             legacy.invalidJSONPayload = policy
         }
     }
@@ -285,11 +306,16 @@ func say(_ line: String) {
     FileHandle.standardOutput.write(Data((line + "\n").utf8))
 }
 
-/// Waits for SIGINT or SIGTERM (trapped through ServiceLifecycle's `UnixSignalsSequence`)
-/// and names the one that came.
+/// SIGINT and SIGTERM, trapped through ServiceLifecycle's `UnixSignalsSequence`.
 enum TerminationSignal {
-    static func wait() async -> String {
-        for await signal in await UnixSignalsSequence(trapping: .sigint, .sigterm) {
+    /// Traps both from now on.
+    static func trap() async -> UnixSignalsSequence {
+        await UnixSignalsSequence(trapping: .sigint, .sigterm)
+    }
+
+    /// Waits for one of them and names it.
+    static func wait(_ signals: UnixSignalsSequence) async -> String {
+        for await signal in signals {
             return "\(signal)"
         }
         return "the end of the signal sequence"

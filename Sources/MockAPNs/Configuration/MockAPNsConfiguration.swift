@@ -2,7 +2,8 @@ import MockAPNsCore
 import MockAPNsHTTP2
 
 /// Everything a MockAPNs server needs to start. The defaults are Apple-faithful, bind every
-/// listener to a free port, and use the development certificates in `certs-dev/`.
+/// listener to a free port, and use development credentials the server finds or generates
+/// (`DevelopmentCredentials`).
 public struct MockAPNsConfiguration: Sendable {
     /// The address every listener binds. Loopback by default.
     public var host: String = "127.0.0.1"
@@ -16,8 +17,10 @@ public struct MockAPNsConfiguration: Sendable {
     /// The production listeners' ports when `environment` is `.both`.
     public var productionPorts = ProductionPorts()
     /// The folder holding the server certificate, the CA that client certificates must chain
-    /// to, and the provider keys (`AuthKey_<KEYID>.p8` + `keys.json`).
-    public var certificateDirectory: String = "certs-dev"
+    /// to, and the provider keys (`AuthKey_<KEYID>.p8` + `keys.json`). Empty (the default):
+    /// development credentials, from `./certs-dev` when it holds a set, else from the per-user
+    /// folder, generated there on first use; `MockAPNsServer.developmentCredentials` says where.
+    public var certificateDirectory: String = ""
     /// Whether requests must authenticate as Apple requires (client certificate or provider
     /// token). `false` accepts every request without credentials: handy for a quick local
     /// try, never what Apple does.

@@ -18,7 +18,9 @@ enum ListenerBootstrap {
             }
             .serverChannelOption(.backlog, value: backlog)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.socketOption(.tcp_nodelay), value: 1)
+            // TCP_NODELAY is a TCP-level option: at the socket level its number is SO_DEBUG, which
+            // an unprivileged process may not set, and every accepted connection would be closed.
+            .childChannelOption(.tcpOption(.tcp_nodelay), value: 1)
     }
 
     /// What a listener does with each connection it accepts: tracks it (for shutdown), then

@@ -14,19 +14,22 @@ import Darwin
 /// A MockAPNs server running in this process: the embedding API for Swift tests.
 ///
 /// ```swift
-/// var configuration = MockAPNsConfiguration()
-/// configuration.http2Port = 0                     // any free port
-/// let server = MockAPNsServer(configuration: configuration)
+/// let server = MockAPNsServer(configuration: MockAPNsConfiguration())  // free ports, development credentials
 /// let ports = try await server.start()
-/// // ... point the client at https://127.0.0.1:\(ports.http2), trusting server.caCertificatePath
+/// let credentials = server.developmentCredentials
+/// // ... point the client at https://127.0.0.1:\(ports.http2), trusting credentials.caCertificatePath,
+/// // with credentials.clientCertificatePath(for: .sandbox) or a token signed with a key in
+/// // credentials.providerKeyDirectory
 /// try await server.shutdown()
 /// ```
 ///
 /// With `configuration.environment = .both` the server plays the sandbox and production at
 /// once: `ports.ports(of: .production)` has the production listeners, and
 /// `registry.environment(of:)` says which environment a token belongs to.
+/// It logs nothing unless given a `logger`.
 public final class MockAPNsServer: Sendable {
-    /// The configuration the server was made with.
+    /// The configuration the server was made with, its credentials folder settled: an empty
+    /// `certificateDirectory` is replaced by the development credentials' folder.
     public let configuration: MockAPNsConfiguration
     /// The clock every rule reads; tests may pin it and move it.
     public let clock: ServerClock
@@ -49,6 +52,10 @@ public final class MockAPNsServer: Sendable {
     /// The journal, its JSONL file and the control API.
     let observation: ServerObservation
     private let state = Mutex<State>(.idle)
+    /// Whether the folder was chosen by the server (no `certificateDirectory` configured),
+    /// so it may fill it with a development set.
+    private let usesImplicitCredentials: Bool
+    private let generatedCredentials = Atomic<Bool>(false)
 
     private enum State {
         case idle
@@ -56,8 +63,20 @@ public final class MockAPNsServer: Sendable {
         case stopped
     }
 
-    /// Makes a server; nothing listens until `start()`, which also loads the provider keys.
-    public init(configuration: MockAPNsConfiguration, clock: ServerClock? = nil, logger: Logger = Logger(label: "mockapns")) {
+    /// Makes a server; nothing listens until `start()`, which also loads the provider keys
+    /// (and generates development credentials when none are configured and none exist yet).
+    ///
+    /// - Parameter logger: where the server says what it does (listening, keys loaded, refused
+    ///   handshakes); by default nowhere, so an embedded server keeps the host's test output clean.
+    public init(
+        configuration: MockAPNsConfiguration, clock: ServerClock? = nil,
+        logger: Logger = Logger(label: "mockapns", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        var configuration = configuration
+        self.usesImplicitCredentials = configuration.certificateDirectory.isEmpty
+        if usesImplicitCredentials {
+            configuration.certificateDirectory = DevelopmentCredentials.implicitFolderOrTemporary()
+        }
         self.configuration = configuration
         let clock = clock ?? configuration.clockStart.map { ServerClock(fixedAt: $0) } ?? ServerClock()
         self.clock = clock
@@ -87,9 +106,24 @@ public final class MockAPNsServer: Sendable {
         configuration.certificateFile(configuration.tls.clientTrustRoots, default: "ca.pem")
     }
 
+    /// The folder of the server's credentials, with the paths of the CA, the client
+    /// certificates and the provider keys a client uses against it. When no
+    /// `certificateDirectory` was configured this is the development set the server found or,
+    /// once started, generated (`generated` says which).
+    public var developmentCredentials: DevelopmentCredentials {
+        DevelopmentCredentials(directory: configuration.certificateDirectory, generated: generatedCredentials.load(ordering: .relaxed))
+    }
+
     /// Binds every listener and returns the bound ports.
     @discardableResult
     public func start() async throws -> BoundPorts {
+        if usesImplicitCredentials {
+            let credentials = try DevelopmentCredentials.prepare(in: configuration.certificateDirectory)
+            if credentials.generated {
+                generatedCredentials.store(true, ordering: .relaxed)
+                logger.notice("generated development credentials in \(credentials.directory) (development only: the keys are not secret)")
+            }
+        }
         raiseOpenFileLimit()
         let http2Context = try OpenSSLContext(configuration: makeHTTP2TLSConfiguration())
         try loadProviderKeys()

@@ -7,85 +7,15 @@ import XCTest
 final class EverydayCommandTests: XCTestCase {
     private var executable: String { Fixtures.executable }
 
-    /// A running `mockapns serve` whose output is collected as it comes.
-    private final class Serving: @unchecked Sendable {
-        let process = Process()
-        private let lock = NSLock()
-        private var out = Data()
-        private var err = Data()
-
-        init(_ executable: String, _ arguments: [String], directory: String, environment: [String: String]) throws {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = ["serve"] + arguments
-            process.currentDirectoryURL = URL(fileURLWithPath: directory)
-            process.environment = environment
-            let outPipe = Pipe(), errPipe = Pipe()
-            process.standardOutput = outPipe
-            process.standardError = errPipe
-            outPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, error: false) }
-            errPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, error: true) }
-            try process.run()
-        }
-
-        private func append(_ data: Data, error: Bool) {
-            lock.lock()
-            defer { lock.unlock() }
-            if error { err.append(data) } else { out.append(data) }
-        }
-
-        var stdout: String { lock.lock(); defer { lock.unlock() }; return String(decoding: out, as: UTF8.self) }
-        var stderr: String { lock.lock(); defer { lock.unlock() }; return String(decoding: err, as: UTF8.self) }
-
-        /// Waits until standard output has a line starting with `prefix`, and returns it.
-        func line(startingWith prefix: String, timeout: TimeInterval = 30) throws -> String {
-            let deadline = Date().addingTimeInterval(timeout)
-            while Date() < deadline {
-                if let line = stdout.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) { return String(line) }
-                if !process.isRunning { break }
-                Thread.sleep(forTimeInterval: 0.05)
-            }
-            throw ProcessTimeout(command: "mockapns serve printed no \"\(prefix)\" line; stdout: \(stdout) stderr: \(stderr)")
-        }
-
-        /// SIGTERM, then waits for the exit and for the pipes to be read out.
-        func stop() -> Int32 {
-            if process.isRunning { kill(process.processIdentifier, SIGTERM) }
-            process.waitUntilExit()
-            Thread.sleep(forTimeInterval: 0.1)  // the readability handlers drain the pipes
-            return process.terminationStatus
-        }
-    }
-
-    /// A fresh empty folder, with HOME and XDG_DATA_HOME inside another.
     private func emptyWorld() throws -> (directory: String, data: String, environment: [String: String]) {
-        let root = Fixtures.temporaryPath("world")
-        let directory = root + "/empty", home = root + "/home", data = root + "/data"
-        for folder in [directory, home] {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        }
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: root) }
-        var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = home
-        environment["XDG_DATA_HOME"] = data
-        return (directory, data + "/mockapns", environment)
+        let world = try CommandWorld(self)
+        return (world.directory, world.data, world.environment)
     }
 
     private func run(
         _ arguments: [String], directory: String, environment: [String: String], executable: String? = nil
     ) throws -> ProcessResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable ?? self.executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return ProcessResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData, as: UTF8.self))
+        try CommandWorld(directory: directory, data: "", environment: environment).run(arguments, executable: executable ?? self.executable)
     }
 
     private let freePorts = ["--http2-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--control-port", "0"]
@@ -93,7 +23,7 @@ final class EverydayCommandTests: XCTestCase {
     func testFirstRunInAnEmptyFolderMakesCredentialsAndItsCurlLineWorks() throws {
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: executable), "build mockapns first: \(executable)")
         let world = try emptyWorld()
-        let first = try Serving(executable, freePorts, directory: world.directory, environment: world.environment)
+        let first = try ServeProcess(executable, freePorts, directory: world.directory, environment: world.environment)
         defer { _ = first.stop() }
         let curlLine = try first.line(startingWith: "try: curl ")
         XCTAssertTrue(first.stdout.contains("generated development credentials in \(world.data)"), first.stdout)
@@ -123,7 +53,7 @@ final class EverydayCommandTests: XCTestCase {
         XCTAssertTrue(first.stderr.contains(" info open c1 http2 from 127.0.0.1:"), first.stderr)
 
         // The second run reuses what the first made.
-        let second = try Serving(executable, freePorts, directory: world.directory, environment: world.environment)
+        let second = try ServeProcess(executable, freePorts, directory: world.directory, environment: world.environment)
         _ = try second.line(startingWith: "try: curl ")
         XCTAssertEqual(second.stop(), 0)
         XCTAssertFalse(second.stdout.contains("generated"), second.stdout)
@@ -133,7 +63,7 @@ final class EverydayCommandTests: XCTestCase {
         let world = try emptyWorld()
         for quiet in [false, true] {
             let arguments = freePorts + ["--cert-dir", Fixtures.certificateDirectory, "--log-format", "json"] + (quiet ? ["--quiet"] : [])
-            let serving = try Serving(executable, arguments, directory: world.directory, environment: world.environment)
+            let serving = try ServeProcess(executable, arguments, directory: world.directory, environment: world.environment)
             let curlLine = try serving.line(startingWith: "try: curl ")
             let pasted = try ProcessRunner.run("/bin/bash", ["-c", String(curlLine.dropFirst("try: ".count)) + " -sS -o /dev/null -w '%{http_code}'"])
             XCTAssertEqual(pasted.stdout, "200", pasted.stderr)

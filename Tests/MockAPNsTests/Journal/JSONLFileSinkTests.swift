@@ -26,25 +26,38 @@ final class JSONLFileSinkTests: XCTestCase {
         return { after, limit in Array(held.filter { $0.sequence > after }.prefix(limit)) }
     }
 
-    func testPastTheBufferTheGateClosesUntilTheWriterCatchesUpAndNothingIsLeftOut() async throws {
+    func testPastTheBufferTheGateClosesAndTheWriterWritesAtOnceThenOpensIt() async throws {
         let path = Fixtures.temporaryPath("wait.jsonl")
         addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
         let gate = JournalReadGate()
+        // The writer's own turns are an hour apart: only the full buffer can make it write.
         let sink = try JSONLFileSink(path: path, bufferLimit: 10, batchInterval: .seconds(3_600), policy: .wait, gate: gate)
         for sequence in 1...9 { sink.receive(event(sequence)) }
-        XCTAssertTrue(gate.isOpen, "below the high-water mark connections read on")
+        XCTAssertEqual(gate.closedCount, 0, "below the high-water mark connections read on")
         sink.receive(event(10))
-        XCTAssertFalse(gate.isOpen, "at the mark reading stops")
-        // Events already read still arrive, and are kept.
+        XCTAssertEqual(gate.closedCount, 1, "at the mark reading stops")
+        try await waitUntil("the full buffer written without waiting for the writer's turn") {
+            (try? self.lines(path).count) == 10 && gate.isOpen
+        }
+        // Events already read when the gate closed still arrive, and are kept.
         for sequence in 11...25 { sink.receive(event(sequence)) }
-        let resumed = Atomic<Bool>(false)
-        XCTAssertTrue(gate.wait(7) { resumed.store(true, ordering: .relaxed) }, "a connection waits at the closed gate")
-        sink.writeBuffered()
-        XCTAssertTrue(gate.isOpen, "the batch is written: reading goes on")
-        XCTAssertTrue(resumed.load(ordering: .relaxed), "the waiting connection was called back")
-        XCTAssertEqual(gate.closedCount, 1)
         await sink.close()
         XCTAssertEqual(try lines(path).map { try JournalJSON.decode($0).sequence }, Array(1...25))
+    }
+
+    func testAClosedGateCallsBackEveryConnectionThatWaitedWhenItOpens() {
+        let gate = JournalReadGate()
+        let resumed = Atomic<Int>(0)
+        XCTAssertFalse(gate.wait(1) { resumed.add(1, ordering: .relaxed) }, "an open gate lets a read through at once")
+        gate.close()
+        XCTAssertTrue(gate.wait(1) { resumed.add(1, ordering: .relaxed) })
+        XCTAssertTrue(gate.wait(2) { resumed.add(1, ordering: .relaxed) })
+        XCTAssertTrue(gate.wait(3) { resumed.add(1, ordering: .relaxed) })
+        gate.forget(3)  // a connection that closed while it waited
+        gate.open()
+        XCTAssertEqual(resumed.load(ordering: .relaxed), 2)
+        gate.open()
+        XCTAssertEqual(resumed.load(ordering: .relaxed), 2, "each wait is called back once")
     }
 
     func testUnderGapEventsPastTheBufferAreReadBackFromMemory() async throws {

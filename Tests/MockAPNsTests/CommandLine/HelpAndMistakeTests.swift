@@ -1,0 +1,107 @@
+import Foundation
+import MockAPNsTestSupport
+import XCTest
+
+/// What `--help` says and how a mistake on the command line is answered.
+final class HelpAndMistakeTests: XCTestCase {
+    private var executable: String { Fixtures.executable }
+
+    private func help(_ command: [String], columns: Int) throws -> String {
+        let result = try ProcessRunner.run("/usr/bin/env", ["COLUMNS=\(columns)", executable] + command + ["--help"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return result.stdout
+    }
+
+    /// The overview is written as one paragraph for the help to wrap, never broken
+    /// mid-sentence by the source: on a wide terminal it is one line, on a narrow one it fits.
+    func testTheOverviewIsWrappedByTheTerminalNotTheSource() throws {
+        let wide = try help(["serve"], columns: 400)
+        let overview = try XCTUnwrap(wide.components(separatedBy: "USAGE:").first)
+        let paragraph = overview.split(separator: "\n").filter { !$0.hasPrefix("OVERVIEW:") }
+        XCTAssertEqual(paragraph.count, 1, overview)
+        XCTAssertTrue(paragraph.first?.hasPrefix("Settings come from the defaults") == true, overview)
+        XCTAssertTrue(paragraph.first?.hasSuffix("before the server exits.") == true, overview)
+        let narrow = try XCTUnwrap(try help(["serve"], columns: 60).components(separatedBy: "USAGE:").first)
+        XCTAssertGreaterThan(narrow.split(separator: "\n").count, 4, narrow)
+        XCTAssertTrue(narrow.split(separator: "\n").allSatisfy { $0.count <= 60 }, narrow)
+    }
+
+    /// Each option states its default at most once (ArgumentParser adds "(default: …)" and
+    /// "(values: …)" itself where it knows them).
+    func testEveryOptionStatesItsDefaultOnce() throws {
+        for command in [["serve"], ["journal"], ["token"], ["health"], ["certs", "generate"]] {
+            let text = try help(command, columns: 1000)
+            let options = text.split(separator: "\n").filter { $0.hasPrefix("  -") }
+            XCTAssertFalse(options.isEmpty, text)
+            for line in options {
+                let defaults = line.components(separatedBy: "default").count - 1
+                XCTAssertLessThanOrEqual(defaults, 1, "\(command): \(line)")
+                let valueLists = line.components(separatedBy: "(values:").count - 1
+                XCTAssertLessThanOrEqual(valueLists, 1, "\(command): \(line)")
+            }
+        }
+    }
+
+    /// A value out of range is refused before anything starts, with the subcommand's usage
+    /// (not the top-level list of subcommands) and the accepted range.
+    func testValueMistakesAreToldWithTheSubcommandsUsage() throws {
+        let cases: [([String], String)] = [
+            (["--http2-port", "70000"], "--http2-port must be 0-65535, not 70000"),
+            (["--gateway-port", "65536"], "--gateway-port must be 0-65535, not 65536"),
+            (["--control-port", "65536"], "--control-port must be 0-65535, not 65536"),
+            (["--journal-capacity", "0"], "--journal-capacity must be at least 1, not 0"),
+            (["--legacy-max-payload", "0"], "--legacy-max-payload must be 1-65535, not 0"),
+            (["--legacy-max-payload", "65536"], "--legacy-max-payload must be 1-65535, not 65536"),
+            (["--legacy-token-length", "101"], "--legacy-token-length must be 1-100, not 101"),
+            (["--tls-handshake-timeout", "0"], "--tls-handshake-timeout must be from 0.001 to 86400 seconds, not 0.0"),
+            (["--max-concurrent-streams", "0"], "--max-concurrent-streams must be at least 1, not 0"),
+            (["--clock", "yesterday"], "--clock takes real, epoch seconds"),
+            (["--http2-port", "abc"], "The value 'abc' is invalid for '--http2-port <port>'"),
+        ]
+        for (arguments, message) in cases {
+            let result = try ProcessRunner.run(executable, ["serve"] + arguments)
+            XCTAssertEqual(result.status, 64, "\(arguments): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains(message), "\(arguments): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("Usage: mockapns serve"), "\(arguments): \(result.stderr)")
+            XCTAssertFalse(result.stderr.contains("SUBCOMMANDS"), "\(arguments): \(result.stderr)")
+            XCTAssertEqual(result.stdout, "", "\(arguments): nothing starts")
+        }
+    }
+
+    /// `--legacy-max-payload` takes what its help says (1-65535), and the help says the
+    /// default and Apple's two historical limits without offering them as the only choices.
+    func testLegacyMaxPayloadHelpAgreesWithWhatIsAccepted() throws {
+        let text = try help(["serve"], columns: 1000)
+        let start = try XCTUnwrap(text.range(of: "--legacy-max-payload <bytes>"))
+        let end = text.range(of: "\n  -", range: start.upperBound..<text.endIndex)?.lowerBound ?? text.endIndex
+        let line = text[start.lowerBound..<end]
+        XCTAssertTrue(line.contains("1-65535"), String(line))
+        XCTAssertTrue(line.contains("default 2048"), String(line))
+        let world = try CommandWorld(self)
+        for value in ["1", "300", "65535"] {
+            let serving = try world.serve(["--ephemeral-ports", "--no-control", "--cert-dir", Fixtures.certificateDirectory, "--legacy-max-payload", value])
+            _ = try serving.line(startingWith: "mockapns listening ")
+            XCTAssertEqual(serving.stop(), 0, "\(value): \(serving.stderr)")
+        }
+    }
+
+    /// The first start in an empty world fails on a busy port: the credentials it generated
+    /// are announced all the same, and the next start reuses them without a word.
+    func testAFailedFirstStartStillSaysItGeneratedTheCredentials() async throws {
+        let (busy, ports) = try await TestServer.start()
+        let world = try CommandWorld(self)
+        let failed = try world.run(["serve", "--http2-port", "\(ports.http2)", "--gateway-port", "0", "--feedback-port", "0", "--broadcast-manage-port", "0", "--control-port", "0"])
+        try await busy.shutdown()
+        XCTAssertNotEqual(failed.status, 0)
+        XCTAssertTrue(failed.stderr.contains("127.0.0.1:\(ports.http2): Address already in use"), failed.stderr)
+        XCTAssertTrue(failed.stdout.contains("mockapns generated development credentials in \(world.data)"), failed.stdout)
+        let ca = try String(contentsOfFile: world.data + "/ca.pem", encoding: .utf8)
+
+        let second = try world.serve(["--ephemeral-ports"])
+        _ = try second.line(startingWith: "try: curl ")
+        XCTAssertEqual(second.stop(), 0, second.stderr)
+        XCTAssertFalse(second.stdout.contains("generated"), second.stdout)
+        XCTAssertTrue(second.stdout.contains("CA \(world.data)/ca.pem"), second.stdout)
+        XCTAssertEqual(try String(contentsOfFile: world.data + "/ca.pem", encoding: .utf8), ca, "the set is kept")
+    }
+}
