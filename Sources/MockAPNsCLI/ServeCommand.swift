@@ -111,6 +111,11 @@ struct ServeCommand: AsyncParsableCommand {
         let credentials = try prepareCredentials(&configuration)
         let (server, ports) = try await observation.startServer(configuration)
         say("mockapns listening \(ports.summary(host: configuration.host, controlHost: configuration.control.host))")
+        if configuration.control.token == nil, let token = server.controlToken, let control = ports.control {
+            // The one place the token is shown: it was made for this run and is needed to use
+            // the control API from another machine.
+            say("mockapns control token (generated for this run): \(token.value) - other machines send \"Authorization: Bearer <token>\"; the dashboard takes it as http://\(configuration.control.host):\(control)/#token=<token>")
+        }
         if let credentials {
             say(credentials.guide(configuration: configuration, http2Port: ports.http2))
         }

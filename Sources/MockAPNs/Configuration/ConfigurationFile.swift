@@ -22,7 +22,8 @@ extension MockAPNsConfiguration {
     ///               "parseErrorPolicy": "silentClose", "tokenLength": 32, "variableTokenLength": false,
     ///               "maximumPayloadLength": 2048 },
     ///   "journal": { "capacity": 100000, "file": "journal.jsonl", "frames": true, "redactTokens": false },
-    ///   "control": { "port": 2198, "host": "127.0.0.1", "allowNonLoopback": false },
+    ///   "control": { "port": 2198, "host": "127.0.0.1", "allowNonLoopback": false, "allowedHosts": ["mockapns.local"],
+    ///                "allowedOrigins": ["http://localhost:3000"], "token": "..." },
     ///   "timeouts": { "tlsHandshakeSeconds": 10, "http2PrefaceSeconds": 10, "controlRequestHeaderSeconds": 10 }
     /// }
     /// ```

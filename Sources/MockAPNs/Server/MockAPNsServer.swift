@@ -34,6 +34,11 @@ public final class MockAPNsServer: Sendable {
     /// The provider-token verifier; its keys come from the key directory and can be added
     /// or removed while the server runs.
     public let tokenVerifier: ProviderTokenVerifier
+    /// The bearer token the control API asks of requests from other machines: the
+    /// configured one, or, when the control API may bind beyond loopback and none was
+    /// configured, one generated for this run (hand it to the user; never log it). `nil`
+    /// when the control API is loopback only.
+    public let controlToken: BearerToken?
 
     let logger: Logger
     let group: MultiThreadedEventLoopGroup
@@ -61,6 +66,8 @@ public final class MockAPNsServer: Sendable {
         self.channels = ChannelRegistry()
         for channel in configuration.broadcast.channels { channels.insert(channel) }
         self.tokenVerifier = ProviderTokenVerifier(registry: ProviderKeyRegistry(), clock: clock, policy: configuration.providerTokens)
+        self.controlToken = configuration.control.token
+            ?? (configuration.control.allowsNonLoopbackHost ? BearerToken.generate() : nil)
         self.logger = logger
         self.legacy = LegacyListeners(logger: logger)
         self.scenarios = ScenarioSwitch(scenario: configuration.scenario ?? .empty, registry: registry, logger: logger)
@@ -89,7 +96,6 @@ public final class MockAPNsServer: Sendable {
         try loadProviderKeys()
         scenarios.applyRegistryState()
         try observation.openFile(configuration.journal.file, logger: logger)
-        observation.startActivity()
         let journal = observation.journal
         let services = HTTP2ConnectionServices(
             decider: makeDecider(),
@@ -129,13 +135,14 @@ public final class MockAPNsServer: Sendable {
         }
         let controlPort: Int?
         do {
-            controlPort = try await observation.startControl(
+            controlPort = try await observation.startServices(
                 configuration.control, requestHeaderTimeout: ConnectionTimeouts.amount(configuration.timeouts.controlRequestHeaderSeconds),
                 server: self, group: group, logger: logger
             )
         } catch {
             for listener in listeners { try? await listener.close() }
             await legacy.stop()
+            await observation.stop()
             throw error
         }
         let ports = BoundPorts(

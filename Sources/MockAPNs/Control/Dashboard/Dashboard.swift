@@ -8,22 +8,23 @@ import MockAPNsCore
 struct Dashboard: Sendable {
     let server: MockAPNsServer
 
-    /// The page, its assets, and the endpoints only it needs, for the control API's route table.
-    var routes: [ControlAPI.Route] {
+    /// `GET /` (the page), `GET /dashboard/style.css`, `GET /dashboard/app.js`, and the
+    /// endpoints only it needs: `GET /v1/events/stream`, `GET /v1/reasons`.
+    var routes: RouteCollection<ControlRequestContext> {
         let journal = server.journal
-        return [
-            ControlAPI.Route(method: .get, path: "/", handler: { _, _ in Self.asset(DashboardPage.html, type: "text/html; charset=utf-8") }),
-            ControlAPI.Route(method: .get, path: "/dashboard/style.css", handler: { _, _ in
-                Self.asset(DashboardStyle.css, type: "text/css; charset=utf-8")
-            }),
-            ControlAPI.Route(method: .get, path: "/dashboard/app.js", handler: { _, _ in
-                Self.asset(DashboardScript.javaScript, type: "text/javascript; charset=utf-8")
-            }),
-            ControlAPI.Route(method: .get, path: "/v1/events/stream", handler: { request, _ throws(ControlAPIError) in
-                try JournalEventStream(journal: journal).response(request)
-            }),
-            ControlAPI.Route(method: .get, path: "/v1/reasons", handler: { _, _ in Self.reasons() }),
-        ]
+        let routes = RouteCollection(context: ControlRequestContext.self)
+        routes.get("/") { _, _ in Self.asset(DashboardPage.html, type: "text/html; charset=utf-8") }
+        routes.get("dashboard/style.css") { _, _ in Self.asset(DashboardStyle.css, type: "text/css; charset=utf-8") }
+        routes.get("dashboard/app.js") { _, _ in Self.asset(DashboardScript.javaScript, type: "text/javascript; charset=utf-8") }
+        routes.get("v1/events/stream") { request, _ in
+            do throws(ControlAPIError) {
+                return try JournalEventStream(journal: journal).response(request)
+            } catch {
+                return error.response
+            }
+        }
+        routes.get("v1/reasons") { _, _ in Self.reasons() }
+        return routes
     }
 
     /// Every refusal reason with its HTTP status and what Apple says it means.
