@@ -59,6 +59,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("control-header-timeout"), help: "Seconds a control API client has to send each request's header block (default 10).")
     var controlHeaderTimeout: Double?
 
+    @Option(name: .customLong("legacy-idle-timeout"), help: "Seconds a legacy gateway or feedback connection may receive nothing, after the TLS handshake (default 300).")
+    var legacyIdleTimeout: Double?
+
+    @Option(name: .customLong("legacy-frame-timeout"), help: "Seconds a legacy gateway frame may take from its first byte to its last (default 10).")
+    var legacyFrameTimeout: Double?
+
     @Option(name: .customLong("gateway-port"), help: "The legacy binary gateway port (default 2195; 0 picks a free port).")
     var gatewayPort: Int?
 
@@ -214,6 +220,8 @@ extension ServeCommand {
         if let value = try check(tlsHandshakeTimeout, "tls-handshake-timeout") { timeouts.tlsHandshakeSeconds = value }
         if let value = try check(http2PrefaceTimeout, "http2-preface-timeout") { timeouts.http2PrefaceSeconds = value }
         if let value = try check(controlHeaderTimeout, "control-header-timeout") { timeouts.controlRequestHeaderSeconds = value }
+        if let value = try check(legacyIdleTimeout, "legacy-idle-timeout") { timeouts.legacyIdleSeconds = value }
+        if let value = try check(legacyFrameTimeout, "legacy-frame-timeout") { timeouts.legacyFrameSeconds = value }
     }
 
     /// The legacy gateway and feedback flags, over what the configuration file said.

@@ -45,6 +45,7 @@ final class LegacyListeners: Sendable {
             decider: dependencies.decider,
             environment: configuration.environment,
             sessionOptions: configuration.legacy.sessionOptions,
+            frameTimeout: ConnectionTimeouts.amount(configuration.timeouts.legacyFrameSeconds),
             drain: drain,
             activity: activity,
             scenarios: dependencies.scenarios,
@@ -54,7 +55,8 @@ final class LegacyListeners: Sendable {
         let journal = dependencies.journal
         let logger = dependencies.logger
         let guardLimits = ConnectionGuardHandler.Limits(
-            handshakeTimeout: ConnectionTimeouts.amount(configuration.timeouts.tlsHandshakeSeconds), firstBytesTimeout: nil
+            handshakeTimeout: ConnectionTimeouts.amount(configuration.timeouts.tlsHandshakeSeconds), firstBytesTimeout: nil,
+            idleTimeout: ConnectionTimeouts.amount(configuration.timeouts.legacyIdleSeconds)
         )
         let tracker = gatewayConnections
         let scenarios = dependencies.scenarios
