@@ -6,14 +6,21 @@ import NIOCore
 import Synchronization
 
 /// The control API as a ServiceLifecycle service: a Hummingbird `Application` serving
-/// `ControlAPI`'s router on the server's event loops, run in the server's `ServiceGroup`
-/// (`ServerObservation`).
+/// `ControlAPI`'s router, run in the server's `ServiceGroup` (`ServerObservation`).
+///
+/// It runs on NIO's process-wide event loop group, not on the server's. Hummingbird's HTTP
+/// server can be released from a Swift concurrency thread after its service has returned, and
+/// releasing it schedules work on its event loop (its quiescing helper fails a promise in its
+/// deinit). The graceful shutdown releases it before the service returns, but a shutdown
+/// forced after `ServerObservation.gracefulShutdownLimit` does not; on the server's group,
+/// which the server stops right after, that work would meet a stopped event loop. The
+/// process-wide group is never stopped.
 enum ControlApplication {
     /// An application listening on `host:port`; `onListening` gets the bound port. Every
     /// connection gets `requestHeaderTimeout` for each request's header block.
     static func make(
         api: ControlAPI, host: String, port: Int, requestHeaderTimeout: TimeAmount,
-        group: any EventLoopGroup, logger: Logger, onListening: @escaping @Sendable (Int) -> Void
+        logger: Logger, onListening: @escaping @Sendable (Int) -> Void
     ) -> some Service {
         var applicationLogger = logger
         applicationLogger[metadataKey: "listener"] = "control"
@@ -29,7 +36,7 @@ enum ControlApplication {
             )),
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "mockapns"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? port) },
-            eventLoopGroupProvider: .shared(group),
+            eventLoopGroupProvider: .singleton,
             logger: applicationLogger
         )
     }

@@ -52,7 +52,7 @@ final class ServerObservation: Sendable {
     /// group is then stopped by `stop()`, which the caller's clean-up runs).
     func startServices(
         _ settings: MockAPNsConfiguration.ControlSettings, requestHeaderTimeout: TimeAmount, server: MockAPNsServer,
-        group: any EventLoopGroup, logger: Logger
+        logger: Logger
     ) async throws -> Int? {
         var configurations = [ServiceGroupConfiguration.ServiceConfiguration(service: activity)]
         let listening = ListeningOutcome()
@@ -60,7 +60,7 @@ final class ServerObservation: Sendable {
             try settings.checkHost()
             let application = ControlApplication.make(
                 api: ControlAPI(server: server), host: settings.host, port: port,
-                requestHeaderTimeout: requestHeaderTimeout, group: group, logger: logger,
+                requestHeaderTimeout: requestHeaderTimeout, logger: logger,
                 onListening: { listening.resolve(.success($0)) }
             )
             configurations.append(ServiceGroupConfiguration.ServiceConfiguration(service: application))

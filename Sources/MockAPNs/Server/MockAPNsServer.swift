@@ -137,7 +137,7 @@ public final class MockAPNsServer: Sendable {
         do {
             controlPort = try await observation.startServices(
                 configuration.control, requestHeaderTimeout: ConnectionTimeouts.amount(configuration.timeouts.controlRequestHeaderSeconds),
-                server: self, group: group, logger: logger
+                server: self, logger: logger
             )
         } catch {
             for listener in listeners { try? await listener.close() }
@@ -168,7 +168,10 @@ public final class MockAPNsServer: Sendable {
     ///    still in its handshake is closed, having sent nothing);
     /// 3. open streams finish, for up to `gracePeriod`, and each connection closes when its
     ///    last stream is done; whatever is still open at the end is closed;
-    /// 4. the control API stops, the journal file is written out, the event loops stop.
+    /// 4. the control API shuts down gracefully (requests in flight finish, long polls answer
+    ///    with what they have, event streams end), the activity reader takes in the last
+    ///    events, the journal file is written out, and only then do the event loops stop, so
+    ///    nothing is left to run on them.
     public func shutdown(gracePeriod: TimeAmount = .seconds(5)) async throws {
         let listeners: [any Channel] = state.withLock { state in
             defer { state = .stopped }
