@@ -99,7 +99,8 @@ final class ControlAccessTests: XCTestCase {
     }
 
     func testAnAddedOriginMaySendRequests() async throws {
-        let control = try await start { $0.control.allowedOrigins = [try! XCTUnwrap(WebOrigin("http://localhost:3000"))] }
+        let tool = try XCTUnwrap(WebOrigin("http://localhost:3000"))
+        let control = try await start { $0.control.allowedOrigins = [tool] }
         XCTAssertEqual(try control.call("POST", "/v1/reset", headers: ["Origin: http://localhost:3000"]).status, 200)
         XCTAssertEqual(try control.call("POST", "/v1/reset", headers: ["Origin: http://localhost:3001"]).status, 403)
     }
