@@ -1,3 +1,4 @@
+import MockAPNsCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
@@ -79,6 +80,8 @@ struct ControlRequestError: Error, CustomStringConvertible {
 /// and the release binary must run where none of them is installed.)
 struct ControlClient: Sendable {
     var url: ControlURL
+    /// Sent as `Authorization: Bearer` when given (a server on another machine asks for it).
+    var token: BearerToken? = nil
 
     /// An answer: its status and its body as text.
     struct Answer: Sendable {
@@ -90,9 +93,10 @@ struct ControlClient: Sendable {
     /// within `timeout` from connecting to the answer's end.
     func get(_ path: String, timeout: Duration) async throws(ControlRequestError) -> Answer {
         let url = self.url
+        let token = self.token
         do {
             return try await withThrowingTaskGroup(of: Answer?.self) { group in
-                group.addTask { try await Self.exchange(url: url, path: path, timeout: timeout) }
+                group.addTask { try await Self.exchange(url: url, token: token, path: path, timeout: timeout) }
                 group.addTask {
                     try await Task.sleep(for: timeout)
                     return nil
@@ -110,7 +114,7 @@ struct ControlClient: Sendable {
         }
     }
 
-    private static func exchange(url: ControlURL, path: String, timeout: Duration) async throws -> Answer {
+    private static func exchange(url: ControlURL, token: BearerToken?, path: String, timeout: Duration) async throws -> Answer {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.nanoseconds(Int64(timeout.seconds * 1_000_000_000)))
             .connect(host: url.host, port: url.port) { channel in
@@ -123,6 +127,7 @@ struct ControlClient: Sendable {
             var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: url.pathPrefix + path)
             head.headers.add(name: "host", value: url.hostHeader)
             head.headers.add(name: "accept", value: "application/json")
+            if let token { head.headers.add(name: "authorization", value: "Bearer \(token.value)") }
             head.headers.add(name: "connection", value: "close")
             try await outbound.write(.head(head))
             try await outbound.write(.end(nil))

@@ -36,8 +36,17 @@ struct ObservationOptions: ParsableArguments {
     @Option(name: .customLong("control-host"), help: ArgumentHelp("The control API address (default 127.0.0.1; others need --control-allow-remote).", valueName: "address"))
     var controlHost: String?
 
-    @Flag(name: .customLong("control-allow-remote"), help: "Allow the control API, which has no authentication, to bind a non-loopback address.")
+    @Flag(name: .customLong("control-allow-remote"), help: "Allow the control API to bind a non-loopback address; requests from other machines must then send the bearer token (--control-token, or one generated and printed at start).")
     var controlAllowRemote = false
+
+    @Option(name: .customLong("control-allowed-host"), help: ArgumentHelp("A name (or address) the control API and dashboard answer to besides loopback names and the address they listen on; repeatable.", valueName: "name"))
+    var controlAllowedHosts: [String] = []
+
+    @Option(name: .customLong("control-allowed-origin"), help: ArgumentHelp("An origin (http://localhost:3000) whose pages may call the control API besides its own; repeatable.", valueName: "origin"))
+    var controlAllowedOrigins: [String] = []
+
+    @Option(name: .customLong("control-token"), help: ArgumentHelp("The bearer token requests from other machines must send (with --control-allow-remote; default: generated and printed). The environment variable MOCKAPNS_CONTROL_TOKEN keeps it out of the process list.", valueName: "token"))
+    var controlToken: String?
 
     /// `on` or `off` (`true` and `false` are read the same way).
     enum Switch: String, ExpressibleByArgument {
@@ -90,6 +99,21 @@ struct ObservationOptions: ParsableArguments {
         if noControl { configuration.control.port = nil }
         if let controlHost { configuration.control.host = controlHost }
         if controlAllowRemote { configuration.control.allowsNonLoopbackHost = true }
+        for name in controlAllowedHosts {
+            guard let host = HostHeader(name), host.port == nil else {
+                throw ValidationError("--control-allowed-host takes a host name or address without a port, like mockapns.local, not \"\(name)\"")
+            }
+            configuration.control.allowedHosts.append(name)
+        }
+        for text in controlAllowedOrigins {
+            guard let origin = WebOrigin(text) else {
+                throw ValidationError("--control-allowed-origin takes an origin like http://localhost:3000 (scheme, host and optional port; no path), not \"\(text)\"")
+            }
+            configuration.control.allowedOrigins.append(origin)
+        }
+        if let token = try ControlTokenOption.resolve(flag: controlToken, flagName: "--control-token") {
+            configuration.control.token = token
+        }
         if configuration.control.port != nil {
             do {
                 try configuration.control.checkHost()
@@ -103,6 +127,23 @@ struct ObservationOptions: ParsableArguments {
 extension JournalFileBehindPolicy: ExpressibleByArgument {}
 extension ProviderTokenRecording: ExpressibleByArgument {}
 
+/// The control token a command was given: `--control-token`, else the environment variable
+/// `MOCKAPNS_CONTROL_TOKEN`, else none.
+enum ControlTokenOption {
+    static let environmentVariable = "MOCKAPNS_CONTROL_TOKEN"
+
+    static func resolve(flag: String?, flagName: String) throws -> BearerToken? {
+        let (text, source): (String?, String) = flag.map { ($0, flagName) }
+            ?? (ProcessInfo.processInfo.environment[environmentVariable].flatMap { $0.isEmpty ? nil : $0 }, environmentVariable)
+        guard let text else { return nil }
+        do {
+            return try BearerToken(text)
+        } catch {
+            throw ValidationError("\(source): \(error)")
+        }
+    }
+}
+
 /// `mockapns journal`: prints a server's journal as a readable timeline, from the control
 /// API of a running server or from a JSONL file, and with `--follow` keeps printing.
 struct JournalCommand: AsyncParsableCommand {
@@ -113,6 +154,9 @@ struct JournalCommand: AsyncParsableCommand {
 
     @Option(name: .long, help: "The control API to read (default http://127.0.0.1:2198).")
     var control: String?
+
+    @Option(name: .customLong("control-token"), help: ArgumentHelp("The server's control token, for a control API on another machine (default: the environment variable MOCKAPNS_CONTROL_TOKEN).", valueName: "token"))
+    var controlToken: String?
 
     @Option(name: .long, help: "A JSON Lines journal file (--journal of serve) to read instead.")
     var file: String?
@@ -148,7 +192,9 @@ struct JournalCommand: AsyncParsableCommand {
             try await FileJournalReader(path: file).read(follow: follow, after: after ?? 0, printer: printer)
         } else {
             let url = try ControlURL(control ?? "http://127.0.0.1:\(ObservationOptions.defaultControlPort)")
-            try await ControlJournalReader(client: ControlClient(url: url), types: type).read(follow: follow, after: after ?? 0, printer: printer)
+            let token = try ControlTokenOption.resolve(flag: controlToken, flagName: "--control-token")
+            try await ControlJournalReader(client: ControlClient(url: url, token: token), types: type)
+                .read(follow: follow, after: after ?? 0, printer: printer)
         }
     }
 

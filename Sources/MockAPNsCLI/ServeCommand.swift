@@ -75,6 +75,12 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("control-header-timeout"), help: ArgumentHelp("Seconds a control API client has to send each request's header block (default 10).", valueName: "seconds"))
     var controlHeaderTimeout: Double?
 
+    @Option(name: .customLong("legacy-idle-timeout"), help: "Seconds a legacy gateway or feedback connection may receive nothing, after the TLS handshake (default 300).")
+    var legacyIdleTimeout: Double?
+
+    @Option(name: .customLong("legacy-frame-timeout"), help: "Seconds a legacy gateway frame may take from its first byte to its last (default 10).")
+    var legacyFrameTimeout: Double?
+
     @Option(name: .customLong("gateway-port"), help: ArgumentHelp("The legacy binary gateway port (default 2195; 0 picks a free port).", valueName: "port"))
     var gatewayPort: Int?
 
@@ -133,6 +139,11 @@ struct ServeCommand: AsyncParsableCommand {
         let signals = await TerminationSignal.trap()
         let (server, ports) = try await observation.startServer(configuration, logger: Logger(label: "mockapns"))
         say("mockapns listening \(ports.summary(host: configuration.host, controlHost: configuration.control.host))")
+        if configuration.control.token == nil, let token = server.controlToken, let control = ports.control {
+            // The one place the token is shown: it was made for this run and is needed to use
+            // the control API from another machine.
+            say("mockapns control token (generated for this run): \(token.value) - other machines send \"Authorization: Bearer <token>\"; the dashboard takes it as http://\(configuration.control.host):\(control)/#token=<token>")
+        }
         if let credentials {
             say(credentials.guide(configuration: configuration, http2Port: ports.http2))
         }
@@ -252,7 +263,11 @@ struct ServeCommand: AsyncParsableCommand {
         if let maxConcurrentStreams, maxConcurrentStreams < 1 { throw ValidationError("--max-concurrent-streams must be at least 1, not \(maxConcurrentStreams)") }
         if let idleTimeout, !(idleTimeout > 0) { throw ValidationError("--idle-timeout must be a positive number of seconds, not \(idleTimeout)") }
         let range = MockAPNsConfiguration.Timeouts.range
-        for (flag, value) in [("--tls-handshake-timeout", tlsHandshakeTimeout), ("--http2-preface-timeout", http2PrefaceTimeout), ("--control-header-timeout", controlHeaderTimeout)] {
+        for (flag, value) in [
+            ("--tls-handshake-timeout", tlsHandshakeTimeout), ("--http2-preface-timeout", http2PrefaceTimeout),
+            ("--control-header-timeout", controlHeaderTimeout), ("--legacy-idle-timeout", legacyIdleTimeout),
+            ("--legacy-frame-timeout", legacyFrameTimeout),
+        ] {
             if let value, !range.contains(value) {
                 throw ValidationError("\(flag) must be from \(range.lowerBound) to \(Int(range.upperBound)) seconds, not \(value)")
             }
@@ -271,6 +286,8 @@ extension ServeCommand {
         if let tlsHandshakeTimeout { timeouts.tlsHandshakeSeconds = tlsHandshakeTimeout }
         if let http2PrefaceTimeout { timeouts.http2PrefaceSeconds = http2PrefaceTimeout }
         if let controlHeaderTimeout { timeouts.controlRequestHeaderSeconds = controlHeaderTimeout }
+        if let legacyIdleTimeout { timeouts.legacyIdleSeconds = legacyIdleTimeout }
+        if let legacyFrameTimeout { timeouts.legacyFrameSeconds = legacyFrameTimeout }
     }
 
     /// The legacy gateway and feedback flags (checked by `validate`), over what the

@@ -328,7 +328,13 @@ final class NGHTTP2Session {
     private static func explain(_ errorCode: UInt32) -> String {
         switch errorCode {
         case HTTP2ErrorCode.frameSizeError: "the client sent a frame with an invalid length"
-        case HTTP2ErrorCode.compressionError: "the client's header block could not be decoded (HPACK)"
+        // nghttp2 decodes no header name or value whose encoded length is over 65,536 bytes
+        // (NGHTTP2_HD_MAX_NV, fixed in the library); the HPACK state is then lost, so such a
+        // request ends the connection rather than being answered 431.
+        case HTTP2ErrorCode.compressionError:
+            "the client's header block could not be decoded (HPACK): it is malformed, or a header name or value in it is longer than "
+                + "65,536 bytes as encoded (after Huffman coding), the most nghttp2 decodes; a shorter header list over "
+                + "MAX_HEADER_LIST_SIZE is answered 431 instead"
         case HTTP2ErrorCode.flowControlError: "the client sent more data than its flow-control window allows"
         case HTTP2ErrorCode.settingsTimeout: "the client did not acknowledge the server's SETTINGS in time"
         default: "the client broke the HTTP/2 protocol"

@@ -20,7 +20,9 @@ class Journal:
         if query:
             url += "?" + urllib.parse.urlencode({k: v for k, v in query.items() if v is not None})
         data = json.dumps(body).encode() if body is not None else None
-        request = urllib.request.Request(url, data=data, method=method)
+        # The control API takes state changes only as JSON, with or without a body.
+        headers = {} if method in ("GET", "HEAD") else {"Content-Type": "application/json"}
+        request = urllib.request.Request(url, data=data, method=method, headers=headers)
         with urllib.request.urlopen(request, timeout=15) as response:
             text = response.read()
         return json.loads(text) if text else None

@@ -145,8 +145,8 @@ def mode_slow_readers(port, cafile, connections, requests):
 def mode_early_answer(port, count):
     """Control API requests the server answers before reading them whole: a 1 MiB header (400)
     and a body over the limit, cut short (413). Prints each status line, then closes."""
-    big_header = b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Large: " + b"a" * (1 << 20) + b"\r\n\r\n"
-    big_body = b"PUT /v1/scenario HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n" % (5 << 20) + b" " * (4608 << 10)
+    big_header = b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Large: " + b"a" * (1 << 20) + b"\r\n\r\n"
+    big_body = b"PUT /v1/scenario HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n" % (5 << 20) + b" " * (4608 << 10)
     for request in [big_header] * count + [big_body] * count:
         sock = socket.create_connection(("127.0.0.1", port))
         sock.settimeout(10)
@@ -170,8 +170,8 @@ def mode_early_answer(port, count):
 def mode_pipelined(port):
     """Sends two control API requests at once, the second a long poll; prints each status line."""
     sock = socket.create_connection(("127.0.0.1", port))
-    sock.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n\r\n"
-                 b"GET /v1/notifications/wait?count=1&timeout=1500 HTTP/1.1\r\nHost: x\r\n\r\n")
+    sock.sendall(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+                 b"GET /v1/notifications/wait?count=1&timeout=1500 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
     sock.settimeout(10)
     data = b""
     try:
@@ -200,7 +200,7 @@ def mode_idle(port, what, cafile, certificate):
         if what == "partial-preface":
             sock.sendall(PREFACE[:10])
     elif what == "http":
-        raw.sendall(b"GET /v1/health HTTP/1.1\r\nHost: x\r\n")
+        raw.sendall(b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\n")
     sock.settimeout(5)
     try:
         while sock.recv(65536):
@@ -265,7 +265,7 @@ def garbage_http2(rng, index):
     if case == 6:  # DATA on idle and closed streams, WINDOW_UPDATE overflow, PING of bad size
         return good + rng.choice([frame(DATA, 0x1, 7, b"{}"), frame(WINDOW_UPDATE, 0, 0, struct.pack(">I", 0x7FFFFFFF)) * 2,
                                   frame(PING, 0, 0, b"1234567"), frame(SETTINGS, 0, 0, b"\x00\x04\xff\xff\xff\xff")])
-    return rng.choice([b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", PREFACE[:10], good[:-3]])
+    return rng.choice([b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", PREFACE[:10], good[:-3]])
 
 
 def encode_integer(value):
@@ -298,11 +298,11 @@ def garbage_control(rng, index):
     if case == 0:
         return bytes(rng.getrandbits(8) for _ in range(rng.randint(1, 400)))
     if case == 1:  # a content length that lies
-        return b"PUT /v1/scenario HTTP/1.1\r\nHost: x\r\nContent-Length: %d\r\n\r\n{" % rng.choice([10, 99999999, 5 << 20])
+        return b"PUT /v1/scenario HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n{" % rng.choice([10, 99999999, 5 << 20])
     if case == 2:  # a 1 MB header value
-        return b"GET /v1/health HTTP/1.1\r\nHost: x\r\nX-Large: " + b"a" * (1 << 20) + b"\r\n\r\n"
+        return b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Large: " + b"a" * (1 << 20) + b"\r\n\r\n"
     if case == 3:
-        return b"POST /v1/feedback HTTP/1.1\r\nHost: x\r\nContent-Length: 20\r\n\r\n" + bytes(rng.getrandbits(8) for _ in range(20))
+        return b"POST /v1/feedback HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 20\r\n\r\n" + bytes(rng.getrandbits(8) for _ in range(20))
     if case == 4:
         return rng.choice([b"GET /v1/notifications?limit=-1&after=\xff HTTP/1.1\r\n\r\n", b"\r\n\r\n\r\n", b"GET " + b"/" * 9000 + b" HTTP/1.1\r\n\r\n",
                            b"POST /v1/registry//unregister HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}"])

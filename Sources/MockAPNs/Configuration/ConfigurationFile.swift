@@ -23,10 +23,12 @@ extension MockAPNsConfiguration {
     ///               "parseErrorPolicy": "silentClose", "tokenLength": 32, "variableTokenLength": false,
     ///               "maximumPayloadLength": 2048 },
     ///   "journal": { "capacity": 100000, "file": "journal.jsonl", "fileWhenBehind": "wait", "frames": true,
-    ///                "redactTokens": false },
-    ///   "control": { "port": 2198, "host": "127.0.0.1", "allowNonLoopback": false },
+    ///                "providerTokens": "withoutSignature" },
+    ///   "control": { "port": 2198, "host": "127.0.0.1", "allowNonLoopback": false, "allowedHosts": ["mockapns.local"],
+    ///                "allowedOrigins": ["http://localhost:3000"], "token": "..." },
     ///   "registry": { "rateLimit": { "pushes": 10, "perSeconds": 60 } },
-    ///   "timeouts": { "tlsHandshakeSeconds": 10, "http2PrefaceSeconds": 10, "controlRequestHeaderSeconds": 10 }
+    ///   "timeouts": { "tlsHandshakeSeconds": 10, "http2PrefaceSeconds": 10, "controlRequestHeaderSeconds": 10,
+    ///                 "legacyIdleSeconds": 300, "legacyFrameSeconds": 10 }
     /// }
     /// ```
     public static func parse(json text: String, over base: MockAPNsConfiguration = MockAPNsConfiguration()) throws(JSONFileError) -> MockAPNsConfiguration {

@@ -5,17 +5,17 @@ import MockAPNsCore
 /// The broadcast channel routes: list, create and delete channels of the registry the
 /// channel management API and broadcasts use.
 extension ControlAPI {
-    /// The channel operations, for the control API's route table.
-    var channelRoutes: [Route] {
-        [
-            Route(method: .get, path: "/v1/channels", handler: listChannels),
-            Route(method: .post, path: "/v1/channels", handler: createChannel),
-            Route(method: .delete, path: "/v1/channels/:id", handler: deleteChannel),
-        ]
+    /// `/v1/channels`: `GET`, `POST`, `DELETE {id}`.
+    var channelRoutes: RouteCollection<ControlRequestContext> {
+        let routes = RouteCollection(context: ControlRequestContext.self)
+        routes.get(use: handle(listChannels))
+        routes.post(use: handle(createChannel))
+        routes.delete(":id", use: handle(deleteChannel))
+        return routes
     }
 
     /// `GET /v1/channels[?bundleId=...&environment=...]`
-    private func listChannels(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
+    private func listChannels(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
         let query = try ControlQuery(request, allowed: ["bundleId", "environment"])
         let bundleID = try query.string("bundleId")
         let environment = try query.oneOf("environment", APNsEnvironment.self)
@@ -34,7 +34,7 @@ extension ControlAPI {
     /// `POST /v1/channels` with `{"bundleId": ..., "messageStoragePolicy": 0|1, "environment": ..., "id": ...}`:
     /// `id` and `environment` are optional (a fresh id; the server's environment). An
     /// existing id is replaced. The channel limit does not apply here.
-    private func createChannel(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
+    private func createChannel(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
         _ = try ControlQuery(request, allowed: [])
         var body = try await Self.bodyObject(request, allowEmpty: false)
         let id: String?
@@ -71,8 +71,9 @@ extension ControlAPI {
     }
 
     /// `DELETE /v1/channels/{id}` (the id percent-encoded: base64 has `/` and `+`).
-    private func deleteChannel(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
+    private func deleteChannel(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
         _ = try ControlQuery(request, allowed: [])
+        try await Self.noFields(request)
         guard let raw = context.parameters.get("id"), let id = raw.removingPercentEncoding else {
             throw ControlAPIError("the channel id is missing from the path", parameter: "id")
         }

@@ -4,17 +4,17 @@ import MockAPNsCore
 /// Per-token rate windows: `429 TooManyRequests` once a token has had its pushes for the
 /// window, counted on the server clock (advance it with `POST /v1/clock/advance`).
 extension ControlAPI {
-    /// The rate window operations, for the control API's route table.
-    var rateLimitRoutes: [Route] {
-        [
-            Route(method: .get, path: "/v1/registry/:token/rate-limit", handler: rateLimit),
-            Route(method: .put, path: "/v1/registry/:token/rate-limit", handler: setRateLimit),
-            Route(method: .delete, path: "/v1/registry/:token/rate-limit", handler: removeRateLimit),
-        ]
+    /// `/v1/registry/{token}/rate-limit`: `GET`, `PUT`, `DELETE`.
+    var rateLimitRoutes: RouteCollection<ControlRequestContext> {
+        let routes = RouteCollection(context: ControlRequestContext.self)
+        routes.get(use: handle(rateLimit))
+        routes.put(use: handle(setRateLimit))
+        routes.delete(use: handle(removeRateLimit))
+        return routes
     }
 
     /// The window that applies to the token: its own, else the server-wide `registry.rateLimit`.
-    private func rateLimit(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
+    private func rateLimit(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
         _ = try ControlQuery(request, allowed: [])
         let token = try Self.token(context)
         return Self.rateLimitState(token, registry: server.registry)
@@ -22,7 +22,7 @@ extension ControlAPI {
 
     /// `{"pushes": N, "perSeconds": S}`: the token's own window, replacing the server-wide one
     /// for it. Setting the window it already has keeps its count; another one starts afresh.
-    private func setRateLimit(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
+    private func setRateLimit(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
         _ = try ControlQuery(request, allowed: [])
         let token = try Self.token(context)
         guard var body = try await Self.bodyObject(request, allowEmpty: false) else {
@@ -39,9 +39,10 @@ extension ControlAPI {
     }
 
     /// Removes the token's own window: the server-wide one applies again, if any.
-    private func removeRateLimit(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
+    private func removeRateLimit(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
         _ = try ControlQuery(request, allowed: [])
         let token = try Self.token(context)
+        try await Self.noFields(request)
         server.registry.removePushLimit(token)
         return Self.rateLimitState(token, registry: server.registry)
     }

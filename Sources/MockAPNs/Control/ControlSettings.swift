@@ -9,7 +9,8 @@ import Darwin
 
 extension MockAPNsConfiguration {
     /// The control API: plain HTTP/1.1 JSON for tests and tools (`control` in a configuration
-    /// file). It has no authentication, so it binds loopback unless told otherwise.
+    /// file). It binds loopback unless told otherwise; see `ControlAccessPolicy` for what it
+    /// checks of every request.
     public struct ControlSettings: Sendable, Equatable {
         /// The port; `0` picks a free one; `nil` runs no control API. `mockapns serve` uses
         /// 2198 unless told otherwise; an embedded server runs none unless asked.
@@ -17,41 +18,69 @@ extension MockAPNsConfiguration {
         /// The address it binds: loopback by default.
         public var host: String = "127.0.0.1"
         /// Binding an address other than loopback must be asked for explicitly: anyone who
-        /// reaches the port can change the server's behaviour.
+        /// reaches the port can change the server's behaviour. Requests from other machines
+        /// must then carry `token`.
         public var allowsNonLoopbackHost: Bool = false
+        /// Names and addresses the `Host` header may carry besides loopback ones and `host`.
+        public var allowedHosts: [String] = []
+        /// Origins (`http://localhost:3000`) whose pages may call the API besides its own.
+        public var allowedOrigins: [WebOrigin] = []
+        /// The bearer token requests from other machines must carry. With
+        /// `allowsNonLoopbackHost` and no token, the server generates one
+        /// (`MockAPNsServer.controlToken`).
+        public var token: BearerToken? = nil
 
         public init() {}
 
-        static let fileKeys = ["port", "host", "allowNonLoopback"]
+        static let fileKeys = ["port", "host", "allowNonLoopback", "allowedHosts", "allowedOrigins", "token"]
 
         /// Reads the `control` object of a configuration file over these values.
         mutating func read(_ object: inout JSONObjectReader) throws(JSONFileError) {
             if let value = try object.integer("port", in: 0...65535) { port = Int(value) }
             if let value = try object.string("host") { host = value }
             if let value = try object.bool("allowNonLoopback") { allowsNonLoopbackHost = value }
+            if let names = try object.array("allowedHosts") {
+                allowedHosts = try names.map { (path, node) throws(JSONFileError) in
+                    guard case .string(let name) = node.value, let host = HostHeader(name), host.port == nil else {
+                        throw JSONFileError(path: path, position: node.position,
+                                            message: "expected a host name or address without a port, like \"mockapns.local\"")
+                    }
+                    return name
+                }
+            }
+            if let texts = try object.array("allowedOrigins") {
+                allowedOrigins = try texts.map { (path, node) throws(JSONFileError) in
+                    guard case .string(let text) = node.value, let origin = WebOrigin(text) else {
+                        throw JSONFileError(path: path, position: node.position,
+                                            message: "expected an origin like \"http://localhost:3000\" (scheme, host and optional port; no path)")
+                    }
+                    return origin
+                }
+            }
+            if let node = object.node("token") {
+                guard case .string(let text) = node.value else {
+                    throw JSONFileError(path: object.path(of: "token"), position: node.position,
+                                        message: "expected a string, found \(node.value.kindDescription)")
+                }
+                do {
+                    token = try BearerToken(text)
+                } catch {
+                    throw object.invalid("token", node, error.description)
+                }
+            }
             try object.finish(allowed: Self.fileKeys)
         }
 
         /// Refuses a non-loopback host that was not explicitly allowed.
         public func checkHost() throws(ControlHostRefused) {
-            guard allowsNonLoopbackHost || Self.isLoopback(host) else {
+            guard allowsNonLoopbackHost || IPAddressLiteral.isLoopback(host) else {
                 throw ControlHostRefused(host: host)
             }
         }
 
-        /// `localhost`, and the addresses of the loopback networks: IPv4 `127.0.0.0/8`, IPv6
-        /// `::1`, and IPv4 loopback mapped into IPv6 (`::ffff:127.0.0.1`). The text is parsed
-        /// as an address, so a name such as `127.attacker.example` is not loopback.
-        static func isLoopback(_ host: String) -> Bool {
-            if host == "localhost" { return true }
-            var address = Substring(host)
-            if address.hasPrefix("["), address.hasSuffix("]") { address = address.dropFirst().dropLast() }
-            if let ipv4 = IPv4Literal(address) { return ipv4.octets[0] == 127 }
-            guard let ipv6 = IPv6Literal(address) else { return false }
-            let octets = ipv6.octets
-            let loopback = octets[0..<15].allSatisfy { $0 == 0 } && octets[15] == 1
-            let mappedIPv4 = octets[0..<10].allSatisfy { $0 == 0 } && octets[10] == 0xff && octets[11] == 0xff
-            return loopback || (mappedIPv4 && octets[12] == 127)
+        /// What the control API checks of each request, from these settings.
+        func accessPolicy(token: BearerToken?) -> ControlAccessPolicy {
+            ControlAccessPolicy(listenHost: host, allowedHosts: allowedHosts, allowedOrigins: allowedOrigins, token: token)
         }
     }
 }
@@ -60,8 +89,8 @@ extension MockAPNsConfiguration {
 public struct ControlHostRefused: Error, Sendable, CustomStringConvertible {
     public var host: String
     public var description: String {
-        "the control API has no authentication and binds loopback only; to bind \(host) anyway, "
-            + "pass --control-allow-remote (config: control.allowNonLoopback = true)"
+        "the control API binds loopback only unless told otherwise; to bind \(host), pass --control-allow-remote "
+            + "(config: control.allowNonLoopback = true): requests from other machines must then carry a bearer token"
     }
 }
 
@@ -72,27 +101,5 @@ public struct ControlBindFailed: Error, Sendable, CustomStringConvertible {
     public var reason: String
     public var description: String {
         "the control API cannot listen on \(host):\(port): \(reason); choose another with --control-port (0 picks a free one) or turn it off with --no-control"
-    }
-}
-
-/// A dotted-quad IPv4 address, parsed the way the system parses it (`inet_pton`).
-struct IPv4Literal {
-    var octets: [UInt8]
-
-    init?(_ text: Substring) {
-        var address = in_addr()
-        guard inet_pton(AF_INET, String(text), &address) == 1 else { return nil }
-        octets = withUnsafeBytes(of: &address) { Array($0) }
-    }
-}
-
-/// An IPv6 address (any of its textual forms), parsed by `inet_pton`.
-struct IPv6Literal {
-    var octets: [UInt8]
-
-    init?(_ text: Substring) {
-        var address = in6_addr()
-        guard inet_pton(AF_INET6, String(text), &address) == 1 else { return nil }
-        octets = withUnsafeBytes(of: &address) { Array($0) }
     }
 }

@@ -1,11 +1,17 @@
 import Logging
 import MockAPNsCore
 import NIOCore
+import ServiceLifecycle
 import Synchronization
 
 /// The parts of a server that watch it rather than serve APNs: the journal, its JSONL file,
-/// and the control API. Started before the listeners and stopped after them, so the file
+/// the reader that feeds the metrics and the access log, and the control API. The journal
+/// and its file are open before the listeners start and closed after they stop, so the file
 /// holds every connection from its first event to its last.
+///
+/// The reader and the control API run as the services of one `ServiceGroup`, from
+/// `startServices` to `stop`: the group shuts the control API down first (in-flight requests
+/// finish, long polls and event streams end), then the reader, which takes in the last events.
 final class ServerObservation: Sendable {
     let journal: Journal
     /// Counts for `GET /metrics`.
@@ -13,10 +19,12 @@ final class ServerObservation: Sendable {
     /// Holds provider connections' reads while the JSONL file is behind.
     let readGate = JournalReadGate()
     private let fileSink = Mutex<JSONLFileSink?>(nil)
-    private let control = ControlServer()
     /// Feeds the metrics and the access log from the journal, off the event loops.
     private let activity: ActivityReader
-    private let reading = Mutex<Task<Void, Never>?>(nil)
+    /// The running group and the task that runs it (`start()` returns while it runs).
+    private let services = Mutex<(group: ServiceGroup, running: Task<Void, Never>)?>(nil)
+    /// How long the group waits for in-flight control requests before it cancels them.
+    static let gracefulShutdownLimit = Duration.seconds(5)
 
     init(settings: MockAPNsConfiguration.JournalSettings, accessLog: MockAPNsConfiguration.AccessLogSettings?, clock: ServerClock) {
         journal = Journal(options: settings.options, clock: clock)
@@ -25,13 +33,6 @@ final class ServerObservation: Sendable {
         activity = ActivityReader(
             feed: feed, metrics: metrics, accessLog: accessLog.map { AccessLog(format: $0.format, output: $0.output) }
         )
-    }
-
-    /// Starts reading the journal into the metrics and the access log.
-    func startActivity() {
-        let activity = self.activity
-        let task = Task.detached { await activity.run() }
-        reading.withLock { $0 = task }
     }
 
     /// The metrics as Prometheus text, counting every event recorded so far.
@@ -54,32 +55,64 @@ final class ServerObservation: Sendable {
         fileSink.withLock { $0 = sink }
     }
 
-    /// Starts the control API if configured; returns its bound port.
-    func startControl(
+    /// Starts the activity reader and, if configured, the control API, as one ServiceGroup;
+    /// returns the control API's bound port. Throws when the control API cannot listen (the
+    /// group is then stopped by `stop()`, which the caller's clean-up runs).
+    func startServices(
         _ settings: MockAPNsConfiguration.ControlSettings, requestHeaderTimeout: TimeAmount, server: MockAPNsServer,
-        group: any EventLoopGroup, logger: Logger
+        logger: Logger
     ) async throws -> Int? {
-        guard let port = settings.port else { return nil }
-        try settings.checkHost()
-        do {
-            return try await control.start(
+        var configurations = [ServiceGroupConfiguration.ServiceConfiguration(service: activity)]
+        let listening = ListeningOutcome()
+        if let port = settings.port {
+            try settings.checkHost()
+            let application = ControlApplication.make(
                 api: ControlAPI(server: server), host: settings.host, port: port,
-                requestHeaderTimeout: requestHeaderTimeout, group: group, logger: logger
+                requestHeaderTimeout: requestHeaderTimeout, logger: logger,
+                onListening: { listening.resolve(.success($0)) }
             )
+            configurations.append(ServiceGroupConfiguration.ServiceConfiguration(service: application))
+        } else {
+            listening.resolve(.success(nil))
+        }
+        // A service that fails is reported below, from the error the group throws; the group's
+        // own lines stay out of the server's log. (A logger of its own rather than the
+        // server's with a lower level: setting a level sets it on the handler, which a host's
+        // logger may share.)
+        let groupLogger = Logger(label: logger.label, factory: { _ in SwiftLogNoOpLogHandler() })
+        var configuration = ServiceGroupConfiguration(services: configurations, logger: groupLogger)
+        configuration.maximumGracefulShutdownDuration = Self.gracefulShutdownLimit
+        let serviceGroup = ServiceGroup(configuration: configuration)
+        let running = Task {
+            do {
+                try await serviceGroup.run()
+            } catch {
+                if !listening.resolve(.failure(error)) {
+                    logger.error("the control API stopped: \(error)")
+                }
+            }
+            // Stopped before it ever listened: nobody must wait forever.
+            listening.resolve(.failure(CancellationError()))
+        }
+        services.withLock { $0 = (serviceGroup, running) }
+        do {
+            return try await listening.value()
         } catch {
-            throw ControlBindFailed(host: settings.host, port: port, reason: "\(error)")
+            throw ControlBindFailed(host: settings.host, port: settings.port ?? 0, reason: "\(error)")
         }
     }
 
-    /// Stops the control API, then writes out and closes the JSONL file.
+    /// Shuts the services down (the control API, then the activity reader), then writes out
+    /// and closes the JSONL file.
     func stop() async {
-        await control.stop()
-        let task = reading.withLock { task in
-            defer { task = nil }
-            return task
+        let running = services.withLock { services in
+            defer { services = nil }
+            return services
         }
-        task?.cancel()
-        await task?.value
+        if let running {
+            await running.group.triggerGracefulShutdown()
+            await running.running.value
+        }
         let sink = fileSink.withLock { sink in
             defer { sink = nil }
             return sink

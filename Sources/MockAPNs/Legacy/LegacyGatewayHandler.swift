@@ -36,6 +36,8 @@ struct LegacyGatewayServices: Sendable {
     let decider: PushDecider
     let environment: APNsEnvironment
     let sessionOptions: LegacySessionOptions
+    /// How long a frame may take from its first byte to its last (`timeouts.legacyFrameSeconds`).
+    var frameTimeout: TimeAmount = .seconds(10)
     let drain: LegacyDrainPolicy
     let activity: LegacyActivityLog
     /// The running scenario, consulted for every notification.
@@ -82,6 +84,8 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
     private var answerWritten = false
     private var quietTimer: Scheduled<Void>?
     private var drainDeadline: Scheduled<Void>?
+    /// Runs while a frame is incomplete; armed with the count of frames decided before it began.
+    private var frameDeadline: (timer: Scheduled<Void>, framesDecided: Int)?
     private var recorded = false
 
     /// The scenario's say on each notification, and on the connection's answer.
@@ -261,6 +265,48 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
         for event in droppedAfterFailure {
             journaling.observe(event, authentication: authentication)
         }
+        watchIncompleteFrame(context: context)
+    }
+
+    // MARK: The frame deadline
+
+    /// Starts the frame deadline when a frame has begun and not ended, keeps it while the
+    /// same frame is still awaited, and stops it between frames.
+    private func watchIncompleteFrame(context: ChannelHandlerContext) {
+        guard session.incompleteFrame != nil else {
+            frameDeadline?.timer.cancel()
+            frameDeadline = nil
+            return
+        }
+        let decided = session.framesDecided
+        if let running = frameDeadline, running.framesDecided == decided { return }
+        frameDeadline?.timer.cancel()
+        let handler = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+        let timer = context.eventLoop.scheduleTask(in: services.frameTimeout) {
+            handler.value.handler.frameDeadlinePassed(context: handler.value.context)
+        }
+        frameDeadline = (timer, decided)
+    }
+
+    /// A frame begun `frameTimeout` ago is still incomplete: it will not be finished. The
+    /// connection is closed without a packet (there is no complete notification to name),
+    /// and the journal says how much of the frame came.
+    private func frameDeadlinePassed(context: ChannelHandlerContext) {
+        frameDeadline = nil
+        guard case .open = state, let frame = session.incompleteFrame else { return }
+        let peer = report.peer ?? "unknown peer"
+        let message = "legacy gateway connection from \(peer) closed: a command-\(frame.command) frame stopped at "
+            + "\(frame.received) of the \(frame.awaited) bytes it needs, and a frame must arrive whole within "
+            + "\(ConnectionTimeouts.describe(services.frameTimeout)) of its first byte"
+        logger.notice("\(message)")
+        report.failure = "frame incomplete after \(ConnectionTimeouts.describe(services.frameTimeout))"
+        report.closedSilently = true
+        journaling.timeout(code: .timeoutLegacyFrame, message: message, figures: [
+            JournalFigure("command", Int64(frame.command)),
+            JournalFigure("receivedBytes", Int64(frame.received)),
+            JournalFigure("awaitedBytes", Int64(frame.awaited)),
+        ])
+        close(context: context)
     }
 
     /// Answers a failure, unless the scenario replaces the answer, delays it, or limits the
@@ -378,6 +424,8 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
     }
 
     private func cancelTimers() {
+        frameDeadline?.timer.cancel()
+        frameDeadline = nil
         quietTimer?.cancel()
         quietTimer = nil
         drainDeadline?.cancel()

@@ -57,6 +57,11 @@ struct LegacyJournaling {
         )
     }
 
+    /// A deadline of the connection's that passed (`timeout.*`), with the figures behind it.
+    func timeout(code: DiagnosisCode, message: String, figures: [JournalFigure]) {
+        journal?.record(.diagnosis(code: code, message: message, figures: figures), connection: connectionID)
+    }
+
     func feedbackTuple(_ entry: FeedbackEntry) {
         journal?.record(.feedbackTuple(deviceToken: entry.deviceToken, timestampMilliseconds: entry.timestamp), connection: connectionID)
     }

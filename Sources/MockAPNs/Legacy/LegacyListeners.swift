@@ -55,6 +55,7 @@ final class LegacyListeners: Sendable {
             decider: dependencies.decider,
             environment: environment,
             sessionOptions: configuration.legacy.sessionOptions,
+            frameTimeout: ConnectionTimeouts.amount(configuration.timeouts.legacyFrameSeconds),
             drain: drain,
             activity: activity,
             scenarios: dependencies.scenarios,
@@ -64,7 +65,8 @@ final class LegacyListeners: Sendable {
         let journal = dependencies.journal
         let logger = dependencies.logger
         var guardLimits = ConnectionGuardHandler.Limits(
-            handshakeTimeout: ConnectionTimeouts.amount(configuration.timeouts.tlsHandshakeSeconds), firstBytesTimeout: nil
+            handshakeTimeout: ConnectionTimeouts.amount(configuration.timeouts.tlsHandshakeSeconds), firstBytesTimeout: nil,
+            idleTimeout: ConnectionTimeouts.amount(configuration.timeouts.legacyIdleSeconds)
         )
         // Only the gateway reads what providers send; the feedback service only writes.
         let feedbackLimits = guardLimits

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import ServiceLifecycle
 import Synchronization
 
 /// Collects the journal events that the access log and the metrics read (notifications,
@@ -66,7 +67,7 @@ enum ActivityItem: Sendable, Equatable {
 
 /// Reads the feed in batches, off the event loops, into the metrics and the access log: on a
 /// short timer, before every `/metrics` scrape, and once more at shutdown.
-actor ActivityReader {
+actor ActivityReader: Service {
     /// How long events may wait before the access log shows them.
     static let interval = Duration.milliseconds(50)
 
@@ -89,9 +90,10 @@ actor ActivityReader {
         accessLog?.write(items.compactMap(\.event))
     }
 
-    /// Catches up every `interval` until cancelled, then once more.
+    /// Catches up every `interval` until the server's services shut down (or the task is
+    /// cancelled), then once more, so the last events reach the metrics and the access log.
     func run() async {
-        while !Task.isCancelled {
+        while !Task.isCancelled, !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: Self.interval)
             catchUp()
         }

@@ -9,8 +9,9 @@ import NIOCore
 /// - the TLS handshake must finish within `handshakeTimeout` of the connection's start, and
 ///   on the HTTP/2 port the client's connection preface and the header of its first frame
 ///   must follow within `firstBytesTimeout` (a client trickling them byte by byte does not
-///   reset the clock); a connection that misses either is closed, logged and journaled,
-///   so idle sockets cannot use up the server's descriptors;
+///   reset the clock); on the legacy ports, a connection may then receive nothing for at
+///   most `idleTimeout` at a time; a connection that misses any of these is closed, logged
+///   and journaled, so idle sockets cannot use up the server's descriptors;
 /// - while the channel cannot take more output (the client stopped reading), nothing more is
 ///   read from it, so a client that never reads cannot make the server buffer answers without
 ///   bound. Reading resumes when the channel drains.
@@ -24,6 +25,9 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
         var handshakeTimeout: TimeAmount
         /// `nil`: the protocol has the client speak first only if it wants (legacy ports).
         var firstBytesTimeout: TimeAmount?
+        /// After the handshake, the longest the connection may receive nothing (legacy
+        /// ports); `nil`: no limit (HTTP/2 has its own idle timeout, a GOAWAY).
+        var idleTimeout: TimeAmount? = nil
         /// How many bytes count as "the first bytes": HTTP/2's 24-byte preface and the 9-byte
         /// header of the SETTINGS frame that must follow it.
         var firstBytesLength = 24 + 9
@@ -45,6 +49,10 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
     private let logger: Logger
     private var phase = Phase.handshaking
     private var deadline: Scheduled<Void>?
+    /// When the last bytes arrived after the handshake, for the idle deadline; `nil` before any.
+    private var lastReceived: NIODeadline?
+    /// When the idle deadline started (the handshake's end).
+    private var idleSince = NIODeadline.now()
     /// A read asked for while the channel was not writable, to be passed on once it is.
     private var readHeld = false
     /// Bytes received since the handshake, while the first bytes are awaited.
@@ -85,6 +93,10 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
                 arm(firstBytes, context: context)
             } else {
                 phase = .open
+                if let idle = limits.idleTimeout {
+                    idleSince = .now()
+                    arm(idle, context: context)
+                }
             }
         case is TLSHandshakeFailed:
             disarm()
@@ -96,6 +108,9 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        // Reading only notes the time: the idle deadline, when it comes, looks at it, so a
+        // busy connection costs no timer per read.
+        if limits.idleTimeout != nil, case .open = phase { lastReceived = .now() }
         if case .awaitingFirstBytes = phase {
             firstBytesReceived += unwrapInboundIn(data).readableBytes
             if firstBytesReceived >= limits.firstBytesLength {
@@ -151,6 +166,21 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
             code = .timeoutHTTP2Preface
             missing = "no complete HTTP/2 connection preface and first frame header after the TLS handshake (\(firstBytesReceived) bytes came)"
         case .open:
+            guard let idle = limits.idleTimeout else { return }
+            let quietSince = lastReceived ?? idleSince
+            let quiet = NIODeadline.now() - quietSince
+            if quiet < idle {
+                // Bytes came since the deadline was set: it now runs from the last of them.
+                arm(idle - quiet, context: context)
+                return
+            }
+            code = .timeoutLegacyIdle
+            missing = lastReceived == nil ? "nothing received after the TLS handshake" : "nothing received after its last bytes"
+            let peer = context.remoteAddress.map { "\($0)" } ?? "unknown peer"
+            let message = "\(listener) connection from \(peer) closed: \(missing) for \(ConnectionTimeouts.describe(idle))"
+            logger.notice("\(message)")
+            journal?.record(.diagnosis(code: code, message: message), connection: connectionID)
+            context.close(promise: nil)
             return
         }
         let peer = context.remoteAddress.map { "\($0)" } ?? "unknown peer"

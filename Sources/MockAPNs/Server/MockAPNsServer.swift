@@ -41,6 +41,11 @@ public final class MockAPNsServer: Sendable {
     /// The provider-token verifier; its keys come from the key directory and can be added
     /// or removed while the server runs.
     public let tokenVerifier: ProviderTokenVerifier
+    /// The bearer token the control API asks of requests from other machines: the
+    /// configured one, or, when the control API may bind beyond loopback and none was
+    /// configured, one generated for this run (hand it to the user; never log it). `nil`
+    /// when the control API is loopback only.
+    public let controlToken: BearerToken?
 
     let logger: Logger
     let group: MultiThreadedEventLoopGroup
@@ -86,6 +91,8 @@ public final class MockAPNsServer: Sendable {
         self.channels = ChannelRegistry()
         for channel in configuration.broadcast.channels { channels.insert(channel) }
         self.tokenVerifier = ProviderTokenVerifier(registry: ProviderKeyRegistry(), clock: clock, policy: configuration.providerTokens)
+        self.controlToken = configuration.control.token
+            ?? (configuration.control.allowsNonLoopbackHost ? BearerToken.generate() : nil)
         self.logger = logger
         self.legacy = LegacyListeners(logger: logger)
         self.scenarios = ScenarioSwitch(scenario: configuration.scenario ?? .empty, registry: registry, logger: logger)
@@ -129,7 +136,6 @@ public final class MockAPNsServer: Sendable {
         try loadProviderKeys()
         scenarios.applyRegistryState()
         try observation.openFile(configuration.journal, logger: logger)
-        observation.startActivity()
         let journal = observation.journal
         var guardLimits = ConnectionGuardHandler.Limits(
             handshakeTimeout: ConnectionTimeouts.amount(configuration.timeouts.tlsHandshakeSeconds),
@@ -180,13 +186,14 @@ public final class MockAPNsServer: Sendable {
         }
         let controlPort: Int?
         do {
-            controlPort = try await observation.startControl(
+            controlPort = try await observation.startServices(
                 configuration.control, requestHeaderTimeout: ConnectionTimeouts.amount(configuration.timeouts.controlRequestHeaderSeconds),
-                server: self, group: group, logger: logger
+                server: self, logger: logger
             )
         } catch {
             for listener in listeners { try? await listener.close() }
             await legacy.stop()
+            await observation.stop()
             throw error
         }
         let primary = environmentPorts.first
@@ -214,7 +221,10 @@ public final class MockAPNsServer: Sendable {
     ///    still in its handshake is closed, having sent nothing);
     /// 3. open streams finish, for up to `gracePeriod`, and each connection closes when its
     ///    last stream is done; whatever is still open at the end is closed;
-    /// 4. the control API stops, the journal file is written out, the event loops stop.
+    /// 4. the control API shuts down gracefully (requests in flight finish, long polls answer
+    ///    with what they have, event streams end), the activity reader takes in the last
+    ///    events, the journal file is written out, and only then do the event loops stop, so
+    ///    nothing is left to run on them.
     public func shutdown(gracePeriod: TimeAmount = .seconds(5)) async throws {
         let listeners: [any Channel] = state.withLock { state in
             defer { state = .stopped }

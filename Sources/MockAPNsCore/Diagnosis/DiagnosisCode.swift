@@ -9,6 +9,8 @@ public enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
     case timeoutTLSHandshake = "timeout.tlsHandshake"
     case timeoutHTTP2Preface = "timeout.http2Preface"
     case timeoutControlRequestHeader = "timeout.controlRequestHeader"
+    case timeoutLegacyIdle = "timeout.legacyIdle"
+    case timeoutLegacyFrame = "timeout.legacyFrame"
     case connectionsLimitReached = "connections.limitReached"
 
     // HTTP/2 provider API
@@ -68,6 +70,8 @@ public enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
         case .timeoutTLSHandshake: "A connection did not finish its TLS handshake in time and was closed."
         case .timeoutHTTP2Preface: "An HTTP/2 client did not send its connection preface in time after TLS and was closed."
         case .timeoutControlRequestHeader: "A control API client did not send a request header block in time and was closed."
+        case .timeoutLegacyIdle: "A legacy gateway or feedback connection received nothing for timeouts.legacyIdleSeconds after its handshake and was closed."
+        case .timeoutLegacyFrame: "A legacy gateway frame did not arrive whole within timeouts.legacyFrameSeconds of its first byte; the connection was closed without a packet."
         case .connectionsLimitReached: "A listener met the open-file limit and could not accept a connection."
         case .http2ConnectionError: "The client broke the HTTP/2 protocol; the connection was ended with GOAWAY."
         case .http2StreamError: "The client broke the HTTP/2 protocol on one stream; the stream was reset."

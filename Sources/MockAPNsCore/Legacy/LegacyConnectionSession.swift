@@ -159,6 +159,16 @@ public struct LegacyConnectionSession: Sendable {
     /// became unparseable).
     public var discardedByteCount: Int { decoder.discardedByteCount }
 
+    /// The frame begun and not yet complete while notifications are still judged; `nil`
+    /// between frames and once the connection is closing (then nothing is judged any more).
+    public var incompleteFrame: LegacyIncompleteFrame? {
+        isClosing ? nil : decoder.incompleteFrame
+    }
+
+    /// Frames decided so far: a frame that completes and another that begins in one read
+    /// are told apart by this count.
+    public var framesDecided: Int { decoder.framesSeen }
+
     /// Handles bytes from the connection. `decide` judges each notification (`nil` accepts);
     /// `observe` sees every event in order. Returns the action if the connection failed
     /// during this call; a failure is answered once only.

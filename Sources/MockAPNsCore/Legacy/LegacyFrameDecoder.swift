@@ -8,6 +8,23 @@ public enum LegacyDecoderEvent: Sendable, Equatable {
     case diagnosis(LegacyDiagnosis)
 }
 
+/// A frame the decoder has begun and is waiting to complete.
+public struct LegacyIncompleteFrame: Sendable, Equatable {
+    /// Its command byte.
+    public var command: UInt8
+    /// Bytes of it received so far.
+    public var received: Int
+    /// Bytes it must have before it can be judged: the whole frame once its header has said
+    /// how long it is, else as much of the header as says so.
+    public var awaited: Int
+
+    public init(command: UInt8, received: Int, awaited: Int) {
+        self.command = command
+        self.received = received
+        self.awaited = awaited
+    }
+}
+
 /// Turns the bytes of one legacy-gateway connection into notifications, as they arrive.
 ///
 /// Feed it whatever each read returned: one byte, half a frame, or hundreds of frames. Whole
@@ -41,7 +58,8 @@ public struct LegacyFrameDecoder: Sendable {
     private var state = State.atFrameStart
     /// The beginning of a frame split across reads; empty between frames.
     private var pending: [UInt8] = []
-    private var framesSeen = 0
+    /// Frames decided so far (accepted or refused).
+    public private(set) var framesSeen = 0
     /// Byte-swapped identifiers are pointed out once per connection, not on every frame.
     private var reportedSwappedIdentifier = false
 
@@ -58,6 +76,14 @@ public struct LegacyFrameDecoder: Sendable {
 
     /// Bytes of an incomplete frame waiting for the next read.
     public var bufferedByteCount: Int { pending.count }
+
+    /// The frame begun but not yet complete, while the decoder waits for the rest of it.
+    public var incompleteFrame: LegacyIncompleteFrame? {
+        guard case .atFrameStart = state, let command = pending.first,
+              case .needMore(let total) = pending.withUnsafeBytes({ LegacyFrameParser.scan($0, limits: limits) })
+        else { return nil }
+        return LegacyIncompleteFrame(command: command, received: pending.count, awaited: total)
+    }
 
     /// Decodes `bytes`, calling `emit` for each event in stream order.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ emit: (LegacyDecoderEvent) -> Void) {

@@ -87,6 +87,36 @@ final class LegacyStreamingTests: XCTestCase {
         XCTAssertEqual(decoder.bufferedByteCount, 0)
     }
 
+    /// What the gateway's frame deadline reads: the frame begun, how much of it came, and how
+    /// much the decoder waits for; nothing between frames or once a frame was refused.
+    func testAnIncompleteFrameSaysHowMuchCameAndHowMuchIsAwaited() {
+        let whole = LegacyFixtures.frame(identifier: 1)
+        var session = LegacyConnectionSession()
+        XCTAssertNil(session.incompleteFrame)
+        _ = session.receive(Array(whole.prefix(3)), decide: { _ in nil })
+        XCTAssertEqual(session.incompleteFrame, LegacyIncompleteFrame(command: 2, received: 3, awaited: 5), "the header is awaited first")
+        _ = session.receive(Array(whole.dropFirst(3).prefix(10)), decide: { _ in nil })
+        XCTAssertEqual(session.incompleteFrame, LegacyIncompleteFrame(command: 2, received: 13, awaited: whole.count))
+        XCTAssertEqual(session.framesDecided, 0)
+        // The rest of it, and the start of the next frame: a new frame, one decided.
+        _ = session.receive(Array(whole.dropFirst(13)) + [2, 0], decide: { _ in nil })
+        XCTAssertEqual(session.incompleteFrame, LegacyIncompleteFrame(command: 2, received: 2, awaited: 5))
+        XCTAssertEqual(session.framesDecided, 1)
+
+        // A command-2 frame whose payload item declares 65,535 bytes, of which 10 come: the
+        // frame (under the longest the decoder reads) is awaited whole.
+        let declared = LegacyFixtures.rawFrame([(2, [UInt8](repeating: 0x7B, count: 65_535))])
+        var waiting = LegacyConnectionSession()
+        _ = waiting.receive(Array(declared.prefix(10)), decide: { _ in nil })
+        XCTAssertEqual(waiting.incompleteFrame, LegacyIncompleteFrame(command: 2, received: 10, awaited: 5 + 3 + 65_535))
+
+        // After a refusal nothing is judged any more, so nothing is awaited.
+        var refused = LegacyConnectionSession()
+        _ = refused.receive(LegacyFixtures.frame(identifier: 1, token: [1, 2, 3]) + Array(whole.prefix(8)), decide: { _ in nil })
+        XCTAssertTrue(refused.isClosing)
+        XCTAssertNil(refused.incompleteFrame)
+    }
+
     func testCorruptedStreamsNeverTrapAndStayBounded() {
         var random = SeededRandom(seed: 99)
         let clean = makeStream(count: 60, seed: 3)

@@ -6,14 +6,8 @@ import XCTest
 
 /// `/v1/channels` and `/v1/events?channel=` of the control API over real HTTP, driven by curl.
 final class ControlChannelTests: XCTestCase {
-    private func call(_ port: Int, _ method: String, _ path: String, body: String? = nil) throws -> (status: Int, json: [String: Any]) {
-        var arguments = ["-sS", "-X", method, "-w", "\n%{http_code}", "http://127.0.0.1:\(port)\(path)"]
-        if let body { arguments += ["-H", "content-type: application/json", "--data-binary", body] }
-        let result = try ProcessRunner.run("curl", arguments)
-        XCTAssertEqual(result.status, 0, result.stderr)
-        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-        let json = (try? JSONSerialization.jsonObject(with: Data(lines.dropLast().joined(separator: "\n").utf8))) as? [String: Any] ?? [:]
-        return (Int(lines.last ?? "") ?? -1, json)
+    private func call(_ port: Int, _ method: String, _ path: String, body: String? = nil) throws -> ControlClient.Reply {
+        try ControlClient(port: port).call(method, path, body: body)
     }
 
     func testChannelsAreListedCreatedDeletedAndTheirEventsFiltered() async throws {

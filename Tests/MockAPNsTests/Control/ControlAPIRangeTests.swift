@@ -19,14 +19,8 @@ final class ControlAPIRangeTests: XCTestCase {
         try await server?.shutdown()
     }
 
-    private func call(_ method: String, _ path: String, body: String? = nil) throws -> (status: Int, json: [String: Any]) {
-        var arguments = ["-sS", "-X", method, "-w", "\n%{http_code}", "http://127.0.0.1:\(ports.control ?? 0)\(path)"]
-        if let body { arguments += ["-H", "content-type: application/json", "--data-binary", body] }
-        let result = try ProcessRunner.run("curl", arguments)
-        XCTAssertEqual(result.status, 0, result.stderr)
-        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-        let json = (try? JSONSerialization.jsonObject(with: Data(lines.dropLast().joined(separator: "\n").utf8))) as? [String: Any]
-        return (Int(lines.last ?? "") ?? -1, json ?? [:])
+    private func call(_ method: String, _ path: String, body: String? = nil) throws -> ControlClient.Reply {
+        try ControlClient(port: ports.control ?? 0).call(method, path, body: body)
     }
 
     func testTheOverflowingClockRequestsAreRefusedAndTheServerLivesOn() throws {

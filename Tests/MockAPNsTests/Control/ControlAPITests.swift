@@ -6,11 +6,6 @@ import XCTest
 
 /// The control API over real HTTP, driven by curl.
 final class ControlAPITests: XCTestCase {
-    private struct Reply {
-        var status: Int
-        var json: [String: Any]
-    }
-
     private var server: MockAPNsServer!
     private var ports: BoundPorts!
 
@@ -23,16 +18,8 @@ final class ControlAPITests: XCTestCase {
     }
 
     /// One request with curl; the body is JSON text.
-    private func call(_ method: String, _ path: String, body: String? = nil) throws -> Reply {
-        var arguments = ["-sS", "-X", method, "-w", "\n%{http_code}", "http://127.0.0.1:\(ports.control ?? 0)\(path)"]
-        if let body { arguments += ["-H", "content-type: application/json", "--data-binary", body] }
-        let result = try ProcessRunner.run("curl", arguments)
-        XCTAssertEqual(result.status, 0, result.stderr)
-        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-        let status = Int(lines.last ?? "") ?? -1
-        let text = lines.dropLast().joined(separator: "\n")
-        let json = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
-        return Reply(status: status, json: json)
+    private func call(_ method: String, _ path: String, body: String? = nil) throws -> ControlClient.Reply {
+        try ControlClient(port: ports.control ?? 0).call(method, path, body: body)
     }
 
     private func push(token: String = Fixtures.token) throws {

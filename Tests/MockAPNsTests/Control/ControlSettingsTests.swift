@@ -1,4 +1,5 @@
 import MockAPNs
+import MockAPNsCore
 import XCTest
 
 /// The control API binds loopback unless told otherwise; what counts as loopback is decided by
@@ -33,6 +34,39 @@ final class ControlSettingsTests: XCTestCase {
                 XCTAssertThrowsError(try settings.checkHost(), host)
                 settings.allowsNonLoopbackHost = true
                 XCTAssertNoThrow(try settings.checkHost(), host)
+            }
+        }
+    }
+
+    /// The configuration file's keys for who may use the control API, and their mistakes
+    /// named by JSON path.
+    func testTheAccessSettingsAreReadFromAConfigurationFile() throws {
+        let text = """
+        {"control": {"host": "0.0.0.0", "allowNonLoopback": true, "allowedHosts": ["mockapns.test", "10.0.0.5"],
+                     "allowedOrigins": ["http://localhost:3000", "https://tools.example:8443/"],
+                     "token": "a-token-of-sixteen-or-more"}}
+        """
+        let control = try MockAPNsConfiguration.parse(json: text).control
+        XCTAssertEqual(control.allowedHosts, ["mockapns.test", "10.0.0.5"])
+        XCTAssertEqual(control.allowedOrigins.map(\.description), ["http://localhost:3000", "https://tools.example:8443"])
+        XCTAssertEqual(control.token?.value, "a-token-of-sixteen-or-more")
+
+        let mistakes: [(text: String, path: String, says: String)] = [
+            (#"{"control": {"allowedHosts": ["mockapns.test:2198"]}}"#, "$.control.allowedHosts[0]", "without a port"),
+            (#"{"control": {"allowedHosts": ["a b"]}}"#, "$.control.allowedHosts[0]", "host name or address"),
+            (#"{"control": {"allowedHosts": "mockapns.test"}}"#, "$.control.allowedHosts", "an array"),
+            (#"{"control": {"allowedOrigins": ["localhost:3000"]}}"#, "$.control.allowedOrigins[0]", "an origin like"),
+            (#"{"control": {"allowedOrigins": ["http://localhost:3000/app"]}}"#, "$.control.allowedOrigins[0]", "no path"),
+            (#"{"control": {"token": "short"}}"#, "$.control.token", "16 to 256 characters"),
+            (#"{"control": {"token": "spaces are not allowed here"}}"#, "$.control.token", "only letters"),
+            (#"{"control": {"token": 12345678901234567}}"#, "$.control.token", "expected a string"),
+        ]
+        for (text, path, says) in mistakes {
+            XCTAssertThrowsError(try MockAPNsConfiguration.parse(json: text), text) { error in
+                let error = error as? JSONFileError
+                XCTAssertEqual(error?.path, path, text)
+                XCTAssertTrue(error?.message.contains(says) == true, "\(text): \(error?.message ?? "")")
+                XCTAssertFalse(error?.description.contains("spaces are not allowed") == true, "a refused token is not repeated")
             }
         }
     }

@@ -7,12 +7,6 @@ import XCTest
 /// `POST /v1/reset`, `GET /v1/scenario`'s firing counts, unknown paths and `GET /metrics`,
 /// over real HTTP on a server that real curl pushes to.
 final class ResetAndMetricsTests: XCTestCase {
-    private struct Reply {
-        var status: Int
-        var text: String
-        var json: [String: Any]
-    }
-
     private var server: MockAPNsServer!
     private var ports: BoundPorts!
     private let pinned: Int64 = 1_767_225_600_000
@@ -37,15 +31,8 @@ final class ResetAndMetricsTests: XCTestCase {
         try await server?.shutdown()
     }
 
-    private func call(_ method: String, _ path: String, body: String? = nil) throws -> Reply {
-        var arguments = ["-sS", "-X", method, "-w", "\n%{http_code}", "http://127.0.0.1:\(ports.control ?? 0)\(path)"]
-        if let body { arguments += ["-H", "content-type: application/json", "--data-binary", body] }
-        let result = try ProcessRunner.run("curl", arguments)
-        XCTAssertEqual(result.status, 0, result.stderr)
-        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
-        let text = lines.dropLast().joined(separator: "\n")
-        let json = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
-        return Reply(status: Int(lines.last ?? "") ?? -1, text: text, json: json)
+    private func call(_ method: String, _ path: String, body: String? = nil) throws -> ControlClient.Reply {
+        try ControlClient(port: ports.control ?? 0).call(method, path, body: body)
     }
 
     private func push(_ token: String = Fixtures.token) throws -> Int {

@@ -11,10 +11,14 @@ enum LegacyTLSClient {
         var send: String
         /// Close this many seconds after sending, without reading anything; `nil` reads until EOF.
         var closeWithoutReadingAfter: Double? = nil
+        /// Send one byte at a time, this many seconds apart (a client trickling a frame),
+        /// stopping early if the server closes; `nil` sends everything at once.
+        var trickleInterval: Double? = nil
 
-        init(send bytes: [UInt8], closeWithoutReadingAfter: Double? = nil) {
+        init(send bytes: [UInt8], closeWithoutReadingAfter: Double? = nil, trickleInterval: Double? = nil) {
             self.send = bytes.map { String(format: "%02x", $0) }.joined()
             self.closeWithoutReadingAfter = closeWithoutReadingAfter
+            self.trickleInterval = trickleInterval
         }
     }
 
@@ -30,6 +34,10 @@ enum LegacyTLSClient {
         var closed: Bool
         /// A reset or TLS error met while reading, if any.
         var error: String?
+        /// Seconds from the end of the handshake to the server's close (or the timeout).
+        var elapsed: Double
+        /// Bytes written before the server closed (all of them unless trickling was cut short).
+        var sent: Int
 
         var handshakeSucceeded: Bool { handshake == "ok" }
         var received: [UInt8] { LegacyTLSClient.bytes(fromHex: data) }
@@ -63,7 +71,7 @@ enum LegacyTLSClient {
         ctx.load_cert_chain(base + ".pem", base + "-key.pem")
     outcomes = []
     for connection in args["connections"]:
-        outcome = {"handshake": "ok", "version": None, "data": "", "closed": False, "error": None}
+        outcome = {"handshake": "ok", "version": None, "data": "", "closed": False, "error": None, "elapsed": 0.0, "sent": 0}
         raw = socket.create_connection(("127.0.0.1", args["port"]))
         raw.settimeout(args["timeout"])
         try:
@@ -74,7 +82,19 @@ enum LegacyTLSClient {
             raw.close()
             continue
         outcome["version"] = s.version()
-        s.sendall(bytes.fromhex(connection["send"]))
+        started = time.monotonic()
+        payload = bytes.fromhex(connection["send"])
+        if connection.get("trickleInterval") is not None:
+            for index in range(len(payload)):
+                try:
+                    s.sendall(payload[index:index + 1])
+                except (OSError, ssl.SSLError):
+                    break
+                outcome["sent"] = index + 1
+                time.sleep(connection["trickleInterval"])
+        else:
+            s.sendall(payload)
+            outcome["sent"] = len(payload)
         if args.get("readyFile"):
             open(args["readyFile"], "w").close()
         if connection.get("closeWithoutReadingAfter") is not None:
@@ -96,6 +116,7 @@ enum LegacyTLSClient {
         except socket.timeout:
             pass
         outcome["data"] = data.hex()
+        outcome["elapsed"] = time.monotonic() - started
         s.close()
         outcomes.append(outcome)
     print(json.dumps(outcomes))

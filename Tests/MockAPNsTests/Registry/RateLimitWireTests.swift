@@ -12,7 +12,9 @@ final class RateLimitWireTests: XCTestCase {
 
     private func control(_ method: String, _ port: Int, _ path: String, _ body: String? = nil) throws -> [String: Any] {
         var arguments = ["-sS", "-X", method, "http://127.0.0.1:\(port)\(path)"]
-        if let body { arguments += ["-H", "content-type: application/json", "--data-binary", body] }
+        // The control API takes state changes only as JSON, a body or not.
+        if method != "GET" { arguments += ["-H", "content-type: application/json"] }
+        if let body { arguments += ["--data-binary", body] }
         let result = try ProcessRunner.run("curl", arguments)
         return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.stdout)
     }

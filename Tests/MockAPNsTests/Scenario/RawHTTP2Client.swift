@@ -28,6 +28,8 @@ enum RawHTTP2Client {
         var payload: String
         /// Raw bytes to send instead of HTTP/2 requests (hex), for the legacy gateway.
         var raw: String?
+        /// Whether raw bytes go out with ALPN `h2` (hand-made HTTP/2).
+        var alpn = false
         var timeout: Double
     }
 
@@ -38,7 +40,7 @@ enum RawHTTP2Client {
     import json, socket, ssl, sys
     a = json.load(sys.stdin)
     ctx = ssl.create_default_context(cafile=a["ca"])
-    if a.get("raw") is None:
+    if a.get("raw") is None or a.get("alpn"):
         ctx.set_alpn_protocols(["h2"])
     ctx.load_cert_chain(a["certificate"] + ".pem", a["certificate"] + "-key.pem")
     sock = socket.create_connection(("127.0.0.1", a["port"]))
@@ -128,6 +130,14 @@ enum RawHTTP2Client {
     static func send(port: Int, bytes: [UInt8], certificate: String = "sandbox", timeout: Double = 2) throws -> Outcome {
         try run(Script(port: port, ca: Fixtures.caPath, certificate: Fixtures.certificateDirectory + "/client-" + certificate,
                        tokens: [], payload: "", raw: bytes.map { String(format: "%02x", $0) }.joined(), timeout: timeout))
+    }
+
+    /// Sends hand-made HTTP/2 bytes (preface included) over ALPN `h2`, and reads as `push` does.
+    static func sendHTTP2(port: Int, bytes: [UInt8], certificate: String = "universal", timeout: Double = 2) throws -> Outcome {
+        var script = Script(port: port, ca: Fixtures.caPath, certificate: Fixtures.certificateDirectory + "/client-" + certificate,
+                            tokens: [], payload: "", raw: bytes.map { String(format: "%02x", $0) }.joined(), timeout: timeout)
+        script.alpn = true
+        return try run(script)
     }
 
     private static func run(_ script: Script) throws -> Outcome {

@@ -8,24 +8,26 @@ import MockAPNsCore
 struct Dashboard: Sendable {
     let server: MockAPNsServer
 
-    /// The page, its assets, and the endpoints only it needs, for the control API's route table.
-    var routes: [ControlAPI.Route] {
+    /// `GET /` (the page), `GET /dashboard/style.css`, `GET /dashboard/app.js`, and the
+    /// endpoints only it needs: `GET /v1/events/stream`, `GET /v1/reasons`,
+    /// `GET /v1/event-kinds`, `GET /v1/diagnosis-codes`.
+    var routes: RouteCollection<ControlRequestContext> {
         let journal = server.journal
-        return [
-            ControlAPI.Route(method: .get, path: "/", handler: { _, _ in Self.asset(DashboardPage.html, type: "text/html; charset=utf-8") }),
-            ControlAPI.Route(method: .get, path: "/dashboard/style.css", handler: { _, _ in
-                Self.asset(DashboardStyle.css, type: "text/css; charset=utf-8")
-            }),
-            ControlAPI.Route(method: .get, path: "/dashboard/app.js", handler: { _, _ in
-                Self.asset(DashboardScript.javaScript, type: "text/javascript; charset=utf-8")
-            }),
-            ControlAPI.Route(method: .get, path: "/v1/events/stream", handler: { request, _ throws(ControlAPIError) in
-                try JournalEventStream(journal: journal).response(request)
-            }),
-            ControlAPI.Route(method: .get, path: "/v1/reasons", handler: { _, _ in Self.reasons() }),
-            ControlAPI.Route(method: .get, path: "/v1/event-kinds", handler: { _, _ in Self.eventKinds() }),
-            ControlAPI.Route(method: .get, path: "/v1/diagnosis-codes", handler: { _, _ in Self.diagnosisCodes() }),
-        ]
+        let routes = RouteCollection(context: ControlRequestContext.self)
+        routes.get("/") { _, _ in Self.asset(DashboardPage.html, type: "text/html; charset=utf-8") }
+        routes.get("dashboard/style.css") { _, _ in Self.asset(DashboardStyle.css, type: "text/css; charset=utf-8") }
+        routes.get("dashboard/app.js") { _, _ in Self.asset(DashboardScript.javaScript, type: "text/javascript; charset=utf-8") }
+        routes.get("v1/events/stream") { request, _ in
+            do throws(ControlAPIError) {
+                return try JournalEventStream(journal: journal).response(request)
+            } catch {
+                return error.response
+            }
+        }
+        routes.get("v1/reasons") { _, _ in Self.reasons() }
+        routes.get("v1/event-kinds") { _, _ in Self.eventKinds() }
+        routes.get("v1/diagnosis-codes") { _, _ in Self.diagnosisCodes() }
+        return routes
     }
 
     /// Every kind of journal event, in the order of their filter bits: the names `?type=`

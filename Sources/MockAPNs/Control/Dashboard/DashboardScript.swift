@@ -1,5 +1,12 @@
-/// The dashboard's script: follows `GET /v1/events/stream` (resuming from the last event id
-/// after a drop) and renders the views; every change goes through the control API.
+/// The dashboard's script: follows `GET /v1/events/stream` (resuming after the last event it
+/// saw when the stream drops) and renders the views; every change goes through the control API.
+///
+/// Every request it makes passes the control API's checks as any client must: it comes from
+/// the API's own origin, state changes are sent as `application/json` (with or without a
+/// body), and a page opened from another machine sends the control token
+/// (`http://HOST:PORT/#token=...`: kept in the tab's session storage, taken out of the
+/// address bar at once, never shown) as `Authorization: Bearer`. That is also why the stream
+/// is read with `fetch` rather than `EventSource`, which cannot send a header.
 enum DashboardScript {
     static let javaScript = #"""
 "use strict";
@@ -25,12 +32,25 @@ const $ = (id) => document.getElementById(id);
 const time = (ms) => new Date(ms).toLocaleTimeString([], { hour12: false }) + "." + String(ms % 1000).padStart(3, "0");
 const shortToken = (token) => token ? (token.length > 16 ? token.slice(0, 8) + "…" + token.slice(-6) : token) : "(no token)";
 
-async function api(method, path, body) {
-  const options = { method, headers: {} };
-  if (body !== undefined) {
-    options.headers["content-type"] = "application/json";
-    options.body = typeof body === "string" ? body : JSON.stringify(body);
+// The control token of a page opened from another machine, if it was given one.
+const controlToken = (() => {
+  const given = /(?:^#|&)token=([^&]*)/.exec(location.hash);
+  if (given) {
+    sessionStorage.setItem("mockapns-control-token", decodeURIComponent(given[1]));
+    history.replaceState(null, "", location.pathname + location.search);
   }
+  return sessionStorage.getItem("mockapns-control-token");
+})();
+
+function headers() {
+  return controlToken ? { authorization: `Bearer ${controlToken}` } : {};
+}
+
+async function api(method, path, body) {
+  const options = { method, headers: headers() };
+  // The control API takes state changes only as JSON, a body or not: no HTML form can send that.
+  if (method !== "GET" && method !== "HEAD") options.headers["content-type"] = "application/json";
+  if (body !== undefined) options.body = typeof body === "string" ? body : JSON.stringify(body);
   const response = await fetch(path, options);
   const text = await response.text();
   let json = null;
@@ -116,7 +136,6 @@ function take(event) {
 
 // ---- Live stream ---------------------------------------------------------------------------
 
-let source = null;
 let renderPending = false;
 
 function scheduleRender() {
@@ -125,26 +144,60 @@ function scheduleRender() {
   requestAnimationFrame(() => { renderPending = false; render(); });
 }
 
-function connect() {
-  // EventSource resends the last id it saw as Last-Event-ID when it reconnects by itself;
-  // when it gives up (server restarted, say), a new one starts after the last event seen.
-  // The page shows the newest few hundred notifications, so it asks the server to hold no
-  // more than 500 events for it: a burst costs the server at most that much encoding.
-  const types = state.liveTypes ? `type=${state.liveTypes}&` : "";
-  source = new EventSource(`/v1/events/stream?${types}buffer=500&after=${state.lastSequence}`);
-  source.onopen = () => { $("live").className = "live on"; $("live").textContent = "live"; };
-  source.onmessage = (message) => { take(JSON.parse(message.data)); scheduleRender(); };
-  source.addEventListener("skipped", (message) => {
-    const skipped = JSON.parse(message.data).skipped;
+// Reads the stream until it ends or fails, then starts again a second later after the last
+// event seen. The page shows the newest few hundred notifications, so it asks the server to
+// hold no more than 500 events for it: a burst costs the server at most that much encoding.
+async function connect() {
+  try {
+    // The kinds followed live are the ones the server says are not per frame.
+    const types = state.liveTypes ? `type=${state.liveTypes}&` : "";
+    const response = await fetch(`/v1/events/stream?${types}buffer=500&after=${state.lastSequence}`,
+      { headers: headers(), cache: "no-store" });
+    if (!response.ok || !response.body) throw new Error(`the event stream answered ${response.status}`);
+    $("live").className = "live on";
+    $("live").textContent = "live";
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let pending = "";
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      pending += value;
+      for (let end = pending.indexOf("\n\n"); end >= 0; end = pending.indexOf("\n\n")) {
+        receive(pending.slice(0, end));
+        pending = pending.slice(end + 2);
+      }
+    }
+  } catch (_) {
+    // Reconnect below, as when the stream ends.
+  }
+  $("live").className = "live off";
+  $("live").textContent = "reconnecting…";
+  setTimeout(connect, 1000);
+}
+
+// One Server-Sent Events message: `event:` and `data:` lines; comment lines (`: idle`) keep
+// the connection alive and carry nothing.
+function receive(message) {
+  let type = "message";
+  const data = [];
+  for (const line of message.split("\n")) {
+    if (line === "" || line.startsWith(":")) continue;
+    const colon = line.indexOf(":");
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+    if (field === "event") type = value;
+    if (field === "data") data.push(value);
+  }
+  if (data.length === 0) return;
+  const payload = JSON.parse(data.join("\n"));
+  if (type === "skipped") {
     const notice = $("skipped");
     notice.hidden = false;
-    notice.textContent = `${skipped} events skipped: the page fell behind and the oldest waiting events were dropped.`;
-  });
-  source.onerror = () => {
-    $("live").className = "live off";
-    $("live").textContent = "reconnecting…";
-    if (source.readyState === EventSource.CLOSED) setTimeout(connect, 1000);
-  };
+    notice.textContent = `${payload.skipped} events skipped: the page fell behind and the oldest waiting events were dropped.`;
+    return;
+  }
+  take(payload);
+  scheduleRender();
 }
 
 // ---- Views ---------------------------------------------------------------------------------

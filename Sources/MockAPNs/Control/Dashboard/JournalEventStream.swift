@@ -1,6 +1,7 @@
 import Hummingbird
 import MockAPNsCore
 import NIOCore
+import ServiceLifecycle
 
 /// `GET /v1/events/stream`: the journal as Server-Sent Events, for the dashboard.
 ///
@@ -52,9 +53,13 @@ struct JournalEventStream: Sendable {
             // Browsers retry after this many milliseconds when the stream drops.
             try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
             var cursor = start
-            while !Task.isCancelled {
-                let newest = await journal.waitForRecord(after: cursor, timeout: heartbeat)
+            // The stream ends when the server shuts down (its services' graceful shutdown).
+            while !Task.isCancelled, !Task.isShuttingDownGracefully {
+                let newest = await cancelWhenGracefulShutdown { [cursor] in
+                    await journal.waitForRecord(after: cursor, timeout: heartbeat)
+                }
                 guard newest > cursor else {
+                    if Task.isShuttingDownGracefully { break }
                     try await writer.write(ByteBuffer(string: ": idle\n\n"))
                     continue
                 }

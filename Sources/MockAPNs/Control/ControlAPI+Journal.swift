@@ -1,0 +1,98 @@
+import Hummingbird
+import MockAPNsCore
+import ServiceLifecycle
+
+/// The journal: its counts, its notifications (listed or waited for), its events, clearing it.
+extension ControlAPI {
+    /// Under `/v1`: `GET`/`DELETE journal`, `GET notifications`, `GET notifications/wait`, `GET events`.
+    var journalRoutes: RouteCollection<ControlRequestContext> {
+        let routes = RouteCollection(context: ControlRequestContext.self)
+        routes.get("journal", use: handle(journalStatistics))
+        routes.delete("journal", use: handle(clearJournal))
+        routes.get("notifications", use: handle(notifications))
+        routes.get("notifications/wait", use: handle(waitForNotifications))
+        routes.get("events", use: handle(events))
+        return routes
+    }
+
+    fileprivate func journalStatistics(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        _ = try ControlQuery(request, allowed: [])
+        let statistics = server.journal.statistics
+        return ControlResponse.object { json in
+            json.integer("count", statistics.count)
+            json.integer("capacity", statistics.capacity)
+            json.integer("dropped", statistics.dropped)
+            json.integer("lastSequence", statistics.lastSequence)
+            json.bool("frames", server.journal.options.recordsFrames)
+        }
+    }
+
+    fileprivate func clearJournal(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        _ = try ControlQuery(request, allowed: [])
+        try await Self.noFields(request)
+        server.journal.clear()
+        return ControlResponse.object { $0.bool("cleared", true) }
+    }
+
+    fileprivate func notifications(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let query = try ControlQuery(request, allowed: ControlQuery.notificationParameters)
+        let records = server.journal.notifications(matching: try query.notificationFilter(), limit: try query.limit())
+        return Self.notificationList(records, extra: { json in
+            json.integer("lastSequence", server.journal.statistics.lastSequence)
+        })
+    }
+
+    /// Answers once `count` matching notifications are in the journal, or at `timeout`
+    /// milliseconds with what there is (`complete: false`).
+    fileprivate func waitForNotifications(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let query = try ControlQuery(request, allowed: ControlQuery.notificationParameters.union(["count", "timeout"]))
+        let filter = try query.notificationFilter()
+        guard let count = try query.integer("count", in: 1...100_000) else {
+            throw ControlAPIError("count is required: how many matching notifications to wait for", parameter: "count")
+        }
+        let timeout = try query.integer("timeout", in: 0...Self.maximumWaitMilliseconds) ?? 10_000
+        // A wait ends early when the server shuts down, answering what there is.
+        let journal = server.journal
+        let records = await cancelWhenGracefulShutdown {
+            await journal.waitForNotifications(count: count, matching: filter, timeout: .milliseconds(timeout))
+        }
+        return Self.notificationList(records, extra: { json in
+            json.bool("complete", records.count >= count)
+        })
+    }
+
+    fileprivate func events(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let query = try ControlQuery(request, allowed: ["type", "connection", "stream", "protocol", "after", "limit", "wait", "channel"])
+        let filter = JournalEventFilter(
+            kinds: try query.eventKinds(),
+            connectionID: try query.integer("connection", in: 1...UInt64.max),
+            streamID: try query.integer("stream", in: 0...Int32.max),
+            afterSequence: try query.integer("after", in: 0...UInt64.max),
+            transport: try query.oneOf("protocol", Transport.self),
+            channelID: try query.string("channel")
+        )
+        let limit = try query.limit()
+        let journal = server.journal
+        var found = journal.events(matching: filter, limit: limit)
+        if found.isEmpty, let wait = try query.integer("wait", in: 1...Self.maximumWaitMilliseconds) {
+            // A follower waits for the next matching event instead of polling.
+            // ... or until the server shuts down.
+            _ = await cancelWhenGracefulShutdown {
+                await journal.waitForEvents(count: 1, after: filter.afterSequence, timeout: .milliseconds(wait)) { event in
+                    filter.matches(event, transportOf: journal.transport(ofConnection:))
+                }
+            }
+            found = journal.events(matching: filter, limit: limit)
+        }
+        let statistics = journal.statistics
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.beginArray("events")
+        for event in found { JournalJSON.write(event, into: &writer) }
+        writer.endArray()
+        writer.integer("lastSequence", statistics.lastSequence)
+        writer.integer("dropped", statistics.dropped)
+        writer.endObject()
+        return ControlResponse.json(writer.text)
+    }
+}

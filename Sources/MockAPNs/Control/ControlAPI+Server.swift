@@ -1,0 +1,77 @@
+import Hummingbird
+import MockAPNsCore
+
+/// The server as a whole: its OpenAPI document and metrics, liveness and ports, the reset
+/// between tests, and the legacy gateway's maintenance shutdown.
+extension ControlAPI {
+    /// `GET /openapi.json`, `GET /metrics`.
+    var documentRoutes: RouteCollection<ControlRequestContext> {
+        let routes = RouteCollection(context: ControlRequestContext.self)
+        routes.get("openapi.json") { _, _ in ControlResponse.json(ControlOpenAPI.document) }
+        routes.get("metrics") { [server] _, _ in
+            Response(
+                status: .ok, headers: [.contentType: ServerMetrics.contentType],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: await server.metricsText()))
+            )
+        }
+        return routes
+    }
+
+    /// Under `/v1`: `GET health`, `GET ports`, `POST reset`, `POST legacy/shutdown`.
+    var serverRoutes: RouteCollection<ControlRequestContext> {
+        let routes = RouteCollection(context: ControlRequestContext.self)
+        routes.get("health", use: handle(health))
+        routes.get("ports", use: handle(ports))
+        routes.post("reset", use: handle(reset))
+        routes.post("legacy/shutdown", use: handle(legacyShutdown))
+        return routes
+    }
+
+    fileprivate func health(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        _ = try ControlQuery(request, allowed: [])
+        let statistics = server.journal.statistics
+        return ControlResponse.object { json in
+            json.string("status", "ok")
+            Self.write(statistics, key: "journal", into: &json)
+        }
+    }
+
+    fileprivate func ports(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        _ = try ControlQuery(request, allowed: [])
+        guard let ports = server.ports else { throw ControlAPIError("the server is not listening", status: .serviceUnavailable) }
+        return ControlResponse.json(ports.json)
+    }
+
+    /// Puts the server back as the configuration started it and says what was cleared.
+    fileprivate func reset(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        _ = try ControlQuery(request, allowed: [])
+        try await Self.noFields(request)
+        let reset = server.reset()
+        return ControlResponse.object { json in
+            json.beginObject("cleared")
+            json.integer("journalEvents", reset.journalEvents)
+            json.integer("registryTokens", reset.registryTokens)
+            json.integer("feedbackEntries", reset.feedbackEntries)
+            json.integer("broadcastChannels", reset.broadcastChannels)
+            json.beginObject("scenario")
+            json.string("name", reset.scenario)
+            json.integer("requests", reset.scenarioRequests)
+            json.integer("firings", reset.scenarioFirings)
+            json.string("state", reset.scenarioState)
+            json.endObject()
+            json.endObject()
+            json.integer("seed", reset.seed)
+            json.beginObject("clock")
+            json.integer("millisecondsSince1970", reset.clockMilliseconds)
+            json.bool("fixed", reset.clockFixed)
+            json.endObject()
+        }
+    }
+
+    fileprivate func legacyShutdown(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        _ = try ControlQuery(request, allowed: [])
+        try await Self.noFields(request)
+        await server.legacyShutdown()
+        return ControlResponse.object { $0.bool("shutDown", true) }
+    }
+}

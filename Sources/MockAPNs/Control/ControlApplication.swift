@@ -1,0 +1,72 @@
+import Hummingbird
+import HummingbirdCore
+import Logging
+import ServiceLifecycle
+import NIOCore
+import Synchronization
+
+/// The control API as a ServiceLifecycle service: a Hummingbird `Application` serving
+/// `ControlAPI`'s router, run in the server's `ServiceGroup` (`ServerObservation`).
+///
+/// It runs on NIO's process-wide event loop group, not on the server's. Hummingbird's HTTP
+/// server can be released from a Swift concurrency thread after its service has returned, and
+/// releasing it schedules work on its event loop (its quiescing helper fails a promise in its
+/// deinit). The graceful shutdown releases it before the service returns, but a shutdown
+/// forced after `ServerObservation.gracefulShutdownLimit` does not; on the server's group,
+/// which the server stops right after, that work would meet a stopped event loop. The
+/// process-wide group is never stopped.
+enum ControlApplication {
+    /// An application listening on `host:port`; `onListening` gets the bound port. Every
+    /// connection gets `requestHeaderTimeout` for each request's header block.
+    static func make(
+        api: ControlAPI, host: String, port: Int, requestHeaderTimeout: TimeAmount,
+        logger: Logger, onListening: @escaping @Sendable (Int) -> Void
+    ) -> some Service {
+        var applicationLogger = logger
+        applicationLogger[metadataKey: "listener"] = "control"
+        // Failures to bind are thrown and reported by the server; what Hummingbird would log
+        // besides (at error level, a cancelled connection on every forced stop) is noise.
+        applicationLogger.logLevel = .critical
+        return Application(
+            router: api.makeRouter(),
+            server: .http1(configuration: HTTP1Channel.Configuration(
+                additionalChannelHandlers: [
+                    ControlConnectionHandler(requestHeaderTimeout: requestHeaderTimeout, journal: api.server.journal, logger: logger),
+                ]
+            )),
+            configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "mockapns"),
+            onServerRunning: { channel in onListening(channel.localAddress?.port ?? port) },
+            eventLoopGroupProvider: .singleton,
+            logger: applicationLogger
+        )
+    }
+}
+
+/// The first outcome of starting a service that listens, delivered once to whoever waits.
+final class ListeningOutcome: Sendable {
+    private let state = Mutex<(result: Result<Int?, any Error>?, waiter: CheckedContinuation<Int?, any Error>?)>((nil, nil))
+
+    /// Delivers `result` unless an outcome was delivered already; says whether it was.
+    @discardableResult
+    func resolve(_ result: Result<Int?, any Error>) -> Bool {
+        let (delivered, waiter): (Bool, CheckedContinuation<Int?, any Error>?) = state.withLock { state in
+            guard state.result == nil else { return (false, nil) }
+            state.result = result
+            defer { state.waiter = nil }
+            return (true, state.waiter)
+        }
+        waiter?.resume(with: result)
+        return delivered
+    }
+
+    func value() async throws -> Int? {
+        try await withCheckedThrowingContinuation { continuation in
+            let ready: Result<Int?, any Error>? = state.withLock { state in
+                if let result = state.result { return result }
+                state.waiter = continuation
+                return nil
+            }
+            if let ready { continuation.resume(with: ready) }
+        }
+    }
+}
