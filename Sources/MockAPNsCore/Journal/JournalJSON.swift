@@ -85,6 +85,8 @@ public enum JournalJSON {
             write(record, into: &writer)
         case .channelOperation(let record):
             write(record, into: &writer)
+        case .verdict(let verdict):
+            VerdictJSON.write(verdict, key: "verdict", into: &writer)
         }
         writer.endObject()
     }
@@ -271,6 +273,9 @@ extension JournalJSON {
         case .channelOperation:
             var record = try need(object.object("channelOperation"), object, "channelOperation", "the operation's record")
             return .channelOperation(try readChannelOperation(&record))
+        case .verdict:
+            var verdict = try need(object.object("verdict"), object, "verdict", "the finding")
+            return .verdict(try VerdictJSON.readVerdict(&verdict))
         }
     }
 
@@ -382,7 +387,8 @@ extension JournalJSON {
         let authentication = JournalAuthentication(
             kind: try need(reader.string("kind"), reader, "kind", "an authentication kind"),
             teamID: try reader.string("teamId"), keyID: try reader.string("keyId"),
-            refusal: try reader.oneOf("refusal", Reason.self))
+            refusal: try reader.oneOf("refusal", Reason.self),
+            issuedAt: try reader.integer("issuedAt", in: Int64.min...Int64.max))
         try reader.finish()
         return authentication
     }
