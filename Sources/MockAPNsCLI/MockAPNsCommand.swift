@@ -6,6 +6,6 @@ struct MockAPNsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mockapns",
         abstract: "A mock Apple Push Notification service: HTTP/2 provider API, legacy gateway and feedback.",
-        subcommands: [ServeCommand.self, CertsCommand.self, TokenCommand.self, ScenarioCommand.self, JournalCommand.self]
+        subcommands: [ServeCommand.self, CertsCommand.self, TokenCommand.self, ScenarioCommand.self, JournalCommand.self, ReportCommand.self]
     )
 }

@@ -23,7 +23,8 @@ extension MockAPNsConfiguration {
     ///               "maximumPayloadLength": 2048 },
     ///   "journal": { "capacity": 100000, "file": "journal.jsonl", "frames": true, "redactTokens": false },
     ///   "control": { "port": 2198, "host": "127.0.0.1", "allowNonLoopback": false },
-    ///   "timeouts": { "tlsHandshakeSeconds": 10, "http2PrefaceSeconds": 10, "controlRequestHeaderSeconds": 10 }
+    ///   "timeouts": { "tlsHandshakeSeconds": 10, "http2PrefaceSeconds": 10, "controlRequestHeaderSeconds": 10 },
+    ///   "verdicts": { "enabled": true, "minimumRetryDelayMilliseconds": 100, "reconnectStormConnections": 5, ... }
     /// }
     /// ```
     public static func parse(json text: String, over base: MockAPNsConfiguration = MockAPNsConfiguration()) throws(JSONFileError) -> MockAPNsConfiguration {
@@ -82,7 +83,11 @@ extension MockAPNsConfiguration {
         if var timeouts = try root.object("timeouts") {
             try configuration.timeouts.read(&timeouts)
         }
-        try root.finish(allowed: ["broadcast", "host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control", "timeouts"])
+        if var verdicts = try root.object("verdicts") {
+            if let enabled = try verdicts.bool("enabled") { configuration.judgesProviders = enabled }
+            try configuration.verdicts.read(&verdicts, alsoAllowed: ["enabled"])
+        }
+        try root.finish(allowed: ["verdicts", "broadcast", "host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control", "timeouts"])
         return configuration
     }
 }

@@ -37,6 +37,7 @@ struct ControlAPI: Sendable {
             Route(method: .get, path: "/v1/notifications", handler: notifications),
             Route(method: .get, path: "/v1/notifications/wait", handler: waitForNotifications),
             Route(method: .get, path: "/v1/events", handler: events),
+            Route(method: .get, path: "/v1/report", handler: report),
             Route(method: .get, path: "/v1/scenario", handler: scenario),
             Route(method: .put, path: "/v1/scenario", handler: replaceScenario),
             Route(method: .post, path: "/v1/registry/:token/unregister", handler: unregister),
@@ -119,8 +120,17 @@ struct ControlAPI: Sendable {
 
     private func clearJournal(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
         _ = try ControlQuery(request, allowed: [])
-        server.journal.clear()
+        server.clearJournal()
         return ControlResponse.object { $0.bool("cleared", true) }
+    }
+
+    /// The provider verdicts (`MockAPNsServer.verdictReport()`).
+    private func report(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
+        _ = try ControlQuery(request, allowed: [])
+        guard let report = await server.verdictReport() else {
+            throw ControlAPIError("provider verdicts are off (verdicts.enabled is false in the configuration)", status: .notFound)
+        }
+        return ControlResponse.json(VerdictJSON.encode(report))
     }
 
     private func notifications(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {

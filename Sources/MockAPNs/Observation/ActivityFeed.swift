@@ -1,9 +1,10 @@
 import MockAPNsCore
 import Synchronization
 
-/// Collects the journal events that the access log and the metrics read (notifications,
-/// connections, TLS outcomes) for `ActivityReader`. The journal hands them over on the hot
-/// path, so receiving only appends to a buffer; frames are not kept.
+/// Collects the journal events that the access log, the metrics and the provider verdicts read
+/// (notifications, connections, TLS outcomes, diagnoses, verdicts) for `ActivityReader`. The
+/// journal hands them over on the hot path, so receiving only appends to a buffer; frames are
+/// not kept.
 final class ActivityFeed: JournalSink {
     private let pending = Mutex<[ActivityItem]>([])
     /// Whether notifications are kept whole (an access log prints them); otherwise only what
@@ -15,9 +16,10 @@ final class ActivityFeed: JournalSink {
         self.keepsWholeNotifications = keepsWholeNotifications
     }
 
-    /// No frames, no diagnoses: the journal skips this sink for them entirely.
+    /// No frames: the journal skips this sink for them entirely.
     let wantedKinds: UInt32 = JournalEventKind.bits(
-        .notification, .broadcast, .channelOperation, .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed
+        .notification, .broadcast, .channelOperation, .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed,
+        .diagnosis, .verdict
     )
 
     /// The journal hands over only the kinds in `wantedKinds`.
@@ -54,8 +56,9 @@ enum ActivityItem: Sendable, Equatable {
     }
 }
 
-/// Reads the feed in batches, off the event loops, into the metrics and the access log: on a
-/// short timer, before every `/metrics` scrape, and once more at shutdown.
+/// Reads the feed in batches, off the event loops, into the metrics, the access log and the
+/// provider verdicts: on a short timer, before every `/metrics` scrape and report, and once
+/// more at shutdown. The verdicts' findings go back into the journal as `verdict` events.
 actor ActivityReader {
     /// How long events may wait before the access log shows them.
     static let interval = Duration.milliseconds(50)
@@ -63,11 +66,22 @@ actor ActivityReader {
     private let feed: ActivityFeed
     private let metrics: ServerMetrics
     private var accessLog: AccessLog?
+    /// Judges the providers; `nil` when verdicts are off.
+    private var judge: ProviderJudge?
+    private let journal: Journal
+    /// Events up to this sequence belong to a run the server was reset after (`startOver`).
+    private let startsAfter: StartingPoint
+    /// The starting point the judge was made for.
+    private var judgedAfter: UInt64 = 0
 
-    init(feed: ActivityFeed, metrics: ServerMetrics, accessLog: AccessLog?) {
+    init(feed: ActivityFeed, metrics: ServerMetrics, accessLog: AccessLog?, verdicts: VerdictSettings?, journal: Journal,
+         startsAfter: StartingPoint) {
         self.feed = feed
         self.metrics = metrics
         self.accessLog = accessLog
+        self.judge = verdicts.map { ProviderJudge(settings: $0) }
+        self.journal = journal
+        self.startsAfter = startsAfter
     }
 
     /// Takes in everything the feed holds now.
@@ -75,8 +89,46 @@ actor ActivityReader {
         let items = feed.drain()
         guard !items.isEmpty else { return }
         metrics.record(items)
+        if judge != nil { judgeProviders(items) }
         guard accessLog != nil else { return }
         accessLog?.write(items.compactMap(\.event))
+    }
+
+    private func judgeProviders(_ items: [ActivityItem]) {
+        startOverIfReset()
+        guard var judge else { return }
+        let start = judgedAfter
+        for case .event(let event) in items where event.sequence > start {
+            for verdict in judge.consume(event) {
+                journal.record(.verdict(verdict), connection: verdict.connections.first)
+            }
+        }
+        self.judge = judge
+    }
+
+    /// The verdicts on every provider so far (after taking in what the feed holds).
+    func report() -> VerdictReport? {
+        catchUp()
+        startOverIfReset()
+        return judge?.report()
+    }
+
+    /// After a server reset, a new judge for the events that follow it.
+    private func startOverIfReset() {
+        let start = startsAfter.sequence
+        guard start != judgedAfter, let settings = judge?.settings else { return }
+        judge = ProviderJudge(settings: settings)
+        judgedAfter = start
+    }
+
+    /// Records a `verdict` event for every notification lost by now: the last word of a run.
+    func recordLostNotifications() {
+        catchUp()
+        guard let judge else { return }
+        for verdict in judge.lostNotifications() {
+            journal.record(.verdict(verdict), connection: verdict.connections.first)
+        }
+        catchUp()
     }
 
     /// Catches up every `interval` until cancelled, then once more.
@@ -86,5 +138,17 @@ actor ActivityReader {
             catchUp()
         }
         catchUp()
+    }
+}
+
+/// The sequence a server reset left the journal at: the verdicts judge only what follows.
+/// Set from the reset, read by the reader; one atomic word, no lock.
+final class StartingPoint: Sendable {
+    private let value = Atomic<UInt64>(0)
+
+    var sequence: UInt64 { value.load(ordering: .acquiring) }
+
+    func start(after sequence: UInt64) {
+        value.store(sequence, ordering: .releasing)
     }
 }
