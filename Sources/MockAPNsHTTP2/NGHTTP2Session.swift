@@ -45,6 +45,8 @@ final class NGHTTP2Session {
     /// The lowest last-stream ID of the GOAWAY frames sent: nghttp2 ignores any stream the
     /// client opens above it, which the listener hears of (a client that ignores GOAWAY).
     private var goAwayLastStreamID: Int32?
+    /// Reads the frames nghttp2 drops unseen once it stops reading after that GOAWAY.
+    private var ignoredInput: IgnoredFrameWalker?
     /// The last message nghttp2's error callback gave, to explain the error that follows.
     private var lastLibraryMessage: String?
     /// Streams the application reset; any other RST_STREAM is nghttp2 refusing what the
@@ -127,6 +129,9 @@ final class NGHTTP2Session {
     @discardableResult
     func receive(_ buffer: ByteBuffer) -> HTTP2ConnectionError? {
         guard let session, connectionError == nil else { return connectionError }
+        if let last = goAwayLastStreamID, nghttp2_session_want_read(session) == 0 {
+            reportStreamsAfterGoAway(buffer, last: last)
+        }
         let result = buffer.withUnsafeReadableBytes { bytes -> Int in
             guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
             return nghttp2_session_mem_recv(session, base, bytes.count)
@@ -138,6 +143,19 @@ final class NGHTTP2Session {
             readHeaderBlocksAgain(buffer)
         }
         return connectionError
+    }
+
+    /// Streams opened in bytes nghttp2 will drop unread (it stopped reading after the GOAWAY).
+    private func reportStreamsAfterGoAway(_ buffer: ByteBuffer, last: Int32) {
+        var walker = ignoredInput ?? IgnoredFrameWalker()
+        buffer.withUnsafeReadableBytes { bytes in
+            walker.walk(bytes) { type, streamID in
+                guard type == UInt8(NGHTTP2_HEADERS.rawValue), streamID & 1 == 1, streamID > highestHeadersStreamID else { return }
+                highestHeadersStreamID = streamID
+                listener.session(didIgnoreStream: streamID, afterGoAwayNaming: last)
+            }
+        }
+        ignoredInput = walker
     }
 
     /// Feeds the same bytes to the shadow decoder, reports the streams refused in them with

@@ -77,6 +77,8 @@ public struct ProviderJudge: Sendable {
         var reportedExpiredToken = false
         var reportedTokenUpdates = false
         var reportedStreamAfterGoAway = false
+        /// A scenario fault dropped it: the drop counts from then, not from its close.
+        var dropped = false
     }
 
     private struct ProviderTrack: Sendable {
@@ -171,7 +173,7 @@ public struct ProviderJudge: Sendable {
         update(provider) { track in
             churn = track.churn.connectionClosed(id, requests: connection.notifications, at: Self.nanoseconds(now))
             track.drops.removeAll { $0.at + keep < now }
-            if side == .server { track.drops.append(Drop(connection: id, at: now)) }
+            if side == .server, !connection.dropped { track.drops.append(Drop(connection: id, at: now)) }
         }
         if let churn { emit(Self.churnVerdict(churn, provider: provider, connection: id), into: &found) }
     }
@@ -225,6 +227,12 @@ public struct ProviderJudge: Sendable {
         let held = Int64(record.answer.delayMilliseconds ?? 0) * 1000 + Int64(record.handlingMicroseconds ?? 0)
         let arrivedAt = answeredAt - max(0, held)
         let outcome = AttemptOutcome(record)
+        if record.answer.fault?.dropsConnection == true, let provider = connections[id]?.provider, connections[id]?.dropped == false {
+            // The server dropped the connection here; the client may reconnect before the
+            // close is recorded, so the drop counts from the fault.
+            connections[id]?.dropped = true
+            update(provider) { $0.drops.append(Drop(connection: id, at: answeredAt)) }
+        }
         judgeToken(record, outcome: outcome, sequence: sequence, connection: id, arrivedAt: arrivedAt, into: &found)
 
         if let gone = goneTokens[record.deviceToken], arrivedAt >= gone.answeredAt {
@@ -491,6 +499,16 @@ public struct ProviderJudge: Sendable {
     /// `250 ms` for microseconds.
     static func milliseconds(_ microseconds: Int64) -> String {
         "\(microseconds / 1000) ms"
+    }
+}
+
+extension AppliedFault {
+    /// Whether the fault ends the connection (a provider then has to reconnect).
+    var dropsConnection: Bool {
+        switch self {
+        case .closeConnection, .resetConnection, .sendGarbage, .closeAfterBytes, .shutdown: true
+        case .goAway, .resetStream, .stall, .lowerMaxConcurrentStreams: false
+        }
     }
 }
 
