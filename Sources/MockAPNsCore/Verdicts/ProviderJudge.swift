@@ -18,6 +18,12 @@ public struct ProviderJudge: Sendable {
     private var chains: [NotificationKey: Chain] = [:]
     /// The same, by the `apns-id` the request carried.
     private var chainsByAPNsID: [String: NotificationKey] = [:]
+    /// Notifications accepted lately (at most `acceptedMemory`), so one sent again after its
+    /// acceptance (its answer lost with its connection, say) is told from a new one.
+    private var recentlyAccepted: Set<NotificationKey> = []
+    private var acceptedOrder: [NotificationKey] = []
+    private var acceptedOrderStart = 0
+    private static let acceptedMemory = 100_000
     /// Tokens answered 410, until a push to them is accepted again.
     private var goneTokens: [String: GoneToken] = [:]
     /// Findings on connections whose provider is not known yet, given out when it is.
@@ -85,6 +91,7 @@ public struct ProviderJudge: Sendable {
         var connections = 0
         var acceptedAtOnce = 0
         var acceptedAfterRetries = 0
+        var sentAgainAfterAcceptance = 0
         /// Every retry delay observed, in the order seen (at most `delayLimit` kept).
         var retryDelays: [Int64] = []
         var findings: [VerdictRule: Int] = [:]
@@ -252,6 +259,13 @@ public struct ProviderJudge: Sendable {
         let key = NotificationKey(record)
         let shape = RequestShape(record)
         let chainKey = record.requestAPNsID.flatMap { chainsByAPNsID[$0] }.flatMap { chains[$0] == nil ? nil : $0 } ?? key
+        if chains[chainKey] == nil, recentlyAccepted.contains(key) {
+            // Already delivered: a duplicate, not a new notification (nor a lost one if it fails).
+            if let provider = connection.provider ?? provider(ofConnection: id) {
+                update(provider) { $0.sentAgainAfterAcceptance += 1 }
+            }
+            return
+        }
         if var chain = chains[chainKey] {
             judgeRetry(of: &chain, record: record, shape: shape, outcome: outcome, sequence: sequence, connection: id,
                        arrivedAt: arrivedAt, answeredAt: answeredAt, into: &found)
@@ -273,6 +287,7 @@ public struct ProviderJudge: Sendable {
         if outcome == .accepted {
             chains[key] = nil
             if let id = chain.apnsID, chainsByAPNsID[id] == key { chainsByAPNsID[id] = nil }
+            remember(key)
             let provider = provider(ofConnection: connection) ?? chain.provider ?? .unidentified
             let retried = chain.attempts > 1
             update(provider) { track in
@@ -283,6 +298,19 @@ public struct ProviderJudge: Sendable {
         } else {
             chains[key] = chain
             if let id = chain.apnsID { chainsByAPNsID[id] = key }
+        }
+    }
+
+    private mutating func remember(_ key: NotificationKey) {
+        guard recentlyAccepted.insert(key).inserted else { return }
+        acceptedOrder.append(key)
+        if acceptedOrder.count - acceptedOrderStart > Self.acceptedMemory {
+            recentlyAccepted.remove(acceptedOrder[acceptedOrderStart])
+            acceptedOrderStart += 1
+            if acceptedOrderStart >= Self.acceptedMemory {
+                acceptedOrder.removeFirst(acceptedOrderStart)
+                acceptedOrderStart = 0
+            }
         }
     }
 
@@ -469,7 +497,7 @@ public struct ProviderJudge: Sendable {
             let lostHere = lost[provider] ?? []
             let tally = NotificationTally(
                 acceptedAtOnce: track.acceptedAtOnce, acceptedAfterRetries: track.acceptedAfterRetries,
-                refused: refused[provider] ?? 0, lost: lostHere.count
+                refused: refused[provider] ?? 0, lost: lostHere.count, sentAgainAfterAcceptance: track.sentAgainAfterAcceptance
             )
             let rules = VerdictRule.allCases.map { rule -> RuleOutcome in
                 if rule == .lost {

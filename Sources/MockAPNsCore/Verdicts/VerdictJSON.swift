@@ -143,6 +143,7 @@ public enum VerdictJSON {
         writer.integer("acceptedAfterRetries", tally.acceptedAfterRetries)
         writer.integer("refused", tally.refused)
         writer.integer("lost", tally.lost)
+        writer.integer("sentAgainAfterAcceptance", tally.sentAgainAfterAcceptance)
         writer.endObject()
     }
 
@@ -171,7 +172,8 @@ public enum VerdictJSON {
         var tallyObject = try required(object.object("notifications"), object, "notifications", "the notification counts")
         let tally = NotificationTally(
             acceptedAtOnce: try count(&tallyObject, "acceptedAtOnce"), acceptedAfterRetries: try count(&tallyObject, "acceptedAfterRetries"),
-            refused: try count(&tallyObject, "refused"), lost: try count(&tallyObject, "lost")
+            refused: try count(&tallyObject, "refused"), lost: try count(&tallyObject, "lost"),
+            sentAgainAfterAcceptance: try count(&tallyObject, "sentAgainAfterAcceptance")
         )
         _ = try tallyObject.integer("tried", in: 0...Int64.max)
         try tallyObject.finish()

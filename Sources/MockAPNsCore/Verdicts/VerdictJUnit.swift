@@ -18,6 +18,7 @@ public enum VerdictJUnit {
                 ("notifications.acceptedAtOnce", tally.acceptedAtOnce),
                 ("notifications.acceptedAfterRetries", tally.acceptedAfterRetries),
                 ("notifications.refused", tally.refused), ("notifications.lost", tally.lost),
+                ("notifications.sentAgainAfterAcceptance", tally.sentAgainAfterAcceptance),
             ] {
                 xml += #"      <property name="\#(key)" value="\#(value)"/>"# + "\n"
             }

@@ -70,12 +70,16 @@ public struct NotificationTally: Sendable, Equatable {
     public var refused: Int
     /// Failed in a retryable way (429, 5xx, reset, dropped, unanswered) and never accepted.
     public var lost: Int
+    /// Sends of a notification already accepted (its answer lost with its connection, say):
+    /// duplicates the device may show twice, not counted in `tried`.
+    public var sentAgainAfterAcceptance: Int
 
-    public init(acceptedAtOnce: Int = 0, acceptedAfterRetries: Int = 0, refused: Int = 0, lost: Int = 0) {
+    public init(acceptedAtOnce: Int = 0, acceptedAfterRetries: Int = 0, refused: Int = 0, lost: Int = 0, sentAgainAfterAcceptance: Int = 0) {
         self.acceptedAtOnce = acceptedAtOnce
         self.acceptedAfterRetries = acceptedAfterRetries
         self.refused = refused
         self.lost = lost
+        self.sentAgainAfterAcceptance = sentAgainAfterAcceptance
     }
 
     /// Every notification tried.
@@ -85,14 +89,17 @@ public struct NotificationTally: Sendable, Equatable {
         NotificationTally(
             acceptedAtOnce: left.acceptedAtOnce + right.acceptedAtOnce,
             acceptedAfterRetries: left.acceptedAfterRetries + right.acceptedAfterRetries,
-            refused: left.refused + right.refused, lost: left.lost + right.lost
+            refused: left.refused + right.refused, lost: left.lost + right.lost,
+            sentAgainAfterAcceptance: left.sentAgainAfterAcceptance + right.sentAgainAfterAcceptance
         )
     }
 
-    /// `of 600 notifications tried, 569 accepted at once, 29 after retries, 0 refused, 2 lost`.
+    /// `of 600 notifications tried, 569 accepted at once, 29 after retries, 0 refused, 2 lost`,
+    /// then `; 3 sent again after being accepted` when any were.
     public var headline: String {
         "of \(tried) notification\(tried == 1 ? "" : "s") tried, \(acceptedAtOnce) accepted at once, "
             + "\(acceptedAfterRetries) after retries, \(refused) refused, \(lost) lost"
+            + (sentAgainAfterAcceptance > 0 ? "; \(sentAgainAfterAcceptance) sent again after being accepted" : "")
     }
 }
 

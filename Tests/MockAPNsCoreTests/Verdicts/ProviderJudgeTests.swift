@@ -281,6 +281,22 @@ final class ProviderJudgeTests: XCTestCase {
         XCTAssertEqual(report.provider(provider)?.retryDelays.first, [999])
     }
 
+    func testANotificationSentAgainAfterItsAcceptanceIsADuplicateNotANewOne() {
+        var script = JournalScript()
+        script.open(1)
+        script.push(1, answer: .ok)
+        script.push(1, payload: #"{"n":2}"#, answer: .ok, stream: 3)
+        script.close(1, by: .server)  // the second answer was lost with the connection
+        script.open(2)
+        script.push(2, payload: #"{"n":2}"#, answer: .ok)
+        script.push(2, payload: #"{"n":3}"#, answer: .ok, stream: 3)
+        let (verdicts, report) = script.judged()
+        XCTAssertEqual(checks(verdicts), [])
+        let tally = report.provider(provider)?.notifications
+        XCTAssertEqual(tally, NotificationTally(acceptedAtOnce: 3, sentAgainAfterAcceptance: 1))
+        XCTAssertEqual(tally?.headline, "of 3 notifications tried, 3 accepted at once, 0 after retries, 0 refused, 0 lost; 1 sent again after being accepted")
+    }
+
     func testConnectionsWithoutCredentialsAreUnidentifiedClients() {
         var script = JournalScript()
         script.open(1)

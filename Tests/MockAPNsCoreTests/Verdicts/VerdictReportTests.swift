@@ -22,7 +22,7 @@ final class VerdictReportTests: XCTestCase {
         XCTAssertEqual(report.brokenRules, [.noBackoff, .lost])
         let text = VerdictJSON.encode(report)
         XCTAssertEqual(try VerdictJSON.decodeReport(text), report)
-        XCTAssertTrue(text.contains(#""totals":{"tried":2,"acceptedAtOnce":1,"acceptedAfterRetries":0,"refused":0,"lost":1}"#), text)
+        XCTAssertTrue(text.contains(#""totals":{"tried":2,"acceptedAtOnce":1,"acceptedAfterRetries":0,"refused":0,"lost":1,"sentAgainAfterAcceptance":0}"#), text)
         XCTAssertTrue(text.contains(#""brokenRules":["no-backoff","lost"]"#), text)
         XCTAssertTrue(text.contains(#""backoffGrowthFactor":1.75"#), text)
     }
