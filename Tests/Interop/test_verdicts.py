@@ -179,7 +179,7 @@ def test_unregistered_token_left_alone_passes(tmp_path):
         client.close()
         assert checks(server) == []
         assert only_provider(server)["notifications"] == {
-            "tried": 2, "acceptedAtOnce": 1, "acceptedAfterRetries": 0, "refused": 1, "lost": 0}
+            "tried": 2, "acceptedAtOnce": 1, "acceptedAfterRetries": 0, "refused": 1, "lost": 0, "sentAgainAfterAcceptance": 0}
     finally:
         server.stop()
 
@@ -411,7 +411,7 @@ def test_a_500_never_retried_is_lost_and_retried_is_not(tmp_path):
         client.close()
         assert checks(server) == []
         assert report(server)["totals"] == {
-            "tried": 1, "acceptedAtOnce": 0, "acceptedAfterRetries": 1, "refused": 0, "lost": 0}
+            "tried": 1, "acceptedAtOnce": 0, "acceptedAfterRetries": 1, "refused": 0, "lost": 0, "sentAgainAfterAcceptance": 0}
     finally:
         server.stop()
 
