@@ -2,7 +2,8 @@
 /// stream is left, nghttp2 drops whatever the client sends without a callback; a client that
 /// ignores the GOAWAY and opens new streams would go unseen. This reads only each frame's
 /// 9-byte header and skips its payload, so it costs a few steps per frame, and only after a
-/// GOAWAY.
+/// GOAWAY. It starts where nghttp2 stopped reading, which is a frame boundary as long as the
+/// client wrote whole frames (clients do; a frame cut there would only be misread here).
 struct IgnoredFrameWalker {
     /// The header of the frame being read, as far as it has arrived.
     private var header: [UInt8] = []

@@ -28,6 +28,9 @@ public struct ProviderJudge: Sendable {
     private var goneTokens: [String: GoneToken] = [:]
     /// Findings on connections whose provider is not known yet, given out when it is.
     private var pending: [UInt64: [ProviderVerdict]] = [:]
+    /// Connections with failed notifications whose provider was not known when they failed:
+    /// those notifications find their provider through the connection, so it is kept.
+    private var connectionsOwningChains: Set<UInt64> = []
     /// The sequence of the last event read.
     public private(set) var lastSequence: UInt64 = 0
     /// Events a journal file left out (its gap lines): when not zero, findings may be missing.
@@ -183,6 +186,9 @@ public struct ProviderJudge: Sendable {
             if side == .server, !connection.dropped { track.drops.append(Drop(connection: id, at: now)) }
         }
         if let churn { emit(Self.churnVerdict(churn, provider: provider, connection: id), into: &found) }
+        // Forget the closed connection, so a long run keeps nothing per past connection,
+        // unless a notification still needs it to name its provider.
+        if !connectionsOwningChains.contains(id) { connections[id] = nil }
     }
 
     private static func churnVerdict(_ churn: HTTP2Churn, provider: ProviderIdentity, connection: UInt64) -> ProviderVerdict {
@@ -275,6 +281,7 @@ public struct ProviderJudge: Sendable {
                 deviceToken: record.deviceToken, topic: record.topic, apnsID: record.requestAPNsID, provider: connection.provider,
                 connections: [id], sequences: [sequence], attempts: 1, outcome: outcome, answeredAt: answeredAt, shape: shape
             )
+            if connection.provider == nil, outcome != .accepted { connectionsOwningChains.insert(id) }
             finish(chain, key: key, outcome: outcome, connection: id)
         }
         if case .gone(let reason) = outcome {
