@@ -10,6 +10,9 @@ struct JudgeClock: Sendable {
     static let jumpMicroseconds: Int64 = 1_000_000
     /// Monotonic readings taken on different threads may arrive this far out of order.
     static let reorderMicroseconds: Int64 = 50_000
+    /// The latest time it gives: far beyond any run, and low enough that a time plus a
+    /// window or a delay never overflows (a journal file may hold any numbers).
+    static let limit = Int64.max / 4
 
     private var last: (wall: Int64, monotonic: UInt64, time: Int64)?
 
@@ -19,7 +22,7 @@ struct JudgeClock: Sendable {
         let monotonic = event.monotonicNanoseconds
         guard let previous = last else {
             let start = wall.multipliedReportingOverflow(by: 1000)
-            let time = start.overflow ? 0 : start.partialValue
+            let time = start.overflow ? 0 : min(max(0, start.partialValue), Self.limit)
             last = (wall, monotonic, time)
             return time
         }
@@ -38,7 +41,7 @@ struct JudgeClock: Sendable {
             step = max(0, wallStep)
         }
         let time = previous.time.addingReportingOverflow(max(0, step))
-        let now = time.overflow ? Int64.max : time.partialValue
+        let now = time.overflow ? Self.limit : min(time.partialValue, Self.limit)
         last = (wall, keptMonotonic, now)
         return now
     }

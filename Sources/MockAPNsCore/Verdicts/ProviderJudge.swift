@@ -237,8 +237,11 @@ public struct ProviderJudge: Sendable {
         guard !record.deviceToken.isEmpty else { return }
 
         // The answer went out `delayMilliseconds` plus the server's own handling after arrival.
-        let held = Int64(record.answer.delayMilliseconds ?? 0) * 1000 + Int64(record.handlingMicroseconds ?? 0)
-        let arrivedAt = answeredAt - max(0, held)
+        // Clamped: a journal file is input, and its numbers may be anything.
+        let delay = Int64(clamping: record.answer.delayMilliseconds ?? 0).multipliedReportingOverflow(by: 1000)
+        let held = (delay.overflow ? JudgeClock.limit : delay.partialValue)
+            .addingReportingOverflow(Int64(clamping: record.handlingMicroseconds ?? 0))
+        let arrivedAt = answeredAt - min(max(0, held.overflow ? JudgeClock.limit : held.partialValue), answeredAt)
         let outcome = AttemptOutcome(record)
         if record.answer.fault?.dropsConnection == true, let provider = connections[id]?.provider, connections[id]?.dropped == false {
             // The server dropped the connection here; the client may reconnect before the
@@ -470,7 +473,7 @@ public struct ProviderJudge: Sendable {
     /// The notifications never accepted although the failure said to retry: one finding
     /// each, oldest first. A live server records them when it stops.
     public func lostNotifications() -> [ProviderVerdict] {
-        chains.values.filter(\.outcome.isRetryable).sorted { $0.sequences[0] < $1.sequences[0] }.map { chain in
+        chains.values.filter(\.outcome.isRetryable).sorted { ($0.sequences.first ?? 0) < ($1.sequences.first ?? 0) }.map { chain in
             ProviderVerdict(
                 check: .lostNotification, provider: owner(of: chain),
                 message: "the notification for token \(Self.short(chain.deviceToken))\(chain.topic.map { " (\($0))" } ?? "") was tried \(chain.attempts) time\(chain.attempts == 1 ? "" : "s"), last answered with \(chain.outcome.words), and never accepted",
@@ -522,8 +525,9 @@ public struct ProviderJudge: Sendable {
 
     // MARK: Helpers
 
+    /// Nanoseconds for the churn detector, low enough that it may add its window.
     private static func nanoseconds(_ microseconds: Int64) -> UInt64 {
-        UInt64(clamping: microseconds) &* 1000
+        min(UInt64(clamping: microseconds), UInt64.max / 4000) * 1000
     }
 
     /// `a1b2c3d4…`: enough of a token to tell it apart in a sentence.

@@ -307,6 +307,29 @@ final class ProviderJudgeTests: XCTestCase {
         XCTAssertEqual(report.totals.tried, 0)
     }
 
+    /// A journal file is input: times and delays at the limits of their types are judged
+    /// without a trap.
+    func testExtremeNumbersInAJournalFileAreJudgedWithoutATrap() {
+        var judge = ProviderJudge()
+        let answer = SentAnswer(status: 503, reason: .serviceUnavailable, accepted: false, delayMilliseconds: Int.max)
+        var record = NotificationRecord(
+            transport: .http2, deviceToken: "a1", payload: [], authentication: JournalAuthentication(kind: "none"), answer: answer
+        )
+        record.handlingMicroseconds = Int.max
+        for (sequence, wall, monotonic) in [(UInt64(1), Int64.max, UInt64.max), (2, Int64.min, 0), (3, 0, UInt64.max / 2), (4, Int64.max, 1)] {
+            let opened = JournalEvent(sequence: sequence * 10, wallTimeMilliseconds: wall, monotonicNanoseconds: monotonic,
+                                      connectionID: sequence, streamID: nil, kind: .connectionOpened(transport: .http2, peer: nil))
+            _ = judge.consume(opened)
+            let pushed = JournalEvent(sequence: sequence * 10 + 1, wallTimeMilliseconds: wall, monotonicNanoseconds: monotonic,
+                                      connectionID: sequence, streamID: 1, kind: .notification(record))
+            _ = judge.consume(pushed)
+            let closed = JournalEvent(sequence: sequence * 10 + 2, wallTimeMilliseconds: wall, monotonicNanoseconds: monotonic,
+                                      connectionID: sequence, streamID: nil, kind: .connectionClosed(transport: .http2, closedBy: .server, reason: nil))
+            _ = judge.consume(closed)
+        }
+        XCTAssertEqual(judge.report().totals.lost, 1)
+    }
+
     func testVerdictEventsOfAnEarlierJudgingArePassedOver() {
         var script = JournalScript()
         script.open(1)
