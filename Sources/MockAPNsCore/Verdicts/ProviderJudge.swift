@@ -120,19 +120,13 @@ public struct ProviderJudge: Sendable {
         connections[id]?.provider
     }
 
-    private mutating func track(_ provider: ProviderIdentity) -> ProviderTrack {
-        if let known = providers[provider] { return known }
-        let made = ProviderTrack(churn: HTTP2ChurnDetector(
-            threshold: settings.churnConnections, windowSeconds: settings.churnWindowSeconds
-        ))
-        providers[provider] = made
-        return made
-    }
-
+    /// Changes `provider`'s track in place (made on first use): its arrays and sets are never
+    /// copied, however long they grow.
     private mutating func update(_ provider: ProviderIdentity, _ change: (inout ProviderTrack) -> Void) {
-        var track = track(provider)
-        change(&track)
-        providers[provider] = track
+        let settings = self.settings
+        change(&providers[provider, default: ProviderTrack(churn: HTTP2ChurnDetector(
+            threshold: settings.churnConnections, windowSeconds: settings.churnWindowSeconds
+        ))])
     }
 
     /// The connection is now known to be `provider`'s (the first identity shown wins).
@@ -302,8 +296,10 @@ public struct ProviderJudge: Sendable {
             let retried = chain.attempts > 1
             update(provider) { track in
                 if retried { track.acceptedAfterRetries += 1 } else { track.acceptedAtOnce += 1 }
-                let room = max(0, Self.delayLimit - track.retryDelays.count)
-                track.retryDelays.append(contentsOf: chain.unattributedDelays.prefix(room))
+                if !chain.unattributedDelays.isEmpty {
+                    let room = max(0, Self.delayLimit - track.retryDelays.count)
+                    track.retryDelays.append(contentsOf: chain.unattributedDelays.prefix(room))
+                }
             }
         } else {
             chains[key] = chain
@@ -556,23 +552,27 @@ public enum StreamAfterGoAway {
     public static let code = "http2.streamAfterGoAway"
 }
 
-/// What makes two requests the same notification: token, topic and payload.
+/// What makes two requests the same notification: token, topic and payload, as a 64-bit
+/// FNV-1a fingerprint of their bytes. Cheaper to make, keep and hash than the strings and
+/// bytes; two different notifications share one with a chance of about one in 2^64 per pair.
 struct NotificationKey: Hashable, Sendable {
-    var deviceToken: String
-    var topic: String?
-    var payloadLength: Int
-    /// FNV-1a over the kept payload bytes: stable, and cheaper to keep than the bytes.
-    var payloadHash: UInt64
+    var fingerprint: UInt64
 
     init(_ record: NotificationRecord) {
-        deviceToken = record.deviceToken
-        topic = record.topic
-        payloadLength = record.payloadLength
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in record.payload {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        func add(_ byte: UInt8) { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        for byte in record.deviceToken.utf8 { add(byte) }
+        // 0xFF never occurs in UTF-8: it separates the fields unambiguously.
+        add(0xFF)
+        for byte in (record.topic ?? "").utf8 { add(byte) }
+        add(record.topic == nil ? 0xFE : 0xFF)
+        var length = UInt64(record.payloadLength)
+        for _ in 0..<8 {
+            add(UInt8(truncatingIfNeeded: length))
+            length >>= 8
         }
-        payloadHash = hash
+        for byte in record.payload { add(byte) }
+        fingerprint = hash
     }
 }
 
