@@ -39,12 +39,14 @@ mkdir -p "$work/docroot/3/device"
 # Variants: every frame and notification journaled (the default), frame journaling off
 # (`--journal-frames off`; notifications are always journaled), both with the log at warning;
 # and the default again at `info`, where the access log writes a line per notification and
-# per connection (into a file here, as a CI log would).
+# per connection (into a file here, as a CI log would); and the default with the provider
+# verdicts off (`"verdicts": {"enabled": false}`), to measure what judging costs.
 # With DASHBOARD=1, one more: frames on with the dashboard's live stream subscribed (the
 # event kinds and buffer the page asks for, read by curl as fast as it comes), to measure what
 # an open dashboard costs.
+echo '{"verdicts": {"enabled": false}}' > "$work/verdicts-off.json"
 variants=("frames on|--log-level warning" "frames off|--log-level warning --journal-frames off"
-          "access log|--log-level info")
+          "access log|--log-level info" "verdicts off|--log-level warning --config $work/verdicts-off.json")
 if [[ "${DASHBOARD:-0}" == 1 ]]; then variants+=("dashboard|--log-level warning --control-port CONTROL"); fi
 # VARIANTS="frames on,dashboard" keeps only the variants named (by the first column).
 if [[ -n "${VARIANTS:-}" ]]; then

@@ -9,7 +9,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
         abstract: "A mock Apple Push Notification service: HTTP/2 provider API, legacy gateway and feedback.",
         version: MockAPNsVersion.current,
         subcommands: [
-            ServeCommand.self, HealthCommand.self, CertsCommand.self, TokenCommand.self, ScenarioCommand.self, JournalCommand.self,
+            ServeCommand.self, HealthCommand.self, CertsCommand.self, TokenCommand.self, ScenarioCommand.self, JournalCommand.self, ReportCommand.self,
         ]
     )
 }

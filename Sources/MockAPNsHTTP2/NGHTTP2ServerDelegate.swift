@@ -23,6 +23,10 @@ public protocol NGHTTP2ServerDelegate: AnyObject {
     /// The handler answered a request itself, without handing it over (a header list over
     /// MAX_HEADER_LIST_SIZE answered 431).
     func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuse refusal: HTTP2RequestRefusal)
+    /// The client opened stream `streamID` after the server's GOAWAY named `lastStreamID` as
+    /// the last it would process; nghttp2 ignores the stream (the client should have opened a
+    /// new connection).
+    func http2Handler(_ handler: NGHTTP2ServerHandler, didIgnoreStream streamID: Int32, afterGoAwayNaming lastStreamID: Int32)
 }
 
 extension NGHTTP2ServerDelegate {
@@ -33,6 +37,7 @@ extension NGHTTP2ServerDelegate {
     public func http2Handler(_ handler: NGHTTP2ServerHandler, didCloseStream streamID: Int32, errorCode: UInt32) {}
     public func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuseStream refused: HTTP2RefusedStream) {}
     public func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuse refusal: HTTP2RequestRefusal) {}
+    public func http2Handler(_ handler: NGHTTP2ServerHandler, didIgnoreStream streamID: Int32, afterGoAwayNaming lastStreamID: Int32) {}
 }
 
 /// A request the handler answered itself instead of handing it to the delegate.

@@ -377,6 +377,10 @@ extension NGHTTP2ServerHandler: NGHTTP2SessionListener {
         delegate?.http2Handler(self, didRefuse: refusal)
     }
 
+    func session(didIgnoreStream streamID: Int32, afterGoAwayNaming lastStreamID: Int32) {
+        delegate?.http2Handler(self, didIgnoreStream: streamID, afterGoAwayNaming: lastStreamID)
+    }
+
     func session(didCloseStream streamID: Int32, errorCode: UInt32) {
         if configuration.idleTimeout != nil, session?.openStreamCount == 0 {
             lastActivity = .now()

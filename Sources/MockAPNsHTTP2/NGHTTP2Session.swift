@@ -10,6 +10,7 @@ protocol NGHTTP2SessionListener: AnyObject {
     func session(didFailStream error: HTTP2StreamError)
     func session(didRefuseStream refused: HTTP2RefusedStream)
     func session(didRefuse refusal: HTTP2RequestRefusal)
+    func session(didIgnoreStream streamID: Int32, afterGoAwayNaming lastStreamID: Int32)
 }
 
 /// One nghttp2 server session: the only place that holds an `nghttp2_session *`.
@@ -41,6 +42,11 @@ final class NGHTTP2Session {
     /// GOAWAY frames submitted through this type and not yet sent. Any other GOAWAY with an
     /// error code is nghttp2 ending the connection over a protocol error.
     private var applicationGoAwaysQueued = 0
+    /// The lowest last-stream ID of the GOAWAY frames sent: nghttp2 ignores any stream the
+    /// client opens above it, which the listener hears of (a client that ignores GOAWAY).
+    private var goAwayLastStreamID: Int32?
+    /// Reads the frames nghttp2 drops unseen once it stops reading after that GOAWAY.
+    private var ignoredInput: IgnoredFrameWalker?
     /// The last message nghttp2's error callback gave, to explain the error that follows.
     private var lastLibraryMessage: String?
     /// Streams the application reset; any other RST_STREAM is nghttp2 refusing what the
@@ -123,6 +129,9 @@ final class NGHTTP2Session {
     @discardableResult
     func receive(_ buffer: ByteBuffer) -> HTTP2ConnectionError? {
         guard let session, connectionError == nil else { return connectionError }
+        if let last = goAwayLastStreamID, nghttp2_session_want_read(session) == 0 {
+            reportStreamsAfterGoAway(buffer, last: last)
+        }
         let result = buffer.withUnsafeReadableBytes { bytes -> Int in
             guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return 0 }
             return nghttp2_session_mem_recv(session, base, bytes.count)
@@ -134,6 +143,19 @@ final class NGHTTP2Session {
             readHeaderBlocksAgain(buffer)
         }
         return connectionError
+    }
+
+    /// Streams opened in bytes nghttp2 will drop unread (it stopped reading after the GOAWAY).
+    private func reportStreamsAfterGoAway(_ buffer: ByteBuffer, last: Int32) {
+        var walker = ignoredInput ?? IgnoredFrameWalker()
+        buffer.withUnsafeReadableBytes { bytes in
+            walker.walk(bytes) { type, streamID in
+                guard type == UInt8(NGHTTP2_HEADERS.rawValue), streamID & 1 == 1, streamID > highestHeadersStreamID else { return }
+                highestHeadersStreamID = streamID
+                listener.session(didIgnoreStream: streamID, afterGoAwayNaming: last)
+            }
+        }
+        ignoredInput = walker
     }
 
     /// Feeds the same bytes to the shadow decoder, reports the streams refused in them with
@@ -361,6 +383,9 @@ final class NGHTTP2Session {
     func onBeginFrame(_ header: UnsafePointer<nghttp2_frame_hd>) -> Int32 {
         let streamID = header.pointee.stream_id
         guard header.pointee.type == UInt8(NGHTTP2_HEADERS.rawValue), streamID & 1 == 1 else { return 0 }
+        if streamID > highestHeadersStreamID, let last = goAwayLastStreamID, streamID > last {
+            listener.session(didIgnoreStream: streamID, afterGoAwayNaming: last)
+        }
         if streamID > highestHeadersStreamID {
             if streamID - highestHeadersStreamID > 2 {
                 skippedClientStreamIDs.append((highestHeadersStreamID + 1)...(streamID - 2))
@@ -579,6 +604,7 @@ final class NGHTTP2Session {
             reportResetUnlessRequested(streamID: frame.pointee.hd.stream_id, errorCode: frame.pointee.rst_stream.error_code)
         }
         if frame.pointee.hd.type == UInt8(NGHTTP2_GOAWAY.rawValue) {
+            goAwayLastStreamID = min(goAwayLastStreamID ?? .max, frame.pointee.goaway.last_stream_id)
             if applicationGoAwaysQueued > 0 {
                 applicationGoAwaysQueued -= 1
             } else if frame.pointee.goaway.error_code != HTTP2ErrorCode.noError {

@@ -51,7 +51,10 @@ def test_jwt_success(server):
     (result,) = send(server, jwt_client, request(token))
     assert result.is_successful and result.status == "200"
     record = server.journal.expect(token, status=200, responseApnsId=result.notification_id)
-    assert record["authentication"] == {"kind": "providerToken", "teamId": TEAM, "keyId": KEY_ID}
+    authentication = dict(record["authentication"])
+    issued_at = authentication.pop("issuedAt")  # the iat aioapns signed, never the token itself
+    assert authentication == {"kind": "providerToken", "teamId": TEAM, "keyId": KEY_ID}
+    assert abs(issued_at - time.time()) < 300, issued_at
 
 
 def test_certificate_success(server):

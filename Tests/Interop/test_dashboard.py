@@ -303,3 +303,20 @@ def test_broadcasts_and_channel_requests_appear_with_their_channel(page, dashboa
     WebDriverWait(page, 3).until(lambda d: "Home 3, away 2" in d.find_element(By.ID, "detail-payload").text)
     assert page.find_element(By.ID, "detail-title").text.startswith("Broadcast #")
     close_detail(page)
+
+
+def test_verdicts_show_each_provider_and_its_findings(page, dashboard_server):
+    """A bad device token sent twice is a retried permanent refusal: the open Verdicts view
+    refreshes when the finding is recorded, and shows the certificate provider, its headline,
+    PASS/FAIL per rule, and the finding with the journal sequences it rests on."""
+    show(page, "verdicts")
+    bad = os.urandom(5).hex()  # too short: BadDeviceToken
+    assert push(dashboard_server, bad, '{"aps":{"alert":"x"}}') == 400
+    time.sleep(0.15)
+    assert push(dashboard_server, bad, '{"aps":{"alert":"x"}}') == 400
+    text = wait_text(page, ".verdict-provider", "certificate", f"token {bad[:8]}", timeout=5)
+    assert "Retried a permanent refusal" in text and "400 BadDeviceToken" in text, text
+    assert "notifications tried" in text and "Kept pushing to an unregistered token" in text, text
+    row = next(t for t in texts(page, ".verdict-provider .rules tr") if "permanent-retry" in t)
+    assert row.startswith("FAIL (") and f"token {bad[:8]}" in row and "#" in row, row
+    snap(page, "verdicts")

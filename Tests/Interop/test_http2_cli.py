@@ -40,7 +40,10 @@ def test_curl_jwt_success(server):
     assert re.fullmatch(r"[0-9A-F-]{36}", headers["apns-id"])
     assert "apns-unique-id" in headers  # sandbox
     record = server.journal.expect(token, status=200, accepted=True, responseApnsId=headers["apns-id"])
-    assert record["authentication"] == {"kind": "providerToken", "teamId": "TEAM00000A", "keyId": "SANDBOX001"}
+    authentication = dict(record["authentication"])
+    issued_at = authentication.pop("issuedAt")  # which token: its iat, never the token itself
+    assert authentication == {"kind": "providerToken", "teamId": "TEAM00000A", "keyId": "SANDBOX001"}
+    assert abs(issued_at - time.time()) < 300, issued_at
 
 
 def test_curl_certificate_success(server):

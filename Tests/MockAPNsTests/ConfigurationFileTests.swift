@@ -139,4 +139,24 @@ final class ConfigurationFileTests: XCTestCase {
         XCTAssertEqual(response.body, #"{"reason":"BadMessageId"}"#)
         try await server.shutdown()
     }
+
+    func testTheVerdictsSectionSetsThresholdsAndCanTurnJudgingOff() throws {
+        let defaults = try MockAPNsConfiguration.parse(json: "{}")
+        XCTAssertTrue(defaults.judgesProviders)
+        XCTAssertEqual(defaults.verdicts, VerdictSettings())
+        let configuration = try MockAPNsConfiguration.parse(json: #"{"verdicts": {"enabled": false, "minimumRetryDelayMilliseconds": 900000, "churnConnections": 3}}"#)
+        XCTAssertFalse(configuration.judgesProviders)
+        XCTAssertEqual(configuration.verdicts.minimumRetryDelayMilliseconds, 900_000)
+        XCTAssertEqual(configuration.verdicts.churnConnections, 3)
+        XCTAssertEqual(configuration.verdicts.backoffRunLength, VerdictSettings().backoffRunLength)
+        for (text, path) in [
+            (#"{"verdicts": {"minimumRetryDelay": 5}}"#, "$.verdicts.minimumRetryDelay"),
+            (#"{"verdicts": {"backoffGrowthFactor": 0.5}}"#, "$.verdicts.backoffGrowthFactor"),
+            (#"{"verdicts": {"enabled": "yes"}}"#, "$.verdicts.enabled"),
+        ] {
+            XCTAssertThrowsError(try MockAPNsConfiguration.parse(json: text), text) { error in
+                XCTAssertEqual((error as? JSONFileError)?.path, path, text)
+            }
+        }
+    }
 }

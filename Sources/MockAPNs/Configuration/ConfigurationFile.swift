@@ -28,7 +28,8 @@ extension MockAPNsConfiguration {
     ///                "allowedOrigins": ["http://localhost:3000"], "token": "..." },
     ///   "registry": { "rateLimit": { "pushes": 10, "perSeconds": 60 } },
     ///   "timeouts": { "tlsHandshakeSeconds": 10, "http2PrefaceSeconds": 10, "controlRequestHeaderSeconds": 10,
-    ///                 "legacyIdleSeconds": 300, "legacyFrameSeconds": 10 }
+    ///                 "legacyIdleSeconds": 300, "legacyFrameSeconds": 10 },
+    ///   "verdicts": { "enabled": true, "minimumRetryDelayMilliseconds": 100, "reconnectStormConnections": 5, ... }
     /// }
     /// ```
     public static func parse(json text: String, over base: MockAPNsConfiguration = MockAPNsConfiguration()) throws(JSONFileError) -> MockAPNsConfiguration {
@@ -93,7 +94,11 @@ extension MockAPNsConfiguration {
         if var timeouts = try root.object("timeouts") {
             try configuration.timeouts.read(&timeouts)
         }
-        try root.finish(allowed: ["broadcast", "host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control", "timeouts", "registry", "productionPorts"])
+        if var verdicts = try root.object("verdicts") {
+            if let enabled = try verdicts.bool("enabled") { configuration.judgesProviders = enabled }
+            try configuration.verdicts.read(&verdicts, alsoAllowed: ["enabled"])
+        }
+        try root.finish(allowed: ["broadcast", "host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control", "timeouts", "registry", "productionPorts", "verdicts"])
         return configuration
     }
 }

@@ -59,6 +59,12 @@ public struct MockAPNsConfiguration: Sendable {
     public var validation = ValidationOptions.default
     /// Provider-token rules (token age, clock tolerance, refresh rate, other-team reason).
     public var providerTokens = ProviderTokenPolicy()
+    /// Whether the server judges each provider's retry logic (`verdictReport()`, `GET
+    /// /v1/report`, `verdict` journal events). On by default; the judging runs off the event
+    /// loops, from the journal.
+    public var judgesProviders: Bool = true
+    /// The thresholds of the provider verdicts, each default with its source.
+    public var verdicts = VerdictSettings()
     /// The case of `apns-id` values the server generates (Apple was seen using upper case).
     public var generatedIDCase: LetterCase = .upper
     /// Event loop threads; `nil` means one per core.

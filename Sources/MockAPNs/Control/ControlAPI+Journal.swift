@@ -12,7 +12,17 @@ extension ControlAPI {
         routes.get("notifications", use: handle(notifications))
         routes.get("notifications/wait", use: handle(waitForNotifications))
         routes.get("events", use: handle(events))
+        routes.get("report", use: handle(report))
         return routes
+    }
+
+    /// The provider verdicts (`MockAPNsServer.verdictReport()`).
+    fileprivate func report(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        _ = try ControlQuery(request, allowed: [])
+        guard let report = await server.verdictReport() else {
+            throw ControlAPIError("provider verdicts are off (verdicts.enabled is false in the configuration)", status: .notFound)
+        }
+        return ControlResponse.json(VerdictJSON.encode(report))
     }
 
     fileprivate func journalStatistics(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
@@ -30,7 +40,7 @@ extension ControlAPI {
     fileprivate func clearJournal(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
         _ = try ControlQuery(request, allowed: [])
         try await Self.noFields(request)
-        server.journal.clear()
+        server.clearJournal()
         return ControlResponse.object { $0.bool("cleared", true) }
     }
 

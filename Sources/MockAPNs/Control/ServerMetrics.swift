@@ -94,6 +94,10 @@ final class ServerMetrics: Sendable {
                         ("operation", record.operation?.rawValue ?? ""),
                         ("status", record.status.map(String.init) ?? record.answer.fault?.name ?? "none"),
                     ]).increment()
+                case .verdict(let verdict):
+                    counter(&state, "mockapns_provider_verdicts_total", [
+                        ("rule", verdict.rule.rawValue), ("check", verdict.check.rawValue),
+                    ]).increment()
                 case .tlsEstablished, .http2Frame, .legacyFrame, .fault, .feedbackTuple, .diagnosis:
                     break
                 }

@@ -66,6 +66,8 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
 
     let services: HTTP2ConnectionServices
     private var credentials = Credentials.pending
+    /// The `iat` of the provider token the last `authenticate` call accepted, for the record.
+    private var acceptedTokenIssuedAt: Int64?
     private var logger: Logger
     /// Applies the scenario's decision to each request.
     let scenario: HTTP2ScenarioResponder
@@ -191,6 +193,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             }
         }
         let authentication = authenticate(authorization: authorization, topic: topic, handler: handler)
+        let tokenIssuedAt = acceptedTokenIssuedAt
         let push = HTTP2PushRequest(headers: headers, body: Array(request.body.readableBytesView))
         let decisionContext = DecisionContext(environment: services.environment, authentication: authentication)
         let decider = services.decider
@@ -220,7 +223,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
                 let request = judged ?? decider.route(PushRequest(bestEffort: push), context: decisionContext)
                 journaling.recordNotification(
                     request, sent: sent, bodyLength: bodyLength, streamID: streamID, authentication: authentication,
-                    environment: decisionContext.environment,
+                    environment: decisionContext.environment, tokenIssuedAt: tokenIssuedAt,
                     handlingMicroseconds: handlingMicroseconds ?? Int((NIODeadline.now() - arrivedAt).nanoseconds / 1000)
                 )
             }
@@ -228,6 +231,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     }
 
     func authenticate(authorization: String?, topic: String?, handler: NGHTTP2ServerHandler) -> AuthenticationResult {
+        acceptedTokenIssuedAt = nil
         switch credentials {
         case .pending:
             return .unauthenticated
@@ -238,6 +242,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
                 authorization: authorization, topic: topic,
                 serverEnvironment: services.environment, state: &state
             )
+            acceptedTokenIssuedAt = outcome.identity?.issuedAt
             if let notes = outcome.identity?.notes, !notes.isEmpty, outcome.identity?.servedFromCache == false {
                 logger.info("provider token accepted with notes: \(journaling.printable(notes.map { "\($0)" }.joined(separator: "; ")))")
                 for note in notes { journaling.note("\(note)", code: .providerTokenNote) }
@@ -273,6 +278,11 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuse refusal: HTTP2RequestRefusal) {
         logger.notice("HTTP/2 \(journaling.printable(refusal.description))")
         journaling.refusal(refusal)
+    }
+
+    func http2Handler(_ handler: NGHTTP2ServerHandler, didIgnoreStream streamID: Int32, afterGoAwayNaming lastStreamID: Int32) {
+        logger.notice("HTTP/2 stream \(streamID) opened after GOAWAY (last stream \(lastStreamID)); ignored")
+        journaling.streamAfterGoAway(streamID, lastStreamID: lastStreamID)
     }
 
     func http2Handler(_ handler: NGHTTP2ServerHandler, didRecord frame: HTTP2FrameRecord) {

@@ -57,11 +57,12 @@ struct HTTP2Journaling {
     /// consulted, as its headers say), and `sent`, what the client was sent.
     func recordNotification(
         _ request: PushRequest, sent: SentAnswer, bodyLength: Int, streamID: Int32, authentication: AuthenticationResult,
-        environment: APNsEnvironment, handlingMicroseconds: Int?
+        environment: APNsEnvironment, tokenIssuedAt: Int64? = nil, handlingMicroseconds: Int?
     ) {
         var record = NotificationRecord(
             request, answer: sent, authentication: JournalAuthentication(authentication), payloadLength: bodyLength
         )
+        record.authentication.issuedAt = tokenIssuedAt
         record.handlingMicroseconds = handlingMicroseconds
         record.environment = environment
         journal.record(.notification(record), connection: connectionID, stream: streamID)
@@ -104,6 +105,19 @@ struct HTTP2Journaling {
         let unknown = refused.headers == nil ? " Its headers could not be decoded." : ""
         record.problem = printable("Stream refused: \(refused.reason). \(refused.meaning).\(unknown)")
         journal.record(.notification(record), connection: connectionID, stream: refused.streamID)
+    }
+
+    /// A stream the client opened after the server's GOAWAY (nghttp2 ignored it).
+    func streamAfterGoAway(_ streamID: Int32, lastStreamID: Int32) {
+        journal.record(
+            .diagnosis(
+                code: .http2StreamAfterGoAway,
+                message: "Stream \(streamID) was opened after the server's GOAWAY named stream \(lastStreamID) as the last it would process; "
+                    + "it was ignored. After a GOAWAY, send new requests on a new connection.",
+                figures: [JournalFigure("stream", Int64(streamID)), JournalFigure("lastStreamID", Int64(lastStreamID))]
+            ),
+            connection: connectionID, stream: streamID
+        )
     }
 
     /// Connection churn, seen when this connection opened or closed.

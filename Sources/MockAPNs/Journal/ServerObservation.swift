@@ -25,14 +25,31 @@ final class ServerObservation: Sendable {
     private let services = Mutex<(group: ServiceGroup, running: Task<Void, Never>)?>(nil)
     /// How long the group waits for in-flight control requests before it cancels them.
     static let gracefulShutdownLimit = Duration.seconds(5)
+    /// Where the provider verdicts start from after a reset.
+    private let verdictsStart = StartingPoint()
 
-    init(settings: MockAPNsConfiguration.JournalSettings, accessLog: MockAPNsConfiguration.AccessLogSettings?, clock: ServerClock) {
+    init(
+        settings: MockAPNsConfiguration.JournalSettings, accessLog: MockAPNsConfiguration.AccessLogSettings?,
+        verdicts: VerdictSettings?, clock: ServerClock
+    ) {
         journal = Journal(options: settings.options, clock: clock)
-        let feed = ActivityFeed(keepsWholeNotifications: accessLog != nil)
+        // The verdicts need whole notifications (token, topic, payload), as the access log does.
+        let feed = ActivityFeed(keepsWholeNotifications: accessLog != nil || verdicts != nil)
         journal.addSink(feed)
         activity = ActivityReader(
-            feed: feed, metrics: metrics, accessLog: accessLog.map { AccessLog(format: $0.format, output: $0.output) }
+            feed: feed, metrics: metrics, accessLog: accessLog.map { AccessLog(format: $0.format, output: $0.output) },
+            verdicts: verdicts, journal: journal, startsAfter: verdictsStart
         )
+    }
+
+    /// The provider verdicts on every event recorded so far; `nil` when verdicts are off.
+    func verdictReport() async -> VerdictReport? {
+        await activity.report()
+    }
+
+    /// Makes the verdicts judge only what is recorded from now on (the server was reset).
+    func startVerdictsOver() {
+        verdictsStart.start(after: journal.statistics.lastSequence)
     }
 
     /// The metrics as Prometheus text, counting every event recorded so far.
@@ -113,6 +130,8 @@ final class ServerObservation: Sendable {
             await running.group.triggerGracefulShutdown()
             await running.running.value
         }
+        // The run's last word, before the file closes: the notifications it lost.
+        await activity.recordLostNotifications()
         let sink = fileSink.withLock { sink in
             defer { sink = nil }
             return sink

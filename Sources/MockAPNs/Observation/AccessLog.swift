@@ -77,6 +77,8 @@ struct AccessLog {
             return .broadcast(connection: id, stream: event.streamID, record: record)
         case .channelOperation(let record):
             return .channelOperation(connection: id, stream: event.streamID, record: record)
+        case .verdict(let verdict):
+            return .verdict(connection: event.connectionID, verdict: verdict)
         case .http2Frame, .legacyFrame, .fault, .feedbackTuple, .diagnosis:
             return nil
         }
@@ -97,13 +99,15 @@ enum AccessEntry {
     case push(connection: UInt64, stream: Int32?, record: NotificationRecord)
     case broadcast(connection: UInt64, stream: Int32?, record: BroadcastRecord)
     case channelOperation(connection: UInt64, stream: Int32?, record: ChannelOperationRecord)
+    case verdict(connection: UInt64?, verdict: ProviderVerdict)
 
     /// The line after its time and level:
     /// `open c1 http2 from 127.0.0.1:54321 TLSv1.3 certificate "..."`,
     /// `push c1/s1 http2 token=a1b2c3d4 topic=com.example.app type=alert 200 87us`,
     /// `close c1 http2 by client after 0.012s, 1 notifications`,
     /// `broadcast c1/s1 bundle=com.example.app channel=dHVw... 200`,
-    /// `channel c2/s1 create bundle=com.example.app channel=dHVw... 201`.
+    /// `channel c2/s1 create bundle=com.example.app channel=dHVw... 201`,
+    /// `verdict c3 no-backoff retriedTooSoon provider="token team T key K": retried ... [#12 #15]`.
     /// Push lines, one per notification, are put together byte by byte.
     func appendMessage(to bytes: inout [UInt8]) {
         switch self {
@@ -171,6 +175,15 @@ enum AccessEntry {
             if let reason = record.reason { text += " \(reason.rawValue)" }
             bytes.append(contentsOf: text.utf8)
             Self.appendScenario(record.answer, to: &bytes)
+        case .verdict(let connection, let verdict):
+            var text = "verdict" + (connection.map { " c\($0)" } ?? "") + " \(verdict.rule.rawValue) \(verdict.check.rawValue) provider="
+            bytes.append(contentsOf: text.utf8)
+            JSONWriter.appendQuoted(verdict.provider.name, to: &bytes)
+            text = ": \(verdict.message)"
+            if !verdict.notifications.isEmpty {
+                text += " [" + verdict.notifications.map { "#\($0)" }.joined(separator: " ") + "]"
+            }
+            bytes.append(contentsOf: text.utf8)
         }
     }
 
@@ -267,6 +280,16 @@ enum AccessEntry {
             json.integer("status", record.status)
             json.string("reason", record.reason?.rawValue)
             json.string("authentication", record.authentication.kind)
+        case .verdict(let connection, let verdict):
+            json.string("access", "verdict")
+            json.integer("connection", connection)
+            json.string("rule", verdict.rule.rawValue)
+            json.string("check", verdict.check.rawValue)
+            json.string("provider", verdict.provider.name)
+            json.string("token", verdict.deviceToken.map { String(Self.tokenPrefix($0)) })
+            json.beginArray("notifications")
+            for sequence in verdict.notifications { json.integer(nil, sequence) }
+            json.endArray()
         }
         json.endObject()
         return json.text

@@ -2,9 +2,10 @@ import MockAPNsCore
 import ServiceLifecycle
 import Synchronization
 
-/// Collects the journal events that the access log and the metrics read (notifications,
-/// connections, TLS outcomes) for `ActivityReader`. The journal hands them over on the hot
-/// path, so receiving only appends to a buffer; frames are not kept.
+/// Collects the journal events that the access log, the metrics and the provider verdicts read
+/// (notifications, connections, TLS outcomes, diagnoses, verdicts) for `ActivityReader`. The
+/// journal hands them over on the hot path, so receiving only appends to a buffer; frames are
+/// not kept.
 final class ActivityFeed: JournalSink {
     private let pending = Mutex<[ActivityItem]>([])
     /// Whether notifications are kept whole (an access log prints them); otherwise only what
@@ -16,17 +17,19 @@ final class ActivityFeed: JournalSink {
         self.keepsWholeNotifications = keepsWholeNotifications
     }
 
-    /// The kinds the metrics and the access log read; the journal skips this sink for the
-    /// others entirely.
+    /// The kinds the metrics, the access log and the verdicts read; the journal skips this
+    /// sink for the others entirely.
     let wantedKinds: UInt32 = JournalEventKind.Name.allCases.filter(ActivityFeed.wants).reduce(0) { $0 | $1.bit }
 
     /// Whether the feed passes events of `kind` on. A new kind must be decided here: frames
-    /// and diagnoses are many and neither reader counts them.
+    /// are many and no reader counts them; the verdicts read diagnoses (a stream opened after
+    /// GOAWAY) and their own verdicts.
     static func wants(_ kind: JournalEventKind.Name) -> Bool {
         switch kind {
-        case .notification, .broadcast, .channelOperation, .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed:
+        case .notification, .broadcast, .channelOperation, .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed,
+             .diagnosis, .verdict:
             true
-        case .http2Frame, .legacyFrame, .fault, .feedbackTuple, .diagnosis:
+        case .http2Frame, .legacyFrame, .fault, .feedbackTuple:
             false
         }
     }
@@ -65,8 +68,9 @@ enum ActivityItem: Sendable, Equatable {
     }
 }
 
-/// Reads the feed in batches, off the event loops, into the metrics and the access log: on a
-/// short timer, before every `/metrics` scrape, and once more at shutdown.
+/// Reads the feed in batches, off the event loops, into the metrics, the access log and the
+/// provider verdicts: on a short timer, before every `/metrics` scrape and report, and once
+/// more at shutdown. The verdicts' findings go back into the journal as `verdict` events.
 actor ActivityReader: Service {
     /// How long events may wait before the access log shows them.
     static let interval = Duration.milliseconds(50)
@@ -74,11 +78,22 @@ actor ActivityReader: Service {
     private let feed: ActivityFeed
     private let metrics: ServerMetrics
     private var accessLog: AccessLog?
+    /// Judges the providers; `nil` when verdicts are off.
+    private var judge: ProviderJudge?
+    private let journal: Journal
+    /// Events up to this sequence belong to a run the server was reset after (`startOver`).
+    private let startsAfter: StartingPoint
+    /// The starting point the judge was made for.
+    private var judgedAfter: UInt64 = 0
 
-    init(feed: ActivityFeed, metrics: ServerMetrics, accessLog: AccessLog?) {
+    init(feed: ActivityFeed, metrics: ServerMetrics, accessLog: AccessLog?, verdicts: VerdictSettings?, journal: Journal,
+         startsAfter: StartingPoint) {
         self.feed = feed
         self.metrics = metrics
         self.accessLog = accessLog
+        self.judge = verdicts.map { ProviderJudge(settings: $0) }
+        self.journal = journal
+        self.startsAfter = startsAfter
     }
 
     /// Takes in everything the feed holds now.
@@ -86,17 +101,68 @@ actor ActivityReader: Service {
         let items = feed.drain()
         guard !items.isEmpty else { return }
         metrics.record(items)
+        if judge != nil { judgeProviders(items) }
         guard accessLog != nil else { return }
         accessLog?.write(items.compactMap(\.event))
     }
 
+    private func judgeProviders(_ items: [ActivityItem]) {
+        startOverIfReset()
+        guard var judge else { return }
+        let start = judgedAfter
+        for case .event(let event) in items where event.sequence > start {
+            for verdict in judge.consume(event) {
+                journal.record(.verdict(verdict), connection: verdict.connections.first)
+            }
+        }
+        self.judge = judge
+    }
+
+    /// The verdicts on every provider so far (after taking in what the feed holds).
+    func report() -> VerdictReport? {
+        catchUp()
+        startOverIfReset()
+        return judge?.report()
+    }
+
+    /// After a server reset, a new judge for the events that follow it.
+    private func startOverIfReset() {
+        let start = startsAfter.sequence
+        guard start != judgedAfter, let settings = judge?.settings else { return }
+        judge = ProviderJudge(settings: settings)
+        judgedAfter = start
+    }
+
+    /// Records a `verdict` event for every notification lost by now: the last word of a run.
+    func recordLostNotifications() {
+        catchUp()
+        guard let judge else { return }
+        for verdict in judge.lostNotifications() {
+            journal.record(.verdict(verdict), connection: verdict.connections.first)
+        }
+        catchUp()
+    }
+
     /// Catches up every `interval` until the server's services shut down (or the task is
-    /// cancelled), then once more, so the last events reach the metrics and the access log.
+    /// cancelled), then once more, so the last events reach the metrics, the access log and
+    /// the verdicts.
     func run() async {
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: Self.interval)
             catchUp()
         }
         catchUp()
+    }
+}
+
+/// The sequence a server reset left the journal at: the verdicts judge only what follows.
+/// Set from the reset, read by the reader; one atomic word, no lock.
+final class StartingPoint: Sendable {
+    private let value = Atomic<UInt64>(0)
+
+    var sequence: UInt64 { value.load(ordering: .acquiring) }
+
+    func start(after sequence: UInt64) {
+        value.store(sequence, ordering: .releasing)
     }
 }

@@ -96,7 +96,10 @@ public final class MockAPNsServer: Sendable {
         self.logger = logger
         self.legacy = LegacyListeners(logger: logger)
         self.scenarios = ScenarioSwitch(scenario: configuration.scenario ?? .empty, registry: registry, logger: logger)
-        self.observation = ServerObservation(settings: configuration.journal, accessLog: configuration.accessLog, clock: clock)
+        self.observation = ServerObservation(
+            settings: configuration.journal, accessLog: configuration.accessLog,
+            verdicts: configuration.judgesProviders ? configuration.verdicts : nil, clock: clock
+        )
         self.group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads ?? System.coreCount)
     }
 

@@ -66,12 +66,15 @@ public enum JournalEventKind: Sendable, Equatable {
     case broadcast(BroadcastRecord)
     /// One channel management request (create, read, read all, delete) and its answer.
     case channelOperation(ChannelOperationRecord)
+    /// A finding about a provider's retry logic (`ProviderJudge`), with the notifications and
+    /// connections it rests on.
+    case verdict(ProviderVerdict)
 
     /// Every kind by name, without its values, in the order of their bits. The name used in
     /// JSON (`"type"`) and in event filters is the case's own name.
     public enum Name: UInt8, CaseIterable, Sendable, Hashable {
         case connectionOpened, connectionClosed, tlsEstablished, tlsFailed, http2Frame, legacyFrame
-        case notification, fault, feedbackTuple, diagnosis, broadcast, channelOperation
+        case notification, fault, feedbackTuple, diagnosis, broadcast, channelOperation, verdict
 
         /// The name as JSON and filters spell it.
         public var text: String { Self.texts[Int(rawValue)] }
@@ -104,6 +107,7 @@ public enum JournalEventKind: Sendable, Equatable {
         case .diagnosis: .diagnosis
         case .broadcast: .broadcast
         case .channelOperation: .channelOperation
+        case .verdict: .verdict
         }
     }
 
@@ -133,7 +137,7 @@ public enum JournalEventKind: Sendable, Equatable {
         case .broadcast(let record): record.channelID
         case .channelOperation(let record): record.channelID
         case .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed, .http2Frame, .legacyFrame,
-             .notification, .fault, .feedbackTuple, .diagnosis:
+             .notification, .fault, .feedbackTuple, .diagnosis, .verdict:
             nil
         }
     }
@@ -263,6 +267,8 @@ extension JournalEventKind {
             if let channel = operation.channelID { line += " channel=\(channel)" }
             line += " => " + Self.summary(of: operation.answer)
             return line
+        case .verdict(let verdict):
+            return "VERDICT \(verdict.rule.rawValue) \(verdict.provider.name): \(verdict.message)"
         }
     }
 }

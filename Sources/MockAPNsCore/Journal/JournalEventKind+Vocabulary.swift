@@ -5,7 +5,7 @@ extension JournalEventKind.Name {
         switch self {
         case .http2Frame, .legacyFrame: true
         case .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed, .notification, .fault,
-             .feedbackTuple, .diagnosis, .broadcast, .channelOperation:
+             .feedbackTuple, .diagnosis, .broadcast, .channelOperation, .verdict:
             false
         }
     }
@@ -25,6 +25,7 @@ extension JournalEventKind.Name {
         case .diagnosis: "A likely provider mistake or a protocol error, explained (see the diagnosis codes)."
         case .broadcast: "One broadcast to a channel on the provider API, with its answer."
         case .channelOperation: "One channel management request (create, read, read all, delete) and its answer."
+        case .verdict: "A finding on a provider's retry logic (a push after Unregistered, a retry too soon, a lost notification...), with its evidence."
         }
     }
 }

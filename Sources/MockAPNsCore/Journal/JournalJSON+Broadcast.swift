@@ -55,6 +55,7 @@ extension JournalJSON {
         writer.string("teamId", authentication.teamID)
         writer.string("keyId", authentication.keyID)
         writer.string("refusal", authentication.refusal?.rawValue)
+        writer.integer("issuedAt", authentication.issuedAt)
         writer.endObject()
     }
 }

@@ -85,6 +85,8 @@ public enum JournalJSON {
             write(record, into: &writer)
         case .channelOperation(let record):
             write(record, into: &writer)
+        case .verdict(let verdict):
+            VerdictJSON.write(verdict, key: "verdict", into: &writer)
         }
         writer.endObject()
     }
@@ -150,6 +152,7 @@ public enum JournalJSON {
         write(record.authentication, into: &writer)
         write(record.answer, into: &writer)
         writer.string("problem", record.problem)
+        writer.integer("handlingMicros", record.handlingMicroseconds)
         if record.dropped { writer.bool("dropped", true) }
         writer.string("environment", record.environment?.rawValue)
         writer.endObject()
@@ -272,6 +275,9 @@ extension JournalJSON {
         case .channelOperation:
             var record = try need(object.object("channelOperation"), object, "channelOperation", "the operation's record")
             return .channelOperation(try readChannelOperation(&record))
+        case .verdict:
+            var verdict = try need(object.object("verdict"), object, "verdict", "the finding")
+            return .verdict(try VerdictJSON.readVerdict(&verdict))
         }
     }
 
@@ -337,6 +343,7 @@ extension JournalJSON {
         record.payloadLength = payload.length
         record.legacyCommand = try object.integer("command", in: 0...255).map { UInt8($0) }
         record.problem = try object.string("problem")
+        record.handlingMicroseconds = try object.integer("handlingMicros", in: 0...Int64(Int32.max)).map { Int($0) }
         record.environment = try object.oneOf("environment", APNsEnvironment.self)
         try object.finish()
         return record
@@ -384,7 +391,8 @@ extension JournalJSON {
         let authentication = JournalAuthentication(
             kind: try need(reader.string("kind"), reader, "kind", "an authentication kind"),
             teamID: try reader.string("teamId"), keyID: try reader.string("keyId"),
-            refusal: try reader.oneOf("refusal", Reason.self))
+            refusal: try reader.oneOf("refusal", Reason.self),
+            issuedAt: try reader.integer("issuedAt", in: Int64.min...Int64.max))
         try reader.finish()
         return authentication
     }

@@ -4,13 +4,13 @@
 /// stream follows), its wall and monotonic times as differences from the chunk's first event,
 /// the connection and stream, then the kind's own fields. The kinds recorded per frame and per
 /// notification are packed field by field; the rare ones (handshakes, broadcasts, channel
-/// operations) are kept as values beside the chunks (`JournalStore`), so their layout here is
+/// operations, verdicts) are kept as values beside the chunks (`JournalStore`), so their layout here is
 /// empty.
 enum JournalPacking {
     /// Whether events of this kind are kept as values rather than packed.
     static func isKeptAsValue(_ name: JournalEventKind.Name) -> Bool {
         switch name {
-        case .tlsEstablished, .tlsFailed, .broadcast, .channelOperation: true
+        case .tlsEstablished, .tlsFailed, .broadcast, .channelOperation, .verdict: true
         case .connectionOpened, .connectionClosed, .http2Frame, .legacyFrame, .notification, .fault,
              .feedbackTuple, .diagnosis:
             false
@@ -46,7 +46,7 @@ enum JournalPacking {
                 writer.string(figure.name)
                 writer.signed(figure.value)
             }
-        case .tlsEstablished, .tlsFailed, .broadcast, .channelOperation:
+        case .tlsEstablished, .tlsFailed, .broadcast, .channelOperation, .verdict:
             break
         }
     }
@@ -87,7 +87,7 @@ enum JournalPacking {
                 read += 1
             }
             kind = code.map { .diagnosis(code: $0, message: message, figures: figures) }
-        case .tlsEstablished, .tlsFailed, .broadcast, .channelOperation:
+        case .tlsEstablished, .tlsFailed, .broadcast, .channelOperation, .verdict:
             kind = nil
         }
         return reader.failed ? nil : kind
@@ -291,11 +291,13 @@ enum JournalPacking {
         writer.string(authentication.teamID)
         writer.string(authentication.keyID)
         pack(authentication.refusal, into: &writer)
+        writer.optionalInt64(authentication.issuedAt)
     }
 
     private static func unpackAuthentication(from reader: inout JournalByteReader) -> JournalAuthentication {
         JournalAuthentication(
-            kind: reader.text(), teamID: reader.string(), keyID: reader.string(), refusal: unpackReason(from: &reader)
+            kind: reader.text(), teamID: reader.string(), keyID: reader.string(), refusal: unpackReason(from: &reader),
+            issuedAt: reader.optionalInt64()
         )
     }
 

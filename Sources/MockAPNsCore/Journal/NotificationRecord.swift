@@ -165,12 +165,17 @@ public struct JournalAuthentication: Sendable, Equatable {
     public var keyID: String?
     /// The reason the credentials were refused.
     public var refusal: Reason?
+    /// The `iat` of the provider token that authenticated the request, in seconds since 1970:
+    /// which token a provider used, so a token renewed too often can be told across
+    /// connections. Not a secret: the token cannot be rebuilt from it.
+    public var issuedAt: Int64?
 
-    public init(kind: String, teamID: String? = nil, keyID: String? = nil, refusal: Reason? = nil) {
+    public init(kind: String, teamID: String? = nil, keyID: String? = nil, refusal: Reason? = nil, issuedAt: Int64? = nil) {
         self.kind = kind
         self.teamID = teamID
         self.keyID = keyID
         self.refusal = refusal
+        self.issuedAt = issuedAt
     }
 
     /// What the journal says about `result`.

@@ -87,6 +87,16 @@ final class JournalJSONReadingTests: XCTestCase {
                 answer: SentAnswer(accepted: false, fault: .resetStream(errorCode: 8), rule: "reset broadcasts"))),
             .channelOperation(ChannelOperationRecord(outcome: operation, authentication: JournalAuthentication(kind: "providerToken", teamID: "T", keyID: "K"))),
             .channelOperation(ChannelOperationRecord(outcome: refusedOperation, authentication: authentication)),
+            .notification(NotificationRecord(
+                transport: .http2, deviceToken: "a6", payload: Array("{}".utf8),
+                authentication: JournalAuthentication(kind: "providerToken", teamID: "T", keyID: "K", issuedAt: 1_767_225_000),
+                answer: .http2(.accepted(apnsID: "D", uniqueID: nil)))),
+            .verdict(ProviderVerdict(
+                check: .retriedTooSoon, provider: .providerToken(teamID: "T", keyID: "K"), message: "retried 2 ms after 503",
+                deviceToken: "a1b2", notifications: [3, 5], connections: [4],
+                figures: [JournalFigure("delayMilliseconds", 2), JournalFigure("minimumMilliseconds", 100)])),
+            .verdict(ProviderVerdict(check: .connectionChurn, provider: .certificate(subject: "CN=x, O=\"y\""), message: "churn")),
+            .verdict(ProviderVerdict(check: .lostNotification, provider: .unidentified, message: "lost", notifications: [9])),
         ]
     }()
 

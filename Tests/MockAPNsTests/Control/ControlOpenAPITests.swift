@@ -80,6 +80,18 @@ final class ControlOpenAPITests: XCTestCase {
         return (item[field] as? [String: Any])?["enum"] as? [String]
     }
 
+    func testTheVerdictRulesAndChecksAreTheServersOwn() throws {
+        let document = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(ControlOpenAPI.document.utf8)) as? [String: Any])
+        let schemas = try XCTUnwrap((document["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]])
+        let verdict = try XCTUnwrap(schemas["Verdict"]?["properties"] as? [String: [String: Any]])
+        XCTAssertEqual(verdict["rule"]?["enum"] as? [String], VerdictRule.allCases.map(\.rawValue))
+        XCTAssertEqual(verdict["check"]?["enum"] as? [String], VerdictCheck.allCases.map(\.rawValue))
+        let settings = try XCTUnwrap(
+            ((schemas["VerdictReport"]?["properties"] as? [String: Any])?["settings"] as? [String: Any])?["properties"] as? [String: Any])
+        XCTAssertEqual(Set(settings.keys), Set(VerdictSettings.keys))
+    }
+
     func testTheServedDocumentIsTheSourceFile() throws {
         let file = try String(contentsOfFile: Fixtures.root + "/Sources/MockAPNs/Control/control-api.openapi.json", encoding: .utf8)
         let served = try ProcessRunner.run("curl", ["-sS", "http://127.0.0.1:\(ports.control ?? 0)/openapi.json"])

@@ -22,6 +22,7 @@ final class JournalTruthTests: XCTestCase {
         record.streamID = nil
         record.responseAPNsID = nil
         record.answer.uniqueID = nil
+        record.handlingMicroseconds = nil
         return JournalJSON.encode(record)
     }
 
@@ -42,10 +43,10 @@ final class JournalTruthTests: XCTestCase {
         }
     }
 
-    private func jwt(_ keyID: String = "SANDBOX001") throws -> String {
+    private func jwt(_ keyID: String = "SANDBOX001", issuedAt: Int64 = Int64(Date().timeIntervalSince1970)) throws -> String {
         let pem = try String(contentsOfFile: Fixtures.certificateDirectory + "/AuthKey_\(keyID).p8", encoding: .utf8)
         return try ProviderTokenSigner(keyID: keyID, teamID: "TEAM00000A", privateKeyPEM: pem)
-            .token(issuedAt: Int64(Date().timeIntervalSince1970))
+            .token(issuedAt: issuedAt)
     }
 
     private let token = Fixtures.token
@@ -94,10 +95,11 @@ final class JournalTruthTests: XCTestCase {
     func testPushTypeImpliedByTheTopicSuffixIsRecordedAndMatched() async throws {
         let (server, ports) = try await TestServer.start()
         let curl = CurlClient(port: ports.http2, certificate: nil)
-        let headers = [("apns-topic", "com.example.app.voip"), ("authorization", "bearer \(try jwt())")]
+        let issuedAt = Int64(Date().timeIntervalSince1970) - 5
+        let headers = [("apns-topic", "com.example.app.voip"), ("authorization", "bearer \(try jwt(issuedAt: issuedAt))")]
         XCTAssertEqual(try curl.send(path: "/3/device/\(token)", headers: headers).status, 200)
         let record = try XCTUnwrap(server.notifications(matching: NotificationFilter(topic: "com.example.app.voip")).first)
-        XCTAssertEqual(stable(record), #"{"seq":0,"time":0,"transport":"http2","deviceToken":"\#(token)","topic":"com.example.app.voip","pushType":"voip","payloadLength":25,"payload":"{\"aps\":{\"alert\":\"hello\"}}","authentication":{"kind":"providerToken","teamId":"TEAM00000A","keyId":"SANDBOX001"},"accepted":true,"status":200,"environment":"sandbox"}"#)
+        XCTAssertEqual(stable(record), #"{"seq":0,"time":0,"transport":"http2","deviceToken":"\#(token)","topic":"com.example.app.voip","pushType":"voip","payloadLength":25,"payload":"{\"aps\":{\"alert\":\"hello\"}}","authentication":{"kind":"providerToken","teamId":"TEAM00000A","keyId":"SANDBOX001","issuedAt":\#(issuedAt)},"accepted":true,"status":200,"environment":"sandbox"}"#)
 
         try server.replaceScenario(jsonText: #"""
         {"name": "voip rule", "rules": [{"match": {"pushTypes": ["voip"]}, "action": {"type": "reject", "reason": "ServiceUnavailable"}}]}

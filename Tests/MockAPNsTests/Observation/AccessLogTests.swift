@@ -87,6 +87,35 @@ final class AccessLogTests: XCTestCase {
         XCTAssertEqual(close["notifications"] as? Int, 1)
     }
 
+    /// A provider verdict gets a line of its own, in text and in JSON.
+    func testAVerdictHasALine() async throws {
+        for format in [LogFormat.text, .json] {
+            let (server, ports, path) = try await start(format: format)
+            let client = CurlClient(port: ports.http2, certificate: "sandbox")
+            for _ in 0..<2 {
+                XCTAssertEqual(try client.send(path: "/3/device/0123", headers: [("apns-topic", "com.example.app")]).status, 400)
+            }
+            let report = await server.verdictReport()  // takes in the events and records the finding
+            XCTAssertEqual(report?.brokenRules, [.permanentRetry])
+            try await server.shutdown()
+            let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+            let verdicts = lines.filter { $0.contains("verdict c") }
+            XCTAssertEqual(verdicts.count, 1, lines.joined(separator: "\n"))
+            switch format {
+            case .text:
+                XCTAssertNotNil(verdicts[0].range(of: #"info verdict c\d+ permanent-retry retriedPermanentRefusal provider="certificate [^"]+com\.example\.app": sent the notification for token 0123 again \d+ ms after it was refused 400 BadDeviceToken; Apple says not to retry it \[#\d+ #\d+\]$"#, options: .regularExpression), verdicts[0])
+            case .json:
+                let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(verdicts[0].utf8)) as? [String: Any])
+                XCTAssertEqual(object["access"] as? String, "verdict")
+                XCTAssertEqual(object["rule"] as? String, "permanent-retry")
+                XCTAssertEqual(object["check"] as? String, "retriedPermanentRefusal")
+                XCTAssertEqual(object["token"] as? String, "0123")
+                XCTAssertEqual((object["notifications"] as? [Int])?.count, 2)
+                XCTAssertTrue((object["provider"] as? String)?.hasPrefix("certificate ") == true, "\(object)")
+            }
+        }
+    }
+
     /// An embedded server writes no access log unless asked.
     func testEmbeddedServersAreQuietByDefault() {
         XCTAssertNil(MockAPNsConfiguration().accessLog)

@@ -35,7 +35,8 @@ final class ActivityFeedTests: XCTestCase {
         XCTAssertEqual(feed.drain(), [])
     }
 
-    /// Through a journal: the readers' kinds reach the feed, frames and diagnoses never do.
+    /// Through a journal: the readers' kinds reach the feed (diagnoses too: the verdicts read
+    /// some), frames and faults never do.
     func testTheJournalHandsTheFeedOnlyTheKindsItsReadersRead() {
         let journal = Journal()
         let feed = ActivityFeed(keepsWholeNotifications: true)
@@ -46,8 +47,8 @@ final class ActivityFeedTests: XCTestCase {
         journal.record(.fault(description: "f"), connection: 1)
         journal.record(.connectionClosed(transport: .http2, closedBy: .client, reason: nil), connection: 1)
         let kinds = feed.drain().compactMap { $0.event?.kind.type }
-        XCTAssertEqual(kinds, [.connectionOpened, .connectionClosed])
-        XCTAssertEqual(JournalEventKind.Name.allCases.filter(ActivityFeed.wants).count, 7)
+        XCTAssertEqual(kinds, [.connectionOpened, .diagnosis, .connectionClosed])
+        XCTAssertEqual(JournalEventKind.Name.allCases.filter(ActivityFeed.wants).count, 9)
     }
 
     func testWithAnAccessLogTheWholeEventIsPassedOn() {

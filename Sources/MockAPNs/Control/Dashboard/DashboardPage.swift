@@ -18,6 +18,7 @@ enum DashboardPage {
     <button data-view="notifications" class="selected">Notifications</button>
     <button data-view="connections">Connections</button>
     <button data-view="diagnoses">Diagnoses</button>
+    <button data-view="verdicts">Verdicts</button>
     <button data-view="scenario">Scenario</button>
     <button data-view="devices">Devices &amp; clock</button>
   </nav>
@@ -46,6 +47,11 @@ enum DashboardPage {
     <form class="filters" autocomplete="off"><select id="diagnosis-code" aria-label="diagnosis code"></select></form>
     <div id="diagnoses" class="cards"></div>
     <p class="empty" id="diagnoses-empty">No provider mistakes noticed.</p>
+  </section>
+  <section id="view-verdicts" class="view" hidden>
+    <p class="hint">How each provider's retry logic is judged: six rules, with the notifications and connections each finding rests on. <code>mockapns report</code> prints the same.</p>
+    <div id="verdicts"></div>
+    <p class="empty" id="verdicts-empty">No provider has connected yet.</p>
   </section>
   <section id="view-scenario" class="view" hidden>
     <div id="scenario-summary"></div>

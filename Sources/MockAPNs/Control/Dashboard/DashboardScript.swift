@@ -129,6 +129,9 @@ function take(event) {
       state.diagnoses.push(event);
       if (state.diagnoses.length > keep) state.diagnoses.shift();
       break;
+    case "verdict":
+      state.verdictsChanged = true;
+      break;
     default:
       break;
   }
@@ -210,6 +213,7 @@ function showView(name) {
   for (const view of document.querySelectorAll(".view")) view.hidden = view.id !== `view-${name}`;
   if (name === "scenario") loadScenario();
   if (name === "devices") { loadClock(); loadFeedback(); }
+  if (name === "verdicts") loadVerdicts();
   render();
 }
 
@@ -217,6 +221,8 @@ function render() {
   if (currentView === "notifications") renderNotifications();
   if (currentView === "connections") renderConnections();
   if (currentView === "diagnoses") renderDiagnoses();
+  // The report is the server's (GET /v1/report); a new verdict event asks for it again.
+  if (currentView === "verdicts" && state.verdictsChanged) loadVerdicts();
 }
 
 function filters() {
@@ -454,6 +460,35 @@ function renderDiagnoses() {
     el("div", {}, event.type === "tlsFailed" ? `${event.reason}${event.alertSent ? ` (alert sent: ${event.alertSent})` : ""}` : event.message),
     event.figures && el("div", { class: "mono" }, Object.entries(event.figures).map(([name, value]) => `${name} ${value}`).join(" · ")))));
   $("diagnoses-empty").hidden = shown.length > 0;
+}
+
+// ---- Verdicts -------------------------------------------------------------------------------
+
+async function loadVerdicts() {
+  state.verdictsChanged = false;
+  const reply = await api("GET", "/v1/report");
+  const report = reply.json;
+  if (!reply.ok || !report) {
+    $("verdicts").replaceChildren(el("p", { class: "error" }, (report && report.error) || `GET /v1/report answered ${reply.status}`));
+    $("verdicts-empty").hidden = true;
+    return;
+  }
+  $("verdicts").replaceChildren(...report.providers.map((provider) => {
+    const tally = provider.notifications;
+    const delays = provider.retryDelays;
+    return el("div", { class: "verdict-provider" },
+      el("h2", {}, provider.provider.name),
+      el("p", { class: "headline" }, `Of ${tally.tried} notifications tried, ${tally.acceptedAtOnce} accepted at once, ` +
+        `${tally.acceptedAfterRetries} after retries, ${tally.refused} refused, ${tally.lost} lost ` +
+        `· ${provider.connections} connection${provider.connections === 1 ? "" : "s"}` +
+        (delays.count ? ` · retry delays ${delays.minimumMilliseconds}–${delays.maximumMilliseconds} ms (median ${delays.medianMilliseconds})` : "")),
+      el("table", { class: "rules" }, provider.rules.map((rule) => el("tr", { class: rule.passed ? "pass" : "fail" },
+        el("td", { class: "mark" }, rule.passed ? "PASS" : `FAIL (${rule.findings})`),
+        el("td", {}, el("div", {}, el("strong", {}, rule.rule), ` ${rule.title}`),
+          rule.examples.slice(0, 5).map((example) => el("div", { class: "finding" }, example.message,
+            example.notifications.length ? el("span", { class: "mono" }, ` ${example.notifications.map((seq) => `#${seq}`).join(" ")}`) : null)))))));
+  }));
+  $("verdicts-empty").hidden = report.providers.length > 0;
 }
 
 // ---- Scenario ------------------------------------------------------------------------------

@@ -58,5 +58,12 @@ dialog .close { float: right; border: 0; font-size: 1.4em; background: none; }
 .frames pre { margin: 0; white-space: pre-wrap; word-break: break-all; max-height: none; }
 .frames td:last-child { white-space: normal; width: 100%; }
 .hex .field { border-bottom: 2px solid var(--accent); margin-right: .4em; }
+.verdict-provider { background: var(--card, #fff); border-radius: 10px; padding: .6em 1em; margin-bottom: 1em; }
+.verdict-provider h2 { font-size: 1em; margin: .2em 0; word-break: break-all; }
+.rules td { vertical-align: top; padding: .2em .5em; }
+.rules .mark { white-space: nowrap; font-weight: 600; }
+.rules .pass .mark { color: #1a7f37; }
+.rules .fail .mark { color: #c62828; }
+.finding { font-size: .9em; color: #555; }
 """#
 }

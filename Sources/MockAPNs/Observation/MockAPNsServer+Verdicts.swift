@@ -1,0 +1,25 @@
+import MockAPNsCore
+
+extension MockAPNsServer {
+    /// The verdicts on each provider's retry logic: for every provider (certificate subject,
+    /// or provider-token team and key) what it tried and what got through, and each of the six
+    /// rules with its findings. Judged from every event recorded since the server started or
+    /// was last reset; a notification still failing counts as lost. `nil` when
+    /// `configuration.judgesProviders` is off.
+    ///
+    /// ```swift
+    /// let report = await server.verdictReport()
+    /// XCTAssertEqual(report?.brokenRules, [])
+    /// XCTAssertEqual(report?.totals.lost, 0)
+    /// ```
+    public func verdictReport() async -> VerdictReport? {
+        await observation.verdictReport()
+    }
+
+    /// Forgets every journal event (sequence numbers go on) and starts the provider verdicts
+    /// over with the events that follow.
+    public func clearJournal() {
+        journal.clear()
+        observation.startVerdictsOver()
+    }
+}

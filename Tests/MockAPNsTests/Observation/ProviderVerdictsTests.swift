@@ -1,0 +1,128 @@
+import MockAPNsTestSupport
+import Foundation
+import MockAPNs
+import MockAPNsCore
+import XCTest
+
+/// The provider verdicts of a running server: judged from the journal off the event loops,
+/// recorded as `verdict` events, returned by the embedding API and `GET /v1/report` alike, and
+/// recomputed the same from the server's JSONL file, where the stop records what was lost.
+final class ProviderVerdictsTests: XCTestCase {
+    private let headers = [("apns-topic", "com.example.app"), ("apns-push-type", "alert")]
+
+    func testALiveServerJudgesRecordsReportsAndLeavesTheSameVerdictsInItsFile() async throws {
+        let file = Fixtures.temporaryPath("verdicts.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let (server, ports) = try await TestServer.start { configuration in
+            configuration.control.port = 0
+            configuration.journal.file = file
+            // curl reconnects within milliseconds or, on a loaded machine, a little more:
+            // any retry it makes is too soon by this threshold.
+            configuration.verdicts.minimumRetryDelayMilliseconds = 60_000
+        }
+        let flaky = try String(contentsOfFile: Fixtures.root + "/scenarios/flaky-503-then-ok.json", encoding: .utf8)
+        try server.replaceScenario(jsonText: flaky)
+        let curl = CurlClient(port: ports.http2)
+        let statuses = try (0..<3).map { _ in try curl.send(path: "/3/device/\(Fixtures.token)", headers: headers).status }
+        XCTAssertEqual(statuses, [503, 503, 200])
+        // Once curl's connections are closed nothing more is recorded, so the reports below,
+        // taken moments apart, judge the same events.
+        let closed = await server.journal.waitForEvents(count: 3, timeout: .seconds(10)) { event in
+            if case .connectionClosed = event.kind { return true }
+            return false
+        }
+        XCTAssertEqual(closed.count, 3)
+
+        let judged = await server.verdictReport()
+        let report = try XCTUnwrap(judged)
+        let provider = try XCTUnwrap(report.providers.first)
+        XCTAssertEqual(report.providers.count, 1)
+        guard case .certificate(let subject) = provider.provider else { return XCTFail("\(provider.provider)") }
+        XCTAssertTrue(subject.contains("com.example.app"), subject)
+        XCTAssertEqual(provider.connections, 3)
+        XCTAssertEqual(provider.notifications, NotificationTally(acceptedAfterRetries: 1))
+        XCTAssertEqual(provider.retryDelays.count, 2)
+        XCTAssertEqual(provider.rule(.noBackoff).findings, 2)
+        XCTAssertEqual(provider.rule(.noBackoff).examples.map(\.check), [.retriedTooSoon, .retriedTooSoon])
+        XCTAssertEqual(report.brokenRules, [.noBackoff])
+
+        // Each finding is a journal event naming the notifications it rests on.
+        let events = server.journal.events(matching: JournalEventFilter(kinds: ["verdict"]))
+        let recorded = events.compactMap { event -> ProviderVerdict? in
+            if case .verdict(let verdict) = event.kind { return verdict }
+            return nil
+        }
+        XCTAssertEqual(recorded, provider.rule(.noBackoff).examples)
+        let pushes = server.notifications()
+        XCTAssertEqual(recorded.map { $0.notifications }, [[pushes[0].sequence, pushes[1].sequence], [pushes[1].sequence, pushes[2].sequence]])
+
+        // The control API answers the same report.
+        let control = try XCTUnwrap(ports.control)
+        let answer = try ProcessRunner.run("curl", ["-sS", "http://127.0.0.1:\(control)/v1/report"])
+        // The same judgments; how far the journal had got by then may differ (the findings
+        // are recorded as events of their own in the meantime).
+        var answered = try VerdictJSON.decodeReport(answer.stdout)
+        XCTAssertGreaterThanOrEqual(answered.lastSequence, report.lastSequence)
+        answered.lastSequence = report.lastSequence
+        XCTAssertEqual(answered, report)
+
+        // A 500 never retried is lost; stopping records it, and the file judges the same.
+        try server.replaceScenario(jsonText: #"{"name":"broken","rules":[{"action":{"type":"reject","reason":"InternalServerError"}}]}"#)
+        let lostToken = String(repeating: "0f", count: 32)
+        XCTAssertEqual(try curl.send(path: "/3/device/\(lostToken)", headers: headers).status, 500)
+        let judgedBefore = await server.verdictReport()
+        let before = try XCTUnwrap(judgedBefore)
+        XCTAssertEqual(before.totals, NotificationTally(acceptedAfterRetries: 1, lost: 1))
+        XCTAssertEqual(before.brokenRules, [.noBackoff, .lost])
+        try await server.shutdown()
+
+        let lines = try String(contentsOfFile: file, encoding: .utf8).split(separator: "\n").map(String.init)
+        var judge = ProviderJudge(settings: server.configuration.verdicts)
+        var lost: [ProviderVerdict] = []
+        for line in lines {
+            let event = try JournalJSON.decode(line)
+            if case .verdict(let verdict) = event.kind, verdict.check == .lostNotification { lost.append(verdict) }
+            _ = judge.consume(event)
+        }
+        XCTAssertEqual(lost.map(\.deviceToken), [lostToken])
+        let fromFile = judge.report()
+        XCTAssertEqual(fromFile.providers.map(\.notifications), before.providers.map(\.notifications))
+        XCTAssertEqual(fromFile.providers.map { $0.rules.map(\.findings) }, before.providers.map { $0.rules.map(\.findings) })
+        XCTAssertEqual(fromFile.providers.first?.rule(.noBackoff).examples, provider.rule(.noBackoff).examples)
+    }
+
+    func testAResetStartsTheVerdictsOver() async throws {
+        let (server, ports) = try await TestServer.start()
+        try server.replaceScenario(jsonText: #"{"name":"broken","rules":[{"action":{"type":"reject","reason":"ServiceUnavailable"}}]}"#)
+        let curl = CurlClient(port: ports.http2)
+        XCTAssertEqual(try curl.send(path: "/3/device/\(Fixtures.token)", headers: headers).status, 503)
+        let lostBefore = await server.verdictReport()?.totals.lost
+        XCTAssertEqual(lostBefore, 1)
+        server.reset()
+        let judgedCleared = await server.verdictReport()
+        let cleared = try XCTUnwrap(judgedCleared)
+        XCTAssertEqual(cleared.providers, [])
+        // The same notification again (the scenario starts over too): without the reset it
+        // would be a retry of the first; after it, it is a notification of its own.
+        XCTAssertEqual(try curl.send(path: "/3/device/\(Fixtures.token)", headers: headers).status, 503)
+        let judgedAfter = await server.verdictReport()
+        let after = try XCTUnwrap(judgedAfter)
+        XCTAssertEqual(after.totals, NotificationTally(lost: 1))
+        XCTAssertEqual(after.providers.first?.connections, 1)
+        XCTAssertEqual(after.providers.first?.retryDelays.count, 0)
+        try await server.shutdown()
+    }
+
+    func testVerdictsCanBeTurnedOff() async throws {
+        let (server, ports) = try await TestServer.start { configuration in
+            configuration.control.port = 0
+            configuration.judgesProviders = false
+        }
+        let none = await server.verdictReport()
+        XCTAssertNil(none)
+        let answer = try ProcessRunner.run("curl", ["-sS", "-w", "\n%{http_code}", "http://127.0.0.1:\(ports.control ?? 0)/v1/report"])
+        XCTAssertTrue(answer.stdout.hasSuffix("\n404"), answer.stdout)
+        XCTAssertTrue(answer.stdout.contains("verdicts are off"), answer.stdout)
+        try await server.shutdown()
+    }
+}
