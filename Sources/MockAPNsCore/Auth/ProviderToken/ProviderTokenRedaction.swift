@@ -52,8 +52,11 @@ public enum ProviderTokenRedaction {
 
     /// `text` with each token replaced by what `replacement` makes of its bytes.
     private static func replacingTokens(in text: String, with replacement: (ArraySlice<UInt8>) -> [UInt8]) -> String {
+        // Most text (every other header value of every request) holds no token: that is
+        // found by one pass over its bytes in place, without copying them.
+        var text = text
+        guard text.withUTF8({ containsToken($0) }) else { return text }
         let bytes = Array(text.utf8)
-        guard containsToken(bytes) else { return text }
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var index = 0
@@ -80,29 +83,41 @@ public enum ProviderTokenRedaction {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private static let bearer = Array("bearer ".utf8)
-    private static let jwtStart = Array("eyJ".utf8)
+    /// `bearer ` as bytes, compared in any letter case.
+    private static let bearer: [UInt8] = Array("bearer ".utf8)
 
-    private static func containsToken(_ bytes: [UInt8]) -> Bool {
-        for index in bytes.indices where startsBearer(bytes, at: index) || startsJWT(bytes, at: index) {
-            return true
+    /// Whether `bytes` hold `bearer ` (any case) or the start of a JWT. Only a `b`/`B` or an
+    /// `e` can begin either, so the other bytes cost one comparison each.
+    private static func containsToken(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for index in bytes.indices {
+            switch bytes[index] {
+            case UInt8(ascii: "b"), UInt8(ascii: "B"):
+                if startsBearer(bytes, at: index) { return true }
+            case UInt8(ascii: "e"):
+                if startsJWT(bytes, at: index) { return true }
+            default:
+                continue
+            }
         }
         return false
     }
 
-    private static func startsBearer(_ bytes: [UInt8], at index: Int) -> Bool {
-        guard index + bearer.count <= bytes.count else { return false }
-        for offset in 0..<bearer.count where bytes[index + offset] | 0x20 != bearer[offset] | 0x20 {
+    private static func startsBearer<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, at index: Bytes.Index) -> Bool
+    where Bytes.Index == Int {
+        let word = bearer
+        guard index + word.count <= bytes.endIndex else { return false }
+        for offset in 0..<word.count where bytes[index + offset] | 0x20 != word[offset] | 0x20 {
             return false
         }
         return true
     }
 
-    private static func startsJWT(_ bytes: [UInt8], at index: Int) -> Bool {
-        guard index + jwtStart.count <= bytes.count,
-              bytes[index..<index + jwtStart.count].elementsEqual(jwtStart) else { return false }
+    private static func startsJWT<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, at index: Bytes.Index) -> Bool
+    where Bytes.Index == Int {
+        guard index + 3 <= bytes.endIndex, bytes[index] == UInt8(ascii: "e"), bytes[index + 1] == UInt8(ascii: "y"),
+              bytes[index + 2] == UInt8(ascii: "J") else { return false }
         // Inside a longer word (`keyeyJ`) it is not the start of a token.
-        return index == 0 || !isWordByte(bytes[index - 1])
+        return index == bytes.startIndex || !isWordByte(bytes[index - 1])
     }
 
     /// The end of the credential after `bearer `: up to whitespace, a control character, or
