@@ -8,7 +8,7 @@ enum FrameRecordBuilder {
     static func record(
         of frame: UnsafePointer<nghttp2_frame>,
         direction: HTTP2FrameRecord.Direction,
-        receivedHeaders: ArraySlice<HTTP2Header>? = nil
+        receivedHeaders: [HTTPHeader]? = nil
     ) -> HTTP2FrameRecord {
         let header = frame.pointee.hd
         let type = HTTP2FrameType(wireValue: header.type)
@@ -25,12 +25,12 @@ enum FrameRecordBuilder {
     private static func details(
         of frame: UnsafePointer<nghttp2_frame>,
         type: HTTP2FrameType,
-        receivedHeaders: ArraySlice<HTTP2Header>?
+        receivedHeaders: [HTTPHeader]?
     ) -> HTTP2FrameRecord.Details {
         switch type {
         case .headers:
             if let receivedHeaders {
-                return .headers(Array(receivedHeaders))
+                return .headers(receivedHeaders)
             }
             return .headers(decode(frame.pointee.headers.nva, count: frame.pointee.headers.nvlen))
         case .settings:
@@ -62,18 +62,18 @@ enum FrameRecordBuilder {
         }
     }
 
-    private static func decode(_ list: UnsafeMutablePointer<nghttp2_nv>?, count: Int) -> [HTTP2Header] {
+    private static func decode(_ list: UnsafeMutablePointer<nghttp2_nv>?, count: Int) -> [HTTPHeader] {
         guard let list, count > 0 else { return [] }
         return UnsafeBufferPointer(start: list, count: count).map { field in
-            HTTP2Header(
-                name: HTTP2Header.string(field.name, field.namelen),
-                value: HTTP2Header.string(field.value, field.valuelen)
+            HTTPHeader(
+                name: HTTPHeader.string(field.name, field.namelen),
+                value: HTTPHeader.string(field.value, field.valuelen)
             )
         }
     }
 }
 
-extension HTTP2Header {
+extension HTTPHeader {
     /// A string from `count` bytes that nghttp2 lent for the duration of a callback.
     /// Bytes that are not UTF-8 become U+FFFD rather than failing.
     static func string(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> String {

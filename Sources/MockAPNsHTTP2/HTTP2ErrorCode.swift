@@ -62,14 +62,14 @@ public struct HTTP2RefusedStream: Sendable, Hashable {
     public var streamID: Int32
     /// The request's header fields, decoded beside nghttp2; `nil` when they could not be
     /// (decoding is kept up only while refusals can happen, see ``HTTP2ServerConfiguration/decodesRefusedStreamHeaders``).
-    public var headers: [HTTP2Header]?
+    public var headers: [HTTPHeader]?
     /// Streams open when it arrived, and the limit announced.
     public var openStreams: Int
     public var announcedLimit: UInt32
     /// The RST_STREAM's error code (REFUSED_STREAM).
     public var errorCode: UInt32
 
-    public init(streamID: Int32, headers: [HTTP2Header]?, openStreams: Int, announcedLimit: UInt32, errorCode: UInt32) {
+    public init(streamID: Int32, headers: [HTTPHeader]?, openStreams: Int, announcedLimit: UInt32, errorCode: UInt32) {
         self.streamID = streamID
         self.headers = headers
         self.openStreams = openStreams

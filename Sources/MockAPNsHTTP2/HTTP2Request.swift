@@ -1,20 +1,5 @@
 import NIOCore
 
-/// One header field as it arrived or as it is sent. Names are lowercase on the wire.
-public struct HTTP2Header: Sendable, Hashable, CustomStringConvertible {
-    /// The field name; pseudo-headers start with a colon (`:path`).
-    public var name: String
-    /// The field value, decoded as UTF-8 (invalid bytes become U+FFFD).
-    public var value: String
-
-    public init(name: String, value: String) {
-        self.name = name
-        self.value = value
-    }
-
-    public var description: String { "\(name): \(value)" }
-}
-
 /// A complete request: its header block and its body, handed over when the client ends
 /// the stream.
 public struct HTTP2Request: Sendable {
@@ -22,13 +7,13 @@ public struct HTTP2Request: Sendable {
     public var streamID: Int32
     /// Every header field in arrival order, pseudo-headers (`:method`, `:path`, ...)
     /// included, then trailers if the client sent any.
-    public var headers: [HTTP2Header]
+    public var headers: [HTTPHeader]
     /// The body as stored: at most ``HTTP2ServerConfiguration/maxBodyBytesStored`` bytes.
     public var body: ByteBuffer
     /// The true number of body bytes the client sent, even when `body` was cut short.
     public var bodyLength: Int
 
-    public init(streamID: Int32, headers: [HTTP2Header], body: ByteBuffer, bodyLength: Int) {
+    public init(streamID: Int32, headers: [HTTPHeader], body: ByteBuffer, bodyLength: Int) {
         self.streamID = streamID
         self.headers = headers
         self.body = body

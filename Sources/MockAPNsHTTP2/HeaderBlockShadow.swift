@@ -56,7 +56,7 @@ struct HeaderBlockShadow {
 
     /// Reads `bytes` (what the client sent, in order) and calls `decoded` with the stream
     /// and header fields of every header block completed in them.
-    mutating func feed(_ bytes: UnsafeRawBufferPointer, decoded: (Int32, [HTTP2Header]) -> Void) {
+    mutating func feed(_ bytes: UnsafeRawBufferPointer, decoded: (Int32, [HTTPHeader]) -> Void) {
         var index = 0
         while index < bytes.count, !failed {
             if prefaceRemaining > 0 {
@@ -91,7 +91,7 @@ struct HeaderBlockShadow {
         if isHeaderFrame, payloadRemaining > Self.maximumBlockSize { close() }
     }
 
-    private mutating func endFrame(_ decoded: (Int32, [HTTP2Header]) -> Void) {
+    private mutating func endFrame(_ decoded: (Int32, [HTTPHeader]) -> Void) {
         defer { frameHeader = [] }
         guard isHeaderFrame, !failed else { return }
         var fragment = payload[...]
@@ -119,9 +119,9 @@ struct HeaderBlockShadow {
         block = []
     }
 
-    private mutating func decodeBlock() -> [HTTP2Header]? {
+    private mutating func decodeBlock() -> [HTTPHeader]? {
         guard let inflater else { return nil }
-        var headers: [HTTP2Header] = []
+        var headers: [HTTPHeader] = []
         let ok = block.withUnsafeBufferPointer { buffer -> Bool in
             guard var input = buffer.baseAddress else {
                 return nghttp2_hd_inflate_end_headers(inflater) == 0
@@ -135,9 +135,9 @@ struct HeaderBlockShadow {
                 input += used
                 remaining -= used
                 if flags & Int32(NGHTTP2_HD_INFLATE_EMIT.rawValue) != 0 {
-                    headers.append(HTTP2Header(
-                        name: HTTP2Header.string(field.name, field.namelen),
-                        value: HTTP2Header.string(field.value, field.valuelen)
+                    headers.append(HTTPHeader(
+                        name: HTTPHeader.string(field.name, field.namelen),
+                        value: HTTPHeader.string(field.value, field.valuelen)
                     ))
                 }
                 if flags & Int32(NGHTTP2_HD_INFLATE_FINAL.rawValue) != 0 {

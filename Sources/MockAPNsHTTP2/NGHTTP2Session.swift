@@ -181,7 +181,7 @@ final class NGHTTP2Session {
         }
     }
 
-    private func report(_ refusal: (record: HTTP2FrameRecord?, refused: HTTP2RefusedStream), headers: [HTTP2Header]?) {
+    private func report(_ refusal: (record: HTTP2FrameRecord?, refused: HTTP2RefusedStream), headers: [HTTPHeader]?) {
         if var record = refusal.record {
             if let headers { record.details = .headers(headers) }
             listener.session(didRecord: record)
@@ -435,9 +435,9 @@ final class NGHTTP2Session {
                 stream.headerListOverflowed = true
                 return false
             }
-            stream.headers.append(HTTP2Header(
-                name: HTTP2Header.string(name, nameLength),
-                value: HTTP2Header.string(value, valueLength)
+            stream.headers.append(HTTPHeader(
+                name: HTTPHeader.string(name, nameLength),
+                value: HTTPHeader.string(value, valueLength)
             ))
             return true
         }
@@ -485,8 +485,12 @@ final class NGHTTP2Session {
         if configuration.recordsFrames {
             // Inbound header fields reached the header callback, not the frame: take this
             // block's fields from the stream.
+            // The request's own block is the stream's whole list, shared rather than copied;
+            // trailers are the part after it.
             let block = isHeaders
-                ? streams.update(header.stream_id) { $0.headers[$0.headerBlockStart...] } ?? []
+                ? streams.update(header.stream_id) { stream in
+                    stream.headerBlockStart == 0 ? stream.headers : Array(stream.headers[stream.headerBlockStart...])
+                } ?? []
                 : nil
             listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .inbound, receivedHeaders: block))
         }
@@ -611,7 +615,7 @@ final class NGHTTP2Session {
                 // nghttp2 ended the connection over something the client did. Its GOAWAY
                 // debug data names the problem ("DATA: flow control window exceeded").
                 let goaway = frame.pointee.goaway
-                let debug = HTTP2Header.string(goaway.opaque_data, goaway.opaque_data_len)
+                let debug = HTTPHeader.string(goaway.opaque_data, goaway.opaque_data_len)
                 fail(.init(
                     kind: .protocolViolation, errorCode: goaway.error_code,
                     message: debug.isEmpty ? (lastLibraryMessage ?? Self.explain(goaway.error_code)) : debug
@@ -656,7 +660,7 @@ final class NGHTTP2Session {
     func onLibraryError(message: UnsafePointer<CChar>?, length: Int) -> Int32 {
         if let message, length > 0 {
             lastLibraryMessage = message.withMemoryRebound(to: UInt8.self, capacity: length) {
-                HTTP2Header.string($0, length)
+                HTTPHeader.string($0, length)
             }
         }
         return 0

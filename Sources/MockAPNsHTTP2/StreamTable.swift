@@ -4,7 +4,7 @@ import NIOCore
 /// the request as it is assembled, then the response body waiting to be framed.
 struct StreamState {
     /// Request headers (and trailers) in arrival order.
-    var headers: [HTTP2Header] = []
+    var headers: [HTTPHeader] = []
     /// Where the header block being received starts in `headers`, so a frame record shows
     /// only that block (the request headers, or later the trailers).
     var headerBlockStart = 0

@@ -33,10 +33,10 @@ final class FrameRecordTests: XCTestCase {
         XCTAssertEqual(inbound[2].flags, HTTP2FrameFlags.endHeaders)
         XCTAssertEqual(inbound[2].length, ClientBytes.requestHeaderBlock.count)
         XCTAssertEqual(inbound[2].details, .headers([
-            HTTP2Header(name: ":method", value: "POST"),
-            HTTP2Header(name: ":scheme", value: "http"),
-            HTTP2Header(name: ":path", value: "/"),
-            HTTP2Header(name: ":authority", value: "localhost"),
+            HTTPHeader(name: ":method", value: "POST"),
+            HTTPHeader(name: ":scheme", value: "http"),
+            HTTPHeader(name: ":path", value: "/"),
+            HTTPHeader(name: ":authority", value: "localhost"),
         ]))
         XCTAssertEqual(inbound[3].length, 2)
         XCTAssertTrue(inbound[3].has(HTTP2FrameFlags.endStream))
@@ -54,7 +54,7 @@ final class FrameRecordTests: XCTestCase {
         XCTAssertEqual(headers.streamID, 1)
         XCTAssertFalse(headers.has(HTTP2FrameFlags.endStream))
         XCTAssertEqual(headers.details, .headers([
-            HTTP2Header(name: ":status", value: "200"), HTTP2Header(name: "apns-id", value: "ID-1"),
+            HTTPHeader(name: ":status", value: "200"), HTTPHeader(name: "apns-id", value: "ID-1"),
         ]))
         let data = try XCTUnwrap(outbound.first { $0.type == .data })
         XCTAssertEqual(data.length, 2)

@@ -7,9 +7,9 @@ import XCTest
 /// must follow the connection's frames however they are split, padded or continued, and
 /// survive any bytes.
 final class HeaderBlockShadowTests: XCTestCase {
-    private func decode(_ bytes: [UInt8], chunk: Int) -> (blocks: [(Int32, [HTTP2Header])], failed: Bool) {
+    private func decode(_ bytes: [UInt8], chunk: Int) -> (blocks: [(Int32, [HTTPHeader])], failed: Bool) {
         var shadow = HeaderBlockShadow(tableSize: 4096)
-        var blocks: [(Int32, [HTTP2Header])] = []
+        var blocks: [(Int32, [HTTPHeader])] = []
         var index = 0
         while index < bytes.count {
             let end = min(bytes.count, index + chunk)

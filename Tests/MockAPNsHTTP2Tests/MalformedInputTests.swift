@@ -132,7 +132,7 @@ final class MalformedInputTests: XCTestCase {
         let sent = server.log.frames.filter { $0.direction == .outbound && $0.type == .headers }
         XCTAssertEqual(sent.count, 1)
         XCTAssertEqual(sent.first?.details, .headers([
-            HTTP2Header(name: ":status", value: "200"), HTTP2Header(name: "x-first", value: "1"),
+            HTTPHeader(name: ":status", value: "200"), HTTPHeader(name: "x-first", value: "1"),
         ]))
     }
 
@@ -206,7 +206,7 @@ final class MalformedInputTests: XCTestCase {
         let answer = try XCTUnwrap(result.frames.first { $0.type == 0x1 && $0.streamID == 1 })
         XCTAssertEqual(answer.flags & 0x1, 0x1, "the answer ends the stream")
         let sent = server.log.frames.first { $0.direction == .outbound && $0.type == .headers && $0.streamID == 1 }
-        XCTAssertEqual(sent?.details, .headers([HTTP2Header(name: ":status", value: "431")]))
+        XCTAssertEqual(sent?.details, .headers([HTTPHeader(name: ":status", value: "431")]))
         XCTAssertEqual(server.log.requests.map(\.streamID), [3], "the oversized request is not delivered; the next is")
         let refusal = try XCTUnwrap(server.log.refusals.first)
         XCTAssertEqual(refusal.streamID, 1)
@@ -306,12 +306,12 @@ final class MalformedInputTests: XCTestCase {
         )
 
         let request = try XCTUnwrap(server.log.requests.first)
-        XCTAssertEqual(request.headers.last, HTTP2Header(name: "x-trailer", value: "yes"))
+        XCTAssertEqual(request.headers.last, HTTPHeader(name: "x-trailer", value: "yes"))
         XCTAssertEqual(request.headers.count, 5)
         XCTAssertEqual(String(buffer: request.body), "abc")
         let blocks = server.log.frames.filter { $0.direction == .inbound && $0.type == .headers }
         XCTAssertEqual(blocks.count, 2)
-        XCTAssertEqual(blocks.last?.details, .headers([HTTP2Header(name: "x-trailer", value: "yes")]))
+        XCTAssertEqual(blocks.last?.details, .headers([HTTPHeader(name: "x-trailer", value: "yes")]))
     }
 }
 

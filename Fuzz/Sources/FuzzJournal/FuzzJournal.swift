@@ -84,17 +84,22 @@ struct FuzzInput {
         case 1:
             return .connectionClosed(transport: pick(Transport.allCases), closedBy: bool() ? .client : .server, reason: optionalString())
         case 2:
-            let details: JournalHTTP2Frame.Details
+            let details: HTTP2FrameRecord.Details
             switch byte() % 7 {
             case 0: details = .empty
             case 1: details = .headers((0..<Int(byte() % 6)).map { _ in HTTPHeader(name: string(), value: string()) })
-            case 2: details = .settings((0..<Int(byte() % 4)).map { _ in .init(name: string(), value: UInt32(truncatingIfNeeded: uint64())) })
+            case 2: details = .settings((0..<Int(byte() % 4)).map { _ in
+                HTTP2Setting(identifier: UInt16(truncatingIfNeeded: uint64()), value: UInt32(truncatingIfNeeded: uint64()))
+            })
             case 3: details = .rstStream(errorCode: UInt32(truncatingIfNeeded: uint64()))
             case 4: details = .goaway(errorCode: UInt32(truncatingIfNeeded: uint64()), lastStreamID: Int32(truncatingIfNeeded: int64()), debugData: data())
             case 5: details = .windowUpdate(increment: Int32(truncatingIfNeeded: int64()))
             default: details = .ping(opaqueData: data())
             }
-            return .http2Frame(JournalHTTP2Frame(direction: bool() ? .inbound : .outbound, type: string(), flags: byte(), length: int(), details: details))
+            return .http2Frame(HTTP2FrameRecord(
+                direction: bool() ? .inbound : .outbound, type: HTTP2FrameType(wireValue: byte()), flags: byte(),
+                streamID: Int32(truncatingIfNeeded: int64()), length: int(), details: details
+            ))
         case 3:
             return .legacyFrame(JournalLegacyFrame(
                 command: byte(), identifier: bool() ? UInt32(truncatingIfNeeded: uint64()) : nil, deviceToken: optionalString(),

@@ -171,13 +171,13 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         requestsInFlight += 1
         if requestCount == 2 { services.churn?.reused(connectionID) }
         let arrivedAt = NIODeadline.now()
-        var headers: [HTTPHeader] = []
-        headers.reserveCapacity(request.headers.count)
+        // The session's own list, shared: the header fields are decoded once, into the type
+        // every module reads.
+        let headers = request.headers
         var authorization: String?
         var topic: String?
         var path: String?
-        for field in request.headers {
-            headers.append(HTTPHeader(name: field.name, value: field.value))
+        for field in headers {
             if field.name == "authorization", authorization == nil { authorization = field.value }
             if field.name == "apns-topic", topic == nil { topic = field.value }
             if field.name == ":path", path == nil { path = field.value }

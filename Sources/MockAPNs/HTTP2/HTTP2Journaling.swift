@@ -24,7 +24,7 @@ struct HTTP2Journaling {
 
     func record(_ frame: HTTP2FrameRecord) {
         journal.record(
-            .http2Frame(JournalHTTP2.frame(frame, providerTokens: journal.options.providerTokens)),
+            .http2Frame(JournalHTTP2.recordable(frame, providerTokens: journal.options.providerTokens)),
             connection: connectionID, stream: frame.streamID
         )
     }

@@ -50,7 +50,7 @@ public enum JournalEventKind: Sendable, Equatable {
     /// The TLS handshake failed.
     case tlsFailed(JournalTLSFailure)
     /// One HTTP/2 frame, in either direction.
-    case http2Frame(JournalHTTP2Frame)
+    case http2Frame(HTTP2FrameRecord)
     /// One legacy binary-gateway frame.
     case legacyFrame(JournalLegacyFrame)
     /// One notification with its verdict and the answer sent.
@@ -224,7 +224,7 @@ extension JournalEventKind {
             switch frame.details {
             case .empty: break
             case .headers(let headers): line += " " + headers.map { "\($0.name): \($0.value)" }.joined(separator: ", ")
-            case .settings(let settings): line += " " + settings.map { "\($0.name)=\($0.value)" }.joined(separator: " ")
+            case .settings(let settings): line += " " + settings.map(\.description).joined(separator: " ")
             case .rstStream(let code): line += " error=\(HTTP2ErrorCode.name(of: code))"
             case .goaway(let code, let lastStream, let debugData):
                 line += " error=\(HTTP2ErrorCode.name(of: code)) lastStream=\(lastStream)"

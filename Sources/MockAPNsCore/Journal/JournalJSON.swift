@@ -91,9 +91,9 @@ public enum JournalJSON {
         writer.endObject()
     }
 
-    private static func write(_ frame: JournalHTTP2Frame, into writer: inout JSONWriter) {
+    private static func write(_ frame: HTTP2FrameRecord, into writer: inout JSONWriter) {
         writer.string("direction", frame.direction.rawValue)
-        writer.string("frameType", frame.type)
+        writer.string("frameType", frame.type.description)
         writer.integer("flags", frame.flags)
         writer.integer("length", frame.length)
         switch frame.details {
@@ -195,7 +195,7 @@ extension JournalJSON {
         let monotonic = try need(object.integer("mono", in: 0...Int64.max), object, "mono", "monotonic nanoseconds")
         let connection = try object.integer("connection", in: 0...Int64.max).map { UInt64($0) }
         let stream = try object.integer("stream", in: 0...Int64(Int32.max)).map { Int32($0) }
-        let kind = try readKind(&object)
+        let kind = try readKind(&object, stream: stream)
         try object.finish()
         return JournalEvent(
             sequence: UInt64(sequence), wallTimeMilliseconds: time, monotonicNanoseconds: UInt64(monotonic),
@@ -203,7 +203,7 @@ extension JournalJSON {
         )
     }
 
-    private static func readKind(_ object: inout JSONObjectReader) throws(JSONFileError) -> JournalEventKind {
+    private static func readKind(_ object: inout JSONObjectReader, stream: Int32?) throws(JSONFileError) -> JournalEventKind {
         let names = JournalEventKind.Name.texts.joined(separator: ", ")
         let typeText = try need(object.string("type"), object, "type", "an event type, one of \(names)")
         guard let type = JournalEventKind.Name(text: typeText) else {
@@ -235,7 +235,7 @@ extension JournalJSON {
                 offeredVersions: try object.strings("offeredVersions") ?? [],
                 offeredCipherSuites: try object.strings("offeredCipherSuites") ?? []))
         case .http2Frame:
-            return .http2Frame(try readFrame(&object))
+            return .http2Frame(try readFrame(&object, stream: stream))
         case .legacyFrame:
             return .legacyFrame(JournalLegacyFrame(
                 command: UInt8(try need(object.integer("command", in: 0...255), object, "command", "a command byte")),
@@ -281,12 +281,16 @@ extension JournalJSON {
         }
     }
 
-    private static func readFrame(_ object: inout JSONObjectReader) throws(JSONFileError) -> JournalHTTP2Frame {
-        let direction = try need(object.oneOf("direction", JournalHTTP2Frame.FrameDirection.self), object, "direction", "inbound or outbound")
-        let type = try need(object.string("frameType"), object, "frameType", "a frame type")
+    private static func readFrame(_ object: inout JSONObjectReader, stream: Int32?) throws(JSONFileError) -> HTTP2FrameRecord {
+        let direction = try need(object.oneOf("direction", HTTP2FrameRecord.Direction.self), object, "direction", "inbound or outbound")
+        let typeName = try need(object.string("frameType"), object, "frameType", "a frame type")
+        guard let type = HTTP2FrameType(name: typeName) else {
+            throw JSONFileError(path: object.path(of: "frameType"), position: object.position,
+                                message: "expected a frame type such as HEADERS or UNKNOWN(0xa), found \"\(typeName)\"")
+        }
         let flags = try need(object.integer("flags", in: 0...255), object, "flags", "the flags byte")
         let length = try need(object.integer("length", in: 0...Int64(Int32.max)), object, "length", "the payload length")
-        var details = JournalHTTP2Frame.Details.empty
+        var details = HTTP2FrameRecord.Details.empty
         if let elements = try object.array("headers") {
             var headers: [HTTPHeader] = []
             for (path, element) in elements {
@@ -301,12 +305,15 @@ extension JournalJSON {
             guard case .object(let members) = node.value else {
                 throw object.invalid("settings", node, "expected an object of settings, found \(node.value.kindDescription)")
             }
-            var settings: [JournalHTTP2Frame.Setting] = []
+            var settings: [HTTP2Setting] = []
             for member in members {
                 guard case .number(let text) = member.value.value, let value = UInt32(text) else {
                     throw object.invalid("settings", member.value, "expected a 32-bit value for \"\(member.key)\"")
                 }
-                settings.append(JournalHTTP2Frame.Setting(name: member.key, value: value))
+                guard let setting = HTTP2Setting(name: member.key, value: value) else {
+                    throw object.invalid("settings", member.value, "expected a SETTINGS name such as MAX_CONCURRENT_STREAMS or 0xa, found \"\(member.key)\"")
+                }
+                settings.append(setting)
             }
             details = .settings(settings)
         } else if let code = try object.integer("errorCode", in: 0...Int64(UInt32.max)).map({ UInt32($0) }) {
@@ -322,7 +329,9 @@ extension JournalJSON {
         } else if let opaque = try hexBytes(&object, "opaqueDataHex") {
             details = .ping(opaqueData: opaque)
         }
-        return JournalHTTP2Frame(direction: direction, type: type, flags: UInt8(flags), length: Int(length), details: details)
+        return HTTP2FrameRecord(
+            direction: direction, type: type, flags: UInt8(flags), streamID: stream ?? 0, length: Int(length), details: details
+        )
     }
 
     private static func readNotification(_ object: inout JSONObjectReader) throws(JSONFileError) -> NotificationRecord {

@@ -321,10 +321,11 @@ enum JournalPacking {
         case empty, headers, settings, rstStream, goaway, windowUpdate, ping
     }
 
-    private static func pack(_ frame: JournalHTTP2Frame, into writer: inout JournalByteWriter) {
+    private static func pack(_ frame: HTTP2FrameRecord, into writer: inout JournalByteWriter) {
         writer.byte(index(of: frame.direction))
-        writer.string(frame.type)
+        writer.byte(frame.type.wireValue)
         writer.byte(frame.flags)
+        writer.signed(Int64(frame.streamID))
         writer.int(frame.length)
         switch frame.details {
         case .empty:
@@ -340,7 +341,7 @@ enum JournalPacking {
             writer.byte(DetailsTag.settings.rawValue)
             writer.int(settings.count)
             for setting in settings {
-                writer.string(setting.name)
+                writer.varint(UInt64(setting.identifier))
                 writer.varint(UInt64(setting.value))
             }
         case .rstStream(let code):
@@ -360,12 +361,13 @@ enum JournalPacking {
         }
     }
 
-    private static func unpackHTTP2Frame(from reader: inout JournalByteReader) -> JournalHTTP2Frame? {
-        guard let direction = value(JournalHTTP2Frame.FrameDirection.self, at: reader.byte()) else { return nil }
-        let type = reader.text()
+    private static func unpackHTTP2Frame(from reader: inout JournalByteReader) -> HTTP2FrameRecord? {
+        guard let direction = value(HTTP2FrameRecord.Direction.self, at: reader.byte()) else { return nil }
+        let type = HTTP2FrameType(wireValue: reader.byte())
         let flags = reader.byte()
+        let streamID = Int32(truncatingIfNeeded: reader.signed())
         let length = reader.int()
-        let details: JournalHTTP2Frame.Details
+        let details: HTTP2FrameRecord.Details
         switch DetailsTag(rawValue: reader.byte()) {
         case .empty:
             details = .empty
@@ -377,10 +379,11 @@ enum JournalPacking {
             }
             details = .headers(headers)
         case .settings:
-            var settings: [JournalHTTP2Frame.Setting] = []
+            var settings: [HTTP2Setting] = []
             let count = reader.int()
             while settings.count < count, !reader.failed {
-                settings.append(.init(name: reader.text(), value: UInt32(truncatingIfNeeded: reader.varint())))
+                let identifier = UInt16(truncatingIfNeeded: reader.varint())
+                settings.append(HTTP2Setting(identifier: identifier, value: UInt32(truncatingIfNeeded: reader.varint())))
             }
             details = .settings(settings)
         case .rstStream:
@@ -396,7 +399,7 @@ enum JournalPacking {
         case nil:
             return nil
         }
-        return JournalHTTP2Frame(direction: direction, type: type, flags: flags, length: length, details: details)
+        return HTTP2FrameRecord(direction: direction, type: type, flags: flags, streamID: streamID, length: length, details: details)
     }
 
     private static func pack(_ frame: JournalLegacyFrame, into writer: inout JournalByteWriter) {
@@ -439,7 +442,7 @@ enum JournalPacking {
         }
     }
 
-    private static func index(of direction: JournalHTTP2Frame.FrameDirection) -> UInt8 {
+    private static func index(of direction: HTTP2FrameRecord.Direction) -> UInt8 {
         switch direction {
         case .inbound: 0
         case .outbound: 1

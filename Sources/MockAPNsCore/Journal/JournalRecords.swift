@@ -61,55 +61,6 @@ public struct JournalTLSFailure: Sendable, Equatable {
     }
 }
 
-/// One HTTP/2 frame. The stream is the event's `streamID`.
-public struct JournalHTTP2Frame: Sendable, Equatable {
-    /// `inbound` (client to server) or `outbound`.
-    public var direction: FrameDirection
-    /// The RFC name: `HEADERS`, `SETTINGS`, `GOAWAY`...
-    public var type: String
-    public var flags: UInt8
-    /// The payload length from the frame header.
-    public var length: Int
-    /// What the frame says beyond its header.
-    public var details: Details
-
-    public enum FrameDirection: String, CaseIterable, Sendable, Hashable {
-        case inbound, outbound
-    }
-
-    /// The decoded payload of the frame types that have one worth reading.
-    public enum Details: Sendable, Equatable {
-        case empty
-        /// HEADERS: the decoded list (`authorization` redacted when asked).
-        case headers([HTTPHeader])
-        /// SETTINGS: each parameter by RFC name (`MAX_CONCURRENT_STREAMS`) and value.
-        case settings([Setting])
-        case rstStream(errorCode: UInt32)
-        case goaway(errorCode: UInt32, lastStreamID: Int32, debugData: [UInt8])
-        case windowUpdate(increment: Int32)
-        case ping(opaqueData: [UInt8])
-    }
-
-    /// One SETTINGS parameter.
-    public struct Setting: Sendable, Equatable {
-        public var name: String
-        public var value: UInt32
-
-        public init(name: String, value: UInt32) {
-            self.name = name
-            self.value = value
-        }
-    }
-
-    public init(direction: FrameDirection, type: String, flags: UInt8, length: Int, details: Details) {
-        self.direction = direction
-        self.type = type
-        self.flags = flags
-        self.length = length
-        self.details = details
-    }
-}
-
 /// One frame read on the legacy binary gateway.
 public struct JournalLegacyFrame: Sendable, Equatable {
     /// The command byte (0, 1, 2, or whatever unknown byte arrived).

@@ -36,18 +36,18 @@ final class JournalJSONReadingTests: XCTestCase {
             .tlsFailed(JournalTLSFailure(
                 reason: "no certificate", alertSent: "certificate_required", alertReceived: "bad_certificate", serverName: "s",
                 offeredALPN: [], offeredVersions: ["TLSv1.2"], offeredCipherSuites: ["0x1301"])),
-            .http2Frame(JournalHTTP2Frame(direction: .inbound, type: "HEADERS", flags: 0x5, length: 40,
+            .http2Frame(HTTP2FrameRecord(direction: .inbound, type: .headers, flags: 0x5, streamID: 0, length: 40,
                                           details: .headers([HTTPHeader(name: ":method", value: "POST"), HTTPHeader(name: "x", value: "\"")]))),
-            .http2Frame(JournalHTTP2Frame(direction: .outbound, type: "SETTINGS", flags: 0, length: 6,
-                                          details: .settings([.init(name: "MAX_CONCURRENT_STREAMS", value: 1000)]))),
-            .http2Frame(JournalHTTP2Frame(direction: .outbound, type: "RST_STREAM", flags: 0, length: 4, details: .rstStream(errorCode: 8))),
-            .http2Frame(JournalHTTP2Frame(direction: .outbound, type: "GOAWAY", flags: 0, length: 30,
+            .http2Frame(HTTP2FrameRecord(direction: .outbound, type: .settings, flags: 0, streamID: 0, length: 6,
+                                          details: .settings([HTTP2Setting(identifier: HTTP2Setting.maxConcurrentStreams, value: 1000)]))),
+            .http2Frame(HTTP2FrameRecord(direction: .outbound, type: .rstStream, flags: 0, streamID: 0, length: 4, details: .rstStream(errorCode: 8))),
+            .http2Frame(HTTP2FrameRecord(direction: .outbound, type: .goaway, flags: 0, streamID: 0, length: 30,
                                           details: .goaway(errorCode: 0, lastStreamID: 3, debugData: Array(#"{"reason":"Shutdown"}"#.utf8)))),
-            .http2Frame(JournalHTTP2Frame(direction: .outbound, type: "GOAWAY", flags: 0, length: 10,
+            .http2Frame(HTTP2FrameRecord(direction: .outbound, type: .goaway, flags: 0, streamID: 0, length: 10,
                                           details: .goaway(errorCode: 1, lastStreamID: 0, debugData: [0xFF, 0xFE]))),
-            .http2Frame(JournalHTTP2Frame(direction: .inbound, type: "WINDOW_UPDATE", flags: 0, length: 4, details: .windowUpdate(increment: 65_535))),
-            .http2Frame(JournalHTTP2Frame(direction: .inbound, type: "PING", flags: 1, length: 8, details: .ping(opaqueData: [1, 2, 3, 4, 5, 6, 7, 8]))),
-            .http2Frame(JournalHTTP2Frame(direction: .inbound, type: "DATA", flags: 1, length: 0, details: .empty)),
+            .http2Frame(HTTP2FrameRecord(direction: .inbound, type: .windowUpdate, flags: 0, streamID: 0, length: 4, details: .windowUpdate(increment: 65_535))),
+            .http2Frame(HTTP2FrameRecord(direction: .inbound, type: .ping, flags: 1, streamID: 0, length: 8, details: .ping(opaqueData: [1, 2, 3, 4, 5, 6, 7, 8]))),
+            .http2Frame(HTTP2FrameRecord(direction: .inbound, type: .data, flags: 1, streamID: 0, length: 0, details: .empty)),
             .legacyFrame(JournalLegacyFrame(command: 2, identifier: 9, deviceToken: "ab", payloadLength: 10, frameLength: 50,
                                             problem: "bad", rawBytes: [0, 1, 0xFF], dropped: true)),
             .notification(notification),
@@ -101,8 +101,15 @@ final class JournalJSONReadingTests: XCTestCase {
     }()
 
     private func event(_ kind: JournalEventKind, _ index: Int) -> JournalEvent {
-        JournalEvent(sequence: UInt64(index + 1), wallTimeMilliseconds: 1_767_225_600_123, monotonicNanoseconds: 99,
-                     connectionID: 4, streamID: index % 2 == 0 ? 5 : nil, kind: kind)
+        let stream: Int32? = index % 2 == 0 ? 5 : nil
+        var kind = kind
+        // A frame's stream is the event's (its JSON says it once).
+        if case .http2Frame(var frame) = kind {
+            frame.streamID = stream ?? 0
+            kind = .http2Frame(frame)
+        }
+        return JournalEvent(sequence: UInt64(index + 1), wallTimeMilliseconds: 1_767_225_600_123, monotonicNanoseconds: 99,
+                            connectionID: 4, streamID: stream, kind: kind)
     }
 
     func testTheSamplesCoverEveryKind() {

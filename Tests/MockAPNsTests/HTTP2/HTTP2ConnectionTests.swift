@@ -84,7 +84,7 @@ final class HTTP2ConnectionTests: XCTestCase {
         // Shut down once the server has read the client's SETTINGS: the connection is up.
         try await waitUntil("the client's SETTINGS") {
             server.journal.events(matching: JournalEventFilter()).contains { event in
-                if case .http2Frame(let frame) = event.kind { return frame.direction == .inbound && frame.type == "SETTINGS" }
+                if case .http2Frame(let frame) = event.kind { return frame.direction == .inbound && frame.type == .settings }
                 return false
             }
         }

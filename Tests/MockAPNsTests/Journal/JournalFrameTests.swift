@@ -31,7 +31,7 @@ final class JournalFrameTests: XCTestCase {
 
     private static func line(_ event: JournalEvent) -> FrameLine? {
         guard case .http2Frame(let frame) = event.kind else { return nil }
-        return FrameLine(type: frame.type, length: frame.length, flags: Int(frame.flags), stream: Int(event.streamID ?? -1))
+        return FrameLine(type: frame.type.description, length: frame.length, flags: Int(frame.flags), stream: Int(event.streamID ?? -1))
     }
 
     func testFramesRecordedForAnNghttpExchangeMatchWhatTheClientSentAndReceived() async throws {
@@ -60,7 +60,7 @@ final class JournalFrameTests: XCTestCase {
         XCTAssertEqual(outbound.compactMap(Self.line), Self.frames(in: result.stdout, verb: "recv"), "what nghttp received")
 
         // The server's SETTINGS say what Apple's say; the client's GOAWAY closes cleanly.
-        let settings = outbound.compactMap { event -> [JournalHTTP2Frame.Setting]? in
+        let settings = outbound.compactMap { event -> [HTTP2Setting]? in
             if case .http2Frame(let frame) = event.kind, case .settings(let values) = frame.details, !values.isEmpty { return values }
             return nil
         }.first

@@ -42,7 +42,7 @@ final class ActivityFeedTests: XCTestCase {
         let feed = ActivityFeed(keepsWholeNotifications: true)
         journal.addSink(feed)
         journal.record(.connectionOpened(transport: .http2, peer: nil), connection: 1)
-        journal.record(.http2Frame(JournalHTTP2Frame(direction: .inbound, type: "PING", flags: 0, length: 8, details: .ping(opaqueData: [0, 0, 0, 0, 0, 0, 0, 0]))), connection: 1)
+        journal.record(.http2Frame(HTTP2FrameRecord(direction: .inbound, type: .ping, flags: 0, streamID: 0, length: 8, details: .ping(opaqueData: [0, 0, 0, 0, 0, 0, 0, 0]))), connection: 1)
         journal.record(.diagnosis(code: .http2StreamError, message: "m"), connection: 1)
         journal.record(.fault(description: "f"), connection: 1)
         journal.record(.connectionClosed(transport: .http2, closedBy: .client, reason: nil), connection: 1)

@@ -107,7 +107,7 @@ final class SlowClientTests: XCTestCase {
     /// The DATA bytes the server has written, by its journal.
     private static func dataBytesSent(_ journal: Journal) -> Int {
         journal.events(matching: JournalEventFilter(kinds: ["http2Frame"])).reduce(0) { total, event in
-            guard case .http2Frame(let frame) = event.kind, frame.direction == .outbound, frame.type == "DATA" else { return total }
+            guard case .http2Frame(let frame) = event.kind, frame.direction == .outbound, frame.type == .data else { return total }
             return total + frame.length
         }
     }

@@ -54,6 +54,17 @@ public enum HTTP2FrameType: Sendable, Hashable, CustomStringConvertible {
         case .unknown(let value): "UNKNOWN(0x\(String(value, radix: 16)))"
         }
     }
+
+    /// The type an RFC name (`description`) stands for, as a journal file spells it.
+    public init?(name: String) {
+        for value in UInt8(0)...UInt8(9) where Self(wireValue: value).description == name {
+            self.init(wireValue: value)
+            return
+        }
+        guard name.hasPrefix("UNKNOWN(0x"), name.hasSuffix(")"),
+              let value = UInt8(name.dropFirst("UNKNOWN(0x".count).dropLast(), radix: 16) else { return nil }
+        self = .unknown(value)
+    }
 }
 
 /// Flag bits of a frame header. Their meaning depends on the frame type.
@@ -88,15 +99,31 @@ public struct HTTP2Setting: Sendable, Hashable, CustomStringConvertible {
         self.value = value
     }
 
-    public var description: String {
-        let names = [
-            "", "HEADER_TABLE_SIZE", "ENABLE_PUSH", "MAX_CONCURRENT_STREAMS",
-            "INITIAL_WINDOW_SIZE", "MAX_FRAME_SIZE", "MAX_HEADER_LIST_SIZE",
-        ]
-        let name = identifier > 0 && identifier < names.count
-            ? names[Int(identifier)] : "0x\(String(identifier, radix: 16))"
-        return "\(name)=\(value)"
+    /// The parameters' RFC names, by identifier (RFC 9113 section 6.5.2, RFC 8441, RFC 9218).
+    private static let names = [
+        "", "HEADER_TABLE_SIZE", "ENABLE_PUSH", "MAX_CONCURRENT_STREAMS", "INITIAL_WINDOW_SIZE", "MAX_FRAME_SIZE",
+        "MAX_HEADER_LIST_SIZE", "", "ENABLE_CONNECT_PROTOCOL", "NO_RFC7540_PRIORITIES",
+    ]
+
+    /// The RFC name, `MAX_CONCURRENT_STREAMS`, or the identifier in hex (`0xa`).
+    public var name: String {
+        let index = Int(identifier)
+        if index < Self.names.count, !Self.names[index].isEmpty { return Self.names[index] }
+        return "0x" + String(identifier, radix: 16)
     }
+
+    /// The parameter a name (`name`) stands for.
+    public init?(name: String, value: UInt32) {
+        if let index = Self.names.firstIndex(of: name), !name.isEmpty {
+            self.init(identifier: UInt16(index), value: value)
+        } else if name.hasPrefix("0x"), let identifier = UInt16(name.dropFirst(2), radix: 16) {
+            self.init(identifier: identifier, value: value)
+        } else {
+            return nil
+        }
+    }
+
+    public var description: String { "\(name)=\(value)" }
 }
 
 /// A description of one frame the server received or sent, for a journal.
@@ -108,7 +135,7 @@ public struct HTTP2Setting: Sendable, Hashable, CustomStringConvertible {
 /// as invalid are, just before the error they cause.
 public struct HTTP2FrameRecord: Sendable, Hashable {
     /// Which way the frame travelled.
-    public enum Direction: String, Sendable, Hashable {
+    public enum Direction: String, Sendable, Hashable, CaseIterable {
         case inbound, outbound
     }
 
@@ -118,7 +145,7 @@ public struct HTTP2FrameRecord: Sendable, Hashable {
         /// Not `none`, which would read as `Optional.none` wherever a record is optional.
         case empty
         /// HEADERS: the decoded header list, pseudo-headers first.
-        case headers([HTTP2Header])
+        case headers([HTTPHeader])
         /// SETTINGS: the parameters in frame order (empty for an ACK).
         case settings([HTTP2Setting])
         /// RST_STREAM: the error code.

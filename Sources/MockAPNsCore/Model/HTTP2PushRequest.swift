@@ -1,14 +1,3 @@
-/// One header field exactly as it arrived, in arrival order. Pseudo-headers keep their colon.
-public struct HTTPHeader: Sendable, Hashable {
-    public var name: String
-    public var value: String
-
-    public init(name: String, value: String) {
-        self.name = name
-        self.value = value
-    }
-}
-
 /// An HTTP/2 request as the protocol mouth received it, before any of Apple's rules apply.
 public struct HTTP2PushRequest: Sendable {
     /// Every header field, pseudo-headers included, in the order received.
