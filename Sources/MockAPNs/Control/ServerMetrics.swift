@@ -94,7 +94,7 @@ final class ServerMetrics: Sendable {
                         ("operation", record.operation?.rawValue ?? ""),
                         ("status", record.status.map(String.init) ?? record.answer.fault?.name ?? "none"),
                     ]).increment()
-                case .tlsEstablished, .http2Frame, .legacyFrame, .fault, .feedbackTuple, .diagnosis:
+                case .tlsEstablished, .http2Frame, .legacyFrame, .fault, .feedbackTuple, .diagnosis, .delivery:
                     break
                 }
             }

@@ -77,7 +77,7 @@ struct AccessLog {
             return .broadcast(connection: id, stream: event.streamID, record: record)
         case .channelOperation(let record):
             return .channelOperation(connection: id, stream: event.streamID, record: record)
-        case .http2Frame, .legacyFrame, .fault, .feedbackTuple, .diagnosis:
+        case .http2Frame, .legacyFrame, .fault, .feedbackTuple, .diagnosis, .delivery:
             return nil
         }
     }

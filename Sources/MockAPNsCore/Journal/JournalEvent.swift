@@ -66,12 +66,15 @@ public enum JournalEventKind: Sendable, Equatable {
     case broadcast(BroadcastRecord)
     /// One channel management request (create, read, read all, delete) and its answer.
     case channelOperation(ChannelOperationRecord)
+    /// One step of the delivery model: an accepted notification stored, replaced, expired,
+    /// discarded or delivered, or a device going online or offline.
+    case delivery(DeliveryRecord)
 
     /// Every kind by name, without its values, in the order of their bits. The name used in
     /// JSON (`"type"`) and in event filters is the case's own name.
     public enum Name: UInt8, CaseIterable, Sendable, Hashable {
         case connectionOpened, connectionClosed, tlsEstablished, tlsFailed, http2Frame, legacyFrame
-        case notification, fault, feedbackTuple, diagnosis, broadcast, channelOperation
+        case notification, fault, feedbackTuple, diagnosis, broadcast, channelOperation, delivery
 
         /// The name as JSON and filters spell it.
         public var text: String { Self.texts[Int(rawValue)] }
@@ -104,6 +107,7 @@ public enum JournalEventKind: Sendable, Equatable {
         case .diagnosis: .diagnosis
         case .broadcast: .broadcast
         case .channelOperation: .channelOperation
+        case .delivery: .delivery
         }
     }
 
@@ -133,7 +137,7 @@ public enum JournalEventKind: Sendable, Equatable {
         case .broadcast(let record): record.channelID
         case .channelOperation(let record): record.channelID
         case .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed, .http2Frame, .legacyFrame,
-             .notification, .fault, .feedbackTuple, .diagnosis:
+             .notification, .fault, .feedbackTuple, .diagnosis, .delivery:
             nil
         }
     }
@@ -263,6 +267,8 @@ extension JournalEventKind {
             if let channel = operation.channelID { line += " channel=\(channel)" }
             line += " => " + Self.summary(of: operation.answer)
             return line
+        case .delivery(let delivery):
+            return delivery.summary
         }
     }
 }

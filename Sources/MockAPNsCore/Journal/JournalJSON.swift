@@ -85,6 +85,8 @@ public enum JournalJSON {
             write(record, into: &writer)
         case .channelOperation(let record):
             write(record, into: &writer)
+        case .delivery(let record):
+            write(record, into: &writer)
         }
         writer.endObject()
     }
@@ -271,6 +273,9 @@ extension JournalJSON {
         case .channelOperation:
             var record = try need(object.object("channelOperation"), object, "channelOperation", "the operation's record")
             return .channelOperation(try readChannelOperation(&record))
+        case .delivery:
+            var record = try need(object.object("delivery"), object, "delivery", "the delivery step's record")
+            return .delivery(try readDelivery(&record))
         }
     }
 
