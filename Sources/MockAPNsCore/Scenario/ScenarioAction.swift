@@ -14,16 +14,28 @@ public enum ScenarioAction: Sendable, Equatable {
     /// Refuse new TLS handshakes with this alert. Matched when a connection opens, so such a
     /// rule may match only protocols, connection numbers and probability.
     case refuseHandshake(TLSAlert)
+    /// Take the request's device offline (`online: false`) or bring it back online, before
+    /// the request's notification reaches the delivery model; the answer is the core's.
+    case setDevice(online: Bool)
 }
 
 extension ScenarioAction {
+    /// Whether a rule with this action decides the answer itself, so that a before-validation
+    /// rule firing with it leaves the decision core out.
+    var decidesTheAnswer: Bool {
+        switch self {
+        case .accept, .reject, .respond, .fault, .refuseHandshake: true
+        case .setDevice: false
+        }
+    }
+
     /// The verdict `action` answers with, given the core's (`ScenarioDecision.verdict`). Kept
     /// beside the cases so that a new action is placed here, in the same file.
     static func verdict(
         of action: ScenarioAction?, core coreVerdict: Verdict?, apnsID: () -> String, uniqueID: () -> String?, now: Int64
     ) -> Verdict? {
         switch action {
-        case nil, .fault:
+        case nil, .fault, .setDevice:
             return coreVerdict ?? .accepted(apnsID: apnsID(), uniqueID: uniqueID())
         case .accept:
             if case .accepted? = coreVerdict { return coreVerdict }

@@ -25,6 +25,9 @@ public final class ScenarioEngine: Sendable {
 
     private let state: Mutex<State>
     private let hasRequestRules: Bool
+    /// Told when a rule takes a device offline or brings it online (`setDevice`), after the
+    /// engine's lock is released and before the request is answered.
+    private let deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)?
 
     private struct State {
         var requests = 0
@@ -42,16 +45,18 @@ public final class ScenarioEngine: Sendable {
     }
 
     /// An engine for `scenario`, seeded with the scenario's seed or a random one.
-    public convenience init(scenario: Scenario) {
+    public convenience init(scenario: Scenario, deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)? = nil) {
         var system = SystemRandomNumberGenerator()
-        self.init(scenario: scenario, seed: scenario.seed ?? system.next())
+        self.init(scenario: scenario, seed: scenario.seed ?? system.next(), deviceChanges: deviceChanges)
     }
 
     /// An engine for `scenario` drawing from `seed`: a restart with the seed of an earlier
-    /// engine meets the same fates for the same requests.
-    public init(scenario: Scenario, seed: UInt64) {
+    /// engine meets the same fates for the same requests. `deviceChanges` carries out the
+    /// rules that take devices offline or online.
+    public init(scenario: Scenario, seed: UInt64, deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)? = nil) {
         self.scenario = scenario
         self.seed = seed
+        self.deviceChanges = deviceChanges
         self.state = Mutex(State(firings: Array(repeating: 0, count: scenario.rules.count), named: scenario.initialState))
         self.hasRequestRules = scenario.rules.contains { !$0.isConnectionRule }
     }
@@ -123,13 +128,14 @@ public final class ScenarioEngine: Sendable {
             let numbers = ScenarioRequestNumbers(global: state.requests, connection: connectionNumber, token: tokenNumber)
             return (numbers, firstFiring(.beforeValidation, request, numbers, current, &state))
         }
-        if let early, early.rule.action != nil {
-            return decision(early, numbers: numbers, coreVerdict: nil)
+        if let early, early.rule.action?.decidesTheAnswer == true {
+            return decision(early, numbers: numbers, coreVerdict: nil, token: request.deviceToken)
         }
         let verdict = core()
         if let early {
-            // A before-validation rule with only a delay: the core's verdict, later.
-            return decision(early, numbers: numbers, coreVerdict: verdict)
+            // A before-validation rule with only a delay (or a device change): the core's
+            // verdict, later.
+            return decision(early, numbers: numbers, coreVerdict: verdict, token: request.deviceToken)
         }
         guard case .accepted = verdict else {
             return ScenarioDecision(numbers: numbers, coreVerdict: verdict)
@@ -138,7 +144,16 @@ public final class ScenarioEngine: Sendable {
             firstFiring(.afterValidation, request, numbers, current, &state)
         }
         guard let late else { return ScenarioDecision(numbers: numbers, coreVerdict: verdict) }
-        return decision(late, numbers: numbers, coreVerdict: verdict)
+        return decision(late, numbers: numbers, coreVerdict: verdict, token: request.deviceToken)
+    }
+
+    /// The decision a firing makes; a device change it asks for is carried out here, outside
+    /// the engine's lock.
+    private func decision(_ firing: Firing, numbers: ScenarioRequestNumbers, coreVerdict: Verdict?, token: String?) -> ScenarioDecision {
+        if case .setDevice(let online)? = firing.rule.action, let token, !token.isEmpty {
+            deviceChanges?(ScenarioDeviceChange(deviceToken: token, online: online, rule: firing.rule.name))
+        }
+        return decision(firing, numbers: numbers, coreVerdict: coreVerdict)
     }
 
     private func decision(_ firing: Firing, numbers: ScenarioRequestNumbers, coreVerdict: Verdict?) -> ScenarioDecision {
@@ -187,5 +202,19 @@ public final class ScenarioEngine: Sendable {
             return 1 << 63 | UInt64(truncatingIfNeeded: connection) << 16 | rulePart
         }
         return UInt64(truncatingIfNeeded: request) << 16 | rulePart
+    }
+}
+
+/// A device a scenario rule takes offline or brings online (`deviceOffline`, `deviceOnline`).
+public struct ScenarioDeviceChange: Sendable, Equatable {
+    public var deviceToken: String
+    public var online: Bool
+    /// The rule's name.
+    public var rule: String
+
+    public init(deviceToken: String, online: Bool, rule: String) {
+        self.deviceToken = deviceToken
+        self.online = online
+        self.rule = rule
     }
 }
