@@ -23,7 +23,9 @@ extension MockAPNsConfiguration {
     ///               "maximumPayloadLength": 2048 },
     ///   "journal": { "capacity": 100000, "file": "journal.jsonl", "frames": true, "redactTokens": false },
     ///   "control": { "port": 2198, "host": "127.0.0.1", "allowNonLoopback": false },
-    ///   "timeouts": { "tlsHandshakeSeconds": 10, "http2PrefaceSeconds": 10, "controlRequestHeaderSeconds": 10 }
+    ///   "timeouts": { "tlsHandshakeSeconds": 10, "http2PrefaceSeconds": 10, "controlRequestHeaderSeconds": 10 },
+    ///   "delivery": { "batchDelaySeconds": 0, "maximumStorageSeconds": 2592000, "webhookUrl": "http://127.0.0.1:8080/push",
+    ///                 "simulator": { "device": "booted", "devices": { "<token>": "<udid>" } }, "forwardTimeoutSeconds": 5 }
     /// }
     /// ```
     public static func parse(json text: String, over base: MockAPNsConfiguration = MockAPNsConfiguration()) throws(JSONFileError) -> MockAPNsConfiguration {
@@ -82,7 +84,10 @@ extension MockAPNsConfiguration {
         if var timeouts = try root.object("timeouts") {
             try configuration.timeouts.read(&timeouts)
         }
-        try root.finish(allowed: ["broadcast", "host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control", "timeouts"])
+        if var delivery = try root.object("delivery") {
+            try configuration.delivery.read(&delivery)
+        }
+        try root.finish(allowed: ["delivery", "broadcast", "host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control", "timeouts"])
         return configuration
     }
 }

@@ -59,7 +59,7 @@ struct ControlAPI: Sendable {
                     body: ResponseBody(byteBuffer: ByteBuffer(string: await server.metricsText()))
                 )
             }),
-        ] + channelRoutes + Dashboard(server: server).routes
+        ] + channelRoutes + deliveryRoutes + Dashboard(server: server).routes
     }
 
     func makeRouter() -> Router<BasicRequestContext> {
@@ -360,6 +360,7 @@ struct ControlAPI: Sendable {
         default:
             throw ControlAPIError("give exactly one of millisecondsSince1970 or time", parameter: "$")
         }
+        await server.catchUpDelivery()
         return try await clock(request, context)
     }
 
@@ -371,11 +372,14 @@ struct ControlAPI: Sendable {
         try Self.finish(body, allowed: ["milliseconds"])
         // The clock stops at the ends of its range (1970 and 9999) rather than wrap or trap.
         server.clock.advance(milliseconds: milliseconds)
+        // Storage expiries and batch releases the move passed happen now, not at the next look.
+        await server.catchUpDelivery()
         return try await clock(request, context)
     }
 
     private func resumeClock(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
         server.clock.resume()
+        await server.catchUpDelivery()
         return try await clock(request, context)
     }
 
@@ -445,7 +449,7 @@ struct ControlAPI: Sendable {
     }
 
     /// The `:token` path segment: hex digits only, as APNs device tokens are.
-    private static func token(_ context: BasicRequestContext) throws(ControlAPIError) -> String {
+    static func token(_ context: BasicRequestContext) throws(ControlAPIError) -> String {
         let token = context.parameters.get("token") ?? ""
         try checkToken(token, parameter: "token")
         return token.lowercased()

@@ -44,6 +44,8 @@ public final class MockAPNsServer: Sendable {
     let scenarios: ScenarioSwitch
     /// The journal, its JSONL file and the control API.
     let observation: ServerObservation
+    /// Apple's storage and delivery rules, run beside the server, and the forwarders.
+    let delivery: DeliveryService
     private let state = Mutex<State>(.idle)
 
     private enum State {
@@ -63,9 +65,17 @@ public final class MockAPNsServer: Sendable {
         self.tokenVerifier = ProviderTokenVerifier(registry: ProviderKeyRegistry(), clock: clock, policy: configuration.providerTokens)
         self.logger = logger
         self.legacy = LegacyListeners(logger: logger)
-        self.scenarios = ScenarioSwitch(scenario: configuration.scenario ?? .empty, registry: registry, logger: logger)
-        self.observation = ServerObservation(settings: configuration.journal, accessLog: configuration.accessLog, clock: clock)
-        self.group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads ?? System.coreCount)
+        let observation = ServerObservation(settings: configuration.journal, accessLog: configuration.accessLog, clock: clock)
+        self.observation = observation
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads ?? System.coreCount)
+        self.group = group
+        self.delivery = DeliveryService(
+            settings: configuration.delivery, journal: observation.journal, clock: clock, group: group, logger: logger
+        )
+        self.scenarios = ScenarioSwitch(
+            scenario: configuration.scenario ?? .empty, registry: registry, logger: logger,
+            deviceChanges: DeliveryService.recorder(journal: observation.journal, clock: clock)
+        )
     }
 
     /// The ports the listeners bound, once started.
@@ -90,6 +100,7 @@ public final class MockAPNsServer: Sendable {
         scenarios.applyRegistryState()
         try observation.openFile(configuration.journal.file, logger: logger)
         observation.startActivity()
+        await delivery.start()
         let journal = observation.journal
         let services = HTTP2ConnectionServices(
             decider: makeDecider(),
@@ -198,6 +209,8 @@ public final class MockAPNsServer: Sendable {
             try? await channel.close()
         }
         await legacyClosed
+        // What the last notifications came to, before the journal file is written out.
+        await delivery.stop()
         // Last, so the journal file also holds every connection's closing events.
         await observation.stop()
         try await group.shutdownGracefully()
