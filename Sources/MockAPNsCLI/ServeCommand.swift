@@ -86,6 +86,9 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Journal and control API")
     var observation: ObservationOptions
 
+    @OptionGroup(title: "Delivery and forwarding")
+    var deliveryFlags: DeliveryFlags
+
     @Option(name: .customLong("ports-file"), help: "Write the bound ports to this file as JSON once listening.")
     var portsFile: String?
 
@@ -191,6 +194,7 @@ struct ServeCommand: AsyncParsableCommand {
         try applyTimeouts(to: &configuration.timeouts)
         try applyLegacyOptions(to: &configuration.legacy)
         try observation.apply(to: &configuration)
+        try deliveryFlags.apply(to: &configuration.delivery)
         return configuration
     }
 }
