@@ -19,6 +19,9 @@ struct Dashboard: Sendable {
             ControlAPI.Route(method: .get, path: "/dashboard/app.js", handler: { _, _ in
                 Self.asset(DashboardScript.javaScript, type: "text/javascript; charset=utf-8")
             }),
+            ControlAPI.Route(method: .get, path: "/dashboard/delivery.js", handler: { _, _ in
+                Self.asset(DashboardDeliveryScript.javaScript, type: "text/javascript; charset=utf-8")
+            }),
             ControlAPI.Route(method: .get, path: "/v1/events/stream", handler: { request, _ throws(ControlAPIError) in
                 try JournalEventStream(journal: journal).response(request)
             }),

@@ -107,6 +107,9 @@ function take(event) {
       state.diagnoses.push(event);
       if (state.diagnoses.length > keep) state.diagnoses.shift();
       break;
+    case "delivery":
+      takeDelivery(event);
+      break;
     default:
       break;
   }
@@ -114,7 +117,7 @@ function take(event) {
 
 // ---- Live stream ---------------------------------------------------------------------------
 
-const liveTypes = "notification,broadcast,channelOperation,connectionOpened,connectionClosed,tlsEstablished,tlsFailed,diagnosis,fault,feedbackTuple";
+const liveTypes = "notification,broadcast,channelOperation,connectionOpened,connectionClosed,tlsEstablished,tlsFailed,diagnosis,fault,feedbackTuple,delivery";
 let source = null;
 let renderPending = false;
 
@@ -154,7 +157,7 @@ function showView(name) {
   for (const button of document.querySelectorAll("nav button")) button.classList.toggle("selected", button.dataset.view === name);
   for (const view of document.querySelectorAll(".view")) view.hidden = view.id !== `view-${name}`;
   if (name === "scenario") loadScenario();
-  if (name === "devices") { loadClock(); loadFeedback(); }
+  if (name === "devices") { loadClock(); loadFeedback(); loadDevices(); }
   render();
 }
 
@@ -162,6 +165,8 @@ function render() {
   if (currentView === "notifications") renderNotifications();
   if (currentView === "connections") renderConnections();
   if (currentView === "diagnoses") renderDiagnoses();
+  if (currentView === "delivery") renderDeliveryRecent();
+  if (currentView === "devices" && delivery.devicesStale) loadDevices();
 }
 
 function filters() {
@@ -251,14 +256,16 @@ function notificationCard(event) {
         aps.badge !== undefined && el("span", { class: "badge" }, aps.badge),
         aps.sound !== undefined && el("span", {}, `sound: ${typeof aps.sound === "string" ? aps.sound : JSON.stringify(aps.sound)}`),
         aps["thread-id"] && el("span", {}, `thread: ${aps["thread-id"]}`),
-        el("span", {}, destination(event, record))));
+        el("span", {}, destination(event, record)),
+        deliveryTag(event)));
   }
   return el("div", { class: "card compact", "data-seq": event.seq, onclick: open },
     el("span", { class: "kind" }, kindLabel + pushType),
     el("span", {}, record.topic || record.bundleId || "(no topic)"),
     el("span", { class: "mono" }, destination(event, record)),
     el("span", {}, `${record.payloadLength} bytes`),
-    el("span", {}, time(event.time)));
+    el("span", {}, time(event.time)),
+    deliveryTag(event));
 }
 
 function openDetail(title, ...content) {
@@ -285,6 +292,11 @@ async function showNotification(event) {
         el("table", {}, (frame.headers || []).map(([name, value]) => el("tr", {}, el("th", { class: "mono" }, name), el("td", { class: "mono" }, value)))));
     }
     if (headerFrames.length === 0) body.append(el("p", { class: "hint" }, "No header frames are in the journal (frame recording may be off)."));
+  }
+  if (event.type === "notification" && record.accepted) {
+    const log = el("div", { id: "detail-delivery" });
+    body.append(el("h3", {}, "Delivery log"), log);
+    loadDeliveryLog(String(event.seq), log);
   }
   body.append(el("h3", {}, "Record"), el("pre", {}, JSON.stringify(event, null, 2)));
 }
@@ -484,6 +496,7 @@ async function start() {
   $("scenario-replace").addEventListener("click", replaceScenario);
   for (const button of document.querySelectorAll("#device-form button")) button.addEventListener("click", () => deviceAction(button.dataset.action));
   for (const button of document.querySelectorAll("#clock-form button")) button.addEventListener("click", () => clockAction(button.dataset.action));
+  startDelivery();
   const [reasons, ports] = await Promise.all([api("GET", "/v1/reasons"), api("GET", "/v1/ports")]);
   for (const entry of (reasons.json && reasons.json.reasons) || []) state.reasons.set(entry.reason, entry.meaning);
   state.ports = ports.json || {};
