@@ -30,11 +30,11 @@ extension MockAPNsConfiguration {
 
         /// Reads the `delivery` object of a configuration file over these values.
         mutating func read(_ object: inout JSONObjectReader) throws(JSONFileError) {
-            let days = Double(DeliveryOptions.range.upperBound / 1000)
-            if let seconds = try object.double("batchDelaySeconds", in: 0...days) {
+            let longest = Double(DeliveryOptions.range.upperBound / 1000)
+            if let seconds = try object.double("batchDelaySeconds", in: 0...longest) {
                 options.batchDelayMilliseconds = Int64((seconds * 1000).rounded())
             }
-            if let seconds = try object.double("maximumStorageSeconds", in: 0...days) {
+            if let seconds = try object.double("maximumStorageSeconds", in: 0...longest) {
                 options.maximumStorageMilliseconds = Int64((seconds * 1000).rounded())
             }
             if var simulator = try object.object("simulator") {
