@@ -161,7 +161,7 @@ public struct DeliveryModel: Sendable {
     /// Until when `notification` may be kept, counted from its arrival; `nil` when it may not
     /// be kept at all (`apns-expiration` 0, or already past).
     private func storageDeadline(of notification: DeliveryNotification, at now: Int64) -> Int64? {
-        let limit = notification.receivedAtMilliseconds + options.maximumStorageMilliseconds
+        let limit = Self.adding(notification.receivedAtMilliseconds, options.maximumStorageMilliseconds)
         guard let expiration = notification.expirationMilliseconds else { return limit }
         guard notification.expiration != 0, expiration > now else { return nil }
         return min(expiration, limit)
@@ -178,7 +178,7 @@ public struct DeliveryModel: Sendable {
             let replaced = device.held.remove(at: earlier).notification
             changes.append(change(.collapsed, replaced, at: now, replacedBy: notification.sequence))
         }
-        let release = device.batchReleaseAt ?? now + options.batchDelayMilliseconds
+        let release = device.batchReleaseAt ?? Self.adding(now, options.batchDelayMilliseconds)
         device.batchReleaseAt = release
         device.held.append(Kept(notification: notification, expiresAt: expiresAt))
         changes.append(change(.stored, cause: .powerConsiderations, notification, at: now, until: release))
@@ -234,6 +234,13 @@ public struct DeliveryModel: Sendable {
                 store(kept, in: &device, at: time, changes: &changes)
             }
         }
+    }
+
+    /// `time + amount`, stopping at the largest time rather than overflowing (times come from
+    /// callers, who may pass any value).
+    private static func adding(_ time: Int64, _ amount: Int64) -> Int64 {
+        let (sum, overflow) = time.addingReportingOverflow(amount)
+        return overflow ? Int64.max : sum
     }
 
     private mutating func keep(_ device: Device, for token: String) {

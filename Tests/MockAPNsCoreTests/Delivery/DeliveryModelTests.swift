@@ -358,6 +358,19 @@ final class DeliveryModelTests: XCTestCase {
                        [.delivered])
     }
 
+    func testTimesAtTheEdgeDoNotOverflow() {
+        let late = Int64.max - 10
+        check("received at the end of time", [
+            .offline(at: late), .push(1, at: late), .push(2, at: late, topic: "com.other.app", priority: 5),
+        ], options: DeliveryOptions(batchDelayMilliseconds: 1000), expect: [
+            Expected(step: .stored, notification: 1, cause: .deviceOffline, at: late, until: Int64.max),
+            Expected(step: .stored, notification: 2, cause: .deviceOffline, at: late, until: Int64.max),
+        ])
+        check("held at the end of time", [.push(1, at: late, priority: 5)], options: DeliveryOptions(batchDelayMilliseconds: 1000), expect: [
+            Expected(step: .stored, notification: 1, cause: .powerConsiderations, at: late, until: Int64.max),
+        ])
+    }
+
     func testPowerAwareAndBundleFollowApple() {
         func notification(priority: Int? = nil, pushType: String? = nil, topic: String? = nil) -> DeliveryNotification {
             DeliveryNotification(sequence: 1, deviceToken: "aa", topic: topic, pushType: pushType, priority: priority, receivedAtMilliseconds: 0)
