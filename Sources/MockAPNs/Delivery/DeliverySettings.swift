@@ -28,6 +28,17 @@ extension MockAPNsConfiguration {
             "forwardSlowSeconds", "forwardQueueLimit",
         ]
 
+        /// Refuses what a configuration file cannot hold but code can set: a webhook URL that
+        /// is not a usable `http://` URL, a simulator without a command.
+        public func check() throws(DeliverySettingsError) {
+            if let webhookURL, let problem = WebhookAddress.problem(with: webhookURL) {
+                throw DeliverySettingsError(setting: "delivery.webhookUrl", problem: problem)
+            }
+            if let simulator, simulator.command.first?.isEmpty ?? true {
+                throw DeliverySettingsError(setting: "delivery.simulator.command", problem: "expected a program and its arguments")
+            }
+        }
+
         /// Reads the `delivery` object of a configuration file over these values.
         mutating func read(_ object: inout JSONObjectReader) throws(JSONFileError) {
             let longest = Double(DeliveryOptions.range.upperBound / 1000)
@@ -131,4 +142,11 @@ extension MockAPNsConfiguration {
             try object.finish(allowed: Self.fileKeys)
         }
     }
+}
+
+/// A delivery setting the server cannot start with.
+public struct DeliverySettingsError: Error, Sendable, CustomStringConvertible {
+    public var setting: String
+    public var problem: String
+    public var description: String { "\(setting): \(problem)" }
 }

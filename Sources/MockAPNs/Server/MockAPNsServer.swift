@@ -95,6 +95,7 @@ public final class MockAPNsServer: Sendable {
     @discardableResult
     public func start() async throws -> BoundPorts {
         raiseOpenFileLimit()
+        try configuration.delivery.check()
         let http2Context = try OpenSSLContext(configuration: makeHTTP2TLSConfiguration())
         try loadProviderKeys()
         scenarios.applyRegistryState()
