@@ -23,6 +23,10 @@ public struct DeliveryModel: Sendable {
     /// Only devices that differ from the default (offline, or holding something) are kept,
     /// so a load test over a million tokens costs nothing here.
     private var devices: [String: Device] = [:]
+    /// When each device next has something due.
+    private var deadlines = DeadlineQueue()
+    /// The deadlines the devices really have (the queue may hold stale ones besides).
+    private var liveDeadlines = 0
 
     public init(options: DeliveryOptions = .default) {
         self.options = options
@@ -46,6 +50,13 @@ public struct DeliveryModel: Sendable {
         var batchReleaseAt: Int64?
 
         var isDefault: Bool { online && stored.isEmpty && held.isEmpty }
+
+        /// Every time something is due for it.
+        var deadlineTimes: [Int64] {
+            held.map(\.expiresAt) + stored.values.map(\.expiresAt) + (batchReleaseAt.map { [$0] } ?? [])
+        }
+
+        var deadlineCount: Int { held.count + stored.count + (batchReleaseAt == nil ? 0 : 1) }
     }
 
     private struct Kept: Sendable {
@@ -62,8 +73,14 @@ public struct DeliveryModel: Sendable {
         let now = notification.receivedAtMilliseconds
         var changes = advance(to: now)
         let token = notification.deviceToken
-        var device = devices[token] ?? Device()
         let expiresAt = storageDeadline(of: notification, at: now)
+        let holds = expiresAt != nil && notification.isPowerAware && options.batchDelayMilliseconds > 0
+        guard holds || devices[token] != nil else {
+            // The usual case: an online device with nothing waiting, which the model does not keep.
+            changes.append(change(.delivered, notification, at: now))
+            return changes
+        }
+        var device = devices[token] ?? Device()
         if device.online {
             if let expiresAt, notification.isPowerAware, options.batchDelayMilliseconds > 0 {
                 hold(notification, expiresAt: expiresAt, in: &device, at: now, changes: &changes)
@@ -101,9 +118,9 @@ public struct DeliveryModel: Sendable {
 
     /// Passes every deadline due by `now`: expiries and batch releases, each at its own time.
     public mutating func advance(to now: Int64) -> [Change] {
-        guard let next = nextDeadline, next <= now else { return [] }
+        guard let next = deadlines.earliest, next <= now else { return [] }
         var changes: [Change] = []
-        for token in devices.keys.sorted() {
+        for token in deadlines.removeDue(by: now).sorted() {
             guard var device = devices[token] else { continue }
             passDeadlines(of: &device, upTo: now, changes: &changes)
             keep(device, for: token)
@@ -116,27 +133,20 @@ public struct DeliveryModel: Sendable {
 
     /// Forgets every device: all online again, nothing stored or held.
     public mutating func removeAll() -> Int {
-        defer { devices = [:] }
+        defer {
+            devices = [:]
+            deadlines.removeAll()
+            liveDeadlines = 0
+        }
         return devices.count
     }
 
     // MARK: What the model holds
 
-    /// The earliest time something is due (an expiry or a batch release); `nil` when nothing
-    /// waits.
-    public var nextDeadline: Int64? {
-        var earliest: Int64?
-        func consider(_ time: Int64?) {
-            guard let time else { return }
-            if earliest.map({ time < $0 }) ?? true { earliest = time }
-        }
-        for device in devices.values {
-            consider(device.batchReleaseAt)
-            for kept in device.held { consider(kept.expiresAt) }
-            for kept in device.stored.values { consider(kept.expiresAt) }
-        }
-        return earliest
-    }
+    /// When the model next wants `advance(to:)`: no later than the earliest expiry or batch
+    /// release (earlier when what was due then went first, say delivered when its device came
+    /// back; advancing then finds nothing); `nil` when nothing waits.
+    public var nextDeadline: Int64? { deadlines.earliest }
 
     /// Every device that is offline or holds notifications, by token.
     public var devicesHeld: [DeviceDeliveryState] {
@@ -168,7 +178,7 @@ public struct DeliveryModel: Sendable {
     }
 
     /// Holds a power-aware notification for the device's next batch.
-    private func hold(
+    private mutating func hold(
         _ notification: DeliveryNotification, expiresAt: Int64, in device: inout Device, at now: Int64, changes: inout [Change]
     ) {
         if let collapseID = notification.collapseID,
@@ -179,25 +189,28 @@ public struct DeliveryModel: Sendable {
             changes.append(change(.collapsed, replaced, at: now, replacedBy: notification.sequence))
         }
         let release = device.batchReleaseAt ?? Self.adding(now, options.batchDelayMilliseconds)
+        if device.batchReleaseAt == nil { deadlines.insert(release, token: notification.deviceToken) }
         device.batchReleaseAt = release
         device.held.append(Kept(notification: notification, expiresAt: expiresAt))
+        deadlines.insert(expiresAt, token: notification.deviceToken)
         changes.append(change(.stored, cause: .powerConsiderations, notification, at: now, until: release))
     }
 
     /// Stores a notification for an offline device: one per app, the newest kept.
-    private func store(_ kept: Kept, in device: inout Device, at now: Int64, changes: inout [Change]) {
+    private mutating func store(_ kept: Kept, in device: inout Device, at now: Int64, changes: inout [Change]) {
         let app = kept.notification.bundleID ?? ""
         if let older = device.stored[app]?.notification {
             let sameCollapseID = older.collapseID != nil && older.collapseID == kept.notification.collapseID
             changes.append(change(sameCollapseID ? .collapsed : .superseded, older, at: now, replacedBy: kept.notification.sequence))
         }
         device.stored[app] = kept
+        deadlines.insert(kept.expiresAt, token: kept.notification.deviceToken)
         changes.append(change(.stored, cause: .deviceOffline, kept.notification, at: now, until: kept.expiresAt))
     }
 
     /// Passes a device's deadlines due by `now`, earliest first. An expiry at the moment its
     /// batch is released comes first: at its expiration a notification is no longer valid.
-    private func passDeadlines(of device: inout Device, upTo now: Int64, changes: inout [Change]) {
+    private mutating func passDeadlines(of device: inout Device, upTo now: Int64, changes: inout [Change]) {
         while true {
             let heldExpiry = device.held.indices.min { device.held[$0].expiresAt < device.held[$1].expiresAt }
             let storedExpiry = device.stored.min {
@@ -223,7 +236,7 @@ public struct DeliveryModel: Sendable {
 
     /// A batch going out: delivered if the device is online, else stored as any notification
     /// for an offline device is.
-    private func release(_ device: inout Device, at time: Int64, changes: inout [Change]) {
+    private mutating func release(_ device: inout Device, at time: Int64, changes: inout [Change]) {
         let batch = device.held
         device.held = []
         device.batchReleaseAt = nil
@@ -243,8 +256,21 @@ public struct DeliveryModel: Sendable {
         return overflow ? Int64.max : sum
     }
 
+    /// Puts `device` back (forgetting it when it is back to the default), and rebuilds the
+    /// deadline queue when stale entries outnumber the live ones.
     private mutating func keep(_ device: Device, for token: String) {
-        devices[token] = device.isDefault ? nil : device
+        let index = devices.index(forKey: token)
+        let before = index.map { devices.values[$0].deadlineCount } ?? 0
+        switch (index, device.isDefault) {
+        case (let index?, true): devices.remove(at: index)
+        case (let index?, false): devices.values[index] = device
+        case (nil, false): devices[token] = device
+        case (nil, true): break
+        }
+        liveDeadlines += device.deadlineCount - before
+        if deadlines.count > 2 * liveDeadlines + 1024 {
+            deadlines.replace(with: devices.flatMap { token, device in device.deadlineTimes.map { (time: $0, token: token) } })
+        }
     }
 
     private func change(
