@@ -15,8 +15,8 @@ final class DeliveryFeed: JournalSink {
         var inputs: [Input] = []
         /// Inputs left out because the reader fell this far behind.
         var overflow = 0
-        /// The sequence of the newest event handed over (of the kinds wanted).
-        var lastSequence: UInt64 = 0
+        /// The sequence of the newest device change handed over.
+        var lastDeviceChange: UInt64 = 0
     }
 
     /// Inputs waiting at most; beyond this the reader is far behind, and what cannot be kept
@@ -31,29 +31,35 @@ final class DeliveryFeed: JournalSink {
     let wantedKinds: UInt32 = JournalEventKind.bits(.notification, .delivery)
 
     func receive(_ event: JournalEvent) {
-        let input: Input?
-        if case .delivery(let record) = event.kind {
-            input = record.step.isDeviceStep
-                ? .device(token: record.deviceToken, online: record.step == .online, atMilliseconds: record.atMilliseconds) : nil
-        } else {
-            input = event.notification.flatMap(DeliveryNotification.init).map(Input.notification)
+        let input: Input
+        switch event.kind {
+        case .delivery(let record):
+            // The model's own steps come back here too; only a device's change is an input.
+            guard record.step.isDeviceStep else { return }
+            input = .device(token: record.deviceToken, online: record.step == .online, atMilliseconds: record.atMilliseconds)
+        case .notification(let record):
+            guard let notification = DeliveryNotification(record, sequence: event.sequence, receivedAtMilliseconds: event.wallTimeMilliseconds)
+            else { return }
+            input = .notification(notification)
+        case .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed, .http2Frame, .legacyFrame, .fault,
+             .feedbackTuple, .diagnosis, .broadcast, .channelOperation:
+            return
         }
         pending.withLock { pending in
-            pending.lastSequence = event.sequence
-            guard let input else { return }
+            if case .device = input { pending.lastDeviceChange = event.sequence }
             if pending.inputs.count < Self.limit {
                 pending.inputs.append(input)
             } else {
                 pending.overflow += 1
             }
         }
-        if input != nil { bell.ring() }
+        bell.ring()
     }
 
-    /// The sequence of the newest event the journal has handed over: every wanted event up
-    /// to it is in the feed (the journal hands them over in order).
-    var lastSequence: UInt64 {
-        pending.withLock { $0.lastSequence }
+    /// The sequence of the newest device change the journal has handed over: the journal
+    /// hands events over in order, so every notification recorded before it is in the feed.
+    var lastDeviceChange: UInt64 {
+        pending.withLock { $0.lastDeviceChange }
     }
 
     /// Everything received since the last call, oldest first, and how many were left out.

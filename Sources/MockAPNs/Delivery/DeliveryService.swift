@@ -122,7 +122,7 @@ actor DeliveryService {
         changes += model.advance(to: clock.millisecondsSince1970)
         for change in changes {
             journal.record(.delivery(change.record))
-            if let delivered = DeliveredNotification(change) {
+            if !forwarding.isEmpty, let delivered = DeliveredNotification(change) {
                 for queue in forwarding { queue.offer(delivered) }
             }
         }
@@ -139,12 +139,12 @@ actor DeliveryService {
         return model.state(of: token)
     }
 
-    /// Waits (at most a second) until the feed holds the event at `sequence`. The journal
+    /// Waits (at most a second) until the feed holds the device change at `sequence`. The journal
     /// hands an event to its sinks on the thread that recorded it, unless another thread is
     /// handing over events then; this waits out the second case.
     private func feedReaches(_ sequence: UInt64) async {
         var waited = 0
-        while feed.lastSequence < sequence, waited < 1000 {
+        while feed.lastDeviceChange < sequence, waited < 1000 {
             try? await Task.sleep(for: .milliseconds(1))
             waited += 1
         }

@@ -44,12 +44,19 @@ public struct DeliveryNotification: Sendable, Equatable {
     /// (only those enter the delivery model). `record` carries its event's sequence and time
     /// (`JournalEvent.notification`).
     public init?(_ record: NotificationRecord) {
+        self.init(record, sequence: record.sequence, receivedAtMilliseconds: record.wallTimeMilliseconds)
+    }
+
+    /// The notification a journal record describes, if it was accepted, taking its sequence
+    /// and time from the event that holds it (a journal sink reads the record from the event's
+    /// kind, so the record itself is not stamped).
+    public init?(_ record: NotificationRecord, sequence: UInt64, receivedAtMilliseconds: Int64) {
         guard record.accepted, !record.dropped, !record.deviceToken.isEmpty else { return nil }
         self.init(
-            sequence: record.sequence, deviceToken: record.deviceToken, topic: record.topic, pushType: record.pushType,
+            sequence: sequence, deviceToken: record.deviceToken, topic: record.topic, pushType: record.pushType,
             priority: record.priority, expiration: record.expiration, collapseID: record.collapseID,
             apnsID: record.responseAPNsID, uniqueID: record.answer.uniqueID, transport: record.transport,
-            payload: record.payload, receivedAtMilliseconds: record.wallTimeMilliseconds
+            payload: record.payload, receivedAtMilliseconds: receivedAtMilliseconds
         )
     }
 
