@@ -128,8 +128,7 @@ struct FuzzInput {
         case 8:
             return .delivery(DeliveryRecord(
                 step: pick(DeliveryStep.allCases), cause: bool() ? pick(DeliveryCause.allCases) : nil, deviceToken: string(),
-                notificationSequence: bool() ? uint64() : nil, apnsID: optionalString(), uniqueID: optionalString(),
-                bundleID: optionalString(), collapseID: optionalString(), atMilliseconds: int64(),
+                notificationSequence: bool() ? uint64() : nil, atMilliseconds: int64(),
                 untilMilliseconds: bool() ? int64() : nil, replacedBy: bool() ? uint64() : nil, rule: optionalString()
             ))
         default:

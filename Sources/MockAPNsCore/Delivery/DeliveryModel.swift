@@ -280,8 +280,7 @@ public struct DeliveryModel: Sendable {
         Change(
             record: DeliveryRecord(
                 step: step, cause: cause, deviceToken: notification.deviceToken, notificationSequence: notification.sequence,
-                apnsID: notification.apnsID, uniqueID: notification.uniqueID, bundleID: notification.bundleID,
-                collapseID: notification.collapseID, atMilliseconds: time, untilMilliseconds: until, replacedBy: replacedBy
+                atMilliseconds: time, untilMilliseconds: until, replacedBy: replacedBy
             ),
             notification: notification
         )

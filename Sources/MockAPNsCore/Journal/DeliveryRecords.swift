@@ -1,7 +1,9 @@
 /// One step of the delivery model as the journal keeps it: what became of an accepted
 /// notification after its answer (stored, replaced, expired, discarded, delivered), or a
 /// device going online or offline. Accepted notifications are the `notification` events
-/// themselves; these events continue their story (see `DeliveryTimeline`).
+/// themselves; these events continue their story (see `DeliveryTimeline`) and name the
+/// notification by its event's sequence, which holds its ids, topic and payload: one event
+/// of these follows every accepted notification, so it carries nothing twice.
 public struct DeliveryRecord: Sendable, Equatable {
     /// What happened.
     public var step: DeliveryStep
@@ -11,12 +13,6 @@ public struct DeliveryRecord: Sendable, Equatable {
     public var deviceToken: String
     /// The journal sequence of the notification's own event; `nil` for a device's step.
     public var notificationSequence: UInt64?
-    /// The notification's `apns-id` and `apns-unique-id` as answered, for lookups.
-    public var apnsID: String?
-    public var uniqueID: String?
-    /// The app the notification is stored for: its topic without a push-type suffix.
-    public var bundleID: String?
-    public var collapseID: String?
     /// When the step took effect, in milliseconds since 1970 by the server clock. A deadline
     /// (an expiry, a batch's release) takes effect at its own time, even when the server
     /// notices it later (the clock was moved past it).
@@ -32,17 +28,12 @@ public struct DeliveryRecord: Sendable, Equatable {
 
     public init(
         step: DeliveryStep, cause: DeliveryCause? = nil, deviceToken: String, notificationSequence: UInt64? = nil,
-        apnsID: String? = nil, uniqueID: String? = nil, bundleID: String? = nil, collapseID: String? = nil,
         atMilliseconds: Int64, untilMilliseconds: Int64? = nil, replacedBy: UInt64? = nil, rule: String? = nil
     ) {
         self.step = step
         self.cause = cause
         self.deviceToken = deviceToken
         self.notificationSequence = notificationSequence
-        self.apnsID = apnsID
-        self.uniqueID = uniqueID
-        self.bundleID = bundleID
-        self.collapseID = collapseID
         self.atMilliseconds = atMilliseconds
         self.untilMilliseconds = untilMilliseconds
         self.replacedBy = replacedBy

@@ -9,10 +9,6 @@ extension JournalJSON {
         writer.string("console", record.consoleText)
         writer.string("deviceToken", record.deviceToken)
         writer.integer("notification", record.notificationSequence)
-        writer.string("apnsId", record.apnsID)
-        writer.string("uniqueId", record.uniqueID)
-        writer.string("bundleId", record.bundleID)
-        writer.string("collapseId", record.collapseID)
         writer.integer("at", record.atMilliseconds)
         writer.integer("until", record.untilMilliseconds)
         writer.integer("replacedBy", record.replacedBy)
@@ -26,8 +22,6 @@ extension JournalJSON {
             cause: try object.oneOf("cause", DeliveryCause.self),
             deviceToken: try need(object.string("deviceToken"), object, "deviceToken", "a device token"),
             notificationSequence: try object.integer("notification", in: 0...Int64.max).map { UInt64($0) },
-            apnsID: try object.string("apnsId"), uniqueID: try object.string("uniqueId"),
-            bundleID: try object.string("bundleId"), collapseID: try object.string("collapseId"),
             atMilliseconds: try need(object.integer("at", in: Int64.min...Int64.max), object, "at", "milliseconds since 1970"),
             untilMilliseconds: try object.integer("until", in: Int64.min...Int64.max),
             replacedBy: try object.integer("replacedBy", in: 0...Int64.max).map { UInt64($0) },
@@ -44,7 +38,6 @@ extension DeliveryRecord {
     public var summary: String {
         var line = "delivery \(step.rawValue) (\(consoleText)) token=\(deviceToken)"
         if let notificationSequence { line += " notification #\(notificationSequence)" }
-        if let bundleID { line += " app=\(bundleID)" }
         if let until = untilMilliseconds { line += " until=\(until)" }
         if let replacedBy { line += " replaced by #\(replacedBy)" }
         if let rule { line += " (rule \"\(rule)\")" }

@@ -6,10 +6,6 @@ extension JournalPacking {
         writer.byte(record.cause.map { position(of: $0) + 1 } ?? 0)
         writer.string(record.deviceToken)
         writer.optionalInt64(record.notificationSequence.map { Int64(bitPattern: $0) })
-        writer.string(record.apnsID)
-        writer.string(record.uniqueID)
-        writer.string(record.bundleID)
-        writer.string(record.collapseID)
         writer.signed(record.atMilliseconds)
         writer.optionalInt64(record.untilMilliseconds)
         writer.optionalInt64(record.replacedBy.map { Int64(bitPattern: $0) })
@@ -25,7 +21,6 @@ extension JournalPacking {
             cause: causeIndex == 0 ? nil : DeliveryCause.allCases[causeIndex - 1],
             deviceToken: reader.text(),
             notificationSequence: reader.optionalInt64().map { UInt64(bitPattern: $0) },
-            apnsID: reader.string(), uniqueID: reader.string(), bundleID: reader.string(), collapseID: reader.string(),
             atMilliseconds: reader.signed(), untilMilliseconds: reader.optionalInt64(),
             replacedBy: reader.optionalInt64().map { UInt64(bitPattern: $0) }, rule: reader.string()
         )

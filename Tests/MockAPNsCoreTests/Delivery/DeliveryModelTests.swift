@@ -53,7 +53,7 @@ final class DeliveryModelTests: XCTestCase {
         }
         for change in changes {
             XCTAssertEqual(change.record.notificationSequence, change.notification.sequence, file: file, line: line)
-            XCTAssertEqual(change.record.apnsID, "ID-\(change.notification.sequence)", file: file, line: line)
+            XCTAssertEqual(change.notification.apnsID, "ID-\(change.notification.sequence)", file: file, line: line)
         }
         let steps = changes.map {
             Expected(step: $0.record.step, notification: $0.notification.sequence, cause: $0.record.cause, at: $0.record.atMilliseconds,

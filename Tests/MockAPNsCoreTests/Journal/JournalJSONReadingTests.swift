@@ -87,8 +87,7 @@ final class JournalJSONReadingTests: XCTestCase {
             .channelOperation(ChannelOperationRecord(outcome: operation, authentication: JournalAuthentication(kind: "providerToken", teamID: "T", keyID: "K"))),
             .channelOperation(ChannelOperationRecord(outcome: refusedOperation, authentication: authentication)),
             .delivery(DeliveryRecord(
-                step: .superseded, cause: .deviceOffline, deviceToken: "a1b2", notificationSequence: 12, apnsID: "ID-12",
-                uniqueID: "u-12", bundleID: "com.example.app", collapseID: "score", atMilliseconds: 1_767_225_600_000,
+                step: .superseded, cause: .deviceOffline, deviceToken: "a1b2", notificationSequence: 12, atMilliseconds: 1_767_225_600_000,
                 untilMilliseconds: 1_769_817_600_000, replacedBy: 14, rule: "r")),
             .delivery(.device("A1B2", online: false, at: 1_767_225_600_000, rule: "phone goes dark")),
         ]
@@ -152,7 +151,7 @@ final class JournalJSONReadingTests: XCTestCase {
         XCTAssertTrue(lines.contains("push legacy token=a2 => status 6 (rule \"status 6\")"), "\(lines)")
         XCTAssertTrue(lines.contains("push http2 token=a4 => closed after 10 more bytes"), "\(lines)")
         XCTAssertTrue(lines.contains(
-            "delivery superseded (Discarded - Replaced in Storage by a Newer Notification) token=a1b2 notification #12 app=com.example.app until=1769817600000 replaced by #14 (rule \"r\")"
+            "delivery superseded (Discarded - Replaced in Storage by a Newer Notification) token=a1b2 notification #12 until=1769817600000 replaced by #14 (rule \"r\")"
         ), "\(lines)")
         XCTAssertTrue(lines.contains("delivery offline (Device Offline) token=a1b2 (rule \"phone goes dark\")"), "\(lines)")
     }
