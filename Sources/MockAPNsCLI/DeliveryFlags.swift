@@ -4,6 +4,9 @@ import MockAPNsCore
 
 /// `mockapns serve` options for the delivery model and the forwarders.
 struct DeliveryFlags: ParsableArguments {
+    @Option(name: .customLong("delivery-model"), help: "Model what happens after the answer (devices offline, storage, the delivery log): on (default) or off (for load tests of the answers alone).")
+    var deliveryModel: ObservationOptions.Switch?
+
     @Option(name: .customLong("batch-delay"), help: "Seconds priority 5 and 1 (and background) notifications to an online device are held before going out together (default 0: at once).")
     var batchDelay: Double?
 
@@ -25,6 +28,7 @@ struct DeliveryFlags: ParsableArguments {
 
     /// Applies the flags over the configuration file's values.
     func apply(to delivery: inout MockAPNsConfiguration.DeliverySettings) throws {
+        if let deliveryModel { delivery.runsModel = deliveryModel == .on }
         if let batchDelay {
             guard batchDelay >= 0, batchDelay <= 86_400 else { throw ValidationError("--batch-delay must be from 0 to 86400 seconds") }
             delivery.options.batchDelayMilliseconds = Int64((batchDelay * 1000).rounded())
@@ -63,6 +67,11 @@ struct DeliveryFlags: ParsableArguments {
                 throw ValidationError("--forward-timeout must be from \(range.lowerBound) to \(Int(range.upperBound)) seconds")
             }
             delivery.forwardTimeoutSeconds = forwardTimeout
+        }
+        do {
+            try delivery.check()
+        } catch {
+            throw ValidationError("\(error.problem) (\(error.setting))")
         }
     }
 }

@@ -19,7 +19,7 @@ extension ControlAPI {
     /// rules' numbers.
     private func listDevices(_ request: Request, _ context: BasicRequestContext) async throws(ControlAPIError) -> Response {
         _ = try ControlQuery(request, allowed: [])
-        let devices = await server.devices()
+        let devices = try await Self.asking { () throws(DeliveryModelOff) in try await server.devices() }
         let options = server.deliveryOptions
         var writer = JSONWriter()
         writer.beginObject()
@@ -37,7 +37,8 @@ extension ControlAPI {
         _ = try ControlQuery(request, allowed: [])
         let token = try Self.token(context)
         var writer = JSONWriter()
-        DeliveryJSON.write(await server.device(token), into: &writer)
+        let device = try await Self.asking { () throws(DeliveryModelOff) in try await server.device(token) }
+        DeliveryJSON.write(device, into: &writer)
         return ControlResponse.json(writer.text)
     }
 
@@ -58,7 +59,8 @@ extension ControlAPI {
                                   parameter: "$.online")
         }
         var writer = JSONWriter()
-        DeliveryJSON.write(await server.setDevice(token, online: online), into: &writer)
+        let device = try await Self.asking { () throws(DeliveryModelOff) in try await server.setDevice(token, online: online) }
+        DeliveryJSON.write(device, into: &writer)
         return ControlResponse.json(writer.text)
     }
 
@@ -71,7 +73,7 @@ extension ControlAPI {
         guard !id.isEmpty, id.count <= 100 else {
             throw ControlAPIError("the id is an apns-unique-id, an apns-id or a journal sequence number", parameter: "id")
         }
-        let timelines = await server.deliveryLog(id)
+        let timelines = try await Self.asking { () throws(DeliveryModelOff) in try await server.deliveryLog(id) }
         guard !timelines.isEmpty else {
             throw ControlAPIError(
                 "no notification with apns-unique-id, apns-id or journal sequence \(id) is in the journal", parameter: "id",
@@ -86,5 +88,14 @@ extension ControlAPI {
         writer.endArray()
         writer.endObject()
         return ControlResponse.json(writer.text)
+    }
+
+    /// `question`'s answer, or 503 when the delivery model is off.
+    private static func asking<Answer>(_ question: () async throws(DeliveryModelOff) -> Answer) async throws(ControlAPIError) -> Answer {
+        do {
+            return try await question()
+        } catch {
+            throw ControlAPIError(error.description, status: .serviceUnavailable)
+        }
     }
 }

@@ -17,6 +17,9 @@ actor DeliveryService {
     static let clockPollInterval: Int64 = 100
 
     private var model: DeliveryModel
+    /// Off (`delivery.model: false`), the service takes nothing from the journal and refuses
+    /// every question.
+    nonisolated let runsModel: Bool
     private let feed = DeliveryFeed()
     private let journal: Journal
     private let clock: ServerClock
@@ -30,6 +33,7 @@ actor DeliveryService {
 
     init(settings: MockAPNsConfiguration.DeliverySettings, journal: Journal, clock: ServerClock, group: any EventLoopGroup, logger: Logger) {
         self.model = DeliveryModel(options: settings.options)
+        self.runsModel = settings.runsModel
         self.journal = journal
         self.clock = clock
         self.logger = logger
@@ -44,8 +48,8 @@ actor DeliveryService {
         if let url = settings.webhookURL, let address = WebhookAddress(url) {
             forwarders.append(WebhookForwarder(url: url, address: address, group: group))
         }
-        self.forwarding = forwarders.map { ForwardingQueue(forwarder: $0, limits: limits, journal: journal, logger: logger) }
-        journal.addSink(feed)
+        self.forwarding = settings.runsModel ? forwarders.map { ForwardingQueue(forwarder: $0, limits: limits, journal: journal, logger: logger) } : []
+        if settings.runsModel { journal.addSink(feed) }
     }
 
     /// What carries out a scenario rule's device change: a `delivery` event in the journal,
@@ -61,6 +65,7 @@ actor DeliveryService {
 
     /// Starts reading the feed and the forwarders.
     func start() {
+        guard runsModel else { return }
         for queue in forwarding { queue.start() }
         reading = Task { [weak self] in await self?.run() }
     }
@@ -132,7 +137,8 @@ actor DeliveryService {
 
     /// Records that `token` went online or offline now; the model applies it in journal
     /// order, after every notification recorded before it. Returns the device as it then is.
-    func setDevice(_ token: String, online: Bool) async -> DeviceDeliveryState {
+    func setDevice(_ token: String, online: Bool) async throws(DeliveryModelOff) -> DeviceDeliveryState {
+        guard runsModel else { throw DeliveryModelOff() }
         let sequence = journal.record(.delivery(.device(token, online: online, at: clock.millisecondsSince1970)))
         await feedReaches(sequence)
         catchUp()
@@ -151,19 +157,22 @@ actor DeliveryService {
     }
 
     /// Every device that is offline or has notifications waiting.
-    func devices() -> [DeviceDeliveryState] {
+    func devices() throws(DeliveryModelOff) -> [DeviceDeliveryState] {
+        guard runsModel else { throw DeliveryModelOff() }
         catchUp()
         return model.devicesHeld
     }
 
     /// One device (online and empty when never told otherwise).
-    func device(_ token: String) -> DeviceDeliveryState {
+    func device(_ token: String) throws(DeliveryModelOff) -> DeviceDeliveryState {
+        guard runsModel else { throw DeliveryModelOff() }
         catchUp()
         return model.state(of: token)
     }
 
     /// The timelines of the notifications `id` names (see `DeliveryTimeline.find`).
-    func timelines(for id: String) -> [DeliveryTimeline] {
+    func timelines(for id: String) throws(DeliveryModelOff) -> [DeliveryTimeline] {
+        guard runsModel else { throw DeliveryModelOff() }
         catchUp()
         let events = journal.events(matching: JournalEventFilter(kinds: ["notification", "delivery"]))
         return DeliveryTimeline.find(id, in: events)
@@ -178,4 +187,12 @@ actor DeliveryService {
     }
 
     var options: DeliveryOptions { model.options }
+}
+
+/// The delivery model was asked a question while it is off (`delivery.model: false`,
+/// `--delivery-model off`).
+public struct DeliveryModelOff: Error, Sendable, CustomStringConvertible {
+    public var description: String {
+        "the delivery model is off (--delivery-model off, delivery.model false): every device is online and no delivery is recorded"
+    }
 }

@@ -4,6 +4,12 @@ extension MockAPNsConfiguration {
     /// The delivery model (docs/delivery.md) and where delivered notifications are forwarded
     /// (`delivery` in a configuration file).
     public struct DeliverySettings: Sendable, Equatable {
+        /// Whether the delivery model runs (the default). Off, nothing after the answer is
+        /// modelled or recorded: every device is always online, there is no delivery log and
+        /// nothing to forward. For load tests that measure the answers alone, as
+        /// `--journal-frames off` is: the model costs each accepted notification a `delivery`
+        /// event and a few microseconds of CPU off the event loops.
+        public var runsModel = true
         /// The batch delay and storage limit.
         public var options = DeliveryOptions.default
         /// Hands each delivered notification to an iOS Simulator; `nil`: no simulator.
@@ -24,13 +30,16 @@ extension MockAPNsConfiguration {
         public static let secondsRange: ClosedRange<Double> = 0.001...3600
 
         static let fileKeys = [
-            "batchDelaySeconds", "maximumStorageSeconds", "simulator", "webhookUrl", "forwardTimeoutSeconds",
+            "model", "batchDelaySeconds", "maximumStorageSeconds", "simulator", "webhookUrl", "forwardTimeoutSeconds",
             "forwardSlowSeconds", "forwardQueueLimit",
         ]
 
         /// Refuses what a configuration file cannot hold but code can set: a webhook URL that
         /// is not a usable `http://` URL, a simulator without a command.
         public func check() throws(DeliverySettingsError) {
+            if !runsModel, simulator != nil || webhookURL != nil {
+                throw DeliverySettingsError(setting: "delivery.model", problem: "forwarding hands on what the delivery model delivers, so it needs the model on")
+            }
             if let webhookURL, let problem = WebhookAddress.problem(with: webhookURL) {
                 throw DeliverySettingsError(setting: "delivery.webhookUrl", problem: problem)
             }
@@ -41,6 +50,7 @@ extension MockAPNsConfiguration {
 
         /// Reads the `delivery` object of a configuration file over these values.
         mutating func read(_ object: inout JSONObjectReader) throws(JSONFileError) {
+            if let model = try object.bool("model") { runsModel = model }
             let longest = Double(DeliveryOptions.range.upperBound / 1000)
             if let seconds = try object.double("batchDelaySeconds", in: 0...longest) {
                 options.batchDelayMilliseconds = Int64((seconds * 1000).rounded())

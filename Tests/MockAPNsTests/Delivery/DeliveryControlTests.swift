@@ -193,26 +193,26 @@ final class DeliveryControlTests: XCTestCase {
     }
 
     func testTheSwiftAPIAndAReset() async throws {
-        var state = await server.setDevice(token, online: false)
+        var state = try await server.setDevice(token, online: false)
         XCTAssertFalse(state.online)
         let answer = try await push([("apns-expiration", String(Self.start / 1000 + 10))])
-        state = await server.device(token)
+        state = try await server.device(token)
         XCTAssertEqual(state.stored.map(\.notification.apnsID), [answer.header("apns-id")])
         XCTAssertEqual(state.stored.first?.expiresAtMilliseconds, Self.start + 10_000)
 
         server.clock.advance(milliseconds: 10_000)
         await server.catchUpDelivery()
-        let log = await server.deliveryLog(try XCTUnwrap(answer.header("apns-unique-id")))
+        let log = try await server.deliveryLog(try XCTUnwrap(answer.header("apns-unique-id")))
         XCTAssertEqual(log.first?.entries.map(\.step), ["accepted", "stored", "expired"])
         XCTAssertEqual(log.first?.entries.last?.atMilliseconds, Self.start + 10_000)
 
         _ = try await push()
-        let devices = await server.devices()
+        let devices = try await server.devices()
         XCTAssertEqual(devices.map(\.deviceToken), [token])
         server.reset()
-        let afterReset = await server.devices()
+        let afterReset = try await server.devices()
         XCTAssertTrue(afterReset.isEmpty, "a reset brings every device back online with nothing stored")
-        let fresh = await server.device(token)
+        let fresh = try await server.device(token)
         XCTAssertTrue(fresh.online)
     }
 }

@@ -25,7 +25,9 @@ final class DeliverySettingsTests: XCTestCase {
         XCTAssertEqual(delivery.simulator?.devices, ["a1b2": "UDID-1"])
         XCTAssertEqual(delivery.simulator?.command, ["/bin/stand-in", "{udid}"])
         XCTAssertEqual(delivery.simulator?.pushTypes, ["alert"])
+        XCTAssertTrue(delivery.runsModel)
         XCTAssertNoThrow(try delivery.check())
+        XCTAssertFalse(try MockAPNsConfiguration.parse(json: #"{"delivery": {"model": false}}"#).delivery.runsModel)
     }
 
     func testTheDefaultsAreApplesOrSayWhy() throws {
@@ -70,6 +72,38 @@ final class DeliverySettingsTests: XCTestCase {
         try await server.shutdown()
     }
 
+    /// Off, nothing after the answer is modelled or recorded, and every question about it is
+    /// refused by name rather than answered as if every device were fine.
+    func testTheModelCanBeTurnedOffForLoadTests() async throws {
+        var forwarding = MockAPNsConfiguration.DeliverySettings()
+        forwarding.runsModel = false
+        forwarding.webhookURL = "http://127.0.0.1:9/push"
+        XCTAssertThrowsError(try forwarding.check()) { error in
+            XCTAssertTrue("\(error)".contains("delivery.model"), "\(error)")
+        }
+
+        let (server, ports) = try await TestServer.start { configuration in
+            configuration.delivery.runsModel = false
+            configuration.control.port = 0
+        }
+        let response = try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
+        XCTAssertEqual(response.status, 200, "the answers are the same")
+        let recorded = await server.journal.waitForNotifications(count: 1, timeout: .seconds(10))
+        XCTAssertEqual(recorded.count, 1)
+        await server.catchUpDelivery()
+        XCTAssertEqual(server.journal.events(matching: JournalEventFilter(kinds: ["delivery"])).count, 0)
+        do {
+            _ = try await server.devices()
+            XCTFail("answered with the model off")
+        } catch {
+            XCTAssertTrue(error.description.contains("--delivery-model off"), error.description)
+        }
+        let refused = try ProcessRunner.run("curl", ["-sS", "-w", "\n%{http_code}", "http://127.0.0.1:\(ports.control ?? 0)/v1/delivery/1"])
+        XCTAssertTrue(refused.stdout.hasSuffix("503"), refused.stdout)
+        XCTAssertTrue(refused.stdout.contains("the delivery model is off"), refused.stdout)
+        try await server.shutdown()
+    }
+
     func testServeRefusesBadForwardingFlagsByName() throws {
         let cases: [([String], String)] = [
             (["--forward-url", "ftp://127.0.0.1/"], "--forward-url"),
@@ -77,6 +111,8 @@ final class DeliverySettingsTests: XCTestCase {
             (["--forward-simulator-command", "stand-in {udid}"], "--forward-simulator"),
             (["--batch-delay", "-1"], "--batch-delay"),
             (["--forward-timeout", "0"], "--forward-timeout"),
+            (["--delivery-model", "off", "--forward-url", "http://127.0.0.1:9/push"], "delivery.model"),
+            (["--delivery-model", "maybe"], "--delivery-model"),
         ]
         for (flags, named) in cases {
             let result = try ProcessRunner.run(Fixtures.executable, ["serve", "--http2-port", "0", "--cert-dir", Fixtures.certificateDirectory] + flags)

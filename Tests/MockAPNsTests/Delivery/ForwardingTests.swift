@@ -107,11 +107,11 @@ final class ForwardingTests: XCTestCase {
             delivery.simulator = simulator
         }
         let server = try XCTUnwrap(self.server)
-        await server.setDevice(token, online: false)
+        try await server.setDevice(token, online: false)
         try push(ports, body: #"{"aps":{"alert":"old"}}"#)
         try push(ports, body: #"{"aps":{"alert":"new"}}"#)
         _ = await server.journal.waitForNotifications(count: 2, timeout: .seconds(10))
-        await server.setDevice(token, online: true)
+        try await server.setDevice(token, online: true)
         try await waitUntil("the stand-in to be called") { !calls().isEmpty }
         XCTAssertEqual(calls().map(\.arguments), [["SIM-UDID-1", "com.example.app"]])
         XCTAssertEqual(calls().map(\.input), [#"{"aps":{"alert":"new"}}"#], "only the newest was stored, so only it arrives")
