@@ -111,6 +111,9 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Journal and control API")
     var observation: ObservationOptions
 
+    @OptionGroup(title: "Delivery and forwarding")
+    var deliveryFlags: DeliveryFlags
+
     @Option(name: .customLong("ports-file"), help: ArgumentHelp("Write the bound ports to this file as JSON once listening.", valueName: "file"))
     var portsFile: String?
 
@@ -218,6 +221,7 @@ struct ServeCommand: AsyncParsableCommand {
         applyTimeouts(to: &configuration.timeouts)
         applyLegacyOptions(to: &configuration.legacy)
         try observation.apply(to: &configuration)
+        try deliveryFlags.apply(to: &configuration.delivery)
         if ephemeralPorts { Self.giveFreePorts(to: &configuration) }
         return configuration
     }

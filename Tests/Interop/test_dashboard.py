@@ -320,3 +320,43 @@ def test_verdicts_show_each_provider_and_its_findings(page, dashboard_server):
     row = next(t for t in texts(page, ".verdict-provider .rules tr") if "permanent-retry" in t)
     assert row.startswith("FAIL (") and f"token {bad[:8]}" in row and "#" in row, row
     snap(page, "verdicts")
+
+
+def test_delivery_states_the_devices_view_and_the_delivery_log(page, dashboard_server):
+    token = unique_token()
+    show(page, "devices")
+    page.find_element(By.CSS_SELECTOR, '#device-state-form input[name="token"]').send_keys(token)
+    page.find_element(By.CSS_SELECTOR, '#device-state-form button[data-online="false"]').click()
+    wait_text(page, "tr.device.offline", token, "offline", timeout=3)
+    for body in ("First score", "Second score"):
+        assert push(dashboard_server, token, json.dumps({"aps": {"alert": {"title": body}}})) == 200
+    dashboard_server.journal.expect(token, count=2)
+    # The devices view lists what is stored: one notification per app, the newest.
+    wait_text(page, "tr.device.offline", token, "stored", TOPIC, timeout=3)
+    snap(page, "devices-offline")
+    show(page, "notifications")
+    assert "Discarded - Replaced in Storage" in wait_text(page, ".banner", "First score", "Discarded", timeout=3)
+    assert "Stored - Device Offline" in wait_text(page, ".banner", "Second score", "Stored", timeout=3)
+    show(page, "devices")
+    page.execute_script(
+        "Array.from(document.querySelectorAll('tr.device')).find(r => r.dataset.token === arguments[0]).querySelector('button').click()", token)
+    WebDriverWait(page, 3).until(lambda d: token not in d.find_element(By.ID, "device-states").text)
+    show(page, "notifications")
+    wait_text(page, ".banner", "Second score", "Delivered to Device (From Storage)", timeout=3)
+    snap(page, "delivery-states")
+    # The delivery log, found by the apns-unique-id the answer carried, as Apple's console shows it.
+    unique_id = dashboard_server.journal.notifications(token=token)[-1]["uniqueId"]
+    show(page, "delivery")
+    page.find_element(By.CSS_SELECTOR, '#delivery-form input[name="id"]').send_keys(unique_id)
+    page.find_element(By.CSS_SELECTOR, '#delivery-form button[type="submit"]').click()
+    WebDriverWait(page, 3).until(lambda d: len(texts(d, "#delivery-log tr.delivery-line")) == 3)
+    lines = texts(page, "#delivery-log tr.delivery-line")
+    assert ["Received by APNs" in lines[0], "Stored - Device Offline" in lines[1], "Delivered to Device (From Storage)" in lines[2]] == [True] * 3, lines
+    assert unique_id in page.find_element(By.ID, "delivery-log").text
+    wait_text(page, "#delivery-recent tr.delivery-line", "Device Online", token[:8], timeout=3)
+    snap(page, "delivery-log")
+    # A card's detail carries its delivery log too.
+    show(page, "notifications")
+    click_text(page, ".banner", "First score")
+    WebDriverWait(page, 3).until(lambda d: "Discarded - Replaced in Storage by a Newer Notification" in d.find_element(By.ID, "detail-delivery").text)
+    close_detail(page)

@@ -78,7 +78,7 @@ struct FuzzInput {
     mutating func data() -> [UInt8] { Array(string().utf8) }
 
     mutating func kind() -> JournalEventKind {
-        switch byte() % 9 {
+        switch byte() % 10 {
         case 0:
             return .connectionOpened(transport: pick(Transport.allCases), peer: optionalString())
         case 1:
@@ -131,6 +131,12 @@ struct FuzzInput {
             return .feedbackTuple(deviceToken: string(), timestampMilliseconds: int64())
         case 7:
             return .diagnosis(code: pick(DiagnosisCode.allCases), message: string(), figures: (0..<Int(byte() % 4)).map { _ in JournalFigure(string(), int64()) })
+        case 8:
+            return .delivery(DeliveryRecord(
+                step: pick(DeliveryStep.allCases), cause: bool() ? pick(DeliveryCause.allCases) : nil, deviceToken: string(),
+                notificationSequence: bool() ? uint64() : nil, atMilliseconds: int64(),
+                untilMilliseconds: bool() ? int64() : nil, replacedBy: bool() ? uint64() : nil, rule: optionalString()
+            ))
         default:
             // A kind kept beside the packed bytes, as a value.
             return .tlsFailed(JournalTLSFailure(

@@ -30,6 +30,8 @@ extension MockAPNsConfiguration {
     ///   "timeouts": { "tlsHandshakeSeconds": 10, "http2PrefaceSeconds": 10, "controlRequestHeaderSeconds": 10,
     ///                 "legacyIdleSeconds": 300, "legacyFrameSeconds": 10 },
     ///   "verdicts": { "enabled": true, "minimumRetryDelayMilliseconds": 100, "reconnectStormConnections": 5, ... }
+    ///   "delivery": { "batchDelaySeconds": 0, "maximumStorageSeconds": 2592000, "webhookUrl": "http://127.0.0.1:8080/push",
+    ///                 "simulator": { "device": "booted", "devices": { "<token>": "<udid>" } }, "forwardTimeoutSeconds": 5 }
     /// }
     /// ```
     public static func parse(json text: String, over base: MockAPNsConfiguration = MockAPNsConfiguration()) throws(JSONFileError) -> MockAPNsConfiguration {
@@ -94,11 +96,14 @@ extension MockAPNsConfiguration {
         if var timeouts = try root.object("timeouts") {
             try configuration.timeouts.read(&timeouts)
         }
+        if var delivery = try root.object("delivery") {
+            try configuration.delivery.read(&delivery)
+        }
         if var verdicts = try root.object("verdicts") {
             if let enabled = try verdicts.bool("enabled") { configuration.judgesProviders = enabled }
             try configuration.verdicts.read(&verdicts, alsoAllowed: ["enabled"])
         }
-        try root.finish(allowed: ["broadcast", "host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control", "timeouts", "registry", "productionPorts", "verdicts"])
+        try root.finish(allowed: ["broadcast", "host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control", "timeouts", "registry", "productionPorts", "verdicts", "delivery"])
         return configuration
     }
 }

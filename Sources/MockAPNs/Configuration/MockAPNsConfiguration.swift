@@ -48,6 +48,9 @@ public struct MockAPNsConfiguration: Sendable {
     public var registry = RegistrySettings()
     /// How long connections may take to handshake and to start speaking.
     public var timeouts = Timeouts()
+    /// The delivery model (devices online and offline, Apple's storage rules) and where
+    /// delivered notifications are forwarded (an iOS Simulator, a webhook).
+    public var delivery = DeliverySettings()
     /// The access log: a line per notification and per connection opened and closed; `nil`
     /// (the default for an embedded server) writes none. `mockapns serve` writes it unless `--quiet`.
     public var accessLog: AccessLogSettings? = nil

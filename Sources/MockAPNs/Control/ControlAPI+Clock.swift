@@ -43,6 +43,8 @@ extension ControlAPI {
         default:
             throw ControlAPIError("give exactly one of millisecondsSince1970 or time", parameter: "$")
         }
+        // Storage expiries and batch releases the move passed happen now, not at the next look.
+        await server.catchUpDelivery()
         return try await clock(request, context)
     }
 
@@ -54,6 +56,7 @@ extension ControlAPI {
         try Self.finish(body, allowed: ["milliseconds"])
         // The clock stops at the ends of its range (1970 and 9999) rather than wrap or trap.
         server.clock.advance(milliseconds: milliseconds)
+        await server.catchUpDelivery()
         return try await clock(request, context)
     }
 
@@ -61,6 +64,7 @@ extension ControlAPI {
         _ = try ControlQuery(request, allowed: [])
         try await Self.noFields(request)
         server.clock.resume()
+        await server.catchUpDelivery()
         return try await clock(request, context)
     }
 }

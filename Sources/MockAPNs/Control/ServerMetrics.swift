@@ -98,7 +98,7 @@ final class ServerMetrics: Sendable {
                     counter(&state, "mockapns_provider_verdicts_total", [
                         ("rule", verdict.rule.rawValue), ("check", verdict.check.rawValue),
                     ]).increment()
-                case .tlsEstablished, .http2Frame, .legacyFrame, .fault, .feedbackTuple, .diagnosis:
+                case .tlsEstablished, .http2Frame, .legacyFrame, .fault, .feedbackTuple, .diagnosis, .delivery:
                     break
                 }
             }

@@ -100,7 +100,7 @@ final class HTTP2ScenarioResponder {
             case .fault(let fault)?:
                 report(fault, decision: decision, streamID: streamID)
                 sent = applyFault(fault, decision: decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
-            case nil, .accept?, .reject?, .refuseHandshake?, .limitRate?:
+            case nil, .accept?, .reject?, .refuseHandshake?, .limitRate?, .setDevice?:
                 sent = respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
             }
         }
@@ -133,7 +133,7 @@ final class HTTP2ScenarioResponder {
     ) -> SentAnswer {
         let keepsCoreVerdict: Bool
         switch decision.action {
-        case nil, .fault?, .limitRate?: keepsCoreVerdict = true
+        case nil, .fault?, .limitRate?, .setDevice?: keepsCoreVerdict = true
         case .accept?, .reject?, .respond?, .refuseHandshake?: keepsCoreVerdict = false
         }
         if keepsCoreVerdict, let response = answer.coreResponse {

@@ -69,7 +69,7 @@ final class LegacyScenarioJudge {
         // Stops the codec when the answer is the gateway's to give; never sent as such.
         let placeholder = Reason.internalServerError
         switch decision.action {
-        case nil, .refuseHandshake?, .fault(.lowerMaxConcurrentStreams)?, .limitRate?:
+        case nil, .refuseHandshake?, .fault(.lowerMaxConcurrentStreams)?, .limitRate?, .setDevice?:
             return decision.coreVerdict?.reason
         case .accept?:
             return nil

@@ -79,7 +79,7 @@ struct AccessLog {
             return .channelOperation(connection: id, stream: event.streamID, record: record)
         case .verdict(let verdict):
             return .verdict(connection: event.connectionID, verdict: verdict)
-        case .http2Frame, .legacyFrame, .fault, .feedbackTuple, .diagnosis:
+        case .http2Frame, .legacyFrame, .fault, .feedbackTuple, .diagnosis, .delivery:
             return nil
         }
     }

@@ -29,7 +29,7 @@ final class ActivityFeed: JournalSink {
         case .notification, .broadcast, .channelOperation, .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed,
              .diagnosis, .verdict:
             true
-        case .http2Frame, .legacyFrame, .fault, .feedbackTuple:
+        case .http2Frame, .legacyFrame, .fault, .feedbackTuple, .delivery:
             false
         }
     }

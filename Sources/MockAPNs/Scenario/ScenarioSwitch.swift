@@ -12,11 +12,14 @@ final class ScenarioSwitch: Sendable {
     private let engine: Mutex<ScenarioEngine>
     private let registry: DeviceRegistry
     private let logger: Logger
+    /// Carries out the rules that take devices offline or bring them online.
+    private let deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)?
 
-    init(scenario: Scenario, registry: DeviceRegistry, logger: Logger) {
-        self.engine = Mutex(ScenarioEngine(scenario: scenario, registry: registry))
+    init(scenario: Scenario, registry: DeviceRegistry, logger: Logger, deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)? = nil) {
+        self.engine = Mutex(ScenarioEngine(scenario: scenario, registry: registry, deviceChanges: deviceChanges))
         self.registry = registry
         self.logger = logger
+        self.deviceChanges = deviceChanges
     }
 
     /// The engine requests are decided by now.
@@ -38,7 +41,7 @@ final class ScenarioSwitch: Sendable {
     /// Returns the engine it replaced.
     func restart() -> ScenarioEngine {
         let previous = engine.withLock { engine in
-            defer { engine = ScenarioEngine(scenario: engine.scenario, seed: engine.seed, registry: registry) }
+            defer { engine = ScenarioEngine(scenario: engine.scenario, seed: engine.seed, registry: registry, deviceChanges: deviceChanges) }
             return engine
         }
         previous.scenario.registry.apply(to: registry)
@@ -48,7 +51,7 @@ final class ScenarioSwitch: Sendable {
     /// Installs `scenario` for every request decided from now on.
     @discardableResult
     func replace(with scenario: Scenario) -> ScenarioEngine {
-        let next = ScenarioEngine(scenario: scenario, registry: registry)
+        let next = ScenarioEngine(scenario: scenario, registry: registry, deviceChanges: deviceChanges)
         scenario.registry.apply(to: registry)
         engine.withLock { $0 = next }
         logger.info("scenario loaded", metadata: [

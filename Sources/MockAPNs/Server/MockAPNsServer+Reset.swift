@@ -27,11 +27,14 @@ extension MockAPNsServer {
     /// journal, forgets every device token and queued feedback tuple, puts the broadcast
     /// channels back to the configured ones, starts the running
     /// scenario over (counts, named state, random streams from the same seed) and applies its
-    /// registry entries again, starts the provider verdicts over, and sets the clock back to the configured start (or real time).
+    /// registry entries again, starts the provider verdicts over, sets the clock back to the
+    /// configured start (or real time), and forgets the delivery model's devices (every device
+    /// online, nothing stored).
     /// Open connections stay open; provider keys stay loaded.
     @discardableResult
     public func reset() -> ServerReset {
         let journalEvents = journal.statistics.count
+        delivery.reset()
         journal.clear()
         observation.startVerdictsOver()
         let registryCleared = registry.removeAll()

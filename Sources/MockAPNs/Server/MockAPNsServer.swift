@@ -56,6 +56,8 @@ public final class MockAPNsServer: Sendable {
     let scenarios: ScenarioSwitch
     /// The journal, its JSONL file and the control API.
     let observation: ServerObservation
+    /// Apple's storage and delivery rules, run beside the server, and the forwarders.
+    let delivery: DeliveryService
     private let state = Mutex<State>(.idle)
     /// Whether the folder was chosen by the server (no `certificateDirectory` configured),
     /// so it may fill it with a development set.
@@ -95,12 +97,20 @@ public final class MockAPNsServer: Sendable {
             ?? (configuration.control.allowsNonLoopbackHost ? BearerToken.generate() : nil)
         self.logger = logger
         self.legacy = LegacyListeners(logger: logger)
-        self.scenarios = ScenarioSwitch(scenario: configuration.scenario ?? .empty, registry: registry, logger: logger)
-        self.observation = ServerObservation(
+        let observation = ServerObservation(
             settings: configuration.journal, accessLog: configuration.accessLog,
             verdicts: configuration.judgesProviders ? configuration.verdicts : nil, clock: clock
         )
-        self.group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads ?? System.coreCount)
+        self.observation = observation
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads ?? System.coreCount)
+        self.group = group
+        self.delivery = DeliveryService(
+            settings: configuration.delivery, journal: observation.journal, clock: clock, group: group, logger: logger
+        )
+        self.scenarios = ScenarioSwitch(
+            scenario: configuration.scenario ?? .empty, registry: registry, logger: logger,
+            deviceChanges: DeliveryService.recorder(journal: observation.journal, clock: clock)
+        )
     }
 
     /// The ports the listeners bound, once started.
@@ -135,10 +145,12 @@ public final class MockAPNsServer: Sendable {
             }
         }
         raiseOpenFileLimit()
+        try configuration.delivery.check()
         let http2Context = try OpenSSLContext(configuration: makeHTTP2TLSConfiguration())
         try loadProviderKeys()
         scenarios.applyRegistryState()
         try observation.openFile(configuration.journal, logger: logger)
+        await delivery.start()
         let journal = observation.journal
         var guardLimits = ConnectionGuardHandler.Limits(
             handshakeTimeout: ConnectionTimeouts.amount(configuration.timeouts.tlsHandshakeSeconds),
@@ -264,6 +276,8 @@ public final class MockAPNsServer: Sendable {
             try? await channel.close()
         }
         await legacyClosed
+        // What the last notifications came to, before the journal file is written out.
+        await delivery.stop()
         // Last, so the journal file also holds every connection's closing events.
         await observation.stop()
         try await group.shutdownGracefully()

@@ -59,6 +59,14 @@ public enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
     case legacyByteSwappedIdentifier = "legacy.byteSwappedIdentifier"
     case feedbackTupleSkipped = "feedback.tupleSkipped"
 
+    // The delivery model and its forwarders (never about an answer: APNs had already answered)
+    case deliveryForwardFailed = "delivery.forwardFailed"
+    case deliveryForwardTimedOut = "delivery.forwardTimedOut"
+    case deliveryForwardSlow = "delivery.forwardSlow"
+    case deliveryForwardQueueFull = "delivery.forwardQueueFull"
+    case deliveryForwardImpossible = "delivery.forwardImpossible"
+    case deliveryFeedOverflow = "delivery.feedOverflow"
+
     /// Where the mistake was seen: the part before the dot.
     public var area: String {
         String(rawValue.prefix { $0 != "." })
@@ -110,6 +118,12 @@ public enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
         case .legacyTokenLeftOut: "A legacy frame has a token length field but no token: the payload was read as the token."
         case .legacyByteSwappedIdentifier: "Legacy notification identifiers were written in host (little-endian) byte order."
         case .feedbackTupleSkipped: "A queued feedback entry could not be written as a feedback tuple."
+        case .deliveryForwardFailed: "Forwarding a delivered notification failed: the command exited non-zero, the receiver answered non-2xx or refused the connection."
+        case .deliveryForwardTimedOut: "Forwarding a delivered notification did not finish in time and was stopped."
+        case .deliveryForwardSlow: "Forwarding a delivered notification finished, but took longer than delivery.forwardSlowSeconds."
+        case .deliveryForwardQueueFull: "Deliveries came faster than a forwarder took them; the ones left out were not forwarded."
+        case .deliveryForwardImpossible: "A delivered notification could not be forwarded (a simulator push needs a topic)."
+        case .deliveryFeedOverflow: "The delivery model fell too far behind the journal; the inputs left out are counted."
         }
     }
 }

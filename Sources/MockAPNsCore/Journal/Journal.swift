@@ -131,9 +131,10 @@ public final class Journal: Sendable {
 
     // MARK: Recording
 
-    /// Records one event. A notification record read back carries the event's sequence,
-    /// time, connection and stream (see `JournalEvent.notification`).
-    public func record(_ kind: JournalEventKind, connection: UInt64? = nil, stream: Int32? = nil) {
+    /// Records one event and returns its sequence number. A notification record read back
+    /// carries the event's sequence, time, connection and stream (see `JournalEvent.notification`).
+    @discardableResult
+    public func record(_ kind: JournalEventKind, connection: UInt64? = nil, stream: Int32? = nil) -> UInt64 {
         record(kind, nil, connection: connection, stream: stream)
     }
 
@@ -143,10 +144,12 @@ public final class Journal: Sendable {
         record(first, second, connection: connection, stream: stream)
     }
 
-    private func record(_ first: JournalEventKind, _ second: JournalEventKind?, connection: UInt64?, stream: Int32?) {
+    /// Records one or two events; returns the sequence of the last.
+    @discardableResult
+    private func record(_ first: JournalEventKind, _ second: JournalEventKind?, connection: UInt64?, stream: Int32?) -> UInt64 {
         let wallTime = clock.millisecondsSince1970
         let monotonic = Self.monotonicNanoseconds()
-        let (woken, delivers): ([UInt64: CheckedContinuation<Void, Never>], Bool) = state.withLock { state in
+        let (woken, delivers, recorded): ([UInt64: CheckedContinuation<Void, Never>], Bool, UInt64) = state.withLock { state in
             var delivers = false
             func append(_ kind: JournalEventKind) {
                 state.lastSequence += 1
@@ -171,15 +174,16 @@ public final class Journal: Sendable {
             }
             append(first)
             if let second { append(second) }
-            guard !state.parked.isEmpty else { return ([:], delivers) }
+            guard !state.parked.isEmpty else { return ([:], delivers, state.lastSequence) }
             defer { state.parked.removeAll() }
-            return (state.parked, delivers)
+            return (state.parked, delivers, state.lastSequence)
         }
         // Parked readers look at the new events themselves, on their own task.
         for continuation in woken.values {
             continuation.resume()
         }
         if delivers { deliverToSinks() }
+        return recorded
     }
 
     /// Hands the backlog to the sinks, outside the lock, until it is empty. Only one thread

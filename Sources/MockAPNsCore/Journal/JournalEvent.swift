@@ -69,12 +69,15 @@ public enum JournalEventKind: Sendable, Equatable {
     /// A finding about a provider's retry logic (`ProviderJudge`), with the notifications and
     /// connections it rests on.
     case verdict(ProviderVerdict)
+    /// One step of the delivery model: an accepted notification stored, replaced, expired,
+    /// discarded or delivered, or a device going online or offline.
+    case delivery(DeliveryRecord)
 
     /// Every kind by name, without its values, in the order of their bits. The name used in
     /// JSON (`"type"`) and in event filters is the case's own name.
     public enum Name: UInt8, CaseIterable, Sendable, Hashable {
         case connectionOpened, connectionClosed, tlsEstablished, tlsFailed, http2Frame, legacyFrame
-        case notification, fault, feedbackTuple, diagnosis, broadcast, channelOperation, verdict
+        case notification, fault, feedbackTuple, diagnosis, broadcast, channelOperation, verdict, delivery
 
         /// The name as JSON and filters spell it.
         public var text: String { Self.texts[Int(rawValue)] }
@@ -108,6 +111,7 @@ public enum JournalEventKind: Sendable, Equatable {
         case .broadcast: .broadcast
         case .channelOperation: .channelOperation
         case .verdict: .verdict
+        case .delivery: .delivery
         }
     }
 
@@ -137,7 +141,7 @@ public enum JournalEventKind: Sendable, Equatable {
         case .broadcast(let record): record.channelID
         case .channelOperation(let record): record.channelID
         case .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed, .http2Frame, .legacyFrame,
-             .notification, .fault, .feedbackTuple, .diagnosis, .verdict:
+             .notification, .fault, .feedbackTuple, .diagnosis, .verdict, .delivery:
             nil
         }
     }
@@ -269,6 +273,8 @@ extension JournalEventKind {
             return line
         case .verdict(let verdict):
             return "VERDICT \(verdict.rule.rawValue) \(verdict.provider.name): \(verdict.message)"
+        case .delivery(let delivery):
+            return delivery.summary
         }
     }
 }

@@ -5,7 +5,7 @@ extension JournalEventKind.Name {
         switch self {
         case .http2Frame, .legacyFrame: true
         case .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed, .notification, .fault,
-             .feedbackTuple, .diagnosis, .broadcast, .channelOperation, .verdict:
+             .feedbackTuple, .diagnosis, .broadcast, .channelOperation, .verdict, .delivery:
             false
         }
     }
@@ -26,6 +26,7 @@ extension JournalEventKind.Name {
         case .broadcast: "One broadcast to a channel on the provider API, with its answer."
         case .channelOperation: "One channel management request (create, read, read all, delete) and its answer."
         case .verdict: "A finding on a provider's retry logic (a push after Unregistered, a retry too soon, a lost notification...), with its evidence."
+        case .delivery: "A step in a notification's life after its answer: stored, delivered, replaced, discarded or expired, and what a forwarder did with it."
         }
     }
 }

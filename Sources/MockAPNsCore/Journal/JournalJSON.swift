@@ -87,6 +87,8 @@ public enum JournalJSON {
             write(record, into: &writer)
         case .verdict(let verdict):
             VerdictJSON.write(verdict, key: "verdict", into: &writer)
+        case .delivery(let record):
+            write(record, into: &writer)
         }
         writer.endObject()
     }
@@ -278,6 +280,9 @@ extension JournalJSON {
         case .verdict:
             var verdict = try need(object.object("verdict"), object, "verdict", "the finding")
             return .verdict(try VerdictJSON.readVerdict(&verdict))
+        case .delivery:
+            var record = try need(object.object("delivery"), object, "delivery", "the delivery step's record")
+            return .delivery(try readDelivery(&record))
         }
     }
 

@@ -12,7 +12,7 @@ enum JournalPacking {
         switch name {
         case .tlsEstablished, .tlsFailed, .broadcast, .channelOperation, .verdict: true
         case .connectionOpened, .connectionClosed, .http2Frame, .legacyFrame, .notification, .fault,
-             .feedbackTuple, .diagnosis:
+             .feedbackTuple, .diagnosis, .delivery:
             false
         }
     }
@@ -46,6 +46,8 @@ enum JournalPacking {
                 writer.string(figure.name)
                 writer.signed(figure.value)
             }
+        case .delivery(let record):
+            pack(record, into: &writer)
         case .tlsEstablished, .tlsFailed, .broadcast, .channelOperation, .verdict:
             break
         }
@@ -87,6 +89,8 @@ enum JournalPacking {
                 read += 1
             }
             kind = code.map { .diagnosis(code: $0, message: message, figures: figures) }
+        case .delivery:
+            kind = unpackDelivery(from: &reader).map { .delivery($0) }
         case .tlsEstablished, .tlsFailed, .broadcast, .channelOperation, .verdict:
             kind = nil
         }

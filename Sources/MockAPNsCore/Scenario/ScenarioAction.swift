@@ -19,16 +19,29 @@ public enum ScenarioAction: Sendable, Equatable {
     /// the request itself; an after-validation rule's counts from the next push. Setting the
     /// window a token already has keeps its count, so the rule may fire on every push.
     case limitRate(RateWindow)
+    /// Take the request's device offline (`online: false`) or bring it back online, before
+    /// the request's notification reaches the delivery model; the answer is the core's.
+    case setDevice(online: Bool)
 }
 
 extension ScenarioAction {
+    /// Whether a rule with this action decides the answer itself, so that a before-validation
+    /// rule firing with it leaves the decision core out.
+    var decidesTheAnswer: Bool {
+        switch self {
+        case .accept, .reject, .respond, .fault, .refuseHandshake: true
+        // A rate window or a device change acts beside the answer, which the core still gives.
+        case .limitRate, .setDevice: false
+        }
+    }
+
     /// The verdict `action` answers with, given the core's (`ScenarioDecision.verdict`). Kept
     /// beside the cases so that a new action is placed here, in the same file.
     static func verdict(
         of action: ScenarioAction?, core coreVerdict: Verdict?, apnsID: () -> String, uniqueID: () -> String?, now: Int64
     ) -> Verdict? {
         switch action {
-        case nil, .fault, .limitRate:
+        case nil, .fault, .limitRate, .setDevice:
             return coreVerdict ?? .accepted(apnsID: apnsID(), uniqueID: uniqueID())
         case .accept:
             if case .accepted? = coreVerdict { return coreVerdict }

@@ -7,10 +7,11 @@ extension ScenarioDecoder {
     enum ActionType: String, CaseIterable {
         case accept, reject, respond, closeConnection, resetConnection, goAway, resetStream, stall
         case lowerMaxConcurrentStreams, sendGarbage, closeAfterBytes, refuseHandshake, shutdown, limitRate
+        case deviceOffline, deviceOnline
 
         var keys: [String] {
             switch self {
-            case .accept, .closeConnection, .resetConnection, .stall, .shutdown: return []
+            case .accept, .closeConnection, .resetConnection, .stall, .shutdown, .deviceOffline, .deviceOnline: return []
             case .reject: return ["reason", "timestamp"]
             case .respond: return ["status", "headers", "body", "reason", "legacyStatus"]
             case .goAway: return ["errorCode", "lastStreamId", "reason", "debugData", "closeConnection", "answerRequest"]
@@ -32,6 +33,7 @@ extension ScenarioDecoder {
             case .respond: self = .respond
             case .refuseHandshake: self = .refuseHandshake
             case .limitRate: self = .limitRate
+            case .setDevice(let online): self = online ? .deviceOnline : .deviceOffline
             case .fault(let fault):
                 switch fault {
                 case .closeConnection: self = .closeConnection
@@ -66,6 +68,8 @@ extension ScenarioDecoder {
         case .resetConnection: return .fault(.resetConnection)
         case .stall: return .fault(.stall)
         case .shutdown: return .fault(.shutdown)
+        case .deviceOffline: return .setDevice(online: false)
+        case .deviceOnline: return .setDevice(online: true)
         case .reject:
             let reason = required(read { () throws(JSONFileError) in try reader.oneOf("reason", Reason.self) }, reader, "reason",
                                   expected: "an APNs reason such as \"Unregistered\"")

@@ -27,6 +27,9 @@ public final class ScenarioEngine: Sendable {
     private let hasRequestRules: Bool
     /// Where `limitRate` rules set a token's window; `nil` ignores them.
     private let registry: DeviceRegistry?
+    /// Told when a rule takes a device offline or brings it online (`setDevice`), after the
+    /// engine's lock is released and before the request is answered.
+    private let deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)?
 
     private struct State {
         var requests = 0
@@ -44,18 +47,26 @@ public final class ScenarioEngine: Sendable {
     }
 
     /// An engine for `scenario`, seeded with the scenario's seed or a random one.
-    /// `registry` is where `limitRate` rules act.
-    public convenience init(scenario: Scenario, registry: DeviceRegistry? = nil) {
+    /// `registry` is where `limitRate` rules act; `deviceChanges` carries out the rules that
+    /// take devices offline or online.
+    public convenience init(
+        scenario: Scenario, registry: DeviceRegistry? = nil, deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)? = nil
+    ) {
         var system = SystemRandomNumberGenerator()
-        self.init(scenario: scenario, seed: scenario.seed ?? system.next(), registry: registry)
+        self.init(scenario: scenario, seed: scenario.seed ?? system.next(), registry: registry, deviceChanges: deviceChanges)
     }
 
     /// An engine for `scenario` drawing from `seed`: a restart with the seed of an earlier
-    /// engine meets the same fates for the same requests.
-    public init(scenario: Scenario, seed: UInt64, registry: DeviceRegistry? = nil) {
+    /// engine meets the same fates for the same requests. `registry` is where `limitRate`
+    /// rules act; `deviceChanges` carries out the rules that take devices offline or online.
+    public init(
+        scenario: Scenario, seed: UInt64, registry: DeviceRegistry? = nil,
+        deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)? = nil
+    ) {
         self.scenario = scenario
         self.seed = seed
         self.registry = registry
+        self.deviceChanges = deviceChanges
         self.state = Mutex(State(firings: Array(repeating: 0, count: scenario.rules.count), named: scenario.initialState))
         self.hasRequestRules = scenario.rules.contains { !$0.isConnectionRule }
     }
@@ -130,14 +141,14 @@ public final class ScenarioEngine: Sendable {
         if let early {
             applyRegistryEffect(of: early.rule, to: request)
         }
-        if let early, let action = early.rule.action, !Self.letsTheCoreDecide(action) {
-            return decision(early, numbers: numbers, coreVerdict: nil)
+        if let early, early.rule.action?.decidesTheAnswer == true {
+            return decision(early, numbers: numbers, coreVerdict: nil, token: request.deviceToken)
         }
         let verdict = core()
         if let early {
-            // A before-validation rule with only a delay, or one that set a rate window: the
-            // core's verdict (later, for a delay).
-            return decision(early, numbers: numbers, coreVerdict: verdict)
+            // A before-validation rule with only a delay, one that set a rate window, or a
+            // device change: the core's verdict (later, for a delay).
+            return decision(early, numbers: numbers, coreVerdict: verdict, token: request.deviceToken)
         }
         guard case .accepted = verdict else {
             return ScenarioDecision(numbers: numbers, coreVerdict: verdict)
@@ -147,15 +158,16 @@ public final class ScenarioEngine: Sendable {
         }
         guard let late else { return ScenarioDecision(numbers: numbers, coreVerdict: verdict) }
         applyRegistryEffect(of: late.rule, to: request)
-        return decision(late, numbers: numbers, coreVerdict: verdict)
+        return decision(late, numbers: numbers, coreVerdict: verdict, token: request.deviceToken)
     }
 
-    /// Whether a before-validation rule with `action` still lets the core decide the request.
-    private static func letsTheCoreDecide(_ action: ScenarioAction) -> Bool {
-        switch action {
-        case .limitRate: true
-        case .accept, .reject, .respond, .fault, .refuseHandshake: false
+    /// The decision a firing makes; a device change it asks for is carried out here, outside
+    /// the engine's lock.
+    private func decision(_ firing: Firing, numbers: ScenarioRequestNumbers, coreVerdict: Verdict?, token: String?) -> ScenarioDecision {
+        if case .setDevice(let online)? = firing.rule.action, let token, !token.isEmpty {
+            deviceChanges?(ScenarioDeviceChange(deviceToken: token, online: online, rule: firing.rule.name))
         }
+        return decision(firing, numbers: numbers, coreVerdict: coreVerdict)
     }
 
     /// A `limitRate` rule sets the request's token's window; outside the engine's lock.
@@ -210,5 +222,19 @@ public final class ScenarioEngine: Sendable {
             return 1 << 63 | UInt64(truncatingIfNeeded: connection) << 16 | rulePart
         }
         return UInt64(truncatingIfNeeded: request) << 16 | rulePart
+    }
+}
+
+/// A device a scenario rule takes offline or brings online (`deviceOffline`, `deviceOnline`).
+public struct ScenarioDeviceChange: Sendable, Equatable {
+    public var deviceToken: String
+    public var online: Bool
+    /// The rule's name.
+    public var rule: String
+
+    public init(deviceToken: String, online: Bool, rule: String) {
+        self.deviceToken = deviceToken
+        self.online = online
+        self.rule = rule
     }
 }

@@ -64,7 +64,7 @@ public struct ProviderJudge: Sendable {
         case .diagnosis(.http2StreamAfterGoAway, _, let figures):
             if let connection { streamAfterGoAway(connection, stream: event.streamID, figures: figures, into: &found) }
         case .tlsFailed, .http2Frame, .legacyFrame, .fault, .feedbackTuple, .diagnosis, .broadcast, .channelOperation,
-             .verdict:
+             .verdict, .delivery:
             break
         }
         return found

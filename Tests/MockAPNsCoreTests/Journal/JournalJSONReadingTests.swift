@@ -97,6 +97,10 @@ final class JournalJSONReadingTests: XCTestCase {
                 figures: [JournalFigure("delayMilliseconds", 2), JournalFigure("minimumMilliseconds", 100)])),
             .verdict(ProviderVerdict(check: .connectionChurn, provider: .certificate(subject: "CN=x, O=\"y\""), message: "churn")),
             .verdict(ProviderVerdict(check: .lostNotification, provider: .unidentified, message: "lost", notifications: [9])),
+            .delivery(DeliveryRecord(
+                step: .superseded, cause: .deviceOffline, deviceToken: "a1b2", notificationSequence: 12, atMilliseconds: 1_767_225_600_000,
+                untilMilliseconds: 1_769_817_600_000, replacedBy: 14, rule: "r")),
+            .delivery(.device("A1B2", online: false, at: 1_767_225_600_000, rule: "phone goes dark")),
         ]
     }()
 
@@ -164,5 +168,9 @@ final class JournalJSONReadingTests: XCTestCase {
         ), "\(lines)")
         XCTAssertTrue(lines.contains("push legacy token=a2 => status 6 (rule \"status 6\")"), "\(lines)")
         XCTAssertTrue(lines.contains("push http2 token=a4 => closed after 10 more bytes"), "\(lines)")
+        XCTAssertTrue(lines.contains(
+            "delivery superseded (Discarded - Replaced in Storage by a Newer Notification) token=a1b2 notification #12 until=1769817600000 replaced by #14 (rule \"r\")"
+        ), "\(lines)")
+        XCTAssertTrue(lines.contains("delivery offline (Device Offline) token=a1b2 (rule \"phone goes dark\")"), "\(lines)")
     }
 }

@@ -82,7 +82,7 @@ final class ScenarioSchemaTests: XCTestCase {
             .refuseHandshake(TLSAlert(code: 40)), .fault(.closeConnection), .fault(.resetConnection),
             .fault(.goAway(ScenarioGoAway())), .fault(.resetStream(errorCode: 8)), .fault(.stall),
             .fault(.lowerMaxConcurrentStreams(1)), .fault(.sendGarbage(ScenarioGarbage())), .fault(.closeAfterBytes(1)),
-            .fault(.shutdown), .limitRate(RateWindow(pushes: 1, perMilliseconds: 1000)),
+            .fault(.shutdown), .limitRate(RateWindow(pushes: 1, perMilliseconds: 1000)), .setDevice(online: false), .setDevice(online: true),
         ]
         XCTAssertEqual(Set(examples.map(ScenarioDecoder.ActionType.init(of:))), Set(ScenarioDecoder.ActionType.allCases))
     }

@@ -111,6 +111,10 @@ final class ControlOpenAPITests: XCTestCase {
         let token = String(repeating: "ab", count: 32)
         let channel = "AAAAAAAAAAAAAAAAAAAAAA=="
         let byPath = methodsByPath.sorted { $0.key < $1.key }
+        // A notification that `{id}` names, so its delivery log is found.
+        server.journal.record(.notification(NotificationRecord(
+            transport: .http2, deviceToken: token, payload: [], authentication: JournalAuthentication(kind: "none"),
+            answer: SentAnswer(status: 200, apnsID: channel, accepted: true))))
         let application = Application(router: ControlAPI(server: server).makeRouter())
         try await application.test(.router) { client in
             for (path, methods) in byPath {

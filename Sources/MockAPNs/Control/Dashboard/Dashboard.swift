@@ -17,6 +17,9 @@ struct Dashboard: Sendable {
         routes.get("/") { _, _ in Self.asset(DashboardPage.html, type: "text/html; charset=utf-8") }
         routes.get("dashboard/style.css") { _, _ in Self.asset(DashboardStyle.css, type: "text/css; charset=utf-8") }
         routes.get("dashboard/app.js") { _, _ in Self.asset(DashboardScript.javaScript, type: "text/javascript; charset=utf-8") }
+        routes.get("dashboard/delivery.js") { _, _ in
+            Self.asset(DashboardDeliveryScript.javaScript, type: "text/javascript; charset=utf-8")
+        }
         routes.get("v1/events/stream") { request, _ in
             do throws(ControlAPIError) {
                 return try JournalEventStream(journal: journal).response(request)

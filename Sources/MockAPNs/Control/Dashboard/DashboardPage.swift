@@ -17,6 +17,7 @@ enum DashboardPage {
   <nav>
     <button data-view="notifications" class="selected">Notifications</button>
     <button data-view="connections">Connections</button>
+    <button data-view="delivery">Delivery log</button>
     <button data-view="diagnoses">Diagnoses</button>
     <button data-view="verdicts">Verdicts</button>
     <button data-view="scenario">Scenario</button>
@@ -42,6 +43,16 @@ enum DashboardPage {
   </section>
   <section id="view-connections" class="view" hidden>
     <div id="connections"></div>
+  </section>
+  <section id="view-delivery" class="view" hidden>
+    <form id="delivery-form" class="filters" autocomplete="off">
+      <input name="id" placeholder="apns-unique-id, apns-id or notification number" size="46">
+      <button type="submit">Search</button>
+    </form>
+    <p class="empty" id="delivery-empty">Enter the apns-unique-id a sandbox answer carried, an apns-id, or a notification's number to see what became of it.</p>
+    <div id="delivery-log"></div>
+    <h2>Recent delivery events</h2>
+    <div id="delivery-recent"></div>
   </section>
   <section id="view-diagnoses" class="view" hidden>
     <form class="filters" autocomplete="off"><select id="diagnosis-code" aria-label="diagnosis code"></select></form>
@@ -73,6 +84,14 @@ enum DashboardPage {
     </form>
     <h3>Feedback waiting</h3>
     <ul id="feedback"></ul>
+    <h2>Devices online and offline</h2>
+    <p class="hint">Every device is online unless taken offline here, through the control API or by a scenario rule. Offline, one notification per app is stored, the newest, until it expires; coming online delivers it. <span id="delivery-rules"></span></p>
+    <form id="device-state-form" class="filters" autocomplete="off">
+      <input name="token" placeholder="device token (hex)" size="40">
+      <button type="button" data-online="false">Take offline</button>
+      <button type="button" data-online="true">Bring online</button>
+    </form>
+    <div id="device-states"></div>
     <h2>Clock</h2>
     <p>Server time: <strong id="clock-now">…</strong> <span id="clock-mode"></span></p>
     <form id="clock-form" class="filters" autocomplete="off">
@@ -90,6 +109,7 @@ enum DashboardPage {
   <h2 id="detail-title"></h2>
   <div id="detail-body"></div>
 </dialog>
+<script src="/dashboard/delivery.js"></script>
 <script src="/dashboard/app.js"></script>
 </body>
 </html>

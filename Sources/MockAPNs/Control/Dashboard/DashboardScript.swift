@@ -132,6 +132,9 @@ function take(event) {
     case "verdict":
       state.verdictsChanged = true;
       break;
+    case "delivery":
+      takeDelivery(event);
+      break;
     default:
       break;
   }
@@ -212,7 +215,7 @@ function showView(name) {
   for (const button of document.querySelectorAll("nav button")) button.classList.toggle("selected", button.dataset.view === name);
   for (const view of document.querySelectorAll(".view")) view.hidden = view.id !== `view-${name}`;
   if (name === "scenario") loadScenario();
-  if (name === "devices") { loadClock(); loadFeedback(); }
+  if (name === "devices") { loadClock(); loadFeedback(); loadDevices(); }
   if (name === "verdicts") loadVerdicts();
   render();
 }
@@ -223,6 +226,8 @@ function render() {
   if (currentView === "diagnoses") renderDiagnoses();
   // The report is the server's (GET /v1/report); a new verdict event asks for it again.
   if (currentView === "verdicts" && state.verdictsChanged) loadVerdicts();
+  if (currentView === "delivery") renderDeliveryRecent();
+  if (currentView === "devices" && delivery.devicesStale) loadDevices();
 }
 
 function filters() {
@@ -312,14 +317,16 @@ function notificationCard(event) {
         aps.badge !== undefined && el("span", { class: "badge" }, aps.badge),
         aps.sound !== undefined && el("span", {}, `sound: ${typeof aps.sound === "string" ? aps.sound : JSON.stringify(aps.sound)}`),
         aps["thread-id"] && el("span", {}, `thread: ${aps["thread-id"]}`),
-        el("span", {}, destination(event, record))));
+        el("span", {}, destination(event, record)),
+        deliveryTag(event)));
   }
   return el("div", { class: "card compact", "data-seq": event.seq, onclick: open },
     el("span", { class: "kind" }, kindLabel + pushType),
     el("span", {}, record.topic || record.bundleId || "(no topic)"),
     el("span", { class: "mono" }, destination(event, record)),
     el("span", {}, `${record.payloadLength} bytes`),
-    el("span", {}, time(event.time)));
+    el("span", {}, time(event.time)),
+    deliveryTag(event));
 }
 
 function openDetail(title, ...content) {
@@ -346,6 +353,11 @@ async function showNotification(event) {
         el("table", {}, (frame.headers || []).map(([name, value]) => el("tr", {}, el("th", { class: "mono" }, name), el("td", { class: "mono" }, value)))));
     }
     if (headerFrames.length === 0) body.append(el("p", { class: "hint" }, "No header frames are in the journal (frame recording may be off)."));
+  }
+  if (event.type === "notification" && record.accepted) {
+    const log = el("div", { id: "detail-delivery" });
+    body.append(el("h3", {}, "Delivery log"), log);
+    loadDeliveryLog(String(event.seq), log);
   }
   body.append(el("h3", {}, "Record"), el("pre", {}, JSON.stringify(event, null, 2)));
 }
@@ -589,6 +601,7 @@ async function start() {
   $("scenario-replace").addEventListener("click", replaceScenario);
   for (const button of document.querySelectorAll("#device-form button")) button.addEventListener("click", () => deviceAction(button.dataset.action));
   for (const button of document.querySelectorAll("#clock-form button")) button.addEventListener("click", () => clockAction(button.dataset.action));
+  startDelivery();
   $("diagnosis-code").addEventListener("change", renderDiagnoses);
   const [reasons, ports, kinds, codes] = await Promise.all(
     [api("GET", "/v1/reasons"), api("GET", "/v1/ports"), api("GET", "/v1/event-kinds"), api("GET", "/v1/diagnosis-codes")]);

@@ -65,5 +65,14 @@ dialog .close { float: right; border: 0; font-size: 1.4em; background: none; }
 .rules .pass .mark { color: #1a7f37; }
 .rules .fail .mark { color: #c62828; }
 .finding { font-size: .9em; color: #555; }
+.delivery-state { font-size: .8em; border-radius: 10px; padding: 0 .5em; background: #e8eef9; color: var(--accent); white-space: nowrap; }
+.delivery-state.delivered { background: #e3f4e8; color: var(--ok); }
+.delivery-state.stored { background: #fff4d6; color: #8a6100; }
+.delivery-state.superseded, .delivery-state.collapsed, .delivery-state.expired, .delivery-state.discarded { background: var(--refused-bg); color: var(--refused); }
+.delivery-line.delivered td.event { color: var(--ok); }
+.delivery-line.superseded td.event, .delivery-line.collapsed td.event, .delivery-line.expired td.event, .delivery-line.discarded td.event { color: var(--refused); }
+.delivery-line.openable { cursor: pointer; }
+.delivery-notification { background: var(--panel); border-radius: 8px; padding: .5em .8em; margin-bottom: 1em; }
+tr.device.offline td:nth-child(2) { color: var(--refused); font-weight: 600; }
 """#
 }

@@ -1,0 +1,75 @@
+import MockAPNsCore
+import Synchronization
+
+/// What the delivery model reads from the journal, in journal order: accepted notifications
+/// and device changes. The journal hands events over on the recording thread (often an event
+/// loop), so receiving only keeps the few fields the model needs and rings the reader's bell.
+final class DeliveryFeed: JournalSink {
+    /// One input for the model.
+    enum Input: Sendable, Equatable {
+        case notification(DeliveryNotification)
+        case device(token: String, online: Bool, atMilliseconds: Int64)
+    }
+
+    private struct Pending {
+        var inputs: [Input] = []
+        /// Inputs left out because the reader fell this far behind.
+        var overflow = 0
+        /// The sequence of the newest device change handed over.
+        var lastDeviceChange: UInt64 = 0
+    }
+
+    /// Inputs waiting at most; beyond this the reader is far behind, and what cannot be kept
+    /// is counted and reported rather than held without bound.
+    static let limit = 262_144
+
+    private let pending = Mutex(Pending())
+    let bell = Doorbell()
+
+    /// Notifications, and the delivery events that carry device changes; refused
+    /// notifications and frames never reach the model.
+    let wantedKinds: UInt32 = JournalEventKind.bits(.notification, .delivery)
+
+    func receive(_ event: JournalEvent) {
+        let input: Input
+        switch event.kind {
+        case .delivery(let record):
+            // The model's own steps come back here too; only a device's change is an input.
+            guard record.step.isDeviceStep else { return }
+            input = .device(token: record.deviceToken, online: record.step == .online, atMilliseconds: record.atMilliseconds)
+        case .notification(let record):
+            guard let notification = DeliveryNotification(record, sequence: event.sequence, receivedAtMilliseconds: event.wallTimeMilliseconds)
+            else { return }
+            input = .notification(notification)
+        case .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed, .http2Frame, .legacyFrame, .fault,
+             .feedbackTuple, .diagnosis, .broadcast, .channelOperation, .verdict:
+            return
+        }
+        pending.withLock { pending in
+            if case .device = input { pending.lastDeviceChange = event.sequence }
+            if pending.inputs.count < Self.limit {
+                pending.inputs.append(input)
+            } else {
+                pending.overflow += 1
+            }
+        }
+        bell.ring()
+    }
+
+    /// The sequence of the newest device change the journal has handed over: the journal
+    /// hands events over in order, so every notification recorded before it is in the feed.
+    var lastDeviceChange: UInt64 {
+        pending.withLock { $0.lastDeviceChange }
+    }
+
+    /// Everything received since the last call, oldest first, and how many were left out.
+    func drain() -> (inputs: [Input], overflow: Int) {
+        pending.withLock { pending in
+            defer {
+                pending.inputs.removeAll(keepingCapacity: true)
+                pending.overflow = 0
+            }
+            return (pending.inputs, pending.overflow)
+        }
+    }
+}

@@ -1,0 +1,198 @@
+import Logging
+import MockAPNsCore
+import NIOCore
+import Synchronization
+
+/// Runs the delivery model beside the server: reads accepted notifications and device changes
+/// from the journal (through `DeliveryFeed`, in journal order), applies Apple's rules on the
+/// server clock, records each step as a `delivery` event, and hands what is delivered to the
+/// forwarders. It works on its own task, off the event loops; a request's only cost is the
+/// feed's hand-off.
+actor DeliveryService {
+    /// After each batch the reader rests this long, so that under load it takes events in
+    /// batches rather than waking for each one.
+    static let batchInterval = Duration.milliseconds(5)
+    /// How often the clock is looked at while something waits for a deadline: a clock moved
+    /// through the Swift API (not the control API, which says so at once) is noticed within this.
+    static let clockPollInterval: Int64 = 100
+
+    private var model: DeliveryModel
+    /// Off (`delivery.model: false`), the service takes nothing from the journal and refuses
+    /// every question.
+    nonisolated let runsModel: Bool
+    private let feed = DeliveryFeed()
+    private let journal: Journal
+    private let clock: ServerClock
+    private let forwarding: [ForwardingQueue]
+    private let logger: Logger
+    private var reading: Task<Void, Never>?
+    /// Server resets asked for, and those carried out: a reset is asked for synchronously and
+    /// carried out before the model takes anything newer.
+    private let resetsAsked = Atomic<UInt64>(0)
+    private var resetsDone: UInt64 = 0
+
+    init(settings: MockAPNsConfiguration.DeliverySettings, journal: Journal, clock: ServerClock, group: any EventLoopGroup, logger: Logger) {
+        self.model = DeliveryModel(options: settings.options)
+        self.runsModel = settings.runsModel
+        self.journal = journal
+        self.clock = clock
+        self.logger = logger
+        let limits = ForwardingQueue.Limits(
+            queue: settings.forwardQueueLimit, timeout: .milliseconds(Int64((settings.forwardTimeoutSeconds * 1000).rounded())),
+            slow: .milliseconds(Int64((settings.forwardSlowSeconds * 1000).rounded()))
+        )
+        var forwarders: [any DeliveryForwarder] = []
+        if let simulator = settings.simulator {
+            forwarders.append(SimulatorForwarder(command: simulator.pushCommand))
+        }
+        if let url = settings.webhookURL, let address = WebhookAddress(url) {
+            forwarders.append(WebhookForwarder(url: url, address: address, group: group))
+        }
+        self.forwarding = settings.runsModel ? forwarders.map { ForwardingQueue(forwarder: $0, limits: limits, journal: journal, logger: logger) } : []
+        if settings.runsModel { journal.addSink(feed) }
+    }
+
+    /// What carries out a scenario rule's device change: a `delivery` event in the journal,
+    /// recorded when the rule fires, so the model applies it before the request's own
+    /// notification (which is recorded after its answer).
+    static func recorder(journal: Journal, clock: ServerClock) -> @Sendable (ScenarioDeviceChange) -> Void {
+        { change in
+            journal.record(.delivery(.device(change.deviceToken, online: change.online, at: clock.millisecondsSince1970, rule: change.rule)))
+        }
+    }
+
+    // MARK: Running
+
+    /// Starts reading the feed and the forwarders.
+    func start() {
+        guard runsModel else { return }
+        for queue in forwarding { queue.start() }
+        reading = Task { [weak self] in await self?.run() }
+    }
+
+    /// Stops reading (after taking in what is waiting) and stops the forwarders.
+    func stop() async {
+        let task = reading
+        reading = nil
+        task?.cancel()
+        await task?.value
+        catchUp()
+        for queue in forwarding { await queue.stop() }
+    }
+
+    private func run() async {
+        while !Task.isCancelled {
+            catchUp()
+            try? await Task.sleep(for: Self.batchInterval)
+            await feed.bell.wait(timeout: nextLook())
+        }
+    }
+
+    /// How long to wait for the next input: until the next deadline on a clock that follows
+    /// real time, at most `clockPollInterval` (the clock may be moved); without deadlines,
+    /// until an input arrives.
+    private func nextLook() -> Duration? {
+        guard let deadline = model.nextDeadline else { return nil }
+        let wait = min(max(deadline - clock.millisecondsSince1970, 1), Self.clockPollInterval)
+        return .milliseconds(wait)
+    }
+
+    // MARK: Reading the journal
+
+    /// Takes in every input the feed holds, then passes the deadlines due by the clock's
+    /// reading now. Readers call it before they answer, so what they see includes every
+    /// notification already in the journal.
+    func catchUp() {
+        let asked = resetsAsked.load(ordering: .acquiring)
+        if asked != resetsDone {
+            resetsDone = asked
+            _ = model.removeAll()
+        }
+        let (inputs, overflow) = feed.drain()
+        if overflow > 0 {
+            let message = "The delivery model fell \(DeliveryFeed.limit) inputs behind the journal: \(overflow) accepted notification(s) "
+                + "or device change(s) were left out of it (their answers were not affected)."
+            logger.warning("\(message)", metadata: ["diagnosis": "delivery.feed-overflow"])
+            journal.record(.diagnosis(code: .deliveryFeedOverflow, message: message, figures: [JournalFigure("leftOut", Int64(overflow))]))
+        }
+        var changes: [DeliveryModel.Change] = []
+        for input in inputs {
+            switch input {
+            case .notification(let notification):
+                changes += model.receive(notification)
+            case .device(let token, let online, let time):
+                changes += model.setOnline(token, online, at: time)
+            }
+        }
+        changes += model.advance(to: clock.millisecondsSince1970)
+        for change in changes {
+            journal.record(.delivery(change.record))
+            if !forwarding.isEmpty, let delivered = DeliveredNotification(change) {
+                for queue in forwarding { queue.offer(delivered) }
+            }
+        }
+    }
+
+    // MARK: What the control API and the embedding API ask
+
+    /// Records that `token` went online or offline now; the model applies it in journal
+    /// order, after every notification recorded before it. Returns the device as it then is.
+    func setDevice(_ token: String, online: Bool) async throws(DeliveryModelOff) -> DeviceDeliveryState {
+        guard runsModel else { throw DeliveryModelOff() }
+        let sequence = journal.record(.delivery(.device(token, online: online, at: clock.millisecondsSince1970)))
+        await feedReaches(sequence)
+        catchUp()
+        return model.state(of: token)
+    }
+
+    /// Waits (at most a second) until the feed holds the device change at `sequence`. The journal
+    /// hands an event to its sinks on the thread that recorded it, unless another thread is
+    /// handing over events then; this waits out the second case.
+    private func feedReaches(_ sequence: UInt64) async {
+        var waited = 0
+        while feed.lastDeviceChange < sequence, waited < 1000 {
+            try? await Task.sleep(for: .milliseconds(1))
+            waited += 1
+        }
+    }
+
+    /// Every device that is offline or has notifications waiting.
+    func devices() throws(DeliveryModelOff) -> [DeviceDeliveryState] {
+        guard runsModel else { throw DeliveryModelOff() }
+        catchUp()
+        return model.devicesHeld
+    }
+
+    /// One device (online and empty when never told otherwise).
+    func device(_ token: String) throws(DeliveryModelOff) -> DeviceDeliveryState {
+        guard runsModel else { throw DeliveryModelOff() }
+        catchUp()
+        return model.state(of: token)
+    }
+
+    /// The timelines of the notifications `id` names (see `DeliveryTimeline.find`).
+    func timelines(for id: String) throws(DeliveryModelOff) -> [DeliveryTimeline] {
+        guard runsModel else { throw DeliveryModelOff() }
+        catchUp()
+        let events = journal.events(matching: JournalEventFilter(kinds: ["notification", "delivery"]))
+        return DeliveryTimeline.find(id, in: events)
+    }
+
+    /// Forgets every device (all online again, nothing stored) and what waits in the feed:
+    /// what a server reset does here. Done before the model next takes anything in.
+    nonisolated func reset() {
+        _ = feed.drain()
+        resetsAsked.add(1, ordering: .releasing)
+        feed.bell.ring()
+    }
+
+    var options: DeliveryOptions { model.options }
+}
+
+/// The delivery model was asked a question while it is off (`delivery.model: false`,
+/// `--delivery-model off`).
+public struct DeliveryModelOff: Error, Sendable, CustomStringConvertible {
+    public var description: String {
+        "the delivery model is off (--delivery-model off, delivery.model false): every device is online and no delivery is recorded"
+    }
+}

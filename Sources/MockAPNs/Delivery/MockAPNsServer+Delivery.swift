@@ -1,0 +1,51 @@
+import MockAPNsCore
+
+/// The delivery model through the embedding API: devices online and offline, what is stored
+/// for them, and each notification's delivery log.
+///
+/// ```swift
+/// try await server.setDevice(token, online: false)
+/// // ... three pushes to `token` for the same app ...
+/// try await server.setDevice(token, online: true)       // only the last is delivered
+/// let log = try await server.deliveryLog(apnsUniqueID)  // accepted, stored, superseded ...
+/// ```
+///
+/// Each throws `DeliveryModelOff` when `configuration.delivery.runsModel` is false.
+extension MockAPNsServer {
+    /// Takes `token`'s device offline (`online: false`) or brings it online, as of now: every
+    /// notification already recorded meets the device as it was, every later one as it is now.
+    /// Coming online delivers what is stored for it. Returns the device as it then is.
+    @discardableResult
+    public func setDevice(_ token: String, online: Bool) async throws(DeliveryModelOff) -> DeviceDeliveryState {
+        try await delivery.setDevice(token, online: online)
+    }
+
+    /// One device: online or not, what is stored for it and what is held for its next batch.
+    public func device(_ token: String) async throws(DeliveryModelOff) -> DeviceDeliveryState {
+        try await delivery.device(token)
+    }
+
+    /// Every device that is offline or has notifications waiting, by token (every other
+    /// device is online with nothing waiting).
+    public func devices() async throws(DeliveryModelOff) -> [DeviceDeliveryState] {
+        try await delivery.devices()
+    }
+
+    /// The delivery log of the notifications `id` names, oldest first: `id` is an
+    /// `apns-unique-id`, an `apns-id` as answered, or the journal sequence number of the
+    /// notification's event (the id of a legacy notification). Empty when the journal holds
+    /// none.
+    public func deliveryLog(_ id: String) async throws(DeliveryModelOff) -> [DeliveryTimeline] {
+        try await delivery.timelines(for: id)
+    }
+
+    /// Takes in what the journal handed to the delivery model and passes the deadlines due
+    /// by the clock now. The model does this by itself within milliseconds; call it after
+    /// moving `clock` through the Swift API to see the result at once.
+    public func catchUpDelivery() async {
+        await delivery.catchUp()
+    }
+
+    /// The delivery rules' numbers in force.
+    public var deliveryOptions: DeliveryOptions { configuration.delivery.options }
+}

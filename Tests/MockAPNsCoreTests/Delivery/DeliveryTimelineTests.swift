@@ -1,0 +1,92 @@
+import MockAPNsCore
+import XCTest
+
+/// A notification's delivery log, found by any of its ids in the journal, and told in the
+/// words of Apple's Push Notifications Console.
+final class DeliveryTimelineTests: XCTestCase {
+    private let journal = Journal(clock: ServerClock(fixedAt: 1_767_225_600_000))
+
+    private func record(token: String, apnsID: String?, uniqueID: String?, accepted: Bool = true, transport: Transport = .http2) -> UInt64 {
+        let answer = accepted
+            ? SentAnswer(status: transport == .http2 ? 200 : nil, apnsID: apnsID, uniqueID: uniqueID, accepted: true)
+            : SentAnswer(status: 400, reason: .badDeviceToken, apnsID: apnsID, accepted: false)
+        journal.record(.notification(NotificationRecord(
+            transport: transport, deviceToken: token, topic: "com.example.app", payload: Array("{}".utf8),
+            authentication: JournalAuthentication(kind: "none"), answer: answer)))
+        return journal.statistics.lastSequence
+    }
+
+    private var events: [JournalEvent] {
+        journal.events(matching: JournalEventFilter(kinds: ["notification", "delivery"]))
+    }
+
+    func testALogIsFoundByUniqueIDApnsIDOrSequenceAndToldInTheConsolesWords() throws {
+        var model = DeliveryModel()
+        let offlineAt = journal.statistics.lastSequence
+        journal.record(.delivery(.device("a1", online: false, at: 1_767_225_600_000)))
+        _ = model.setOnline("a1", false, at: 1_767_225_600_000)
+        var sequences: [UInt64] = []
+        for index in 1...2 {
+            let sequence = record(token: "A1", apnsID: "5E0D3A0B-0000-0000-0000-00000000000\(index)", uniqueID: "unique-\(index)")
+            sequences.append(sequence)
+            let notification = try XCTUnwrap(events.last?.notification.flatMap(DeliveryNotification.init))
+            for change in model.receive(notification) { journal.record(.delivery(change.record)) }
+        }
+        for change in model.setOnline("a1", true, at: 1_767_225_601_000) { journal.record(.delivery(change.record)) }
+        XCTAssertGreaterThan(sequences[0], offlineAt)
+
+        let first = DeliveryTimeline.find("unique-1", in: events)
+        XCTAssertEqual(first.count, 1)
+        XCTAssertEqual(first.first?.entries.map(\.step), ["accepted", "stored", "superseded"])
+        XCTAssertEqual(first.first?.entries.map(\.consoleText), [
+            "Received by APNs", "Stored - Device Offline", "Discarded - Replaced in Storage by a Newer Notification",
+        ])
+        XCTAssertEqual(first.first?.entries.last?.record?.replacedBy, sequences[1])
+        XCTAssertEqual(first.first?.state, "superseded")
+        XCTAssertFalse(first.first?.isWaiting ?? true)
+
+        // apns-id in any letter case, and the journal sequence, name the same notification.
+        let second = DeliveryTimeline.find("5e0d3a0b-0000-0000-0000-000000000002", in: events)
+        XCTAssertEqual(second.first?.entries.map(\.consoleText), [
+            "Received by APNs", "Stored - Device Offline", "Delivered to Device (From Storage)",
+        ])
+        XCTAssertEqual(second.first?.entries.last?.atMilliseconds, 1_767_225_601_000)
+        XCTAssertEqual(DeliveryTimeline.find(String(sequences[1]), in: events), second)
+        XCTAssertEqual(second.first?.state, "delivered")
+        XCTAssertTrue(DeliveryTimeline.find("nobody", in: events).isEmpty)
+    }
+
+    func testARefusedNotificationHasNoDeliveryAndALegacyOneIsFoundByItsSequence() {
+        _ = record(token: "b1", apnsID: "REFUSED", uniqueID: nil, accepted: false)
+        let legacy = record(token: "b2", apnsID: nil, uniqueID: nil, transport: .legacy)
+        let refused = DeliveryTimeline.find("refused", in: events)
+        XCTAssertEqual(refused.first?.entries, [])
+        XCTAssertEqual(refused.first?.state, "refused")
+        let found = DeliveryTimeline.find(String(legacy), in: events)
+        XCTAssertEqual(found.first?.notification.transport, .legacy)
+        XCTAssertEqual(found.first?.state, "accepted")
+    }
+
+    func testAReusedApnsIDListsEveryNotificationThatCarriedIt() {
+        _ = record(token: "c1", apnsID: "SAME", uniqueID: "u-1")
+        _ = record(token: "c2", apnsID: "SAME", uniqueID: "u-2")
+        XCTAssertEqual(DeliveryTimeline.find("SAME", in: events).map(\.notification.deviceToken), ["c1", "c2"])
+    }
+
+    func testTheJSONFormsSayWhatTheDashboardShows() throws {
+        var model = DeliveryModel(options: DeliveryOptions(batchDelayMilliseconds: 500))
+        _ = record(token: "d1", apnsID: "ID", uniqueID: "u")
+        var notification = try XCTUnwrap(events.last?.notification.flatMap(DeliveryNotification.init))
+        notification.priority = 5
+        for change in model.receive(notification) { journal.record(.delivery(change.record)) }
+        var writer = JSONWriter()
+        DeliveryJSON.write(try XCTUnwrap(DeliveryTimeline.find("u", in: events).first), into: &writer)
+        let log = writer.text
+        XCTAssertTrue(log.contains(#""state":"stored","console":"Stored - Power Considerations","timeline":[{"seq":"#), log)
+        XCTAssertTrue(log.contains(#""step":"stored","cause":"powerConsiderations","console":"Stored - Power Considerations","at":1767225600000,"until":1767225600500}"#), log)
+        var device = JSONWriter()
+        DeliveryJSON.write(model.state(of: "d1"), into: &device)
+        XCTAssertTrue(device.text.hasPrefix(#"{"deviceToken":"d1","online":true,"stored":[],"held":[{"notification":"#), device.text)
+        XCTAssertTrue(device.text.hasSuffix(#""batchReleaseAt":1767225600500}"#), device.text)
+    }
+}
