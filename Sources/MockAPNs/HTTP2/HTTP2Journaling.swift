@@ -47,6 +47,7 @@ struct HTTP2Journaling {
         }
         // Before the notification: whoever waits for it finds what was noticed about it.
         for diagnosis in assessment.diagnoses {
+            logger.notice("HTTP/2 stream \(streamID): \(diagnosis.message)", metadata: ["diagnosis": "\(diagnosis.code.rawValue)"])
             journal.record(diagnosis.event, connection: connectionID, stream: streamID)
         }
         return (assessment.verdict, assessment.request)
