@@ -100,6 +100,23 @@ final class AuthenticationTests: XCTestCase {
         try await server.shutdown()
     }
 
+    /// curl without `--cacert` refuses the server's certificate with `unknown_ca`; the journal
+    /// and the log say which CA file to give it.
+    func testAClientThatDistrustsTheServerIsToldWhichCAToPass() async throws {
+        let (server, ports) = try await TestServer.start()
+        let result = try ProcessRunner.run("curl", ["--http2", "-sS", "-o", "/dev/null", "https://127.0.0.1:\(ports.http2)/3/device/\(token)"])
+        XCTAssertNotEqual(result.status, 0, "curl must refuse a server signed by an unknown CA")
+        let failures = await server.journal.waitForEvents(count: 1, timeout: .seconds(5)) { event in
+            if case .tlsFailed = event.kind { return true }
+            return false
+        }
+        guard case .tlsFailed(let failure)? = failures.first?.kind else { return XCTFail("no tlsFailed event") }
+        XCTAssertEqual(failure.alertReceived, "unknown_ca")
+        XCTAssertTrue(failure.reason.contains("alert unknown_ca (48): it does not trust this server's certificate; give the client the CA that signed it, /"), failure.reason)
+        XCTAssertTrue(failure.reason.contains("certs-dev/ca.pem (curl --cacert /"), failure.reason)
+        try await server.shutdown()
+    }
+
     func testTokenSignedByOpenSSLWithDERSignatureIsAccepted() async throws {
         let (server, ports) = try await TestServer.start()
         let script = """
