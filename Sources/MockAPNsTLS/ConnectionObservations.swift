@@ -9,6 +9,8 @@ struct ConnectionPolicy: Sendable {
     var alpnRefusalExplanation: String?
     /// See `TLSConfiguration.versionRefusalAdvice`.
     var versionRefusalAdvice: String? = nil
+    /// See `TLSConfiguration.untrustedServerAdvice`.
+    var untrustedServerAdvice: String? = nil
 }
 
 /// Per-connection state written by OpenSSL callbacks during the handshake and read by the

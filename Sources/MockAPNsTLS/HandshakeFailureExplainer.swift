@@ -41,7 +41,12 @@ enum HandshakeFailureExplainer {
             return "no cipher suite in common; client offered \(hello.offeredCipherSuites.count): [\(hello.offeredCipherSuites.joined(separator: ", "))]"
         }
         if let alert = observations.alertReceived {
-            return "client aborted the handshake with alert \(alert)"
+            // These three are how clients say they refuse the server's certificate.
+            guard [TLSAlert.unknownCA, .badCertificate, .certificateUnknown].contains(alert) else {
+                return "client aborted the handshake with alert \(alert)"
+            }
+            let advice = observations.policy.untrustedServerAdvice.map { "; \($0)" } ?? ""
+            return "client aborted the handshake with alert \(alert): it does not trust this server's certificate\(advice)"
         }
         return "TLS handshake failed: \(openSSL)"
     }

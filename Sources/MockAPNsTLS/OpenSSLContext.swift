@@ -30,7 +30,7 @@ public final class OpenSSLContext: @unchecked Sendable {
             versions: (configuration.minimumVersion, configuration.maximumVersion),
             keyLogFile: configuration.keyLogFile, securityLevel: configuration.securityLevel,
             cipherList: configuration.cipherList, alpnRefusalExplanation: configuration.alpnRefusalExplanation,
-            versionRefusalAdvice: configuration.versionRefusalAdvice
+            versionRefusalAdvice: configuration.versionRefusalAdvice, untrustedServerAdvice: configuration.untrustedServerAdvice
         ) { context throws(TLSError) in
             try ContextBuilder.configureServer(context, configuration)
         }
@@ -95,6 +95,7 @@ private enum ContextBuilder {
         cipherList: String?,
         alpnRefusalExplanation: String? = nil,
         versionRefusalAdvice: String? = nil,
+        untrustedServerAdvice: String? = nil,
         configureRole: (OpaquePointer) throws(TLSError) -> Void
     ) throws(TLSError) -> (OpaquePointer, ConnectionPolicy) {
         try validate(versions: versions, alpn: alpn)
@@ -102,7 +103,7 @@ private enum ContextBuilder {
         let policy = ConnectionPolicy(
             role: role, alpn: alpn, clientCertificate: clientCertificate,
             versions: versions.0...versions.1, keyLog: keyLog, alpnRefusalExplanation: alpnRefusalExplanation,
-            versionRefusalAdvice: versionRefusalAdvice
+            versionRefusalAdvice: versionRefusalAdvice, untrustedServerAdvice: untrustedServerAdvice
         )
         let context = try make(method: method)
         do {

@@ -75,6 +75,10 @@ public struct TLSConfiguration: Sendable {
     /// after the versions it offered and the ones accepted: the application's setting that
     /// allows them, or why it cannot. `nil` says nothing more.
     public var versionRefusalAdvice: String?
+    /// What a client that refused this listener's certificate (it answered the handshake with
+    /// `unknown_ca`, `bad_certificate` or `certificate_unknown`) is told to do: the
+    /// application's words naming the CA file to give it. `nil` says nothing more.
+    public var untrustedServerAdvice: String?
 
     public init(
         certificateChain: [PEMSource],
@@ -88,9 +92,11 @@ public struct TLSConfiguration: Sendable {
         keyLogFile: String? = nil,
         cipherList: String? = nil,
         alpnRefusalExplanation: String? = nil,
-        versionRefusalAdvice: String? = nil
+        versionRefusalAdvice: String? = nil,
+        untrustedServerAdvice: String? = nil
     ) {
         self.versionRefusalAdvice = versionRefusalAdvice
+        self.untrustedServerAdvice = untrustedServerAdvice
         self.certificateChain = certificateChain
         self.privateKey = privateKey
         self.alpn = alpn

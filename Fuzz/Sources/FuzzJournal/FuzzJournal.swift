@@ -112,7 +112,8 @@ struct FuzzInput {
                 requestAPNsID: optionalString(), priority: bool() ? int() : nil, expiration: bool() ? int64() : nil,
                 collapseID: optionalString(), legacyIdentifier: bool() ? UInt32(truncatingIfNeeded: uint64()) : nil,
                 payload: data(), authentication: JournalAuthentication(
-                    kind: string(), teamID: optionalString(), keyID: optionalString(), refusal: bool() ? pick(Reason.allCases) : nil
+                    kind: string(), teamID: optionalString(), keyID: optionalString(), refusal: bool() ? pick(Reason.allCases) : nil,
+                    issuedAt: bool() ? int64() : nil, detail: optionalString()
                 ),
                 answer: answer(), dropped: bool(),
                 connectionID: bool() ? uint64() : nil, streamID: bool() ? Int32(truncatingIfNeeded: int64()) : nil

@@ -14,6 +14,7 @@ extension HTTP2ConnectionBridge {
         // Live Activity topic.
         let tokenTopic = topic ?? bundleID.map { $0 + (PushType.liveactivity.topicSuffix ?? "") }
         let authentication = authenticate(authorization: authorization, topic: tokenTopic, handler: handler)
+        let authenticationDetail = refusalDetail
         let push = HTTP2PushRequest(headers: headers, body: Array(request.body.readableBytesView))
         let requestID = decider.responseRequestID(for: headers)
         let context = DecisionContext(environment: services.environment, authentication: authentication)
@@ -32,7 +33,8 @@ extension HTTP2ConnectionBridge {
             },
             record: { sent in
                 let record = judged?.record ?? decider.describe(push, requestID: requestID, authentication: authentication)
-                journaling.recordBroadcast(record, diagnoses: judged?.diagnoses ?? [], sent: sent, streamID: streamID)
+                journaling.recordBroadcast(
+                    record, diagnoses: judged?.diagnoses ?? [], sent: sent, streamID: streamID, authenticationDetail: authenticationDetail)
             }
         )
     }
@@ -45,6 +47,7 @@ extension HTTP2ConnectionBridge {
         // A provider token is checked against the bundle id of the path.
         let bundleID = Self.bundleID(in: request.firstValue(of: ":path"), after: "/1/apps/")
         let authentication = authenticate(authorization: authorization, topic: bundleID, handler: handler)
+        let authenticationDetail = refusalDetail
         let push = HTTP2PushRequest(headers: headers, body: Array(request.body.readableBytesView))
         let context = DecisionContext(environment: services.environment, authentication: authentication)
         let requestID = decider.responseRequestID(for: headers)
@@ -66,7 +69,8 @@ extension HTTP2ConnectionBridge {
             },
             record: { sent in
                 let outcome = judged ?? decider.describe(push, requestID: requestID)
-                journaling.recordChannelOperation(outcome, sent: sent, streamID: streamID, authentication: authentication)
+                journaling.recordChannelOperation(
+                    outcome, sent: sent, streamID: streamID, authentication: authentication, authenticationDetail: authenticationDetail)
             }
         )
     }

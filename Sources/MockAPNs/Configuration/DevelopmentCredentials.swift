@@ -145,6 +145,13 @@ public struct DevelopmentCredentials: Sendable, Equatable {
         return generated
     }
 
+    /// `path` from the root, so a client running in another folder can use it.
+    public static func absolute(_ path: String) -> String {
+        guard !path.hasPrefix("/") else { return path }
+        let relative = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
+        return join(FileManager.default.currentDirectoryPath, relative)
+    }
+
     static func join(_ folder: String, _ name: String) -> String {
         folder.hasSuffix("/") ? folder + name : folder + "/" + name
     }

@@ -119,6 +119,23 @@ public struct MockAPNsConfiguration: Sendable {
         case lower
     }
 
+    /// The CA file that signed the server certificate, from the root, when the server knows it:
+    /// the credentials folder's `ca.pem` when the folder holds a development set and no
+    /// other server certificate is configured.
+    var serverCertificateAuthority: String? {
+        guard tls.certificateChain == nil, DevelopmentCredentials.isPopulated(certificateDirectory) else { return nil }
+        return DevelopmentCredentials.absolute(certificateFile(nil, default: "ca.pem"))
+    }
+
+    /// What a client that refuses the server's certificate (`unknown_ca`) is told to do.
+    var untrustedServerAdvice: String {
+        guard let ca = serverCertificateAuthority else {
+            let chain = DevelopmentCredentials.absolute(certificateFile(tls.certificateChain, default: "server.pem"))
+            return "give the client the CA that signed \(chain)"
+        }
+        return "give the client the CA that signed it, \(ca) (curl --cacert \(ca), openssl s_client -CAfile \(ca), or the CA setting of its TLS library)"
+    }
+
     /// The resolved path of a file in the certificate directory.
     func certificateFile(_ override: String?, default name: String) -> String {
         if let override { return override }

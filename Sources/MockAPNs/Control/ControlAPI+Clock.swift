@@ -21,6 +21,7 @@ extension ControlAPI {
             json.integer("millisecondsSince1970", now)
             json.string("time", Date(timeIntervalSince1970: Double(now) / 1000).ISO8601Format())
             json.bool("fixed", clock.isFixed)
+            json.integer("offsetMilliseconds", clock.offsetFromRealTimeMilliseconds)
         }
     }
 

@@ -20,7 +20,8 @@ extension ControlAPI {
         return ControlResponse.object { json in
             json.string("name", scenario.name)
             json.string("description", scenario.description)
-            json.integer("seed", engine.seed)
+            // A string: a 64-bit seed is past what JavaScript's numbers hold exactly.
+            json.string("seed", String(engine.seed))
             json.integer("rules", scenario.rules.count)
             json.string("initialState", scenario.initialState)
             json.string("state", engine.currentState)

@@ -60,7 +60,7 @@ extension ControlAPI {
             json.string("state", reset.scenarioState)
             json.endObject()
             json.endObject()
-            json.integer("seed", reset.seed)
+            json.string("seed", String(reset.seed))
             json.beginObject("clock")
             json.integer("millisecondsSince1970", reset.clockMilliseconds)
             json.bool("fixed", reset.clockFixed)

@@ -20,6 +20,8 @@ struct HTTP2ConnectionServices: Sendable {
     /// Where frames, notifications and errors are recorded.
     let journal: Journal
     let logger: Logger
+    /// The PEM file client certificates must chain to, named when one does not.
+    var clientTrustRootsPath: String? = nil
     /// Watches all connections together for a provider that uses each for one request.
     var churn: HTTP2ChurnWatch? = nil
     /// Which API the listener serves: the provider API (device pushes and broadcasts) or the
@@ -68,6 +70,10 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     private var credentials = Credentials.pending
     /// The `iat` of the provider token the last `authenticate` call accepted, for the record.
     private var acceptedTokenIssuedAt: Int64?
+    /// Why the last `authenticate` call refused the credentials, for the record and the log.
+    private(set) var refusalDetail: String?
+    /// Why this connection's client certificate is refused, when it is.
+    private var certificateRefusalDetail: String?
     private var logger: Logger
     /// Applies the scenario's decision to each request.
     let scenario: HTTP2ScenarioResponder
@@ -141,7 +147,10 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         case .trusted:
             credentials = .certificate(Self.certificateAuthentication(session.peerCertificateChainDER.first))
         case .untrusted(let reason):
-            logger.notice("client certificate does not chain to the trusted roots: \(reason); requests get 403 BadCertificate")
+            let roots = services.clientTrustRootsPath.map { " (\($0))" } ?? ""
+            let detail = "the client certificate does not chain to the trusted roots\(roots): \(reason)"
+            logger.notice("\(detail); requests get 403 BadCertificate")
+            certificateRefusalDetail = detail
             credentials = .certificate(.rejected(.badCertificate))
         }
         let http2 = NGHTTP2ServerHandler(configuration: settings, delegate: self)
@@ -194,6 +203,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         }
         let authentication = authenticate(authorization: authorization, topic: topic, handler: handler)
         let tokenIssuedAt = acceptedTokenIssuedAt
+        let authenticationDetail = refusalDetail
         let push = HTTP2PushRequest(headers: headers, body: Array(request.body.readableBytesView))
         let decisionContext = DecisionContext(environment: services.environment, authentication: authentication)
         let decider = services.decider
@@ -223,7 +233,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
                 let request = judged ?? decider.route(PushRequest(bestEffort: push), context: decisionContext)
                 journaling.recordNotification(
                     request, sent: sent, bodyLength: bodyLength, streamID: streamID, authentication: authentication,
-                    environment: decisionContext.environment, tokenIssuedAt: tokenIssuedAt,
+                    environment: decisionContext.environment, tokenIssuedAt: tokenIssuedAt, authenticationDetail: authenticationDetail,
                     handlingMicroseconds: handlingMicroseconds ?? Int((NIODeadline.now() - arrivedAt).nanoseconds / 1000)
                 )
             }
@@ -232,10 +242,12 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
 
     func authenticate(authorization: String?, topic: String?, handler: NGHTTP2ServerHandler) -> AuthenticationResult {
         acceptedTokenIssuedAt = nil
+        refusalDetail = nil
         switch credentials {
         case .pending:
             return .unauthenticated
         case .certificate(let result):
+            refusalDetail = certificateRefusalDetail
             return result
         case .providerToken(var state, let raised):
             let outcome = services.tokenVerifier.authenticate(
@@ -243,6 +255,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
                 serverEnvironment: services.environment, state: &state
             )
             acceptedTokenIssuedAt = outcome.identity?.issuedAt
+            if case .rejected(let rejection) = outcome { refusalDetail = rejection.detail }
             if let notes = outcome.identity?.notes, !notes.isEmpty, outcome.identity?.servedFromCache == false {
                 logger.info("provider token accepted with notes: \(journaling.printable(notes.map { "\($0)" }.joined(separator: "; ")))")
                 for note in notes { journaling.note("\(note)", code: .providerTokenNote) }

@@ -47,6 +47,7 @@ struct HTTP2Journaling {
         }
         // Before the notification: whoever waits for it finds what was noticed about it.
         for diagnosis in assessment.diagnoses {
+            logger.notice("HTTP/2 stream \(streamID): \(diagnosis.message)", metadata: ["diagnosis": "\(diagnosis.code.rawValue)"])
             journal.record(diagnosis.event, connection: connectionID, stream: streamID)
         }
         return (assessment.verdict, assessment.request)
@@ -57,12 +58,13 @@ struct HTTP2Journaling {
     /// consulted, as its headers say), and `sent`, what the client was sent.
     func recordNotification(
         _ request: PushRequest, sent: SentAnswer, bodyLength: Int, streamID: Int32, authentication: AuthenticationResult,
-        environment: APNsEnvironment, tokenIssuedAt: Int64? = nil, handlingMicroseconds: Int?
+        environment: APNsEnvironment, tokenIssuedAt: Int64? = nil, authenticationDetail: String? = nil, handlingMicroseconds: Int?
     ) {
         var record = NotificationRecord(
             request, answer: sent, authentication: JournalAuthentication(authentication), payloadLength: bodyLength
         )
         record.authentication.issuedAt = tokenIssuedAt
+        record.authentication.detail = authenticationDetail.map { JournalAuthentication.boundedDetail(printable($0)) }
         record.handlingMicroseconds = handlingMicroseconds
         record.environment = environment
         journal.record(.notification(record), connection: connectionID, stream: streamID)
@@ -135,24 +137,25 @@ struct HTTP2Journaling {
 extension HTTP2Journaling {
     /// Records a broadcast once its answer has gone out, after the diagnoses the core made
     /// of it (so whoever waits for the broadcast finds them).
-    func recordBroadcast(_ record: BroadcastRecord, diagnoses: [Diagnosis], sent: SentAnswer, streamID: Int32) {
+    func recordBroadcast(
+        _ record: BroadcastRecord, diagnoses: [Diagnosis], sent: SentAnswer, streamID: Int32, authenticationDetail: String? = nil
+    ) {
         for diagnosis in diagnoses {
             journal.record(diagnosis.event, connection: connectionID, stream: streamID)
         }
         var record = record
         record.answer = sent
+        record.authentication.detail = authenticationDetail.map { JournalAuthentication.boundedDetail(printable($0)) }
         journal.record(.broadcast(record), connection: connectionID, stream: streamID)
     }
 
     /// Records a channel management request once its answer has gone out.
     func recordChannelOperation(
-        _ outcome: ChannelManagementOutcome, sent: SentAnswer, streamID: Int32, authentication: AuthenticationResult
+        _ outcome: ChannelManagementOutcome, sent: SentAnswer, streamID: Int32, authentication: AuthenticationResult,
+        authenticationDetail: String? = nil
     ) {
-        journal.record(
-            .channelOperation(ChannelOperationRecord(
-                outcome: outcome, authentication: JournalAuthentication(authentication), answer: sent
-            )),
-            connection: connectionID, stream: streamID
-        )
+        var record = ChannelOperationRecord(outcome: outcome, authentication: JournalAuthentication(authentication), answer: sent)
+        record.authentication.detail = authenticationDetail.map { JournalAuthentication.boundedDetail(printable($0)) }
+        journal.record(.channelOperation(record), connection: connectionID, stream: streamID)
     }
 }

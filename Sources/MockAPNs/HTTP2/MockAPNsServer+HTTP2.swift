@@ -44,7 +44,8 @@ extension MockAPNsServer {
             minimumVersion: .tlsv12,
             keyLogFile: ProcessEnvironment.value(of: "SSLKEYLOGFILE"),
             alpnRefusalExplanation: "APNs requires HTTP/2 (h2)",
-            versionRefusalAdvice: "APNs requires TLS 1.2 or later on the provider API; no setting allows older versions here"
+            versionRefusalAdvice: "APNs requires TLS 1.2 or later on the provider API; no setting allows older versions here",
+            untrustedServerAdvice: configuration.untrustedServerAdvice
         )
     }
 

@@ -168,7 +168,8 @@ final class LegacyListeners: Sendable {
             keyLogFile: ProcessEnvironment.value(of: "SSLKEYLOGFILE"),
             versionRefusalAdvice: allowOld
                 ? "the legacy ports accept nothing older than TLS 1.0"
-                : "TLS 1.0 and 1.1 are refused unless --legacy-allow-old-tls (legacy.allowOldTLS) is set"
+                : "TLS 1.0 and 1.1 are refused unless --legacy-allow-old-tls (legacy.allowOldTLS) is set",
+            untrustedServerAdvice: configuration.untrustedServerAdvice
         )
     }
 }

@@ -104,6 +104,7 @@ enum AccessEntry {
     /// The line after its time and level:
     /// `open c1 http2 from 127.0.0.1:54321 TLSv1.3 certificate "..."`,
     /// `push c1/s1 http2 token=a1b2c3d4 topic=com.example.app type=alert 200 87us`,
+    /// `push c2/s1 http2 token=a1b2c3d4 topic=com.example.app type=alert 403 InvalidProviderToken 40us: iat ... in the future ...`,
     /// `close c1 http2 by client after 0.012s, 1 notifications`,
     /// `broadcast c1/s1 bundle=com.example.app channel=dHVw... 200`,
     /// `channel c2/s1 create bundle=com.example.app channel=dHVw... 201`,
@@ -163,18 +164,21 @@ enum AccessEntry {
                 Self.appendDecimal(UInt64(clamping: micros), to: &bytes)
                 bytes.append(contentsOf: "us".utf8)
             }
+            Self.appendCause(record.authentication.detail ?? record.problem, to: &bytes)
         case .broadcast(let connection, let stream, let record):
             var text = "broadcast c\(connection)\(stream.map { "/s\($0)" } ?? "") bundle=\(record.bundleID ?? "-")"
             text += " channel=\(record.channelID ?? "-") \(record.status.map(String.init) ?? "-")"
             if let reason = record.reason { text += " \(reason.rawValue)" }
             bytes.append(contentsOf: text.utf8)
             Self.appendScenario(record.answer, to: &bytes)
+            Self.appendCause(record.authentication.detail, to: &bytes)
         case .channelOperation(let connection, let stream, let record):
             var text = "channel c\(connection)\(stream.map { "/s\($0)" } ?? "") \(record.operation?.rawValue ?? "-")"
             text += " bundle=\(record.outcome.bundleID ?? "-") channel=\(record.channelID ?? "-") \(record.status.map(String.init) ?? "-")"
             if let reason = record.reason { text += " \(reason.rawValue)" }
             bytes.append(contentsOf: text.utf8)
             Self.appendScenario(record.answer, to: &bytes)
+            Self.appendCause(record.authentication.detail, to: &bytes)
         case .verdict(let connection, let verdict):
             var text = "verdict" + (connection.map { " c\($0)" } ?? "") + " \(verdict.rule.rawValue) \(verdict.check.rawValue) provider="
             bytes.append(contentsOf: text.utf8)
@@ -197,6 +201,14 @@ enum AccessEntry {
             bytes.append(contentsOf: " rule=".utf8)
             JSONWriter.appendQuoted(rule, to: &bytes)
         }
+    }
+
+    /// `: <why>` after a refusal whose record says why: the credentials' refusal detail (a
+    /// provider token's cause) or the record's problem.
+    static func appendCause(_ cause: String?, to bytes: inout [UInt8]) {
+        guard let cause, !cause.isEmpty else { return }
+        bytes.append(contentsOf: ": ".utf8)
+        bytes.append(contentsOf: cause.utf8)
     }
 
     /// The decimal digits of `value`, without making a string.
@@ -259,6 +271,8 @@ enum AccessEntry {
             json.string("fault", record.answer.fault?.name)
             json.string("rule", record.answer.rule)
             json.string("authentication", record.authentication.kind)
+            json.string("authenticationDetail", record.authentication.detail)
+            json.string("problem", record.problem)
             json.integer("micros", record.handlingMicroseconds)
         case .broadcast(let connection, let stream, let record):
             json.string("access", "broadcast")
@@ -270,6 +284,7 @@ enum AccessEntry {
             json.integer("status", record.status)
             json.string("reason", record.reason?.rawValue)
             json.string("authentication", record.authentication.kind)
+            json.string("authenticationDetail", record.authentication.detail)
         case .channelOperation(let connection, let stream, let record):
             json.string("access", "channelOperation")
             json.integer("connection", connection)
@@ -280,6 +295,7 @@ enum AccessEntry {
             json.integer("status", record.status)
             json.string("reason", record.reason?.rawValue)
             json.string("authentication", record.authentication.kind)
+            json.string("authenticationDetail", record.authentication.detail)
         case .verdict(let connection, let verdict):
             json.string("access", "verdict")
             json.integer("connection", connection)

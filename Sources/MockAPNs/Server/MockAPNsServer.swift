@@ -173,6 +173,7 @@ public final class MockAPNsServer: Sendable {
                     clock: clock,
                     journal: journal,
                     logger: logger,
+                    clientTrustRootsPath: DevelopmentCredentials.absolute(caCertificatePath),
                     churn: churn,
                     broadcasts: makeBroadcastDecider()
                 )

@@ -73,7 +73,9 @@ public struct PushDecider: Sendable {
             return PushAssessment(verdict: decided.verdict, request: route(request, context: context), diagnoses: decided.diagnoses)
         case .invalid(let reason, let apnsID):
             let verdict = verdict(for: .refused(reason, timestamp: nil), apnsID: apnsID, context: context)
-            return PushAssessment(verdict: verdict, request: PushRequest(bestEffort: raw), diagnoses: [])
+            // BadDeviceToken alone does not say what is wrong with the token: the diagnosis does.
+            let diagnoses = reason == .badDeviceToken ? validator.deviceTokenDiagnosis(raw).map { [$0] } ?? [] : []
+            return PushAssessment(verdict: verdict, request: PushRequest(bestEffort: raw), diagnoses: diagnoses)
         }
     }
 

@@ -19,6 +19,7 @@ public enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
     case http2RequestRefused = "http2.requestRefused"
     case http2StreamAfterGoAway = "http2.streamAfterGoAway"
     case http2PayloadNotJSON = "http2.payloadNotJSON"
+    case http2MalformedDeviceToken = "http2.malformedDeviceToken"
     case http2ConnectionChurn = "http2.connectionChurn"
     case providerTokenNote = "providerToken.note"
 
@@ -87,6 +88,7 @@ public enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
         case .http2RequestRefused: "A request was refused before it reached the decision (its header list was too large)."
         case .http2StreamAfterGoAway: "The client opened a stream after the server's GOAWAY named an earlier one as the last it would process; nghttp2 ignored it."
         case .http2PayloadNotJSON: "A notification's payload is not valid JSON."
+        case .http2MalformedDeviceToken: "A device token in the path is not hex of the allowed length (an odd number of digits, a character that is not a hex digit, too short or too long): BadDeviceToken."
         case .http2ConnectionChurn: "Many HTTP/2 connections each carried a single request instead of being reused."
         case .providerTokenNote: "A provider token was accepted but has a quirk worth fixing."
         case .payloadLiveActivityWithoutEvent: "A Live Activity push has no aps.event (start, update or end)."

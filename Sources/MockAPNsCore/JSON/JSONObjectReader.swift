@@ -80,6 +80,24 @@ public struct JSONObjectReader {
         return value
     }
 
+    /// An unsigned 64-bit integer, written as a JSON number or as a string of decimal digits
+    /// (JavaScript's numbers hold integers exactly only up to 2^53, so a tool that passes one
+    /// through JavaScript keeps it as a string).
+    public mutating func unsigned64(_ key: String) throws(JSONFileError) -> UInt64? {
+        guard let node = node(key) else { return nil }
+        let expected = "an integer from 0 to \(UInt64.max), as a number or a string of digits"
+        let text: String
+        switch node.value {
+        case .number(let number): text = number
+        case .string(let string): text = string
+        default: throw mismatch(key, node, expected: expected)
+        }
+        guard text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }), let value = UInt64(text) else {
+            throw invalid(key, node, "expected \(expected), found \(text.prefix(40))")
+        }
+        return value
+    }
+
     /// Any finite number within `range`.
     public mutating func double(_ key: String, in range: ClosedRange<Double>) throws(JSONFileError) -> Double? {
         guard let node = node(key) else { return nil }

@@ -56,6 +56,7 @@ extension JournalJSON {
         writer.string("keyId", authentication.keyID)
         writer.string("refusal", authentication.refusal?.rawValue)
         writer.integer("issuedAt", authentication.issuedAt)
+        writer.string("detail", authentication.detail)
         writer.endObject()
     }
 }

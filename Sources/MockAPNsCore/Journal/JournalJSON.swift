@@ -406,7 +406,8 @@ extension JournalJSON {
             kind: try need(reader.string("kind"), reader, "kind", "an authentication kind"),
             teamID: try reader.string("teamId"), keyID: try reader.string("keyId"),
             refusal: try reader.oneOf("refusal", Reason.self),
-            issuedAt: try reader.integer("issuedAt", in: Int64.min...Int64.max))
+            issuedAt: try reader.integer("issuedAt", in: Int64.min...Int64.max),
+            detail: try reader.string("detail"))
         try reader.finish()
         return authentication
     }

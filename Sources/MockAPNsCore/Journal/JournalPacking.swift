@@ -296,12 +296,13 @@ enum JournalPacking {
         writer.string(authentication.keyID)
         pack(authentication.refusal, into: &writer)
         writer.optionalInt64(authentication.issuedAt)
+        writer.string(authentication.detail)
     }
 
     private static func unpackAuthentication(from reader: inout JournalByteReader) -> JournalAuthentication {
         JournalAuthentication(
             kind: reader.text(), teamID: reader.string(), keyID: reader.string(), refusal: unpackReason(from: &reader),
-            issuedAt: reader.optionalInt64()
+            issuedAt: reader.optionalInt64(), detail: reader.string()
         )
     }
 

@@ -62,6 +62,15 @@ public final class ServerClock: Sendable {
         }
     }
 
+    /// How far a running clock reads ahead of real time (negative: behind), in milliseconds;
+    /// `nil` when the clock is pinned.
+    public var offsetFromRealTimeMilliseconds: Int64? {
+        switch mode {
+        case .real(let offset): offset
+        case .fixed: nil
+        }
+    }
+
     /// Whole seconds since 1970, as JWT `iat` and the legacy protocol count them.
     public var secondsSince1970: Int64 { millisecondsSince1970 / 1000 }
 

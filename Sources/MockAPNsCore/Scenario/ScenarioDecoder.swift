@@ -142,7 +142,7 @@ final class ScenarioDecoder {
         _ = read { () throws(JSONFileError) in try reader.string("$schema") }
         let name = required(read { () throws(JSONFileError) in try reader.string("name") }, reader, "name", expected: "a string")
         let description = read { () throws(JSONFileError) in try reader.string("description") }
-        let seed = read { () throws(JSONFileError) in try reader.integer("seed", in: 0...Int64.max) }
+        let seed = read { () throws(JSONFileError) in try reader.unsigned64("seed") }
         let initialState = read { () throws(JSONFileError) in try reader.string("initialState") }
         let registry = reader.node("registry").flatMap { registryState($0, path: reader.path(of: "registry")) }
         let connection = reader.node("connection").flatMap { connectionSettings($0, path: reader.path(of: "connection")) }
@@ -154,7 +154,7 @@ final class ScenarioDecoder {
         }
         guard let name else { return nil }
         return Scenario(
-            name: name, description: description, seed: seed.map { UInt64($0) },
+            name: name, description: description, seed: seed,
             initialState: initialState ?? Scenario.defaultInitialState,
             registry: registry ?? ScenarioRegistryState(),
             connection: connection ?? ScenarioConnectionSettings(), rules: rules

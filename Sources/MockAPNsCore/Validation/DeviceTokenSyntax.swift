@@ -17,6 +17,28 @@ struct DeviceTokenSyntax: Sendable {
         }
     }
 
+    /// Why `token` is not a well-formed token, in plain words for the provider's developer;
+    /// `nil` when it is one. The checks are `normalized`'s, told apart.
+    func problem(_ token: Substring) -> String? {
+        guard normalized(token) == nil else { return nil }
+        let digits = token.utf8.count
+        if let offset = token.utf8.firstIndex(where: { !HexDigits.isHexDigit($0, allowsUppercase: true) }) {
+            let position = token.utf8.distance(from: token.utf8.startIndex, to: offset)
+            let character = token[offset...].first.map { "\($0)".unicodeScalars.map { $0.escaped(asASCII: true) }.joined() } ?? "?"
+            return "The device token has \"\(character)\" at position \(position + 1), which is not a hex digit: "
+                + "a token is sent as hex, two digits per byte (a token printed as Data's description, base64 or with spaces?)."
+        }
+        if !allowsUppercase, token.utf8.contains(where: HexDigits.isUppercaseHexLetter) {
+            return "The device token has upper-case hex digits, which this server refuses (validation.acceptUppercaseTokens is false)."
+        }
+        if digits % 2 == 1 {
+            return "The device token has \(digits) hex digits, an odd number: a token is whole bytes, two digits each "
+                + "(a digit lost or added when it was copied?)."
+        }
+        return "The device token is \(digits / 2) bytes (\(digits) hex digits); this server takes "
+            + "\(byteLengths.lowerBound) to \(byteLengths.upperBound) bytes (validation.minimumTokenBytes, validation.maximumTokenBytes)."
+    }
+
     private enum Scan {
         case malformed
         case lowercase

@@ -133,6 +133,17 @@ public struct HTTP2RequestValidator: Sendable {
         ))
     }
 
+    /// Why the request's device token was refused `BadDeviceToken` by step 10, as a diagnosis
+    /// (`http2.malformedDeviceToken`); `nil` when its token is well-formed or absent.
+    public func deviceTokenDiagnosis(_ request: HTTP2PushRequest) -> Diagnosis? {
+        guard let path = request.headers.first(where: { $0.name == ":path" })?.value,
+              let token = Self.deviceToken(inPath: path), !token.isEmpty,
+              let problem = tokenSyntax.problem(token) else { return nil }
+        return Diagnosis(
+            .http2MalformedDeviceToken, problem,
+            figures: [JournalFigure("hexDigits", Int64(token.utf8.count))])
+    }
+
     /// The token part of a `:path`, or `nil` when the path is not under `/3/device/`.
     /// The token may be empty (`MissingDeviceToken`); anything after the prefix, including a
     /// query string or more slashes, is taken as the token and fails its syntax check.

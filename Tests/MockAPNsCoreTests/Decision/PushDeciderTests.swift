@@ -391,6 +391,15 @@ final class PushDeciderTests: XCTestCase {
     private static let liveActivity = Fixture().setting("apns-push-type", "liveactivity")
         .setting("apns-topic", "com.example.app.push-type.liveactivity")
 
+    /// `BadDeviceToken` from the token's syntax comes with the diagnosis that says what is
+    /// wrong; other refusals of the header rules come with none.
+    func testAMalformedTokenRefusalCarriesItsExplanation() {
+        let odd = assess(Fixture().token(String(Fixture.token.dropLast())))
+        XCTAssertEqual(odd.verdict.reason, .badDeviceToken)
+        XCTAssertEqual(odd.diagnoses.map(\.code), [.http2MalformedDeviceToken])
+        XCTAssertEqual(assess(Fixture().setting("apns-priority", "7")).diagnoses, [])
+    }
+
     /// Apple answers 200 to a Live Activity without `event`; the mock says why the device
     /// will ignore it, and refuses it only when asked.
     func testPayloadRulesDiagnoseByDefaultAndRefuseWhenAsked() {

@@ -5,7 +5,9 @@ import XCTest
 /// every kind, with every optional member present, reading and writing again gives the same
 /// text, so a member the writer gains and the reader ignores fails here.
 final class JournalJSONReadingTests: XCTestCase {
-    private static let authentication = JournalAuthentication(kind: "rejected", teamID: "TEAM", keyID: "KEY", refusal: .expiredProviderToken)
+    private static let authentication = JournalAuthentication(
+        kind: "rejected", teamID: "TEAM", keyID: "KEY", refusal: .expiredProviderToken,
+        detail: #"iat 1767225600 is 3700 s old; "tokens" last 3600 s"#)
 
     /// One event of each kind, as full as the kind gets.
     static let samples: [JournalEventKind] = {

@@ -50,7 +50,7 @@ final class JournalStoreTests: XCTestCase {
         var record = NotificationRecord(
             transport: .legacy, deviceToken: "", topic: "é.ü.漢字 🙂", pushType: "", requestAPNsID: "x",
             priority: Int.min, expiration: Int64.min, collapseID: String(repeating: "c", count: 300),
-            legacyIdentifier: UInt32.max, payload: [], authentication: JournalAuthentication(kind: "rejected", refusal: .badCertificate),
+            legacyIdentifier: UInt32.max, payload: [], authentication: JournalAuthentication(kind: "rejected", refusal: .badCertificate, detail: "é 漢字 🙂 " + String(repeating: "d", count: 300)),
             accepted: false, reason: .idleTimeout, status: Int.max, responseAPNsID: nil, timestamp: Int64.max,
             legacyStatus: .unknown, dropped: true, connectionID: UInt64.max, streamID: Int32.min
         )

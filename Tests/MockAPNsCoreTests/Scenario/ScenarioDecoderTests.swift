@@ -24,6 +24,21 @@ final class ScenarioDecoderTests: XCTestCase {
         }
     }
 
+    /// A seed is any 64-bit value, as a number or as the string of digits `GET /v1/scenario`
+    /// reports (so a run picked at random can be played again); anything else names itself.
+    func testASeedTakesEvery64BitValueAsANumberOrDigits() throws {
+        for text in ["12539804505817154371", #""12539804505817154371""#] {
+            XCTAssertEqual(try Scenario.decode(jsonText: #"{"name": "n", "seed": \#(text)}"#).seed, 12_539_804_505_817_154_371, text)
+        }
+        XCTAssertEqual(try Scenario.decode(jsonText: #"{"name": "n", "seed": 18446744073709551615}"#).seed, UInt64.max)
+        for (text, found) in [("18446744073709551616", "18446744073709551616"), (#""-1""#, "-1"), (#""0x10""#, "0x10"), ("1.5", "1.5")] {
+            XCTAssertThrowsError(try Scenario.decode(jsonText: #"{"name": "n", "seed": \#(text)}"#), text) { error in
+                XCTAssertTrue("\(error)".contains("$.seed"), "\(error)")
+                XCTAssertTrue("\(error)".contains("found \(found)"), "\(error)")
+            }
+        }
+    }
+
     func testARuleReadsAsWritten() throws {
         let scenario = try Scenario.decode(jsonText: """
             {"name": "n", "seed": 7, "connection": {"maxConcurrentStreams": 10, "goAwayAfterRequests": 3},

@@ -214,6 +214,31 @@ final class HTTP2RequestValidatorTests: XCTestCase {
         }
     }
 
+    /// `BadDeviceToken` says nothing about what is wrong with the token; the diagnosis does,
+    /// one cause per row, and a well-formed token (or none) has none.
+    func testAMalformedTokenIsExplained() {
+        let strict = HTTP2RequestValidator(options: ValidationOptions(acceptsUppercaseDeviceTokens: false))
+        let rows: [(String, HTTP2RequestValidator, Fixture, [String])] = [
+            ("odd-length token", validator, Fixture().token(String(Fixture.token.dropLast())), ["63 hex digits, an odd number"]),
+            ("31-byte token", validator, Fixture().token(String(repeating: "ab", count: 31)), ["31 bytes (62 hex digits)", "32 to 100 bytes"]),
+            ("101-byte token", validator, Fixture().token(String(repeating: "ab", count: 101)), ["101 bytes", "32 to 100 bytes"]),
+            ("token with spaces", validator, Fixture().token("a1b2 c3d4"), [#"" " at position 5"#, "not a hex digit"]),
+            ("token in angle brackets", validator, Fixture().token("<a1b2>"), [#""<" at position 1"#]),
+            ("non-ASCII character", validator, Fixture().token("a1é2"), [#""\u{00E9}" at position 3"#]),
+            ("uppercase refused", strict, Fixture().token(Fixture.token.uppercased()), ["upper-case", "validation.acceptUppercaseTokens"]),
+        ]
+        for (name, validator, fixture, needles) in rows {
+            XCTAssertEqual(validator.validate(fixture.request).reason, .badDeviceToken, name)
+            let diagnosis = validator.deviceTokenDiagnosis(fixture.request)
+            XCTAssertEqual(diagnosis?.code, .http2MalformedDeviceToken, name)
+            for needle in needles {
+                XCTAssertTrue(diagnosis?.message.contains(needle) == true, "\(name): \(diagnosis?.message ?? "no diagnosis")")
+            }
+        }
+        XCTAssertNil(validator.deviceTokenDiagnosis(Fixture().request), "a well-formed token")
+        XCTAssertNil(validator.deviceTokenDiagnosis(Fixture().token("").request), "no token: MissingDeviceToken says it")
+    }
+
     func testBackgroundPriorityReasonIsConfigurable() {
         let options = ValidationOptions(backgroundWithImmediatePriority: .reject(.invalidPushType))
         let request = Fixture().setting("apns-push-type", "background").request

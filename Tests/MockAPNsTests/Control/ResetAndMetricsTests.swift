@@ -72,7 +72,7 @@ final class ResetAndMetricsTests: XCTestCase {
         XCTAssertEqual(scenario["requests"] as? Int, 4)
         XCTAssertEqual(scenario["firings"] as? Int, 3)
         XCTAssertEqual(scenario["state"] as? String, "healthy")
-        XCTAssertEqual(reset.json["seed"] as? Int, 7)
+        XCTAssertEqual(reset.json["seed"] as? String, "7", "a string: 64 bits are past what JavaScript holds exactly")
         XCTAssertEqual((reset.json["clock"] as? [String: Any])?["millisecondsSince1970"] as? Int, Int(pinned))
 
         // Back to the start: empty journal, the scenario's own registry entry and feedback

@@ -43,6 +43,80 @@ final class AuthenticationTests: XCTestCase {
         try await server.shutdown()
     }
 
+    /// Every cause of `InvalidProviderToken` answers the same to the client, as Apple does; the
+    /// record's `authentication.detail` and the access log line say which it was.
+    func testEachInvalidProviderTokenCauseIsRecordedAndLogged() async throws {
+        let logPath = Fixtures.temporaryPath("access.log")
+        let descriptor = open(logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        addTeardownBlock { close(descriptor); unlink(logPath) }
+        let (server, ports) = try await TestServer.start {
+            $0.accessLog = MockAPNsConfiguration.AccessLogSettings(format: .text, output: LogOutput(descriptor: descriptor))
+        }
+        let otherPEM = try String(contentsOfFile: Fixtures.certificateDirectory + "/AuthKey_PRODUCT001.p8", encoding: .utf8)
+        let now = Int64(Date().timeIntervalSince1970)
+        let cases: [(name: String, jwt: String, detail: [String])] = [
+            ("unknown key id", try ProviderTokenSigner(keyID: "NOSUCHKEY1", teamID: "TEAM00000A", privateKeyPEM: otherPEM).token(issuedAt: now),
+             [#"no key registered with kid "NOSUCHKEY1""#, "SANDBOX001"]),
+            ("signed with another key", try ProviderTokenSigner(keyID: "SANDBOX001", teamID: "TEAM00000A", privateKeyPEM: otherPEM).token(issuedAt: now),
+             ["signature does not verify with key SANDBOX001"]),
+            ("wrong team", try jwt("SANDBOX001", team: "TEAM00000B"), [#"iss "TEAM00000B" is not key SANDBOX001's team TEAM00000A"#]),
+            ("iat in the future", try jwt("SANDBOX001", issuedAt: now + 600), ["in the future; tolerance 60 s"]),
+        ]
+        let curl = CurlClient(port: ports.http2, certificate: nil)
+        for item in cases {
+            let device = String(format: "%064x", item.name.hashValue.magnitude)
+            let response = try curl.send(path: "/3/device/\(device)", headers: appTopic + [("authorization", "bearer \(item.jwt)")])
+            XCTAssertEqual(response.body, #"{"reason":"InvalidProviderToken"}"#, item.name)
+            let records = await server.waitForNotifications(count: 1, matching: NotificationFilter(deviceToken: device), timeout: .seconds(5))
+            let record = try XCTUnwrap(records.first, item.name)
+            XCTAssertEqual(record.authentication.refusal, .invalidProviderToken, item.name)
+            let detail = try XCTUnwrap(record.authentication.detail, item.name)
+            for needle in item.detail { XCTAssertTrue(detail.contains(needle), "\(item.name): \(detail)") }
+            XCTAssertFalse(detail.contains(String(item.jwt.split(separator: ".").last ?? "")), "\(item.name): the signature is never recorded")
+        }
+        _ = await server.metricsText()  // the access log has read every record by now
+        try await server.shutdown()
+        let pushes = try String(contentsOfFile: logPath, encoding: .utf8).split(separator: "\n").filter { $0.contains(" info push c") }
+        XCTAssertEqual(pushes.count, cases.count, pushes.joined(separator: "\n"))
+        for (line, item) in zip(pushes, cases) {
+            XCTAssertTrue(line.contains("403 InvalidProviderToken "), String(line))
+            for needle in item.detail { XCTAssertTrue(line.contains(needle), "\(item.name): \(line)") }
+        }
+    }
+
+    /// A client certificate that does not chain to the trusted roots: the record and the log
+    /// name the CA file the server trusts, so a certificate from another development set is
+    /// told apart from a broken one.
+    func testAnUntrustedCertificateRecordNamesTheTrustedRoots() async throws {
+        let (server, ports) = try await TestServer.start()
+        let response = try CurlClient(port: ports.http2, certificate: "untrusted").send(path: "/3/device/\(token)", headers: appTopic)
+        XCTAssertEqual(response.body, #"{"reason":"BadCertificate"}"#)
+        let records = await server.waitForNotifications(count: 1, matching: NotificationFilter(deviceToken: token), timeout: .seconds(5))
+        let record = try XCTUnwrap(records.first)
+        let detail = try XCTUnwrap(record.authentication.detail)
+        XCTAssertTrue(detail.contains("does not chain to the trusted roots (/"), detail)
+        XCTAssertTrue(detail.contains("certs-dev/ca.pem)"), detail)
+        try await server.shutdown()
+    }
+
+    /// curl without `--cacert` refuses the server's certificate with `unknown_ca`; the journal
+    /// and the log say which CA file to give it.
+    func testAClientThatDistrustsTheServerIsToldWhichCAToPass() async throws {
+        let (server, ports) = try await TestServer.start()
+        let result = try ProcessRunner.run("curl", ["--http2", "-sS", "-o", "/dev/null", "https://127.0.0.1:\(ports.http2)/3/device/\(token)"])
+        XCTAssertNotEqual(result.status, 0, "curl must refuse a server signed by an unknown CA")
+        let failures = await server.journal.waitForEvents(count: 1, timeout: .seconds(5)) { event in
+            if case .tlsFailed = event.kind { return true }
+            return false
+        }
+        guard case .tlsFailed(let failure)? = failures.first?.kind else { return XCTFail("no tlsFailed event") }
+        XCTAssertEqual(failure.alertReceived, "unknown_ca")
+        XCTAssertTrue(failure.reason.contains("alert unknown_ca (48): it does not trust this server's certificate; give the client the CA that signed it, /"), failure.reason)
+        XCTAssertTrue(failure.reason.contains("certs-dev/ca.pem (curl --cacert /"), failure.reason)
+        try await server.shutdown()
+    }
+
     func testTokenSignedByOpenSSLWithDERSignatureIsAccepted() async throws {
         let (server, ports) = try await TestServer.start()
         let script = """

@@ -134,11 +134,14 @@ public final class ProviderTokenVerifier: Sendable {
     ) throws(ProviderTokenRejection) -> ProviderTokenConnectionState.CurrentToken {
         let decoded = try DecodedProviderToken(token)
         guard let key = registry.withLock({ $0.key(id: decoded.keyID) }), Self.sameBytes(key.keyID, decoded.keyID) else {
-            throw ProviderTokenRejection(.invalidProviderToken, "no key registered with kid \"\(decoded.keyID)\"")
+            throw ProviderTokenRejection(.invalidProviderToken, "no key registered with kid \"\(decoded.keyID)\"; \(knownKeys())")
         }
         state.signatureVerificationCount += 1
         guard decoded.isSigned(by: key.publicKey) else {
-            throw ProviderTokenRejection(.invalidProviderToken, "signature does not verify with key \(key.keyID)")
+            throw ProviderTokenRejection(
+                .invalidProviderToken,
+                "signature does not verify with key \(key.keyID): the token was signed with another private key "
+                    + "(an AuthKey_\(key.keyID).p8 of another credentials folder?)")
         }
         guard Self.sameBytes(decoded.issuer, key.teamID) else {
             throw ProviderTokenRejection(.invalidProviderToken,
@@ -168,6 +171,14 @@ public final class ProviderTokenVerifier: Sendable {
         return ProviderTokenConnectionState.CurrentToken(
             token: String(token), key: key, issuedAt: decoded.issuedAt, notes: decoded.notes,
             adoptedAtMilliseconds: nowMilliseconds)
+    }
+
+    /// The key ids a token may name, for a token that named another: a few, then how many more.
+    private func knownKeys() -> String {
+        let ids = registry.withLock { $0.keys.map(\.keyID) }
+        guard !ids.isEmpty else { return "this server has no provider keys (keys.json in its key directory)" }
+        let shown = ids.prefix(8).joined(separator: ", ")
+        return "this server's keys: \(shown)" + (ids.count > 8 ? " and \(ids.count - 8) more" : "")
     }
 
     private func checkNotRefusing(state: inout ProviderTokenConnectionState, nowMilliseconds: Int64) throws(ProviderTokenRejection) {
