@@ -125,9 +125,11 @@ actor DeliveryService {
             }
         }
         changes += model.advance(to: clock.millisecondsSince1970)
+        // One lock for the batch: under load every accepted notification has a step here.
+        journal.record(changes.map { .delivery($0.record) })
+        guard !forwarding.isEmpty else { return }
         for change in changes {
-            journal.record(.delivery(change.record))
-            if !forwarding.isEmpty, let delivered = DeliveredNotification(change) {
+            if let delivered = DeliveredNotification(change) {
                 for queue in forwarding { queue.offer(delivered) }
             }
         }

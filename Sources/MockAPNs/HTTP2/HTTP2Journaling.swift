@@ -12,6 +12,7 @@ struct HTTP2Journaling {
 
     /// Where diagnoses are also told, at notice level.
     private let logger: Logger
+    private let lastAuthorization = RecordedAuthorization()
 
     init(journal: Journal, connectionID: UInt64, logger: Logger) {
         self.journal = journal
@@ -24,7 +25,9 @@ struct HTTP2Journaling {
 
     func record(_ frame: HTTP2FrameRecord) {
         journal.record(
-            .http2Frame(JournalHTTP2.recordable(frame, providerTokens: journal.options.providerTokens)),
+            .http2Frame(JournalHTTP2.recordable(
+                frame, providerTokens: journal.options.providerTokens, lastAuthorization: lastAuthorization
+            )),
             connection: connectionID, stream: frame.streamID
         )
     }

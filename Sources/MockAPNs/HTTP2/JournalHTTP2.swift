@@ -5,7 +5,12 @@ import MockAPNsCore
 enum JournalHTTP2 {
     /// `record` with its header values and GOAWAY debug data as they may be recorded. A frame
     /// without text (most of them), or a setting that keeps tokens whole, is passed as it is.
-    static func recordable(_ record: HTTP2FrameRecord, providerTokens: ProviderTokenRecording) -> HTTP2FrameRecord {
+    /// `lastAuthorization` remembers the connection's last `authorization` value and its
+    /// recordable form: a provider sends the same token for up to an hour, and finding its
+    /// signature again for every request would cost more than the rest of the frame's record.
+    static func recordable(
+        _ record: HTTP2FrameRecord, providerTokens: ProviderTokenRecording, lastAuthorization: RecordedAuthorization? = nil
+    ) -> HTTP2FrameRecord {
         guard providerTokens != .whole else { return record }
         var record = record
         switch record.details {
@@ -14,6 +19,9 @@ enum JournalHTTP2 {
                 switch providerTokens {
                 case .redacted where header.name == "authorization":
                     return HTTPHeader(name: header.name, value: ProviderTokenRedaction.placeholder)
+                case .withoutSignature where header.name == "authorization":
+                    guard let lastAuthorization else { fallthrough }
+                    return HTTPHeader(name: header.name, value: lastAuthorization.recordable(header.value, providerTokens))
                 case .redacted, .withoutSignature, .whole:
                     // Any header may carry a token (a misspelt `authorization`, a proxy's copy).
                     return HTTPHeader(name: header.name, value: providerTokens.apply(header.value))
@@ -32,5 +40,20 @@ enum JournalHTTP2 {
     private static func recorded(_ data: [UInt8], _ providerTokens: ProviderTokenRecording) -> [UInt8] {
         guard let text = String(validating: data, as: UTF8.self) else { return data }
         return Array(providerTokens.apply(text).utf8)
+    }
+}
+
+/// One connection's last `authorization` header value and the form the journal records it in.
+/// Used on the connection's event loop only.
+final class RecordedAuthorization {
+    private var sent = ""
+    private var recorded = ""
+
+    func recordable(_ value: String, _ providerTokens: ProviderTokenRecording) -> String {
+        if value != sent {
+            sent = value
+            recorded = providerTokens.apply(value)
+        }
+        return recorded
     }
 }

@@ -28,9 +28,9 @@ struct AccessLog {
     }
 
     /// Writes the lines `events` call for.
-    mutating func write(_ events: [JournalEvent]) {
+    mutating func write<Events: Sequence<JournalEvent>>(_ events: Events) {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(events.count * 140)
+        bytes.reserveCapacity(events.underestimatedCount * 140)
         // Each line carries its event's real time: now, less how long ago it happened.
         let (realNow, monotonicNow) = LogLine.clocks()
         for event in events {

@@ -103,7 +103,8 @@ actor ActivityReader: Service {
         metrics.record(items)
         if judge != nil { judgeProviders(items) }
         guard accessLog != nil else { return }
-        accessLog?.write(items.compactMap(\.event))
+        // Lazily: the batch is not copied into a second array of events.
+        accessLog?.write(items.lazy.compactMap(\.event))
     }
 
     private func judgeProviders(_ items: [ActivityItem]) {

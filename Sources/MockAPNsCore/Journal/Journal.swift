@@ -144,46 +144,81 @@ public final class Journal: Sendable {
         record(first, second, connection: connection, stream: stream)
     }
 
+    /// Records events of one moment with no connection, in order, under one lock (the delivery
+    /// model's steps for a batch of notifications). Returns the sequence of the last.
+    @discardableResult
+    public func record(_ kinds: [JournalEventKind]) -> UInt64 {
+        guard let first = kinds.first else { return statistics.lastSequence }
+        guard kinds.count > 1 else { return record(first, nil, connection: nil, stream: nil) }
+        let wallTime = clock.millisecondsSince1970
+        let monotonic = Self.monotonicNanoseconds()
+        let (woken, delivers, recorded) = state.withLock { state in
+            var delivers = false
+            for kind in kinds {
+                delivers = Self.append(kind, to: &state, wallTime: wallTime, monotonic: monotonic, connection: nil, stream: nil) || delivers
+            }
+            return Self.takeParked(&state, delivers: delivers)
+        }
+        finishRecording(woken: woken, delivers: delivers)
+        return recorded
+    }
+
     /// Records one or two events; returns the sequence of the last.
     @discardableResult
     private func record(_ first: JournalEventKind, _ second: JournalEventKind?, connection: UInt64?, stream: Int32?) -> UInt64 {
         let wallTime = clock.millisecondsSince1970
         let monotonic = Self.monotonicNanoseconds()
-        let (woken, delivers, recorded): ([UInt64: CheckedContinuation<Void, Never>], Bool, UInt64) = state.withLock { state in
-            var delivers = false
-            func append(_ kind: JournalEventKind) {
-                state.lastSequence += 1
-                let sequence = state.lastSequence
-                if case .connectionOpened(let transport, _) = kind, let connection {
-                    state.transports[connection] = transport
-                }
-                state.store.append(
-                    sequence: sequence, wallTime: wallTime, monotonic: monotonic, connection: connection, stream: stream,
-                    kind: kind
-                )
-                if state.sinkKinds & kind.bit != 0 {
-                    state.sinkBacklog.append(JournalEvent(
-                        sequence: sequence, wallTimeMilliseconds: wallTime, monotonicNanoseconds: monotonic,
-                        connectionID: connection, streamID: stream, kind: kind
-                    ))
-                    if !state.deliveringToSinks {
-                        state.deliveringToSinks = true
-                        delivers = true
-                    }
-                }
+        let (woken, delivers, recorded) = state.withLock { state in
+            var delivers = Self.append(first, to: &state, wallTime: wallTime, monotonic: monotonic, connection: connection, stream: stream)
+            if let second {
+                delivers = Self.append(second, to: &state, wallTime: wallTime, monotonic: monotonic, connection: connection, stream: stream)
+                    || delivers
             }
-            append(first)
-            if let second { append(second) }
-            guard !state.parked.isEmpty else { return ([:], delivers, state.lastSequence) }
-            defer { state.parked.removeAll() }
-            return (state.parked, delivers, state.lastSequence)
+            return Self.takeParked(&state, delivers: delivers)
         }
+        finishRecording(woken: woken, delivers: delivers)
+        return recorded
+    }
+
+    /// Appends one event under the lock; returns whether this thread is to hand the backlog
+    /// to the sinks.
+    private static func append(
+        _ kind: JournalEventKind, to state: inout State, wallTime: Int64, monotonic: UInt64, connection: UInt64?, stream: Int32?
+    ) -> Bool {
+        state.lastSequence += 1
+        let sequence = state.lastSequence
+        if case .connectionOpened(let transport, _) = kind, let connection {
+            state.transports[connection] = transport
+        }
+        state.store.append(
+            sequence: sequence, wallTime: wallTime, monotonic: monotonic, connection: connection, stream: stream, kind: kind
+        )
+        guard state.sinkKinds & kind.bit != 0 else { return false }
+        state.sinkBacklog.append(JournalEvent(
+            sequence: sequence, wallTimeMilliseconds: wallTime, monotonicNanoseconds: monotonic,
+            connectionID: connection, streamID: stream, kind: kind
+        ))
+        guard !state.deliveringToSinks else { return false }
+        state.deliveringToSinks = true
+        return true
+    }
+
+    /// The readers parked for new events (taken, to be woken outside the lock), whether this
+    /// thread delivers to the sinks, and the last sequence.
+    private static func takeParked(
+        _ state: inout State, delivers: Bool
+    ) -> (woken: [UInt64: CheckedContinuation<Void, Never>], delivers: Bool, recorded: UInt64) {
+        guard !state.parked.isEmpty else { return ([:], delivers, state.lastSequence) }
+        defer { state.parked.removeAll() }
+        return (state.parked, delivers, state.lastSequence)
+    }
+
+    private func finishRecording(woken: [UInt64: CheckedContinuation<Void, Never>], delivers: Bool) {
         // Parked readers look at the new events themselves, on their own task.
         for continuation in woken.values {
             continuation.resume()
         }
         if delivers { deliverToSinks() }
-        return recorded
     }
 
     /// Hands the backlog to the sinks, outside the lock, until it is empty. Only one thread

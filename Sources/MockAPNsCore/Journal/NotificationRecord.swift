@@ -1,54 +1,213 @@
 /// One notification as the journal keeps it: the normalized request, how it authenticated,
 /// the verdict, and the answer the client got. What a test asserts on.
 public struct NotificationRecord: Sendable, Equatable {
+    // The fields live in one reference-counted box: a record is handed from the event loop to
+    // the journal, its sinks and their readers, and copying it then costs one retain rather
+    // than one for each of its strings and arrays. Writes copy the box when it is shared.
+    // Unchecked: a box is written only while this record holds its one reference.
+    private final class Storage: @unchecked Sendable {
+        var sequence: UInt64 = 0
+        var wallTimeMilliseconds: Int64 = 0
+        var connectionID: UInt64?
+        var streamID: Int32?
+        var transport: Transport
+        var deviceToken: String
+        var topic: String?
+        var pushType: String?
+        var requestAPNsID: String?
+        var priority: Int?
+        var expiration: Int64?
+        var collapseID: String?
+        var legacyIdentifier: UInt32?
+        var legacyCommand: UInt8?
+        var payload: [UInt8]
+        var payloadLength: Int
+        var authentication: JournalAuthentication
+        var answer: SentAnswer
+        var dropped: Bool
+        var problem: String?
+        var handlingMicroseconds: Int? = nil
+        var environment: APNsEnvironment? = nil
+
+        init(transport: Transport, deviceToken: String, payload: [UInt8], payloadLength: Int,
+             authentication: JournalAuthentication, answer: SentAnswer, dropped: Bool) {
+            self.transport = transport
+            self.deviceToken = deviceToken
+            self.payload = payload
+            self.payloadLength = payloadLength
+            self.authentication = authentication
+            self.answer = answer
+            self.dropped = dropped
+        }
+
+        func copy() -> Storage {
+            let copy = Storage(transport: transport, deviceToken: deviceToken, payload: payload, payloadLength: payloadLength,
+                               authentication: authentication, answer: answer, dropped: dropped)
+            copy.sequence = sequence
+            copy.wallTimeMilliseconds = wallTimeMilliseconds
+            copy.connectionID = connectionID
+            copy.streamID = streamID
+            copy.topic = topic
+            copy.pushType = pushType
+            copy.requestAPNsID = requestAPNsID
+            copy.priority = priority
+            copy.expiration = expiration
+            copy.collapseID = collapseID
+            copy.legacyIdentifier = legacyIdentifier
+            copy.legacyCommand = legacyCommand
+            copy.problem = problem
+            copy.handlingMicroseconds = handlingMicroseconds
+            copy.environment = environment
+            return copy
+        }
+    }
+
+    private var storage: Storage
+
+    private mutating func uniqueStorage() -> Storage {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+        return storage
+    }
+
+    public static func == (left: NotificationRecord, right: NotificationRecord) -> Bool {
+        if left.storage === right.storage { return true }
+        return left.sequence == right.sequence
+            && left.wallTimeMilliseconds == right.wallTimeMilliseconds
+            && left.connectionID == right.connectionID
+            && left.streamID == right.streamID
+            && left.transport == right.transport
+            && left.deviceToken == right.deviceToken
+            && left.topic == right.topic
+            && left.pushType == right.pushType
+            && left.requestAPNsID == right.requestAPNsID
+            && left.priority == right.priority
+            && left.expiration == right.expiration
+            && left.collapseID == right.collapseID
+            && left.legacyIdentifier == right.legacyIdentifier
+            && left.legacyCommand == right.legacyCommand
+            && left.payload == right.payload
+            && left.payloadLength == right.payloadLength
+            && left.authentication == right.authentication
+            && left.answer == right.answer
+            && left.dropped == right.dropped
+            && left.problem == right.problem
+            && left.handlingMicroseconds == right.handlingMicroseconds
+            && left.environment == right.environment
+    }
     /// The journal position of the event holding this record (set when it is recorded).
-    public var sequence: UInt64 = 0
+    public var sequence: UInt64 {
+        get { storage.sequence }
+        set { uniqueStorage().sequence = newValue }
+    }
     /// Milliseconds since 1970 by the server clock (set when it is recorded).
-    public var wallTimeMilliseconds: Int64 = 0
-    public var connectionID: UInt64?
+    public var wallTimeMilliseconds: Int64 {
+        get { storage.wallTimeMilliseconds }
+        set { uniqueStorage().wallTimeMilliseconds = newValue }
+    }
+    public var connectionID: UInt64? {
+        get { storage.connectionID }
+        set { uniqueStorage().connectionID = newValue }
+    }
     /// The HTTP/2 stream (`nil` on the legacy gateway).
-    public var streamID: Int32?
+    public var streamID: Int32? {
+        get { storage.streamID }
+        set { uniqueStorage().streamID = newValue }
+    }
 
     // MARK: The request
 
-    public var transport: Transport
+    public var transport: Transport {
+        get { storage.transport }
+        set { uniqueStorage().transport = newValue }
+    }
     /// As the request spelled it (legacy tokens as lowercase hex); empty when unknown, as for
     /// a legacy frame dropped unread.
-    public var deviceToken: String
-    public var topic: String?
-    public var pushType: String?
+    public var deviceToken: String {
+        get { storage.deviceToken }
+        set { uniqueStorage().deviceToken = newValue }
+    }
+    public var topic: String? {
+        get { storage.topic }
+        set { uniqueStorage().topic = newValue }
+    }
+    public var pushType: String? {
+        get { storage.pushType }
+        set { uniqueStorage().pushType = newValue }
+    }
     /// `apns-id` as the request sent it.
-    public var requestAPNsID: String?
-    public var priority: Int?
+    public var requestAPNsID: String? {
+        get { storage.requestAPNsID }
+        set { uniqueStorage().requestAPNsID = newValue }
+    }
+    public var priority: Int? {
+        get { storage.priority }
+        set { uniqueStorage().priority = newValue }
+    }
     /// `apns-expiration` or the legacy expiry, seconds since 1970.
-    public var expiration: Int64?
-    public var collapseID: String?
+    public var expiration: Int64? {
+        get { storage.expiration }
+        set { uniqueStorage().expiration = newValue }
+    }
+    public var collapseID: String? {
+        get { storage.collapseID }
+        set { uniqueStorage().collapseID = newValue }
+    }
     /// The legacy identifier (commands 1 and 2).
-    public var legacyIdentifier: UInt32?
+    public var legacyIdentifier: UInt32? {
+        get { storage.legacyIdentifier }
+        set { uniqueStorage().legacyIdentifier = newValue }
+    }
     /// The legacy command byte that framed it (0, 1, 2, or the unknown byte that arrived).
-    public var legacyCommand: UInt8?
+    public var legacyCommand: UInt8? {
+        get { storage.legacyCommand }
+        set { uniqueStorage().legacyCommand = newValue }
+    }
     /// The payload's first bytes (at most `NotificationRecord.payloadLimit`).
-    public var payload: [UInt8]
+    public var payload: [UInt8] {
+        get { storage.payload }
+        set { uniqueStorage().payload = newValue }
+    }
     /// The true payload length.
-    public var payloadLength: Int
-    public var authentication: JournalAuthentication
+    public var payloadLength: Int {
+        get { storage.payloadLength }
+        set { uniqueStorage().payloadLength = newValue }
+    }
+    public var authentication: JournalAuthentication {
+        get { storage.authentication }
+        set { uniqueStorage().authentication = newValue }
+    }
 
     // MARK: The outcome
 
     /// What the client was sent, as written: the answer, the fault, the rule that decided.
-    public var answer: SentAnswer
+    public var answer: SentAnswer {
+        get { storage.answer }
+        set { uniqueStorage().answer = newValue }
+    }
     /// Whether it was discarded unexamined (legacy frames after a failure or shutdown, streams
     /// HTTP/2 refused before anyone read them).
-    public var dropped: Bool
+    public var dropped: Bool {
+        get { storage.dropped }
+        set { uniqueStorage().dropped = newValue }
+    }
     /// What the legacy codec found wrong with the frame, in plain words, when it refused the
     /// frame itself (a payload or token of the wrong size, an unknown item, unparseable bytes).
-    public var problem: String?
+    public var problem: String? {
+        get { storage.problem }
+        set { uniqueStorage().problem = newValue }
+    }
     /// Microseconds from the complete request's arrival to its verdict: the server's own work,
     /// before any scenario delay (HTTP/2 only; `nil` when not measured).
-    public var handlingMicroseconds: Int? = nil
+    public var handlingMicroseconds: Int? {
+        get { storage.handlingMicroseconds }
+        set { uniqueStorage().handlingMicroseconds = newValue }
+    }
     /// The environment of the listener that received it (on a server playing both, which
     /// host the provider sent it to); `nil` when unknown.
-    public var environment: APNsEnvironment? = nil
+    public var environment: APNsEnvironment? {
+        get { storage.environment }
+        set { uniqueStorage().environment = newValue }
+    }
 
     /// Whether the client was told the notification was accepted (`SentAnswer.accepted`).
     public var accepted: Bool {
@@ -95,22 +254,19 @@ public struct NotificationRecord: Sendable, Equatable {
         authentication: JournalAuthentication, answer: SentAnswer, dropped: Bool = false,
         connectionID: UInt64? = nil, streamID: Int32? = nil
     ) {
-        self.transport = transport
-        self.deviceToken = deviceToken
-        self.topic = topic
-        self.pushType = pushType
-        self.requestAPNsID = requestAPNsID
-        self.priority = priority
-        self.expiration = expiration
-        self.collapseID = collapseID
-        self.legacyIdentifier = legacyIdentifier
-        self.payloadLength = payload.count
-        self.payload = Self.kept(payload)
-        self.authentication = authentication
-        self.answer = answer
-        self.dropped = dropped
-        self.connectionID = connectionID
-        self.streamID = streamID
+        storage = Storage(
+            transport: transport, deviceToken: deviceToken, payload: Self.kept(payload), payloadLength: payload.count,
+            authentication: authentication, answer: answer, dropped: dropped
+        )
+        storage.topic = topic
+        storage.pushType = pushType
+        storage.requestAPNsID = requestAPNsID
+        storage.priority = priority
+        storage.expiration = expiration
+        storage.collapseID = collapseID
+        storage.legacyIdentifier = legacyIdentifier
+        storage.connectionID = connectionID
+        storage.streamID = streamID
     }
 
     /// A record from the outcome's parts, as older code and tests spell them.

@@ -346,3 +346,37 @@ final class ProviderJudgeTests: XCTestCase {
         XCTAssertEqual(judge.report().provider(provider)?.rule(.permanentRetry).findings, 1)
     }
 }
+
+/// The fingerprint that tells notifications apart: equal for the same fields however their
+/// bytes are held, different when any byte, length or field boundary differs.
+final class FingerprintTests: XCTestCase {
+    private func fingerprint(_ parts: [[UInt8]], contiguous: Bool = true) -> UInt64 {
+        var hash = Fingerprint()
+        for part in parts {
+            if contiguous { hash.add(part) } else { hash.add(part.lazy.map { $0 }) }
+            hash.add(UInt8(0xFF))
+        }
+        return hash.finished
+    }
+
+    func testTheSameBytesGiveTheSameFingerprintHoweverTheyAreHeld() {
+        let payload = Array(#"{"aps":{"alert":"a fingerprint over more than eight bytes"}}"#.utf8)
+        XCTAssertEqual(fingerprint([payload]), fingerprint([payload], contiguous: false))
+        XCTAssertEqual(fingerprint([Array("ab".utf8), payload]), fingerprint([Array("ab".utf8), payload], contiguous: false))
+    }
+
+    func testEveryDifferenceChangesTheFingerprint() {
+        let payload = Array(#"{"aps":{"alert":"hello, twenty-some bytes"}}"#.utf8)
+        var lastByte = payload
+        lastByte[lastByte.count - 1] ^= 1
+        var firstByte = payload
+        firstByte[0] ^= 0x80
+        let variants: [[[UInt8]]] = [
+            [payload], [lastByte], [firstByte], [payload + [0]], [Array(payload.dropLast())],
+            [Array("abc".utf8), Array("def".utf8)], [Array("abcd".utf8), Array("ef".utf8)], [Array("abcdef".utf8)],
+            [[0, 0, 0, 0, 0, 0, 0]], [[0, 0, 0, 0, 0, 0, 0, 0]], [],
+        ]
+        let fingerprints = variants.map { fingerprint($0) }
+        XCTAssertEqual(Set(fingerprints).count, variants.count, "\(fingerprints)")
+    }
+}
