@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import time
 from pathlib import Path
@@ -153,21 +154,32 @@ def test_a_refusal_shows_its_status_reason_and_meaning(page, dashboard_server):
     snap(page, "refusal")
 
 
+def test_a_refused_provider_token_says_why(page, dashboard_server):
+    """Apple answers only InvalidProviderToken; the card also says which check failed, so a
+    token minted with a clock an hour ahead is not mistaken for a bad key."""
+    from test_broadcast import curl
+
+    now = dashboard_server.journal.get("/v1/clock")["millisecondsSince1970"] // 1000
+    token = unique_token()
+    status, _, _ = curl(dashboard_server.http2, f"/3/device/{token}", body='{"aps":{"alert":"x"}}', auth=None,
+                        headers=[f"authorization: bearer {provider_token(issued_at=now + 3600)}", f"apns-topic: {TOPIC}"])
+    assert status == 403
+    card = wait_text(page, ".refusal", "InvalidProviderToken", token[:8], timeout=2)
+    assert re.search(r"iat \d+ is 3[56]\d\d s in the future", card), card
+
+
 def test_a_connection_lists_its_frames_in_order(page, dashboard_server):
     token = unique_token()
     assert push(dashboard_server, token, '{"aps":{"alert":"frames"}}') == 200
+    connection = dashboard_server.journal.expect(token)["connection"]
     show(page, "connections")
-    WebDriverWait(page, 2).until(lambda d: texts(d, "tr.connection"))
-    newest = page.execute_script(
-        "const rows = Array.from(document.querySelectorAll('tr.connection'));"
-        "const row = rows.reduce((a, b) => Number(a.dataset.connection) > Number(b.dataset.connection) ? a : b);"
-        "return row.innerText;")
+    row = f'tr.connection[data-connection="{connection}"]'
+    # The row fills in as the connection's events stream in: wait for the push it carried.
+    newest = WebDriverWait(page, 2).until(lambda d: next((t for t in texts(d, row) if t.endswith("1\t0")), None))
     assert "TLS" in newest and "h2" in newest
     assert "certificate" in newest  # the client certificate's subject names the provider
     snap(page, "connections")
-    page.execute_script(
-        "const rows = Array.from(document.querySelectorAll('tr.connection'));"
-        "rows.reduce((a, b) => Number(a.dataset.connection) > Number(b.dataset.connection) ? a : b).click();")
+    page.execute_script("document.querySelector(arguments[0]).click()", row)
     WebDriverWait(page, 3).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#detail-body tr.frame"))
     types = [cell.text for cell in page.find_elements(By.CSS_SELECTOR, "#detail-body td.frame-type")]
     assert "HEADERS" in types and "DATA" in types, types
@@ -237,8 +249,12 @@ def test_devices_and_the_clock_are_driven_from_the_page(page, dashboard_server):
     page.find_element(By.CSS_SELECTOR, '#clock-form input[name="seconds"]').send_keys("3600")
     page.find_element(By.CSS_SELECTOR, '#clock-form button[data-action="advance"]').click()
     WebDriverWait(page, 3).until(lambda d: d.find_element(By.ID, "clock-now").text.startswith("2030-01-02T04:04:05"))
+    assert "pinned" in page.find_element(By.ID, "clock-mode").text
     page.find_element(By.CSS_SELECTOR, '#clock-form button[data-action="resume"]').click()
-    WebDriverWait(page, 3).until(lambda d: "real time" in d.find_element(By.ID, "clock-mode").text)
+    # It runs on from 2030: years ahead of real time, and says so.
+    WebDriverWait(page, 3).until(lambda d: "running," in d.find_element(By.ID, "clock-mode").text)
+    mode = page.find_element(By.ID, "clock-mode").text
+    assert re.fullmatch(r"\(running, \d+ d( \d+ h)? ahead of real time\)", mode), mode
     snap(page, "devices")
     show(page, "notifications")
     wait_text(page, ".refusal", "Unregistered", "410")
@@ -252,15 +268,24 @@ def test_a_legacy_connection_shows_its_frames_as_marked_hex(page, dashboard_serv
     token = unique_token()
     # One good command-2 notification, then one with a 16-byte token: status 5 and a close.
     s_client(dashboard_server.ports["gateway"], frame(bytes.fromhex(token), identifier=7) + frame(bytes(16), identifier=8))
-    wait_text(page, ".refusal", "legacy", timeout=3)
+    # The card explains the status the client was sent (5: the token's size), not the
+    # BadDeviceToken reason behind it, whose meaning speaks of the other environment.
+    card = wait_text(page, ".refusal", "legacy", timeout=3)
+    assert card.startswith("5"), card
+    assert "Invalid token size" in card and "invalid token size (16 bytes)" in card, card
+    assert "environment" not in card, card
     show(page, "connections")
     wait_text(page, "h2", "legacy", timeout=3)
     page.execute_script(
         "const rows = Array.from(document.querySelectorAll('tr.connection')).filter(r => r.closest('table').previousElementSibling.innerText.startsWith('legacy'));"
         "rows.reduce((a, b) => Number(a.dataset.connection) > Number(b.dataset.connection) ? a : b).click();")
     WebDriverWait(page, 3).until(lambda d: d.find_elements(By.CSS_SELECTOR, "#detail-body tr.frame"))
+    # Titled by what it shows, not by a journal number.
+    title = page.find_element(By.ID, "detail-title").text
+    assert title.startswith("Frames of the legacy gateway connection from ") and "127.0.0.1" in title, title
     frames = texts(page, "#detail-body tr.frame")
     assert len(frames) == 2 and all("command 2" in text for text in frames), frames
+    assert not any("undefined" in text for text in frames), frames
     # The good frame: the fields the server read from it.
     assert f"device token: {token}" in frames[0] and "identifier: 7" in frames[0], frames[0]
     # The malformed one: its bytes as hex with the fields marked, and what was wrong.
@@ -269,6 +294,18 @@ def test_a_legacy_connection_shows_its_frames_as_marked_hex(page, dashboard_serv
     assert fields[:4] == ["command", "frame length", "item id", "item length"], fields
     assert "device token" in fields, fields
     assert "token" in frames[1].lower(), frames[1]
+    # Its length is the one its header declares (70 bytes); the journal kept the first 64,
+    # and the field they end inside says so.
+    assert "70 bytes (first 64 kept)" in frames[1], frames[1]
+    cut = page.execute_script(
+        "return Array.from(document.querySelectorAll('#detail-body tr.frame')[1].querySelectorAll('.hex .field.cut'), f => f.innerText)")
+    assert cut == ["expiry: 00 00 … (2 of 4 bytes kept)"], cut
+    # Nothing is clipped: every marked field lies inside the dialog, which does not scroll sideways.
+    overflow = page.execute_script(
+        "const dialog = document.getElementById('detail'); const edge = dialog.getBoundingClientRect().right;"
+        "const fields = Array.from(dialog.querySelectorAll('.hex .field'));"
+        "return { scrolls: dialog.scrollWidth > dialog.clientWidth, outside: fields.filter(f => f.getBoundingClientRect().right > edge).map(f => f.title) };")
+    assert overflow == {"scrolls": False, "outside": []}, overflow
     snap(page, "legacy-frames")
     close_detail(page)
 
@@ -301,7 +338,8 @@ def test_broadcasts_and_channel_requests_appear_with_their_channel(page, dashboa
     assert "broadcast" in refusal and "channel" in refusal, refusal
     click_text(page, ".compact", "BROADCAST · LIVEACTIVITY")
     WebDriverWait(page, 3).until(lambda d: "Home 3, away 2" in d.find_element(By.ID, "detail-payload").text)
-    assert page.find_element(By.ID, "detail-title").text.startswith("Broadcast #")
+    title = page.find_element(By.ID, "detail-title").text
+    assert title == f"Liveactivity broadcast · {TOPIC} → channel {channel[:8]}…{channel[-6:]} · 200", title
     close_detail(page)
 
 
@@ -360,3 +398,205 @@ def test_delivery_states_the_devices_view_and_the_delivery_log(page, dashboard_s
     click_text(page, ".banner", "First score")
     WebDriverWait(page, 3).until(lambda d: "Discarded - Replaced in Storage by a Newer Notification" in d.find_element(By.ID, "detail-delivery").text)
     close_detail(page)
+
+
+# ---- A server with a scenario: scripted answers, faults, a 64-bit seed ----------------------
+
+# Above 2^53: a JavaScript number would show it as 12539804505817154000.
+SEED = 12539804505817154371
+SCRIPTED = unique_token()  # answered 503 by a scenario rule, with a reason of its own
+FAULTED = unique_token()   # its stream reset by a scenario rule: no answer at all
+
+
+def scenario(seed: int) -> str:
+    """The scenario as a file holds it, the seed a bare JSON number."""
+    return json.dumps({"name": "dashboard", "rules": [
+        {"name": "scripted busy", "match": {"tokens": [SCRIPTED]},
+         "action": {"type": "respond", "status": 503, "reason": "ScriptedBusy"}},
+        {"name": "reset the stream", "match": {"tokens": [FAULTED]}, "action": {"type": "resetStream", "errorCode": 2}},
+    ]})[:-1] + f', "seed": {seed}}}'
+
+
+@pytest.fixture(scope="module")
+def scripted_server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("dashboard-scenario")
+    (folder / "scenario.json").write_text(scenario(SEED))
+    instance = Server(folder, "--scenario", str(folder / "scenario.json")).start()
+    yield instance
+    instance.stop()
+
+
+def open_page(driver, server):
+    """The dashboard of `server`, loaded and following the live stream."""
+    driver.get_log("browser")  # what earlier pages logged is theirs
+    driver.get(f"http://127.0.0.1:{server.ports['control']}/")
+    WebDriverWait(driver, 10).until(lambda d: "on" in d.find_element(By.ID, "live").get_attribute("class"))
+    return driver
+
+
+def assert_no_console_errors(driver):
+    errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    assert not errors, f"JavaScript console errors: {errors}"
+
+
+def test_the_scenario_seed_shows_every_digit(driver, scripted_server):
+    """A run is reproduced only with its exact seed: the page shows the 64-bit seed as the
+    server reports it, from the file it started with and after a replacement."""
+    page = open_page(driver, scripted_server)
+    show(page, "scenario")
+    seed = lambda d: d.execute_script("const row = document.querySelector('#scenario-summary tr[data-key=\"seed\"] td'); return row && row.innerText")
+    WebDriverWait(page, 3).until(lambda d: seed(d) == str(SEED))
+    # The rules and how often they fired, as GET /v1/scenario reports them.
+    rules = texts(page, "#scenario-summary table.firings tr")
+    assert rules[1:] == ["scripted busy\t0\tunlimited", "reset the stream\t0\tunlimited"], rules
+    snap(page, "scenario-seed")
+    page.execute_script("document.getElementById('scenario-text').value = arguments[0]", scenario(2**64 - 1))
+    page.find_element(By.ID, "scenario-replace").click()
+    WebDriverWait(page, 3).until(lambda d: seed(d) == "18446744073709551615")
+    assert_no_console_errors(page)
+
+
+def curl_push(server, token, payload='{"aps":{"alert":"x"}}'):
+    """A push with curl that may get no answer (a scenario fault): returns curl's result."""
+    return run(["curl", "-sS", "--http2", "--cacert", str(CA), "--max-time", "20",
+                "--cert", str(CERTS / "client-sandbox.pem"), "--key", str(CERTS / "client-sandbox-key.pem"),
+                "-H", f"apns-topic: {TOPIC}", "-H", "apns-push-type: alert", "-o", "/dev/null", "-w", "%{http_code}",
+                "--data-binary", payload, server.url(token)])
+
+
+def cards(driver):
+    """Every card shown: its journal sequence, the status it shows, and its text."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('#notifications .card'), c => ({seq: c.dataset.seq,"
+        " status: Array.from(c.querySelectorAll('.status'), s => s.innerText).join(''), text: c.innerText}))")
+
+
+def filtered(driver, **values):
+    """The sequences of the cards shown once the filter form holds `values`."""
+    driver.execute_script(
+        "const form = document.getElementById('filters');"
+        "for (const [name, value] of Object.entries(arguments[0])) form.elements[name].value = value;"
+        "form.dispatchEvent(new Event('input'));", {"token": "", "topic": "", "status": "", "protocol": "", **values})
+    return sorted(card["seq"] for card in cards(driver))
+
+
+def test_filters_select_what_the_cards_show(driver, scripted_server):
+    """Every kind of card, and each filter: the cards a value selects are exactly the cards
+    that show it (a legacy status packet, a scripted answer, a fault, a broadcast, a channel
+    request); a scripted card shows the reason its rule wrote; a details dialog is titled by
+    the push's kind, topic, device and answer."""
+    from test_broadcast import CREATE, curl
+    from test_legacy import frame, s_client
+
+    page = open_page(driver, scripted_server)
+    good = unique_token()
+    assert push(scripted_server, good, '{"aps":{"alert":"fine"}}') == 200
+    assert push(scripted_server, "abcd", '{"aps":{"alert":"x"}}') == 400
+    assert curl_push(scripted_server, SCRIPTED).stdout == b"503"
+    assert curl_push(scripted_server, FAULTED).returncode != 0  # the stream was reset: no answer
+    s_client(scripted_server.ports["gateway"], frame(bytes.fromhex(good), identifier=1) + frame(bytes(16), identifier=2))
+    bearer = [f"authorization: bearer {provider_token()}"]
+    status, headers, body = curl(scripted_server.manage, f"/1/apps/{TOPIC}/channels", body=CREATE, headers=bearer, auth=None)
+    assert status == 201, body
+    channel = headers["apns-channel-id"]
+    update = json.dumps({"aps": {"timestamp": 1700000000, "event": "update", "content-state": {}, "alert": {"title": "Score"}}})
+    status, _, _ = curl(scripted_server.http2, f"/4/broadcasts/apps/{TOPIC}", body=update,
+                        headers=[*bearer, f"apns-channel-id: {channel}", "apns-push-type: liveactivity"], auth=None)
+    assert status == 200
+    WebDriverWait(page, 5).until(lambda d: len(cards(d)) == 8)
+    every = cards(page)
+    snap(page, "filters-every-card")
+
+    scripted = next(card for card in every if card["status"] == "503")
+    assert "ScriptedBusy" in scripted["text"] and 'rule "scripted busy"' in scripted["text"], scripted
+    faulted = next(card for card in every if "RST_STREAM 2" in card["text"])
+    assert faulted["status"] == "", faulted  # no answer went out, so no status is shown
+
+    def showing(predicate):
+        return sorted(card["seq"] for card in every if predicate(card))
+
+    for status in ("200", "201", "400", "503", "5"):
+        expected = showing(lambda card: card["status"] == status)
+        assert expected, f"no card shows status {status}: {every}"
+        assert filtered(page, status=status) == expected, status
+    expected = showing(lambda card: TOPIC in card["text"].lower())
+    assert len(expected) == 8, every  # the channel request and the broadcast show the app's bundle id
+    assert filtered(page, topic=TOPIC) == expected
+    assert filtered(page, topic="com.example.other") == []
+    expected = showing(lambda card: channel[:8] in card["text"])
+    assert len(expected) == 2, every  # the channel request and the broadcast to it
+    assert filtered(page, token=channel[:8]) == expected
+    expected = showing(lambda card: "legacy" in card["text"])
+    assert len(expected) == 2, every
+    assert filtered(page, protocol="legacy") == expected
+    assert filtered(page, status="503", token=SCRIPTED[:10]) == [scripted["seq"]]
+
+    click_text(page, ".refusal", "ScriptedBusy")
+    WebDriverWait(page, 3).until(lambda d: d.find_element(By.ID, "detail").is_displayed())
+    title = page.find_element(By.ID, "detail-title").text
+    assert title == f"Alert notification · {TOPIC} → {SCRIPTED[:8]}…{SCRIPTED[-6:]} · 503 ScriptedBusy", title
+    close_detail(page)
+    filtered(page)
+    assert_no_console_errors(page)
+
+
+def test_a_page_opened_after_a_reset_or_a_clear_warns_of_nothing(driver, scripted_server):
+    """A reset and DELETE /v1/journal forget events on purpose: a page opened afterwards has
+    missed nothing, so it shows no "events skipped" banner."""
+    for clear in (lambda: scripted_server.journal.post("/v1/reset"),
+                  lambda: scripted_server.journal.request("DELETE", "/v1/journal")):
+        for _ in range(3):
+            assert push(scripted_server, unique_token(), '{"aps":{"alert":"before"}}') == 200
+        clear()
+        token = unique_token()
+        assert push(scripted_server, token, '{"aps":{"alert":"after the clear"}}') == 200
+        page = open_page(driver, scripted_server)
+        # The banner would come in the same write as the card, just before it.
+        wait_text(page, ".banner", "after the clear", timeout=3)
+        assert page.find_element(By.ID, "skipped").get_attribute("hidden") is not None, page.find_element(By.ID, "skipped").text
+        assert_no_console_errors(page)
+
+
+def test_a_page_opened_on_a_full_journal_says_what_it_does_not_show(driver, tmp_path):
+    """Events a small journal pushed out before the page opened are history the page never
+    had, not lag: the banner says so (and goes away when clicked)."""
+    server = Server(tmp_path, "--journal-capacity", "20").start()
+    try:
+        for _ in range(3):
+            assert push(server, unique_token(), '{"aps":{"alert":"busy"}}') == 200
+        page = open_page(driver, server)
+        notice = wait_text(page, "#skipped", "older events are not shown", timeout=3)
+        assert re.fullmatch(r"\d+ older events are not shown: the page loads the newest 500 when it opens\.", notice), notice
+        page.find_element(By.ID, "skipped").click()
+        WebDriverWait(page, 2).until(lambda d: not d.find_element(By.ID, "skipped").is_displayed())
+        assert_no_console_errors(page)
+    finally:
+        server.stop()
+
+
+def test_the_clock_label_says_how_far_from_real_time(driver, scripted_server):
+    """An advance keeps a running clock running, ahead of real time: the label says so, and
+    the reading ticks on. A reset brings back real time."""
+    page = open_page(driver, scripted_server)
+    show(page, "devices")
+    mode = lambda d: d.find_element(By.ID, "clock-mode").text
+    WebDriverWait(page, 3).until(lambda d: mode(d) == "(running, real time)")
+    page.find_element(By.CSS_SELECTOR, '#clock-form input[name="seconds"]').send_keys("5400")
+    page.find_element(By.CSS_SELECTOR, '#clock-form button[data-action="advance"]').click()
+    WebDriverWait(page, 3).until(lambda d: mode(d) == "(running, 1 h 30 min ahead of real time)")
+    shown = page.find_element(By.ID, "clock-now").text
+    WebDriverWait(page, 3).until(lambda d: d.find_element(By.ID, "clock-now").text != shown)  # it runs
+    page.find_element(By.CSS_SELECTOR, '#clock-form input[name="seconds"]').clear()
+    page.find_element(By.CSS_SELECTOR, '#clock-form input[name="seconds"]').send_keys("-7200")
+    page.find_element(By.CSS_SELECTOR, '#clock-form button[data-action="advance"]').click()
+    WebDriverWait(page, 3).until(lambda d: mode(d) == "(running, 30 min behind real time)")
+    snap(page, "clock-behind")
+    # An empty field is named in the page instead of being sent.
+    page.find_element(By.CSS_SELECTOR, '#clock-form input[name="seconds"]').clear()
+    page.find_element(By.CSS_SELECTOR, '#clock-form button[data-action="advance"]').click()
+    wait_text(page, "#devices-result .error", "how many seconds")
+    scripted_server.journal.post("/v1/reset")
+    show(page, "notifications")
+    show(page, "devices")
+    WebDriverWait(page, 3).until(lambda d: mode(d) == "(running, real time)")
+    assert_no_console_errors(page)

@@ -47,7 +47,7 @@ public struct JournalTail: Sendable {
     /// The newest matching events, oldest first.
     public var events: [JournalEvent]
     /// Matching events older than those, passed over, plus events pushed out of the journal
-    /// before they could be read.
+    /// before they could be read (events a clear forgot are not counted).
     public var skipped: UInt64
     /// The newest sequence recorded when the journal was read: the next look starts after it.
     public var lastSequence: UInt64
@@ -301,9 +301,11 @@ public final class Journal: Sendable {
                 guard let name = store.kindName(at: position), kinds & name.bit != 0 else { continue }
                 if newestFirst.count < limit { newestFirst.append(store.event(at: position)) } else { skipped += 1 }
             }
-            // Events pushed out of the journal before this look are missed too (of any kind).
+            // Events pushed out of the journal before this look are missed too (of any kind);
+            // events a clear forgot are not. The pushed-out ones are the `dropped` just before
+            // the oldest held (a clear restarts that count).
             if let oldest = store.firstSequence, oldest - 1 > sequence {
-                skipped += oldest - 1 - sequence
+                skipped += min(oldest - 1 - sequence, store.dropped)
             }
             return JournalTail(events: newestFirst.reversed(), skipped: skipped, lastSequence: state.lastSequence)
         }

@@ -15,3 +15,23 @@ public enum LegacyStatus: UInt8, CaseIterable, Sendable, Hashable, Codable {
     case protocolError = 128
     case unknown = 255
 }
+
+extension LegacyStatus {
+    /// What the status means, as Apple's table for the binary provider API names it.
+    public var meaning: String {
+        switch self {
+        case .noErrors: "No errors encountered."
+        case .processingError: "Processing error."
+        case .missingDeviceToken: "Missing device token."
+        case .missingTopic: "Missing topic."
+        case .missingPayload: "Missing payload."
+        case .invalidTokenSize: "Invalid token size: the device token item is not of a length the gateway accepts."
+        case .invalidTopicSize: "Invalid topic size."
+        case .invalidPayloadSize: "Invalid payload size: the payload is larger than the gateway accepts."
+        case .invalidToken: "Invalid token: unknown to APNs, no longer valid, or issued for the other environment (sandbox versus production)."
+        case .shutdown: "Shutdown: the server is closing the connection; the identifier is that of the last notification it accepted, and everything sent after it must be sent again."
+        case .protocolError: "Protocol error: the bytes could not be parsed as a frame."
+        case .unknown: "None (unknown): the frame was refused for a reason the table does not name."
+        }
+    }
+}

@@ -40,6 +40,30 @@ final class JournalTailTests: XCTestCase {
         XCTAssertEqual(tail.skipped, 5, "events 3…7 were gone before this look")
     }
 
+    /// A reset or `DELETE /v1/journal` forgets events on purpose: a reader that opens
+    /// afterwards (a dashboard starting from 0) has missed nothing it could have read.
+    func testEventsAClearForgotAreNotSkipped() {
+        let journal = Journal()
+        for _ in 1...6 { journal.record(fault) }
+        journal.clear()
+        journal.record(fault)
+        let tail = journal.tail(after: 0, kinds: JournalEventKind.allBits, limit: 100)
+        XCTAssertEqual(tail.events.map(\.sequence), [7])
+        XCTAssertEqual(tail.skipped, 0)
+    }
+
+    func testEventsPushedOutAfterAClearStillCountAsSkipped() {
+        let journal = Journal(options: JournalOptions(capacity: 3))
+        for _ in 1...4 { journal.record(fault) }
+        journal.clear()
+        for _ in 5...10 { journal.record(fault) }
+        let fromStart = journal.tail(after: 0, kinds: JournalEventKind.allBits, limit: 100)
+        XCTAssertEqual(fromStart.events.map(\.sequence), [8, 9, 10])
+        XCTAssertEqual(fromStart.skipped, 3, "events 5…7 were pushed out; 1…4 were cleared")
+        let fromSix = journal.tail(after: 6, kinds: JournalEventKind.allBits, limit: 100)
+        XCTAssertEqual(fromSix.skipped, 1, "only event 7 was pushed out after the reader's place")
+    }
+
     func testALookPastTheNewestFindsNothing() {
         let journal = Journal()
         journal.record(fault)

@@ -69,7 +69,9 @@ struct Dashboard: Sendable {
         return ControlResponse.json(writer.text)
     }
 
-    /// Every refusal reason with its HTTP status and what Apple says it means.
+    /// Every refusal reason with its HTTP status and what Apple says it means, and every
+    /// legacy status byte with its meaning: a legacy card explains the status its client was
+    /// sent, which is finer than the reason behind it (status 5 and 8 are both BadDeviceToken).
     private static func reasons() -> Response {
         var writer = JSONWriter()
         writer.beginObject()
@@ -79,6 +81,14 @@ struct Dashboard: Sendable {
             writer.string("reason", reason.rawValue)
             writer.integer("status", reason.httpStatus)
             writer.string("meaning", reason.meaning)
+            writer.endObject()
+        }
+        writer.endArray()
+        writer.beginArray("legacyStatuses")
+        for status in LegacyStatus.allCases {
+            writer.beginObject()
+            writer.integer("status", Int(status.rawValue))
+            writer.string("meaning", status.meaning)
             writer.endObject()
         }
         writer.endArray()

@@ -134,6 +134,7 @@ async function changeDevice(token, online) {
 
 function deviceStateAction(online) {
   const token = new FormData($("device-state-form")).get("token").trim();
+  if (!token) return missing("Enter a device token first.");
   return changeDevice(token, online);
 }
 

@@ -29,8 +29,8 @@ enum DashboardPage {
 <main>
   <section id="view-notifications" class="view">
     <form id="filters" class="filters" autocomplete="off">
-      <input name="token" placeholder="device token">
-      <input name="topic" placeholder="topic">
+      <input name="token" placeholder="device token or channel">
+      <input name="topic" placeholder="topic or bundle">
       <input name="status" placeholder="status (200, 400…)" size="12">
       <select name="protocol">
         <option value="">any protocol</option>
@@ -99,7 +99,7 @@ enum DashboardPage {
       <button type="button" data-action="advance">Advance</button>
       <input name="time" placeholder="2026-01-01T00:00:00Z" size="22">
       <button type="button" data-action="set">Set</button>
-      <button type="button" data-action="resume">Follow real time</button>
+      <button type="button" data-action="resume" title="The clock runs on from its current reading">Let it run</button>
     </form>
     <div id="devices-result" class="result"></div>
   </section>

@@ -69,6 +69,7 @@ const state = {
   connections: new Map(),         // connection id -> summary
   diagnoses: [],                  // diagnosis and TLS failure events
   reasons: new Map(),             // reason -> Apple's meaning
+  legacyStatuses: new Map(),      // legacy status byte -> Apple's meaning
   codes: new Map(),               // diagnosis code -> { area, meaning }, from the server
   liveTypes: "",                  // the event kinds followed live: every kind the server says is not per frame
   ports: {},
@@ -143,6 +144,8 @@ function take(event) {
 // ---- Live stream ---------------------------------------------------------------------------
 
 let renderPending = false;
+// The most events the stream holds for the page between two looks (see `connect`).
+const streamBuffer = 500;
 
 function scheduleRender() {
   if (renderPending) return;
@@ -154,10 +157,13 @@ function scheduleRender() {
 // event seen. The page shows the newest few hundred notifications, so it asks the server to
 // hold no more than 500 events for it: a burst costs the server at most that much encoding.
 async function connect() {
+  // A page that has just opened asks for the newest events only: what its first look passes
+  // over is history older than it loads, not events it fell behind on.
+  let opening = state.lastSequence === 0;
   try {
     // The kinds followed live are the ones the server says are not per frame.
     const types = state.liveTypes ? `type=${state.liveTypes}&` : "";
-    const response = await fetch(`/v1/events/stream?${types}buffer=500&after=${state.lastSequence}`,
+    const response = await fetch(`/v1/events/stream?${types}buffer=${streamBuffer}&after=${state.lastSequence}`,
       { headers: headers(), cache: "no-store" });
     if (!response.ok || !response.body) throw new Error(`the event stream answered ${response.status}`);
     $("live").className = "live on";
@@ -169,7 +175,7 @@ async function connect() {
       if (done) break;
       pending += value;
       for (let end = pending.indexOf("\n\n"); end >= 0; end = pending.indexOf("\n\n")) {
-        receive(pending.slice(0, end));
+        if (receive(pending.slice(0, end), opening)) opening = false;
         pending = pending.slice(end + 2);
       }
     }
@@ -182,8 +188,8 @@ async function connect() {
 }
 
 // One Server-Sent Events message: `event:` and `data:` lines; comment lines (`: idle`) keep
-// the connection alive and carry nothing.
-function receive(message) {
+// the connection alive and carry nothing. Says whether it was a journal event.
+function receive(message, opening) {
   let type = "message";
   const data = [];
   for (const line of message.split("\n")) {
@@ -194,16 +200,20 @@ function receive(message) {
     if (field === "event") type = value;
     if (field === "data") data.push(value);
   }
-  if (data.length === 0) return;
+  if (data.length === 0) return false;
   const payload = JSON.parse(data.join("\n"));
   if (type === "skipped") {
     const notice = $("skipped");
     notice.hidden = false;
-    notice.textContent = `${payload.skipped} events skipped: the page fell behind and the oldest waiting events were dropped.`;
-    return;
+    notice.title = "Click to dismiss";
+    notice.textContent = opening
+      ? `${payload.skipped} older events are not shown: the page loads the newest ${streamBuffer} when it opens.`
+      : `${payload.skipped} events skipped: the page fell behind and the oldest waiting events were dropped.`;
+    return false;
   }
   take(payload);
   scheduleRender();
+  return true;
 }
 
 // ---- Views ---------------------------------------------------------------------------------
@@ -234,24 +244,69 @@ function filters() {
   const form = new FormData($("filters"));
   return {
     token: form.get("token").trim().toLowerCase(),
-    topic: form.get("topic").trim(),
+    topic: form.get("topic").trim().toLowerCase(),
     status: form.get("status").trim(),
     protocol: form.get("protocol"),
   };
 }
 
-function matches(record, wanted) {
-  if (wanted.token && !(record.deviceToken || "").toLowerCase().includes(wanted.token)) return false;
-  if (wanted.topic && record.topic !== wanted.topic) return false;
-  if (wanted.status && String(record.status) !== wanted.status) return false;
-  // Broadcasts and channel requests come only over HTTP/2.
-  if (wanted.protocol && (record.transport || "http2") !== wanted.protocol) return false;
+// A scripted answer's own reason: the `reason` of the body a scenario rule wrote, when it
+// names none of Apple's (an Apple reason is in `record.reason` already).
+function scriptedReason(record) {
+  if (!record.responseBody) return "";
+  try {
+    const body = JSON.parse(record.responseBody);
+    return body && typeof body.reason === "string" ? body.reason : "";
+  } catch (_) {
+    return "";
+  }
+}
+
+// What a card shows of its event. The cards are drawn from these values and the filters
+// select by them, so a filter selects exactly the cards that show what was typed.
+function cardFacts(event) {
+  const record = recordOf(event);
+  const legacy = record.transport === "legacy";
+  const refused = event.type === "channelOperation" ? !(record.status < 300) : !record.accepted;
+  // What the client was told: the HTTP status written (Apple's, or a scenario's), or the
+  // legacy status packet; nothing when no answer went out (a fault, a legacy acceptance).
+  const status = record.status !== undefined ? String(record.status) : record.legacyStatus !== undefined ? String(record.legacyStatus) : "";
+  const fault = record.fault ? faultText(record.fault) : "";
+  const reason = record.reason || scriptedReason(record) || fault || record.problem || record.undelivered
+    || (record.dropped ? "dropped" : "") || (refused ? "refused" : "");
+  let meaning = "";
+  if (refused) {
+    // A legacy client reads only the status byte: its meaning is the cause it was given
+    // (status 5 and 8 are both BadDeviceToken, but only 8 speaks of the other environment).
+    meaning = legacy && record.legacyStatus !== undefined
+      ? [state.legacyStatuses.get(record.legacyStatus), record.problem].filter(Boolean).join(" · ")
+      : state.reasons.get(record.reason) || record.problem || record.undelivered || "";
+  }
+  // Why the credentials were refused, as the server found it (Apple's answer names only the
+  // reason): which key id, signature or claim of a provider token, or which certificate.
+  const why = refused ? (record.authentication || {}).detail || "" : "";
+  return {
+    record, refused, status, reason, meaning, why, fault,
+    // Broadcasts and channel requests come only over HTTP/2.
+    protocol: record.transport || "http2",
+    topic: record.topic || record.bundleId || "",
+    // Who it went to: a device token, or a broadcast channel.
+    target: event.type === "notification" ? record.deviceToken || "" : record.channelId || "",
+    pushType: record.pushType || "alert",
+  };
+}
+
+function matches(facts, wanted) {
+  if (wanted.token && !facts.target.toLowerCase().includes(wanted.token)) return false;
+  if (wanted.topic && !facts.topic.toLowerCase().includes(wanted.topic)) return false;
+  if (wanted.status && facts.status !== wanted.status) return false;
+  if (wanted.protocol && facts.protocol !== wanted.protocol) return false;
   return true;
 }
 
 function renderNotifications() {
   const wanted = filters();
-  const shown = state.notifications.filter((event) => matches(recordOf(event), wanted)).slice(-300).reverse();
+  const shown = state.notifications.filter((event) => matches(cardFacts(event), wanted)).slice(-300).reverse();
   $("notifications").replaceChildren(...shown.map(notificationCard));
   $("notifications-empty").hidden = shown.length > 0;
 }
@@ -262,9 +317,9 @@ function parsePayload(record) {
 }
 
 // Who a push went to, for a card's last line: a device token, or a broadcast channel.
-function destination(event, record) {
-  if (event.type === "notification") return shortToken(record.deviceToken);
-  return `channel ${shortToken(record.channelId)}`;
+function destination(event, facts) {
+  if (event.type === "notification") return shortToken(facts.target);
+  return `channel ${shortToken(facts.target)}`;
 }
 
 // A scenario fault in wire terms, as the journal records it.
@@ -276,40 +331,55 @@ function faultText(fault) {
     case "resetConnection": return "connection reset";
     case "stall": return "never answered";
     case "sendGarbage": return `${fault.length} garbage bytes`;
+    case "lowerMaxConcurrentStreams": return `MAX_CONCURRENT_STREAMS lowered to ${fault.limit}`;
+    case "closeAfterBytes": return `connection closed ${fault.bytes} bytes later`;
+    case "shutdown": return "server going away";
     default: return fault.type;
   }
 }
 
+// The scenario's part in an answer, for a card's last line.
+function scenarioNote(facts) {
+  const record = facts.record;
+  return [record.rule && `rule "${record.rule}"`, record.accepted && facts.fault && `then ${facts.fault}`,
+    record.delayMs && `held ${record.delayMs} ms`].filter(Boolean).join(" · ");
+}
+
+// An accepted legacy push is answered with silence, so it shows no status: its card says
+// which protocol it came by instead (HTTP/2, the usual one, goes unlabelled).
+const legacyLabel = (facts) => facts.protocol === "legacy" && el("span", { class: "protocol" }, "legacy");
+
 function notificationCard(event) {
-  const record = recordOf(event);
+  const facts = cardFacts(event);
+  const record = facts.record;
   const open = () => showNotification(event);
+  const status = (text) => text && el("span", { class: "status" }, text);
   if (event.type === "channelOperation") {
-    const refused = record.status >= 300;
-    return el("div", { class: `card compact channel${refused ? " refused" : ""}`, "data-seq": event.seq, onclick: open },
+    return el("div", { class: `card compact channel${facts.refused ? " refused" : ""}`, "data-seq": event.seq, onclick: open },
       el("span", { class: "kind" }, `channel ${record.operation || "request"}`),
-      el("span", {}, record.bundleId || "(no bundle)"),
-      record.channelId && el("span", { class: "mono" }, shortToken(record.channelId)),
-      el("span", {}, refused ? `${record.status} ${record.reason || ""}` : String(record.status)),
+      el("span", {}, facts.topic || "(no bundle)"),
+      facts.target && el("span", { class: "mono" }, shortToken(facts.target)),
+      status(facts.status), facts.refused && el("span", { class: "reason" }, facts.reason),
       el("span", {}, time(event.time)));
   }
   const kindLabel = event.type === "broadcast" ? "broadcast · " : "";
-  if (!record.accepted) {
-    // What the client got: Apple's reason, or the fault a scenario carried out instead.
-    const fault = record.fault ? faultText(record.fault) : "";
-    const reason = record.reason || fault || record.problem || record.undelivered || (record.dropped ? "dropped" : "refused");
+  if (facts.refused) {
+    // What the client got: Apple's reason, a scenario's answer, or the fault it carried out instead.
     return el("div", { class: "card refusal", "data-seq": event.seq, onclick: open },
-      el("div", {}, el("span", { class: "status" }, record.status ?? record.legacyStatus ?? ""), el("span", { class: "reason" }, reason)),
-      el("div", { class: "meaning" }, state.reasons.get(record.reason) || record.problem || record.undelivered || (record.rule ? `scenario rule "${record.rule}"` : "")),
-      el("div", { class: "meta" }, `${kindLabel}${record.transport || "http2"} · ${record.topic || "(no topic)"} · ${destination(event, record)} · ${time(event.time)}`));
+      el("div", {}, status(facts.status), el("span", { class: "reason" }, facts.reason)),
+      facts.meaning && el("div", { class: "meaning" }, facts.meaning),
+      facts.why && el("div", { class: "why" }, facts.why),
+      el("div", { class: "meta" }, [`${kindLabel}${facts.protocol}`, facts.topic || "(no topic)", destination(event, facts),
+        scenarioNote(facts), time(event.time)].filter(Boolean).join(" · ")));
   }
   const payload = parsePayload(record);
   const aps = (payload && payload.aps) || {};
-  const pushType = record.pushType || "alert";
-  if (pushType === "alert" && aps.alert !== undefined) {
+  const note = scenarioNote(facts);
+  if (facts.pushType === "alert" && aps.alert !== undefined) {
     const alert = typeof aps.alert === "string" ? { body: aps.alert } : (aps.alert || {});
     const broadcast = event.type === "broadcast";
     return el("div", { class: `card banner${broadcast ? " broadcast" : ""}`, "data-seq": event.seq, onclick: open },
-      el("div", { class: "top" }, el("span", {}, (broadcast ? "broadcast · " : "") + (record.topic || record.bundleId || "app")), el("span", {}, time(event.time))),
+      el("div", { class: "top" }, el("span", {}, kindLabel + (facts.topic || "app")), el("span", {}, time(event.time))),
       alert.title && el("div", { class: "title" }, alert.title),
       alert.subtitle && el("div", { class: "subtitle" }, alert.subtitle),
       alert.body && el("div", { class: "body" }, alert.body),
@@ -317,17 +387,39 @@ function notificationCard(event) {
         aps.badge !== undefined && el("span", { class: "badge" }, aps.badge),
         aps.sound !== undefined && el("span", {}, `sound: ${typeof aps.sound === "string" ? aps.sound : JSON.stringify(aps.sound)}`),
         aps["thread-id"] && el("span", {}, `thread: ${aps["thread-id"]}`),
-        el("span", {}, destination(event, record)),
+        el("span", {}, destination(event, facts)),
+        status(facts.status),
+        legacyLabel(facts),
+        note && el("span", {}, note),
         deliveryTag(event)));
   }
   return el("div", { class: "card compact", "data-seq": event.seq, onclick: open },
-    el("span", { class: "kind" }, kindLabel + pushType),
-    el("span", {}, record.topic || record.bundleId || "(no topic)"),
-    el("span", { class: "mono" }, destination(event, record)),
+    el("span", { class: "kind" }, kindLabel + facts.pushType),
+    el("span", {}, facts.topic || "(no topic)"),
+    el("span", { class: "mono" }, destination(event, facts)),
     el("span", {}, `${record.payloadLength} bytes`),
+    status(facts.status),
+    legacyLabel(facts),
+    note && el("span", {}, note),
     el("span", {}, time(event.time)),
     deliveryTag(event));
 }
+
+// A details dialog's title: what the push was, where it went and what it was told, e.g.
+// "Alert notification · com.example.app → 1a2b3c4d…5e6f70 · 200".
+function notificationTitle(event, facts) {
+  const record = facts.record;
+  let what;
+  if (event.type === "channelOperation") what = `Channel ${record.operation || "request"}`;
+  else if (event.type === "broadcast") what = `${capitalized(facts.pushType)} broadcast`;
+  else if (record.pushType) what = `${capitalized(record.pushType)} notification`;
+  else what = facts.protocol === "legacy" ? "Legacy notification" : "Notification";
+  const to = event.type === "channelOperation" ? (facts.target && shortToken(facts.target)) : destination(event, facts);
+  const outcome = facts.refused ? [facts.status, facts.reason].filter(Boolean).join(" ") : facts.status || "accepted";
+  return `${what} · ${facts.topic || "(no topic)"}${to ? ` → ${to}` : ""} · ${outcome}`;
+}
+
+const capitalized = (word) => word.charAt(0).toUpperCase() + word.slice(1);
 
 function openDetail(title, ...content) {
   $("detail-title").textContent = title;
@@ -336,10 +428,10 @@ function openDetail(title, ...content) {
 }
 
 async function showNotification(event) {
-  const record = recordOf(event);
+  const facts = cardFacts(event);
+  const record = facts.record;
   const body = el("div", {});
-  const titles = { notification: "Notification", broadcast: "Broadcast", channelOperation: "Channel request" };
-  openDetail(`${titles[event.type]} #${event.seq}`, body);
+  openDetail(notificationTitle(event, facts), body);
   if (record.payload !== undefined || record.payloadHex !== undefined) {
     body.append(el("h3", {}, "Payload"), el("pre", { id: "detail-payload" }, record.payload !== undefined ? pretty(record.payload) : `hex ${record.payloadHex}`));
   }
@@ -388,7 +480,11 @@ function renderConnections() {
   $("connections").replaceChildren(...sections);
 }
 
-/** The fields of a legacy gateway frame, marked over its hex (commands 0, 1 and 2). */
+/**
+ * The fields of a legacy gateway frame, marked over its hex (commands 0, 1 and 2), and the
+ * frame's whole length when its header says it. The journal keeps only a malformed frame's
+ * first bytes, so a field the kept bytes end inside says how much of it is there.
+ */
 function legacyFields(hex) {
   const bytes = hex.match(/../g) || [];
   const fields = [];
@@ -396,10 +492,11 @@ function legacyFields(hex) {
   const field = (name, length) => {
     if (at >= bytes.length) return null;
     const part = bytes.slice(at, at + length);
-    fields.push({ name, hex: part.join(" ") });
+    fields.push({ name, hex: part.join(" "), cut: part.length < length ? `${part.length} of ${length} bytes kept` : "" });
     at += part.length;
-    return parseInt(part.join(""), 16);
+    return part.length < length ? null : parseInt(part.join(""), 16);
   };
+  let length;
   const command = field("command", 1);
   if (command === 0 || command === 1) {
     if (command === 1) { field("identifier", 4); field("expiry", 4); }
@@ -407,21 +504,33 @@ function legacyFields(hex) {
     field("device token", tokenLength || 0);
     const payloadLength = field("payload length", 2);
     field("payload", payloadLength || 0);
+    if (tokenLength !== null && payloadLength !== null) length = (command === 1 ? 9 : 1) + 2 + tokenLength + 2 + payloadLength;
   } else if (command === 2) {
-    field("frame length", 4);
-    while (at < bytes.length) {
+    const frameLength = field("frame length", 4);
+    if (frameLength !== null) length = 5 + frameLength;
+    while (at < bytes.length && (length === undefined || at < length)) {
       const item = field("item id", 1);
-      const length = field("item length", 2);
-      field(["", "device token", "payload", "identifier", "expiry", "priority"][item] || `item ${item}`, length || 0);
+      const itemLength = field("item length", 2);
+      field(["", "device token", "payload", "identifier", "expiry", "priority"][item] || `item ${item}`, itemLength || 0);
     }
   }
-  if (at < bytes.length) fields.push({ name: "rest", hex: bytes.slice(at).join(" ") });
-  return fields;
+  if (at < bytes.length) fields.push({ name: "rest", hex: bytes.slice(at).join(" "), cut: "" });
+  return { fields, length };
 }
+
+// How long a legacy frame was, as far as the journal says.
+function legacyLength(event, read) {
+  const kept = event.rawHex ? event.rawHex.length / 2 : 0;
+  const length = event.frameLength ?? (read && read.length);
+  if (length === undefined) return kept ? `${kept} bytes kept` : "";
+  return kept && kept < length ? `${length} bytes (first ${kept} kept)` : `${length} bytes`;
+}
+
+const transportNames = { http2: "HTTP/2", legacy: "legacy gateway", feedback: "legacy feedback" };
 
 async function showFrames(summary) {
   const body = el("div", {}, el("p", { class: "hint" }, "Loading frames…"));
-  openDetail(`Connection #${summary.id} (${summary.transport})`, body);
+  openDetail(`Frames of the ${transportNames[summary.transport] || summary.transport} connection from ${summary.peer || "an unknown peer"}`, body);
   const reply = await api("GET", `/v1/events?connection=${summary.id}&limit=5000`);
   const events = (reply.json && reply.json.events) || [];
   const rows = events.map((event) => {
@@ -436,13 +545,16 @@ async function showFrames(summary) {
     if (event.type === "legacyFrame") {
       // The journal keeps a frame's bytes only when they were malformed: those are shown as
       // hex with the fields marked; a well-formed frame shows the fields the server read.
-      const parts = event.rawHex ? legacyFields(event.rawHex)
+      const read = event.rawHex ? legacyFields(event.rawHex) : null;
+      const parts = read ? read.fields
         : [["command", event.command], ["frame length", event.frameLength], ["identifier", event.identifier],
           ["device token", event.deviceToken], ["payload length", event.payloadLength]]
-          .filter(([, value]) => value !== undefined).map(([name, value]) => ({ name, hex: String(value) }));
-      const hex = el("div", { class: "hex mono" }, parts.map((part) => el("span", { class: "field", title: part.name }, `${part.name}: ${part.hex}`)));
+          .filter(([, value]) => value !== undefined).map(([name, value]) => ({ name, hex: String(value), cut: "" }));
+      const hex = el("div", { class: "hex mono" }, parts.map((part) => el("span", { class: `field${part.cut ? " cut" : ""}`, title: part.name },
+        `${part.name}: ${part.hex}${part.cut ? ` … (${part.cut})` : ""}`)));
       return el("tr", { class: "frame" }, el("td", {}, event.seq), el("td", {}, "in"), el("td", { class: "frame-type" }, `command ${event.command}`),
-        el("td", {}, event.identifier !== undefined ? `id ${event.identifier}` : ""), el("td", {}, event.problem || ""), el("td", {}, `${event.frameLength} bytes`), el("td", {}, hex));
+        el("td", {}, event.identifier !== undefined ? `id ${event.identifier}` : ""), el("td", { class: "problem" }, event.problem || ""),
+        el("td", { class: "length" }, legacyLength(event, read)), el("td", {}, hex));
     }
     return el("tr", {}, el("td", {}, event.seq), el("td", { colspan: 6 }, `${event.type} ${event.reason || event.version || event.description || ""}`));
   });
@@ -508,14 +620,21 @@ async function loadVerdicts() {
 async function loadScenario() {
   const reply = await api("GET", "/v1/scenario");
   const scenario = reply.json || {};
-  const rows = Object.entries(scenario).filter(([, value]) => typeof value !== "object");
+  // Every value as the server wrote it: the seed is a string of digits, because a 64-bit
+  // seed is past the integers a JavaScript number holds exactly, and a run is reproduced
+  // only with the exact seed.
+  const rows = [["description", scenario.description], ["seed", scenario.seed], ["rules", scenario.rules],
+    ["initial state", scenario.initialState], ["current state", scenario.state], ["requests numbered", scenario.requests]]
+    .filter(([, value]) => value !== undefined && value !== null);
   const parts = [el("h2", {}, `Active scenario: ${scenario.name || "(unnamed)"}`),
-    el("table", {}, rows.map(([key, value]) => el("tr", {}, el("th", {}, key), el("td", {}, String(value)))))];
-  // Rule firing counts and state appear when the server reports them.
-  if (Array.isArray(scenario.rules)) {
-    parts.push(el("h3", {}, "Rules"), el("table", {}, scenario.rules.map((rule) => el("tr", {}, el("td", { class: "mono" }, JSON.stringify(rule))))));
+    el("table", { class: "scenario" }, rows.map(([key, value]) => el("tr", { "data-key": key }, el("th", {}, key), el("td", { class: "mono" }, String(value)))))];
+  const firings = scenario.firings || [];
+  if (firings.length) {
+    parts.push(el("h3", {}, "Rules"), el("table", { class: "firings" },
+      el("tr", {}, ["rule", "fired", "limit"].map((name) => el("th", {}, name))),
+      firings.map((rule) => el("tr", {}, el("td", {}, rule.rule || "(unnamed)"), el("td", {}, rule.fired),
+        el("td", {}, rule.times === undefined ? "unlimited" : rule.times)))));
   }
-  if (scenario.state !== undefined) parts.push(el("p", {}, `Current state: ${scenario.state}`));
   $("scenario-summary").replaceChildren(...parts);
 }
 
@@ -550,6 +669,11 @@ async function replaceScenario() {
 
 // ---- Devices and clock ---------------------------------------------------------------------
 
+// Says in the result area what is missing, instead of sending a request that cannot succeed.
+function missing(what) {
+  $("devices-result").replaceChildren(el("div", { class: "error" }, what));
+}
+
 function showResult(reply) {
   $("devices-result").replaceChildren(reply.ok
     ? el("pre", {}, JSON.stringify(reply.json, null, 2))
@@ -560,6 +684,7 @@ async function deviceAction(action) {
   const form = new FormData($("device-form"));
   const token = form.get("token").trim();
   const topic = form.get("topic").trim();
+  if (!token) return missing("Enter a device token first.");
   let reply;
   if (action === "unregister") reply = await api("POST", `/v1/registry/${encodeURIComponent(token)}/unregister`, topic ? { topic } : "");
   if (action === "reactivate") reply = await api("POST", `/v1/registry/${encodeURIComponent(token)}/reactivate`);
@@ -575,18 +700,54 @@ async function loadFeedback() {
     `${entry.deviceToken} ${entry.topic || ""} since ${new Date(entry.timestamp).toISOString()}`)) : [el("li", { class: "empty" }, "none")]));
 }
 
+// A span of time in its two largest units: "1 h 30 min", "45 s", "3 d 4 h".
+function span(milliseconds) {
+  const units = [["d", 86400000], ["h", 3600000], ["min", 60000], ["s", 1000]];
+  const parts = [];
+  // Whole seconds: reading the clock takes a moment, so an offset may be a millisecond short.
+  let rest = Math.round(Math.abs(milliseconds) / 1000) * 1000;
+  for (const [name, size] of units) {
+    if (parts.length === 2) break;
+    if (rest >= size || parts.length) parts.push(`${Math.floor(rest / size)} ${name}`);
+    rest %= size;
+  }
+  return parts.filter((part) => !part.startsWith("0 ")).join(" ") || "0 s";
+}
+
+// The clock as the server last reported it; a running clock is shown ticking on from it.
+const clockState = { reading: null, readAt: 0, running: false, timer: null };
+
+function showClockReading() {
+  const now = clockState.reading + Math.round(performance.now() - clockState.readAt);
+  $("clock-now").textContent = new Date(now).toISOString().replace(/\.\d{3}Z$/, "Z");
+}
+
 async function loadClock() {
   const reply = await api("GET", "/v1/clock");
   if (!reply.json) return;
-  $("clock-now").textContent = reply.json.time;
-  $("clock-mode").textContent = reply.json.fixed ? "(moved by hand)" : "(real time)";
+  const clock = reply.json;
+  const offset = clock.offsetMilliseconds;
+  Object.assign(clockState, { reading: clock.millisecondsSince1970, readAt: performance.now(), running: !clock.fixed });
+  $("clock-now").textContent = clock.time;
+  // Within a second of real time counts as real time: the requests themselves take some.
+  $("clock-mode").textContent = clock.fixed ? "(pinned: moves only when set or advanced)"
+    : offset === undefined || Math.abs(offset) < 1000 ? "(running, real time)"
+    : `(running, ${span(offset)} ${offset > 0 ? "ahead of" : "behind"} real time)`;
+  clearInterval(clockState.timer);
+  clockState.timer = clockState.running ? setInterval(() => {
+    if (currentView === "devices") showClockReading(); else clearInterval(clockState.timer);
+  }, 1000) : null;
 }
 
 async function clockAction(action) {
   const form = new FormData($("clock-form"));
+  const seconds = form.get("seconds").trim();
+  const when = form.get("time").trim();
+  if (action === "advance" && !(seconds && Number.isFinite(Number(seconds)))) return missing("Enter how many seconds to advance the clock (negative: back).");
+  if (action === "set" && !when) return missing("Enter the time to set, like 2026-01-01T00:00:00Z.");
   let reply;
-  if (action === "advance") reply = await api("POST", "/v1/clock/advance", { milliseconds: Math.round(Number(form.get("seconds")) * 1000) });
-  if (action === "set") reply = await api("PUT", "/v1/clock", { time: form.get("time").trim() });
+  if (action === "advance") reply = await api("POST", "/v1/clock/advance", { milliseconds: Math.round(Number(seconds) * 1000) });
+  if (action === "set") reply = await api("PUT", "/v1/clock", { time: when });
   if (action === "resume") reply = await api("POST", "/v1/clock/resume");
   showResult(reply);
   loadClock();
@@ -603,9 +764,11 @@ async function start() {
   for (const button of document.querySelectorAll("#clock-form button")) button.addEventListener("click", () => clockAction(button.dataset.action));
   startDelivery();
   $("diagnosis-code").addEventListener("change", renderDiagnoses);
+  $("skipped").addEventListener("click", () => { $("skipped").hidden = true; });
   const [reasons, ports, kinds, codes] = await Promise.all(
     [api("GET", "/v1/reasons"), api("GET", "/v1/ports"), api("GET", "/v1/event-kinds"), api("GET", "/v1/diagnosis-codes")]);
   for (const entry of (reasons.json && reasons.json.reasons) || []) state.reasons.set(entry.reason, entry.meaning);
+  for (const entry of (reasons.json && reasons.json.legacyStatuses) || []) state.legacyStatuses.set(entry.status, entry.meaning);
   for (const entry of (codes.json && codes.json.codes) || []) state.codes.set(entry.code, { area: entry.area, meaning: entry.meaning });
   // Frames come many per request; the page reads them per connection when asked instead.
   state.liveTypes = ((kinds.json && kinds.json.kinds) || []).filter((kind) => !kind.perFrame).map((kind) => kind.name).join(",");

@@ -16,7 +16,7 @@ nav button.selected { background: #3a3a3c; color: #fff; }
 .live::before { content: "●"; margin-right: .3em; }
 .live.on::before { color: #30d158; }
 .live.off::before { color: #ff9f0a; }
-#skipped { background: #fff4d6; border-bottom: 1px solid #e6c96b; padding: .5em 1.2em; }
+#skipped { background: #fff4d6; border-bottom: 1px solid #e6c96b; padding: .5em 1.2em; cursor: pointer; }
 main { padding: 1em 1.2em; max-width: 1100px; }
 .filters { display: flex; flex-wrap: wrap; gap: .5em; margin-bottom: 1em; }
 input, select, textarea, button { font: inherit; }
@@ -37,8 +37,11 @@ button { padding: .35em .8em; border: 1px solid var(--line); border-radius: 6px;
 .compact.channel.refused { color: var(--refused); }
 .refusal { background: var(--refused-bg); border: 1px solid #f3b7b7; border-left: 4px solid var(--refused); border-radius: 8px; padding: .5em .8em; cursor: pointer; max-width: 700px; }
 .refusal .status { color: var(--refused); font-weight: 700; margin-right: .5em; }
+.compact .status, .banner .status { color: var(--ok); font-weight: 600; }
+.compact.channel.refused .status { color: var(--refused); }
 .refusal .reason { font-weight: 600; }
 .refusal .meaning, .refusal .meta { color: #5b3b3b; font-size: .9em; }
+.refusal .why { font-size: .9em; font-weight: 500; }
 .mono, pre, code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: .85em; }
 pre { background: #f6f6f8; border: 1px solid var(--line); border-radius: 6px; padding: .6em; overflow: auto; max-height: 40vh; }
 table { border-collapse: collapse; width: 100%; background: var(--panel); margin-bottom: 1.2em; }
@@ -57,7 +60,10 @@ dialog .close { float: right; border: 0; font-size: 1.4em; background: none; }
 .frames td { font-family: ui-monospace, Menlo, monospace; font-size: .85em; white-space: nowrap; }
 .frames pre { margin: 0; white-space: pre-wrap; word-break: break-all; max-height: none; }
 .frames td:last-child { white-space: normal; width: 100%; }
+.frames td.problem { white-space: normal; min-width: 10em; }
+.hex { overflow-wrap: anywhere; }
 .hex .field { border-bottom: 2px solid var(--accent); margin-right: .4em; }
+.hex .field.cut { border-bottom-style: dashed; }
 .verdict-provider { background: var(--card, #fff); border-radius: 10px; padding: .6em 1em; margin-bottom: 1em; }
 .verdict-provider h2 { font-size: 1em; margin: .2em 0; word-break: break-all; }
 .rules td { vertical-align: top; padding: .2em .5em; }

@@ -55,6 +55,16 @@ final class DashboardTests: XCTestCase {
         XCTAssertEqual(unregistered["status"] as? Int, 410)
         XCTAssertTrue((unregistered["meaning"] as? String ?? "").contains("no longer active"))
         XCTAssertTrue(reasons.allSatisfy { !($0["meaning"] as? String ?? "").isEmpty })
+        // The legacy status bytes, each with its own meaning: 5 and 8 share a reason but not a cause.
+        let legacy = try XCTUnwrap(json["legacyStatuses"] as? [[String: Any]])
+        XCTAssertEqual(legacy.compactMap { $0["status"] as? Int }, LegacyStatus.allCases.map { Int($0.rawValue) })
+        let meanings = Dictionary(uniqueKeysWithValues: legacy.compactMap { entry in
+            (entry["status"] as? Int).map { ($0, entry["meaning"] as? String ?? "") }
+        })
+        XCTAssertTrue(meanings[5]?.hasPrefix("Invalid token size") ?? false, "\(meanings[5] ?? "none")")
+        XCTAssertFalse(meanings[5]?.contains("environment") ?? true)
+        XCTAssertTrue(meanings[8]?.contains("other environment") ?? false, "\(meanings[8] ?? "none")")
+        XCTAssertEqual(Set(meanings.values).count, LegacyStatus.allCases.count, "every status has a meaning of its own")
     }
 
     func testEventKindsAndDiagnosisCodesComeFromTheServer() throws {
