@@ -11,6 +11,10 @@
 #   ROUNDS=N Benchmarks/http2.sh      every run N times, interleaved, then the median of each
 #                                     figure (this machine's throughput drifts; CPU per request
 #                                     and ratios taken minutes apart compare poorly)
+#   PUSHY_COMMAND='java ... PushyMockMain PORT server.crt server.pk8.pem'
+#                                     also measures pushy's mock (started with PORT replaced by a
+#                                     free port; it must answer 200 to the same requests) in the
+#                                     same sitting, and prints mockapns against it
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source Benchmarks/lib.sh   # counts_only, free_port, wait_port, cpu_seconds
@@ -79,6 +83,22 @@ nghttpd -d "$work/docroot" "$nghttpd_port" certs-dev/server-key.pem certs-dev/se
 nghttpd_pid=$!
 wait_port "$nghttpd_port"
 
+# pushy's mock, when given: measured like nghttpd, once per client count and round.
+measure_pushy() { # clients -> "requests/s cpu-us-per-request"
+    local port pid before out
+    port=$(free_port)
+    # shellcheck disable=SC2086
+    ${PUSHY_COMMAND//PORT/$port} >/dev/null 2>"$work/pushy.log" &
+    pid=$!
+    wait_port "$port"
+    run_h2load "$port" "$1" -H "authorization: bearer $jwt" >/dev/null   # warm-up (the JVM's too)
+    run_h2load "$port" "$1" -H "authorization: bearer $jwt" >/dev/null
+    before=$(cpu_seconds "$pid")
+    out=$(run_h2load "$port" "$1" -H "authorization: bearer $jwt")
+    echo "$(echo "$out" | rps) $(python3 -c "print(f'{($(cpu_seconds "$pid") - $before) / $requests * 1e6:.1f}')")"
+    kill "$pid"; wait "$pid" 2>/dev/null || true
+}
+
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15-minute load average before the runs; $(nproc) cores)"
 printf '%-12s %-12s %14s %14s %8s %14s %14s %8s\n' "h2load" "variant" "mockapns r/s" "nghttpd r/s" "ratio" "CPU us/req" "nghttpd us/req" "CPU x"
 rounds=${ROUNDS:-1}
@@ -89,6 +109,13 @@ for clients in 1 8; do
     base_cpu_before=$(cpu_seconds "$nghttpd_pid")
     base=$(run_h2load "$nghttpd_port" "$clients" | rps)
     base_cpu=$(python3 -c "print(f'{($(cpu_seconds "$nghttpd_pid") - $base_cpu_before) / $requests * 1e6:.1f}')")
+    pushy_rps=""; pushy_cpu=""
+    if [[ -n "${PUSHY_COMMAND:-}" ]]; then
+        read -r pushy_rps pushy_cpu < <(measure_pushy "$clients")
+        printf '%-12s %-12s %14s %14s %8s %14s %14s %8s\n' "-c$clients -m100" "pushy" "$pushy_rps" "$base" \
+            "$(python3 -c "print(f'{$pushy_rps/$base:.2f}')")" "$pushy_cpu" "$base_cpu" "$(python3 -c "print(f'{$pushy_cpu/$base_cpu:.2f}')")"
+        printf '%s\t%s\t%s\t%s\t%s\t%s\n' "-c$clients -m100" "pushy" "$pushy_rps" "$base" "$pushy_cpu" "$base_cpu" >> "$work/results.tsv"
+    fi
     for variant in "${variants[@]}"; do
         name=${variant%%|*}; flag=${variant#*|}
         mock_port=$(free_port)
@@ -125,7 +152,7 @@ for clients in 1 8; do
         [[ -n "$mock" ]] || { echo "$mock_out" >&2; mock=0; }
         printf '%-12s %-12s %14s %14s %8s %14s %14s %8s   (%s)\n' "-c$clients -m100" "$name" "$mock" "$base" \
             "$(python3 -c "print(f'{$mock/$base:.2f}')")" "$cpu" "$base_cpu" "$(python3 -c "print(f'{$cpu/$base_cpu:.2f}')")" \
-            "mockapns: $status, $errored errored"
+            "mockapns: $status, $errored errored${pushy_rps:+; against pushy: requests/s x$(python3 -c "print(f'{$mock/$pushy_rps:.2f}')"), CPU a request x$(python3 -c "print(f'{$cpu/$pushy_cpu:.2f}')")}"
         printf '%s\t%s\t%s\t%s\t%s\t%s\n' "-c$clients -m100" "${variant%%|*}" "$mock" "$base" "$cpu" "$base_cpu" >> "$work/results.tsv"
     done
 done
@@ -148,12 +175,12 @@ for (run, variant), values in rows.items():
     base_cpu = statistics.median(v[3] for v in values)
     cpu_ratio = statistics.median(v[2] / v[3] for v in values)
     print(f"{run:<12} {variant:<12} {mock:>14.0f} {base:>14.0f} {ratio:>8.2f} {cpu:>14.1f} {base_cpu:>14.1f} {cpu_ratio:>8.2f}")
-# Each variant against the first one (frames on), round by round: the paired ratios cancel
-# most of the drift between rounds.
+# Each variant against the first row (pushy's mock when measured, else frames on), round by
+# round: the paired ratios cancel most of the drift between rounds.
 print()
-print("against the first variant, median of the per-round ratios:")
 runs = sorted({run for run, _ in rows})
 variants = list(dict.fromkeys(variant for _, variant in rows))
+print(f"against {variants[0]}, median of the per-round ratios:")
 for run in runs:
     first = rows[(run, variants[0])]
     for variant in variants[1:]:
