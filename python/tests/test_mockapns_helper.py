@@ -7,13 +7,14 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import threading
 from pathlib import Path
 
 import pytest
 
-from mockapns import ControlAPIError, MockAPNs, MockAPNsError, ServerExited, WaitTimeout, find_binary
+from mockapns import ControlAPIError, ControlClient, MockAPNs, MockAPNsError, ServerExited, WaitTimeout, find_binary
 
 TOPIC = "com.example.app"
 
@@ -242,3 +243,25 @@ def test_the_fixture_starts_each_test_from_a_reset_server(mockapns):
     assert mockapns.notifications() == []
     assert mockapns.scenario()["name"] == "none"
     assert mockapns.clock()["fixed"] is False
+
+
+def test_a_control_client_for_a_server_started_elsewhere(mockapns):
+    # The control API answers loopback names: localhost is one of them.
+    elsewhere = ControlClient(f"http://localhost:{mockapns.control_port}")
+    assert elsewhere.health()["status"] == "ok"
+    assert elsewhere.control_url == f"http://localhost:{mockapns.control_port}"
+    token = new_token()
+    push(mockapns, token, {"aps": {"alert": "seen from outside"}})
+    [record] = elsewhere.wait_for(token=token, timeout=5)
+    assert record["status"] == 200
+    with pytest.raises(ValueError, match="plain http with a host and a port"):
+        ControlClient("https://127.0.0.1")
+    with pytest.raises(MockAPNsError, match="cannot reach the control API"):
+        ControlClient(f"http://127.0.0.1:{free_port()}", timeout=2).health()
+
+
+def free_port() -> int:
+    """A port nothing listens on (bound, then released)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
