@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Dict, List, Mapping, Optional, Sequence, Tuple, TypeVar, Union
 
-from .control import ControlClient, MockAPNsError
+from .control import ControlClient, MockAPNsError, _bracketed
 
 PathLike = Union[str, "os.PathLike[str]"]
 
@@ -194,6 +194,7 @@ class MockAPNs(ControlClient):
             self._stopped = True
             raise ServerExited(f"mockapns serve did not start (exit status {code}): {' '.join(args)}", code, self._tail())
         self.ports = json.loads(ports_file.read_text())
+        self._control_host = _flag_value(self.serve_args, "--control-host") or "127.0.0.1"
         self._control_port = self.ports.get("control")
         return self
 
@@ -275,8 +276,8 @@ class MockAPNs(ControlClient):
 
     @property
     def host(self) -> str:
-        """The address every listener is bound to."""
-        return "127.0.0.1"
+        """The address the APNs listeners are bound to: `--host` if given, else 127.0.0.1."""
+        return _flag_value(self.serve_args, "--host") or "127.0.0.1"
 
     @property
     def http2_port(self) -> int:
@@ -314,7 +315,7 @@ class MockAPNs(ControlClient):
     @property
     def http2_url(self) -> str:
         """`https://127.0.0.1:<port>`, where Apple's is `https://api.sandbox.push.apple.com`."""
-        return f"https://{self.host}:{self.http2_port}"
+        return f"https://{_bracketed(self.host)}:{self.http2_port}"
 
     def device_url(self, token: str) -> str:
         """The URL a notification to `token` is POSTed to."""
@@ -354,8 +355,8 @@ class MockAPNs(ControlClient):
         reach the next."""
         if self._scenario_replaced:
             started_with = self._scenario
-            if started_with is None and "--scenario" in self.serve_args[:-1]:
-                started_with = self.serve_args[self.serve_args.index("--scenario") + 1]
+            if started_with is None:
+                started_with = _flag_value(self.serve_args, "--scenario")
             super().load_scenario(_NO_SCENARIO if started_with is None else started_with)
             self._scenario_replaced = False
         return super().reset()
@@ -408,6 +409,17 @@ class MockAPNs(ControlClient):
 
     def _tail(self) -> str:
         return "\n".join(self.log_text().splitlines()[-_TAIL_LINES:])
+
+
+def _flag_value(args: Sequence[str], flag: str) -> Optional[str]:
+    """The value given to `flag` in `args` (`--flag value` or `--flag=value`), the last one winning."""
+    value: Optional[str] = None
+    for index, arg in enumerate(args):
+        if arg == flag and index + 1 < len(args):
+            value = args[index + 1]
+        elif arg.startswith(flag + "="):
+            value = arg[len(flag) + 1:]
+    return value
 
 
 def _copy_output(stream: IO[bytes], log_path: Path, listening: threading.Event) -> None:

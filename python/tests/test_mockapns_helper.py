@@ -265,3 +265,12 @@ def free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return probe.getsockname()[1]
+
+
+def test_the_addresses_follow_the_host_flags(tmp_path):
+    with MockAPNs("--host", "127.0.0.2", "--control-host=127.0.0.3", workdir=tmp_path) as apns:
+        assert apns.http2_url == f"https://127.0.0.2:{apns.http2_port}"
+        assert apns.control_url == f"http://127.0.0.3:{apns.control_port}"
+        assert apns.health()["status"] == "ok"
+        assert f"http2=127.0.0.2:{apns.http2_port}" in apns.log_text()
+        assert f"control=127.0.0.3:{apns.control_port}" in apns.log_text()
