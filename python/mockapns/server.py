@@ -179,20 +179,26 @@ class MockAPNs(ControlClient):
             )
         finally:
             log.close()
-        listening = threading.Event()
+        listening, settled = threading.Event(), threading.Event()
         assert self.process.stdout is not None
         self._output_reader = threading.Thread(
-            target=_copy_output, args=(self.process.stdout, self.log_path, listening), name="mockapns output", daemon=True,
+            target=_copy_output, args=(self.process.stdout, self.log_path, listening, settled),
+            name="mockapns output", daemon=True,
         )
         self._output_reader.start()
         # The line comes once every listener is bound, after the ports file is written; at a
-        # failed start the output ends instead, which sets the event as well.
-        if not listening.wait(self.start_timeout) or self.process.poll() is not None:
-            self.process.kill()
-            code = self.process.wait()
+        # failed start the output ends instead.
+        output_ended = settled.wait(self.start_timeout)
+        if not listening.is_set():
+            try:
+                code = self.process.wait(5 if output_ended else 0)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                code = self.process.wait()
             self._output_reader.join(5)
             self._stopped = True
-            raise ServerExited(f"mockapns serve did not start (exit status {code}): {' '.join(args)}", code, self._tail())
+            why = f"exit status {code}" if output_ended else f"no listening line within {self.start_timeout:g} s; killed"
+            raise ServerExited(f"mockapns serve did not start ({why}): {' '.join(args)}", code, self._tail())
         self.ports = json.loads(ports_file.read_text())
         self._control_host = _flag_value(self.serve_args, "--control-host") or "127.0.0.1"
         self._control_port = self.ports.get("control")
@@ -422,13 +428,14 @@ def _flag_value(args: Sequence[str], flag: str) -> Optional[str]:
     return value
 
 
-def _copy_output(stream: IO[bytes], log_path: Path, listening: threading.Event) -> None:
-    """Appends the server's standard output to its log, line by line, and sets `listening`
-    at the listening line or at the end of the output."""
+def _copy_output(stream: IO[bytes], log_path: Path, listening: threading.Event, settled: threading.Event) -> None:
+    """Appends the server's standard output to its log, line by line; sets `listening` at the
+    listening line, and `settled` then or at the end of the output (a failed start)."""
     with stream, open(log_path, "ab") as log:
         for line in stream:
             log.write(line)
             log.flush()
             if line.startswith(b"mockapns listening "):
                 listening.set()
-    listening.set()
+                settled.set()
+    settled.set()

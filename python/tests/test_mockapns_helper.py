@@ -79,7 +79,21 @@ def test_a_failed_start_raises_with_what_the_server_said(tmp_path):
     with pytest.raises(ServerExited) as failure:
         MockAPNs("--scenario", str(missing), workdir=tmp_path).start()
     assert str(missing) in failure.value.output
-    assert failure.value.returncode not in (0, None)
+    assert failure.value.returncode == 1
+    assert "exit status 1" in str(failure.value)
+
+
+def test_a_server_that_never_listens_is_killed_after_the_start_timeout(tmp_path):
+    # A stand-in that generates credentials with the real binary, then prints and hangs.
+    stand_in = tmp_path / "hanging-mockapns"
+    stand_in.write_text(f'#!/bin/sh\n[ "$1" = certs ] && exec {find_binary()} "$@"\necho starting\nexec sleep 60\n')
+    stand_in.chmod(0o755)
+    apns = MockAPNs(binary=stand_in, workdir=tmp_path / "work", start_timeout=0.5)
+    with pytest.raises(ServerExited, match="no listening line within 0.5 s; killed") as failure:
+        apns.start()
+    assert failure.value.returncode == -signal.SIGKILL
+    assert "starting" in failure.value.output
+    assert not apns.running
 
 
 def test_a_crash_is_reported_by_the_next_call_and_by_stop(tmp_path):
