@@ -188,9 +188,9 @@ class ControlClient:
         connection: Optional[int] = None,
         after: Optional[int] = None,
     ) -> List[Notification]:
-        """Waits until `count` recorded notifications match, and returns every one that does,
-        oldest first. Notifications recorded before the call count too (pass `after` to count
-        only later ones).
+        """Waits until `count` recorded notifications match, and returns the matches (at least
+        `count`), oldest first. Notifications recorded before the call count too; to count only
+        later ones, pass `after=` the journal's `lastSequence` (`health()["journal"]`) read first.
 
         The filters are those of `notifications()`, applied by the server; `predicate`, when
         given, is applied here to each record the filters let through (say, on its payload).
