@@ -141,6 +141,16 @@ struct ServeCommand: AsyncParsableCommand {
         // listening line must get the graceful shutdown, not the default action.
         let signals = await TerminationSignal.trap()
         let (server, ports) = try await observation.startServer(configuration, logger: Logger(label: "mockapns"))
+        if let portsFile {
+            // Whole (written aside, then renamed) and before the listening line, so whoever
+            // waits for that line finds the file complete.
+            do {
+                try Data((ports.json + "\n").utf8).write(to: URL(fileURLWithPath: portsFile), options: .atomic)
+            } catch {
+                try await server.shutdown()
+                throw ServeError("cannot write the ports file \(portsFile) (--ports-file): \(error.localizedDescription)")
+            }
+        }
         say("mockapns listening \(ports.summary(host: configuration.host, controlHost: configuration.control.host))")
         if configuration.control.token == nil, let token = server.controlToken, let control = ports.control {
             // The one place the token is shown: it was made for this run and is needed to use
@@ -149,9 +159,6 @@ struct ServeCommand: AsyncParsableCommand {
         }
         if let credentials {
             say(credentials.guide(configuration: configuration, http2Port: ports.http2))
-        }
-        if let portsFile {
-            try Data((ports.json + "\n").utf8).write(to: URL(fileURLWithPath: portsFile))
         }
         let signal = await TerminationSignal.wait(signals)
         say("mockapns received \(signal), shutting down")

@@ -1,5 +1,6 @@
-"""Fixtures for the interop suite: a `mockapns serve` process on ephemeral ports, the paths of
-the development credentials, and small runners for the command-line peers.
+"""Fixtures for the interop suite: a `mockapns serve` process on ephemeral ports (started with
+the Python helper, python/mockapns), the paths of the development credentials, and small
+runners for the command-line peers.
 
 Every test talks to the server only through real sockets on 127.0.0.1, with the same client
 a provider would use, and then checks what the server itself recorded.
@@ -7,14 +8,13 @@ a provider would use, and then checks what the server itself recorded.
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
+from mockapns import MockAPNs
 
 from journal import Journal
 
@@ -40,46 +40,24 @@ def mockapns_bin() -> str:
     return path
 
 
-def serve_flags() -> set[str]:
-    """The long flags `mockapns serve --help` lists, so the suite follows what the build has."""
-    out = subprocess.run([mockapns_bin(), "serve", "--help"], capture_output=True, text=True).stdout
-    return {word for word in out.split() if word.startswith("--")}
-
-
-class Server:
-    """One `mockapns serve` process with every listener on an ephemeral port."""
+class Server(MockAPNs):
+    """One `mockapns serve` process with every listener on an ephemeral port, started and
+    stopped by the Python helper (python/mockapns), serving certs-dev unless `extra` names
+    another --cert-dir; its output is in `tmp/mockapns.log`."""
 
     def __init__(self, tmp: Path, *extra: str):
+        flags = list(extra)
+        cert_dir: Path | str = CERTS
+        if "--cert-dir" in flags:
+            at = flags.index("--cert-dir")
+            cert_dir = flags[at + 1]
+            del flags[at:at + 2]
+        super().__init__(*flags, binary=mockapns_bin(), cert_dir=cert_dir, workdir=tmp, cwd=REPO)
         self.tmp = tmp
-        self.extra = list(extra)
-        self.ports: dict[str, int] = {}
-        self.process: subprocess.Popen | None = None
-        self.log = tmp / "server.log"
-
-    def start(self) -> "Server":
-        ports_file = self.tmp / "ports.json"
-        flags = serve_flags()
-        args = [mockapns_bin(), "serve", "--http2-port", "0", "--ports-file", str(ports_file)]
-        for listener in ("gateway", "feedback", "control", "broadcast-manage"):
-            if f"--{listener}-port" in flags:
-                args += [f"--{listener}-port", "0"]
-        args += ["--log-level", "info", *self.extra]
-        self.process = subprocess.Popen(
-            args, cwd=REPO, stdout=open(self.log, "ab"), stderr=subprocess.STDOUT
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            if self.process.poll() is not None:
-                raise RuntimeError(f"mockapns exited {self.process.returncode}:\n{self.log.read_text()}")
-            if ports_file.exists() and ports_file.read_text().strip():
-                self.ports = json.loads(ports_file.read_text())
-                return self
-            time.sleep(0.02)
-        raise RuntimeError("mockapns never wrote its ports file")
 
     @property
     def http2(self) -> int:
-        return self.ports["http2"]
+        return self.http2_port
 
     @property
     def manage(self) -> int:
@@ -92,23 +70,14 @@ class Server:
     def journal(self) -> Journal:
         if "control" not in self.ports:
             pytest.fail("this build has no control API (no \"control\" in the ports file)")
-        return Journal(self.ports["control"])
+        return Journal(self)
+
+    @property
+    def log(self) -> Path:
+        return self.log_path
 
     def url(self, token: str = GOOD_TOKEN) -> str:
-        return f"https://127.0.0.1:{self.http2}/3/device/{token}"
-
-    def stop(self, sig: int = signal.SIGTERM, timeout: float = 15) -> int:
-        if self.process is None or self.process.poll() is not None:
-            return self.process.returncode if self.process else 0
-        self.process.send_signal(sig)
-        try:
-            return self.process.wait(timeout)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            return self.process.wait()
-
-    def log_text(self) -> str:
-        return self.log.read_text(errors="replace")
+        return self.device_url(token)
 
 
 @pytest.fixture(scope="session")

@@ -1,53 +1,43 @@
 """The server side of every assertion: what the journal recorded, read over the control API
-(plain HTTP JSON on 127.0.0.1, the "control" port of the ports file; see the README's
-"The control API" and Sources/MockAPNs/Control/control-api.openapi.json)."""
+with the Python helper (python/mockapns; README, "Python: a server for your tests"), plus the
+suite's two assertion shorthands."""
 
 from __future__ import annotations
 
-import json
-import time
-import urllib.error
-import urllib.parse
-import urllib.request
+from typing import Any
+
+from mockapns import ControlAPIError, ControlClient, WaitTimeout
 
 
 class Journal:
-    def __init__(self, port: int | None):
-        self.port = port
+    def __init__(self, control: ControlClient):
+        self.control = control
 
-    def request(self, method: str, path: str, body=None, **query):
-        url = f"http://127.0.0.1:{self.port}{path}"
-        if query:
-            url += "?" + urllib.parse.urlencode({k: v for k, v in query.items() if v is not None})
-        data = json.dumps(body).encode() if body is not None else None
-        # The control API takes state changes only as JSON, with or without a body.
-        headers = {} if method in ("GET", "HEAD") else {"Content-Type": "application/json"}
-        request = urllib.request.Request(url, data=data, method=method, headers=headers)
-        with urllib.request.urlopen(request, timeout=15) as response:
-            text = response.read()
-        return json.loads(text) if text else None
+    def request(self, method: str, path: str, body: Any = None, **query: Any) -> Any:
+        return self.control.request(method, path, body, **query)
 
-    def get(self, path: str, **query):
-        return self.request("GET", path, **query)
+    def get(self, path: str, **query: Any) -> Any:
+        return self.control.get(path, **query)
 
-    def post(self, path: str, body=None):
-        return self.request("POST", path, body if body is not None else {})
+    def post(self, path: str, body: Any = None) -> Any:
+        return self.control.post(path, body)
 
     # Notifications
 
-    def notifications(self, **query) -> list[dict]:
-        return self.get("/v1/notifications", **query)["notifications"]
+    def notifications(self, **query: Any) -> list[dict]:
+        return self.control.notifications(**query)
 
-    def expect(self, token: str, count: int = 1, **fields) -> dict:
+    def expect(self, token: str, count: int = 1, **fields: Any) -> dict:
         """Waits (up to 5 s) until the journal holds `count` notifications for `token` and
         returns the last one, after checking `fields` on it (for example status=410,
         reason="Unregistered")."""
         try:
-            answer = self.get("/v1/notifications/wait", token=token, count=count, timeout=5000)
-            records = answer["notifications"]
-        except urllib.error.HTTPError:
+            records = self.control.wait_for(count, token=token, timeout=5)
+        except WaitTimeout as timeout:
+            records = timeout.found
+        except ControlAPIError:
             # A token the filter cannot take (not hex): look through everything.
-            records = [r for r in self.notifications() if r.get("deviceToken") == token]
+            records = [r for r in self.control.notifications() if r.get("deviceToken") == token]
         assert len(records) >= count, f"journal has {len(records)} notifications for {token}, expected {count}"
         record = records[-1]
         mismatched = {k: (record.get(k), v) for k, v in fields.items() if record.get(k) != v}
@@ -56,25 +46,21 @@ class Journal:
 
     # Other events
 
-    def events(self, **query) -> list[dict]:
-        return self.get("/v1/events", **query)["events"]
+    def events(self, **query: Any) -> list[dict]:
+        return self.control.events(**query)
 
-    def expect_event(self, type: str, timeout: float = 5, **fields) -> dict:
+    def expect_event(self, type: str, timeout: float = 5, **fields: Any) -> dict:
         """Waits until an event of `type` whose fields include `fields` is in the journal.
         A string expected for a string field matches as a substring."""
-        deadline = time.monotonic() + timeout
-        seen: list[dict] = []
-        while True:
-            seen = self.events(type=type)
-            for event in seen:
-                if all(_matches(event.get(k), v) for k, v in fields.items()):
-                    return event
-            if time.monotonic() > deadline:
-                raise AssertionError(f"no {type} event with {fields}; recorded: {seen[-5:]}")
-            time.sleep(0.05)
+        try:
+            return self.control.wait_for_event(
+                type, timeout=timeout, predicate=lambda event: all(_matches(event.get(k), v) for k, v in fields.items()),
+            )
+        except WaitTimeout as missing:
+            raise AssertionError(f"no {type} event with {fields}: {missing}") from None
 
 
-def _matches(recorded, expected) -> bool:
+def _matches(recorded: Any, expected: Any) -> bool:
     if isinstance(expected, str) and isinstance(recorded, str):
         return expected in recorded
     return recorded == expected

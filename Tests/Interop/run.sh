@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Interop suite: real third-party clients (curl, nghttp, openssl s_client, aioapns, PyAPNs)
 # against `mockapns serve` on ephemeral ports. Creates .venv-interop/ with the pinned Python
-# clients (Tests/Interop/requirements.txt) and runs pytest over Tests/Interop.
+# clients (Tests/Interop/requirements.txt) and the Python helper (python/), and runs pytest
+# over Tests/Interop and the helper's own tests (python/tests).
 #
 #   Tests/Interop/run.sh [pytest args...]     e.g. Tests/Interop/run.sh -k legacy -v
 #
@@ -32,10 +33,20 @@ if [[ ! -x "$venv/bin/python" ]] || ! cmp -s "$requirements" "$venv/requirements
     "$venv/bin/pip" install --quiet --disable-pip-version-check -r "$requirements"
     cp "$requirements" "$venv/requirements.txt"
 fi
+# The Python helper (python/: the mockapns package and its pytest plugin), editable so the
+# suite runs the checkout's code; installed again when its pyproject.toml changes.
+helper=python/pyproject.toml
+if ! cmp -s "$helper" "$venv/pyproject.toml"; then
+    echo "== installing the Python helper (pip install --editable ./python)"
+    "$venv/bin/pip" install --quiet --disable-pip-version-check --no-deps --editable ./python
+    cp "$helper" "$venv/pyproject.toml"
+fi
 
 report="$venv/junit.xml"
 status=0
-"$venv/bin/python" -m pytest Tests/Interop -p no:cacheprovider -rfEsx --junitxml="$report" "$@" || status=$?
+# --rootdir: test ids from the repository root (else python/pyproject.toml would be taken as
+# pytest's configuration file).
+"$venv/bin/python" -m pytest Tests/Interop python/tests --rootdir . -p no:cacheprovider -rfEsx --junitxml="$report" "$@" || status=$?
 
 # One plain closing line, whatever pytest printed above it.
 "$venv/bin/python" - "$report" "$status" <<'PY'

@@ -11,10 +11,8 @@ from conftest import CA, CERTS, TOPIC, Server, provider_token, run, unique_token
 
 @pytest.fixture(scope="module")
 def both(tmp_path_factory):
-    instance = Server(
-        tmp_path_factory.mktemp("both"), "--environment", "both", "--production-http2-port", "0",
-        "--production-gateway-port", "0", "--production-feedback-port", "0", "--production-broadcast-manage-port", "0",
-    ).start()
+    # --ephemeral-ports (the helper's) gives the production listeners free ports too.
+    instance = Server(tmp_path_factory.mktemp("both"), "--environment", "both").start()
     yield instance
     instance.stop()
 

@@ -88,6 +88,18 @@ final class HealthAndPortsCommandTests: XCTestCase {
         for (serving, _) in servers { XCTAssertEqual(serving.stop(), 0, serving.stderr) }
     }
 
+    /// A script that waits for the listening line may read the ports file at once: the file
+    /// is written before the line, so a ports file that cannot be written means no line.
+    func testThePortsFileIsWrittenBeforeTheListeningLine() throws {
+        let world = try CommandWorld(self)
+        let portsFile = world.directory + "/no-such-folder/ports.json"
+        let serving = try world.serve(["--ephemeral-ports", "--cert-dir", Fixtures.certificateDirectory, "--ports-file", portsFile])
+        defer { _ = serving.stop() }
+        XCTAssertNotEqual(try serving.exit(), 0, serving.stderr)
+        XCTAssertFalse(serving.stdout.contains("mockapns listening"), serving.stdout)
+        XCTAssertTrue(serving.stderr.contains("cannot write the ports file \(portsFile) (--ports-file): "), serving.stderr)
+    }
+
     func testEphemeralPortsWithAFixedPortIsRefused() throws {
         let result = try ProcessRunner.run(executable, ["serve", "--ephemeral-ports", "--http2-port", "2197", "--control-port", "0"])
         XCTAssertNotEqual(result.status, 0)

@@ -1,0 +1,29 @@
+"""Run MockAPNs, a mock Apple Push Notification service, from Python tests.
+
+    from mockapns import MockAPNs
+
+    with MockAPNs() as apns:                 # `mockapns serve` on free ports, fresh credentials
+        ...                                  # your provider pushes to apns.device_url(token)
+        [record] = apns.wait_for(token=token)
+        assert record["status"] == 200
+
+With pytest, installing the package registers the `mockapns` fixture (one server per session,
+reset before each test). Standard library only; the `mockapns` binary is found through
+`binary=`, `$MOCKAPNS_BIN` or `PATH`.
+"""
+
+from .control import ControlAPIError, ControlClient, Event, MockAPNsError, Notification, WaitTimeout
+from .server import Credentials, MockAPNs, ServerExited, find_binary
+
+__all__ = [
+    "ControlAPIError",
+    "ControlClient",
+    "Credentials",
+    "Event",
+    "MockAPNs",
+    "MockAPNsError",
+    "Notification",
+    "ServerExited",
+    "WaitTimeout",
+    "find_binary",
+]

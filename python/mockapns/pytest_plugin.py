@@ -1,0 +1,57 @@
+"""The pytest plugin, registered by installing the package (entry point `pytest11`).
+
+Fixtures:
+    mockapns          the session's server, reset (`MockAPNs.reset()`) before the test
+    mockapns_server   the session's server as it is (started on first use, stopped at the end)
+    mockapns_options  keyword arguments for `MockAPNs` (override it in a conftest.py:
+                      `{"serve_args": ["--clock", "2026-01-01T00:00:00Z"], "topics": ["com.acme.app"]}`)
+
+The binary: `--mockapns-bin PATH`, else `$MOCKAPNS_BIN`, else `mockapns` on `PATH`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Iterator
+
+import pytest
+
+from .server import MockAPNs, find_binary
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("mockapns", "MockAPNs, a mock Apple Push Notification service")
+    group.addoption(
+        "--mockapns-bin", metavar="PATH", default=None,
+        help="the mockapns binary for the mockapns fixture (default: $MOCKAPNS_BIN, else mockapns on PATH)",
+    )
+
+
+@pytest.fixture(scope="session")
+def mockapns_options() -> Dict[str, Any]:
+    """Keyword arguments for the session's `MockAPNs` (`serve_args` become its flags)."""
+    return {}
+
+
+@pytest.fixture(scope="session")
+def mockapns_server(
+    pytestconfig: pytest.Config, mockapns_options: Dict[str, Any], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[MockAPNs]:
+    """One `mockapns serve` for the session, its working folder under pytest's temporary
+    folders (kept for the last runs, with `mockapns.log`)."""
+    options = dict(mockapns_options)
+    serve_args = options.pop("serve_args", ())
+    options.setdefault("binary", find_binary(pytestconfig.getoption("mockapns_bin")))
+    options.setdefault("workdir", tmp_path_factory.mktemp("mockapns"))
+    server = MockAPNs(*serve_args, **options).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+@pytest.fixture
+def mockapns(mockapns_server: MockAPNs) -> MockAPNs:
+    """The session's server, reset for this test: an empty journal and registry, the
+    scenario it started with (from the top), the clock as started, fresh verdicts."""
+    mockapns_server.reset()
+    return mockapns_server
