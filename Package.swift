@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "MockAPNsCore", targets: ["MockAPNsCore"]),
+        .library(name: "MockAPNsJournal", targets: ["MockAPNsJournal"]),
         .library(name: "MockAPNs", targets: ["MockAPNs"]),
         // The HTTP/2 server handler on its own; the fuzz targets (Fuzz/) drive it directly.
         .library(name: "MockAPNsHTTP2", targets: ["MockAPNsHTTP2"]),
@@ -40,6 +41,12 @@ let package = Package(
             ]
         ),
         // System OpenSSL (libssl/libcrypto 3.x), used only by MockAPNsTLS.
+        // The journal: events packed as bytes, its readers and sinks. Apple's vocabulary (the
+        // events and records) is the core's; this target keeps them.
+        .target(
+            name: "MockAPNsJournal",
+            dependencies: ["MockAPNsCore", "MockAPNsWire"]
+        ),
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "openssl",
@@ -74,6 +81,7 @@ let package = Package(
             name: "MockAPNs",
             dependencies: [
                 "MockAPNsCore",
+                "MockAPNsJournal",
                 "MockAPNsTLS",
                 "MockAPNsHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -97,6 +105,7 @@ let package = Package(
             dependencies: [
                 "MockAPNs",
                 "MockAPNsCore",
+                "MockAPNsJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -127,6 +136,7 @@ let package = Package(
         // waits that fail on timeout.
         .target(
             name: "MockAPNsTestSupport",
+            dependencies: ["MockAPNsCore"],
             path: "Tests/MockAPNsTestSupport"
         ),
         .testTarget(
@@ -134,11 +144,16 @@ let package = Package(
             dependencies: [
                 "MockAPNsTestSupport",
                 "MockAPNsCore",
+                "MockAPNsJournal",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
+        ),
+        .testTarget(
+            name: "MockAPNsJournalTests",
+            dependencies: ["MockAPNsTestSupport", "MockAPNsCore", "MockAPNsJournal"]
         ),
         .testTarget(
             name: "MockAPNsTLSTests",
@@ -168,6 +183,7 @@ let package = Package(
                 "MockAPNsTestSupport",
                 "MockAPNs",
                 "MockAPNsCore",
+                "MockAPNsJournal",
                 "MockAPNsTLS",
                 "MockAPNsHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "CFuzzerDriver"),
         fuzzTarget("FuzzLegacyFrameDecoder", [core]),
         fuzzTarget("FuzzJSONParser", [core]),
-        fuzzTarget("FuzzJournal", [core]),
+        fuzzTarget("FuzzJournal", [core, .product(name: "MockAPNsJournal", package: mainPackage)]),
         fuzzTarget("FuzzScenarioDecoder", [core]),
         fuzzTarget("FuzzConfigurationDecoder", [.product(name: "MockAPNs", package: mainPackage)]),
         fuzzTarget("FuzzProviderToken", [core]),

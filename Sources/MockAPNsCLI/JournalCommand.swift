@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 
 /// `mockapns serve` options for the journal and the control API.
 struct ObservationOptions: ParsableArguments {

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import UnixSignals
 
 /// `mockapns serve`: runs the mock server until SIGINT or SIGTERM.

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 import MockAPNsHTTP2
 
 /// Broadcast sends and channel management requests: the same connection, credentials,

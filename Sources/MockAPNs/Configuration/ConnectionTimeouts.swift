@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 import NIOCore
 
 extension MockAPNsConfiguration {

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 import MockAPNsHTTP2
 
 /// Everything a MockAPNs server needs to start. The defaults are Apple-faithful, bind every

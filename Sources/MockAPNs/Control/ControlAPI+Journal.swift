@@ -1,5 +1,6 @@
 import Hummingbird
 import MockAPNsCore
+import MockAPNsJournal
 import ServiceLifecycle
 
 /// The journal: its counts, its notifications (listed or waited for), its events, clearing it.

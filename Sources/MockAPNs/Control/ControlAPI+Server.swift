@@ -1,5 +1,6 @@
 import Hummingbird
 import MockAPNsCore
+import MockAPNsJournal
 
 /// The server as a whole: its OpenAPI document and metrics, liveness and ports, the reset
 /// between tests, and the legacy gateway's maintenance shutdown.

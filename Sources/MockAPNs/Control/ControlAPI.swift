@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import MockAPNsCore
+import MockAPNsJournal
 
 /// The control API: the router, its checks, and what every resource's handlers share. Every
 /// path is under `/v1` except `/openapi.json`, `/metrics` and the dashboard's page and assets;

@@ -1,5 +1,6 @@
 import Logging
 import MockAPNsCore
+import MockAPNsJournal
 import NIOCore
 import NIOHTTPTypes
 

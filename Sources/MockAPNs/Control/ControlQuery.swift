@@ -1,5 +1,6 @@
 import Hummingbird
 import MockAPNsCore
+import MockAPNsJournal
 
 /// Reads a request's query parameters, refusing unknown ones and bad values with an error
 /// that names the parameter.

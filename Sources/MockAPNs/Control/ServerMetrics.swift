@@ -1,5 +1,6 @@
 import CoreMetrics
 import MockAPNsCore
+import MockAPNsJournal
 import Prometheus
 import Synchronization
 

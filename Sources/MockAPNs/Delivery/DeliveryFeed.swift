@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 import Synchronization
 
 /// What the delivery model reads from the journal, in journal order: accepted notifications

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 
 extension MockAPNsConfiguration {
     /// The delivery model (docs/delivery.md) and where delivered notifications are forwarded

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 
 /// The delivery model through the embedding API: devices online and offline, what is stored
 /// for them, and each notification's delivery log.

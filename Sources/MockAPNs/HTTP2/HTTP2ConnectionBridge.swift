@@ -1,5 +1,6 @@
 import Logging
 import MockAPNsCore
+import MockAPNsJournal
 import MockAPNsHTTP2
 import MockAPNsTLS
 import NIOCore

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 
 /// What of an HTTP/2 frame may be recorded: provider tokens as the journal's settings say
 /// (without their signature by default) wherever a frame carries text.

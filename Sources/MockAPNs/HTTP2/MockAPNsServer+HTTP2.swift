@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 import MockAPNsHTTP2
 import MockAPNsTLS
 import NIOCore

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 
 extension MockAPNsConfiguration {
     /// What the journal keeps and where it writes (`journal` in a configuration file).

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 import MockAPNsTLS
 
 /// Turns the TLS handler's facts into journal values.

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 
 extension MockAPNsServer {
     /// Everything the server saw and did: connections, TLS, frames, notifications with their

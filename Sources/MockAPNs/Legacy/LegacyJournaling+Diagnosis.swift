@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 
 extension LegacyJournaling {
     /// Something the decision noticed about a notification (its token's environment, a full

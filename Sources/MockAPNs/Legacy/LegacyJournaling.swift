@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 
 /// What one legacy gateway or feedback connection writes to the journal: each frame, each
 /// notification with its outcome (accepted, refused by the core, refused by the codec, or

@@ -1,5 +1,6 @@
 import Logging
 import MockAPNsCore
+import MockAPNsJournal
 import MockAPNsTLS
 import NIOCore
 import NIOPosix

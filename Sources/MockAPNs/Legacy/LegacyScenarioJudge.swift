@@ -1,5 +1,6 @@
 import Logging
 import MockAPNsCore
+import MockAPNsJournal
 import NIOCore
 
 /// Runs the scenario for the notifications of one legacy gateway connection and says how

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 
 extension MockAPNsServer {
     /// The verdicts on each provider's retry logic: for every provider (certificate subject,

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 
 /// What `MockAPNsServer.reset()` cleared, so a test (or `POST /v1/reset`) can see it.
 public struct ServerReset: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import MockAPNsCore
+import MockAPNsJournal
 
 /// Broadcast events in the journal (kinds, `channel` filter, JSON) and scenario matchers for
 /// channel ids and management operations.

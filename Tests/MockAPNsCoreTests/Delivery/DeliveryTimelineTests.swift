@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 import XCTest
 
 /// A notification's delivery log, found by any of its ids in the journal, and told in the

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 import XCTest
 
 /// How provider tokens appear in what is recorded and printed: by default a JWT keeps its

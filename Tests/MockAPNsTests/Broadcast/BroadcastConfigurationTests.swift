@@ -2,6 +2,7 @@ import MockAPNsTestSupport
 import Foundation
 import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import XCTest
 
 /// The `broadcast` object of a configuration file, and `mockapns journal`'s lines for

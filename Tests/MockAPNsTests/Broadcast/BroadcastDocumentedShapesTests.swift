@@ -1,6 +1,7 @@
 import Foundation
 import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import XCTest
 
 /// Every request shape Apple documents for broadcast push, sent over real TLS with the real

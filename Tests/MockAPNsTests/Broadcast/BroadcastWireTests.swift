@@ -1,6 +1,7 @@
 import Foundation
 import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import XCTest
 
 /// Broadcast push over real TLS on 127.0.0.1, driven by the real `curl --http2`: the channel

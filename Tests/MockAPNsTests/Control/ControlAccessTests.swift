@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdTesting
 @testable import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import MockAPNsTestSupport
 import XCTest
 

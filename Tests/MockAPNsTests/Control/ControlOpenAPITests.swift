@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 @testable import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import XCTest
 
 /// The control API and its OpenAPI document agree: every route is documented, every

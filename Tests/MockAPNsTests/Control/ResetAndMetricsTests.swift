@@ -2,6 +2,7 @@ import MockAPNsTestSupport
 import Foundation
 import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import XCTest
 
 /// `POST /v1/reset`, `GET /v1/scenario`'s firing counts, unknown paths and `GET /metrics`,

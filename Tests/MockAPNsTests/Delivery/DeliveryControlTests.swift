@@ -2,6 +2,7 @@ import MockAPNsTestSupport
 import Foundation
 import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import XCTest
 
 /// The delivery model on a running server: devices taken offline and brought back through the

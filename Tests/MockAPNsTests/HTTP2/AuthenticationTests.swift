@@ -2,6 +2,7 @@ import MockAPNsTestSupport
 import Foundation
 import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import XCTest
 
 /// Apple's two authentication modes over real TLS, driven by curl, nghttp and openssl.

@@ -2,6 +2,7 @@ import MockAPNsTestSupport
 import Foundation
 import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import XCTest
 
 /// Connection-level behaviour over real TLS: Apple's SETTINGS, bad bytes, shutdown.

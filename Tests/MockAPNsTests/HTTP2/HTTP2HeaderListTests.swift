@@ -1,5 +1,6 @@
 import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import MockAPNsHTTP2
 import MockAPNsTestSupport
 import XCTest

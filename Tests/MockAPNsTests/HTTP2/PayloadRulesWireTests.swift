@@ -1,6 +1,7 @@
 import Foundation
 import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import XCTest
 
 /// Payloads checked by push type over real sockets: Apple answers 200, the journal says what

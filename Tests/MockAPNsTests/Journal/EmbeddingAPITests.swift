@@ -2,6 +2,7 @@ import MockAPNsTestSupport
 import Foundation
 import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import Testing
 
 /// The embedding API as a Swift Testing user writes it: start, push, wait, assert, stop.

@@ -1,6 +1,7 @@
 @testable import MockAPNs
 import Foundation
 import MockAPNsCore
+import MockAPNsJournal
 import MockAPNsTestSupport
 import Synchronization
 import XCTest

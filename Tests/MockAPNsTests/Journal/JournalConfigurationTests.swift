@@ -1,5 +1,6 @@
 import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import XCTest
 
 /// The `journal` and `control` objects of a configuration file.

@@ -1,5 +1,6 @@
 @testable import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import MockAPNsTestSupport
 import XCTest
 

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import XCTest
 
 /// The journal tells the whole truth: every notification (accepted, refused by the core,

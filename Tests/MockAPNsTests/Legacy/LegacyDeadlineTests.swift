@@ -1,6 +1,7 @@
 import Foundation
 import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import MockAPNsTestSupport
 import XCTest
 

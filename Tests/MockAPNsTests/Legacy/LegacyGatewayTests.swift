@@ -2,6 +2,7 @@ import MockAPNsTestSupport
 import Foundation
 import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import XCTest
 
 /// The legacy binary gateway over real TLS on 127.0.0.1, driven by Python's `ssl` module with

@@ -1,6 +1,7 @@
 import Foundation
 import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import XCTest
 
 /// The access log on real sockets: curl pushes over TLS, and the lines say who connected,

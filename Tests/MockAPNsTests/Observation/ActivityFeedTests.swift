@@ -1,5 +1,6 @@
 @testable import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import XCTest
 
 /// Without an access log the feed passes on of a notification only what the metrics count

@@ -2,6 +2,7 @@ import MockAPNsTestSupport
 import Foundation
 import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import XCTest
 
 /// The provider verdicts of a running server: judged from the journal off the event loops,

@@ -1,5 +1,6 @@
 import Hummingbird
 import MockAPNsCore
+import MockAPNsJournal
 
 /// The dashboard: a page at the control API's root that shows the journal live, and the
 /// endpoints only it needs. The page's HTML, style and script are Swift strings compiled

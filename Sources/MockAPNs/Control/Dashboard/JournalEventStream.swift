@@ -1,5 +1,6 @@
 import Hummingbird
 import MockAPNsCore
+import MockAPNsJournal
 import NIOCore
 import ServiceLifecycle
 

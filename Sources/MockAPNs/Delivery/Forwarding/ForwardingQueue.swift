@@ -1,5 +1,6 @@
 import Logging
 import MockAPNsCore
+import MockAPNsJournal
 import Synchronization
 
 /// One forwarder's queue: delivered notifications wait here (at most `limit`) and a task of

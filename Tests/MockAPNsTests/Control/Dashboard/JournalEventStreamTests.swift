@@ -1,6 +1,7 @@
 import Foundation
 @testable import MockAPNs
 import MockAPNsCore
+import MockAPNsJournal
 import XCTest
 
 /// `GET /v1/events/stream` over real sockets: live delivery, resume from `Last-Event-ID`,

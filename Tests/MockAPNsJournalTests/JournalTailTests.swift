@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 import XCTest
 
 /// `Journal.tail` (what a live reader takes on each look) and `Journal.waitForRecord`.

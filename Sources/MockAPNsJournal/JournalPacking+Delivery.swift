@@ -1,3 +1,5 @@
+import MockAPNsCore
+import MockAPNsWire
 /// The packed layout of a `delivery` event: as frequent as accepted notifications, so packed
 /// field by field like them rather than kept as a value.
 extension JournalPacking {

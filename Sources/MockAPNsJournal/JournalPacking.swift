@@ -1,3 +1,5 @@
+import MockAPNsCore
+import MockAPNsWire
 /// How each kind of event is laid out in a packed journal chunk, and read back.
 ///
 /// An event is: its kind (one byte), a flags byte (bit 0: a connection follows, bit 1: a

@@ -1,3 +1,5 @@
+import MockAPNsCore
+import MockAPNsWire
 /// The journal's memory: a fixed number of events, oldest first, packed as bytes. When full,
 /// each new event pushes the oldest out, and `dropped` counts how many went that way.
 ///

@@ -1,3 +1,5 @@
+import MockAPNsCore
+import MockAPNsWire
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)

@@ -1,4 +1,6 @@
 @testable import MockAPNsCore
+@testable import MockAPNsJournal
+import MockAPNsTestSupport
 import XCTest
 
 /// The packed store gives back exactly the events it was given, keeps the newest `capacity`,
@@ -27,7 +29,7 @@ final class JournalStoreTests: XCTestCase {
             (Int64.max, 1, 0, Int32.min), (Int64.min, 7, 1, 0),
         ]
         var expected: [JournalEvent] = []
-        for (index, kind) in JournalJSONReadingTests.samples.enumerated() {
+        for (index, kind) in JournalEventSamples.samples.enumerated() {
             let shape = shapes[index % shapes.count]
             let event = JournalEvent(
                 sequence: UInt64(index + 1), wallTimeMilliseconds: shape.wall, monotonicNanoseconds: shape.monotonic,
@@ -77,7 +79,7 @@ final class JournalStoreTests: XCTestCase {
             append(notification(token: String(format: "%064x", index), payload: payload(index)), to: &store, sequence: sequence)
             if index % 7 == 0 {  // kinds kept as values are pushed out with their events too
                 sequence += 1
-                append(JournalJSONReadingTests.samples[2], to: &store, sequence: sequence)
+                append(JournalEventSamples.samples[2], to: &store, sequence: sequence)
             }
         }
         XCTAssertEqual(store.count, 1_000)

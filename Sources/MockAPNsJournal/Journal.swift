@@ -1,3 +1,5 @@
+import MockAPNsCore
+import MockAPNsWire
 import Synchronization
 
 #if canImport(Glibc)
