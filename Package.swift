@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "MockAPNsCore", targets: ["MockAPNsCore"]),
         .library(name: "MockAPNsJournal", targets: ["MockAPNsJournal"]),
+        .library(name: "MockAPNsWire", targets: ["MockAPNsWire"]),
         .library(name: "MockAPNs", targets: ["MockAPNs"]),
         // The HTTP/2 server handler on its own; the fuzz targets (Fuzz/) drive it directly.
         .library(name: "MockAPNsHTTP2", targets: ["MockAPNsHTTP2"]),
@@ -82,6 +83,7 @@ let package = Package(
             dependencies: [
                 "MockAPNsCore",
                 "MockAPNsJournal",
+                "MockAPNsWire",
                 "MockAPNsTLS",
                 "MockAPNsHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -136,7 +138,7 @@ let package = Package(
         // waits that fail on timeout.
         .target(
             name: "MockAPNsTestSupport",
-            dependencies: ["MockAPNsCore"],
+            dependencies: ["MockAPNsCore", "MockAPNsWire"],
             path: "Tests/MockAPNsTestSupport"
         ),
         .testTarget(
@@ -145,6 +147,7 @@ let package = Package(
                 "MockAPNsTestSupport",
                 "MockAPNsCore",
                 "MockAPNsJournal",
+                "MockAPNsWire",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -172,6 +175,7 @@ let package = Package(
                 "MockAPNsTestSupport",
                 "MockAPNsHTTP2",
                 "MockAPNsCore",
+                "MockAPNsWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
@@ -184,6 +188,7 @@ let package = Package(
                 "MockAPNs",
                 "MockAPNsCore",
                 "MockAPNsJournal",
+                "MockAPNsWire",
                 "MockAPNsTLS",
                 "MockAPNsHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -16,6 +16,7 @@ func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
 }
 
 let core: Target.Dependency = .product(name: "MockAPNsCore", package: mainPackage)
+let wire: Target.Dependency = .product(name: "MockAPNsWire", package: mainPackage)
 
 let package = Package(
     name: "MockAPNsFuzz",
@@ -28,11 +29,11 @@ let package = Package(
         .target(name: "CFuzzerDriver"),
         fuzzTarget("FuzzLegacyFrameDecoder", [core]),
         fuzzTarget("FuzzJSONParser", [core]),
-        fuzzTarget("FuzzJournal", [core, .product(name: "MockAPNsJournal", package: mainPackage)]),
+        fuzzTarget("FuzzJournal", [core, wire, .product(name: "MockAPNsJournal", package: mainPackage)]),
         fuzzTarget("FuzzScenarioDecoder", [core]),
         fuzzTarget("FuzzConfigurationDecoder", [.product(name: "MockAPNs", package: mainPackage)]),
         fuzzTarget("FuzzProviderToken", [core]),
-        fuzzTarget("FuzzHTTP2RequestValidator", [core]),
+        fuzzTarget("FuzzHTTP2RequestValidator", [core, wire]),
         fuzzTarget("FuzzHTTP2Connection", [
             .product(name: "MockAPNsHTTP2", package: mainPackage),
             .product(name: "NIOCore", package: "swift-nio"),

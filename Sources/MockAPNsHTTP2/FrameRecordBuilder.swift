@@ -1,3 +1,4 @@
+import MockAPNsWire
 internal import CNghttp2
 
 /// Turns an `nghttp2_frame` into an ``HTTP2FrameRecord``. Only called when recording is on.

@@ -1,3 +1,4 @@
+import MockAPNsWire
 /// Why a connection is being torn down because of what the client sent.
 ///
 /// When the delegate hears of it, the GOAWAY carrying `errorCode` is serialized and on its

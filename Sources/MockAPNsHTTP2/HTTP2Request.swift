@@ -1,3 +1,4 @@
+import MockAPNsWire
 import NIOCore
 
 /// A complete request: its header block and its body, handed over when the client ends

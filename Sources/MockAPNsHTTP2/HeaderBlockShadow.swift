@@ -1,3 +1,4 @@
+import MockAPNsWire
 internal import CNghttp2
 
 /// Decodes the client's header blocks a second time, beside nghttp2, so that the headers of

@@ -1,3 +1,4 @@
+import MockAPNsWire
 /// Receives what a connection's HTTP/2 handler learns. Every method is called on the
 /// channel's event loop.
 ///

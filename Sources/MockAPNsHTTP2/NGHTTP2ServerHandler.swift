@@ -1,3 +1,4 @@
+import MockAPNsWire
 import NIOCore
 
 /// The server side of HTTP/2 on one connection, as a single channel handler around an

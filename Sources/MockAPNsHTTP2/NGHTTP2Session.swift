@@ -1,3 +1,4 @@
+import MockAPNsWire
 internal import CNghttp2
 import NIOCore
 

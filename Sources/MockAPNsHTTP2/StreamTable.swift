@@ -1,3 +1,4 @@
+import MockAPNsWire
 import NIOCore
 
 /// What the server keeps for one client stream between its first HEADERS and its close:

@@ -1,3 +1,4 @@
+import MockAPNsWire
 /// The rules the OpenSSL callbacks apply; fixed per context.
 struct ConnectionPolicy: Sendable {
     var role: OpenSSLContext.Role

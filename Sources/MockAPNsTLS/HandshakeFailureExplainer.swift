@@ -1,3 +1,4 @@
+import MockAPNsWire
 internal import COpenSSL
 
 /// Turns what the callbacks observed and OpenSSL's terse reason into one sentence a provider

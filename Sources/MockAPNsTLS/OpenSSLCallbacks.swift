@@ -1,3 +1,4 @@
+import MockAPNsWire
 internal import COpenSSL
 
 /// The C callbacks installed on every `SSL_CTX`. None captures Swift state: each finds the

@@ -1,3 +1,4 @@
+import MockAPNsWire
 /// Everything that can go wrong in the TLS layer, each with a message a person can act on.
 /// OpenSSL's own reason text is carried along wherever OpenSSL produced one.
 public enum TLSError: Error, Sendable, Hashable, CustomStringConvertible {

@@ -1,3 +1,4 @@
+import MockAPNsWire
 /// Fired inbound (as a user event) once the handshake completes, before any application data.
 public struct TLSHandshakeCompleted: Sendable, Hashable {
     public var session: TLSSessionInfo

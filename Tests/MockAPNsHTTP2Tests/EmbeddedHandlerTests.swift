@@ -1,3 +1,4 @@
+import MockAPNsWire
 import MockAPNsHTTP2
 import MockAPNsTestSupport
 import NIOCore

@@ -1,3 +1,4 @@
+import MockAPNsWire
 import MockAPNsTestSupport
 import MockAPNsHTTP2
 import NIOCore

@@ -1,3 +1,4 @@
+import MockAPNsWire
 @testable import MockAPNsHTTP2
 import MockAPNsTestSupport
 import MockAPNsCore

@@ -1,3 +1,4 @@
+import MockAPNsWire
 import MockAPNsCore
 
 /// One journal event of each kind, as full as the kind gets: what the JSON reading tests and

@@ -1,5 +1,6 @@
 import CFuzzerDriver
 import MockAPNsCore
+import MockAPNsWire
 
 /// The program's `main`: libFuzzer runs `fuzz` over generated inputs.
 @_cdecl("FuzzHTTP2RequestValidator_main")

@@ -1,5 +1,6 @@
 import CFuzzerDriver
 import MockAPNsCore
+import MockAPNsWire
 import MockAPNsJournal
 
 /// The program's `main`: libFuzzer runs `fuzz` over generated inputs.

@@ -1,3 +1,4 @@
+import MockAPNsWire
 import Logging
 import MockAPNsCore
 import MockAPNsJournal

@@ -1,3 +1,4 @@
+import MockAPNsWire
 /// Writes a `Verdict` as the HTTP/2 response APNs sends (apns-protocol A.6), byte for byte.
 ///
 /// - Accepted: `:status 200`, `apns-id`, then `apns-unique-id` when the verdict has one; no

@@ -1,3 +1,4 @@
+import MockAPNsWire
 /// One thing the server saw or did, as the journal keeps it: a compact value, turned into
 /// JSON only when someone reads it.
 public struct JournalEvent: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import MockAPNsWire
 /// The JSON form of `SentAnswer`: members of the record object that holds it (a notification
 /// or a broadcast), written and read here together.
 ///

@@ -1,3 +1,4 @@
+import MockAPNsWire
 /// The JSON form of journal events and notification records: one object per event, the
 /// same in the control API and in each line of the JSONL file.
 ///

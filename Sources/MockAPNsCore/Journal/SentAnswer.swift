@@ -1,3 +1,4 @@
+import MockAPNsWire
 /// What a client was sent for one request, once every rule had spoken: the answer written
 /// and the fault carried out. A request's record takes its outcome from this value alone, and
 /// the protocol mouth fills it in where it writes, so the record says what went on the wire

@@ -1,3 +1,4 @@
+import MockAPNsWire
 /// An HTTP/2 request as the protocol mouth received it, before any of Apple's rules apply.
 public struct HTTP2PushRequest: Sendable {
     /// Every header field, pseudo-headers included, in the order received.

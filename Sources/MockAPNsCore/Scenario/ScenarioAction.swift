@@ -1,3 +1,4 @@
+import MockAPNsWire
 /// What a rule does to the request it matched. Each protocol answers in its own way; the
 /// table in the README lists the HTTP/2, legacy gateway and feedback forms of each.
 public enum ScenarioAction: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import MockAPNsWire
 /// Decoding of rule actions and delays: each action `type` takes its own keys, and each
 /// delay `distribution` its own.
 extension ScenarioDecoder {

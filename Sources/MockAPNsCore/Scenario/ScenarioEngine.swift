@@ -1,3 +1,4 @@
+import MockAPNsWire
 import Synchronization
 
 /// Runs one scenario: numbers connections and requests, tries the rules in order, and keeps

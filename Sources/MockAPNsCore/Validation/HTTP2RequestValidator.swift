@@ -1,3 +1,4 @@
+import MockAPNsWire
 /// Apple's request rules for the HTTP/2 provider API: turns the raw headers and body of one
 /// stream into a normalized `PushRequest`, or the `Reason` APNs would answer with.
 ///

@@ -1,3 +1,4 @@
+import MockAPNsWire
 import XCTest
 @testable import MockAPNsCore
 import MockAPNsJournal

@@ -1,3 +1,4 @@
+import MockAPNsWire
 import Foundation
 import MockAPNsCore
 import XCTest

@@ -1,3 +1,4 @@
+import MockAPNsWire
 import MockAPNsCore
 import XCTest
 

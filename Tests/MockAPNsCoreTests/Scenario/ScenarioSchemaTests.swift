@@ -1,3 +1,4 @@
+import MockAPNsWire
 import Foundation
 @testable import MockAPNsCore
 import XCTest

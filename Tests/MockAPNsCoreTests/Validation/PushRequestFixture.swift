@@ -1,3 +1,4 @@
+import MockAPNsWire
 @testable import MockAPNsCore
 
 /// A well-formed HTTP/2 push that each test bends in one way.

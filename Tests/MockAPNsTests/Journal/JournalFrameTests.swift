@@ -1,3 +1,4 @@
+import MockAPNsWire
 import MockAPNsTestSupport
 import Foundation
 import MockAPNs

@@ -1,3 +1,4 @@
+import MockAPNsWire
 @testable import MockAPNs
 import MockAPNsCore
 import MockAPNsJournal
