@@ -2,7 +2,7 @@
 # The whole test suite, from a fresh machine: installs what the tests need, then runs the
 # Swift tests (unit and real-socket integration tests), the interop suite of third-party
 # clients, the release archive on a bare Debian root (and in an OCI image), the README's shell
-# blocks as a newcomer runs them, and each libFuzzer target for a
+# blocks and its embedding example as a newcomer runs them, and each libFuzzer target for a
 # bounded time.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,6 +26,9 @@ Tests/Release/run.sh
 # After the release archive: the install step's release build then reuses most of its work.
 echo "== the README, block by block, as a newcomer follows it (Tests/Readme/run.py)"
 Tests/Readme/run.py
+
+echo "== the README's embedding example in a package outside the repository (Tests/Readme/embedding.py)"
+Tests/Readme/embedding.py
 
 echo "== fuzz targets, ${MOCKAPNS_FUZZ_SECONDS:-15}s each"
 scripts/fuzz.sh ci "${MOCKAPNS_FUZZ_SECONDS:-15}"
