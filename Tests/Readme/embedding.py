@@ -12,11 +12,14 @@ development credentials; and it must print nothing of its own into the test's ou
 Checked: `swift test` passes with exactly that one test run and passed; the credentials were
 generated in $XDG_DATA_HOME/mockapns; no MockAPNs log line reached the output.
 
-The build folder is kept in the checkout (.build/readme-embedding, git-ignored), so only the
-first run builds every dependency; later runs rebuild what changed.
+The package is made afresh in the same temporary folder on every run from a checkout, and its
+build folder is kept in the checkout (.build/readme-embedding, git-ignored): the first run
+builds every dependency (a full debug build of MockAPNs' dependencies), later runs only what
+changed.
 
     Tests/Readme/embedding.py             (scripts/test.sh runs it)
 """
+import hashlib
 import os
 import re
 import subprocess
@@ -59,7 +62,11 @@ def main() -> int:
               "the folder this test puts the checkout in", file=sys.stderr)
         return 1
 
-    work = Path(tempfile.mkdtemp(prefix="mockapns-embedding-"))
+    # The same folder every run from this checkout (emptied first): with unchanged paths, the
+    # build folder's work stays valid and only what changed is rebuilt.
+    work = Path(tempfile.gettempdir()) / f"mockapns-embedding-{hashlib.sha256(str(CHECKOUT).encode()).hexdigest()[:12]}"
+    subprocess.run(["rm", "-rf", str(work)], check=True)
+    work.mkdir()
     package = work / "MyProvider"
     (package / "Tests" / "MyProviderTests").mkdir(parents=True)
     (work / "mockapns").symlink_to(CHECKOUT)
