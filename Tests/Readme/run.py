@@ -20,7 +20,9 @@ Items after the kind, separated by "; ":
     why: TEXT            (skip) the reason; the rest of the marker
     timeout: SECONDS     how long the block may take (default 60; a serve block: until listening)
 
-A shell block without a marker fails the test: every block is run or skipped with a reason.
+A shell block without a marker fails the test: every block is run or skipped with a reason. So
+does a block that is run and calls a binary in a build folder (`.build/...`, `swift build
+--show-bin-path`): the install step puts `mockapns` on PATH, and nothing else.
 
 The blocks run one after another like commands typed into fresh terminals of one machine: a
 fresh HOME (so no development credentials yet, and ~/.local/bin on PATH as a login shell puts
@@ -286,6 +288,12 @@ def main() -> int:
         return 1
     if arguments.list:
         return 0
+    # A reader who followed the install step has `mockapns` on PATH and no build folder.
+    for block in found:
+        if block.kind != "skip" and re.search(r"\.build/|swift build", block.text):
+            print(f"readme: {block.where()}: calls a binary of a build folder, which the install step never made; "
+                  "use the installed mockapns", file=sys.stderr)
+            return 1
 
     started = time.monotonic()
     work = Path(tempfile.mkdtemp(prefix="mockapns-readme-"))
