@@ -18,6 +18,7 @@ builds every dependency (a full debug build of MockAPNs' dependencies), later ru
 changed.
 
     Tests/Readme/embedding.py             (scripts/test.sh runs it)
+    Tests/Readme/embedding.py README.md   another copy of the README
 """
 import hashlib
 import os
@@ -55,7 +56,8 @@ def the_blocks(readme: str) -> tuple:
 
 def main() -> int:
     started = time.monotonic()
-    readme = (CHECKOUT / "README.md").read_text()
+    # Another copy of the README may be given, to try the test itself.
+    readme = Path(sys.argv[1] if len(sys.argv) > 1 else CHECKOUT / "README.md").read_text()
     (manifest_line, manifest), (example_line, example) = the_blocks(readme)
     if "../mockapns" not in manifest:
         print(f"embedding: README.md:{manifest_line}: the manifest lines no longer name ../mockapns, "
@@ -75,7 +77,6 @@ def main() -> int:
         "import PackageDescription\n\n"
         "let package = Package(\n"
         '    name: "MyProvider",\n'
-        "    platforms: [.macOS(.v15)],\n"
         + "".join("    " + line + "\n" if line else "\n" for line in manifest.rstrip("\n").split("\n"))
         + ")\n")
     (package / "Tests" / "MyProviderTests" / "TokenGoneTests.swift").write_text(example)
