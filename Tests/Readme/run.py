@@ -33,6 +33,7 @@ another, and keeps its own running for the blocks after it until the end, when i
 and must say it shuts down and be gone within 15 s.
 
 A failure names the README line of the block, the block as run and its output, and stops.
+The blocks use the default ports (2195-2199, 2198 for the control API), so those must be free.
 
     Tests/Readme/run.py                     from the checkout (scripts/test.sh runs it)
     Tests/Readme/run.py --mockapns .build/debug/mockapns    skip the install step's release build
