@@ -20,9 +20,14 @@ while (( $# )); do
 done
 
 scripts/install-deps.sh
-echo "== swift build -c release --product mockapns" >&2
-swift build -c release --product mockapns
-bin_dir="$(swift build -c release --show-bin-path)"
+# On Linux the Swift runtime and Foundation are linked in, as scripts/package.sh links them: the
+# installed binary does not load them from the toolchain's folder, and the two builds share
+# their work (after package.sh, this one is a relink).
+flags=()
+if [[ "$(uname -s)" == Linux ]]; then flags=(--static-swift-stdlib); fi
+echo "== swift build -c release --product mockapns ${flags[*]-}" >&2
+swift build -c release --product mockapns ${flags[@]+"${flags[@]}"}
+bin_dir="$(swift build -c release ${flags[@]+"${flags[@]}"} --show-bin-path)"
 mkdir -p "$prefix/bin"
 install -m 0755 "$bin_dir/mockapns" "$prefix/bin/mockapns"
 echo "installed $prefix/bin/mockapns"

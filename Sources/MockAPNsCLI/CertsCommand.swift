@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import MockAPNs
 import MockAPNsCore
 
 /// `mockapns certs`: development certificates and provider keys.
@@ -7,7 +8,7 @@ struct CertsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "certs",
         abstract: "Development certificates and keys.",
-        subcommands: [Generate.self]
+        subcommands: [Generate.self, Dir.self]
     )
 }
 
@@ -51,6 +52,30 @@ extension CertsCommand {
             for key in set.providerKeys {
                 print("  \(key.fileName): team \(key.teamID), \(key.environment.rawValue), \(key.scope) scope")
             }
+        }
+    }
+}
+
+extension CertsCommand {
+    /// `mockapns certs dir`: the folder `mockapns serve` and `mockapns token` use when started
+    /// here without --cert-dir or --key-dir, so a client's curl line names the files the
+    /// server serves (the README's examples begin with it).
+    struct Dir: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "dir",
+            abstract: "Print the credentials folder mockapns serve uses when started here without --cert-dir.",
+            discussion: """
+                ./certs-dev when it holds a development set (inside a MockAPNs checkout), else \
+                $XDG_DATA_HOME/mockapns, or ~/.mockapns without XDG_DATA_HOME (filled by serve on its first run). \
+                Example: curl --cacert "$(mockapns certs dir)/ca.pem" ...
+                """
+        )
+
+        func run() throws {
+            guard let folder = DevelopmentCredentials.implicitFolder() else {
+                throw ServeError("no credentials folder: HOME and XDG_DATA_HOME are unset and ./certs-dev does not exist")
+            }
+            print(DevelopmentCredentials.absolute(folder))
         }
     }
 }

@@ -13,7 +13,8 @@ extension ServeCommand {
         }
 
         /// Where the CA and the client credentials are, and a curl line that pushes one
-        /// notification with the client certificate of the server's environment.
+        /// notification with the client certificate of the server's environment and shows the
+        /// answer's status and headers (`-i`: a 200 has no body to show).
         func guide(configuration: MockAPNsConfiguration, http2Port: Int) -> String {
             let folder = directory as NSString
             let client = configuration.environment.primary == .production ? "client-production" : "client-sandbox"
@@ -22,7 +23,7 @@ extension ServeCommand {
             let token = String(repeating: "a1b2c3d4", count: 8)
             var lines: [String] = []
             lines.append("mockapns credentials: CA \(folder.appendingPathComponent("ca.pem")); client certificate \(folder.appendingPathComponent(client + ".pem")) with key \(folder.appendingPathComponent(client + "-key.pem")); provider keys (mockapns token --key-dir \(directory))")
-            lines.append("try: curl --http2 --cacert \(path("ca.pem")) --cert \(path(client + ".pem")) --key \(path(client + "-key.pem")) -H 'apns-topic: com.example.app' -H 'apns-push-type: alert' -d '{\"aps\":{\"alert\":\"hello\"}}' https://\(host):\(http2Port)/3/device/\(token)")
+            lines.append("try: curl -i --http2 --cacert \(path("ca.pem")) --cert \(path(client + ".pem")) --key \(path(client + "-key.pem")) -H 'apns-topic: com.example.app' -H 'apns-push-type: alert' -d '{\"aps\":{\"alert\":\"hello\"}}' https://\(host):\(http2Port)/3/device/\(token)")
             return lines.joined(separator: "\n")
         }
     }
@@ -36,7 +37,8 @@ extension ServeCommand {
     func prepareCredentials(_ configuration: inout MockAPNsConfiguration) throws -> Credentials? {
         var credentials: Credentials?
         if configuration.certificateDirectory.isEmpty {
-            guard let directory = DevelopmentCredentials.implicitFolder() else {
+            // Absolute, so the printed paths work from any folder (`mockapns certs dir` says the same).
+            guard let directory = DevelopmentCredentials.implicitFolder().map(DevelopmentCredentials.absolute) else {
                 throw ServeError("no credentials folder: HOME and XDG_DATA_HOME are unset and ./certs-dev does not exist; pass --cert-dir DIR (mockapns certs generate --out DIR creates one)")
             }
             let prepared: DevelopmentCredentials

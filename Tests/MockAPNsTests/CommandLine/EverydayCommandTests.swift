@@ -31,9 +31,15 @@ final class EverydayCommandTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: world.data + "/client-sandbox.pem"))
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: world.directory), [], "nothing is written into the working folder")
 
-        // The printed line, pasted into a shell as it is.
-        let pasted = try ProcessRunner.run("/bin/bash", ["-c", String(curlLine.dropFirst("try: ".count)) + " -sS -o /dev/null -w '%{http_code}'"])
-        XCTAssertEqual(pasted.stdout, "200", pasted.stderr)
+        // The printed line, pasted into a shell as it is, shows the answer (a 200 has no body).
+        let pasted = try ProcessRunner.run("/bin/sh", ["-c", String(curlLine.dropFirst("try: ".count))])
+        XCTAssertTrue(pasted.stdout.hasPrefix("HTTP/2 200"), pasted.stdout + pasted.stderr)
+        XCTAssertTrue(pasted.stdout.contains("apns-id: "), pasted.stdout)
+
+        // `mockapns certs dir` names the folder the server uses, for clients' command lines.
+        let folder = try run(["certs", "dir"], directory: world.directory, environment: world.environment)
+        XCTAssertEqual(folder.status, 0, folder.stderr)
+        XCTAssertEqual(folder.stdout, world.data + "\n")
 
         // `mockapns token` finds the same keys, and the server takes its token.
         let token = try run(["token"], directory: world.directory, environment: world.environment)
@@ -57,6 +63,32 @@ final class EverydayCommandTests: XCTestCase {
         _ = try second.line(startingWith: "try: curl ")
         XCTAssertEqual(second.stop(), 0)
         XCTAssertFalse(second.stdout.contains("generated"), second.stdout)
+    }
+
+    /// `certs dir` names the folder `serve` started in the same place uses: a checkout's
+    /// `./certs-dev` (as an absolute path, usable from anywhere), else the per-user folder,
+    /// whether or not it exists yet.
+    func testCertsDirNamesTheFolderServeWouldUse() throws {
+        let world = try emptyWorld()
+        let before = try run(["certs", "dir"], directory: world.directory, environment: world.environment)
+        XCTAssertEqual(before.status, 0, before.stderr)
+        XCTAssertEqual(before.stdout, world.data + "\n", "the per-user folder, before serve has made it")
+
+        let checkout = world.directory + "/checkout"
+        try FileManager.default.createDirectory(atPath: checkout + "/certs-dev", withIntermediateDirectories: true)
+        for name in ["server.pem", "server-key.pem", "ca.pem"] {
+            try FileManager.default.copyItem(atPath: Fixtures.certificateDirectory + "/" + name, toPath: checkout + "/certs-dev/" + name)
+        }
+        let inCheckout = try run(["certs", "dir"], directory: checkout, environment: world.environment)
+        XCTAssertEqual(inCheckout.status, 0, inCheckout.stderr)
+        XCTAssertEqual(inCheckout.stdout, checkout + "/certs-dev\n")
+
+        var noHome = world.environment
+        noHome["HOME"] = nil
+        noHome["XDG_DATA_HOME"] = nil
+        let nowhere = try run(["certs", "dir"], directory: world.directory, environment: noHome)
+        XCTAssertNotEqual(nowhere.status, 0)
+        XCTAssertTrue(nowhere.stderr.contains("HOME and XDG_DATA_HOME are unset"), nowhere.stderr)
     }
 
     func testJSONLogFormatAndQuiet() throws {

@@ -8,10 +8,10 @@ import MockAPNsCore
 import Testing
 
 @Test func tellsTheAppWhenItsTokenIsGone() async throws {
-    var configuration = MockAPNsConfiguration()   // every listener on a free port
-    configuration.certificateDirectory = "certs-dev"
-    let server = MockAPNsServer(configuration: configuration)
+    // Every listener on a free port; development credentials found or generated on first start.
+    let server = MockAPNsServer(configuration: MockAPNsConfiguration())
     let ports = try await server.start()
+    let credentials = server.developmentCredentials   // the CA and client files for your client
     let token = String(repeating: "a1b2c3d4", count: 8)
     server.registry.markUnregistered(token, since: 1_767_225_600_000)
 
@@ -19,8 +19,8 @@ import Testing
     let curl = Process()
     curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
     curl.arguments = [
-        "--http2", "-s", "-o", "/dev/null", "--cacert", server.caCertificatePath,
-        "--cert", "certs-dev/client-sandbox.pem", "--key", "certs-dev/client-sandbox-key.pem",
+        "--http2", "-s", "-o", "/dev/null", "--cacert", credentials.caCertificatePath,
+        "--cert", credentials.clientCertificatePath(for: .sandbox), "--key", credentials.clientKeyPath(for: .sandbox),
         "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert",
         "-d", #"{"aps":{"alert":"hello"}}"#, "https://127.0.0.1:\(ports.http2)/3/device/\(token)",
     ]
