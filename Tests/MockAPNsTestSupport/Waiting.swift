@@ -4,6 +4,10 @@ import XCTest
 /// A wait that ran out of time: thrown, so the test fails there and says what it waited for.
 public struct WaitTimeout: Error, CustomStringConvertible {
     public let description: String
+
+    public init(description: String) {
+        self.description = description
+    }
 }
 
 /// Waits until `condition` holds, looking every `interval`; after `timeout` it throws

@@ -16,11 +16,21 @@ final class ShutdownOrderTests: XCTestCase {
             "serve", "--no-auth", "--http2-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--control-port", "0",
             "--ports-file", portsFile, "--journal", journalFile, "--cert-dir", Fixtures.certificateDirectory,
         ]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
+        // The server's own words, for a start that fails: shown with the failure.
+        let serverLog = Fixtures.temporaryPath("serve.log")
+        FileManager.default.createFile(atPath: serverLog, contents: nil)
+        let logHandle = try XCTUnwrap(FileHandle(forWritingAtPath: serverLog))
+        server.standardOutput = logHandle
+        server.standardError = logHandle
         try server.run()
         defer { if server.isRunning { server.terminate() } }
-        let ports = try PortsFile.wait(portsFile, for: "control")
+        let ports: [String: Int]
+        do {
+            ports = try PortsFile.wait(portsFile, for: "control")
+        } catch {
+            let log = (try? String(contentsOfFile: serverLog, encoding: .utf8)) ?? ""
+            throw WaitTimeout(description: "\(error); the server is \(server.isRunning ? "running" : "gone (status \(server.terminationStatus))"); its output: \(log.suffix(2000))")
+        }
         let http2 = try XCTUnwrap(ports["http2"]), control = try XCTUnwrap(ports["control"])
 
         // A TCP connection the server has accepted, whose TLS handshake has not started.
