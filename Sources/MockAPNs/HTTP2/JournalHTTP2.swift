@@ -17,24 +17,40 @@ enum JournalHTTP2 {
         var record = record
         switch record.details {
         case .headers(let headers):
-            record.details = .headers(headers.map { header in
-                switch providerTokens {
-                case .redacted where header.name == "authorization":
-                    return HTTPHeader(name: header.name, value: ProviderTokenRedaction.placeholder)
-                case .withoutSignature where header.name == "authorization":
-                    guard let lastAuthorization else { fallthrough }
-                    return HTTPHeader(name: header.name, value: lastAuthorization.recordable(header.value, providerTokens))
-                case .redacted, .withoutSignature, .whole:
-                    // Any header may carry a token (a misspelt `authorization`, a proxy's copy).
-                    return HTTPHeader(name: header.name, value: providerTokens.apply(header.value))
-                }
-            })
+            // The server's own answers (status, apns-id, a scenario's headers) carry no token a
+            // client sent; only what came in is looked at.
+            guard record.direction == .inbound else { return record }
+            record.details = .headers(recordable(headers, providerTokens, lastAuthorization))
         case .goaway(let code, let lastStream, let debugData):
             record.details = .goaway(errorCode: code, lastStreamID: lastStream, debugData: recorded(debugData, providerTokens))
         case .empty, .settings, .rstStream, .windowUpdate, .ping:
             break
         }
         return record
+    }
+
+    /// `headers` as they may be recorded. The list is copied only when a value changes (the
+    /// `authorization` header, nearly always the only one).
+    private static func recordable(
+        _ headers: [HTTPHeader], _ providerTokens: ProviderTokenRecording, _ lastAuthorization: RecordedAuthorization?
+    ) -> [HTTPHeader] {
+        var recorded = headers
+        for index in headers.indices {
+            let header = headers[index]
+            let value: String
+            switch providerTokens {
+            case .redacted where header.name == "authorization":
+                value = ProviderTokenRedaction.placeholder
+            case .withoutSignature where header.name == "authorization":
+                value = lastAuthorization.map { $0.recordable(header.value, providerTokens) } ?? providerTokens.apply(header.value)
+            case .redacted, .withoutSignature, .whole:
+                // Any header may carry a token (a misspelt `authorization`, a proxy's copy).
+                value = providerTokens.apply(header.value)
+            }
+            // `apply` returns the very string it was given when there is nothing to hide.
+            if value != header.value { recorded[index] = HTTPHeader(name: header.name, value: value) }
+        }
+        return recorded
     }
 
     /// GOAWAY debug data with any token in it as the journal records tokens (text only;
