@@ -4,11 +4,13 @@ import Synchronization
 
 /// What the delivery model reads from the journal, in journal order: accepted notifications
 /// and device changes. The journal hands events over on the recording thread (often an event
-/// loop), so receiving only keeps the few fields the model needs and rings the reader's bell.
+/// loop), so receiving only keeps the record (one reference) and rings the reader's bell; the
+/// reader makes the model's value of it on its own thread.
 final class DeliveryFeed: JournalSink {
     /// One input for the model.
     enum Input: Sendable, Equatable {
-        case notification(DeliveryNotification)
+        /// An accepted notification's record, with its event's sequence and time.
+        case notification(NotificationRecord, sequence: UInt64, receivedAtMilliseconds: Int64)
         case device(token: String, online: Bool, atMilliseconds: Int64)
     }
 
@@ -39,9 +41,8 @@ final class DeliveryFeed: JournalSink {
             guard record.step.isDeviceStep else { return }
             input = .device(token: record.deviceToken, online: record.step == .online, atMilliseconds: record.atMilliseconds)
         case .notification(let record):
-            guard let notification = DeliveryNotification(record, sequence: event.sequence, receivedAtMilliseconds: event.wallTimeMilliseconds)
-            else { return }
-            input = .notification(notification)
+            guard DeliveryNotification.entersModel(record) else { return }
+            input = .notification(record, sequence: event.sequence, receivedAtMilliseconds: event.wallTimeMilliseconds)
         case .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed, .http2Frame, .legacyFrame, .fault,
              .feedbackTuple, .diagnosis, .broadcast, .channelOperation, .verdict:
             return

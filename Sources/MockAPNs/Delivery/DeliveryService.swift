@@ -119,7 +119,8 @@ actor DeliveryService {
         var changes: [DeliveryModel.Change] = []
         for input in inputs {
             switch input {
-            case .notification(let notification):
+            case .notification(let record, let sequence, let receivedAt):
+                guard let notification = DeliveryNotification(record, sequence: sequence, receivedAtMilliseconds: receivedAt) else { continue }
                 changes += model.receive(notification)
             case .device(let token, let online, let time):
                 changes += model.setOnline(token, online, at: time)

@@ -51,13 +51,19 @@ public struct DeliveryNotification: Sendable, Equatable {
     /// and time from the event that holds it (a journal sink reads the record from the event's
     /// kind, so the record itself is not stamped).
     public init?(_ record: NotificationRecord, sequence: UInt64, receivedAtMilliseconds: Int64) {
-        guard record.accepted, !record.dropped, !record.deviceToken.isEmpty else { return nil }
+        guard Self.entersModel(record) else { return nil }
         self.init(
             sequence: sequence, deviceToken: record.deviceToken, topic: record.topic, pushType: record.pushType,
             priority: record.priority, expiration: record.expiration, collapseID: record.collapseID,
             apnsID: record.responseAPNsID, uniqueID: record.answer.uniqueID, transport: record.transport,
             payload: record.payload, receivedAtMilliseconds: receivedAtMilliseconds
         )
+    }
+
+    /// Whether the notification `record` describes enters the delivery model: the client was
+    /// told it was accepted, and it names a device.
+    public static func entersModel(_ record: NotificationRecord) -> Bool {
+        record.accepted && !record.dropped && !record.deviceToken.isEmpty
     }
 
     /// The app it is for: the topic without its push-type suffix (Apple stores one
