@@ -41,9 +41,11 @@ struct HTTP2Journaling {
     func judge(
         _ push: HTTP2PushRequest, bodyLength: Int, streamID: Int32, context: DecisionContext, decider: PushDecider
     ) -> (verdict: Verdict, request: PushRequest) {
-        let assessment = decider.assess(http2: push, context: context)
         // A body stored cut short cannot be judged; one larger than APNs takes is refused anyway.
-        if bodyLength == push.body.count, let problem = PayloadJSONCheck.problem(in: push.body) {
+        // Examined once, for the decision's shape rule and for the diagnosis below.
+        let payloadJSON = bodyLength == push.body.count ? PayloadJSON(push.body) : nil
+        let assessment = decider.assess(http2: push, context: context, payloadJSON: payloadJSON)
+        if let problem = payloadJSON?.problem {
             let verdict = assessment.verdict
             let message = "Stream \(streamID): \(PayloadJSONCheck.describe(problem)). "
                 + "The answer follows validation.nonObjectPayload (\(verdict.reason.map { "refused: \($0.rawValue)" } ?? "accepted"))."

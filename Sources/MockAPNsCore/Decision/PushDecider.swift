@@ -66,10 +66,11 @@ public struct PushDecider: Sendable {
     }
 
     /// What `judge(http2:context:)` says, with the diagnoses the journal records beside it.
-    public func assess(http2 raw: HTTP2PushRequest, context: DecisionContext) -> PushAssessment {
+    /// `payloadJSON` is the body already examined, when the caller has it (so it is scanned once).
+    public func assess(http2 raw: HTTP2PushRequest, context: DecisionContext, payloadJSON: PayloadJSON? = nil) -> PushAssessment {
         switch validator.validate(raw) {
         case .valid(let request):
-            let decided = assess(request, context: context)
+            let decided = assess(request, context: context, payloadJSON: payloadJSON)
             return PushAssessment(verdict: decided.verdict, request: route(request, context: context), diagnoses: decided.diagnoses)
         case .invalid(let reason, let apnsID):
             let verdict = verdict(for: .refused(reason, timestamp: nil), apnsID: apnsID, context: context)
@@ -87,9 +88,12 @@ public struct PushDecider: Sendable {
     }
 
     /// What `decide(_:context:)` says, with the diagnoses the journal records beside it.
-    public func assess(_ request: PushRequest, context: DecisionContext) -> (verdict: Verdict, diagnoses: [Diagnosis]) {
+    /// `payloadJSON` is the payload already examined, when the caller has it.
+    public func assess(
+        _ request: PushRequest, context: DecisionContext, payloadJSON: PayloadJSON? = nil
+    ) -> (verdict: Verdict, diagnoses: [Diagnosis]) {
         // `status` routes the topic itself, as `route(_:context:)` would.
-        let (status, diagnoses) = status(of: request, context: context)
+        let (status, diagnoses) = status(of: request, context: context, payloadJSON: payloadJSON)
         guard request.transport != .legacy else {
             // The binary protocol has no apns-id and no unique id: none is made up.
             return (verdict(for: status, apnsID: "", uniqueID: nil), diagnoses)
@@ -130,7 +134,7 @@ public struct PushDecider: Sendable {
     // MARK: - Steps
 
     /// Steps 13 to 17, in order; the first refusal wins.
-    private func status(of request: PushRequest, context: DecisionContext) -> (TokenStatus, [Diagnosis]) {
+    private func status(of request: PushRequest, context: DecisionContext, payloadJSON: PayloadJSON?) -> (TokenStatus, [Diagnosis]) {
         let topic: String?
         switch routeTopic(request, context: context) {
         case .refused(let reason): return (.refused(reason, timestamp: nil), [])
@@ -145,7 +149,7 @@ public struct PushDecider: Sendable {
 
         var routedRequest = request
         routedRequest.topic = topic
-        if let reason = payloadRules.check(routedRequest) { return (.refused(reason, timestamp: nil), []) }
+        if let reason = payloadRules.check(routedRequest, json: payloadJSON) { return (.refused(reason, timestamp: nil), []) }
 
         let mismatches = payloadTypeRules.check(
             payload: request.payload, pushType: request.pushType ?? topic.flatMap { TopicRules.suffix(of: $0)?.type },

@@ -30,12 +30,23 @@ enum JSONScanner {
     /// Whether `bytes` are valid UTF-8 holding exactly one JSON object (whitespace around it
     /// allowed), nested at most `objectMaximumDepth` deep.
     static func isObject(_ bytes: [UInt8]) -> Bool {
-        guard isValidUTF8(bytes) else { return false }
-        return bytes.withUnsafeBytes { buffer in
-            guard let start = firstNonWhitespace(buffer, from: 0), buffer[start] == UInt8(ascii: "{"),
-                  case .complete(let end) = scanValue(buffer, maximumDepth: objectMaximumDepth) else { return false }
-            return firstNonWhitespace(buffer, from: end) == nil
+        examine(bytes).isObject
+    }
+
+    /// One pass over `bytes` for both questions asked of a payload: where it stops being one
+    /// JSON value (if it does), and whether it is a JSON object as `isObject` means it.
+    static func examine(_ bytes: [UInt8]) -> (outcome: Outcome, trailing: Int?, isObject: Bool) {
+        let (outcome, trailing, startsObject, deepest, sawNonASCII) = bytes.withUnsafeBytes { buffer in
+            var reader = Reader(bytes: buffer, maximumDepth: .max)
+            let outcome = reader.scan()
+            let trailing: Int? = if case .complete(let end) = outcome { firstNonWhitespace(buffer, from: end) } else { nil }
+            let startsObject = firstNonWhitespace(buffer, from: 0).map { buffer[$0] == UInt8(ascii: "{") } ?? false
+            return (outcome, trailing, startsObject, reader.deepest, reader.sawNonASCII)
         }
+        guard case .complete = outcome, trailing == nil, startsObject, deepest <= objectMaximumDepth else {
+            return (outcome, trailing, false)
+        }
+        return (outcome, trailing, !sawNonASCII || isValidUTF8(bytes))
     }
 
     private static func isValidUTF8(_ bytes: [UInt8]) -> Bool {
@@ -100,6 +111,11 @@ enum JSONScanner {
         let maximumDepth: Int
         var index = 0
         var stack = ContainerStack()
+        /// The deepest nesting seen.
+        var deepest = 0
+        /// Whether a string held a byte above 0x7F (only strings may: anywhere else it is
+        /// invalid), so only then does UTF-8 validity need a look of its own.
+        var sawNonASCII = false
 
         init(bytes: UnsafeRawBufferPointer, maximumDepth: Int) {
             self.bytes = bytes
@@ -119,6 +135,8 @@ enum JSONScanner {
                 case UInt8(ascii: "{") where stack.depth >= maximumDepth, UInt8(ascii: "[") where stack.depth >= maximumDepth:
                     return .invalid(offset: index)
                 case UInt8(ascii: "{"):
+                    // An empty container counts: `{}` opened at depth n is nested n + 1 deep.
+                    deepest = max(deepest, stack.depth + 1)
                     index += 1
                     skipWhitespace()
                     guard index < bytes.count else { return .truncated }
@@ -130,6 +148,7 @@ enum JSONScanner {
                         continue
                     }
                 case UInt8(ascii: "["):
+                    deepest = max(deepest, stack.depth + 1)
                     index += 1
                     skipWhitespace()
                     guard index < bytes.count else { return .truncated }
@@ -212,6 +231,9 @@ enum JSONScanner {
                     }
                 case 0x00..<0x20:
                     return .invalid(offset: index)
+                case 0x80...:
+                    sawNonASCII = true
+                    index += 1
                 default:
                     index += 1
                 }

@@ -13,17 +13,7 @@ public enum PayloadJSONCheck {
     /// `nil` when `payload` is exactly one JSON value with only whitespace around it (an
     /// empty payload has its own reason, `PayloadEmpty`, and is not diagnosed here).
     public static func problem(in payload: [UInt8]) -> Problem? {
-        guard !payload.isEmpty else { return nil }
-        return payload.withUnsafeBytes { bytes in
-            switch JSONScanner.scanValue(bytes) {
-            case .complete(let end):
-                return JSONScanner.firstNonWhitespace(bytes, from: end).map { .badByte(offset: $0) }
-            case .truncated:
-                return .incomplete
-            case .invalid(let offset):
-                return .badByte(offset: offset)
-            }
-        }
+        PayloadJSON(payload).problem
     }
 
     /// The problem in plain words, as the legacy gateway's diagnosis says it.
@@ -32,5 +22,31 @@ public enum PayloadJSONCheck {
         case .badByte(let offset): "the payload is not valid JSON (first bad byte at offset \(offset))"
         case .incomplete: "the payload is not valid JSON: it stops before the JSON is complete"
         }
+    }
+}
+
+/// A payload's JSON, examined in one pass for both questions asked of it: whether it is a JSON
+/// object (`ValidationOptions.nonObjectPayload`) and, when it is not JSON, where it stops
+/// being JSON (the "payload is not JSON" diagnosis). Made once per notification.
+public struct PayloadJSON: Sendable, Equatable {
+    /// Where the payload stops being one JSON value; `nil` when it is one (or is empty).
+    public let problem: PayloadJSONCheck.Problem?
+    /// Whether the payload is valid UTF-8 holding exactly one JSON object, nested at most
+    /// 512 deep (whitespace around it allowed).
+    public let isObject: Bool
+
+    public init(_ payload: [UInt8]) {
+        guard !payload.isEmpty else {
+            problem = nil
+            isObject = false
+            return
+        }
+        let examined = JSONScanner.examine(payload)
+        switch examined.outcome {
+        case .complete: problem = examined.trailing.map { .badByte(offset: $0) }
+        case .truncated: problem = .incomplete
+        case .invalid(let offset): problem = .badByte(offset: offset)
+        }
+        isObject = examined.isObject
     }
 }

@@ -10,12 +10,13 @@ public struct PayloadRules: Sendable {
 
     /// The reason to refuse `request`'s payload, if any, checking in this order:
     /// `PayloadEmpty`, then `PayloadTooLarge` (the VoIP limit applies to `apns-push-type: voip`,
-    /// and to a `.voip` topic sent without a push type), then the non-object policy.
-    public func check(_ request: PushRequest) -> Reason? {
+    /// and to a `.voip` topic sent without a push type), then the non-object policy. `json` is
+    /// the payload already examined, when the caller has it; otherwise it is examined here.
+    public func check(_ request: PushRequest, json: PayloadJSON? = nil) -> Reason? {
         let payload = request.payload
         if payload.isEmpty { return .payloadEmpty }
         if payload.count > limit(for: request) { return .payloadTooLarge }
-        if case .reject(let reason) = options.nonObjectPayload, !JSONScanner.isObject(payload) {
+        if case .reject(let reason) = options.nonObjectPayload, !(json ?? PayloadJSON(payload)).isObject {
             return reason
         }
         return nil

@@ -42,20 +42,3 @@ final class HTTP2ChurnDetectorTests: XCTestCase {
         XCTAssertNil(quiet.connectionClosed(3, requests: 1, at: 5 * second), "the first one is out of the window")
     }
 }
-
-final class PayloadJSONCheckTests: XCTestCase {
-    func testProblems() {
-        let rows: [(String, PayloadJSONCheck.Problem?)] = [
-            (#"{"aps":{}}"#, nil),
-            (" {\"a\":1} \n", nil),
-            (#"{"aps":{"alert":hi}}"#, .badByte(offset: 16)),
-            (#"{"aps":"#, .incomplete),
-            (#"{"a":1}x"#, .badByte(offset: 7)),
-            ("", nil),
-        ]
-        for (text, expected) in rows {
-            XCTAssertEqual(PayloadJSONCheck.problem(in: Array(text.utf8)), expected, text)
-        }
-        XCTAssertEqual(PayloadJSONCheck.describe(.badByte(offset: 3)), "the payload is not valid JSON (first bad byte at offset 3)")
-    }
-}

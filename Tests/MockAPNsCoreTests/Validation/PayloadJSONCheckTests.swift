@@ -1,0 +1,63 @@
+@testable import MockAPNsCore
+import XCTest
+
+/// One pass over a payload answers both questions asked of it, and each answer is the one the
+/// separate checks gave.
+final class PayloadJSONCheckTests: XCTestCase {
+    func testOnePassAnswersWhetherItIsAnObjectAndWhereItStopsBeingJSON() {
+        let rows: [(payload: [UInt8], problem: PayloadJSONCheck.Problem?, isObject: Bool)] = [
+            (Array(#"{"aps":{"alert":"hi"}}"#.utf8), nil, true),
+            (Array(" \n{\"a\":[1,2,{}]}\t ".utf8), nil, true),
+            (Array(#"["not","an","object"]"#.utf8), nil, false),
+            (Array("42".utf8), nil, false),
+            (Array(#"{"a":1} {"#.utf8), .badByte(offset: 8), false),
+            (Array(#"{"a":1"#.utf8), .incomplete, false),
+            (Array(#"{"a":tru}"#.utf8), .badByte(offset: 8), false),
+            (Array("hello".utf8), .badByte(offset: 0), false),
+            // UTF-8 is checked only for the object question: a string's bytes are not the grammar's.
+            ([0x7B, 0x22, 0xC3, 0xA9, 0x22, 0x3A, 0x31, 0x7D], nil, true),
+            ([0x7B, 0x22, 0xFF, 0x22, 0x3A, 0x31, 0x7D], nil, false),
+            ([], nil, false),
+        ]
+        for row in rows {
+            let examined = PayloadJSON(row.payload)
+            let text = String(decoding: row.payload, as: UTF8.self)
+            XCTAssertEqual(examined.problem, row.problem, text)
+            XCTAssertEqual(examined.isObject, row.isObject, text)
+            XCTAssertEqual(PayloadJSONCheck.problem(in: row.payload), row.problem, text)
+            XCTAssertEqual(JSONScanner.isObject(row.payload), row.isObject, text)
+        }
+    }
+
+    func testTooDeepIsValidJSONButNotAnObjectTheRulesAccept() {
+        let depth = JSONScanner.objectMaximumDepth + 1
+        let payload = Array(("{\"a\":" + String(repeating: "[", count: depth - 1) + String(repeating: "]", count: depth - 1) + "}").utf8)
+        let examined = PayloadJSON(payload)
+        XCTAssertNil(examined.problem, "deep nesting is still JSON: no diagnosis")
+        XCTAssertFalse(examined.isObject)
+    }
+
+    func testTheRulesUseTheExaminationTheyAreGiven() {
+        let rules = PayloadRules(options: ValidationOptions(nonObjectPayload: .reject(.badMessageId)))
+        let request = PushRequest(transport: .http2, deviceToken: "ab", payload: Array("[1]".utf8))
+        XCTAssertEqual(rules.check(request), .badMessageId)
+        XCTAssertEqual(rules.check(request, json: PayloadJSON(request.payload)), .badMessageId)
+        let object = PushRequest(transport: .http2, deviceToken: "ab", payload: Array("{}".utf8))
+        XCTAssertNil(rules.check(object, json: PayloadJSON(object.payload)))
+    }
+
+    func testProblems() {
+        let rows: [(String, PayloadJSONCheck.Problem?)] = [
+            (#"{"aps":{}}"#, nil),
+            (" {\"a\":1} \n", nil),
+            (#"{"aps":{"alert":hi}}"#, .badByte(offset: 16)),
+            (#"{"aps":"#, .incomplete),
+            (#"{"a":1}x"#, .badByte(offset: 7)),
+            ("", nil),
+        ]
+        for (text, expected) in rows {
+            XCTAssertEqual(PayloadJSONCheck.problem(in: Array(text.utf8)), expected, text)
+        }
+        XCTAssertEqual(PayloadJSONCheck.describe(.badByte(offset: 3)), "the payload is not valid JSON (first bad byte at offset 3)")
+    }
+}
