@@ -109,6 +109,32 @@ final class ProviderTokenLifetimeTests: XCTestCase {
         XCTAssertEqual(other.signatureVerificationCount, 1)
     }
 
+    func testARepeatedRequestIsStillJudgedOnTheClockAndOnItsTopic() throws {
+        let scoped = SigningKey("TOPIC12345", team: "TEAM123456", .sandbox, .topic, topics: ["com.example.app"])
+        let clock = ServerClock(fixedAt: Self.start * 1000)
+        let verifier = ProviderTokenVerifier(registry: ProviderKeyRegistry(keys: [try scoped.providerKey()]), clock: clock)
+        var state = ProviderTokenConnectionState()
+        let token = scoped.authorization(iat: Self.start)
+        func send(_ topic: String) -> ProviderTokenOutcome {
+            verifier.authenticate(authorization: token, topic: topic, serverEnvironment: .sandbox, state: &state)
+        }
+
+        let first = try XCTUnwrap(send("com.example.app").identity)
+        let repeated = try XCTUnwrap(send("com.example.app").identity)
+        XCTAssertEqual(repeated.allowedTopics, first.allowedTopics)
+        XCTAssertEqual(repeated.keyID, "TOPIC12345")
+        XCTAssertTrue(repeated.servedFromCache)
+        // The same token for a topic its key does not cover is refused, then the covered one passes again.
+        XCTAssertEqual(send("com.other.app").reason, .topicDisallowed)
+        XCTAssertNotNil(send("com.example.app.voip").identity)
+        XCTAssertNotNil(send("com.example.app").identity)
+        XCTAssertEqual(send("").reason, .missingTopic)
+
+        clock.advance(milliseconds: 3_600_000)
+        XCTAssertEqual(send("com.example.app").reason, .expiredProviderToken, "a repeated request still expires")
+        XCTAssertEqual(state.signatureVerificationCount, 1)
+    }
+
     func testExtremeClockAndPolicyValuesDoNotTrap() throws {
         // The control API may set the clock anywhere and configuration may hold any interval;
         // arithmetic saturates instead of crashing the server.

@@ -15,6 +15,10 @@ public struct ProviderTokenConnectionState: Sendable {
         var issuedAt: Int64
         var notes: [ProviderTokenNote]
         var adoptedAtMilliseconds: Int64
+        /// The last request this token authenticated: its exact `authorization` value, its
+        /// topic and the identity it got. A provider sends the same pair request after request,
+        /// so the next one is answered from here after the checks that depend on the time.
+        var lastRequest: (authorization: String, topic: String, identity: ProviderTokenIdentity)?
     }
 
     var current: CurrentToken?

@@ -21,7 +21,9 @@ import Darwin
 ///  4. The connection is refusing requests after a too-early token update →
 ///     TooManyProviderTokenUpdates (see `ProviderTokenPolicy.earlyUpdateBlocksConnection`).
 ///  5. The same token string as the connection's current token: steps 6–14 were passed
-///     before, so only the expiry (11) and the topic (16) are checked again. No crypto.
+///     before, so only the expiry (11) and the topic (16) are checked again. No crypto. The
+///     same `authorization` value and topic as the last request it authenticated: only steps 4
+///     and 11 are checked again, which depend on the time.
 ///  6. Not an ES256 JWT with `kid`, `iss` and `iat` (segments, base64url, JSON, `alg`) →
 ///     InvalidProviderToken. `typ` is optional; `iat` may be a number or a numeric string.
 ///  7. `kid` not registered → InvalidProviderToken.
@@ -93,6 +95,17 @@ public final class ProviderTokenVerifier: Sendable {
         serverEnvironment: APNsEnvironment,
         state: inout ProviderTokenConnectionState
     ) throws(ProviderTokenRejection) -> ProviderTokenIdentity {
+        if let last = state.current?.lastRequest, let authorization, let topic,
+           Self.sameBytes(authorization, last.authorization), Self.sameBytes(topic, last.topic) {
+            // Steps 1–3, 5 (the same token) and 16 (the same topic, key and first key) passed
+            // for exactly these values; only what depends on the time can have changed.
+            let nowMilliseconds = clock.millisecondsSince1970
+            try checkNotRefusing(state: &state, nowMilliseconds: nowMilliseconds)
+            try checkAge(issuedAt: last.identity.issuedAt, now: nowMilliseconds / 1000, isNew: false)
+            var identity = last.identity
+            identity.servedFromCache = true
+            return identity
+        }
         let token = try Self.bearerToken(authorization)
         guard let topic, !topic.isEmpty else {
             throw ProviderTokenRejection(.missingTopic, "token authentication needs apns-topic")
@@ -118,10 +131,12 @@ public final class ProviderTokenVerifier: Sendable {
         if state.firstKey == nil {
             state.firstKey = current.key
         }
-        return ProviderTokenIdentity(teamID: current.key.teamID, keyID: current.key.keyID,
-                                     issuedAt: current.issuedAt,
-                                     allowedTopics: Self.allowedTopics(current.key, firstKey: state.firstKey),
-                                     notes: current.notes, servedFromCache: servedFromCache)
+        let identity = ProviderTokenIdentity(teamID: current.key.teamID, keyID: current.key.keyID,
+                                             issuedAt: current.issuedAt,
+                                             allowedTopics: Self.allowedTopics(current.key, firstKey: state.firstKey),
+                                             notes: current.notes, servedFromCache: servedFromCache)
+        if let authorization { state.current?.lastRequest = (authorization, topic, identity) }
+        return identity
     }
 
     /// Steps 6–15 for a token the connection has not verified yet.
