@@ -47,15 +47,19 @@ final class DeliveryFeed: JournalSink {
              .feedbackTuple, .diagnosis, .broadcast, .channelOperation, .verdict:
             return
         }
-        pending.withLock { pending in
+        let wasEmpty = pending.withLock { pending in
             if case .device = input { pending.lastDeviceChange = event.sequence }
+            let wasEmpty = pending.inputs.isEmpty && pending.overflow == 0
             if pending.inputs.count < Self.limit {
                 pending.inputs.append(input)
             } else {
                 pending.overflow += 1
             }
+            return wasEmpty
         }
-        bell.ring()
+        // The reader drains everything at once, so only the first input since it last did
+        // needs to wake it: under load the bell's lock is not taken for every notification.
+        if wasEmpty { bell.ring() }
     }
 
     /// The sequence of the newest device change the journal has handed over: the journal
