@@ -154,16 +154,29 @@ public final class Journal: Sendable {
         guard kinds.count > 1 else { return record(first, nil, connection: nil, stream: nil) }
         let wallTime = clock.millisecondsSince1970
         let monotonic = Self.monotonicNanoseconds()
-        let (woken, delivers, recorded) = state.withLock { state in
-            var delivers = false
-            for kind in kinds {
-                delivers = Self.append(kind, to: &state, wallTime: wallTime, monotonic: monotonic, connection: nil, stream: nil) || delivers
+        var recorded: UInt64 = 0
+        // A few dozen events per hold of the lock: a batch of thousands (the delivery model
+        // under load) must not keep an event loop waiting to record its own.
+        var start = kinds.startIndex
+        while start < kinds.endIndex {
+            let end = min(start + Self.batchSlice, kinds.endIndex)
+            let (woken, delivers, last) = state.withLock { state in
+                var delivers = false
+                for kind in kinds[start..<end] {
+                    delivers = Self.append(kind, to: &state, wallTime: wallTime, monotonic: monotonic, connection: nil, stream: nil)
+                        || delivers
+                }
+                return Self.takeParked(&state, delivers: delivers)
             }
-            return Self.takeParked(&state, delivers: delivers)
+            finishRecording(woken: woken, delivers: delivers)
+            recorded = last
+            start = end
         }
-        finishRecording(woken: woken, delivers: delivers)
         return recorded
     }
+
+    /// The most events `record(_ kinds:)` appends under one hold of the lock.
+    static let batchSlice = 32
 
     /// Records one or two events; returns the sequence of the last.
     @discardableResult
