@@ -41,15 +41,20 @@ public struct JournalEvent: Sendable, Equatable {
 }
 
 /// Every kind of event the journal records.
+///
+/// An event is copied on its way to every reader, so its size matters: the kinds that are rare
+/// and large (handshakes, broadcasts, channel operations, verdicts) are `indirect`, kept in a
+/// box, so every event is the size of the largest common kind rather than of a broadcast's
+/// record.
 public enum JournalEventKind: Sendable, Equatable {
     /// A client connected.
     case connectionOpened(transport: Transport, peer: String?)
     /// A connection closed; `closedBy` says which side closed it, `reason` why, when known.
     case connectionClosed(transport: Transport, closedBy: ClosingSide, reason: String?)
     /// The TLS handshake completed.
-    case tlsEstablished(JournalTLSSession)
+    indirect case tlsEstablished(JournalTLSSession)
     /// The TLS handshake failed.
-    case tlsFailed(JournalTLSFailure)
+    indirect case tlsFailed(JournalTLSFailure)
     /// One HTTP/2 frame, in either direction.
     case http2Frame(HTTP2FrameRecord)
     /// One legacy binary-gateway frame.
@@ -64,12 +69,12 @@ public enum JournalEventKind: Sendable, Equatable {
     /// that triggered it, by name (empty when the message says it all).
     case diagnosis(code: DiagnosisCode, message: String, figures: [JournalFigure] = [])
     /// One broadcast send on the provider API, with its verdict.
-    case broadcast(BroadcastRecord)
+    indirect case broadcast(BroadcastRecord)
     /// One channel management request (create, read, read all, delete) and its answer.
-    case channelOperation(ChannelOperationRecord)
+    indirect case channelOperation(ChannelOperationRecord)
     /// A finding about a provider's retry logic (`ProviderJudge`), with the notifications and
     /// connections it rests on.
-    case verdict(ProviderVerdict)
+    indirect case verdict(ProviderVerdict)
     /// One step of the delivery model: an accepted notification stored, replaced, expired,
     /// discarded or delivered, or a device going online or offline.
     case delivery(DeliveryRecord)
