@@ -211,31 +211,31 @@ public struct NotificationRecord: Sendable, Equatable {
 
     /// Whether the client was told the notification was accepted (`SentAnswer.accepted`).
     public var accepted: Bool {
-        get { answer.accepted }
-        set { answer.accepted = newValue }
+        get { storage.answer.accepted }
+        set { uniqueStorage().answer.accepted = newValue }
     }
     /// The Apple reason the answer named.
     public var reason: Reason? {
-        get { answer.reason }
-        set { answer.reason = newValue }
+        get { storage.answer.reason }
+        set { uniqueStorage().answer.reason = newValue }
     }
     /// The HTTP status written (HTTP/2 only; `nil`: no response was written).
     public var status: Int? {
-        get { answer.status }
-        set { answer.status = newValue }
+        get { storage.answer.status }
+        set { uniqueStorage().answer.status = newValue }
     }
     /// The `apns-id` the response carried.
     public var responseAPNsID: String? {
-        get { answer.apnsID }
-        set { answer.apnsID = newValue }
+        get { storage.answer.apnsID }
+        set { uniqueStorage().answer.apnsID = newValue }
     }
     /// The 410 timestamp, milliseconds since 1970.
     public var timestamp: Int64? {
-        get { answer.timestamp }
-        set { answer.timestamp = newValue }
+        get { storage.answer.timestamp }
+        set { uniqueStorage().answer.timestamp = newValue }
     }
     /// The legacy status sent in the error packet (`nil`: none sent).
-    public var legacyStatus: LegacyStatus? { answer.legacyPacket?.status }
+    public var legacyStatus: LegacyStatus? { storage.answer.legacyPacket?.status }
 
     /// How many payload bytes a record keeps: enough to read any APNs payload (4 KB, 5 KB
     /// for VoIP) without letting a flood of huge bodies fill memory.
