@@ -137,7 +137,7 @@ enum AccessEntry {
             bytes.append(UInt8(ascii: " "))
             bytes.append(contentsOf: record.transport.rawValue.utf8)
             bytes.append(contentsOf: " token=".utf8)
-            bytes.append(contentsOf: record.deviceToken.isEmpty ? "-".utf8.prefix(1) : record.deviceToken.utf8.prefix(8))
+            Self.appendPrefix(of: record.deviceToken, count: 8, orIfEmpty: UInt8(ascii: "-"), to: &bytes)
             bytes.append(contentsOf: " topic=".utf8)
             bytes.append(contentsOf: (record.topic ?? "-").utf8)
             bytes.append(contentsOf: " type=".utf8)
@@ -210,6 +210,13 @@ enum AccessEntry {
         guard let cause, !cause.isEmpty else { return }
         bytes.append(contentsOf: ": ".utf8)
         bytes.append(contentsOf: cause.utf8)
+    }
+
+    /// The first `count` bytes of `text` (the whole of a shorter one), or `empty` when it is empty.
+    static func appendPrefix(of text: String, count: Int, orIfEmpty empty: UInt8, to bytes: inout [UInt8]) {
+        guard !text.isEmpty else { return bytes.append(empty) }
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0.prefix(count))) }
     }
 
     /// The decimal digits of `value`, without making a string.

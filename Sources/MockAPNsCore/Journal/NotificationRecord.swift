@@ -181,7 +181,9 @@ public struct NotificationRecord: Sendable, Equatable {
 
     /// What the client was sent, as written: the answer, the fault, the rule that decided.
     public var answer: SentAnswer {
-        get { storage.answer }
+        // Borrowed, not copied: readers ask for one field of it (`record.answer.fault`) per
+        // notification, and a copy would retain every reference the answer holds.
+        _read { yield storage.answer }
         set { uniqueStorage().answer = newValue }
     }
     /// Whether it was discarded unexamined (legacy frames after a failure or shutdown, streams
