@@ -88,6 +88,41 @@ final class LogOutputTests: XCTestCase {
         XCTAssertLessThanOrEqual(written * 60, capacity + 4096)
     }
 
+    func testTheDropNoticeOfJSONLinesIsJSON() throws {
+        let pipe = try TestPipe(size: 4096)
+        defer { pipe.closeBoth() }
+        let filler = try pipe.fill()
+        let output = LogOutput(descriptor: pipe.writeEnd, capacity: 1024)
+        let loop = makeLoop()
+        let count = 200
+        let logged = expectation(description: "the loop logged every line")
+        loop.submit {
+            for number in 0..<count { output.write("{\"n\":\(number)}\n", format: .json) }
+        }.whenSuccess { logged.fulfill() }
+        wait(for: [logged], timeout: 30)
+        let reader = PipeReader(descriptor: pipe.readEnd)
+        output.flush()
+        try pipe.detachWriteEnd()
+        var next = 0
+        var dropped = 0
+        for line in reader.bytes().dropFirst(filler).split(separator: UInt8(ascii: "\n")) {
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line)) as? [String: Any])
+            if let number = object["n"] as? Int {
+                XCTAssertEqual(number - next, dropped, "lines \(next)..<\(number) missing, \(dropped) counted as dropped")
+                next = number + 1
+                dropped = 0
+            } else {
+                XCTAssertEqual(object["level"] as? String, "warning")
+                XCTAssertEqual(object["label"] as? String, "mockapns.log")
+                let count = try XCTUnwrap(object["droppedLines"] as? Int)
+                XCTAssertEqual(object["message"] as? String, "log output fell behind: \(count) lines dropped")
+                dropped += count
+            }
+        }
+        XCTAssertEqual(count - next, dropped)
+        XCTAssertLessThan(next, count, "lines were dropped")
+    }
+
     func testAWriteOffTheLoopsIsInThePipeWhenItReturns() async throws {
         try await checkLinesWritten(after: { output in Self.writeOffTheLoops(output) },
                                     expectedAfterQueued: "written off the loops\n")
