@@ -128,6 +128,18 @@ struct ServeCommand: AsyncParsableCommand {
     var quiet = false
 
     func run() async throws {
+        // Log lines queued from the event loops are on standard error before the process
+        // exits, and before the error that ends it, if any.
+        do {
+            try await serve()
+        } catch {
+            await LogOutput.standardError.flush()
+            throw error
+        }
+        await LogOutput.standardError.flush()
+    }
+
+    private func serve() async throws {
         var configuration = try resolveConfiguration()
         let level = logLevel
         let format = logFormat

@@ -49,7 +49,7 @@ struct AccessLog {
             }
             bytes.append(UInt8(ascii: "\n"))
         }
-        if !bytes.isEmpty { output.write(bytes) }
+        if !bytes.isEmpty { output.write(bytes, format: format) }
     }
 
     /// The entry one event calls for, if any; keeps track of connections on the way.

@@ -1,7 +1,7 @@
 import Logging
 import MockAPNsCore
 import MockAPNsJournal
-import Synchronization
+import NIOPosix
 
 #if canImport(Glibc)
 import Glibc
@@ -20,11 +20,28 @@ public enum LogFormat: String, Sendable, CaseIterable {
 }
 
 /// One place log lines go (standard error by default): the server's log handler and its
-/// access log write whole batches of lines through it, one write at a time, so their lines
-/// never interleave.
+/// access log write whole batches of lines through it, and their lines never interleave.
+///
+/// Nothing that logs waits for the output. One writer thread per output, started by the first
+/// write, does every `write(2)`; a caller only appends its lines to a queue under a lock held
+/// for the copy, never across a system call:
+/// - on an event loop the call returns at once. The queue holds at most `capacity` bytes
+///   (4 MiB by default) not yet written; a batch that does not fit is dropped, since a loop may
+///   neither wait nor grow memory without bound behind a stalled reader, and the writer then
+///   writes one `warning` line, in the dropped lines' format, saying how many lines were
+///   dropped, in their place in the stream (MockAPNs' choice: losing lines of a stalled
+///   output beats stalling the server it logs for);
+/// - anywhere else (start-up, the access log's reader, the command line, shutdown) the call
+///   waits until the writer has written its lines, after every line queued before them, so
+///   a message written before the process exits is on the output, and such lines are never
+///   dropped.
+///
+/// `flush()` waits until everything queued so far is written: call it before exiting.
 public final class LogOutput: Sendable {
-    private let descriptor: Int32
-    private let writing = Mutex(())
+    /// How many bytes may wait for the writer before lines from event loops are dropped.
+    static let defaultCapacity = 4 << 20
+
+    private let writer: LogWriter
 
     /// Lines to standard error.
     public static let standardError = LogOutput(descriptor: 2)
@@ -32,42 +49,50 @@ public final class LogOutput: Sendable {
     public static let standardOutput = LogOutput(descriptor: 1)
 
     /// Lines to an open file descriptor, which stays open (the caller owns it).
-    public init(descriptor: Int32) {
-        self.descriptor = descriptor
+    public convenience init(descriptor: Int32) {
+        self.init(descriptor: descriptor, capacity: Self.defaultCapacity)
     }
 
-    /// Writes `text` (whole lines) in one go, retrying short writes.
-    func write(_ text: String) {
-        write(Array(text.utf8))
+    /// Lines to `descriptor`, with at most `capacity` bytes waiting for the writer.
+    init(descriptor: Int32, capacity: Int) {
+        writer = LogWriter(descriptor: descriptor, capacity: capacity)
     }
 
-    /// Writes `bytes` (whole lines) in one go, retrying short writes.
-    func write(_ bytes: [UInt8]) {
-        writing.withLock { _ in
-            bytes.withUnsafeBufferPointer { bytes in
-                guard let base = bytes.baseAddress else { return }
-                var offset = 0
-                while offset < bytes.count {
-                    let written = systemWrite(descriptor, base + offset, bytes.count - offset)
-                    if written < 0 {
-                        if errno == EINTR { continue }
-                        return
-                    }
-                    offset += written
-                }
-            }
-        }
+    deinit {
+        // The writer thread writes what is queued, then ends.
+        writer.close()
     }
-}
 
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int {
-    #if canImport(Darwin)
-    Darwin.write(descriptor, bytes, count)
-    #elseif canImport(Musl)
-    Musl.write(descriptor, bytes, count)
-    #else
-    Glibc.write(descriptor, bytes, count)
-    #endif
+    /// Queues `text` (whole lines in `format`), written after every earlier line.
+    func write(_ text: String, format: LogFormat) {
+        write(Array(text.utf8), format: format)
+    }
+
+    /// Queues `bytes` (whole lines in `format`), written after every earlier line; off an
+    /// event loop, returns once they are written.
+    func write(_ bytes: [UInt8], format: LogFormat) {
+        guard !bytes.isEmpty else { return }
+        writer.enqueue(bytes, format: format, waits: !Self.onEventLoop)
+    }
+
+    /// Waits until every line queued so far is written (with the count of any dropped
+    /// lines). On an event loop, which must never wait, it returns at once: await
+    /// `flush() async` there.
+    public func flush() {
+        guard !Self.onEventLoop else { return }
+        writer.flush()
+    }
+
+    /// Suspends until every line queued so far is written (with the count of any dropped
+    /// lines), without holding a thread.
+    public func flush() async {
+        await writer.flushed()
+    }
+
+    /// Whether this thread is one of NIO's event loops.
+    private static var onEventLoop: Bool {
+        MultiThreadedEventLoopGroup.currentEventLoop != nil
+    }
 }
 
 /// A swift-log handler writing MockAPNs' own formats, text or JSON, to a `LogOutput`: the
@@ -97,7 +122,7 @@ public struct MockAPNsLogHandler: LogHandler {
             merged.merge(extra) { _, new in new }
         }
         let line = LogLine(time: LogLine.now(), level: event.level.rawValue, message: "\(event.message)", fields: merged)
-        output.write(format == .json ? line.json(label: label) + "\n" : line.text + "\n")
+        output.write(format == .json ? line.json(label: label) + "\n" : line.text + "\n", format: format)
     }
 }
 

@@ -240,7 +240,8 @@ public final class MockAPNsServer: Sendable {
     ///    last stream is done; whatever is still open at the end is closed;
     /// 4. the control API shuts down gracefully (requests in flight finish, long polls answer
     ///    with what they have, event streams end), the activity reader takes in the last
-    ///    events, the journal file is written out, and only then do the event loops stop, so
+    ///    events, the journal file is written out, the access log's output is flushed (lines
+    ///    queued from the event loops included), and only then do the event loops stop, so
     ///    nothing is left to run on them.
     public func shutdown(gracePeriod: TimeAmount = .seconds(5)) async throws {
         let listeners: [any Channel] = state.withLock { state in
@@ -282,6 +283,8 @@ public final class MockAPNsServer: Sendable {
         await delivery.stop()
         // Last, so the journal file also holds every connection's closing events.
         await observation.stop()
+        // Log lines queued from the event loops are on the output before shutdown returns.
+        await configuration.accessLog?.output.flush()
         try await group.shutdownGracefully()
     }
 
