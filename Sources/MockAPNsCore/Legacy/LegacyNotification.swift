@@ -9,7 +9,7 @@ public enum LegacyCommand: UInt8, CaseIterable, Sendable, Hashable, Codable {
 }
 
 /// The item ids of a command-2 frame.
-public enum LegacyItemID: UInt8, CaseIterable, Sendable, Hashable, Codable {
+package enum LegacyItemID: UInt8, CaseIterable, Sendable, Hashable, Codable {
     case deviceToken = 1
     case payload = 2
     case identifier = 3

@@ -95,7 +95,7 @@ public struct ScenarioRequest: Sendable {
     /// when it sent none (`PushDecider.route(_:context:)`): a single-topic certificate's
     /// topic, the push type a topic suffix implies. A push type sent but not understood is
     /// left as sent.
-    public func routed(by decider: PushDecider, context: DecisionContext) -> ScenarioRequest {
+    package func routed(by decider: PushDecider, context: DecisionContext) -> ScenarioRequest {
         guard topic == nil || pushType == nil else { return self }
         let sentType = pushType.flatMap(PushType.init(rawValue:))
         guard pushType == nil || sentType != nil else { return self }
