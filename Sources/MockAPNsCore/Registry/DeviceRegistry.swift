@@ -332,7 +332,7 @@ public final class DeviceRegistry: Sendable {
 
     /// Returns and removes the queued entries a certificate for `topics` in `environment`
     /// collects, oldest first. Entries without a topic or environment match any.
-    public func drainFeedback(topics: Set<String>, environment: APNsEnvironment) -> [FeedbackEntry] {
+    package func drainFeedback(topics: Set<String>, environment: APNsEnvironment) -> [FeedbackEntry] {
         state.withLock { state in
             var drained: [FeedbackEntry] = []
             state.feedback.removeAll { entry in
