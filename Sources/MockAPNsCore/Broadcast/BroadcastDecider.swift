@@ -37,20 +37,20 @@ import MockAPNsWire
 /// An accepted broadcast gets `apns-unique-id` in both environments: the broadcast page lists
 /// it among the success headers with no environment named (device pushes get it on the
 /// sandbox only).
-public struct BroadcastDecider: Sendable {
+package struct BroadcastDecider: Sendable {
     /// The path every broadcast goes to, before the bundle id.
-    public static let pathPrefix = "/4/broadcasts/apps/"
+    package static let pathPrefix = "/4/broadcasts/apps/"
 
-    public let options: BroadcastOptions
-    public let validation: ValidationOptions
-    public let registry: ChannelRegistry
+    package let options: BroadcastOptions
+    package let validation: ValidationOptions
+    package let registry: ChannelRegistry
     /// "Now" for the payload's Live Activity dates.
-    public let clock: ServerClock
+    package let clock: ServerClock
     private let apnsIDs: UUIDGenerator
     private let lowercaseIDs = UUIDGenerator(letterCase: .lowercase)
     private let payloadTypeRules = PayloadTypeRules()
 
-    public init(
+    package init(
         options: BroadcastOptions = .default, validation: ValidationOptions = .default, registry: ChannelRegistry,
         clock: ServerClock = ServerClock()
     ) {
@@ -62,13 +62,13 @@ public struct BroadcastDecider: Sendable {
     }
 
     /// Whether a `:path` is a broadcast's (the provider API routes on this).
-    public static func isBroadcastPath(_ path: String) -> Bool {
+    package static func isBroadcastPath(_ path: String) -> Bool {
         path.hasPrefix(pathPrefix)
     }
 
     /// The `apns-request-id` a response to these headers carries: the request's when it sent
     /// a UUID, otherwise a new lowercase one.
-    public func responseRequestID(for headers: [HTTPHeader]) -> String {
+    package func responseRequestID(for headers: [HTTPHeader]) -> String {
         if let sent = headers.first(where: { $0.name == "apns-request-id" })?.value,
            UUIDSyntax.isCanonical(sent, allowsUppercase: true) {
             return sent
@@ -78,7 +78,7 @@ public struct BroadcastDecider: Sendable {
 
     /// The record of a broadcast as far as its headers and path say, without judging it: for
     /// a request a scenario answered before the core was consulted.
-    public func describe(_ request: HTTP2PushRequest, requestID: String, authentication: AuthenticationResult) -> BroadcastRecord {
+    package func describe(_ request: HTTP2PushRequest, requestID: String, authentication: AuthenticationResult) -> BroadcastRecord {
         let fields = BroadcastHeaders(request.headers)
         var bundleID: String?
         if let path = fields.path, Self.isBroadcastPath(path) {
@@ -93,7 +93,7 @@ public struct BroadcastDecider: Sendable {
     }
 
     /// Decides one broadcast. `requestID` is the `apns-request-id` the answer carries.
-    public func decide(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> BroadcastDecision {
+    package func decide(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> BroadcastDecision {
         let fields = BroadcastHeaders(request.headers)
         var bundleID: String?
         var storagePolicy: MessageStoragePolicy?
@@ -209,12 +209,12 @@ public struct BroadcastDecider: Sendable {
 /// the protocol mouth replaces with what it actually wrote), and the diagnoses the journal
 /// records beside it. The record's fields read through (`decision.bundleID`).
 @dynamicMemberLookup
-public struct BroadcastDecision: Sendable, Equatable {
-    public var verdict: Verdict
-    public var record: BroadcastRecord
-    public var diagnoses: [Diagnosis] = []
+package struct BroadcastDecision: Sendable, Equatable {
+    package var verdict: Verdict
+    package var record: BroadcastRecord
+    package var diagnoses: [Diagnosis] = []
 
-    public subscript<Value>(dynamicMember field: KeyPath<BroadcastRecord, Value>) -> Value {
+    package subscript<Value>(dynamicMember field: KeyPath<BroadcastRecord, Value>) -> Value {
         record[keyPath: field]
     }
 }

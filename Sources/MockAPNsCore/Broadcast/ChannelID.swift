@@ -1,9 +1,9 @@
 /// Channel ids: standard base64 text (Apple: "The channel ID is a base64-encoded string").
-public enum ChannelID {
+package enum ChannelID {
     /// Whether `text` is standard base64 with correct padding and at most `maximumLength`
     /// characters: what `BadChannelId` refuses ("isn't properly encoded, or it's greater than
     /// the allowed length").
-    public static func isWellFormed(_ text: String, maximumLength: Int) -> Bool {
+    package static func isWellFormed(_ text: String, maximumLength: Int) -> Bool {
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty, bytes.count <= maximumLength, bytes.count % 4 == 0 else { return false }
         var padding = 0
@@ -21,7 +21,7 @@ public enum ChannelID {
 
     /// A new random id of `byteCount` bytes in standard base64 with padding
     /// (16 bytes give 24 characters, such as `q83vEjRWeJCrze8SNFZ4kA==`).
-    public static func generate(byteCount: Int = 16) -> String {
+    package static func generate(byteCount: Int = 16) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(byteCount + 8)
         while bytes.count < byteCount {

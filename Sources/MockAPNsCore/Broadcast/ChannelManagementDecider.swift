@@ -22,13 +22,13 @@ import MockAPNsWire
 /// | 8 | read and delete: `apns-channel-id` present, well-formed | `MissingChannelId`, `BadChannelId` |
 /// | 9 | create: a JSON object, known attributes, `push-type`, `message-storage-policy`, the channel limit | `BadRequestPayload`, `BadRequestParams`, `MissingPushType`, `InvalidPushType`, `broadcast.badStoragePolicyReason` (`BadRequestParams`), `CannotCreateChannelConfig` |
 /// | 10 | read and delete: the channel exists for this bundle id here | `ChannelNotRegistered` |
-public struct ChannelManagementDecider: Sendable {
-    public let options: BroadcastOptions
-    public let registry: ChannelRegistry
-    public let clock: ServerClock
+package struct ChannelManagementDecider: Sendable {
+    package let options: BroadcastOptions
+    package let registry: ChannelRegistry
+    package let clock: ServerClock
     private let requestIDs = UUIDGenerator(letterCase: .lowercase)
 
-    public init(options: BroadcastOptions = .default, registry: ChannelRegistry, clock: ServerClock = ServerClock()) {
+    package init(options: BroadcastOptions = .default, registry: ChannelRegistry, clock: ServerClock = ServerClock()) {
         self.options = options
         self.registry = registry
         self.clock = clock
@@ -36,7 +36,7 @@ public struct ChannelManagementDecider: Sendable {
 
     /// The `apns-request-id` a response to these headers carries: the request's when it sent
     /// a UUID, otherwise a new lowercase one (Apple: "APNs creates a new UUID").
-    public func responseRequestID(for headers: [HTTPHeader]) -> String {
+    package func responseRequestID(for headers: [HTTPHeader]) -> String {
         if let sent = ManagementHeaders(headers).requestID, UUIDSyntax.isCanonical(sent, allowsUppercase: true) {
             return sent
         }
@@ -45,7 +45,7 @@ public struct ChannelManagementDecider: Sendable {
 
     /// Decides one request and applies its change to the registry at once.
     /// `requestID` is the `apns-request-id` the answer carries (`responseRequestID(for:)`).
-    public func decide(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
+    package func decide(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
         let outcome = judge(request, requestID: requestID, context: context)
         apply(outcome)
         return outcome
@@ -55,7 +55,7 @@ public struct ChannelManagementDecider: Sendable {
     /// only when the core's answer is the one sent, so a scenario that refuses a create or
     /// delete leaves the registry as it was. Two creates judged at once may both pass a limit
     /// that has room for one.
-    public func apply(_ outcome: ChannelManagementOutcome) {
+    package func apply(_ outcome: ChannelManagementOutcome) {
         switch outcome.effect {
         case .create(let channel)?:
             registry.insert(channel)
@@ -68,7 +68,7 @@ public struct ChannelManagementDecider: Sendable {
 
     /// What a request asks for, as far as its headers and path say, without judging it: the
     /// record of a request a scenario answered before the core was consulted.
-    public func describe(_ request: HTTP2PushRequest, requestID: String) -> ChannelManagementOutcome {
+    package func describe(_ request: HTTP2PushRequest, requestID: String) -> ChannelManagementOutcome {
         let fields = ManagementHeaders(request.headers)
         let route = ChannelManagementRoute.resolve(method: fields.method, path: fields.path)
         return ChannelManagementOutcome(
@@ -77,7 +77,7 @@ public struct ChannelManagementDecider: Sendable {
     }
 
     /// Decides one request without changing the registry; `apply(_:)` makes the change.
-    public func judge(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
+    package func judge(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
         let fields = ManagementHeaders(request.headers)
         var outcome = ChannelManagementOutcome(operation: nil, bundleID: nil, channelID: fields.channelID, requestID: requestID)
 

@@ -11,11 +11,11 @@ public enum ChannelOperation: String, CaseIterable, Sendable, Hashable, Codable 
 }
 
 /// Which operation a method and path ask for.
-public enum ChannelManagementRoute {
+package enum ChannelManagementRoute {
     /// The operation and bundle id, or `BadPath` (no such resource) or `MethodNotAllowed`
     /// (the resource exists, the method is not one it takes). `bundleID` is returned for a
     /// wrong method too, so the journal can say which app was meant.
-    public static func resolve(method: String?, path: String?) -> (operation: ChannelOperation?, bundleID: String?, refusal: Reason?) {
+    package static func resolve(method: String?, path: String?) -> (operation: ChannelOperation?, bundleID: String?, refusal: Reason?) {
         guard let path, path.hasPrefix("/1/apps/") else { return (nil, nil, .badPath) }
         let rest = path.dropFirst("/1/apps/".count)
         let parts = rest.split(separator: "/", omittingEmptySubsequences: false)

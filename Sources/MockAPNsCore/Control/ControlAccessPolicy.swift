@@ -1,19 +1,19 @@
 /// What the control API knows of one request before any route runs: the headers that say who
 /// sent it and from where, and the connection it came on.
-public struct ControlRequestFacts: Sendable, Equatable {
-    public var method: String
-    public var path: String
+package struct ControlRequestFacts: Sendable, Equatable {
+    package var method: String
+    package var path: String
     /// The `Host` header; `nil` when the request had none.
-    public var host: String?
-    public var origin: String?
-    public var authorization: String?
-    public var contentType: String?
+    package var host: String?
+    package var origin: String?
+    package var authorization: String?
+    package var contentType: String?
     /// The peer's IP address as text; `nil` when unknown (it then counts as another machine).
-    public var peerAddress: String?
+    package var peerAddress: String?
     /// The local IP address the connection arrived on.
-    public var localAddress: String?
+    package var localAddress: String?
 
-    public init(
+    package init(
         method: String, path: String, host: String?, origin: String? = nil, authorization: String? = nil,
         contentType: String? = nil, peerAddress: String?, localAddress: String?
     ) {
@@ -29,8 +29,8 @@ public struct ControlRequestFacts: Sendable, Equatable {
 }
 
 /// Why the control API refuses a request before routing it, and how to get it admitted.
-public struct ControlRefusal: Error, Sendable, Equatable {
-    public enum Status: Int, Sendable {
+package struct ControlRefusal: Error, Sendable, Equatable {
+    package enum Status: Int, Sendable {
         /// No `Host` header, or one no client would send (RFC 9112, section 3.2).
         case badRequest = 400
         /// A request from another machine without the right bearer token.
@@ -44,10 +44,10 @@ public struct ControlRefusal: Error, Sendable, Equatable {
         case misdirectedRequest = 421
     }
 
-    public var status: Status
-    public var message: String
+    package var status: Status
+    package var message: String
     /// The request header at fault.
-    public var header: String
+    package var header: String
 }
 
 /// Who may use the control API and its dashboard, decided for each request from its headers
@@ -68,13 +68,13 @@ public struct ControlRefusal: Error, Sendable, Equatable {
 /// Separately, `bodyRefusal` requires `Content-Type: application/json` on every request
 /// that is not GET or HEAD, so no HTML form and no "simple" cross-origin request (which a
 /// browser sends without asking the server first) can change state.
-public struct ControlAccessPolicy: Sendable {
+package struct ControlAccessPolicy: Sendable {
     /// Host names (normalized) the API answers to besides loopback ones.
     private let hostNames: Set<String>
     /// Origins whose pages may call the API besides its own.
     private let origins: Set<WebOrigin>
     /// The token other machines must present; `nil`: the API listens on loopback only.
-    public let token: BearerToken?
+    package let token: BearerToken?
 
     /// - Parameters:
     ///   - listenHost: the address the API binds; it is an accepted name unless it is the
@@ -82,7 +82,7 @@ public struct ControlAccessPolicy: Sendable {
     ///   - allowedHosts: names and addresses added by the user.
     ///   - allowedOrigins: origins added by the user.
     ///   - token: the bearer token for requests from other machines.
-    public init(listenHost: String, allowedHosts: [String] = [], allowedOrigins: [WebOrigin] = [], token: BearerToken? = nil) {
+    package init(listenHost: String, allowedHosts: [String] = [], allowedOrigins: [WebOrigin] = [], token: BearerToken? = nil) {
         var names = Set(allowedHosts.map(HostName.normalized))
         if IPAddressLiteral(listenHost)?.isUnspecified != true {
             names.insert(HostName.normalized(listenHost))
@@ -93,16 +93,16 @@ public struct ControlAccessPolicy: Sendable {
     }
 
     /// The flag and configuration key that add a host name, as refusals name them.
-    public static let allowedHostSetting = "--control-allowed-host NAME (config: control.allowedHosts)"
+    package static let allowedHostSetting = "--control-allowed-host NAME (config: control.allowedHosts)"
     /// The flag and configuration key that add an origin.
-    public static let allowedOriginSetting = "--control-allowed-origin ORIGIN (config: control.allowedOrigins)"
+    package static let allowedOriginSetting = "--control-allowed-origin ORIGIN (config: control.allowedOrigins)"
     /// Where the token comes from.
-    public static let tokenSetting =
+    package static let tokenSetting =
         "the token printed at start-up, or the one given with --control-token, MOCKAPNS_CONTROL_TOKEN or control.token"
 
     /// The first check the request fails (Host, then Origin, then the token), or `nil` when
     /// it may go on to the router.
-    public func refusal(for request: ControlRequestFacts) -> ControlRefusal? {
+    package func refusal(for request: ControlRequestFacts) -> ControlRefusal? {
         guard let hostText = request.host else {
             return ControlRefusal(
                 status: .badRequest, message: "a Host header is required (RFC 9112, section 3.2)", header: "Host")
@@ -152,7 +152,7 @@ public struct ControlAccessPolicy: Sendable {
     /// not it has a body. HTML forms and cross-origin requests a browser sends without asking
     /// first can only carry `text/plain`, `application/x-www-form-urlencoded` or
     /// `multipart/form-data`, so none of them gets through.
-    public static func bodyRefusal(method: String, path: String, contentType: String?) -> ControlRefusal? {
+    package static func bodyRefusal(method: String, path: String, contentType: String?) -> ControlRefusal? {
         guard method != "GET", method != "HEAD" else { return nil }
         let mediaType = contentType?.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first?.trimmingSpaces()
         if let mediaType, mediaType.lowercased() == "application/json" { return nil }

@@ -9,12 +9,12 @@ import Darwin
 /// An IPv4 or IPv6 address written as text, parsed the way the system parses it
 /// (`inet_pton`), so `127.attacker.example` or `127.0.0.1.attacker.example` is a name, never an
 /// address.
-public enum IPAddressLiteral: Sendable, Hashable {
+package enum IPAddressLiteral: Sendable, Hashable {
     case v4([UInt8])
     case v6([UInt8])
 
     /// Parses `text`; IPv6 may be in brackets (`[::1]`, as in a URL or a Host header).
-    public init?<Text: StringProtocol>(_ text: Text) {
+    package init?<Text: StringProtocol>(_ text: Text) {
         var address = Substring(text)
         if address.hasPrefix("["), address.hasSuffix("]") {
             address = address.dropFirst().dropLast()
@@ -33,7 +33,7 @@ public enum IPAddressLiteral: Sendable, Hashable {
 
     /// Whether this is a loopback address: IPv4 `127.0.0.0/8`, IPv6 `::1`, or IPv4 loopback
     /// mapped into IPv6 (`::ffff:127.0.0.1`).
-    public var isLoopback: Bool {
+    package var isLoopback: Bool {
         switch self {
         case .v4(let octets):
             return octets[0] == 127
@@ -46,7 +46,7 @@ public enum IPAddressLiteral: Sendable, Hashable {
 
     /// Whether this is the address that stands for every local address (`0.0.0.0`, `::`):
     /// what a listener binds to be reachable on all of them.
-    public var isUnspecified: Bool {
+    package var isUnspecified: Bool {
         switch self {
         case .v4(let octets), .v6(let octets): return octets.allSatisfy { $0 == 0 }
         }
@@ -54,7 +54,7 @@ public enum IPAddressLiteral: Sendable, Hashable {
 
     /// Whether `host` names this machine's loopback interface: `localhost` (any case, with or
     /// without a trailing dot) or a loopback address.
-    public static func isLoopback(_ host: String) -> Bool {
+    package static func isLoopback(_ host: String) -> Bool {
         if HostName.normalized(host) == "localhost" { return true }
         return IPAddressLiteral(host)?.isLoopback ?? false
     }
@@ -67,11 +67,11 @@ public enum IPAddressLiteral: Sendable, Hashable {
 }
 
 /// Host names as the control API compares them.
-public enum HostName {
+package enum HostName {
     /// Lowercased, without a final dot (`LocalHost.` is `localhost`); an address is written
     /// in one canonical form (`[0:0::1]` and `::1` are the same), so spellings of one name or
     /// address compare equal.
-    public static func normalized(_ host: String) -> String {
+    package static func normalized(_ host: String) -> String {
         if let address = IPAddressLiteral(host) {
             switch address {
             case .v4(let octets): return octets.map(String.init).joined(separator: ".")

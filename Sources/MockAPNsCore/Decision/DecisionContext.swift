@@ -1,13 +1,13 @@
 /// What the decision core needs to know about one request besides the request itself: where
 /// the server runs and who is asking. Server-wide state (the registry, the clock) lives in
 /// `PushDecider`.
-public struct DecisionContext: Sendable, Equatable {
+package struct DecisionContext: Sendable, Equatable {
     /// The environment this listener plays (sandbox or production).
-    public var environment: APNsEnvironment
+    package var environment: APNsEnvironment
     /// The connection's credentials, as the authentication layer judged them.
-    public var authentication: AuthenticationResult
+    package var authentication: AuthenticationResult
 
-    public init(environment: APNsEnvironment, authentication: AuthenticationResult) {
+    package init(environment: APNsEnvironment, authentication: AuthenticationResult) {
         self.environment = environment
         self.authentication = authentication
     }

@@ -8,9 +8,9 @@ import MockAPNsWire
 ///
 /// The body is assembled by hand: reason strings are plain ASCII identifiers that need no
 /// escaping, and an encoder would cost more than the rest of the response.
-public enum HTTP2ResponseRenderer {
+package enum HTTP2ResponseRenderer {
     /// The response for `verdict`.
-    public static func render(_ verdict: Verdict) -> HTTP2PushResponse {
+    package static func render(_ verdict: Verdict) -> HTTP2PushResponse {
         switch verdict {
         case .accepted(let apnsID, let uniqueID):
             var headers = [HTTPHeader(name: "apns-id", value: apnsID)]
@@ -32,7 +32,7 @@ public enum HTTP2ResponseRenderer {
     }
 
     /// `{"reason":"<Reason>"}`, with `,"timestamp":<ms>` before the brace when given.
-    public static func errorBody(reason: Reason, timestamp: Int64?) -> [UInt8] {
+    package static func errorBody(reason: Reason, timestamp: Int64?) -> [UInt8] {
         var body: [UInt8] = []
         body.reserveCapacity(64)
         body.append(contentsOf: #"{"reason":""#.utf8)

@@ -22,13 +22,13 @@
 /// An accepted push gets `apns-id` (the request's, exactly as received, or a generated one
 /// in the configured letter case) and, on a sandbox server only, a fresh lowercase
 /// `apns-unique-id`. A refused one gets the same `apns-id`, and a timestamp for 410 reasons.
-public struct PushDecider: Sendable {
+package struct PushDecider: Sendable {
     /// The options every rule reads.
-    public let options: ValidationOptions
+    package let options: ValidationOptions
     /// The shared registry of device tokens (and the feedback queue).
-    public let registry: DeviceRegistry
+    package let registry: DeviceRegistry
     /// The only source of "now": push budgets, and 410 timestamps no rule supplied.
-    public let clock: ServerClock
+    package let clock: ServerClock
 
     private let validator: HTTP2RequestValidator
     private let payloadRules: PayloadRules
@@ -37,7 +37,7 @@ public struct PushDecider: Sendable {
     /// `apns-unique-id` is always lowercase, the canonical UUID form in Apple's documentation.
     private let uniqueIDs = UUIDGenerator(letterCase: .lowercase)
 
-    public init(
+    package init(
         options: ValidationOptions = .default,
         registry: DeviceRegistry = DeviceRegistry(),
         clock: ServerClock = ServerClock()
@@ -53,21 +53,21 @@ public struct PushDecider: Sendable {
     /// Validates a raw HTTP/2 request (steps 1 to 12), then decides it (steps 13 to 17).
     /// A refused request keeps its `apns-id` when that was well-formed; otherwise the
     /// verdict carries a generated one.
-    public func decide(http2 raw: HTTP2PushRequest, context: DecisionContext) -> Verdict {
+    package func decide(http2 raw: HTTP2PushRequest, context: DecisionContext) -> Verdict {
         assess(http2: raw, context: context).verdict
     }
 
     /// Validates, then decides, an HTTP/2 request: the verdict, and the request as every
     /// record, filter and scenario rule reads it (routed, when it was valid; when it was not,
     /// what its headers say as far as they could be read).
-    public func judge(http2 raw: HTTP2PushRequest, context: DecisionContext) -> (verdict: Verdict, request: PushRequest) {
+    package func judge(http2 raw: HTTP2PushRequest, context: DecisionContext) -> (verdict: Verdict, request: PushRequest) {
         let assessment = assess(http2: raw, context: context)
         return (assessment.verdict, assessment.request)
     }
 
     /// What `judge(http2:context:)` says, with the diagnoses the journal records beside it.
     /// `payloadJSON` is the body already examined, when the caller has it (so it is scanned once).
-    public func assess(http2 raw: HTTP2PushRequest, context: DecisionContext, payloadJSON: PayloadJSON? = nil) -> PushAssessment {
+    package func assess(http2 raw: HTTP2PushRequest, context: DecisionContext, payloadJSON: PayloadJSON? = nil) -> PushAssessment {
         switch validator.validate(raw) {
         case .valid(let request):
             let decided = assess(request, context: context, payloadJSON: payloadJSON)
@@ -83,13 +83,13 @@ public struct PushDecider: Sendable {
     /// Decides a request that already passed its protocol's syntax rules (steps 13 to 17).
     /// The topic is the one `route(_:context:)` gives; the push type a topic's suffix
     /// implies is the one the payload limit applies (`.voip` gets the VoIP limit).
-    public func decide(_ request: PushRequest, context: DecisionContext) -> Verdict {
+    package func decide(_ request: PushRequest, context: DecisionContext) -> Verdict {
         assess(request, context: context).verdict
     }
 
     /// What `decide(_:context:)` says, with the diagnoses the journal records beside it.
     /// `payloadJSON` is the payload already examined, when the caller has it.
-    public func assess(
+    package func assess(
         _ request: PushRequest, context: DecisionContext, payloadJSON: PayloadJSON? = nil
     ) -> (verdict: Verdict, diagnoses: [Diagnosis]) {
         // `status` routes the topic itself, as `route(_:context:)` would.
@@ -107,7 +107,7 @@ public struct PushDecider: Sendable {
     /// (`.voip` is `voip`). Every record, filter and scenario rule sees this request, so
     /// they all agree with the verdict. Fields the request sent are never changed, and a
     /// request whose credentials route it nowhere keeps what it had.
-    public func route(_ request: PushRequest, context: DecisionContext) -> PushRequest {
+    package func route(_ request: PushRequest, context: DecisionContext) -> PushRequest {
         var routed = request
         let implied = route(topic: request.topic, pushType: request.pushType, transport: request.transport, context: context)
         routed.topic = implied.topic
@@ -116,7 +116,7 @@ public struct PushDecider: Sendable {
     }
 
     /// The topic and push type a request with these fields goes to (see `route(_:context:)`).
-    public func route(
+    package func route(
         topic: String?, pushType: PushType?, transport: Transport, context: DecisionContext
     ) -> (topic: String?, pushType: PushType?) {
         var topic = topic
@@ -253,12 +253,12 @@ public struct PushDecider: Sendable {
 
 /// The decision on one HTTP/2 push: the verdict, the request as routed (what records and
 /// scenario rules read), and what the journal records beside it.
-public struct PushAssessment: Sendable, Equatable {
-    public var verdict: Verdict
-    public var request: PushRequest
-    public var diagnoses: [Diagnosis]
+package struct PushAssessment: Sendable, Equatable {
+    package var verdict: Verdict
+    package var request: PushRequest
+    package var diagnoses: [Diagnosis]
 
-    public init(verdict: Verdict, request: PushRequest, diagnoses: [Diagnosis]) {
+    package init(verdict: Verdict, request: PushRequest, diagnoses: [Diagnosis]) {
         self.verdict = verdict
         self.request = request
         self.diagnoses = diagnoses

@@ -6,16 +6,16 @@ import Synchronization
 /// The bits come from `UniqueBits`, a fast generator seeded once from the system's
 /// randomness: asking the kernel for 16 bytes per id costs a system call each time, more than
 /// the rest of a request's decision. The text is formatted by hand into one 36-byte string.
-public struct UUIDGenerator: Sendable {
+package struct UUIDGenerator: Sendable {
     /// The letter case of the hex digits.
-    public var letterCase: UUIDLetterCase
+    package var letterCase: UUIDLetterCase
 
-    public init(letterCase: UUIDLetterCase) {
+    package init(letterCase: UUIDLetterCase) {
         self.letterCase = letterCase
     }
 
     /// A new random UUID such as `8f0c5ab2-4d1e-4c8a-9b7e-2f3a4b5c6d7e`.
-    public func next() -> String {
+    package func next() -> String {
         let (high, low) = UniqueBits.shared.next128()
         return Self.format(high: high, low: low, uppercase: letterCase == .uppercase)
     }

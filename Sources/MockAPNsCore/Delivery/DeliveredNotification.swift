@@ -1,19 +1,19 @@
 /// A notification the delivery model handed to its device: what the forwarders pass on.
-public struct DeliveredNotification: Sendable, Equatable {
-    public var notification: DeliveryNotification
+package struct DeliveredNotification: Sendable, Equatable {
+    package var notification: DeliveryNotification
     /// When it was delivered, milliseconds since 1970 by the server clock.
-    public var deliveredAtMilliseconds: Int64
+    package var deliveredAtMilliseconds: Int64
     /// Whether it had been stored or held first.
-    public var fromStorage: Bool
+    package var fromStorage: Bool
 
-    public init(notification: DeliveryNotification, deliveredAtMilliseconds: Int64, fromStorage: Bool) {
+    package init(notification: DeliveryNotification, deliveredAtMilliseconds: Int64, fromStorage: Bool) {
         self.notification = notification
         self.deliveredAtMilliseconds = deliveredAtMilliseconds
         self.fromStorage = fromStorage
     }
 
     /// The delivery a model change describes, when the change is one.
-    public init?(_ change: DeliveryModel.Change) {
+    package init?(_ change: DeliveryModel.Change) {
         guard change.record.step == .delivered else { return nil }
         self.init(
             notification: change.notification, deliveredAtMilliseconds: change.record.atMilliseconds,
@@ -30,7 +30,7 @@ public struct DeliveredNotification: Sendable, Equatable {
     ///  "priority":10,"apnsId":"…","uniqueId":"…","notification":12,"receivedAt":1767225600000,
     ///  "deliveredAt":1767225600000,"fromStorage":false,"payload":{"aps":{"alert":"hi"}}}
     /// ```
-    public var json: String {
+    package var json: String {
         let notification = self.notification
         var writer = JSONWriter()
         writer.beginObject()

@@ -1,8 +1,8 @@
 /// The JSON forms of the delivery model's answers: a device and what waits for it, and a
 /// notification's delivery log. The control API serves them; the dashboard reads them.
-public enum DeliveryJSON {
+package enum DeliveryJSON {
     /// `{"deviceToken":…,"online":false,"changedAt":…,"stored":[…],"held":[…],"batchReleaseAt":…}`
-    public static func write(_ device: DeviceDeliveryState, key: String? = nil, into writer: inout JSONWriter) {
+    package static func write(_ device: DeviceDeliveryState, key: String? = nil, into writer: inout JSONWriter) {
         writer.beginObject(key)
         writer.string("deviceToken", device.deviceToken)
         writer.bool("online", device.online)
@@ -36,7 +36,7 @@ public enum DeliveryJSON {
 
     /// One notification's log: the request's ids and headers, its answer, its state now, and
     /// each line of the log with the console's words.
-    public static func write(_ timeline: DeliveryTimeline, into writer: inout JSONWriter) {
+    package static func write(_ timeline: DeliveryTimeline, into writer: inout JSONWriter) {
         let record = timeline.notification
         writer.beginObject()
         writer.integer("notification", record.sequence)

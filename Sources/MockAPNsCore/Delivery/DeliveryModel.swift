@@ -18,8 +18,8 @@
 /// - When a device comes online, what is stored for it is delivered, oldest first.
 /// - Within a held batch, a notification with the same app and `apns-collapse-id` as an
 ///   earlier one replaces it ("collapsed").
-public struct DeliveryModel: Sendable {
-    public let options: DeliveryOptions
+package struct DeliveryModel: Sendable {
+    package let options: DeliveryOptions
     /// Only devices that differ from the default (offline, or holding something) are kept,
     /// so a load test over a million tokens costs nothing here.
     private var devices: [String: Device] = [:]
@@ -28,15 +28,15 @@ public struct DeliveryModel: Sendable {
     /// The deadlines the devices really have (the queue may hold stale ones besides).
     private var liveDeadlines = 0
 
-    public init(options: DeliveryOptions = .default) {
+    package init(options: DeliveryOptions = .default) {
         self.options = options
     }
 
     /// One step the model took, in the order it took them; `notification` is the one it
     /// concerns (its payload is what a forwarder hands on when the step is `delivered`).
-    public struct Change: Sendable, Equatable {
-        public var record: DeliveryRecord
-        public var notification: DeliveryNotification
+    package struct Change: Sendable, Equatable {
+        package var record: DeliveryRecord
+        package var notification: DeliveryNotification
     }
 
     private struct Device: Sendable {
@@ -69,7 +69,7 @@ public struct DeliveryModel: Sendable {
 
     /// An accepted notification arriving at its event's time. Deadlines due by then are
     /// passed first, so the notification meets the device as it is at that moment.
-    public mutating func receive(_ notification: DeliveryNotification) -> [Change] {
+    package mutating func receive(_ notification: DeliveryNotification) -> [Change] {
         let now = notification.receivedAtMilliseconds
         var changes = advance(to: now)
         let token = notification.deviceToken
@@ -100,7 +100,7 @@ public struct DeliveryModel: Sendable {
     }
 
     /// A device going online or offline at `now`. Coming online delivers what is stored for it.
-    public mutating func setOnline(_ token: String, _ online: Bool, at now: Int64) -> [Change] {
+    package mutating func setOnline(_ token: String, _ online: Bool, at now: Int64) -> [Change] {
         var changes = advance(to: now)
         let token = DeviceRegistry.canonical(token)
         var device = devices[token] ?? Device()
@@ -118,7 +118,7 @@ public struct DeliveryModel: Sendable {
     }
 
     /// Passes every deadline due by `now`: expiries and batch releases, each at its own time.
-    public mutating func advance(to now: Int64) -> [Change] {
+    package mutating func advance(to now: Int64) -> [Change] {
         guard let next = deadlines.earliest, next <= now else { return [] }
         var changes: [Change] = []
         for token in deadlines.removeDue(by: now).sorted() {
@@ -133,7 +133,7 @@ public struct DeliveryModel: Sendable {
     }
 
     /// Forgets every device: all online again, nothing stored or held.
-    public mutating func removeAll() -> Int {
+    package mutating func removeAll() -> Int {
         defer {
             devices = [:]
             deadlines.removeAll()
@@ -147,15 +147,15 @@ public struct DeliveryModel: Sendable {
     /// When the model next wants `advance(to:)`: no later than the earliest expiry or batch
     /// release (earlier when what was due then went first, say delivered when its device came
     /// back; advancing then finds nothing); `nil` when nothing waits.
-    public var nextDeadline: Int64? { deadlines.earliest }
+    package var nextDeadline: Int64? { deadlines.earliest }
 
     /// Every device that is offline or holds notifications, by token.
-    public var devicesHeld: [DeviceDeliveryState] {
+    package var devicesHeld: [DeviceDeliveryState] {
         devices.keys.sorted().map { state(of: $0) }
     }
 
     /// One device's state (a device never told otherwise is online and holds nothing).
-    public func state(of token: String) -> DeviceDeliveryState {
+    package func state(of token: String) -> DeviceDeliveryState {
         let token = DeviceRegistry.canonical(token)
         let device = devices[token] ?? Device()
         return DeviceDeliveryState(

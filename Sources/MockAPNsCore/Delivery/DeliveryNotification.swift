@@ -62,7 +62,7 @@ public struct DeliveryNotification: Sendable, Equatable {
 
     /// Whether the notification `record` describes enters the delivery model: the client was
     /// told it was accepted, and it names a device.
-    public static func entersModel(_ record: NotificationRecord) -> Bool {
+    package static func entersModel(_ record: NotificationRecord) -> Bool {
         record.accepted && !record.dropped && !record.deviceToken.isEmpty
     }
 

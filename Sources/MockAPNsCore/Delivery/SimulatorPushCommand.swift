@@ -30,7 +30,7 @@ public struct SimulatorPushCommand: Sendable, Equatable {
     }
 
     /// Whether `text` can be a key of `devices`: a device token, hex digits only.
-    public static func isDeviceToken(_ text: String) -> Bool {
+    package static func isDeviceToken(_ text: String) -> Bool {
         !text.isEmpty && text.utf8.allSatisfy { byte in
             (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte | 0x20)
         }
@@ -48,7 +48,7 @@ public struct SimulatorPushCommand: Sendable, Equatable {
     }
 
     /// The command for `notification`, or why there is none.
-    public func decision(for notification: DeliveryNotification) -> Decision {
+    package func decision(for notification: DeliveryNotification) -> Decision {
         guard pushTypes.contains(notification.pushType ?? PushType.alert.rawValue) else { return .skip }
         guard let udid = devices[notification.deviceToken] ?? defaultDevice else { return .skip }
         guard let bundleID = notification.bundleID, !bundleID.isEmpty else {

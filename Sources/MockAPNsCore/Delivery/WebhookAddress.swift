@@ -1,21 +1,21 @@
 /// Where the webhook forwarder POSTs delivered notifications: an `http://host[:port][/path]`
 /// URL. Plain HTTP only (MockAPNs' choice): the receivers are a developer's local test
 /// servers, and a mock that must never carry a secret has no reason to dial out over TLS.
-public struct WebhookAddress: Sendable, Equatable {
-    public var host: String
-    public var port: Int
+package struct WebhookAddress: Sendable, Equatable {
+    package var host: String
+    package var port: Int
     /// Starts with `/`; the query, if any, included.
-    public var path: String
+    package var path: String
 
     /// The address `url` names, or `nil` when it is not a usable `http://` URL
     /// (`problem(with:)` says why).
-    public init?(_ url: String) {
+    package init?(_ url: String) {
         guard Self.problem(with: url) == nil, let parts = Self.split(url) else { return nil }
         self = parts
     }
 
     /// What is wrong with `url`, in plain words; `nil` when it is usable.
-    public static func problem(with url: String) -> String? {
+    package static func problem(with url: String) -> String? {
         guard url.hasPrefix("http://") else {
             if url.hasPrefix("https://") {
                 return "expected an http:// URL: the webhook forwarder speaks plain HTTP to a local receiver, not \"\(url.prefix(200))\""
@@ -65,7 +65,7 @@ public struct WebhookAddress: Sendable, Equatable {
     }
 
     /// The `Host` header's value.
-    public var hostHeader: String {
+    package var hostHeader: String {
         let name = host.contains(":") ? "[\(host)]" : host
         return port == 80 ? name : "\(name):\(port)"
     }

@@ -16,18 +16,18 @@ import Foundation
 /// The certificates' keys are ECDSA P-256 by default, or RSA 2048 as Apple issues real push
 /// certificates (`keyType: .rsa`, through swift-crypto's `_CryptoExtras`). Provider keys are
 /// always P-256: ES256 is the only algorithm APNs takes.
-public struct DevelopmentCertificateFactory: Sendable {
+package struct DevelopmentCertificateFactory: Sendable {
     /// The development CA's common name.
-    public static let certificateAuthorityName = "MockAPNs Development CA"
+    package static let certificateAuthorityName = "MockAPNs Development CA"
     /// The throwaway CA that signs `client-untrusted`; its key is never written.
-    public static let untrustedAuthorityName = "MockAPNs Untrusted CA"
+    package static let untrustedAuthorityName = "MockAPNs Untrusted CA"
     /// The organization on every certificate of the set.
-    public static let organization = "MockAPNs Development"
+    package static let organization = "MockAPNs Development"
 
     /// Every name the server certificate answers to: loopback, and Apple's HTTP/2, legacy
     /// gateway and feedback hosts, so clients hard-wired to Apple's names can be pointed here
     /// through `/etc/hosts` or a resolver override.
-    public static let serverDNSNames = [
+    package static let serverDNSNames = [
         "localhost",
         "api.push.apple.com",
         "api.sandbox.push.apple.com",
@@ -38,27 +38,27 @@ public struct DevelopmentCertificateFactory: Sendable {
         "feedback.sandbox.push.apple.com",
     ]
     /// 127.0.0.1 and ::1.
-    public static let serverIPAddresses: [[UInt8]] = [
+    package static let serverIPAddresses: [[UInt8]] = [
         [127, 0, 0, 1],
         [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1],
     ]
 
     private static let day: TimeInterval = 86_400
 
-    public var options: DevelopmentCertificateOptions
+    package var options: DevelopmentCertificateOptions
     /// The instant validity periods are measured from.
-    public var now: Date
+    package var now: Date
     /// The certificates' key algorithm.
-    public var keyType: DevelopmentKeyType
+    package var keyType: DevelopmentKeyType
 
-    public init(options: DevelopmentCertificateOptions = .init(), now: Date = Date(), keyType: DevelopmentKeyType = .ecdsa) {
+    package init(options: DevelopmentCertificateOptions = .init(), now: Date = Date(), keyType: DevelopmentKeyType = .ecdsa) {
         self.options = options
         self.now = now
         self.keyType = keyType
     }
 
     /// Generates the whole set in memory.
-    public func generate() throws(DevelopmentCertificateError) -> DevelopmentCertificateSet {
+    package func generate() throws(DevelopmentCertificateError) -> DevelopmentCertificateSet {
         try options.validate()
         do {
             // The CA starts three years back so that `client-expired` lies inside its lifetime:
@@ -113,7 +113,7 @@ public struct DevelopmentCertificateFactory: Sendable {
 
     /// The universal certificate's topic list: the app, its VoIP and complication topics, then
     /// any extra topics (labelled by their suffix, `app` otherwise).
-    public func universalTopicList() -> [CertificateTopic] {
+    package func universalTopicList() -> [CertificateTopic] {
         let base = options.bundleID
         var entries = [
             CertificateTopic(topic: base, kinds: ["app"]),
@@ -266,17 +266,17 @@ public struct DevelopmentCertificateFactory: Sendable {
 
     /// The fixed key ids of the development set. Readable on purpose: a failing test that
     /// names `SANDBOX001` says what it was about.
-    public enum KeyID {
+    package enum KeyID {
         /// Team A, team-scoped, valid in both environments (a pre-2025 key).
-        public static let teamBothEnvironments = "BOTHENV001"
+        package static let teamBothEnvironments = "BOTHENV001"
         /// Team A, team-scoped, sandbox only.
-        public static let teamSandbox = "SANDBOX001"
+        package static let teamSandbox = "SANDBOX001"
         /// Team A, team-scoped, production only.
-        public static let teamProduction = "PRODUCT001"
+        package static let teamProduction = "PRODUCT001"
         /// Team A, topic-specific, sandbox only, for the bundle id.
-        public static let topicSandbox = "TOPICSBX01"
+        package static let topicSandbox = "TOPICSBX01"
         /// Team B, team-scoped, both environments: must not reach team A's topics.
-        public static let otherTeam = "TEAMBKEY01"
+        package static let otherTeam = "TEAMBKEY01"
     }
 
     private func makeProviderKeys() -> [DevelopmentProviderKey] {

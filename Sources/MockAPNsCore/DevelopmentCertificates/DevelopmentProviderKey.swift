@@ -55,10 +55,10 @@ public struct DevelopmentProviderKey: Sendable {
 /// Format: `{"keys":[{"keyId":"…","teamId":"…","environment":"sandbox|production|both",
 /// "scope":"team|topic","topics":["…"]}]}`. Written by hand rather than with `JSONEncoder` so
 /// the keys keep this order and the file reads well in review.
-public enum DevelopmentKeyManifest {
-    public static let fileName = "keys.json"
+package enum DevelopmentKeyManifest {
+    package static let fileName = "keys.json"
 
-    public static func json(for keys: [DevelopmentProviderKey]) -> String {
+    package static func json(for keys: [DevelopmentProviderKey]) -> String {
         let entries = keys.map { key in
             var fields = [
                 "\"keyId\": \(JSONWriter.quoted(key.keyID))",

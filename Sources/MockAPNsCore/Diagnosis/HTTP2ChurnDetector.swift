@@ -11,11 +11,11 @@
 /// quiet for the next `window`.
 ///
 /// Pure bookkeeping over connection ids and monotonic nanoseconds; the server feeds it.
-public struct HTTP2ChurnDetector: Sendable {
+package struct HTTP2ChurnDetector: Sendable {
     /// How many single-use connections within the window count as churn.
-    public let threshold: Int
+    package let threshold: Int
     /// The window, in nanoseconds of a monotonic clock.
-    public let windowNanoseconds: UInt64
+    package let windowNanoseconds: UInt64
 
     private struct Connection: Sendable {
         /// It carried one request, answered, and nothing since.
@@ -30,13 +30,13 @@ public struct HTTP2ChurnDetector: Sendable {
     private var singleUse: [(at: UInt64, id: UInt64)] = []
     private var quietUntil: UInt64 = 0
 
-    public init(threshold: Int = 10, windowSeconds: Int = 10) {
+    package init(threshold: Int = 10, windowSeconds: Int = 10) {
         self.threshold = threshold
         self.windowNanoseconds = UInt64(windowSeconds) * 1_000_000_000
     }
 
     /// A connection started HTTP/2. Connections idle after their only request were passed over.
-    public mutating func connectionOpened(_ id: UInt64, at now: UInt64) -> HTTP2Churn? {
+    package mutating func connectionOpened(_ id: UInt64, at now: UInt64) -> HTTP2Churn? {
         var counted = false
         for (other, connection) in open where connection.idleAfterOne && !connection.passedOver {
             open[other]?.passedOver = true
@@ -50,17 +50,17 @@ public struct HTTP2ChurnDetector: Sendable {
     /// The connection's first request was answered and nothing else is in flight on it.
     /// Called once per connection, so the hot path touches the detector only a few times
     /// per connection, never per request.
-    public mutating func idleAfterFirstRequest(_ id: UInt64) {
+    package mutating func idleAfterFirstRequest(_ id: UInt64) {
         open[id]?.idleAfterOne = true
     }
 
     /// A second request arrived on the connection: it is being reused.
-    public mutating func reused(_ id: UInt64) {
+    package mutating func reused(_ id: UInt64) {
         open[id]?.idleAfterOne = false
     }
 
     /// The connection closed after carrying `requests` requests.
-    public mutating func connectionClosed(_ id: UInt64, requests: Int, at now: UInt64) -> HTTP2Churn? {
+    package mutating func connectionClosed(_ id: UInt64, requests: Int, at now: UInt64) -> HTTP2Churn? {
         guard let connection = open.removeValue(forKey: id) else { return nil }
         guard requests == 1, !connection.passedOver else { return nil }
         singleUse.append((now, id))
@@ -82,24 +82,24 @@ public struct HTTP2ChurnDetector: Sendable {
 }
 
 /// Connection churn on the HTTP/2 API, with the figures that showed it.
-public struct HTTP2Churn: Sendable, Equatable {
+package struct HTTP2Churn: Sendable, Equatable {
     /// Single-use connections within the window.
-    public var connections: Int
-    public var windowSeconds: Int
+    package var connections: Int
+    package var windowSeconds: Int
     /// Of those, how many the provider left open (idle, never reused).
-    public var stillOpen: Int
+    package var stillOpen: Int
 
-    public init(connections: Int, windowSeconds: Int, stillOpen: Int) {
+    package init(connections: Int, windowSeconds: Int, stillOpen: Int) {
         self.connections = connections
         self.windowSeconds = windowSeconds
         self.stillOpen = stillOpen
     }
 
     /// The journal's code for it.
-    public static let code = DiagnosisCode.http2ConnectionChurn
+    package static let code = DiagnosisCode.http2ConnectionChurn
 
     /// The diagnosis in plain words.
-    public var message: String {
+    package var message: String {
         var text = "\(connections) connections in \(windowSeconds) s each carried a single request"
         if stillOpen > 0 {
             text += " (\(stillOpen) of them left open and idle instead of being reused)"
@@ -109,7 +109,7 @@ public struct HTTP2Churn: Sendable, Equatable {
     }
 
     /// The numbers behind it, for the journal.
-    public var figures: [JournalFigure] {
+    package var figures: [JournalFigure] {
         [JournalFigure("connections", Int64(connections)), JournalFigure("windowSeconds", Int64(windowSeconds)),
          JournalFigure("requests", Int64(connections)), JournalFigure("stillOpen", Int64(stillOpen))]
     }

@@ -2,14 +2,14 @@
 /// reported as "`$.http2.port` (line 3, column 13): expected an integer from 0 to 65535,
 /// found a string". Call `finish()` last: members nobody asked for are unknown keys, which
 /// are errors (a misspelt option must never be silently ignored).
-public struct JSONObjectReader {
-    public let path: String
-    public let position: SourcePosition
+package struct JSONObjectReader {
+    package let path: String
+    package let position: SourcePosition
     private let members: [JSONMember]
     private var consumed = Set<String>()
 
     /// Wraps `node`, which must be an object.
-    public init(_ node: JSONNode, path: String = "$") throws(JSONFileError) {
+    package init(_ node: JSONNode, path: String = "$") throws(JSONFileError) {
         guard case .object(let members) = node.value else {
             throw JSONFileError(path: path, position: node.position,
                                 message: "expected an object, found \(node.value.kindDescription)")
@@ -20,20 +20,20 @@ public struct JSONObjectReader {
     }
 
     /// The keys present, in document order.
-    public var keys: [String] { members.map(\.key) }
+    package var keys: [String] { members.map(\.key) }
 
     /// The JSON path of a member.
-    public func path(of key: String) -> String { "\(path).\(key)" }
+    package func path(of key: String) -> String { "\(path).\(key)" }
 
     /// The raw node of a member, marking it as understood.
-    public mutating func node(_ key: String) -> JSONNode? {
+    package mutating func node(_ key: String) -> JSONNode? {
         guard let member = members.first(where: { $0.key == key }) else { return nil }
         consumed.insert(key)
         return member.value
     }
 
     /// Fails on the first member that no read asked for.
-    public func finish(allowed: [String]? = nil) throws(JSONFileError) {
+    package func finish(allowed: [String]? = nil) throws(JSONFileError) {
         for member in members where !consumed.contains(member.key) {
             let known = allowed ?? Array(consumed).sorted()
             let hint = known.isEmpty ? "" : "; known keys here: \(known.joined(separator: ", "))"
@@ -48,29 +48,29 @@ public struct JSONObjectReader {
     }
 
     /// Reports a mistake about a member whose kind was right but whose value was not.
-    public func invalid(_ key: String, _ node: JSONNode, _ message: String) -> JSONFileError {
+    package func invalid(_ key: String, _ node: JSONNode, _ message: String) -> JSONFileError {
         JSONFileError(path: path(of: key), position: node.position, message: message)
     }
 
     /// Reports a required member that is absent.
-    public func missing(_ key: String, expected: String) -> JSONFileError {
+    package func missing(_ key: String, expected: String) -> JSONFileError {
         JSONFileError(path: path(of: key), position: position, message: "missing required key; expected \(expected)")
     }
 
-    public mutating func string(_ key: String) throws(JSONFileError) -> String? {
+    package mutating func string(_ key: String) throws(JSONFileError) -> String? {
         guard let node = node(key) else { return nil }
         guard case .string(let value) = node.value else { throw mismatch(key, node, expected: "a string") }
         return value
     }
 
-    public mutating func bool(_ key: String) throws(JSONFileError) -> Bool? {
+    package mutating func bool(_ key: String) throws(JSONFileError) -> Bool? {
         guard let node = node(key) else { return nil }
         guard case .bool(let value) = node.value else { throw mismatch(key, node, expected: "true or false") }
         return value
     }
 
     /// An integer within `range`.
-    public mutating func integer(_ key: String, in range: ClosedRange<Int64>) throws(JSONFileError) -> Int64? {
+    package mutating func integer(_ key: String, in range: ClosedRange<Int64>) throws(JSONFileError) -> Int64? {
         guard let node = node(key) else { return nil }
         let expected = "an integer from \(range.lowerBound) to \(range.upperBound)"
         guard case .number(let text) = node.value else { throw mismatch(key, node, expected: expected) }
@@ -83,7 +83,7 @@ public struct JSONObjectReader {
     /// An unsigned 64-bit integer, written as a JSON number or as a string of decimal digits
     /// (JavaScript's numbers hold integers exactly only up to 2^53, so a tool that passes one
     /// through JavaScript keeps it as a string).
-    public mutating func unsigned64(_ key: String) throws(JSONFileError) -> UInt64? {
+    package mutating func unsigned64(_ key: String) throws(JSONFileError) -> UInt64? {
         guard let node = node(key) else { return nil }
         let expected = "an integer from 0 to \(UInt64.max), as a number or a string of digits"
         let text: String
@@ -99,7 +99,7 @@ public struct JSONObjectReader {
     }
 
     /// Any finite number within `range`.
-    public mutating func double(_ key: String, in range: ClosedRange<Double>) throws(JSONFileError) -> Double? {
+    package mutating func double(_ key: String, in range: ClosedRange<Double>) throws(JSONFileError) -> Double? {
         guard let node = node(key) else { return nil }
         let expected = "a number from \(range.lowerBound) to \(range.upperBound)"
         guard case .number(let text) = node.value else { throw mismatch(key, node, expected: expected) }
@@ -110,7 +110,7 @@ public struct JSONObjectReader {
     }
 
     /// A string that must be one of an enum's raw values.
-    public mutating func oneOf<Choice: RawRepresentable & CaseIterable>(
+    package mutating func oneOf<Choice: RawRepresentable & CaseIterable>(
         _ key: String, _ type: Choice.Type
     ) throws(JSONFileError) -> Choice? where Choice.RawValue == String {
         guard let node = node(key) else { return nil }
@@ -123,20 +123,20 @@ public struct JSONObjectReader {
     }
 
     /// A nested object.
-    public mutating func object(_ key: String) throws(JSONFileError) -> JSONObjectReader? {
+    package mutating func object(_ key: String) throws(JSONFileError) -> JSONObjectReader? {
         guard let node = node(key) else { return nil }
         return try JSONObjectReader(node, path: path(of: key))
     }
 
     /// An array of nodes with their element paths (`$.rules[2]`).
-    public mutating func array(_ key: String) throws(JSONFileError) -> [(path: String, node: JSONNode)]? {
+    package mutating func array(_ key: String) throws(JSONFileError) -> [(path: String, node: JSONNode)]? {
         guard let node = node(key) else { return nil }
         guard case .array(let elements) = node.value else { throw mismatch(key, node, expected: "an array") }
         return elements.enumerated().map { ("\(path(of: key))[\($0.offset)]", $0.element) }
     }
 
     /// An array of strings.
-    public mutating func strings(_ key: String) throws(JSONFileError) -> [String]? {
+    package mutating func strings(_ key: String) throws(JSONFileError) -> [String]? {
         guard let elements = try array(key) else { return nil }
         var result: [String] = []
         for (elementPath, node) in elements {

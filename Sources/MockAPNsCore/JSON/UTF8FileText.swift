@@ -1,21 +1,21 @@
 /// The text of a file that must be UTF-8 (scenario and configuration files).
-public enum UTF8FileText {
+package enum UTF8FileText {
     /// The file holds bytes that are not UTF-8: where the first ill-formed sequence starts.
-    public struct InvalidUTF8: Error, Sendable, Equatable, CustomStringConvertible {
+    package struct InvalidUTF8: Error, Sendable, Equatable, CustomStringConvertible {
         /// Offset of the first byte of the ill-formed sequence, from the start of the file.
-        public var byteOffset: Int
+        package var byteOffset: Int
         /// That byte.
-        public var byte: UInt8
+        package var byte: UInt8
         /// The 1-based line it is on.
-        public var line: Int
+        package var line: Int
 
-        public init(byteOffset: Int, byte: UInt8, line: Int) {
+        package init(byteOffset: Int, byte: UInt8, line: Int) {
             self.byteOffset = byteOffset
             self.byte = byte
             self.line = line
         }
 
-        public var description: String {
+        package var description: String {
             let hex = String(byte, radix: 16, uppercase: true)
             return "the file is not valid UTF-8: byte 0x\(hex.count == 1 ? "0" + hex : hex) at byte offset \(byteOffset) (line \(line)) does not start a well-formed UTF-8 sequence"
         }
@@ -23,7 +23,7 @@ public enum UTF8FileText {
 
     /// Decodes `bytes` as UTF-8 (a leading byte-order mark is skipped), or says where the
     /// first byte that is not UTF-8 is.
-    public static func decode(_ bytes: [UInt8]) throws(InvalidUTF8) -> String {
+    package static func decode(_ bytes: [UInt8]) throws(InvalidUTF8) -> String {
         var parser = Unicode.UTF8.ForwardParser()
         var iterator = bytes.makeIterator()
         var offset = 0

@@ -1,61 +1,61 @@
 /// Builds one JSON object as text, member by member: faster than an encoder, and it keeps
 /// the key order fixed so the JSONL file reads the same every time.
-public struct JSONWriter: Sendable {
+package struct JSONWriter: Sendable {
     private(set) var bytes: [UInt8] = []
     private var needsComma: [Bool] = []
 
-    public init() {
+    package init() {
         bytes.reserveCapacity(256)
     }
 
     /// The text written so far.
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    package var text: String { String(decoding: bytes, as: UTF8.self) }
 
     // MARK: Structure
 
-    public mutating func beginObject(_ key: String? = nil) {
+    package mutating func beginObject(_ key: String? = nil) {
         prefix(key)
         bytes.append(UInt8(ascii: "{"))
         needsComma.append(false)
     }
 
-    public mutating func endObject() {
+    package mutating func endObject() {
         bytes.append(UInt8(ascii: "}"))
         needsComma.removeLast()
     }
 
-    public mutating func beginArray(_ key: String? = nil) {
+    package mutating func beginArray(_ key: String? = nil) {
         prefix(key)
         bytes.append(UInt8(ascii: "["))
         needsComma.append(false)
     }
 
-    public mutating func endArray() {
+    package mutating func endArray() {
         bytes.append(UInt8(ascii: "]"))
         needsComma.removeLast()
     }
 
     // MARK: Values (a `nil` value writes nothing, not even the key)
 
-    public mutating func string(_ key: String?, _ value: String?) {
+    package mutating func string(_ key: String?, _ value: String?) {
         guard let value else { return }
         prefix(key)
         Self.appendQuoted(value, to: &bytes)
     }
 
-    public mutating func integer<Value: BinaryInteger>(_ key: String?, _ value: Value?) {
+    package mutating func integer<Value: BinaryInteger>(_ key: String?, _ value: Value?) {
         guard let value else { return }
         prefix(key)
         bytes.append(contentsOf: String(value).utf8)
     }
 
-    public mutating func bool(_ key: String?, _ value: Bool?) {
+    package mutating func bool(_ key: String?, _ value: Bool?) {
         guard let value else { return }
         prefix(key)
         bytes.append(contentsOf: (value ? "true" : "false").utf8)
     }
 
-    public mutating func strings(_ key: String, _ values: [String]?) {
+    package mutating func strings(_ key: String, _ values: [String]?) {
         guard let values else { return }
         beginArray(key)
         for value in values { string(nil, value) }
@@ -63,7 +63,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// A parsed JSON value, written compactly (numbers keep their source text).
-    public mutating func value(_ key: String?, _ value: JSONValue) {
+    package mutating func value(_ key: String?, _ value: JSONValue) {
         switch value {
         case .null:
             prefix(key)
@@ -83,7 +83,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// Already-encoded JSON, inserted as is.
-    public mutating func raw(_ key: String?, json: String) {
+    package mutating func raw(_ key: String?, json: String) {
         prefix(key)
         bytes.append(contentsOf: json.utf8)
     }
@@ -100,7 +100,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// `{"reason":"<reason>"}`, the body of an APNs error and of a GOAWAY's debug data.
-    public static func reasonObject(_ reason: String) -> [UInt8] {
+    package static func reasonObject(_ reason: String) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
         writer.string("reason", reason)
@@ -110,7 +110,7 @@ public struct JSONWriter: Sendable {
 
     /// `value` as a JSON string literal, quotes included: the one JSON string escaping in
     /// MockAPNs (quotes, backslashes and control characters).
-    public static func quoted(_ value: String) -> String {
+    package static func quoted(_ value: String) -> String {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(value.utf8.count + 2)
         appendQuoted(value, to: &bytes)
@@ -118,7 +118,7 @@ public struct JSONWriter: Sendable {
     }
 
     /// `value` as a JSON string: quotes, backslashes and control characters escaped.
-    public static func appendQuoted(_ value: String, to bytes: inout [UInt8]) {
+    package static func appendQuoted(_ value: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         for byte in value.utf8 {
             switch byte {

@@ -6,22 +6,22 @@ import MockAPNsWire
 /// {"seq":7,"time":1767225600000,"mono":81234567,"connection":2,"stream":1,"type":"notification",
 ///  "notification":{"transport":"http2","deviceToken":"a1b2...","accepted":true,"status":200,...}}
 /// ```
-public enum JournalJSON {
+package enum JournalJSON {
     /// One event as a JSON object.
-    public static func encode(_ event: JournalEvent) -> String {
+    package static func encode(_ event: JournalEvent) -> String {
         var writer = JSONWriter()
         write(event, into: &writer)
         return writer.text
     }
 
     /// One notification record as a JSON object.
-    public static func encode(_ record: NotificationRecord) -> String {
+    package static func encode(_ record: NotificationRecord) -> String {
         var writer = JSONWriter()
         write(record, key: nil, into: &writer)
         return writer.text
     }
 
-    public static func write(_ event: JournalEvent, into writer: inout JSONWriter) {
+    package static func write(_ event: JournalEvent, into writer: inout JSONWriter) {
         writer.beginObject()
         writer.integer("seq", event.sequence)
         writer.integer("time", event.wallTimeMilliseconds)
@@ -132,7 +132,7 @@ public enum JournalJSON {
         }
     }
 
-    public static func write(_ record: NotificationRecord, key: String?, into writer: inout JSONWriter) {
+    package static func write(_ record: NotificationRecord, key: String?, into writer: inout JSONWriter) {
         writer.beginObject(key)
         if key == nil {
             // Standalone records carry their place in the journal; inside an event it is there.
@@ -162,7 +162,7 @@ public enum JournalJSON {
     }
 
     /// Lowercase hex of `bytes`.
-    public static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count * 2)
@@ -186,12 +186,12 @@ public enum JournalJSON {
 /// again gives the same text for every kind.
 extension JournalJSON {
     /// One event from its JSON text.
-    public static func decode(_ text: String) throws(JSONFileError) -> JournalEvent {
+    package static func decode(_ text: String) throws(JSONFileError) -> JournalEvent {
         try decode(JSONParser.parse(text))
     }
 
     /// One event from a parsed JSON object, found at `path` (for error messages).
-    public static func decode(_ node: JSONNode, path: String = "$") throws(JSONFileError) -> JournalEvent {
+    package static func decode(_ node: JSONNode, path: String = "$") throws(JSONFileError) -> JournalEvent {
         var object = try JSONObjectReader(node, path: path)
         let sequence = try need(object.integer("seq", in: 0...Int64.max), object, "seq", "the event's sequence number")
         let time = try need(object.integer("time", in: Int64.min...Int64.max), object, "time", "milliseconds since 1970")
@@ -456,24 +456,24 @@ extension JournalJSON {
 /// A run of consecutive events a JSONL journal file left out because writing it fell behind
 /// (the in-memory journal kept them). The file holds one line for the run where its events
 /// would have been: `{"type":"gap","missed":N,"firstSeq":A,"lastSeq":B}`.
-public struct JournalFileGap: Sendable, Equatable {
-    public var missed: UInt64
-    public var firstSequence: UInt64
-    public var lastSequence: UInt64
+package struct JournalFileGap: Sendable, Equatable {
+    package var missed: UInt64
+    package var firstSequence: UInt64
+    package var lastSequence: UInt64
 
-    public init(missed: UInt64, firstSequence: UInt64, lastSequence: UInt64) {
+    package init(missed: UInt64, firstSequence: UInt64, lastSequence: UInt64) {
         self.missed = missed
         self.firstSequence = firstSequence
         self.lastSequence = lastSequence
     }
 
     /// The line as the file holds it (without the newline).
-    public var line: String {
+    package var line: String {
         #"{"type":"gap","missed":\#(missed),"firstSeq":\#(firstSequence),"lastSeq":\#(lastSequence)}"#
     }
 
     /// The gap a line of the file describes, or `nil` when the line is not a gap line.
-    public init?(line: String) {
+    package init?(line: String) {
         guard line.utf8.starts(with: #"{"type":"gap""#.utf8),
               let node = try? JSONParser.parse(line), var object = try? JSONObjectReader(node),
               let missed = try? object.integer("missed", in: 0...Int64.max),

@@ -350,7 +350,7 @@ public struct JournalAuthentication: Sendable, Equatable {
     public static let maximumDetailBytes = 300
 
     /// `text` cut to `maximumDetailBytes` at a character boundary, marked with "…" when cut.
-    public static func boundedDetail(_ text: String) -> String {
+    package static func boundedDetail(_ text: String) -> String {
         guard text.utf8.count > maximumDetailBytes else { return text }
         var kept = ""
         var bytes = 0

@@ -59,7 +59,7 @@ public struct SentAnswer: Sendable, Equatable {
     }
 
     /// Apple's HTTP/2 answer for `verdict`, as `HTTP2ResponseRenderer` writes it.
-    public static func http2(_ verdict: Verdict) -> SentAnswer {
+    package static func http2(_ verdict: Verdict) -> SentAnswer {
         switch verdict {
         case .accepted(let apnsID, let uniqueID):
             return SentAnswer(status: 200, apnsID: apnsID, uniqueID: uniqueID, accepted: true)
@@ -73,7 +73,7 @@ public struct SentAnswer: Sendable, Equatable {
 
     /// An HTTP/2 response written as given (a scenario's `respond`, the channel management
     /// API's own answers): its status and headers, and the reason and timestamp its body names.
-    public static func http2(_ response: HTTP2PushResponse, scripted: Bool) -> SentAnswer {
+    package static func http2(_ response: HTTP2PushResponse, scripted: Bool) -> SentAnswer {
         var answer = SentAnswer(status: response.status, accepted: (200..<300).contains(response.status))
         var others: [HTTPHeader] = []
         for header in response.headers {
@@ -96,7 +96,7 @@ public struct SentAnswer: Sendable, Equatable {
 
     /// Nothing written for the request: a fault that answers nothing, or an answer that
     /// could not be delivered.
-    public static func nothing(fault: AppliedFault? = nil, undelivered: String? = nil) -> SentAnswer {
+    package static func nothing(fault: AppliedFault? = nil, undelivered: String? = nil) -> SentAnswer {
         SentAnswer(accepted: false, fault: fault, undelivered: undelivered)
     }
 }

@@ -68,7 +68,7 @@ public enum LegacyConnectionAction: Sendable, Hashable {
 }
 
 /// Why a notification or frame failed.
-public enum LegacyFailureCause: Sendable, Equatable {
+package enum LegacyFailureCause: Sendable, Equatable {
     /// The decision core rejected a well-formed notification.
     case decision(Reason, LegacyNotification)
     /// The codec rejected the frame.
@@ -76,7 +76,7 @@ public enum LegacyFailureCause: Sendable, Equatable {
 }
 
 /// What happened on a legacy connection, for the journal.
-public enum LegacySessionEvent: Sendable, Equatable {
+package enum LegacySessionEvent: Sendable, Equatable {
     /// The decision core accepted the notification.
     case accepted(LegacyNotification)
     /// The first failure on the connection; `action` is the answer to it.
@@ -90,20 +90,20 @@ public enum LegacySessionEvent: Sendable, Equatable {
 
 /// A frame discarded unexamined after the connection's failure or shutdown, as far as the
 /// codec read it: its real command, identifier and token.
-public enum LegacyDroppedFrame: Sendable, Equatable {
+package enum LegacyDroppedFrame: Sendable, Equatable {
     /// A well-formed notification the decision core never saw.
     case notification(LegacyNotification)
     /// A frame the codec could not have accepted either.
     case invalid(LegacyFrameError)
 
-    public var command: UInt8 {
+    package var command: UInt8 {
         switch self {
         case .notification(let notification): notification.command.rawValue
         case .invalid(let error): error.command
         }
     }
 
-    public var identifier: UInt32? {
+    package var identifier: UInt32? {
         switch self {
         case .notification(let notification): notification.identifier
         case .invalid(let error): error.identifier
@@ -111,7 +111,7 @@ public enum LegacyDroppedFrame: Sendable, Equatable {
     }
 
     /// The token bytes, when the frame was read far enough to find them.
-    public var token: [UInt8]? {
+    package var token: [UInt8]? {
         switch self {
         case .notification(let notification): notification.token
         case .invalid(let error): error.token
@@ -120,10 +120,10 @@ public enum LegacyDroppedFrame: Sendable, Equatable {
 }
 
 /// Everything one `receive` produced, for callers that prefer a value to a callback.
-public struct LegacySessionOutput: Sendable, Equatable {
-    public var events: [LegacySessionEvent]
+package struct LegacySessionOutput: Sendable, Equatable {
+    package var events: [LegacySessionEvent]
     /// Set by the call in which the connection failed, and only by that one.
-    public var action: LegacyConnectionAction?
+    package var action: LegacyConnectionAction?
 }
 
 /// The legacy gateway's rules for one connection, without any networking.
@@ -132,47 +132,47 @@ public struct LegacySessionOutput: Sendable, Equatable {
 /// The first failure produces the connection's only answer (an error packet or a silent
 /// close); from then on every frame is dropped and counted, because Apple discards whatever
 /// follows a bad notification and the provider must resend it.
-public struct LegacyConnectionSession: Sendable {
-    public let options: LegacySessionOptions
+package struct LegacyConnectionSession: Sendable {
+    package let options: LegacySessionOptions
     private var decoder: LegacyFrameDecoder
 
     /// The answer given, once the connection has failed or been shut down.
-    public private(set) var action: LegacyConnectionAction?
+    package private(set) var action: LegacyConnectionAction?
     /// Notifications the decision core accepted.
-    public private(set) var acceptedCount = 0
+    package private(set) var acceptedCount = 0
     /// Notifications and frames discarded after the failure.
-    public private(set) var droppedCount = 0
+    package private(set) var droppedCount = 0
     /// Of those, the frames that could not be parsed at all (no notification in them).
-    public private(set) var unparseableDroppedCount = 0
+    package private(set) var unparseableDroppedCount = 0
     /// The identifier of the last accepted notification that had one (command 0 has none).
-    public private(set) var lastAcceptedIdentifier: UInt32?
+    package private(set) var lastAcceptedIdentifier: UInt32?
 
-    public init(options: LegacySessionOptions = LegacySessionOptions()) {
+    package init(options: LegacySessionOptions = LegacySessionOptions()) {
         self.options = options
         self.decoder = LegacyFrameDecoder(limits: options.limits, detectsMistakes: options.detectsMistakes)
     }
 
     /// Whether the connection has failed or been shut down and only drops frames now.
-    public var isClosing: Bool { action != nil }
+    package var isClosing: Bool { action != nil }
 
     /// Bytes received but never decoded (skipped payloads, or everything after the stream
     /// became unparseable).
-    public var discardedByteCount: Int { decoder.discardedByteCount }
+    package var discardedByteCount: Int { decoder.discardedByteCount }
 
     /// The frame begun and not yet complete while notifications are still judged; `nil`
     /// between frames and once the connection is closing (then nothing is judged any more).
-    public var incompleteFrame: LegacyIncompleteFrame? {
+    package var incompleteFrame: LegacyIncompleteFrame? {
         isClosing ? nil : decoder.incompleteFrame
     }
 
     /// Frames decided so far: a frame that completes and another that begins in one read
     /// are told apart by this count.
-    public var framesDecided: Int { decoder.framesSeen }
+    package var framesDecided: Int { decoder.framesSeen }
 
     /// Handles bytes from the connection. `decide` judges each notification (`nil` accepts);
     /// `observe` sees every event in order. Returns the action if the connection failed
     /// during this call; a failure is answered once only.
-    public mutating func receive(
+    package mutating func receive(
         _ bytes: UnsafeRawBufferPointer,
         decide: (PushRequest) -> Reason?,
         observe: (LegacySessionEvent) -> Void
@@ -190,7 +190,7 @@ public struct LegacyConnectionSession: Sendable {
     }
 
     /// Handles bytes and collects what happened.
-    public mutating func receive(_ bytes: [UInt8], decide: (PushRequest) -> Reason?) -> LegacySessionOutput {
+    package mutating func receive(_ bytes: [UInt8], decide: (PushRequest) -> Reason?) -> LegacySessionOutput {
         var events: [LegacySessionEvent] = []
         let action = bytes.withUnsafeBytes { raw in
             receive(raw, decide: decide) { events.append($0) }
@@ -200,7 +200,7 @@ public struct LegacyConnectionSession: Sendable {
 
     /// The server is going away: the status-10 packet naming the last accepted notification
     /// (0 if none), after which everything is dropped. `nil` if the connection already failed.
-    public mutating func shutdown() -> LegacyErrorResponse? {
+    package mutating func shutdown() -> LegacyErrorResponse? {
         guard !isClosing else { return nil }
         let response = LegacyErrorResponse(status: .shutdown, identifier: lastAcceptedIdentifier ?? 0)
         action = .sendErrorAndClose(response)

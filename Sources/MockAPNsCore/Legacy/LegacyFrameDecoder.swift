@@ -86,7 +86,7 @@ public struct LegacyFrameDecoder: Sendable {
     }
 
     /// Decodes `bytes`, calling `emit` for each event in stream order.
-    public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ emit: (LegacyDecoderEvent) -> Void) {
+    package mutating func feed(_ bytes: UnsafeRawBufferPointer, _ emit: (LegacyDecoderEvent) -> Void) {
         var index = 0
         while index < bytes.count {
             switch state {

@@ -9,7 +9,7 @@ public enum LegacyCommand: UInt8, CaseIterable, Sendable, Hashable, Codable {
 }
 
 /// The item ids of a command-2 frame.
-public enum LegacyItemID: UInt8, CaseIterable, Sendable, Hashable, Codable {
+package enum LegacyItemID: UInt8, CaseIterable, Sendable, Hashable, Codable {
     case deviceToken = 1
     case payload = 2
     case identifier = 3
@@ -58,7 +58,7 @@ public struct LegacyNotification: Sendable, Equatable {
 
     /// The normalized request the decision core reads. Legacy frames carry no topic: the
     /// client certificate decides it.
-    public func pushRequest() -> PushRequest {
+    package func pushRequest() -> PushRequest {
         PushRequest(
             transport: .legacy,
             deviceToken: token.withUnsafeBytes(legacyLowercaseHex),
@@ -74,7 +74,7 @@ public struct LegacyNotification: Sendable, Equatable {
     /// Fields the command cannot carry are left out (command 0 has no identifier or expiry;
     /// commands 0 and 1 have no priority). Lengths above 65,535 are truncated, as a careless
     /// client would; the decoder rejects the result.
-    public func encoded() -> [UInt8] {
+    package func encoded() -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(token.count + payload.count + 45)
         bytes.append(command.rawValue)

@@ -14,14 +14,14 @@ import Darwin
 /// its own stream, derived from the seed, the request's global number and the rule's
 /// position, so whether rule 3 fires for request 40 does not depend on how many numbers
 /// other rules drew before it.
-public struct SeededRandom: RandomNumberGenerator, Sendable {
+package struct SeededRandom: RandomNumberGenerator, Sendable {
     private var s0: UInt64
     private var s1: UInt64
     private var s2: UInt64
     private var s3: UInt64
 
     /// A generator for `stream` under `seed`. Different streams of one seed are independent.
-    public init(seed: UInt64, stream: UInt64 = 0) {
+    package init(seed: UInt64, stream: UInt64 = 0) {
         var mixer = SplitMix64(state: seed ^ (stream &* 0xD1B5_4A32_D192_ED03))
         s0 = mixer.next()
         s1 = mixer.next()
@@ -29,7 +29,7 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         s3 = mixer.next()
     }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         let result = rotateLeft(s1 &* 5, by: 7) &* 9
         let t = s1 << 17
         s2 ^= s0
@@ -42,12 +42,12 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     }
 
     /// A uniform number in [0, 1) with 53 bits of precision.
-    public mutating func nextUnit() -> Double {
+    package mutating func nextUnit() -> Double {
         Double(next() >> 11) * 0x1.0p-53
     }
 
     /// A standard normal number (Box-Muller), for log-normal delays.
-    public mutating func nextStandardNormal() -> Double {
+    package mutating func nextStandardNormal() -> Double {
         // 1 - u keeps the logarithm away from zero.
         let u1 = 1 - nextUnit()
         let u2 = nextUnit()

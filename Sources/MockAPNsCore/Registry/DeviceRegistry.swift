@@ -62,7 +62,7 @@ public final class DeviceRegistry: Sendable {
     /// then the token's rate window (its own, else the server-wide one): `TooManyRequests`.
     /// Only pushes that pass every other registry rule count against the window. `now` is
     /// read only when a window applies.
-    public func admit(
+    package func admit(
         _ token: String,
         topic: String?,
         environment: APNsEnvironment,
@@ -74,7 +74,7 @@ public final class DeviceRegistry: Sendable {
     /// What `admit` decides, with the diagnosis the journal records when the registry refused
     /// for a reason the answer alone does not tell: a token of the other environment, or a
     /// full rate window (with its figures).
-    public func admission(
+    package func admission(
         _ token: String,
         topic: String?,
         environment: APNsEnvironment,
@@ -332,7 +332,7 @@ public final class DeviceRegistry: Sendable {
 
     /// Returns and removes the queued entries a certificate for `topics` in `environment`
     /// collects, oldest first. Entries without a topic or environment match any.
-    public func drainFeedback(topics: Set<String>, environment: APNsEnvironment) -> [FeedbackEntry] {
+    package func drainFeedback(topics: Set<String>, environment: APNsEnvironment) -> [FeedbackEntry] {
         state.withLock { state in
             var drained: [FeedbackEntry] = []
             state.feedback.removeAll { entry in

@@ -47,18 +47,18 @@ struct RateCount: Sendable {
 }
 
 /// Why a push was refused for its rate window: the figures the journal keeps.
-public struct RateRefusal: Sendable, Equatable {
-    public var window: RateWindow
+package struct RateRefusal: Sendable, Equatable {
+    package var window: RateWindow
     /// Whose limit it was: the token's own, or the server-wide `registry.rateLimit`.
-    public var isServerWide: Bool
+    package var isServerWide: Bool
     /// This push's place in the window (more than `window.pushes`).
-    public var pushNumber: Int
+    package var pushNumber: Int
     /// When the window began and how long until it ends, by the server clock.
-    public var windowStart: Int64
-    public var millisecondsLeft: Int64
+    package var windowStart: Int64
+    package var millisecondsLeft: Int64
 
     /// The diagnosis the journal records beside the 429.
-    public func diagnosis(token: String) -> Diagnosis {
+    package func diagnosis(token: String) -> Diagnosis {
         let whose = isServerWide ? "the server-wide limit (registry.rateLimit)" : "this token's limit"
         let message = "Token \(token): push \(pushNumber) in a window of \(Self.seconds(window.perMilliseconds)) s that allows "
             + "\(window.pushes) under \(whose); the window ends in \(Self.seconds(millisecondsLeft)) s. APNs answers "

@@ -9,11 +9,11 @@ public enum TokenStatus: Sendable, Equatable {
 
 /// The registry's answer to one push: its status, and a diagnosis when the refusal has a
 /// cause the answer alone does not tell (`DeviceRegistry.admission`).
-public struct RegistryAdmission: Sendable, Equatable {
-    public var status: TokenStatus
-    public var diagnosis: Diagnosis?
+package struct RegistryAdmission: Sendable, Equatable {
+    package var status: TokenStatus
+    package var diagnosis: Diagnosis?
 
-    public init(_ status: TokenStatus, _ diagnosis: Diagnosis? = nil) {
+    package init(_ status: TokenStatus, _ diagnosis: Diagnosis? = nil) {
         self.status = status
         self.diagnosis = diagnosis
     }

@@ -112,7 +112,7 @@ public struct ScenarioRegistryState: Sendable, Equatable {
     }
 
     /// Applies the entries to `registry`, on top of what it already holds.
-    public func apply(to registry: DeviceRegistry) {
+    package func apply(to registry: DeviceRegistry) {
         // Environments and topic bindings first: a feedback tuple carries the token's
         // environment, and an unregistered token queues one per topic.
         for binding in environments {

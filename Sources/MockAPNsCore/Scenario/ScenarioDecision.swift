@@ -1,20 +1,20 @@
 /// What the scenario concluded about one request.
-public struct ScenarioDecision: Sendable, Equatable {
+package struct ScenarioDecision: Sendable, Equatable {
     /// The rule that fired, if any.
-    public var rule: String?
+    package var rule: String?
     /// What to do instead of answering the core's verdict; `nil` answers the verdict.
-    public var action: ScenarioAction?
+    package var action: ScenarioAction?
     /// Wait this long before answering (or faulting).
-    public var delayMilliseconds: Double?
+    package var delayMilliseconds: Double?
     /// The request's numbers, for logs and the journal.
-    public var numbers: ScenarioRequestNumbers
+    package var numbers: ScenarioRequestNumbers
     /// The core's verdict, when the core was consulted (it is not when a before-validation
     /// rule decided).
-    public var coreVerdict: Verdict?
+    package var coreVerdict: Verdict?
     /// Bytes drawn for a `sendGarbage` fault without fixed bytes.
-    public var garbage: [UInt8]?
+    package var garbage: [UInt8]?
 
-    public init(rule: String? = nil, action: ScenarioAction? = nil, delayMilliseconds: Double? = nil,
+    package init(rule: String? = nil, action: ScenarioAction? = nil, delayMilliseconds: Double? = nil,
                 numbers: ScenarioRequestNumbers, coreVerdict: Verdict? = nil, garbage: [UInt8]? = nil) {
         self.rule = rule
         self.action = action
@@ -30,7 +30,7 @@ public struct ScenarioDecision: Sendable, Equatable {
     /// which each protocol renders itself.
     ///
     /// - apnsID: the request's `apns-id` when the core was not consulted; generated otherwise.
-    public func verdict(apnsID: @autoclosure () -> String, uniqueID: @autoclosure () -> String?, now: Int64) -> Verdict? {
+    package func verdict(apnsID: @autoclosure () -> String, uniqueID: @autoclosure () -> String?, now: Int64) -> Verdict? {
         ScenarioAction.verdict(of: action, core: coreVerdict, apnsID: apnsID, uniqueID: uniqueID, now: now)
     }
 }

@@ -10,7 +10,7 @@ public enum ScenarioDelay: Sendable, Equatable {
     case logNormal(medianMilliseconds: Double, sigma: Double, maxMilliseconds: Double?)
 
     /// One delay, in milliseconds, drawn from `random`.
-    public func sample(using random: inout SeededRandom) -> Double {
+    package func sample(using random: inout SeededRandom) -> Double {
         switch self {
         case .fixed(let milliseconds):
             return milliseconds

@@ -84,16 +84,16 @@ public final class ScenarioEngine: Sendable {
     // MARK: Connections
 
     /// What happens to a new connection.
-    public struct ConnectionOpening: Sendable, Equatable {
-        public var connection: ScenarioConnection
+    package struct ConnectionOpening: Sendable, Equatable {
+        package var connection: ScenarioConnection
         /// Refuse the TLS handshake with this alert.
-        public var refusal: TLSAlert?
+        package var refusal: TLSAlert?
         /// The rule that refused it.
-        public var rule: String?
+        package var rule: String?
     }
 
     /// Numbers a new connection and tries the handshake-refusing rules on it.
-    public func openConnection(_ transport: Transport) -> ConnectionOpening {
+    package func openConnection(_ transport: Transport) -> ConnectionOpening {
         state.withLock { state in
             let index = (state.connections[transport] ?? 0) + 1
             state.connections[transport] = index
@@ -119,7 +119,7 @@ public final class ScenarioEngine: Sendable {
     /// Decides one request. `core` runs the decision core; it is called at most once, and
     /// never while the engine's lock is held. `request` is only read when the scenario has
     /// request rules, so a server without a scenario pays nothing for gathering its facts.
-    public func decide(
+    package func decide(
         _ request: @autoclosure () -> ScenarioRequest, connection: inout ScenarioConnection, core: () -> Verdict
     ) -> ScenarioDecision {
         connection.requestCount += 1

@@ -2,27 +2,27 @@ import MockAPNsWire
 /// The facts about one request that rules can match, read the same way from an HTTP/2
 /// stream (before Apple's header rules, so even malformed requests can be matched) and from
 /// a legacy frame.
-public struct ScenarioRequest: Sendable {
-    public var transport: Transport
+package struct ScenarioRequest: Sendable {
+    package var transport: Transport
     /// The token from `/3/device/<token>`, or the legacy frame's token in hex.
-    public var deviceToken: String?
+    package var deviceToken: String?
     /// `apns-topic`, or on the legacy gateway the certificate's topic.
-    public var topic: String?
+    package var topic: String?
     /// `apns-push-type` as sent.
-    public var pushType: String?
+    package var pushType: String?
     /// `apns-priority` as sent, if it is a number.
-    public var priority: Int?
+    package var priority: Int?
     /// The payload bytes.
-    public var payload: [UInt8]
+    package var payload: [UInt8]
     /// The payload's true size (an HTTP/2 body may be stored cut short).
-    public var payloadSize: Int
-    public var authentication: AuthenticationResult
+    package var payloadSize: Int
+    package var authentication: AuthenticationResult
     /// `apns-channel-id` as sent (broadcasts and channel management requests).
-    public var channelID: String?
+    package var channelID: String?
     /// The channel management operation the method and path ask for (management listener only).
-    public var channelOperation: ChannelOperation?
+    package var channelOperation: ChannelOperation?
 
-    public init(
+    package init(
         transport: Transport,
         deviceToken: String?,
         topic: String?,
@@ -43,7 +43,7 @@ public struct ScenarioRequest: Sendable {
     }
 
     /// The facts of an HTTP/2 request, from its raw header fields.
-    public init(http2 headers: [HTTPHeader], body: [UInt8], bodyLength: Int? = nil, authentication: AuthenticationResult) {
+    package init(http2 headers: [HTTPHeader], body: [UInt8], bodyLength: Int? = nil, authentication: AuthenticationResult) {
         var token: String?
         var topic: String?
         var pushType: String?
@@ -71,7 +71,7 @@ public struct ScenarioRequest: Sendable {
 
     /// The facts of a channel management request: its channel id header and the operation
     /// its method and path ask for.
-    public init(channelManagement headers: [HTTPHeader], body: [UInt8], authentication: AuthenticationResult) {
+    package init(channelManagement headers: [HTTPHeader], body: [UInt8], authentication: AuthenticationResult) {
         let fields = ManagementHeaders(headers)
         self.init(transport: .channelManagement, deviceToken: nil, topic: nil, pushType: nil, priority: nil,
                   payload: body, authentication: authentication)
@@ -81,7 +81,7 @@ public struct ScenarioRequest: Sendable {
 
     /// The facts of a legacy notification. Legacy frames name no topic: the certificate's
     /// subject topic stands in, as it is where the notification goes.
-    public init(legacy request: PushRequest, authentication: AuthenticationResult) {
+    package init(legacy request: PushRequest, authentication: AuthenticationResult) {
         var topic = request.topic
         if topic == nil, case .certificate(_, let defaultTopic, _) = authentication {
             topic = defaultTopic
@@ -95,7 +95,7 @@ public struct ScenarioRequest: Sendable {
     /// when it sent none (`PushDecider.route(_:context:)`): a single-topic certificate's
     /// topic, the push type a topic suffix implies. A push type sent but not understood is
     /// left as sent.
-    public func routed(by decider: PushDecider, context: DecisionContext) -> ScenarioRequest {
+    package func routed(by decider: PushDecider, context: DecisionContext) -> ScenarioRequest {
         guard topic == nil || pushType == nil else { return self }
         let sentType = pushType.flatMap(PushType.init(rawValue:))
         guard pushType == nil || sentType != nil else { return self }
@@ -113,26 +113,26 @@ public struct ScenarioRequest: Sendable {
 }
 
 /// One connection as the scenario sees it: its protocol and its number.
-public struct ScenarioConnection: Sendable, Equatable {
-    public var transport: Transport
+package struct ScenarioConnection: Sendable, Equatable {
+    package var transport: Transport
     /// 1 for the first connection of this protocol since the scenario was loaded.
-    public var index: Int
+    package var index: Int
     /// Requests this connection has carried so far.
-    public var requestCount: Int = 0
+    package var requestCount: Int = 0
 
-    public init(transport: Transport, index: Int) {
+    package init(transport: Transport, index: Int) {
         self.transport = transport
         self.index = index
     }
 }
 
 /// A request's numbers in each count, all starting at 1.
-public struct ScenarioRequestNumbers: Sendable, Equatable {
-    public var global: Int
-    public var connection: Int
-    public var token: Int
+package struct ScenarioRequestNumbers: Sendable, Equatable {
+    package var global: Int
+    package var connection: Int
+    package var token: Int
 
-    public init(global: Int, connection: Int, token: Int) {
+    package init(global: Int, connection: Int, token: Int) {
         self.global = global
         self.connection = connection
         self.token = token

@@ -136,7 +136,7 @@ public struct HTTP2RequestValidator: Sendable {
 
     /// Why the request's device token was refused `BadDeviceToken` by step 10, as a diagnosis
     /// (`http2.malformedDeviceToken`); `nil` when its token is well-formed or absent.
-    public func deviceTokenDiagnosis(_ request: HTTP2PushRequest) -> Diagnosis? {
+    package func deviceTokenDiagnosis(_ request: HTTP2PushRequest) -> Diagnosis? {
         guard let path = request.headers.first(where: { $0.name == ":path" })?.value,
               let token = Self.deviceToken(inPath: path), !token.isEmpty,
               let problem = tokenSyntax.problem(token) else { return nil }

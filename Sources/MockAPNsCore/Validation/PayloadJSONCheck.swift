@@ -1,9 +1,9 @@
 /// Where a notification payload stops being JSON: the one check behind the "payload is not
 /// JSON" diagnosis on both protocols (the same scanner the legacy gateway's mistake detector
 /// uses). It only diagnoses; whether such a payload is refused is `ValidationOptions.nonObjectPayload`.
-public enum PayloadJSONCheck {
+package enum PayloadJSONCheck {
     /// What is wrong with a payload that is not one JSON value.
-    public enum Problem: Sendable, Equatable {
+    package enum Problem: Sendable, Equatable {
         /// The first byte that cannot continue (or, after a complete value, follow) the JSON.
         case badByte(offset: Int)
         /// The bytes stop before the JSON value is complete.
@@ -12,12 +12,12 @@ public enum PayloadJSONCheck {
 
     /// `nil` when `payload` is exactly one JSON value with only whitespace around it (an
     /// empty payload has its own reason, `PayloadEmpty`, and is not diagnosed here).
-    public static func problem(in payload: [UInt8]) -> Problem? {
+    package static func problem(in payload: [UInt8]) -> Problem? {
         PayloadJSON(payload).problem
     }
 
     /// The problem in plain words, as the legacy gateway's diagnosis says it.
-    public static func describe(_ problem: Problem) -> String {
+    package static func describe(_ problem: Problem) -> String {
         switch problem {
         case .badByte(let offset): "the payload is not valid JSON (first bad byte at offset \(offset))"
         case .incomplete: "the payload is not valid JSON: it stops before the JSON is complete"
@@ -28,14 +28,14 @@ public enum PayloadJSONCheck {
 /// A payload's JSON, examined in one pass for both questions asked of it: whether it is a JSON
 /// object (`ValidationOptions.nonObjectPayload`) and, when it is not JSON, where it stops
 /// being JSON (the "payload is not JSON" diagnosis). Made once per notification.
-public struct PayloadJSON: Sendable, Equatable {
+package struct PayloadJSON: Sendable, Equatable {
     /// Where the payload stops being one JSON value; `nil` when it is one (or is empty).
-    public let problem: PayloadJSONCheck.Problem?
+    package let problem: PayloadJSONCheck.Problem?
     /// Whether the payload is valid UTF-8 holding exactly one JSON object, nested at most
     /// 512 deep (whitespace around it allowed).
-    public let isObject: Bool
+    package let isObject: Bool
 
-    public init(_ payload: [UInt8]) {
+    package init(_ payload: [UInt8]) {
         guard !payload.isEmpty else {
             problem = nil
             isObject = false

@@ -1,10 +1,10 @@
 /// Apple's rules for the notification body (apns-protocol A.5 and G.3), shared by both
 /// protocol mouths.
-public struct PayloadRules: Sendable {
+package struct PayloadRules: Sendable {
     /// The limits and the shape policy come from here.
-    public var options: ValidationOptions
+    package var options: ValidationOptions
 
-    public init(options: ValidationOptions = .default) {
+    package init(options: ValidationOptions = .default) {
         self.options = options
     }
 
@@ -12,7 +12,7 @@ public struct PayloadRules: Sendable {
     /// `PayloadEmpty`, then `PayloadTooLarge` (the VoIP limit applies to `apns-push-type: voip`,
     /// and to a `.voip` topic sent without a push type), then the non-object policy. `json` is
     /// the payload already examined, when the caller has it; otherwise it is examined here.
-    public func check(_ request: PushRequest, json: PayloadJSON? = nil) -> Reason? {
+    package func check(_ request: PushRequest, json: PayloadJSON? = nil) -> Reason? {
         let payload = request.payload
         if payload.isEmpty { return .payloadEmpty }
         if payload.count > limit(for: request) { return .payloadTooLarge }
@@ -23,7 +23,7 @@ public struct PayloadRules: Sendable {
     }
 
     /// The body limit in bytes that applies to `request`.
-    public func limit(for request: PushRequest) -> Int {
+    package func limit(for request: PushRequest) -> Int {
         isVoIP(request) ? options.voipPayloadLimit : options.payloadLimit
     }
 

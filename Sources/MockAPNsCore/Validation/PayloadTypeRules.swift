@@ -18,13 +18,13 @@
 /// none of them): `InvalidPushType` for a payload that does not match its push type (the
 /// "Sending notification requests to APNs" page says a mismatch between `apns-push-type` and
 /// the payload may get an error), `BadPriority` for the priority rule.
-public struct PayloadTypeRules: Sendable {
-    public init() {}
+package struct PayloadTypeRules: Sendable {
+    package init() {}
 
     /// The mistakes in `payload` for `pushType`, in table order. `now` is seconds since 1970
     /// by the server clock; `isBroadcast` adds the broadcast rule. Payloads that are not a
     /// JSON object are left to the JSON checks.
-    public func check(
+    package func check(
         payload: [UInt8], pushType: PushType?, priority: Priority?, nowSeconds: Int64, isBroadcast: Bool = false
     ) -> [PayloadMismatch] {
         guard let pushType else { return [] }
@@ -123,7 +123,7 @@ private extension JSONValue {
 }
 
 /// One way a payload does not suit its push type (see `PayloadTypeRules`).
-public enum PayloadMismatch: Sendable, Equatable {
+package enum PayloadMismatch: Sendable, Equatable {
     case liveActivityWithoutEvent
     case liveActivityUnknownEvent(String)
     case liveActivityWithoutTimestamp
@@ -138,7 +138,7 @@ public enum PayloadMismatch: Sendable, Equatable {
     case pushToTalkPriority(Int)
 
     /// The journal's code for it.
-    public var code: DiagnosisCode {
+    package var code: DiagnosisCode {
         switch self {
         case .liveActivityWithoutEvent: .payloadLiveActivityWithoutEvent
         case .liveActivityUnknownEvent: .payloadLiveActivityUnknownEvent
@@ -157,7 +157,7 @@ public enum PayloadMismatch: Sendable, Equatable {
 
     /// The reason `validation.payloadRules: "refuse"` answers with (MockAPNs' choice: Apple
     /// accepts these pushes).
-    public var refusal: Reason {
+    package var refusal: Reason {
         switch self {
         case .pushToTalkPriority: .badPriority
         case .liveActivityWithoutEvent, .liveActivityUnknownEvent, .liveActivityWithoutTimestamp,
@@ -169,7 +169,7 @@ public enum PayloadMismatch: Sendable, Equatable {
     }
 
     /// What is wrong and what the device does about it, in plain words.
-    public var message: String {
+    package var message: String {
         switch self {
         case .liveActivityWithoutEvent:
             "The Live Activity payload has no aps.event: the system ignores it. Send \"start\", \"update\" or \"end\"."
@@ -200,7 +200,7 @@ public enum PayloadMismatch: Sendable, Equatable {
     }
 
     /// The numbers behind it, by name.
-    public var figures: [JournalFigure] {
+    package var figures: [JournalFigure] {
         switch self {
         case .liveActivityDateInPast(_, let seconds, let now):
             [JournalFigure("dateSeconds", seconds), JournalFigure("nowSeconds", now), JournalFigure("secondsPast", Self.secondsPast(seconds, now))]
@@ -222,7 +222,7 @@ public enum PayloadMismatch: Sendable, Equatable {
     }
 
     /// The diagnosis the journal records.
-    public var diagnosis: Diagnosis {
+    package var diagnosis: Diagnosis {
         Diagnosis(code, message, figures: figures)
     }
 }

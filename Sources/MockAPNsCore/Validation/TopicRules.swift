@@ -3,22 +3,22 @@
 /// A topic is a bundle id, optionally followed by the suffix of one push type
 /// (`com.example.app.voip`). The rules here only read the text of the topic; which topics a
 /// connection may use is the decision core's job.
-public enum TopicRules {
+package enum TopicRules {
     /// Whether `topic` is well-formed: non-empty printable ASCII without spaces, and not a bare
     /// suffix with no bundle id in front (`.voip`). Anything else is `BadTopic`.
-    public static func isWellFormed(_ topic: String) -> Bool {
+    package static func isWellFormed(_ topic: String) -> Bool {
         if case .wellFormed = classify(topic) { return true }
         return false
     }
 
     /// The push-type suffix `topic` ends with, if any, with its length in bytes. The longest
     /// matching suffix wins, so `.voip-ptt` is not mistaken for `.voip`.
-    public static func suffix(of topic: String) -> (type: PushType, length: Int)? {
+    package static func suffix(of topic: String) -> (type: PushType, length: Int)? {
         topic.withUTF8Bytes(suffix(in:))
     }
 
     /// The bundle id part of `topic`: the topic without its push-type suffix.
-    public static func bundleID(of topic: String) -> Substring {
+    package static func bundleID(of topic: String) -> Substring {
         guard let suffix = suffix(of: topic) else { return topic[...] }
         let end = topic.utf8.index(topic.utf8.endIndex, offsetBy: -suffix.length)
         return topic[..<end]
@@ -32,7 +32,7 @@ public enum TopicRules {
     /// - Every other type needs its own suffix. A topic carrying another type's suffix gets
     ///   `InvalidPushType`; a topic with no suffix at all gets `missingSuffixReason`
     ///   (`TopicDisallowed` by default, as seen live for missing `.voip`/`.complication`).
-    public static func check(
+    package static func check(
         pushType: PushType?,
         topic: String,
         missingSuffixReason: Reason

@@ -9,8 +9,8 @@
 /// What it keeps: one small entry per connection, and one per notification that has not been
 /// accepted (accepted ones are counted and forgotten), so memory follows the failures, not
 /// the traffic.
-public struct ProviderJudge: Sendable {
-    public let settings: VerdictSettings
+package struct ProviderJudge: Sendable {
+    package let settings: VerdictSettings
     private var clock = JudgeClock()
     private var connections: [UInt64: ConnectionTrack] = [:]
     private var providers: [ProviderIdentity: ProviderTrack] = [:]
@@ -32,11 +32,11 @@ public struct ProviderJudge: Sendable {
     /// those notifications find their provider through the connection, so it is kept.
     private var connectionsOwningChains: Set<UInt64> = []
     /// The sequence of the last event read.
-    public private(set) var lastSequence: UInt64 = 0
+    package private(set) var lastSequence: UInt64 = 0
     /// Events a journal file left out (its gap lines): when not zero, findings may be missing.
-    public private(set) var missedEvents: UInt64 = 0
+    package private(set) var missedEvents: UInt64 = 0
 
-    public init(settings: VerdictSettings = VerdictSettings()) {
+    package init(settings: VerdictSettings = VerdictSettings()) {
         self.settings = settings
     }
 
@@ -44,7 +44,7 @@ public struct ProviderJudge: Sendable {
 
     /// Reads one event; returns the findings it completes, in the order found. `verdict`
     /// events (the judge's own output) are passed over.
-    public mutating func consume(_ event: JournalEvent) -> [ProviderVerdict] {
+    package mutating func consume(_ event: JournalEvent) -> [ProviderVerdict] {
         if case .verdict = event.kind { return [] }
         lastSequence = max(lastSequence, event.sequence)
         let now = clock.time(of: event)
@@ -71,7 +71,7 @@ public struct ProviderJudge: Sendable {
     }
 
     /// Counts events a journal file left out (its gap lines).
-    public mutating func noteGap(_ gap: JournalFileGap) {
+    package mutating func noteGap(_ gap: JournalFileGap) {
         missedEvents += gap.missed
         lastSequence = max(lastSequence, gap.lastSequence)
     }
@@ -468,7 +468,7 @@ public struct ProviderJudge: Sendable {
 
     /// The notifications never accepted although the failure said to retry: one finding
     /// each, oldest first. A live server records them when it stops.
-    public func lostNotifications() -> [ProviderVerdict] {
+    package func lostNotifications() -> [ProviderVerdict] {
         chains.values.filter(\.outcome.isRetryable).sorted { ($0.sequences.first ?? 0) < ($1.sequences.first ?? 0) }.map { chain in
             ProviderVerdict(
                 check: .lostNotification, provider: owner(of: chain),
@@ -485,7 +485,7 @@ public struct ProviderJudge: Sendable {
 
     /// The verdicts so far, per provider: what each tried, what got through, and each rule's
     /// findings with examples. Notifications still failing count as lost.
-    public func report() -> VerdictReport {
+    package func report() -> VerdictReport {
         var tracks = providers
         var refused: [ProviderIdentity: Int] = [:]
         var extraDelays: [ProviderIdentity: [Int64]] = [:]

@@ -9,10 +9,10 @@
 ///  "deviceToken":"a1b2...","notifications":[12,15],"connections":[3],
 ///  "figures":{"delayMilliseconds":2,"minimumMilliseconds":100}}
 /// ```
-public enum VerdictJSON {
+package enum VerdictJSON {
     // MARK: Findings
 
-    public static func write(_ verdict: ProviderVerdict, key: String?, into writer: inout JSONWriter) {
+    package static func write(_ verdict: ProviderVerdict, key: String?, into writer: inout JSONWriter) {
         writer.beginObject(key)
         writer.string("rule", verdict.rule.rawValue)
         writer.string("check", verdict.check.rawValue)
@@ -33,7 +33,7 @@ public enum VerdictJSON {
         writer.endObject()
     }
 
-    public static func readVerdict(_ object: inout JSONObjectReader) throws(JSONFileError) -> ProviderVerdict {
+    package static func readVerdict(_ object: inout JSONObjectReader) throws(JSONFileError) -> ProviderVerdict {
         let check = try required(object.oneOf("check", VerdictCheck.self), object, "check", "a verdict check")
         if let rule = object.node("rule") {
             guard case .string(let text) = rule.value, text == check.rule.rawValue else {
@@ -92,7 +92,7 @@ public enum VerdictJSON {
     // MARK: Reports
 
     /// The report as one JSON object.
-    public static func encode(_ report: VerdictReport) -> String {
+    package static func encode(_ report: VerdictReport) -> String {
         var writer = JSONWriter()
         writer.beginObject()
         writer.integer("lastSequence", report.lastSequence)
@@ -148,7 +148,7 @@ public enum VerdictJSON {
     }
 
     /// A report from its JSON text (`GET /v1/report`).
-    public static func decodeReport(_ text: String) throws(JSONFileError) -> VerdictReport {
+    package static func decodeReport(_ text: String) throws(JSONFileError) -> VerdictReport {
         var root = try JSONObjectReader(JSONParser.parse(text))
         let lastSequence = try required(root.integer("lastSequence", in: 0...Int64.max), root, "lastSequence", "a sequence number")
         let missed = try required(root.integer("missedEvents", in: 0...Int64.max), root, "missedEvents", "a count")

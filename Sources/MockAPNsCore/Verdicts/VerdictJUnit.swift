@@ -1,8 +1,8 @@
 /// A report as JUnit XML, the test-result format CI systems read: one test suite per
 /// provider, one test case per rule, and each broken rule a failure whose text is the
 /// evidence (the findings, with the journal sequences of the notifications they rest on).
-public enum VerdictJUnit {
-    public static func xml(_ report: VerdictReport, examples: Int = 20) -> String {
+package enum VerdictJUnit {
+    package static func xml(_ report: VerdictReport, examples: Int = 20) -> String {
         let failures = report.providers.reduce(0) { $0 + $1.rules.filter { !$0.passed }.count }
         let tests = report.providers.reduce(0) { $0 + $1.rules.count }
         var xml = #"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"

@@ -86,7 +86,7 @@ extension VerdictSettings {
     ]
 
     /// Reads a `verdicts` object over these values; unknown keys are errors naming their path.
-    public mutating func read(_ reader: inout JSONObjectReader, alsoAllowed: [String] = []) throws(JSONFileError) {
+    package mutating func read(_ reader: inout JSONObjectReader, alsoAllowed: [String] = []) throws(JSONFileError) {
         let day: Int64 = 86_400_000
         if let value = try reader.integer("minimumRetryDelayMilliseconds", in: 0...day) { minimumRetryDelayMilliseconds = value }
         if let value = try reader.bool("immediateRetryAfterDrop") { immediateRetryAfterDrop = value }
@@ -102,7 +102,7 @@ extension VerdictSettings {
     }
 
     /// The settings as a JSON object (the keys `read` takes).
-    public func write(key: String?, into writer: inout JSONWriter) {
+    package func write(key: String?, into writer: inout JSONWriter) {
         writer.beginObject(key)
         writer.integer("minimumRetryDelayMilliseconds", minimumRetryDelayMilliseconds)
         writer.bool("immediateRetryAfterDrop", immediateRetryAfterDrop)

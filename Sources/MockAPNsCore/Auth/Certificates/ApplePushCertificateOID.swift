@@ -4,15 +4,15 @@ import SwiftASN1
 ///
 /// Apple documents none of these formally; the values below are the ones every client library
 /// and Apple's own certificate listings agree on.
-public enum ApplePushCertificateOID {
+package enum ApplePushCertificateOID {
     /// The certificate may be used against the development (sandbox) environment.
-    public static let developmentEnvironment: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 3, 1]
+    package static let developmentEnvironment: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 3, 1]
     /// The certificate may be used against the production environment.
-    public static let productionEnvironment: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 3, 2]
+    package static let productionEnvironment: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 3, 2]
     /// A topic list in the same shape as `topics`; Apple names it for VoIP certificates.
-    public static let voipTopics: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 3, 4]
+    package static let voipTopics: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 3, 4]
     /// The topic list of a universal certificate: the app, its VoIP and complication topics.
-    public static let topics: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 3, 6]
+    package static let topics: ASN1ObjectIdentifier = [1, 2, 840, 113635, 100, 6, 3, 6]
     /// The subject's `UID` attribute (RFC 4519 userid), which carries the bundle id.
-    public static let userID: ASN1ObjectIdentifier = [0, 9, 2342, 19_200_300, 100, 1, 1]
+    package static let userID: ASN1ObjectIdentifier = [0, 9, 2342, 19_200_300, 100, 1, 1]
 }

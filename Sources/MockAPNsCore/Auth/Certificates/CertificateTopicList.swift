@@ -12,9 +12,9 @@ import SwiftASN1
 /// Each topic string is followed by the sequence of its kinds. Reading is lenient about a
 /// topic with no kinds sequence and about IA5/Printable strings, because certificates made by
 /// hand (with `openssl`) sometimes differ from Apple's; writing always produces the shape above.
-public enum CertificateTopicList {
+package enum CertificateTopicList {
     /// Reads the extension's value (the bytes inside its OCTET STRING).
-    public static func decode(_ bytes: ArraySlice<UInt8>) throws(CertificateTopicListError) -> [CertificateTopic] {
+    package static func decode(_ bytes: ArraySlice<UInt8>) throws(CertificateTopicListError) -> [CertificateTopic] {
         let root: ASN1Node
         do {
             root = try DER.parse(bytes)
@@ -40,7 +40,7 @@ public enum CertificateTopicList {
     }
 
     /// Writes the extension's value in Apple's shape.
-    public static func encode(_ entries: [CertificateTopic]) throws -> [UInt8] {
+    package static func encode(_ entries: [CertificateTopic]) throws -> [UInt8] {
         var serializer = DER.Serializer()
         try serializer.appendConstructedNode(identifier: .sequence) { list in
             for entry in entries {
@@ -86,11 +86,11 @@ public enum CertificateTopicList {
 }
 
 /// Apple's topic-list extension is present but not in the expected shape.
-public struct CertificateTopicListError: Error, Sendable, Hashable, CustomStringConvertible {
+package struct CertificateTopicListError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What was wrong, in words.
-    public var description: String
+    package var description: String
 
-    public init(_ description: String) {
+    package init(_ description: String) {
         self.description = description
     }
 }

@@ -9,21 +9,21 @@
 /// `environment` is `"sandbox"`, `"production"` or `"both"`; `scope` is `"team"` or `"topic"`.
 /// `topics` (bundle ids) is required for topic-scoped keys and optional for team-scoped keys,
 /// where it lists the team's bundle ids. Unknown keys are errors, reported with their JSON path.
-public struct ProviderKeyManifest: Sendable, Equatable {
+package struct ProviderKeyManifest: Sendable, Equatable {
     /// The manifest's file name inside a key directory.
-    public static let fileName = "keys.json"
+    package static let fileName = "keys.json"
 
     /// One key's metadata.
-    public struct Entry: Sendable, Equatable {
-        public var keyID: String
-        public var teamID: String
-        public var environment: ProviderKeyEnvironment
-        public var scope: ProviderKeyScope
-        public var topics: [String]?
+    package struct Entry: Sendable, Equatable {
+        package var keyID: String
+        package var teamID: String
+        package var environment: ProviderKeyEnvironment
+        package var scope: ProviderKeyScope
+        package var topics: [String]?
         /// Where the entry sits in the file (`$.keys[2]`), for later error messages.
-        public var path: String
+        package var path: String
 
-        public init(keyID: String, teamID: String, environment: ProviderKeyEnvironment,
+        package init(keyID: String, teamID: String, environment: ProviderKeyEnvironment,
                     scope: ProviderKeyScope, topics: [String]?, path: String) {
             self.keyID = keyID
             self.teamID = teamID
@@ -34,18 +34,18 @@ public struct ProviderKeyManifest: Sendable, Equatable {
         }
 
         /// The `.p8` file that holds this entry's key.
-        public var keyFileName: String { "AuthKey_\(keyID).p8" }
+        package var keyFileName: String { "AuthKey_\(keyID).p8" }
     }
 
-    public var entries: [Entry]
+    package var entries: [Entry]
 
-    public init(entries: [Entry]) {
+    package init(entries: [Entry]) {
         self.entries = entries
     }
 
     /// Parses and checks manifest text. Every error names the JSON path of the mistake and what
     /// was expected there.
-    public init(parsing text: String) throws(JSONFileError) {
+    package init(parsing text: String) throws(JSONFileError) {
         var root = try JSONObjectReader(try JSONParser.parse(text))
         guard let elements = try root.array("keys") else {
             throw root.missing("keys", expected: "an array of key entries")

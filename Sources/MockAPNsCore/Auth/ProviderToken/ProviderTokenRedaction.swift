@@ -27,14 +27,14 @@ public enum ProviderTokenRecording: String, Sendable, Hashable, CaseIterable, Co
 /// Two shapes are tokens: the word after `bearer ` (any letter case), and any run of
 /// base64url characters and dots that starts with `eyJ` (every JWT does: it is `{"` in
 /// base64url). Device tokens are hex and stay readable.
-public enum ProviderTokenRedaction {
+package enum ProviderTokenRedaction {
     /// What replaces a token.
-    public static let placeholder = "<redacted>"
+    package static let placeholder = "<redacted>"
     /// What replaces a JWT's signature.
-    public static let signaturePlaceholder = "<signature removed>"
+    package static let signaturePlaceholder = "<signature removed>"
 
     /// `text` with every provider token replaced; the same string when there is none.
-    public static func redact(_ text: String) -> String {
+    package static func redact(_ text: String) -> String {
         replacingTokens(in: text) { _ in Array(placeholder.utf8) }
     }
 
@@ -42,7 +42,7 @@ public enum ProviderTokenRedaction {
     /// by `<signature removed>`: the header and claims stay readable, and the token cannot be
     /// used again. A token that is not three parts is not a JWT that can be replayed, and
     /// stays as it is.
-    public static func removeSignatures(_ text: String) -> String {
+    package static func removeSignatures(_ text: String) -> String {
         replacingTokens(in: text) { token in
             guard let first = token.firstIndex(of: UInt8(ascii: ".")),
                   let second = token[(first + 1)...].firstIndex(of: UInt8(ascii: ".")) else { return Array(token) }
