@@ -252,17 +252,6 @@ final class JSONLFileSink: JournalSink {
     }
 }
 
-/// `write(2)`, which the sink's own `write(_:)` hides by name.
-private func writeDescriptor(_ descriptor: Int32, _ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int {
-    #if canImport(Darwin)
-    Darwin.write(descriptor, bytes, count)
-    #elseif canImport(Musl)
-    Musl.write(descriptor, bytes, count)
-    #else
-    Glibc.write(descriptor, bytes, count)
-    #endif
-}
-
 /// `close(2)`, which the sink's own `close()` hides by name.
 private func closeDescriptor(_ descriptor: Int32) {
     #if canImport(Darwin)

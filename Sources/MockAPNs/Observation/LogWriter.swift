@@ -219,7 +219,7 @@ final class LogWriter: @unchecked Sendable {
             guard let base = bytes.baseAddress else { return }
             var offset = 0
             while offset < bytes.count {
-                let written = systemWrite(descriptor, base + offset, bytes.count - offset)
+                let written = writeDescriptor(descriptor, base + offset, bytes.count - offset)
                 if written >= 0 {
                     offset += written
                     continue
@@ -241,14 +241,4 @@ final class LogWriter: @unchecked Sendable {
     private static func lineCount(_ bytes: [UInt8]) -> Int {
         max(1, bytes.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) })
     }
-}
-
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int {
-    #if canImport(Darwin)
-    Darwin.write(descriptor, bytes, count)
-    #elseif canImport(Musl)
-    Musl.write(descriptor, bytes, count)
-    #else
-    Glibc.write(descriptor, bytes, count)
-    #endif
 }
