@@ -20,10 +20,19 @@ public protocol JournalSink: AnyObject, Sendable {
     /// nothing per frame. The default is every kind.
     var wantedKinds: UInt32 { get }
     func receive(_ event: JournalEvent)
+    /// A run of events in sequence order: those some sink wants, so possibly of kinds this
+    /// one does not. The default passes each wanted one to `receive(_:)`; a sink that takes
+    /// a lock per hand-over takes it once for the run instead.
+    func receive(contentsOf events: [JournalEvent])
 }
 
 extension JournalSink {
     public var wantedKinds: UInt32 { JournalEventKind.allBits }
+
+    public func receive(contentsOf events: [JournalEvent]) {
+        let wanted = wantedKinds
+        for event in events where event.kind.bit & wanted != 0 { receive(event) }
+    }
 }
 
 /// How a journal behaves.
@@ -110,6 +119,9 @@ public final class Journal: Sendable {
         self.state = Mutex(State(store: JournalStore(capacity: options.capacity)))
     }
 
+    /// The journal clock's time now, in milliseconds since 1970.
+    var wallTimeNow: Int64 { clock.millisecondsSince1970 }
+
     /// A new connection id, unique within this journal.
     public func nextConnectionID() -> UInt64 {
         connectionCounter.add(1, ordering: .relaxed).newValue
@@ -152,30 +164,50 @@ public final class Journal: Sendable {
     public func record(_ kinds: [JournalEventKind]) -> UInt64 {
         guard let first = kinds.first else { return statistics.lastSequence }
         guard kinds.count > 1 else { return record(first, nil, connection: nil, stream: nil) }
-        let wallTime = clock.millisecondsSince1970
-        let monotonic = Self.monotonicNanoseconds()
+        return record(
+            kinds, wallTime: clock.millisecondsSince1970, monotonic: Self.monotonicNanoseconds(),
+            connection: nil, kind: { $0 }, stream: { _ in nil }
+        )
+    }
+
+    /// Records the events one connection held while it worked through a read
+    /// (`ConnectionJournal`), in order, with the moment the first of them happened.
+    func record(held: [ConnectionJournal.Held], connection: UInt64, wallTime: Int64, monotonic: UInt64) {
+        record(held, wallTime: wallTime, monotonic: monotonic, connection: connection, kind: { $0.kind }, stream: { $0.stream })
+    }
+
+    /// Appends `events` in order, a slice at a time: a batch of hundreds (a connection's read,
+    /// the delivery model under load) must not keep another thread waiting long to record its
+    /// own. The sinks get the new events once, after the last slice. Returns the last sequence.
+    private func record<Events: RandomAccessCollection>(
+        _ events: Events, wallTime: Int64, monotonic: UInt64, connection: UInt64?,
+        kind: (Events.Element) -> JournalEventKind, stream: (Events.Element) -> Int32?
+    ) -> UInt64 where Events.Index == Int {
         var recorded: UInt64 = 0
-        // A few dozen events per hold of the lock: a batch of thousands (the delivery model
-        // under load) must not keep an event loop waiting to record its own.
-        var start = kinds.startIndex
-        while start < kinds.endIndex {
-            let end = min(start + Self.batchSlice, kinds.endIndex)
-            let (woken, delivers, last) = state.withLock { state in
+        var delivers = false
+        var start = events.startIndex
+        while start < events.endIndex {
+            let end = min(start + Self.batchSlice, events.endIndex)
+            let (woken, slice, last) = state.withLock { state in
                 var delivers = false
-                for kind in kinds[start..<end] {
-                    delivers = Self.append(kind, to: &state, wallTime: wallTime, monotonic: monotonic, connection: nil, stream: nil)
-                        || delivers
+                for index in start..<end {
+                    delivers = Self.append(
+                        kind(events[index]), to: &state, wallTime: wallTime, monotonic: monotonic, connection: connection,
+                        stream: stream(events[index])
+                    ) || delivers
                 }
                 return Self.takeParked(&state, delivers: delivers)
             }
-            finishRecording(woken: woken, delivers: delivers)
+            finishRecording(woken: woken, delivers: false)
+            delivers = delivers || slice
             recorded = last
             start = end
         }
+        if delivers { deliverToSinks() }
         return recorded
     }
 
-    /// The most events `record(_ kinds:)` appends under one hold of the lock.
+    /// The most events appended under one hold of the lock.
     static let batchSlice = 32
 
     /// Records one or two events; returns the sequence of the last.
@@ -255,10 +287,7 @@ public final class Journal: Sendable {
                 return state.sinks
             }
             guard let sinks else { return }
-            for event in batch {
-                let bit = event.kind.bit
-                for sink in sinks where sink.wantedKinds & bit != 0 { sink.receive(event) }
-            }
+            for sink in sinks { sink.receive(contentsOf: batch) }
             batch.removeAll(keepingCapacity: true)
         }
     }

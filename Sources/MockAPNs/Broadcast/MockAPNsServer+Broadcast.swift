@@ -32,8 +32,8 @@ extension MockAPNsServer {
             ListenerBootstrap.make(group, listener: name, journal: journal, logger: logger),
             .init(tracker: connections, transport: .channelManagement, tls: tls, scenarios: scenarios, journal: journal,
                   limits: guardLimits, listener: name, logger: logger)
-        ) { scenarioConnection, connectionID in
-            HTTP2ConnectionBridge(services: services, scenarioConnection: scenarioConnection, connectionID: connectionID)
+        ) { scenarioConnection, recorder in
+            HTTP2ConnectionBridge(services: services, scenarioConnection: scenarioConnection, recorder: recorder)
         }
         return try await ListenerBindFailed.binding(
             configuration.listenerName("broadcast channel management API", provider.environment), host: configuration.host, port: port,

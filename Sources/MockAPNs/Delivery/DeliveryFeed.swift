@@ -34,26 +34,46 @@ final class DeliveryFeed: JournalSink {
     let wantedKinds: UInt32 = JournalEventKind.bits(.notification, .delivery)
 
     func receive(_ event: JournalEvent) {
-        let input: Input
+        guard let input = Self.input(event) else { return }
+        hand(over: CollectionOfOne((input, event.sequence)))
+    }
+
+    /// A run of events under one hold of the lock.
+    func receive(contentsOf events: [JournalEvent]) {
+        var inputs: [(Input, sequence: UInt64)] = []
+        for event in events {
+            if let input = Self.input(event) { inputs.append((input, event.sequence)) }
+        }
+        hand(over: inputs)
+    }
+
+    /// The model's input an event carries, if any.
+    private static func input(_ event: JournalEvent) -> Input? {
         switch event.kind {
         case .delivery(let record):
             // The model's own steps come back here too; only a device's change is an input.
-            guard record.step.isDeviceStep else { return }
-            input = .device(token: record.deviceToken, online: record.step == .online, atMilliseconds: record.atMilliseconds)
+            guard record.step.isDeviceStep else { return nil }
+            return .device(token: record.deviceToken, online: record.step == .online, atMilliseconds: record.atMilliseconds)
         case .notification(let record):
-            guard DeliveryNotification.entersModel(record) else { return }
-            input = .notification(record, sequence: event.sequence, receivedAtMilliseconds: event.wallTimeMilliseconds)
+            guard DeliveryNotification.entersModel(record) else { return nil }
+            return .notification(record, sequence: event.sequence, receivedAtMilliseconds: event.wallTimeMilliseconds)
         case .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed, .http2Frame, .legacyFrame, .fault,
              .feedbackTuple, .diagnosis, .broadcast, .channelOperation, .verdict:
-            return
+            return nil
         }
+    }
+
+    private func hand<Inputs: Collection<(Input, sequence: UInt64)>>(over inputs: Inputs) {
+        guard !inputs.isEmpty else { return }
         let wasEmpty = pending.withLock { pending in
-            if case .device = input { pending.lastDeviceChange = event.sequence }
             let wasEmpty = pending.inputs.isEmpty && pending.overflow == 0
-            if pending.inputs.count < Self.limit {
-                pending.inputs.append(input)
-            } else {
-                pending.overflow += 1
+            for (input, sequence) in inputs {
+                if case .device = input { pending.lastDeviceChange = sequence }
+                if pending.inputs.count < Self.limit {
+                    pending.inputs.append(input)
+                } else {
+                    pending.overflow += 1
+                }
             }
             return wasEmpty
         }

@@ -91,17 +91,15 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     /// running): HTTP/2 starts with its GOAWAY, so no request is ever taken.
     private var shutdownBeforeStart: HTTP2GracefulShutdownEvent?
 
-    init(services: HTTP2ConnectionServices, scenarioConnection: ScenarioConnection, connectionID: UInt64) {
+    init(services: HTTP2ConnectionServices, scenarioConnection: ScenarioConnection, recorder: ConnectionJournal) {
         self.services = services
-        self.connectionID = connectionID
-        self.journaling = HTTP2Journaling(journal: services.journal, connectionID: connectionID, logger: services.logger)
+        self.connectionID = recorder.connectionID
+        self.journaling = HTTP2Journaling(journal: services.journal, recorder: recorder, logger: services.logger)
         self.logger = services.logger
         self.scenario = HTTP2ScenarioResponder(
             scenarios: services.scenarios, connection: scenarioConnection, environment: services.environment,
             clock: services.clock, generatedIDCase: services.decider.options.generatedAPNsIDCase, logger: services.logger,
-            recordFault: { [journal = services.journal] stream, description in
-                journal.recordFault(connection: connectionID, stream: stream, description: description)
-            }
+            recordFault: { stream, description in recorder.recordFault(stream: stream, description: description) }
         )
     }
 

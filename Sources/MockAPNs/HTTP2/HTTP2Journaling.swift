@@ -10,15 +10,17 @@ import NIOCore
 /// not Apple's rules (those are the core's `PushDecider`).
 struct HTTP2Journaling {
     let journal: Journal
-    let connectionID: UInt64
+    /// The connection's way into the journal, shared with the rest of its pipeline.
+    let recorder: ConnectionJournal
+    var connectionID: UInt64 { recorder.connectionID }
 
     /// Where diagnoses are also told, at notice level.
     private let logger: Logger
     private let lastAuthorization = RecordedAuthorization()
 
-    init(journal: Journal, connectionID: UInt64, logger: Logger) {
+    init(journal: Journal, recorder: ConnectionJournal, logger: Logger) {
         self.journal = journal
-        self.connectionID = connectionID
+        self.recorder = recorder
         self.logger = logger
     }
 
@@ -26,11 +28,10 @@ struct HTTP2Journaling {
     var recordsFrames: Bool { journal.options.recordsFrames }
 
     func record(_ frame: HTTP2FrameRecord) {
-        journal.record(
+        recorder.record(
             .http2Frame(JournalHTTP2.recordable(
                 frame, providerTokens: journal.options.providerTokens, lastAuthorization: lastAuthorization
-            )),
-            connection: connectionID, stream: frame.streamID
+            )), stream: frame.streamID
         )
     }
 
@@ -50,12 +51,12 @@ struct HTTP2Journaling {
             let message = "Stream \(streamID): \(PayloadJSONCheck.describe(problem)). "
                 + "The answer follows validation.nonObjectPayload (\(verdict.reason.map { "refused: \($0.rawValue)" } ?? "accepted"))."
             logger.notice("HTTP/2: \(message)", metadata: ["diagnosis": "\(DiagnosisCode.http2PayloadNotJSON.rawValue)"])
-            journal.record(.diagnosis(code: .http2PayloadNotJSON, message: message), connection: connectionID, stream: streamID)
+            recorder.record(.diagnosis(code: .http2PayloadNotJSON, message: message), stream: streamID)
         }
         // Before the notification: whoever waits for it finds what was noticed about it.
         for diagnosis in assessment.diagnoses {
             logger.notice("HTTP/2 stream \(streamID): \(diagnosis.message)", metadata: ["diagnosis": "\(diagnosis.code.rawValue)"])
-            journal.record(diagnosis.event, connection: connectionID, stream: streamID)
+            recorder.record(diagnosis.event, stream: streamID)
         }
         return (assessment.verdict, assessment.request)
     }
@@ -74,7 +75,7 @@ struct HTTP2Journaling {
         record.authentication.detail = authenticationDetail.map { JournalAuthentication.boundedDetail(printable($0)) }
         record.handlingMicroseconds = handlingMicroseconds
         record.environment = environment
-        journal.record(.notification(record), connection: connectionID, stream: streamID)
+        recorder.record(.notification(record), stream: streamID)
     }
 
     /// `text` as it may be printed or recorded: provider tokens without their signature, or
@@ -85,17 +86,16 @@ struct HTTP2Journaling {
     }
 
     func connectionError(_ error: HTTP2ConnectionError) {
-        journal.record(.diagnosis(code: .http2ConnectionError, message: printable(error.description)), connection: connectionID)
+        recorder.record(.diagnosis(code: .http2ConnectionError, message: printable(error.description)))
     }
 
     func refusal(_ refusal: HTTP2RequestRefusal) {
-        journal.record(.diagnosis(code: .http2RequestRefused, message: refusal.description), connection: connectionID, stream: refusal.streamID)
+        recorder.record(.diagnosis(code: .http2RequestRefused, message: refusal.description), stream: refusal.streamID)
     }
 
     func streamError(_ error: HTTP2StreamError) {
-        journal.record(
-            .diagnosis(code: .http2StreamError, message: printable(error.description)),
-            connection: connectionID, stream: error.streamID
+        recorder.record(
+            .diagnosis(code: .http2StreamError, message: printable(error.description)), stream: error.streamID
         )
     }
 
@@ -113,31 +113,30 @@ struct HTTP2Journaling {
         )
         let unknown = refused.headers == nil ? " Its headers could not be decoded." : ""
         record.problem = printable("Stream refused: \(refused.reason). \(refused.meaning).\(unknown)")
-        journal.record(.notification(record), connection: connectionID, stream: refused.streamID)
+        recorder.record(.notification(record), stream: refused.streamID)
     }
 
     /// A stream the client opened after the server's GOAWAY (nghttp2 ignored it).
     func streamAfterGoAway(_ streamID: Int32, lastStreamID: Int32) {
-        journal.record(
+        recorder.record(
             .diagnosis(
                 code: .http2StreamAfterGoAway,
                 message: "Stream \(streamID) was opened after the server's GOAWAY named stream \(lastStreamID) as the last it would process; "
                     + "it was ignored. After a GOAWAY, send new requests on a new connection.",
                 figures: [JournalFigure("stream", Int64(streamID)), JournalFigure("lastStreamID", Int64(lastStreamID))]
-            ),
-            connection: connectionID, stream: streamID
+            ), stream: streamID
         )
     }
 
     /// Connection churn, seen when this connection opened or closed.
     func churn(_ churn: HTTP2Churn) {
-        journal.record(.diagnosis(code: HTTP2Churn.code, message: churn.message, figures: churn.figures), connection: connectionID)
+        recorder.record(.diagnosis(code: HTTP2Churn.code, message: churn.message, figures: churn.figures))
     }
 
     /// Something worth knowing about an accepted request, such as a provider token whose
     /// `iat` was sent as a string.
     func note(_ message: String, code: DiagnosisCode, streamID: Int32? = nil) {
-        journal.record(.diagnosis(code: code, message: printable(message)), connection: connectionID, stream: streamID)
+        recorder.record(.diagnosis(code: code, message: printable(message)), stream: streamID)
     }
 }
 
@@ -148,12 +147,12 @@ extension HTTP2Journaling {
         _ record: BroadcastRecord, diagnoses: [Diagnosis], sent: SentAnswer, streamID: Int32, authenticationDetail: String? = nil
     ) {
         for diagnosis in diagnoses {
-            journal.record(diagnosis.event, connection: connectionID, stream: streamID)
+            recorder.record(diagnosis.event, stream: streamID)
         }
         var record = record
         record.answer = sent
         record.authentication.detail = authenticationDetail.map { JournalAuthentication.boundedDetail(printable($0)) }
-        journal.record(.broadcast(record), connection: connectionID, stream: streamID)
+        recorder.record(.broadcast(record), stream: streamID)
     }
 
     /// Records a channel management request once its answer has gone out.
@@ -163,6 +162,6 @@ extension HTTP2Journaling {
     ) {
         var record = ChannelOperationRecord(outcome: outcome, authentication: JournalAuthentication(authentication), answer: sent)
         record.authentication.detail = authenticationDetail.map { JournalAuthentication.boundedDetail(printable($0)) }
-        journal.record(.channelOperation(record), connection: connectionID, stream: streamID)
+        recorder.record(.channelOperation(record), stream: streamID)
     }
 }

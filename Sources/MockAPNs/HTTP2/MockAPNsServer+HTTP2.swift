@@ -22,9 +22,9 @@ extension MockAPNsServer {
                 .childChannelOption(.maxMessagesPerRead, value: 16),
             .init(tracker: connections, transport: .http2, tls: tls, scenarios: scenarios, journal: journal,
                   limits: limits, listener: name, logger: logger)
-        ) { scenarioConnection, connectionID in
+        ) { scenarioConnection, recorder in
             // The bridge starts HTTP/2 once TLS tells it how the client authenticates.
-            HTTP2ConnectionBridge(services: services, scenarioConnection: scenarioConnection, connectionID: connectionID)
+            HTTP2ConnectionBridge(services: services, scenarioConnection: scenarioConnection, recorder: recorder)
         }
         return try await ListenerBindFailed.binding(
             configuration.listenerName("HTTP/2 provider API", services.environment), host: configuration.host, port: port,

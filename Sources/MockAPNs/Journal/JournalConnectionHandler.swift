@@ -10,27 +10,35 @@ import NIOCore
 /// It sits right after the TLS handler, so it hears TLS's events, and every close the
 /// protocol handlers behind it ask for passes through it: a close that passes here is the
 /// server's; a connection that goes inactive without one was closed by the client.
+///
+/// It also paces the connection's recorder (`ConnectionJournal`): the events of one read are
+/// held from its first bytes and recorded together when the read is over, or sooner, before
+/// any bytes go out, since every flush of the handlers behind it passes here first.
 final class JournalConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
+    private let recorder: ConnectionJournal
     private let journal: Journal
-    private let connectionID: UInt64
     private let transport: Transport
     private var opened = false
     private var closedBy: ClosingSide?
     private var reason: String?
 
-    init(journal: Journal, connectionID: UInt64, transport: Transport) {
+    init(recorder: ConnectionJournal, journal: Journal, transport: Transport) {
+        self.recorder = recorder
         self.journal = journal
-        self.connectionID = connectionID
         self.transport = transport
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { recordOpened(context: context) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        recorder.endHolding()
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -41,18 +49,15 @@ final class JournalConnectionHandler: ChannelDuplexHandler {
     private func recordOpened(context: ChannelHandlerContext) {
         guard !opened else { return }
         opened = true
-        journal.record(
-            .connectionOpened(transport: transport, peer: context.remoteAddress.map { "\($0)" }),
-            connection: connectionID
-        )
+        recorder.record(.connectionOpened(transport: transport, peer: context.remoteAddress.map { "\($0)" }))
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
         case let completed as TLSHandshakeCompleted:
-            journal.record(.tlsEstablished(JournalTLS.session(completed.session)), connection: connectionID)
+            recorder.record(.tlsEstablished(JournalTLS.session(completed.session)))
         case let failed as TLSHandshakeFailed:
-            journal.record(.tlsFailed(JournalTLS.failure(failed)), connection: connectionID)
+            recorder.record(.tlsFailed(JournalTLS.failure(failed)))
             // The TLS handler closes on its own, before this handler could see the close.
             closedBy = failed.alertReceived == nil ? .server : .client
             reason = "TLS handshake failed: \(failed.reason)"
@@ -74,7 +79,24 @@ final class JournalConnectionHandler: ChannelDuplexHandler {
         context.fireErrorCaught(error)
     }
 
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        recorder.hold()
+        context.fireChannelRead(data)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        context.fireChannelReadComplete()
+        recorder.endHolding()
+    }
+
+    func flush(context: ChannelHandlerContext) {
+        // Whoever reads these bytes finds their records in the journal.
+        recorder.commit()
+        context.flush()
+    }
+
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        recorder.endHolding()
         if closedBy == nil { closedBy = .server }
         context.close(mode: mode, promise: promise)
     }
@@ -86,10 +108,8 @@ final class JournalConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        journal.record(
-            .connectionClosed(transport: transport, closedBy: closedBy ?? .client, reason: printableReason),
-            connection: connectionID
-        )
+        recorder.endHolding()
+        recorder.record(.connectionClosed(transport: transport, closedBy: closedBy ?? .client, reason: printableReason))
         context.fireChannelInactive()
     }
 }

@@ -28,9 +28,9 @@ final class LegacyFeedbackHandler: ChannelInboundHandler {
     /// Records each tuple sent.
     private let journaling: LegacyJournaling
 
-    init(services: LegacyFeedbackServices, connectionID: UInt64 = 0) {
+    init(services: LegacyFeedbackServices, recorder: ConnectionJournal? = nil) {
         self.services = services
-        self.journaling = LegacyJournaling(journal: services.journal, connectionID: connectionID)
+        self.journaling = LegacyJournaling(recorder: recorder ?? ConnectionJournal(journal: services.journal, connectionID: 0))
         self.logger = services.logger
     }
 

@@ -98,18 +98,17 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
     init(
         services: LegacyGatewayServices,
         scenarioConnection: ScenarioConnection = ScenarioConnection(transport: .legacy, index: 0),
-        connectionID: UInt64 = 0
+        recorder: ConnectionJournal? = nil
     ) {
         self.services = services
-        self.journaling = LegacyJournaling(
-            journal: services.journal, connectionID: connectionID, decider: services.decider, environment: services.environment
-        )
+        // Without a pipeline's recorder (a test of this handler alone), records go straight in.
+        let recorder = recorder ?? ConnectionJournal(journal: services.journal, connectionID: 0)
+        self.journaling = LegacyJournaling(recorder: recorder, decider: services.decider, environment: services.environment)
         self.session = LegacyConnectionSession(options: services.sessionOptions)
         self.logger = services.logger
-        let journal = services.journal
         self.scenario = LegacyScenarioJudge(
             scenarios: services.scenarios, connection: scenarioConnection, logger: services.logger,
-            recordFault: { journal?.recordFault(connection: connectionID, stream: nil, description: $0) }
+            recordFault: { recorder.recordFault(stream: nil, description: $0) }
         )
     }
 

@@ -5,6 +5,6 @@ extension LegacyJournaling {
     /// Something the decision noticed about a notification (its token's environment, a full
     /// rate window), recorded before the notification itself.
     func record(_ diagnosis: Diagnosis) {
-        journal?.record(diagnosis.event, connection: connectionID)
+        recorder.record(diagnosis.event)
     }
 }

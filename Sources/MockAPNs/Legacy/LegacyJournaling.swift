@@ -5,8 +5,10 @@ import MockAPNsJournal
 /// notification with its outcome (accepted, refused by the core, refused by the codec, or
 /// dropped unexamined), diagnoses, and feedback tuples sent.
 struct LegacyJournaling {
-    let journal: Journal?
-    let connectionID: UInt64
+    /// The connection's way into the journal, shared with the rest of its pipeline.
+    let recorder: ConnectionJournal
+    /// `nil` when the server keeps no journal: nothing is made to be recorded.
+    var journal: Journal? { recorder.journal }
     /// Routes each notification to the topic the decision uses (the certificate's).
     var decider: PushDecider? = nil
     var environment: APNsEnvironment = .sandbox
@@ -21,16 +23,16 @@ struct LegacyJournaling {
         _ event: LegacySessionEvent, authentication: AuthenticationResult, decided: PushRequest? = nil,
         scenario: (rule: String?, fault: AppliedFault?)? = nil
     ) {
-        guard let journal else { return }
+        guard journal != nil else { return }
         switch event {
         case .accepted(let notification):
             let request = decided ?? routedRequest(notification.pushRequest(), authentication: authentication)
             let sent = SentAnswer(accepted: true, fault: scenario?.fault, rule: scenario?.rule)
-            record(notification, request: request, authentication: authentication, sent: sent, in: journal)
+            record(notification, request: request, authentication: authentication, sent: sent)
         case .failed:
             break  // Recorded once its answer is written.
         case .dropped(let frame):
-            recordDropped(frame, authentication: authentication, in: journal)
+            recordDropped(frame, authentication: authentication)
         case .diagnosis:
             break  // The handler reports every diagnosis, its own included, through `diagnosis(_:)`.
         }
@@ -41,37 +43,33 @@ struct LegacyJournaling {
     func recordFailure(
         _ cause: LegacyFailureCause, request: PushRequest?, authentication: AuthenticationResult, sent: SentAnswer
     ) {
-        guard let journal else { return }
+        guard journal != nil else { return }
         switch cause {
         case .decision(_, let notification):
             let request = request ?? routedRequest(notification.pushRequest(), authentication: authentication)
-            record(notification, request: request, authentication: authentication, sent: sent, in: journal)
+            record(notification, request: request, authentication: authentication, sent: sent)
         case .frame(let error):
-            record(error, authentication: authentication, sent: sent, in: journal)
+            record(error, authentication: authentication, sent: sent)
         }
     }
 
     func diagnosis(_ diagnosis: LegacyDiagnosis) {
-        journal?.record(
-            .diagnosis(code: diagnosis.code, message: diagnosis.message, figures: diagnosis.figures),
-            connection: connectionID
-        )
+        recorder.record(.diagnosis(code: diagnosis.code, message: diagnosis.message, figures: diagnosis.figures))
     }
 
     /// A deadline of the connection's that passed (`timeout.*`), with the figures behind it.
     func timeout(code: DiagnosisCode, message: String, figures: [JournalFigure]) {
-        journal?.record(.diagnosis(code: code, message: message, figures: figures), connection: connectionID)
+        recorder.record(.diagnosis(code: code, message: message, figures: figures))
     }
 
     func feedbackTuple(_ entry: FeedbackEntry) {
-        journal?.record(.feedbackTuple(deviceToken: entry.deviceToken, timestampMilliseconds: entry.timestamp), connection: connectionID)
+        recorder.record(.feedbackTuple(deviceToken: entry.deviceToken, timestampMilliseconds: entry.timestamp))
     }
 
     /// A queued feedback entry that cannot be written as a tuple, and why.
     func feedbackSkipped(_ entry: FeedbackEntry, reason: String) {
-        journal?.record(
-            .diagnosis(code: .feedbackTupleSkipped, message: "feedback entry for \(entry.deviceToken) not sent: \(reason)"),
-            connection: connectionID
+        recorder.record(
+            .diagnosis(code: .feedbackTupleSkipped, message: "feedback entry for \(entry.deviceToken) not sent: \(reason)")
         )
     }
 
@@ -83,8 +81,7 @@ struct LegacyJournaling {
     }
 
     private func record(
-        _ notification: LegacyNotification, request: PushRequest, authentication: AuthenticationResult, sent: SentAnswer,
-        in journal: Journal
+        _ notification: LegacyNotification, request: PushRequest, authentication: AuthenticationResult, sent: SentAnswer
     ) {
         let frame = JournalLegacyFrame(
             command: notification.command.rawValue, identifier: notification.identifier,
@@ -99,21 +96,21 @@ struct LegacyJournaling {
         )
         record.legacyCommand = notification.command.rawValue
         record.environment = environment
-        journal.record(.legacyFrame(frame), then: .notification(record), connection: connectionID)
+        recorder.record(.legacyFrame(frame), then: .notification(record))
     }
 
     /// A frame the codec refused: its frame event, then a notification record with what was
     /// sent (a status packet, or nothing for a silent close), the nearest APNs reason, and
     /// the problem.
     private func record(
-        _ error: LegacyFrameError, authentication: AuthenticationResult, sent: SentAnswer, in journal: Journal
+        _ error: LegacyFrameError, authentication: AuthenticationResult, sent: SentAnswer
     ) {
         let token = error.token.map { JournalJSON.hex($0) }
         let problem = describe(error, sent)
-        journal.record(.legacyFrame(JournalLegacyFrame(
+        recorder.record(.legacyFrame(JournalLegacyFrame(
             command: error.command, identifier: error.identifier, deviceToken: token,
             payloadLength: error.payloadLength, problem: problem, rawBytes: error.leadingBytes
-        )), connection: connectionID)
+        )))
         var record = NotificationRecord(
             transport: .legacy, deviceToken: token ?? "", legacyIdentifier: error.identifier, payload: [],
             authentication: JournalAuthentication(authentication), answer: sent
@@ -123,11 +120,11 @@ struct LegacyJournaling {
         record.legacyCommand = error.command
         record.environment = environment
         record.problem = error.problem.description
-        journal.record(.notification(record), connection: connectionID)
+        recorder.record(.notification(record))
     }
 
     /// A frame discarded unexamined after the failure or shutdown, with what was read of it.
-    private func recordDropped(_ frame: LegacyDroppedFrame, authentication: AuthenticationResult, in journal: Journal) {
+    private func recordDropped(_ frame: LegacyDroppedFrame, authentication: AuthenticationResult) {
         let token = frame.token.map { JournalJSON.hex($0) }
         var payload: [UInt8] = []
         var payloadLength: Int?
@@ -142,10 +139,10 @@ struct LegacyJournaling {
             payloadLength = error.payloadLength
             problem = error.problem.description
         }
-        journal.record(.legacyFrame(JournalLegacyFrame(
+        recorder.record(.legacyFrame(JournalLegacyFrame(
             command: frame.command, identifier: frame.identifier, deviceToken: token, payloadLength: payloadLength,
             frameLength: frameLength, problem: problem, dropped: true
-        )), connection: connectionID)
+        )))
         var record = NotificationRecord(
             transport: .legacy, deviceToken: token ?? "", legacyIdentifier: frame.identifier, payload: payload,
             authentication: JournalAuthentication(authentication), accepted: false, dropped: true
@@ -155,7 +152,7 @@ struct LegacyJournaling {
         record.legacyCommand = frame.command
         record.problem = problem
         record.environment = environment
-        journal.record(.notification(record), connection: connectionID)
+        recorder.record(.notification(record))
     }
 
     private func describe(_ error: LegacyFrameError, _ sent: SentAnswer) -> String {

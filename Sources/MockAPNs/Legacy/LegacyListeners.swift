@@ -78,8 +78,8 @@ final class LegacyListeners: Sendable {
             ListenerBootstrap.make(dependencies.group, listener: gatewayName, journal: journal, logger: logger),
             .init(tracker: tracker, transport: .legacy, tls: tls, scenarios: scenarios, journal: journal,
                   limits: guardLimits, listener: gatewayName, logger: logger)
-        ) { scenarioConnection, connectionID in
-            LegacyGatewayHandler(services: gatewayServices, scenarioConnection: scenarioConnection, connectionID: connectionID)
+        ) { scenarioConnection, recorder in
+            LegacyGatewayHandler(services: gatewayServices, scenarioConnection: scenarioConnection, recorder: recorder)
         }
         let gateway = try await ListenerBindFailed.binding(
             gatewayName, host: configuration.host, port: dependencies.gatewayPort,
@@ -100,8 +100,8 @@ final class LegacyListeners: Sendable {
             ListenerBootstrap.make(dependencies.group, listener: feedbackName, journal: journal, logger: logger),
             .init(tracker: nil, transport: .feedback, tls: tls, scenarios: scenarios, journal: journal,
                   limits: feedbackLimits, listener: feedbackName, logger: logger)
-        ) { _, connectionID in
-            LegacyFeedbackHandler(services: feedbackServices, connectionID: connectionID)
+        ) { _, recorder in
+            LegacyFeedbackHandler(services: feedbackServices, recorder: recorder)
         }
         let feedback: any Channel
         do {

@@ -37,13 +37,24 @@ final class ActivityFeed: JournalSink {
 
     /// The journal hands over only the kinds in `wantedKinds`.
     func receive(_ event: JournalEvent) {
-        let item: ActivityItem
-        if !keepsWholeNotifications, case .notification(let record) = event.kind {
-            item = .notification(NotificationOutcome(record))
-        } else {
-            item = .event(event)
-        }
+        let item = self.item(event)
         pending.withLock { $0.append(item) }
+    }
+
+    /// A run of events under one hold of the lock; the items are made before it.
+    func receive(contentsOf events: [JournalEvent]) {
+        var items: [ActivityItem] = []
+        items.reserveCapacity(events.count)
+        for event in events where event.kind.bit & wantedKinds != 0 { items.append(item(event)) }
+        guard !items.isEmpty else { return }
+        pending.withLock { $0.append(contentsOf: items) }
+    }
+
+    private func item(_ event: JournalEvent) -> ActivityItem {
+        if !keepsWholeNotifications, case .notification(let record) = event.kind {
+            return .notification(NotificationOutcome(record))
+        }
+        return .event(event)
     }
 
     /// Everything received since the last call, oldest first.
@@ -105,7 +116,7 @@ actor ActivityReader: Service {
         if judge != nil { judgeProviders(items) }
         guard accessLog != nil else { return }
         // Lazily: the batch is not copied into a second array of events.
-        accessLog?.write(items.lazy.compactMap(\.event))
+        accessLog?.write(items.lazy.compactMap { $0.event })
     }
 
     private func judgeProviders(_ items: [ActivityItem]) {

@@ -45,8 +45,9 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
 
     private let limits: Limits
     private let listener: String
-    private let journal: Journal?
-    private let connectionID: UInt64
+    /// The connection's way into the journal, shared with the rest of its pipeline.
+    private let recorder: ConnectionJournal
+    private var connectionID: UInt64 { recorder.connectionID }
     private let logger: Logger
     private var phase = Phase.handshaking
     private var deadline: Scheduled<Void>?
@@ -59,11 +60,10 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
     /// Bytes received since the handshake, while the first bytes are awaited.
     private var firstBytesReceived = 0
 
-    init(limits: Limits, listener: String, journal: Journal?, connectionID: UInt64, logger: Logger) {
+    init(limits: Limits, listener: String, recorder: ConnectionJournal, logger: Logger) {
         self.limits = limits
         self.listener = listener
-        self.journal = journal
-        self.connectionID = connectionID
+        self.recorder = recorder
         self.logger = logger
     }
 
@@ -180,14 +180,14 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
             let peer = context.remoteAddress.map { "\($0)" } ?? "unknown peer"
             let message = "\(listener) connection from \(peer) closed: \(missing) for \(ConnectionTimeouts.describe(idle))"
             logger.notice("\(message)")
-            journal?.record(.diagnosis(code: code, message: message), connection: connectionID)
+            recorder.record(.diagnosis(code: code, message: message))
             context.close(promise: nil)
             return
         }
         let peer = context.remoteAddress.map { "\($0)" } ?? "unknown peer"
         let message = "\(listener) connection from \(peer) closed: \(missing) within \(ConnectionTimeouts.describe(timeout))"
         logger.notice("\(message)")
-        journal?.record(.diagnosis(code: code, message: message), connection: connectionID)
+        recorder.record(.diagnosis(code: code, message: message))
         phase = .open
         context.close(promise: nil)
     }

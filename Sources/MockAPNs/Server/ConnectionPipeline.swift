@@ -12,7 +12,8 @@ import NIOCore
 enum ConnectionPipeline {
     /// Installs the handlers on `channel` (on its event loop).
     /// - Parameter protocolHandler: makes the protocol's handler from the scenario's view of
-    ///   the connection and the connection's journal id.
+    ///   the connection and the connection's way into the journal, which every handler that
+    ///   records shares, so the connection's events stay in order.
     static func install(
         on channel: any Channel,
         transport: Transport,
@@ -22,7 +23,7 @@ enum ConnectionPipeline {
         guarding limits: ConnectionGuardHandler.Limits,
         listener: String,
         logger: Logger,
-        protocolHandler: (ScenarioConnection, UInt64) -> any ChannelHandler
+        protocolHandler: (ScenarioConnection, ConnectionJournal) -> any ChannelHandler
     ) throws {
         let operations = channel.pipeline.syncOperations
         let opening = scenarios.current.openConnection(transport)
@@ -32,17 +33,16 @@ enum ConnectionPipeline {
             return
         }
         let connectionID = journal?.nextConnectionID() ?? 0
+        let recorder = ConnectionJournal(journal: journal, connectionID: connectionID)
         if let gate = limits.readGate {
             // Before TLS, so the handshake's own reads wait too.
             try operations.addHandler(ReadGateHandler(gate: gate, connectionID: connectionID))
         }
         try operations.addHandler(OpenSSLHandler(context: tls))
         if let journal {
-            try operations.addHandler(JournalConnectionHandler(journal: journal, connectionID: connectionID, transport: transport))
+            try operations.addHandler(JournalConnectionHandler(recorder: recorder, journal: journal, transport: transport))
         }
-        try operations.addHandler(ConnectionGuardHandler(
-            limits: limits, listener: listener, journal: journal, connectionID: connectionID, logger: logger
-        ))
-        try operations.addHandler(protocolHandler(opening.connection, connectionID))
+        try operations.addHandler(ConnectionGuardHandler(limits: limits, listener: listener, recorder: recorder, logger: logger))
+        try operations.addHandler(protocolHandler(opening.connection, recorder))
     }
 }

@@ -42,7 +42,7 @@ enum ListenerBootstrap {
     /// `protocolHandler` makes last in its pipeline.
     static func serving(
         _ bootstrap: ServerBootstrap, _ connections: Connections,
-        protocolHandler: @escaping @Sendable (ScenarioConnection, UInt64) -> any ChannelHandler
+        protocolHandler: @escaping @Sendable (ScenarioConnection, ConnectionJournal) -> any ChannelHandler
     ) -> ServerBootstrap {
         bootstrap.childChannelInitializer { channel in
             connections.tracker?.track(channel)

@@ -1,0 +1,89 @@
+import MockAPNsCore
+
+/// One connection's way into the journal, shared by the handlers of its pipeline and used only
+/// on its event loop.
+///
+/// While the connection works through what one read brought (`hold()` to `endHolding()`),
+/// its events wait here, in order, and are then recorded together: one clock reading, one hold of
+/// the journal's lock per few dozen events and one hand-over to the sinks, rather than one of
+/// each per frame and per notification. The handler right after TLS commits before any of the
+/// connection's bytes go out (on flush) and when the read is over, so whoever sees an answer
+/// finds its record already in the journal. Outside a read (a timer, a delayed answer) events
+/// are recorded at once.
+///
+/// The events of one read share its moment: the time of the first of them.
+public final class ConnectionJournal: @unchecked Sendable {
+    /// One event waiting for the commit.
+    struct Held {
+        var kind: JournalEventKind
+        var stream: Int32?
+    }
+
+    /// `nil` when the server keeps no journal: every call is then a no-op.
+    public let journal: Journal?
+    public let connectionID: UInt64
+
+    private var held: [Held] = []
+    private var isHolding = false
+    /// When the first held event happened: read once per read, not once per event.
+    private var heldSince: (wallTime: Int64, monotonic: UInt64)?
+
+    public init(journal: Journal?, connectionID: UInt64) {
+        self.journal = journal
+        self.connectionID = connectionID
+    }
+
+    /// A connection without a journal (its protocol handler's tests, the control port).
+    public static func none(connectionID: UInt64 = 0) -> ConnectionJournal {
+        ConnectionJournal(journal: nil, connectionID: connectionID)
+    }
+
+    /// Records `kind`, or holds it until `commit()` while a read is being worked through.
+    public func record(_ kind: JournalEventKind, stream: Int32? = nil) {
+        guard let journal else { return }
+        guard isHolding else {
+            journal.record(kind, connection: connectionID, stream: stream)
+            return
+        }
+        if heldSince == nil { heldSince = (journal.wallTimeNow, Journal.monotonicNanoseconds()) }
+        held.append(Held(kind: kind, stream: stream))
+    }
+
+    /// Records two events of one moment, in order: a frame and the notification it carried.
+    public func record(_ first: JournalEventKind, then second: JournalEventKind, stream: Int32? = nil) {
+        guard let journal else { return }
+        guard isHolding else {
+            journal.record(first, then: second, connection: connectionID, stream: stream)
+            return
+        }
+        record(first, stream: stream)
+        record(second, stream: stream)
+    }
+
+    /// A fault a scenario injected on the connection (and stream).
+    public func recordFault(stream: Int32?, description: String) {
+        record(.fault(description: description), stream: stream)
+    }
+
+    /// From now until `endHolding()`, events wait here until `commit()`.
+    public func hold() {
+        guard journal != nil else { return }
+        isHolding = true
+    }
+
+    /// Records every held event, in order; events that follow still wait, until the next
+    /// commit, while the read goes on.
+    public func commit() {
+        guard let journal, let since = heldSince else { return }
+        heldSince = nil
+        journal.record(held: held, connection: connectionID, wallTime: since.wallTime, monotonic: since.monotonic)
+        // A connection's usual read keeps its buffer; a rare huge one does not pin its memory.
+        held.removeAll(keepingCapacity: held.count <= 512)
+    }
+
+    /// Records every held event and stops holding: the read is over (or the connection is).
+    public func endHolding() {
+        commit()
+        isHolding = false
+    }
+}
