@@ -40,7 +40,7 @@ struct AccessLog {
             switch format {
             case .text:
                 clock.append(millisecondsSince1970: realNow - age, to: &bytes)
-                bytes.append(contentsOf: " info ".utf8)
+                AccessEntry.append(" info ", to: &bytes)
                 entry.appendMessage(to: &bytes)
             case .json:
                 var time: [UInt8] = []
@@ -128,42 +128,42 @@ enum AccessEntry {
             if let reason { text += " (\(reason))" }
             bytes.append(contentsOf: text.utf8)
         case .push(let connection, let stream, let record):
-            bytes.append(contentsOf: "push c".utf8)
+            Self.append("push c", to: &bytes)
             Self.appendDecimal(connection, to: &bytes)
             if let stream {
-                bytes.append(contentsOf: "/s".utf8)
+                Self.append("/s", to: &bytes)
                 Self.appendDecimal(UInt64(clamping: stream), to: &bytes)
             }
             bytes.append(UInt8(ascii: " "))
-            bytes.append(contentsOf: record.transport.rawValue.utf8)
-            bytes.append(contentsOf: " token=".utf8)
+            Self.append(record.transport.rawValue, to: &bytes)
+            Self.append(" token=", to: &bytes)
             Self.appendPrefix(of: record.deviceToken, count: 8, orIfEmpty: UInt8(ascii: "-"), to: &bytes)
-            bytes.append(contentsOf: " topic=".utf8)
-            bytes.append(contentsOf: (record.topic ?? "-").utf8)
-            bytes.append(contentsOf: " type=".utf8)
-            bytes.append(contentsOf: (record.pushType ?? "-").utf8)
+            Self.append(" topic=", to: &bytes)
+            Self.append(record.topic ?? "-", to: &bytes)
+            Self.append(" type=", to: &bytes)
+            Self.append(record.pushType ?? "-", to: &bytes)
             bytes.append(UInt8(ascii: " "))
             if let status = record.status {
                 Self.appendDecimal(UInt64(clamping: status), to: &bytes)
             } else if record.dropped {
-                bytes.append(contentsOf: "dropped".utf8)
+                Self.append("dropped", to: &bytes)
             } else if let legacy = record.legacyStatus {
-                bytes.append(contentsOf: "status ".utf8)
+                Self.append("status ", to: &bytes)
                 Self.appendDecimal(UInt64(legacy.rawValue), to: &bytes)
             } else if record.answer.fault == nil {
-                bytes.append(contentsOf: (record.accepted ? "accepted" : "refused").utf8)
+                Self.append(record.accepted ? "accepted" : "refused", to: &bytes)
             } else {
-                bytes.append(contentsOf: "-".utf8)
+                Self.append("-", to: &bytes)
             }
             if let reason = record.reason {
                 bytes.append(UInt8(ascii: " "))
-                bytes.append(contentsOf: reason.rawValue.utf8)
+                Self.append(reason.rawValue, to: &bytes)
             }
             Self.appendScenario(record.answer, to: &bytes)
             if let micros = record.handlingMicroseconds {
                 bytes.append(UInt8(ascii: " "))
                 Self.appendDecimal(UInt64(clamping: micros), to: &bytes)
-                bytes.append(contentsOf: "us".utf8)
+                Self.append("us", to: &bytes)
             }
             Self.appendCause(record.authentication.detail ?? record.problem, to: &bytes)
         case .broadcast(let connection, let stream, let record):
@@ -195,11 +195,11 @@ enum AccessEntry {
     /// ` fault=resetStream rule="flaky"`: what a scenario did, when it did anything.
     static func appendScenario(_ answer: SentAnswer, to bytes: inout [UInt8]) {
         if let fault = answer.fault {
-            bytes.append(contentsOf: " fault=".utf8)
-            bytes.append(contentsOf: fault.name.utf8)
+            append(" fault=", to: &bytes)
+            append(fault.name, to: &bytes)
         }
         if let rule = answer.rule {
-            bytes.append(contentsOf: " rule=".utf8)
+            append(" rule=", to: &bytes)
             JSONWriter.appendQuoted(rule, to: &bytes)
         }
     }
@@ -208,8 +208,20 @@ enum AccessEntry {
     /// provider token's cause) or the record's problem.
     static func appendCause(_ cause: String?, to bytes: inout [UInt8]) {
         guard let cause, !cause.isEmpty else { return }
-        bytes.append(contentsOf: ": ".utf8)
-        bytes.append(contentsOf: cause.utf8)
+        append(": ", to: &bytes)
+        append(cause, to: &bytes)
+    }
+
+    /// A fixed text's bytes, straight from the binary.
+    static func append(_ text: StaticString, to bytes: inout [UInt8]) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    /// A string's UTF-8 bytes, copied from its contiguous storage in one go (the generic
+    /// append over `String.UTF8View` goes byte by byte).
+    static func append(_ text: String, to bytes: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     /// The first `count` bytes of `text` (the whole of a shorter one), or `empty` when it is empty.
