@@ -163,14 +163,7 @@ package enum JournalJSON {
 
     /// Lowercase hex of `bytes`.
     package static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0xF)])
-        }
-        return String(decoding: out, as: UTF8.self)
+        bytes.withUnsafeBytes(lowercaseHex)
     }
 }
 

@@ -61,7 +61,7 @@ public struct LegacyNotification: Sendable, Equatable {
     package func pushRequest() -> PushRequest {
         PushRequest(
             transport: .legacy,
-            deviceToken: token.withUnsafeBytes(legacyLowercaseHex),
+            deviceToken: token.withUnsafeBytes(lowercaseHex),
             expiration: expiry.map(Int64.init),
             priority: priority,
             payload: payload,
