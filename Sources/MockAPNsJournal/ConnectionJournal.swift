@@ -23,10 +23,12 @@ public final class ConnectionJournal: @unchecked Sendable {
     public let journal: Journal?
     public let connectionID: UInt64
 
-    private var held: [Held] = []
-    private var isHolding = false
+    // Touched only on the connection's event loop, a few times per frame: the run-time
+    // exclusivity check is skipped.
+    @exclusivity(unchecked) private var held: [Held] = []
+    @exclusivity(unchecked) private var isHolding = false
     /// When the first held event happened: read once per read, not once per event.
-    private var heldSince: (wallTime: Int64, monotonic: UInt64)?
+    @exclusivity(unchecked) private var heldSince: (wallTime: Int64, monotonic: UInt64)?
 
     public init(journal: Journal?, connectionID: UInt64) {
         self.journal = journal

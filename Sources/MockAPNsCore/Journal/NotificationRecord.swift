@@ -4,30 +4,32 @@ public struct NotificationRecord: Sendable, Equatable {
     // The fields live in one reference-counted box: a record is handed from the event loop to
     // the journal, its sinks and their readers, and copying it then costs one retain rather
     // than one for each of its strings and arrays. Writes copy the box when it is shared.
-    // Unchecked: a box is written only while this record holds its one reference.
+    // Unchecked: a box is written only while this record holds its one reference. For the
+    // same reason its fields skip the run-time exclusivity check, which the packer and every
+    // reader would otherwise pay on each field they read: no access to a field overlaps another.
     private final class Storage: @unchecked Sendable {
-        var sequence: UInt64 = 0
-        var wallTimeMilliseconds: Int64 = 0
-        var connectionID: UInt64?
-        var streamID: Int32?
-        var transport: Transport
-        var deviceToken: String
-        var topic: String?
-        var pushType: String?
-        var requestAPNsID: String?
-        var priority: Int?
-        var expiration: Int64?
-        var collapseID: String?
-        var legacyIdentifier: UInt32?
-        var legacyCommand: UInt8?
-        var payload: [UInt8]
-        var payloadLength: Int
-        var authentication: JournalAuthentication
-        var answer: SentAnswer
-        var dropped: Bool
-        var problem: String?
-        var handlingMicroseconds: Int? = nil
-        var environment: APNsEnvironment? = nil
+        @exclusivity(unchecked) var sequence: UInt64 = 0
+        @exclusivity(unchecked) var wallTimeMilliseconds: Int64 = 0
+        @exclusivity(unchecked) var connectionID: UInt64?
+        @exclusivity(unchecked) var streamID: Int32?
+        @exclusivity(unchecked) var transport: Transport
+        @exclusivity(unchecked) var deviceToken: String
+        @exclusivity(unchecked) var topic: String?
+        @exclusivity(unchecked) var pushType: String?
+        @exclusivity(unchecked) var requestAPNsID: String?
+        @exclusivity(unchecked) var priority: Int?
+        @exclusivity(unchecked) var expiration: Int64?
+        @exclusivity(unchecked) var collapseID: String?
+        @exclusivity(unchecked) var legacyIdentifier: UInt32?
+        @exclusivity(unchecked) var legacyCommand: UInt8?
+        @exclusivity(unchecked) var payload: [UInt8]
+        @exclusivity(unchecked) var payloadLength: Int
+        @exclusivity(unchecked) var authentication: JournalAuthentication
+        @exclusivity(unchecked) var answer: SentAnswer
+        @exclusivity(unchecked) var dropped: Bool
+        @exclusivity(unchecked) var problem: String?
+        @exclusivity(unchecked) var handlingMicroseconds: Int? = nil
+        @exclusivity(unchecked) var environment: APNsEnvironment? = nil
 
         init(transport: Transport, deviceToken: String, payload: [UInt8], payloadLength: Int,
              authentication: JournalAuthentication, answer: SentAnswer, dropped: Bool) {
