@@ -36,6 +36,7 @@ let package = Package(
         fuzzTarget("FuzzHTTP2RequestValidator", [core, wire]),
         fuzzTarget("FuzzHTTP2Connection", [
             .product(name: "MockAPNsHTTP2", package: mainPackage),
+            .product(name: "MockAPNsWire", package: mainPackage),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ]),

@@ -1,4 +1,5 @@
 internal import CNghttp2
+import MockAPNsWire
 
 /// Lays out a response's header list as the `nghttp2_nv` array nghttp2 wants, reusing the
 /// same buffers for every response on the connection.
@@ -19,7 +20,7 @@ struct HeaderListEncoder {
     /// Calls `body` with `:status` followed by `headers` (names lowercased, as HTTP/2 requires).
     mutating func withHeaderList<Result>(
         status: Int,
-        headers: [(String, String)],
+        headers: [HTTPHeader],
         _ body: (UnsafePointer<nghttp2_nv>?, Int) -> Result
     ) -> Result {
         // The buffers leave `self` for the duration, so the bytes can stay pinned while the
@@ -52,8 +53,8 @@ struct HeaderListEncoder {
         }
 
         append(name: ":status", value: String(status).utf8)
-        for (name, value) in headers {
-            append(name: name, value: value.utf8)
+        for header in headers {
+            append(name: header.name, value: header.value.utf8)
         }
 
         return bytes.withUnsafeMutableBufferPointer { storage in

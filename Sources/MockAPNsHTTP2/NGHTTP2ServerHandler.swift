@@ -74,7 +74,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     /// Header names must be lowercase on the wire; upper-case ASCII is lowered here.
     /// Returns whether the response was queued (`false`: the stream was gone or answered).
     @discardableResult
-    public func respond(streamID: Int32, status: Int, headers: [(String, String)], body: ByteBuffer?) -> Bool {
+    public func respond(streamID: Int32, status: Int, headers: [HTTPHeader], body: ByteBuffer?) -> Bool {
         context?.eventLoop.assertInEventLoop()
         let submitted = withSession {
             $0.submitResponse(streamID: streamID, status: status, headers: headers, body: body)

@@ -221,7 +221,7 @@ final class NGHTTP2Session {
     /// Queues a response: HEADERS, then the body as DATA frames if it is not empty.
     /// Returns false when the stream is gone (the client reset it), already has a response,
     /// or nghttp2 refused.
-    func submitResponse(streamID: Int32, status: Int, headers: [(String, String)], body: ByteBuffer?) -> Bool {
+    func submitResponse(streamID: Int32, status: Int, headers: [HTTPHeader], body: ByteBuffer?) -> Bool {
         guard let session else { return false }
         let body = body.flatMap { $0.readableBytes > 0 ? $0 : nil }
         let accepted = streams.update(streamID) { stream -> Bool in

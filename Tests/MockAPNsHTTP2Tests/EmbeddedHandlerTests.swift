@@ -16,7 +16,7 @@ final class EmbeddedHandlerTests: XCTestCase {
 
         func http2Handler(_ handler: NGHTTP2ServerHandler, didReceive request: HTTP2Request) {
             requests.append(request)
-            handler.respond(streamID: request.streamID, status: 200, headers: [("apns-id", "ID-\(request.streamID)")], body: nil)
+            handler.respond(streamID: request.streamID, status: 200, headers: [HTTPHeader(name: "apns-id", value: "ID-\(request.streamID)")], body: nil)
         }
 
         func http2Handler(_ handler: NGHTTP2ServerHandler, didCloseStream streamID: Int32, errorCode: UInt32) {

@@ -10,7 +10,7 @@ final class FrameRecordTests: XCTestCase {
         let server = try TestServer { handler, request, _ in
             // The upper-case name goes out lowercase, as HTTP/2 requires.
             handler.respond(
-                streamID: request.streamID, status: 200, headers: [("Apns-ID", "ID-1")], body: ByteBuffer(string: "ok")
+                streamID: request.streamID, status: 200, headers: [HTTPHeader(name: "Apns-ID", value: "ID-1")], body: ByteBuffer(string: "ok")
             )
         }
         defer { server.stop() }

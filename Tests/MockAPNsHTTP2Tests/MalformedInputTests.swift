@@ -118,8 +118,8 @@ final class MalformedInputTests: XCTestCase {
     func testResponsesToUnknownOrAnsweredStreamsAreIgnored() throws {
         let server = try TestServer { handler, request, _ in
             handler.respond(streamID: 999, status: 200, headers: [], body: nil)
-            handler.respond(streamID: request.streamID, status: 200, headers: [("x-first", "1")], body: nil)
-            handler.respond(streamID: request.streamID, status: 500, headers: [("x-second", "1")], body: nil)
+            handler.respond(streamID: request.streamID, status: 200, headers: [HTTPHeader(name: "x-first", value: "1")], body: nil)
+            handler.respond(streamID: request.streamID, status: 500, headers: [HTTPHeader(name: "x-second", value: "1")], body: nil)
         }
         defer { server.stop() }
 

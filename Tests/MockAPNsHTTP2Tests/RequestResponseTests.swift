@@ -16,7 +16,10 @@ final class RequestResponseTests: XCTestCase {
             body.writeString("")
             handler.respond(
                 streamID: request.streamID, status: 400,
-                headers: [("content-type", "application/json"), ("apns-id", "EC1BF194-B3B2-424A-89A9-5A918A6E6B5E")],
+                headers: [
+                    HTTPHeader(name: "content-type", value: "application/json"),
+                    HTTPHeader(name: "apns-id", value: "EC1BF194-B3B2-424A-89A9-5A918A6E6B5E"),
+                ],
                 body: body
             )
         }
@@ -71,7 +74,7 @@ final class RequestResponseTests: XCTestCase {
             let streamID = request.streamID
             channel.eventLoop.scheduleTask(in: .milliseconds(50)) {
                 handler.value.respond(
-                    streamID: streamID, status: 200, headers: [("apns-id", "LATE")],
+                    streamID: streamID, status: 200, headers: [HTTPHeader(name: "apns-id", value: "LATE")],
                     body: ByteBuffer(string: "late")
                 )
             }

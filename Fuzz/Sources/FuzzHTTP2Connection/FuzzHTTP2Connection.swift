@@ -1,5 +1,6 @@
 import CFuzzerDriver
 import MockAPNsHTTP2
+import MockAPNsWire
 import NIOCore
 import NIOEmbedded
 
@@ -66,7 +67,7 @@ private final class AnsweringDelegate: NGHTTP2ServerDelegate {
     func http2Handler(_ handler: NGHTTP2ServerHandler, didReceive request: HTTP2Request) {
         var body = ByteBufferAllocator().buffer(capacity: 32)
         body.writeString(#"{"reason":"BadDeviceToken"}"#)
-        handler.respond(streamID: request.streamID, status: 400, headers: [("apns-id", "1")], body: body)
+        handler.respond(streamID: request.streamID, status: 400, headers: [HTTPHeader(name: "apns-id", value: "1")], body: body)
     }
 }
 

@@ -170,7 +170,7 @@ final class HTTP2ScenarioResponder {
     ) -> SentAnswer {
         let written = handler.respond(
             streamID: streamID, status: response.status,
-            headers: response.headers.map { ($0.name, $0.value) },
+            headers: response.headers,
             body: body ?? response.body.map { ByteBuffer(bytes: $0) }
         )
         guard written else { return .nothing(undelivered: "the stream was closed before the answer could be written") }

@@ -12,12 +12,20 @@ struct AccessLog {
     let format: LogFormat
     let output: LogOutput
 
-    /// What a later line about a connection needs from its earlier events.
-    private struct Connection {
-        var transport: Transport
-        var peer: String
-        var openedAt: UInt64
+    /// What a later line about a connection needs from its earlier events. A class: counting a
+    /// notification is then a lookup, where changing a value in place in the dictionary went
+    /// through its modify accessor, which allocated three times per notification.
+    private final class Connection {
+        let transport: Transport
+        let peer: String
+        let openedAt: UInt64
         var notifications = 0
+
+        init(transport: Transport, peer: String, openedAt: UInt64) {
+            self.transport = transport
+            self.peer = peer
+            self.openedAt = openedAt
+        }
     }
 
     private var connections: [UInt64: Connection] = [:]
@@ -71,10 +79,10 @@ struct AccessLog {
             return .close(connection: id, transport: transport, closedBy: closedBy, milliseconds: milliseconds,
                           notifications: known.notifications, reason: reason)
         case .notification(let record):
-            connections[id]?.notifications += 1
+            if let known = connections[id] { known.notifications += 1 }
             return .push(connection: id, stream: event.streamID ?? record.streamID, record: record)
         case .broadcast(let record):
-            connections[id]?.notifications += 1
+            if let known = connections[id] { known.notifications += 1 }
             return .broadcast(connection: id, stream: event.streamID, record: record)
         case .channelOperation(let record):
             return .channelOperation(connection: id, stream: event.streamID, record: record)

@@ -13,10 +13,9 @@ package enum HTTP2ResponseRenderer {
     package static func render(_ verdict: Verdict) -> HTTP2PushResponse {
         switch verdict {
         case .accepted(let apnsID, let uniqueID):
-            var headers = [HTTPHeader(name: "apns-id", value: apnsID)]
-            if let uniqueID {
-                headers.append(HTTPHeader(name: "apns-unique-id", value: uniqueID))
-            }
+            // One array of the right size: appending the second header would grow it.
+            let apnsIDHeader = HTTPHeader(name: "apns-id", value: apnsID)
+            let headers = uniqueID.map { [apnsIDHeader, HTTPHeader(name: "apns-unique-id", value: $0)] } ?? [apnsIDHeader]
             return HTTP2PushResponse(status: 200, headers: headers, body: nil)
 
         case .rejected(let reason, let apnsID, let timestamp):

@@ -77,7 +77,7 @@ final class TestDelegate: NGHTTP2ServerDelegate {
 
 /// Answers 200 with an `apns-id` header and no body.
 let answerOK: Responder = { handler, request, _ in
-    handler.respond(streamID: request.streamID, status: 200, headers: [("apns-id", "A-1")], body: nil)
+    handler.respond(streamID: request.streamID, status: 200, headers: [HTTPHeader(name: "apns-id", value: "A-1")], body: nil)
 }
 
 /// A cleartext HTTP/2 (prior knowledge) server on 127.0.0.1 with an ephemeral port, whose
