@@ -115,8 +115,7 @@ actor ActivityReader: Service {
         metrics.record(items)
         if judge != nil { judgeProviders(items) }
         guard accessLog != nil else { return }
-        // Lazily: the batch is not copied into a second array of events.
-        accessLog?.write(items.lazy.compactMap { $0.event })
+        accessLog?.write(items)
     }
 
     private func judgeProviders(_ items: [ActivityItem]) {

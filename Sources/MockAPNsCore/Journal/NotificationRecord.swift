@@ -175,7 +175,8 @@ public struct NotificationRecord: Sendable, Equatable {
         set { uniqueStorage().payloadLength = newValue }
     }
     public var authentication: JournalAuthentication {
-        get { storage.authentication }
+        // Borrowed, as `answer` is: readers ask for one field of it per notification.
+        _read { yield storage.authentication }
         set { uniqueStorage().authentication = newValue }
     }
 
@@ -240,6 +241,11 @@ public struct NotificationRecord: Sendable, Equatable {
     }
     /// The legacy status sent in the error packet (`nil`: none sent).
     public var legacyStatus: LegacyStatus? { storage.answer.legacyPacket?.status }
+    /// The fault a scenario rule carried out (`answer.fault`), read without copying the answer:
+    /// another module reading `answer.fault` copies the whole answer first.
+    package var fault: AppliedFault? { storage.answer.fault }
+    /// The scenario rule that decided the answer (`answer.rule`), read the same way.
+    package var rule: String? { storage.answer.rule }
 
     /// How many payload bytes a record keeps: enough to read any APNs payload (4 KB, 5 KB
     /// for VoIP) without letting a flood of huge bodies fill memory.
