@@ -35,11 +35,6 @@ public final class ConnectionJournal: @unchecked Sendable {
         self.connectionID = connectionID
     }
 
-    /// A connection without a journal (its protocol handler's tests, the control port).
-    public static func none(connectionID: UInt64 = 0) -> ConnectionJournal {
-        ConnectionJournal(journal: nil, connectionID: connectionID)
-    }
-
     /// Records `kind`, or holds it until `commit()` while a read is being worked through.
     public func record(_ kind: JournalEventKind, stream: Int32? = nil) {
         guard let journal else { return }
