@@ -13,7 +13,11 @@ package struct ProviderJudge: Sendable {
     package let settings: VerdictSettings
     private var clock = JudgeClock()
     private var connections: [UInt64: ConnectionTrack] = [:]
-    private var providers: [ProviderIdentity: ProviderTrack] = [:]
+    /// Each provider's track, found by the slot its identity was given when first seen; a
+    /// connection keeps its provider's slot, so a notification's bookkeeping does not hash
+    /// the identity (a certificate subject can be long) again.
+    private var tracks: [ProviderTrack] = []
+    private var providerSlots: [ProviderIdentity: Int] = [:]
     /// Notifications tried and not accepted, by what makes them the same notification.
     private var chains: [NotificationKey: Chain] = [:]
     /// The same, by the `apns-id` the request carried.
@@ -82,6 +86,8 @@ package struct ProviderJudge: Sendable {
         var transport: Transport
         var openedAt: Int64
         var provider: ProviderIdentity?
+        /// `provider`'s index in `tracks`, set with it.
+        var providerSlot: Int?
         var notifications = 0
         var reportedExpiredToken = false
         var reportedTokenUpdates = false
@@ -120,13 +126,20 @@ package struct ProviderJudge: Sendable {
         connections[id]?.provider
     }
 
+    /// `provider`'s index in `tracks`, its track made on first use.
+    private mutating func slot(of provider: ProviderIdentity) -> Int {
+        if let slot = providerSlots[provider] { return slot }
+        tracks.append(ProviderTrack(churn: HTTP2ChurnDetector(
+            threshold: settings.churnConnections, windowSeconds: settings.churnWindowSeconds
+        )))
+        providerSlots[provider] = tracks.count - 1
+        return tracks.count - 1
+    }
+
     /// Changes `provider`'s track in place (made on first use): its arrays and sets are never
     /// copied, however long they grow.
     private mutating func update(_ provider: ProviderIdentity, _ change: (inout ProviderTrack) -> Void) {
-        let settings = self.settings
-        change(&providers[provider, default: ProviderTrack(churn: HTTP2ChurnDetector(
-            threshold: settings.churnConnections, windowSeconds: settings.churnWindowSeconds
-        ))])
+        change(&tracks[slot(of: provider)])
     }
 
     /// The connection is now known to be `provider`'s (the first identity shown wins).
@@ -134,6 +147,7 @@ package struct ProviderJudge: Sendable {
         var connection = connections[id] ?? ConnectionTrack(transport: .http2, openedAt: now)
         guard connection.provider == nil else { return }
         connection.provider = provider
+        connection.providerSlot = slot(of: provider)
         connections[id] = connection
         let openedAt = connection.openedAt
         var storm: ProviderVerdict?
@@ -221,12 +235,9 @@ package struct ProviderJudge: Sendable {
         var connection = connections[id] ?? ConnectionTrack(transport: record.transport, openedAt: answeredAt)
         connection.notifications += 1
         connections[id] = connection
-        if let provider = connection.provider {
-            let count = connection.notifications
-            update(provider) { track in
-                if count == 1 { track.churn.idleAfterFirstRequest(id) }
-                if count == 2 { track.churn.reused(id) }
-            }
+        if let slot = connection.providerSlot, connection.notifications <= 2 {
+            if connection.notifications == 1 { tracks[slot].churn.idleAfterFirstRequest(id) }
+            if connection.notifications == 2 { tracks[slot].churn.reused(id) }
         }
         guard !record.deviceToken.isEmpty else { return }
 
@@ -292,14 +303,11 @@ package struct ProviderJudge: Sendable {
             chains[key] = nil
             if let id = chain.apnsID, chainsByAPNsID[id] == key { chainsByAPNsID[id] = nil }
             remember(key)
-            let provider = provider(ofConnection: connection) ?? chain.provider ?? .unidentified
-            let retried = chain.attempts > 1
-            update(provider) { track in
-                if retried { track.acceptedAfterRetries += 1 } else { track.acceptedAtOnce += 1 }
-                if !chain.unattributedDelays.isEmpty {
-                    let room = max(0, Self.delayLimit - track.retryDelays.count)
-                    track.retryDelays.append(contentsOf: chain.unattributedDelays.prefix(room))
-                }
+            let slot = connections[connection]?.providerSlot ?? slot(of: chain.provider ?? .unidentified)
+            if chain.attempts > 1 { tracks[slot].acceptedAfterRetries += 1 } else { tracks[slot].acceptedAtOnce += 1 }
+            if !chain.unattributedDelays.isEmpty {
+                let room = max(0, Self.delayLimit - tracks[slot].retryDelays.count)
+                tracks[slot].retryDelays.append(contentsOf: chain.unattributedDelays.prefix(room))
             }
         } else {
             chains[key] = chain
@@ -486,7 +494,7 @@ package struct ProviderJudge: Sendable {
     /// The verdicts so far, per provider: what each tried, what got through, and each rule's
     /// findings with examples. Notifications still failing count as lost.
     package func report() -> VerdictReport {
-        var tracks = providers
+        var tracks = providerSlots.mapValues { self.tracks[$0] }
         var refused: [ProviderIdentity: Int] = [:]
         var extraDelays: [ProviderIdentity: [Int64]] = [:]
         for chain in chains.values {
