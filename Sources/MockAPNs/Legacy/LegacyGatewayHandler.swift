@@ -220,13 +220,13 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
         let action = bytes.withUnsafeReadableBytes { raw in
             session.receive(
                 raw,
-                decide: { request in
+                decide: { request, payloadJSON in
                     var routed = request
                     routed.topic = route.topic
                     routed.pushType = route.pushType
                     decided = routed
                     return scenario.judge(request, authentication: authentication) {
-                        let decided = decider.assess(request, context: decisionContext)
+                        let decided = decider.assess(request, context: decisionContext, payloadJSON: payloadJSON)
                         decided.diagnoses.forEach(journaling.record)
                         return decided.verdict
                     }
@@ -405,7 +405,7 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
             let journaling = self.journaling
             let authentication = self.authentication
             _ = bytes.withUnsafeReadableBytes { raw in
-                session.receive(raw, decide: { _ in nil }, observe: { journaling.observe($0, authentication: authentication) })
+                session.receive(raw, decide: { _, _ in nil }, observe: { journaling.observe($0, authentication: authentication) })
             }
         }
         if report.drainedBytes >= services.drain.maximumBytes {

@@ -30,26 +30,23 @@ enum JSONScanner {
     /// Whether `bytes` are valid UTF-8 holding exactly one JSON object (whitespace around it
     /// allowed), nested at most `objectMaximumDepth` deep.
     static func isObject(_ bytes: [UInt8]) -> Bool {
-        examine(bytes).isObject
+        bytes.withUnsafeBytes { examine($0).isObject }
     }
 
     /// One pass over `bytes` for both questions asked of a payload: where it stops being one
     /// JSON value (if it does), and whether it is a JSON object as `isObject` means it.
-    static func examine(_ bytes: [UInt8]) -> (outcome: Outcome, trailing: Int?, isObject: Bool) {
-        let (outcome, trailing, startsObject, deepest, sawNonASCII) = bytes.withUnsafeBytes { buffer in
-            var reader = Reader(bytes: buffer, maximumDepth: .max)
-            let outcome = reader.scan()
-            let trailing: Int? = if case .complete(let end) = outcome { firstNonWhitespace(buffer, from: end) } else { nil }
-            let startsObject = firstNonWhitespace(buffer, from: 0).map { buffer[$0] == UInt8(ascii: "{") } ?? false
-            return (outcome, trailing, startsObject, reader.deepest, reader.sawNonASCII)
-        }
-        guard case .complete = outcome, trailing == nil, startsObject, deepest <= objectMaximumDepth else {
+    static func examine(_ bytes: UnsafeRawBufferPointer) -> (outcome: Outcome, trailing: Int?, isObject: Bool) {
+        var reader = Reader(bytes: bytes, maximumDepth: .max)
+        let outcome = reader.scan()
+        let trailing: Int? = if case .complete(let end) = outcome { firstNonWhitespace(bytes, from: end) } else { nil }
+        let startsObject = firstNonWhitespace(bytes, from: 0).map { bytes[$0] == UInt8(ascii: "{") } ?? false
+        guard case .complete = outcome, trailing == nil, startsObject, reader.deepest <= objectMaximumDepth else {
             return (outcome, trailing, false)
         }
-        return (outcome, trailing, !sawNonASCII || isValidUTF8(bytes))
+        return (outcome, trailing, !reader.sawNonASCII || isValidUTF8(bytes))
     }
 
-    private static func isValidUTF8(_ bytes: [UInt8]) -> Bool {
+    private static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var iterator = bytes.makeIterator()
         var decoder = UTF8()
         while true {

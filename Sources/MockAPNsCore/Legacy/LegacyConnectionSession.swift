@@ -169,12 +169,14 @@ package struct LegacyConnectionSession: Sendable {
     /// are told apart by this count.
     package var framesDecided: Int { decoder.framesSeen }
 
-    /// Handles bytes from the connection. `decide` judges each notification (`nil` accepts);
+    /// Handles bytes from the connection. `decide` judges each notification (`nil` accepts),
+    /// given its payload's examination when one was made (by the mistake detector or the
+    /// `invalidJSONPayload` policy), so the decision does not scan the payload again;
     /// `observe` sees every event in order. Returns the action if the connection failed
     /// during this call; a failure is answered once only.
     package mutating func receive(
         _ bytes: UnsafeRawBufferPointer,
-        decide: (PushRequest) -> Reason?,
+        decide: (PushRequest, PayloadJSON?) -> Reason?,
         observe: (LegacySessionEvent) -> Void
     ) -> LegacyConnectionAction? {
         let wasClosing = isClosing
@@ -182,15 +184,15 @@ package struct LegacyConnectionSession: Sendable {
         // session; an empty placeholder takes its place (no allocation, no buffer copy).
         var decoder = LegacyFrameDecoder(limits: options.limits, detectsMistakes: options.detectsMistakes)
         swap(&decoder, &self.decoder)
-        decoder.feed(bytes) { event in
-            handle(event, decide: decide, observe: observe)
+        decoder.feed(bytes) { event, examined in
+            handle(event, examined: examined, decide: decide, observe: observe)
         }
         swap(&decoder, &self.decoder)
         return wasClosing ? nil : action
     }
 
     /// Handles bytes and collects what happened.
-    package mutating func receive(_ bytes: [UInt8], decide: (PushRequest) -> Reason?) -> LegacySessionOutput {
+    package mutating func receive(_ bytes: [UInt8], decide: (PushRequest, PayloadJSON?) -> Reason?) -> LegacySessionOutput {
         var events: [LegacySessionEvent] = []
         let action = bytes.withUnsafeBytes { raw in
             receive(raw, decide: decide) { events.append($0) }
@@ -209,7 +211,8 @@ package struct LegacyConnectionSession: Sendable {
 
     private mutating func handle(
         _ event: LegacyDecoderEvent,
-        decide: (PushRequest) -> Reason?,
+        examined: PayloadJSON?,
+        decide: (PushRequest, PayloadJSON?) -> Reason?,
         observe: (LegacySessionEvent) -> Void
     ) {
         switch event {
@@ -218,7 +221,8 @@ package struct LegacyConnectionSession: Sendable {
             if !isClosing { observe(.diagnosis(diagnosis)) }
         case .notification(let notification):
             guard !isClosing else { return drop(.notification(notification), observe) }
-            if options.invalidJSONPayload != .accept, let problem = PayloadJSONCheck.problem(in: notification.payload) {
+            let json = examined ?? (options.invalidJSONPayload == .accept ? nil : PayloadJSON(notification.payload))
+            if options.invalidJSONPayload != .accept, let problem = json?.problem {
                 let offset: Int?
                 switch problem {
                 case .badByte(let at): offset = at
@@ -229,7 +233,7 @@ package struct LegacyConnectionSession: Sendable {
                     problem: .payloadNotJSON(offset: offset), token: notification.token, payloadLength: notification.payload.count
                 )), observe)
             }
-            if let reason = decide(notification.pushRequest()) {
+            if let reason = decide(notification.pushRequest(), json) {
                 fail(.decision(reason, notification), observe)
             } else {
                 acceptedCount += 1

@@ -193,16 +193,20 @@ enum LegacyMistakeDetector {
 
     /// Payload mistakes: every payload that is not exactly one JSON value is `payloadNotJSON`
     /// (the piece of a mis-framed frame too, accepted or not), after the diagnosis that says
-    /// why, when one does. `following` is whatever bytes came after the frame in the same
-    /// read, which is where the tail of a cut-off payload is found.
+    /// why, when one does. `json` is `payload` already examined; `following` is whatever
+    /// bytes came after the frame in the same read, which is where the tail of a cut-off
+    /// payload is found.
     static func payload(
         _ payload: UnsafeRawBufferPointer,
+        json: PayloadJSON,
         following: UnsafeRawBufferPointer,
         identifier: UInt32?
     ) -> [LegacyDiagnosis] {
-        switch JSONScanner.scanValue(payload) {
+        switch json.scan {
+        case nil:
+            return []
         case .complete(let end):
-            guard let tail = JSONScanner.firstNonWhitespace(payload, from: end) else { return [] }
+            guard case .badByte(let tail) = json.problem else { return [] }
             let notJSON = LegacyDiagnosis.payloadNotJSON(identifier: identifier, offset: tail)
             // One NUL is a C string's terminator; several are a fixed-size buffer's padding.
             if payload.legacySuffix(from: tail).allSatisfy({ $0 == 0 }) {

@@ -37,6 +37,10 @@ public struct LegacyIncompleteFrame: Sendable, Equatable {
 /// past a frame (a payload cut short whose tail became the next "frame") use only the bytes
 /// of the same read, so they are best-effort.
 public struct LegacyFrameDecoder: Sendable {
+    /// Receives each event, and with a notification its payload already examined when the
+    /// decoder examined it (to diagnose it), so nothing examines it again.
+    package typealias Emit = (LegacyDecoderEvent, _ examined: PayloadJSON?) -> Void
+
     public let limits: LegacyLimits
     /// Whether frames are checked for common provider mistakes (`LegacyDiagnosis`). Costs a
     /// JSON syntax scan per payload.
@@ -86,7 +90,7 @@ public struct LegacyFrameDecoder: Sendable {
     }
 
     /// Decodes `bytes`, calling `emit` for each event in stream order.
-    package mutating func feed(_ bytes: UnsafeRawBufferPointer, _ emit: (LegacyDecoderEvent) -> Void) {
+    package mutating func feed(_ bytes: UnsafeRawBufferPointer, _ emit: Emit) {
         var index = 0
         while index < bytes.count {
             switch state {
@@ -108,12 +112,12 @@ public struct LegacyFrameDecoder: Sendable {
     /// Decodes `bytes` and returns the events.
     public mutating func feed(_ bytes: [UInt8]) -> [LegacyDecoderEvent] {
         var events: [LegacyDecoderEvent] = []
-        bytes.withUnsafeBytes { feed($0) { events.append($0) } }
+        bytes.withUnsafeBytes { feed($0) { event, _ in events.append(event) } }
         return events
     }
 
     /// Handles the frame at the start of `bytes` without copying it. Returns the bytes used.
-    private mutating func decodeInPlace(_ bytes: UnsafeRawBufferPointer, _ emit: (LegacyDecoderEvent) -> Void) -> Int {
+    private mutating func decodeInPlace(_ bytes: UnsafeRawBufferPointer, _ emit: Emit) -> Int {
         switch LegacyFrameParser.scan(bytes, limits: limits) {
         case .needMore:
             pending.append(contentsOf: bytes)
@@ -125,7 +129,7 @@ public struct LegacyFrameDecoder: Sendable {
 
     /// Adds to the pending frame only the bytes it still needs, and handles it once it is
     /// decidable. Returns the bytes used from `bytes`.
-    private mutating func completePending(_ bytes: UnsafeRawBufferPointer, _ emit: (LegacyDecoderEvent) -> Void) -> Int {
+    private mutating func completePending(_ bytes: UnsafeRawBufferPointer, _ emit: Emit) -> Int {
         var used = 0
         while true {
             let decision: LegacyFrameParser.Decision
@@ -160,27 +164,29 @@ public struct LegacyFrameDecoder: Sendable {
         _ decision: LegacyFrameParser.Decision,
         frameStart: UnsafeRawBufferPointer,
         following: UnsafeRawBufferPointer? = nil,
-        _ emit: (LegacyDecoderEvent) -> Void
+        _ emit: Emit
     ) -> Int {
         framesSeen += 1
         switch decision {
         case .complete(let length):
             let frame = frameStart.legacyPrefix(length)
             let parsed = LegacyFrameParser.parse(frame, limits: limits)
+            var examined: PayloadJSON?
             if detectsMistakes {
-                diagnose(parsed, following: following ?? frameStart.legacySuffix(from: length), emit)
+                examined = PayloadJSON(parsed.payload)
+                diagnose(parsed, json: examined, following: following ?? frameStart.legacySuffix(from: length), emit)
             }
             switch parsed.result {
-            case .success(let notification): emit(.notification(notification))
-            case .failure(let error): emit(.invalidFrame(error))
+            case .success(let notification): emit(.notification(notification), examined)
+            case .failure(let error): emit(.invalidFrame(error), nil)
             }
             return length
         case .rejected(let error, let consumed, let skip):
             let after = following ?? frameStart.legacySuffix(from: consumed)
             if detectsMistakes, let diagnosis = diagnose(error, frameStart: frameStart, following: after) {
-                emit(.diagnosis(diagnosis))
+                emit(.diagnosis(diagnosis), nil)
             }
-            emit(.invalidFrame(error))
+            emit(.invalidFrame(error), nil)
             if let skip {
                 state = skip > 0 ? .skipping(remaining: skip) : .atFrameStart
             } else {
@@ -190,7 +196,9 @@ public struct LegacyFrameDecoder: Sendable {
         }
     }
 
-    private mutating func diagnose(_ parsed: LegacyFrameParser.Parsed, following: UnsafeRawBufferPointer, _ emit: (LegacyDecoderEvent) -> Void) {
+    private mutating func diagnose(
+        _ parsed: LegacyFrameParser.Parsed, json: PayloadJSON?, following: UnsafeRawBufferPointer, _ emit: Emit
+    ) {
         let identifier: UInt32?
         switch parsed.result {
         case .success(let notification): identifier = notification.identifier
@@ -198,14 +206,14 @@ public struct LegacyFrameDecoder: Sendable {
         }
         if !reportedSwappedIdentifier, let identifier, let diagnosis = LegacyMistakeDetector.byteSwapped(identifier) {
             reportedSwappedIdentifier = true
-            emit(.diagnosis(diagnosis))
+            emit(.diagnosis(diagnosis), nil)
         }
         if let diagnosis = LegacyMistakeDetector.asciiHexToken(parsed.token, identifier: identifier) {
-            emit(.diagnosis(diagnosis))
+            emit(.diagnosis(diagnosis), nil)
         }
-        if parsed.payload.count > 0 {
-            for diagnosis in LegacyMistakeDetector.payload(parsed.payload, following: following, identifier: identifier) {
-                emit(.diagnosis(diagnosis))
+        if let json {
+            for diagnosis in LegacyMistakeDetector.payload(parsed.payload, json: json, following: following, identifier: identifier) {
+                emit(.diagnosis(diagnosis), nil)
             }
         }
     }

@@ -25,20 +25,30 @@ package enum PayloadJSONCheck {
     }
 }
 
-/// A payload's JSON, examined in one pass for both questions asked of it: whether it is a JSON
-/// object (`ValidationOptions.nonObjectPayload`) and, when it is not JSON, where it stops
-/// being JSON (the "payload is not JSON" diagnosis). Made once per notification.
+/// A payload's JSON, examined in one pass for every question asked of it: whether it is a
+/// JSON object (`ValidationOptions.nonObjectPayload`), where it stops being JSON (the "payload
+/// is not JSON" diagnosis, and the legacy gateway's `invalidJSONPayload` policy), and, on the
+/// legacy gateway, where its JSON ends (the length-prefix mistake diagnoses). Made once per
+/// notification.
 package struct PayloadJSON: Sendable, Equatable {
     /// Where the payload stops being one JSON value; `nil` when it is one (or is empty).
     package let problem: PayloadJSONCheck.Problem?
     /// Whether the payload is valid UTF-8 holding exactly one JSON object, nested at most
     /// 512 deep (whitespace around it allowed).
     package let isObject: Bool
+    /// The scan of the first JSON value: where it ends, or why there is none (`nil` for an
+    /// empty payload).
+    let scan: JSONScanner.Outcome?
 
     package init(_ payload: [UInt8]) {
+        self = payload.withUnsafeBytes { PayloadJSON($0) }
+    }
+
+    package init(_ payload: UnsafeRawBufferPointer) {
         guard !payload.isEmpty else {
             problem = nil
             isObject = false
+            scan = nil
             return
         }
         let examined = JSONScanner.examine(payload)
@@ -48,5 +58,6 @@ package struct PayloadJSON: Sendable, Equatable {
         case .invalid(let offset): problem = .badByte(offset: offset)
         }
         isObject = examined.isObject
+        scan = examined.outcome
     }
 }

@@ -3,7 +3,7 @@ import XCTest
 
 /// One connection's rules: the first failure is answered once, everything after it is dropped.
 final class LegacyConnectionSessionTests: XCTestCase {
-    func acceptAll(_ request: PushRequest) -> Reason? { nil }
+    func acceptAll(_ request: PushRequest, _ payloadJSON: PayloadJSON?) -> Reason? { nil }
 
     func failures(_ events: [LegacySessionEvent]) -> [(LegacyFailureCause, LegacyConnectionAction)] {
         events.compactMap { if case .failed(let cause, let action) = $0 { return (cause, action) } else { return nil } }
@@ -52,7 +52,7 @@ final class LegacyConnectionSessionTests: XCTestCase {
         let unregistered = LegacyFixtures.tokenHex
         var seen: [PushRequest] = []
         var session = LegacyConnectionSession()
-        let output = session.receive(LegacyFixtures.enhanced(identifier: 41) + LegacyFixtures.enhanced(identifier: 42)) { request in
+        let output = session.receive(LegacyFixtures.enhanced(identifier: 41) + LegacyFixtures.enhanced(identifier: 42)) { request, _ in
             seen.append(request)
             return request.legacyIdentifier == 42 && request.deviceToken == unregistered ? .unregistered : nil
         }
@@ -118,7 +118,7 @@ final class LegacyConnectionSessionTests: XCTestCase {
 
         var rejected = LegacyConnectionSession()
         let good = LegacyNotification(command: .simple, token: LegacyFixtures.token, payload: LegacyFixtures.payload).encoded()
-        XCTAssertEqual(rejected.receive(good) { _ in .badDeviceToken }.action, .closeSilently)
+        XCTAssertEqual(rejected.receive(good) { _, _ in .badDeviceToken }.action, .closeSilently)
     }
 
     func testShutdownCarriesTheLastAcceptedIdentifier() throws {
@@ -144,7 +144,7 @@ final class LegacyConnectionSessionTests: XCTestCase {
 
     func testShutdownReasonFromTheDecisionCoreNamesTheLastAccepted() {
         var session = LegacyConnectionSession()
-        let output = session.receive(LegacyFixtures.frame(identifier: 5) + LegacyFixtures.frame(identifier: 6)) { request in
+        let output = session.receive(LegacyFixtures.frame(identifier: 5) + LegacyFixtures.frame(identifier: 6)) { request, _ in
             request.legacyIdentifier == 6 ? .shutdown : nil
         }
         XCTAssertEqual(output.action?.bytes, legacyBytes("08 0a 00000005"))
@@ -165,5 +165,33 @@ final class LegacyConnectionSessionTests: XCTestCase {
         _ = session.receive([0x09] + LegacyFixtures.frame(identifier: 1), decide: acceptAll)
         XCTAssertEqual(session.droppedCount, 0)
         XCTAssertEqual(session.discardedByteCount, LegacyFixtures.frame(identifier: 1).count)
+    }
+
+    /// A payload is examined once per notification: the examination made for the mistake
+    /// diagnoses, or for the invalid-JSON policy, is the one the decision is given; when
+    /// nothing asked for one, the decision gets none and examines the payload itself if a
+    /// rule needs it.
+    func testTheDecisionIsGivenThePayloadsOneExamination() {
+        let object = LegacyFixtures.payload
+        let array = Array("[1,2]".utf8)
+        let cases: [(name: String, options: LegacySessionOptions, payload: [UInt8], expected: PayloadJSON?)] = [
+            ("mistakes detected", LegacySessionOptions(), object, PayloadJSON(object)),
+            ("mistakes detected, not an object", LegacySessionOptions(), array, PayloadJSON(array)),
+            ("only the policy asks", LegacySessionOptions(detectsMistakes: false, invalidJSONPayload: .closeSilently), object, PayloadJSON(object)),
+            ("nothing asks", LegacySessionOptions(detectsMistakes: false), object, nil),
+        ]
+        for test in cases {
+            var session = LegacyConnectionSession(options: test.options)
+            var given: [PayloadJSON?] = []
+            let output = session.receive(LegacyFixtures.frame(identifier: 1, payload: test.payload)) { _, json in
+                given.append(json)
+                return nil
+            }
+            XCTAssertEqual(given, [test.expected], test.name)
+            XCTAssertEqual(accepted(output.events), [1], test.name)
+        }
+        XCTAssertEqual(PayloadJSON(object).isObject, true)
+        XCTAssertEqual(PayloadJSON(array).isObject, false)
+        XCTAssertNil(PayloadJSON(array).problem)
     }
 }

@@ -112,7 +112,7 @@ final class LegacyDiagnosisTests: XCTestCase {
 
     func testDiagnosesReachTheSessionBeforeTheFailure() {
         var session = LegacyConnectionSession()
-        let output = session.receive(LegacyFixtures.frame(identifier: 12, token: Array(LegacyFixtures.tokenHex.utf8))) { _ in nil }
+        let output = session.receive(LegacyFixtures.frame(identifier: 12, token: Array(LegacyFixtures.tokenHex.utf8))) { _, _ in nil }
         guard output.events.count == 2, case .diagnosis(.asciiHexToken) = output.events[0], case .failed = output.events[1] else {
             return XCTFail("\(output.events)")
         }
@@ -220,7 +220,7 @@ final class LegacyInvalidJSONPolicyTests: XCTestCase {
 
     private func run(_ policy: LegacyInvalidJSONPolicy, _ bytes: [UInt8]) -> LegacySessionOutput {
         var session = LegacyConnectionSession(options: LegacySessionOptions(invalidJSONPayload: policy))
-        return session.receive(bytes + LegacyFixtures.enhanced(identifier: 8)) { _ in nil }
+        return session.receive(bytes + LegacyFixtures.enhanced(identifier: 8)) { _, _ in nil }
     }
 
     func testTheDefaultAcceptsAndKeepsTheConnectionOpen() {

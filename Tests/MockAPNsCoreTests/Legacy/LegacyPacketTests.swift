@@ -14,7 +14,7 @@ final class LegacyPacketTests: XCTestCase {
         let identifierBytes = legacyBytes("fe dc ba 98")
         let frame = legacyBytes("01") + identifierBytes + legacyBytes("00000000 0000 000a 7b22617073223a7b7d7d")
         var session = LegacyConnectionSession()
-        let action = try XCTUnwrap(session.receive(frame) { _ in nil }.action)
+        let action = try XCTUnwrap(session.receive(frame) { _, _ in nil }.action)
         XCTAssertEqual(action.bytes, legacyBytes("08 02") + identifierBytes)
     }
 

@@ -39,7 +39,7 @@ final class LegacyStreamingTests: XCTestCase {
         var start = 0
         while start < stream.count {
             let end = min(stream.count, start + Int.random(in: 1...maximumChunk, using: &random))
-            stream[start..<end].withUnsafeBytes { decoder.feed($0) { events.append($0) } }
+            stream[start..<end].withUnsafeBytes { decoder.feed($0) { event, _ in events.append(event) } }
             start = end
         }
         XCTAssertEqual(decoder.bufferedByteCount, 0)
@@ -93,13 +93,13 @@ final class LegacyStreamingTests: XCTestCase {
         let whole = LegacyFixtures.frame(identifier: 1)
         var session = LegacyConnectionSession()
         XCTAssertNil(session.incompleteFrame)
-        _ = session.receive(Array(whole.prefix(3)), decide: { _ in nil })
+        _ = session.receive(Array(whole.prefix(3)), decide: { _, _ in nil })
         XCTAssertEqual(session.incompleteFrame, LegacyIncompleteFrame(command: 2, received: 3, awaited: 5), "the header is awaited first")
-        _ = session.receive(Array(whole.dropFirst(3).prefix(10)), decide: { _ in nil })
+        _ = session.receive(Array(whole.dropFirst(3).prefix(10)), decide: { _, _ in nil })
         XCTAssertEqual(session.incompleteFrame, LegacyIncompleteFrame(command: 2, received: 13, awaited: whole.count))
         XCTAssertEqual(session.framesDecided, 0)
         // The rest of it, and the start of the next frame: a new frame, one decided.
-        _ = session.receive(Array(whole.dropFirst(13)) + [2, 0], decide: { _ in nil })
+        _ = session.receive(Array(whole.dropFirst(13)) + [2, 0], decide: { _, _ in nil })
         XCTAssertEqual(session.incompleteFrame, LegacyIncompleteFrame(command: 2, received: 2, awaited: 5))
         XCTAssertEqual(session.framesDecided, 1)
 
@@ -107,12 +107,12 @@ final class LegacyStreamingTests: XCTestCase {
         // frame (under the longest the decoder reads) is awaited whole.
         let declared = LegacyFixtures.rawFrame([(2, [UInt8](repeating: 0x7B, count: 65_535))])
         var waiting = LegacyConnectionSession()
-        _ = waiting.receive(Array(declared.prefix(10)), decide: { _ in nil })
+        _ = waiting.receive(Array(declared.prefix(10)), decide: { _, _ in nil })
         XCTAssertEqual(waiting.incompleteFrame, LegacyIncompleteFrame(command: 2, received: 10, awaited: 5 + 3 + 65_535))
 
         // After a refusal nothing is judged any more, so nothing is awaited.
         var refused = LegacyConnectionSession()
-        _ = refused.receive(LegacyFixtures.frame(identifier: 1, token: [1, 2, 3]) + Array(whole.prefix(8)), decide: { _ in nil })
+        _ = refused.receive(LegacyFixtures.frame(identifier: 1, token: [1, 2, 3]) + Array(whole.prefix(8)), decide: { _, _ in nil })
         XCTAssertTrue(refused.isClosing)
         XCTAssertNil(refused.incompleteFrame)
     }
@@ -134,7 +134,7 @@ final class LegacyStreamingTests: XCTestCase {
             while start < stream.count {
                 let end = min(stream.count, start + Int.random(in: 1...700, using: &random))
                 let chunk = Array(stream[start..<end])
-                if session.receive(chunk, decide: { _ in nil }).action != nil { actions += 1 }
+                if session.receive(chunk, decide: { _, _ in nil }).action != nil { actions += 1 }
                 _ = decoder.feed(chunk)
                 XCTAssertLessThanOrEqual(decoder.bufferedByteCount, LegacyLimits.maximumFrameLength)
                 start = end
@@ -155,7 +155,7 @@ final class LegacyStreamingTests: XCTestCase {
             var start = 0
             while start < stream.count {
                 let end = min(stream.count, start + 16_384 + 13)
-                stream[start..<end].withUnsafeBytes { decoder.feed($0) { if case .notification = $0 { count += 1 } } }
+                stream[start..<end].withUnsafeBytes { decoder.feed($0) { event, _ in if case .notification = event { count += 1 } } }
                 start = end
             }
         }
