@@ -18,6 +18,9 @@ import NIOCore
 /// The connection closes by itself after a GOAWAY that ends it: a protocol error by the
 /// client, ``sendGoAway(errorCode:lastStreamID:debugData:closeAfter:)`` with `closeAfter`,
 /// the idle timeout, or a graceful shutdown once its last stream is done.
+///
+/// Its stored properties skip run-time exclusivity checks, as `NGHTTP2Session`'s do: it is
+/// used only on its channel's event loop.
 public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     public typealias InboundIn = ByteBuffer
     public typealias InboundOut = Never
@@ -27,33 +30,33 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
 
     /// The SETTINGS announced at the start and the limits kept.
     public let configuration: HTTP2ServerConfiguration
-    private var delegate: (any NGHTTP2ServerDelegate)?
-    private var context: ChannelHandlerContext?
-    private var session: NGHTTP2Session?
+    @exclusivity(unchecked) private var delegate: (any NGHTTP2ServerDelegate)?
+    @exclusivity(unchecked) private var context: ChannelHandlerContext?
+    @exclusivity(unchecked) private var session: NGHTTP2Session?
 
     /// Between `channelRead` and `channelReadComplete` output waits for the batch to end.
-    private var readBatchOpen = false
+    @exclusivity(unchecked) private var readBatchOpen = false
     /// How many calls into nghttp2 are on the stack. nghttp2 must not be re-entered
     /// (a delegate answering from a callback) nor deleted under its own feet.
-    private var sessionCallDepth = 0
-    private var tearDownPending = false
-    private var started = false
+    @exclusivity(unchecked) private var sessionCallDepth = 0
+    @exclusivity(unchecked) private var tearDownPending = false
+    @exclusivity(unchecked) private var started = false
 
     /// Close once the current output is written (a GOAWAY that ends the connection).
-    private var closeAfterFlush = false
+    @exclusivity(unchecked) private var closeAfterFlush = false
     /// A GOAWAY was sent with `closeAfter: false`: stay open even when nghttp2 is done.
-    private var keepOpenAfterGoAway = false
-    private var shutdownStarted = false
+    @exclusivity(unchecked) private var keepOpenAfterGoAway = false
+    @exclusivity(unchecked) private var shutdownStarted = false
     /// GOAWAY frames wait for the end of the read batch, so that "the last stream handed to
     /// the delegate" covers every request of the batch, including those that arrived in the
     /// same read after the one whose handling asked for the GOAWAY.
-    private var pendingGoAways: [PendingGoAway] = []
-    private var closing = false
-    private var errorReported = false
+    @exclusivity(unchecked) private var pendingGoAways: [PendingGoAway] = []
+    @exclusivity(unchecked) private var closing = false
+    @exclusivity(unchecked) private var errorReported = false
 
-    private var idleCheck: Scheduled<Void>?
+    @exclusivity(unchecked) private var idleCheck: Scheduled<Void>?
     /// When the connection last saw bytes arrive or its last stream close.
-    private var lastActivity = NIODeadline.now()
+    @exclusivity(unchecked) private var lastActivity = NIODeadline.now()
 
     /// Creates a handler. It holds `delegate` strongly until it leaves the pipeline.
     public init(configuration: HTTP2ServerConfiguration = .init(), delegate: (any NGHTTP2ServerDelegate)?) {
