@@ -1,6 +1,6 @@
-/// Where a notification payload stops being JSON: the one check behind the "payload is not
-/// JSON" diagnosis on both protocols (the same scanner the legacy gateway's mistake detector
-/// uses). It only diagnoses; whether such a payload is refused is `ValidationOptions.nonObjectPayload`.
+/// Where a notification payload stops being JSON, as the "payload is not JSON" diagnosis says
+/// it on both protocols; `PayloadJSON` finds it. Whether such a payload is refused is
+/// `ValidationOptions.nonObjectPayload` (and, on the legacy gateway, `invalidJSONPayload`).
 package enum PayloadJSONCheck {
     /// What is wrong with a payload that is not one JSON value.
     package enum Problem: Sendable, Equatable {
@@ -8,12 +8,6 @@ package enum PayloadJSONCheck {
         case badByte(offset: Int)
         /// The bytes stop before the JSON value is complete.
         case incomplete
-    }
-
-    /// `nil` when `payload` is exactly one JSON value with only whitespace around it (an
-    /// empty payload has its own reason, `PayloadEmpty`, and is not diagnosed here).
-    package static func problem(in payload: [UInt8]) -> Problem? {
-        PayloadJSON(payload).problem
     }
 
     /// The problem in plain words, as the legacy gateway's diagnosis says it.

@@ -24,7 +24,7 @@ final class PayloadJSONCheckTests: XCTestCase {
             let text = String(decoding: row.payload, as: UTF8.self)
             XCTAssertEqual(examined.problem, row.problem, text)
             XCTAssertEqual(examined.isObject, row.isObject, text)
-            XCTAssertEqual(PayloadJSONCheck.problem(in: row.payload), row.problem, text)
+            XCTAssertEqual(row.payload.withUnsafeBytes { PayloadJSON($0) }, examined, "in place: \(text)")
             XCTAssertEqual(JSONScanner.isObject(row.payload), row.isObject, text)
         }
     }
@@ -56,7 +56,7 @@ final class PayloadJSONCheckTests: XCTestCase {
             ("", nil),
         ]
         for (text, expected) in rows {
-            XCTAssertEqual(PayloadJSONCheck.problem(in: Array(text.utf8)), expected, text)
+            XCTAssertEqual(PayloadJSON(Array(text.utf8)).problem, expected, text)
         }
         XCTAssertEqual(PayloadJSONCheck.describe(.badByte(offset: 3)), "the payload is not valid JSON (first bad byte at offset 3)")
     }
