@@ -12,6 +12,8 @@ struct ConnectionPolicy: Sendable {
     var versionRefusalAdvice: String? = nil
     /// See `TLSConfiguration.untrustedServerAdvice`.
     var untrustedServerAdvice: String? = nil
+    /// See `TLSConfiguration.sslRefusalAdvice`.
+    var sslRefusalAdvice: String? = nil
 }
 
 /// Per-connection state written by OpenSSL callbacks during the handshake and read by the

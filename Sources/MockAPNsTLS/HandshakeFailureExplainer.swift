@@ -35,7 +35,9 @@ enum HandshakeFailureExplainer {
             let range = accepted.lowerBound == accepted.upperBound
                 ? "\(accepted.lowerBound)"
                 : "\(accepted.lowerBound) to \(accepted.upperBound)"
-            let advice = observations.policy.versionRefusalAdvice.map { ": \($0)" } ?? ""
+            let advice = offersOnlySSL(hello)
+                ? ": \(sslNeverAccepted)" + (observations.policy.sslRefusalAdvice.map { "; \($0)" } ?? "") + "; let the client offer TLS 1.2"
+                : observations.policy.versionRefusalAdvice.map { ": \($0)" } ?? ""
             return "client offered only [\(hello.offeredVersions.joined(separator: ", "))]; this listener accepts \(range)\(advice)"
         }
         if openSSL.contains("no shared cipher") {
@@ -51,6 +53,20 @@ enum HandshakeFailureExplainer {
         }
         return "TLS handshake failed: \(openSSL)"
     }
+
+    /// Why an SSL client gets no setting to try: the settings that allow old TLS versions
+    /// (`versionRefusalAdvice`) cannot reach SSL, so naming them would send its developer in
+    /// circles.
+    static let sslNeverAccepted = "SSLv3 is never accepted, whatever the settings: it is insecure (POODLE, CVE-2014-3566), "
+        + "and OpenSSL 3, which serves TLS here, has no SSLv3 at all"
+
+    /// Whether the client offered nothing newer than SSLv3 (a legacy version of 3.0 or 2.0
+    /// and no supported_versions extension).
+    private static func offersOnlySSL(_ hello: ClientHelloSummary) -> Bool {
+        !hello.offeredVersions.isEmpty && hello.offeredVersions.allSatisfy(sslVersionNames.contains)
+    }
+
+    private static let sslVersionNames: Set<String> = [TLSVersion.name(wireValue: 0x0002), TLSVersion.name(wireValue: 0x0300)]
 
     private static func clientReason(openSSL: String, observations: ConnectionObservations) -> String {
         if let alert = observations.alertReceived {

@@ -30,7 +30,8 @@ public final class OpenSSLContext: @unchecked Sendable {
             versions: (configuration.minimumVersion, configuration.maximumVersion),
             keyLogFile: configuration.keyLogFile, securityLevel: configuration.securityLevel,
             cipherList: configuration.cipherList, alpnRefusalExplanation: configuration.alpnRefusalExplanation,
-            versionRefusalAdvice: configuration.versionRefusalAdvice, untrustedServerAdvice: configuration.untrustedServerAdvice
+            versionRefusalAdvice: configuration.versionRefusalAdvice, untrustedServerAdvice: configuration.untrustedServerAdvice,
+            sslRefusalAdvice: configuration.sslRefusalAdvice
         ) { context throws(TLSError) in
             try ContextBuilder.configureServer(context, configuration)
         }
@@ -96,6 +97,7 @@ private enum ContextBuilder {
         alpnRefusalExplanation: String? = nil,
         versionRefusalAdvice: String? = nil,
         untrustedServerAdvice: String? = nil,
+        sslRefusalAdvice: String? = nil,
         configureRole: (OpaquePointer) throws(TLSError) -> Void
     ) throws(TLSError) -> (OpaquePointer, ConnectionPolicy) {
         try validate(versions: versions, alpn: alpn)
@@ -103,7 +105,8 @@ private enum ContextBuilder {
         let policy = ConnectionPolicy(
             role: role, alpn: alpn, clientCertificate: clientCertificate,
             versions: versions.0...versions.1, keyLog: keyLog, alpnRefusalExplanation: alpnRefusalExplanation,
-            versionRefusalAdvice: versionRefusalAdvice, untrustedServerAdvice: untrustedServerAdvice
+            versionRefusalAdvice: versionRefusalAdvice, untrustedServerAdvice: untrustedServerAdvice,
+            sslRefusalAdvice: sslRefusalAdvice
         )
         let context = try make(method: method)
         do {

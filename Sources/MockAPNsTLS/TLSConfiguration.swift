@@ -79,6 +79,11 @@ public struct TLSConfiguration: Sendable {
     /// `unknown_ca`, `bad_certificate` or `certificate_unknown`) is told to do: the
     /// application's words naming the CA file to give it. `nil` says nothing more.
     public var untrustedServerAdvice: String?
+    /// What a client that offered only SSLv3 (or SSLv2) is told after the library's own
+    /// words (no setting enables SSL: it is insecure, and OpenSSL 3 has none), in place of
+    /// `versionRefusalAdvice`, whose settings would not help it: the application's words,
+    /// such as since when its real counterpart refuses SSL. `nil` says nothing more.
+    public var sslRefusalAdvice: String?
 
     public init(
         certificateChain: [PEMSource],
@@ -93,10 +98,12 @@ public struct TLSConfiguration: Sendable {
         cipherList: String? = nil,
         alpnRefusalExplanation: String? = nil,
         versionRefusalAdvice: String? = nil,
-        untrustedServerAdvice: String? = nil
+        untrustedServerAdvice: String? = nil,
+        sslRefusalAdvice: String? = nil
     ) {
         self.versionRefusalAdvice = versionRefusalAdvice
         self.untrustedServerAdvice = untrustedServerAdvice
+        self.sslRefusalAdvice = sslRefusalAdvice
         self.certificateChain = certificateChain
         self.privateKey = privateKey
         self.alpn = alpn

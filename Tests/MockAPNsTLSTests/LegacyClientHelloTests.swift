@@ -5,8 +5,12 @@ import XCTest
 
 final class LegacyClientHelloTests: TLSTestCase {
     /// A hand-built SSLv3 ClientHello: no supported_versions extension, legacy version 3.0.
+    /// It is told SSLv3 is never accepted, with the SSL advice in place of the version advice.
     func testSSLv3ClientIsRefusedInPlainWords() async throws {
-        let server = try await EchoServer.start(group: group, configuration: serverConfiguration())
+        var configuration = try serverConfiguration()
+        configuration.versionRefusalAdvice = "set --allow-old-tls"
+        configuration.sslRefusalAdvice = "the application's words"
+        let server = try await EchoServer.start(group: group, configuration: configuration)
         var hello: [UInt8] = [0x03, 0x00] + Array(repeating: 0x42, count: 32)  // version, random
         hello += [0x00]  // no session id
         hello += [0x00, 0x04, 0x00, 0x2f, 0x00, 0x0a]  // two cipher suites
@@ -23,7 +27,13 @@ final class LegacyClientHelloTests: TLSTestCase {
 
         let seen = try await server.recorder.wait { !$0.failed.isEmpty }
         let failure = try XCTUnwrap(seen.failed.first)
-        XCTAssertEqual(failure.reason, "client offered only [SSLv3]; this listener accepts TLSv1.2 to TLSv1.3")
+        // No setting reaches SSLv3, so the application's advice for old versions is not given.
+        XCTAssertEqual(
+            failure.reason,
+            "client offered only [SSLv3]; this listener accepts TLSv1.2 to TLSv1.3: SSLv3 is never accepted, whatever the settings: "
+                + "it is insecure (POODLE, CVE-2014-3566), and OpenSSL 3, which serves TLS here, has no SSLv3 at all; "
+                + "the application's words; let the client offer TLS 1.2"
+        )
         XCTAssertEqual(failure.alertSent, .handshakeFailure)
         XCTAssertEqual(failure.clientHello?.offeredVersions, ["SSLv3"])
         XCTAssertEqual(failure.clientHello?.offeredCipherSuites.count, 2)

@@ -46,7 +46,8 @@ extension MockAPNsServer {
             keyLogFile: ProcessEnvironment.value(of: "SSLKEYLOGFILE"),
             alpnRefusalExplanation: "APNs requires HTTP/2 (h2)",
             versionRefusalAdvice: "APNs requires TLS 1.2 or later on the provider API; no setting allows older versions here",
-            untrustedServerAdvice: configuration.untrustedServerAdvice
+            untrustedServerAdvice: configuration.untrustedServerAdvice,
+            sslRefusalAdvice: "Apple's provider API never accepted it (TLS 1.2 or later since it opened in 2015)"
         )
     }
 

@@ -170,7 +170,8 @@ final class LegacyListeners: Sendable {
             versionRefusalAdvice: allowOld
                 ? "the legacy ports accept nothing older than TLS 1.0"
                 : "TLS 1.0 and 1.1 are refused unless --legacy-allow-old-tls (legacy.allowOldTLS) is set",
-            untrustedServerAdvice: configuration.untrustedServerAdvice
+            untrustedServerAdvice: configuration.untrustedServerAdvice,
+            sslRefusalAdvice: "Apple's gateway and feedback service have refused it since October 2014"
         )
     }
 }
