@@ -14,6 +14,9 @@ struct ConnectionPolicy: Sendable {
     var untrustedServerAdvice: String? = nil
     /// See `TLSConfiguration.sslRefusalAdvice`.
     var sslRefusalAdvice: String? = nil
+    /// The server certificate's names (server role): a client that refuses them is told
+    /// which names it holds.
+    var serverCertificateNames: ServerCertificateNames? = nil
 }
 
 /// Per-connection state written by OpenSSL callbacks during the handshake and read by the

@@ -49,6 +49,24 @@ enum HandshakeFailureExplainer {
                 return "client aborted the handshake with alert \(alert)"
             }
             let advice = observations.policy.untrustedServerAdvice.map { "; \($0)" } ?? ""
+            // unknown_ca names the issuer as the problem. bad_certificate (OpenSSL, rustls) and
+            // certificate_unknown (Java, among others) are also what clients send when the
+            // certificate does not hold the name they asked for, which no CA file would fix.
+            if alert != .unknownCA, let names = observations.policy.serverCertificateNames {
+                if let asked = hello.serverName {
+                    if !names.covers(serverName: asked) {
+                        return "client aborted the handshake with alert \(alert): it asked for \(asked) (SNI), a name this server's "
+                            + "certificate does not hold; the certificate holds \(names.described): let the client connect by one of "
+                            + "those, or serve a certificate that holds \(asked)"
+                    }
+                } else {
+                    return "client aborted the handshake with alert \(alert): it refused this server's certificate, and sent no "
+                        + "server name (SNI; clients send none when they connect by IP address), so which name it checked is "
+                        + "not known here; the certificate holds \(names.described): if the client connects by a name or "
+                        + "address not among those, that is why (connect by one of them, or serve a certificate that holds it); "
+                        + "otherwise it does not trust the certificate\(advice)"
+                }
+            }
             return "client aborted the handshake with alert \(alert): it does not trust this server's certificate\(advice)"
         }
         return "TLS handshake failed: \(openSSL)"

@@ -102,7 +102,7 @@ private enum ContextBuilder {
     ) throws(TLSError) -> (OpaquePointer, ConnectionPolicy) {
         try validate(versions: versions, alpn: alpn)
         let keyLog = try keyLogFile.map { path throws(TLSError) in try KeyLogWriter(path: path) }
-        let policy = ConnectionPolicy(
+        var policy = ConnectionPolicy(
             role: role, alpn: alpn, clientCertificate: clientCertificate,
             versions: versions.0...versions.1, keyLog: keyLog, alpnRefusalExplanation: alpnRefusalExplanation,
             versionRefusalAdvice: versionRefusalAdvice, untrustedServerAdvice: untrustedServerAdvice,
@@ -111,6 +111,14 @@ private enum ContextBuilder {
         let context = try make(method: method)
         do {
             try configureRole(context)
+            switch role {
+            case .server:
+                // Read once here, not when a client refuses them: the certificate does not
+                // change, and refusals are explained on the event loop.
+                policy.serverCertificateNames = ServerCertificateNames(leafOf: context)
+            case .client:
+                break
+            }
             try configureCommon(context, policy: policy, securityLevel: securityLevel, cipherList: cipherList)
         } catch {
             SSL_CTX_free(context)

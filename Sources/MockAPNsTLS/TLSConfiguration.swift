@@ -77,7 +77,9 @@ public struct TLSConfiguration: Sendable {
     public var versionRefusalAdvice: String?
     /// What a client that refused this listener's certificate (it answered the handshake with
     /// `unknown_ca`, `bad_certificate` or `certificate_unknown`) is told to do: the
-    /// application's words naming the CA file to give it. `nil` says nothing more.
+    /// application's words naming the CA file to give it. `nil` says nothing more. Not given
+    /// when the client's SNI names a host the certificate does not hold: that client is told
+    /// the certificate's names instead, since no CA file would help it.
     public var untrustedServerAdvice: String?
     /// What a client that offered only SSLv3 (or SSLv2) is told after the library's own
     /// words (no setting enables SSL: it is insecure, and OpenSSL 3 has none), in place of

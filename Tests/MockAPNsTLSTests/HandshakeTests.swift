@@ -142,16 +142,70 @@ final class HandshakeTests: TLSTestCase {
         try await server.stop()
     }
 
+    /// A client that trusts the CA but asked for a name the certificate does not hold sends
+    /// bad_certificate: the server names both sides, since a CA file would not help it.
     func testClientRefusesServerCertificateForAnotherName() async throws {
-        let server = try await EchoServer.start(group: group, configuration: serverConfiguration())
+        var configuration = try serverConfiguration()
+        configuration.untrustedServerAdvice = "give the client the CA"
+        let server = try await EchoServer.start(group: group, configuration: configuration)
         let client = try await TestClient.connect(
-            group: group, port: server.port, configuration: clientConfiguration(), serverName: "api.push.apple.com"
+            group: group, port: server.port, configuration: clientConfiguration(), serverName: "API.push.apple.com"
         )
         let clientSide = try await client.recorder.wait { !$0.failed.isEmpty }
         XCTAssertTrue(clientSide.failed.first?.reason.hasPrefix("server certificate is not trusted") ?? false, "\(clientSide.failed)")
         let serverSide = try await server.recorder.wait { !$0.failed.isEmpty }
         XCTAssertEqual(serverSide.failed.first?.alertReceived, .badCertificate)
-        XCTAssertEqual(serverSide.failed.first?.reason, "client aborted the handshake with alert bad_certificate (42): it does not trust this server's certificate")
+        XCTAssertEqual(
+            serverSide.failed.first?.reason,
+            "client aborted the handshake with alert bad_certificate (42): it asked for API.push.apple.com (SNI), a name this "
+                + "server's certificate does not hold; the certificate holds DNS names [localhost] and IP addresses [127.0.0.1]: "
+                + "let the client connect by one of those, or serve a certificate that holds API.push.apple.com"
+        )
+        try await server.stop()
+    }
+
+    /// A client that connects by an IP address the certificate does not hold sends no SNI:
+    /// the server cannot know the address it checked, so it names the certificate's names
+    /// and says that a name outside them is the likely cause, before the CA.
+    func testClientRefusesServerCertificateForAnotherAddressWithoutSNI() async throws {
+        var configuration = try serverConfiguration()
+        configuration.untrustedServerAdvice = "give the client the CA"
+        let server = try await EchoServer.start(group: group, configuration: configuration)
+        let client = try await TestClient.connect(
+            group: group, port: server.port, configuration: clientConfiguration(), serverName: "::1"
+        )
+        _ = try await client.recorder.wait { !$0.failed.isEmpty }
+        let serverSide = try await server.recorder.wait { !$0.failed.isEmpty }
+        XCTAssertEqual(serverSide.failed.first?.alertReceived, .badCertificate)
+        XCTAssertNil(serverSide.failed.first?.clientHello?.serverName)
+        XCTAssertEqual(
+            serverSide.failed.first?.reason,
+            "client aborted the handshake with alert bad_certificate (42): it refused this server's certificate, and sent no "
+                + "server name (SNI; clients send none when they connect by IP address), so which name it checked is not known "
+                + "here; the certificate holds DNS names [localhost] and IP addresses [127.0.0.1]: if the client connects by a "
+                + "name or address not among those, that is why (connect by one of them, or serve a certificate that holds it); "
+                + "otherwise it does not trust the certificate; give the client the CA"
+        )
+        try await server.stop()
+    }
+
+    /// unknown_ca is about the issuer whatever the name: the CA advice, not the names.
+    func testClientThatDistrustsTheCAIsToldAboutTheCA() async throws {
+        var configuration = try serverConfiguration()
+        configuration.untrustedServerAdvice = "give the client the CA"
+        let server = try await EchoServer.start(group: group, configuration: configuration)
+        var clientConfiguration = try clientConfiguration()
+        clientConfiguration.trustRootsPEM = [.file(try fixtures().otherCACertificate)]
+        let client = try await TestClient.connect(
+            group: group, port: server.port, configuration: clientConfiguration, serverName: "elsewhere.example"
+        )
+        _ = try await client.recorder.wait { !$0.failed.isEmpty }
+        let serverSide = try await server.recorder.wait { !$0.failed.isEmpty }
+        XCTAssertEqual(serverSide.failed.first?.alertReceived, .unknownCA)
+        XCTAssertEqual(
+            serverSide.failed.first?.reason,
+            "client aborted the handshake with alert unknown_ca (48): it does not trust this server's certificate; give the client the CA"
+        )
         try await server.stop()
     }
 

@@ -118,6 +118,35 @@ final class AuthenticationTests: XCTestCase {
         try await server.shutdown()
     }
 
+    /// A client that trusts the CA but asked (by SNI) for a name the certificate does not
+    /// hold refuses it with bad_certificate: the journal and the log name the certificate's
+    /// names and the one asked for, and do not send its developer after a CA file.
+    func testAClientThatAskedForAnotherNameIsToldTheCertificatesNamesNotTheCA() async throws {
+        let logs = CapturedLogs()
+        let (server, ports) = try await LegacyTestServer.start(logger: logs.logger())
+        let result = try ProcessRunner.run("openssl", [
+            "s_client", "-connect", "127.0.0.1:\(ports.http2)", "-servername", "push.example.com",
+            "-verify_hostname", "push.example.com", "-verify_return_error", "-CAfile", Fixtures.caPath, "-alpn", "h2",
+        ])
+        XCTAssertNotEqual(result.status, 0, "openssl must refuse a certificate for other names: \(result.stdout)")
+        let failures = await server.journal.waitForEvents(count: 1, timeout: .seconds(5)) { event in
+            if case .tlsFailed = event.kind { return true }
+            return false
+        }
+        guard case .tlsFailed(let failure)? = failures.first?.kind else { return XCTFail("no tlsFailed event") }
+        try await server.shutdown()
+        XCTAssertEqual(failure.alertReceived, "bad_certificate")
+        XCTAssertEqual(failure.serverName, "push.example.com")
+        let refusal = try XCTUnwrap(logs.messages.first { $0.contains("HTTP/2: TLS handshake refused") }, logs.messages.joined(separator: "\n"))
+        for text in [failure.reason, refusal] {
+            XCTAssertTrue(text.contains("alert bad_certificate (42): it asked for push.example.com (SNI), a name this server's certificate does not hold"), text)
+            XCTAssertTrue(text.contains("the certificate holds DNS names [localhost, api.push.apple.com, api.sandbox.push.apple.com, "), text)
+            XCTAssertTrue(text.contains("] and IP addresses [127.0.0.1, ::1]: let the client connect by one of those"), text)
+            XCTAssertFalse(text.contains("give the client the CA"), text)
+            XCTAssertFalse(text.contains("does not trust"), text)
+        }
+    }
+
     func testTokenSignedByOpenSSLWithDERSignatureIsAccepted() async throws {
         let (server, ports) = try await TestServer.start()
         let script = """
