@@ -52,6 +52,12 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     /// same read after the one whose handling asked for the GOAWAY.
     @exclusivity(unchecked) private var pendingGoAways: [PendingGoAway] = []
     @exclusivity(unchecked) private var closing = false
+    /// A cut asked for by `cutOutput`, applied to the next batch; outbound frame records wait
+    /// meanwhile, so only the frames that go out whole are reported as sent.
+    @exclusivity(unchecked) private var pendingCut: (cutter: HTTP2OutputCutter, report: (HTTP2OutputCut) -> Void)?
+    @exclusivity(unchecked) private var recordsAwaitingCut: [HTTP2FrameRecord] = []
+    /// While a cut's answer is queued, its output waits for the cut.
+    @exclusivity(unchecked) private var flushHeld = false
     @exclusivity(unchecked) private var errorReported = false
 
     @exclusivity(unchecked) private var idleCheck: Scheduled<Void>?
@@ -110,6 +116,32 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
         } else {
             keepOpenAfterGoAway = true
         }
+        flush()
+    }
+
+    /// Lets only `budget` bytes of `streamID`'s answer out, counted from the first byte of its
+    /// HEADERS frame, then closes the connection: whatever was queued before the answer goes
+    /// out whole, what follows the cut never does. `queueAnswer` queues the answer (with
+    /// ``respond(streamID:status:headers:body:)``); its output waits for the cut. `report`
+    /// hears what the client was left with before the bytes are written; frames cut off are
+    /// not reported as sent.
+    public func cutOutput(
+        afterBytes budget: Int, ofStream streamID: Int32, queueAnswer: () -> Void, report: @escaping (HTTP2OutputCut) -> Void
+    ) {
+        context?.eventLoop.assertInEventLoop()
+        guard session != nil, !closing, pendingCut == nil else {
+            queueAnswer()
+            report(HTTP2OutputCut(streamID: streamID, budget: budget, answerBytesSent: 0, answerBytes: 0,
+                                  headersSent: false, answerSent: false))
+            return
+        }
+        // Output that was due before the answer goes out now, uncut.
+        flush()
+        pendingCut = (HTTP2OutputCutter(streamID: streamID, budget: budget), report)
+        closeAfterFlush = true
+        flushHeld = true
+        queueAnswer()
+        flushHeld = false
         flush()
     }
 
@@ -251,7 +283,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     /// resumes. A connection that must close (a GOAWAY that ends it, a protocol error) is
     /// written out regardless.
     private func flush() {
-        while let context, !readBatchOpen, sessionCallDepth == 0, !closing {
+        while let context, !readBatchOpen, sessionCallDepth == 0, !closing, !flushHeld {
             guard let mayContinue = flushBatch(context: context), mayContinue, context.channel.isWritable else { return }
         }
     }
@@ -282,6 +314,9 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
         }
         // The drain's callbacks may have torn everything down (a delegate closing the channel).
         guard let session, self.context != nil else { return nil }
+        if let cut = pendingCut {
+            output = applyCut(cut, to: output)
+        }
 
         let shouldClose = session.connectionError != nil
             || closeAfterFlush
@@ -309,6 +344,26 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
             channel.close(promise: nil)
         }
         return false
+    }
+
+    /// Cuts `output` as `cut` says, reports the cut, and reports the frames that go out whole.
+    private func applyCut(_ cut: (cutter: HTTP2OutputCutter, report: (HTTP2OutputCut) -> Void), to output: ByteBuffer?) -> ByteBuffer? {
+        pendingCut = nil
+        let bytes = output ?? ByteBuffer()
+        let frames = HTTP2OutputCutter.frames(in: bytes)
+        let (keep, report) = cut.cutter.cut(frames, total: bytes.readableBytes)
+        cut.report(report)
+        // Records come in the order their frames were serialized: pair each with its frame.
+        var next = frames.startIndex
+        let records = recordsAwaitingCut
+        recordsAwaitingCut = []
+        for record in records {
+            guard let index = frames[next...].firstIndex(where: { $0.type == record.type && $0.streamID == record.streamID }) else { break }
+            next = index + 1
+            guard frames[index].end <= keep else { break }
+            delegate?.http2Handler(self, didRecord: record)
+        }
+        return bytes.getSlice(at: bytes.readerIndex, length: keep)
     }
 
     private func tearDown() {
@@ -366,6 +421,10 @@ extension NGHTTP2ServerHandler: NGHTTP2SessionListener {
     }
 
     func session(didRecord frame: HTTP2FrameRecord) {
+        if pendingCut != nil, frame.direction == .outbound {
+            recordsAwaitingCut.append(frame)
+            return
+        }
         delegate?.http2Handler(self, didRecord: frame)
     }
 

@@ -27,6 +27,9 @@ final class HTTP2ScenarioResponder {
     /// After a GOAWAY naming a stream, later streams are left unanswered, as the client
     /// will retry them elsewhere.
     private var lastAnsweredStream: Int32?
+    /// Set once an answer is cut (`closeAfterBytes`): the connection is closing, and the
+    /// requests after it get no answer.
+    private var cutAfterBytes: Int?
     /// The last scripted body sent and its bytes: the streams a `respond` rule answers share
     /// one buffer's storage instead of each holding a copy until its answer is written.
     private var lastScriptedBody: (body: String?, reason: String?, buffer: ByteBuffer)?
@@ -77,10 +80,10 @@ final class HTTP2ScenarioResponder {
             let later = NIOLoopBound((responder: self, handler: handler, record: record), eventLoop: channel.eventLoop)
             channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1_000_000))) {
                 let (responder, handler, record) = later.value
-                record(responder.apply(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer))
+                responder.apply(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer, record: record)
             }
         } else {
-            record(apply(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer))
+            apply(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer, record: record)
         }
         if let limit = engine.scenario.connection.goAwayAfterRequests, connection.requestCount == limit {
             logger.info("scenario: GOAWAY Shutdown after \(limit) requests on this connection")
@@ -88,27 +91,74 @@ final class HTTP2ScenarioResponder {
         }
     }
 
-    /// Carries out `decision` on the stream and says what went out.
+    /// Carries out `decision` on the stream and hands `record` what went out: at once, or,
+    /// when the answer is cut (`closeAfterBytes`), once the cut is known.
     private func apply(
-        _ decision: ScenarioDecision, streamID: Int32, apnsID: String?, handler: NGHTTP2ServerHandler, answer: Answer
-    ) -> SentAnswer {
-        var sent: SentAnswer
-        if let last = lastAnsweredStream, streamID > last {
-            sent = .nothing(undelivered: "a GOAWAY had named stream \(last) as the last one the server processes")
-        } else {
-            switch decision.action {
-            case .respond(let response)?:
-                sent = respond(scripted: response, decision: decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
-            case .fault(let fault)?:
-                report(fault, decision: decision, streamID: streamID)
-                sent = applyFault(fault, decision: decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
-            case nil, .accept?, .reject?, .refuseHandshake?, .limitRate?, .setDevice?:
-                sent = respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
-            }
+        _ decision: ScenarioDecision, streamID: Int32, apnsID: String?, handler: NGHTTP2ServerHandler, answer: Answer,
+        record: @escaping (SentAnswer) -> Void
+    ) {
+        let finish: (SentAnswer) -> Void = { sent in
+            var sent = sent
+            sent.rule = decision.rule
+            if let delay = decision.delayMilliseconds, delay > 0 { sent.delayMilliseconds = Int(delay.rounded()) }
+            record(sent)
         }
-        sent.rule = decision.rule
-        if let delay = decision.delayMilliseconds, delay > 0 { sent.delayMilliseconds = Int(delay.rounded()) }
-        return sent
+        if let cut = cutAfterBytes {
+            return finish(.nothing(undelivered: "the connection was cut after \(cut) bytes of an earlier answer (closeAfterBytes)"))
+        }
+        if let last = lastAnsweredStream, streamID > last {
+            return finish(.nothing(undelivered: "a GOAWAY had named stream \(last) as the last one the server processes"))
+        }
+        switch decision.action {
+        case .respond(let response)?:
+            finish(respond(scripted: response, decision: decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer))
+        case .fault(.closeAfterBytes(let bytes))?:
+            report(.closeAfterBytes(bytes), decision: decision, streamID: streamID)
+            cutAnswer(afterBytes: bytes, decision: decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer,
+                      finish: finish)
+        case .fault(let fault)?:
+            report(fault, decision: decision, streamID: streamID)
+            finish(applyFault(fault, decision: decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer))
+        case nil, .accept?, .reject?, .refuseHandshake?, .limitRate?, .setDevice?:
+            finish(respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer))
+        }
+    }
+
+    /// `closeAfterBytes`: the usual answer, of which only `bytes` bytes (counted from its
+    /// first, inside TLS) reach the client before the connection closes. The record waits for
+    /// the cut, so it says what the client read: no answer when its HEADERS frame was cut, a
+    /// status without its body when the body was.
+    private func cutAnswer(
+        afterBytes bytes: Int, decision: ScenarioDecision, streamID: Int32, apnsID: String?, handler: NGHTTP2ServerHandler,
+        answer: Answer, finish: @escaping (SentAnswer) -> Void
+    ) {
+        cutAfterBytes = bytes
+        if let channel { WireFaults.noteServerCloses(channel, reason: "scenario closeAfterBytes: the answer cut after \(bytes) bytes") }
+        var written = SentAnswer.nothing()
+        handler.cutOutput(afterBytes: bytes, ofStream: streamID, queueAnswer: {
+            written = respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer)
+        }, report: { cut in
+            finish(Self.received(written, after: cut))
+        })
+    }
+
+    /// What the client read of `written` once `cut` closed the connection.
+    static func received(_ written: SentAnswer, after cut: HTTP2OutputCut) -> SentAnswer {
+        var received = written
+        if written.status == nil {
+            // Nothing was written (the stream was gone): nothing to cut.
+        } else if !cut.headersSent {
+            received = .nothing(undelivered: "closeAfterBytes cut the answer after \(cut.answerBytesSent) of its "
+                + "\(cut.answerBytes) bytes, inside its HEADERS frame: the client read no status")
+        } else if !cut.answerSent {
+            received.reason = nil
+            received.timestamp = nil
+            received.scriptedBody = nil
+            received.undelivered = "closeAfterBytes cut the answer after \(cut.answerBytesSent) of its "
+                + "\(cut.answerBytes) bytes: the client read its status and headers, not its whole body"
+        }
+        received.fault = .closeAfterBytes(cut.budget)
+        return received
     }
 
     /// Writes a `respond` rule's answer: its status, headers and body, with `apns-id` (and the
@@ -242,7 +292,7 @@ final class HTTP2ScenarioResponder {
             WireFaults.sendGarbage(bytes, insideTLS: garbage.insideTLS, applicationContext: http2, on: channel)
             return .nothing(fault: .sendGarbage(length: bytes.count, insideTLS: garbage.insideTLS))
         case .closeAfterBytes(let bytes):
-            WireFaults.closeAfter(bytes: bytes, on: channel)
+            // Carried out by `cutAnswer`, which waits for the cut before recording.
             return answered(.closeAfterBytes(bytes))
         case .shutdown:
             let sent = answered(.shutdown)

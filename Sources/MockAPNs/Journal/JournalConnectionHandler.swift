@@ -95,6 +95,13 @@ final class JournalConnectionHandler: ChannelDuplexHandler {
         context.flush()
     }
 
+    /// The server is closing the connection beneath this handler (a reset or a byte budget
+    /// acts below TLS, where no close passes here): the close is the server's, for `reason`.
+    func serverCloses(reason: String) {
+        closedBy = closedBy ?? .server
+        self.reason = self.reason ?? reason
+    }
+
     func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         recorder.endHolding()
         if closedBy == nil { closedBy = .server }

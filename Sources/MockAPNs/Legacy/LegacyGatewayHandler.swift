@@ -344,6 +344,12 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
                 answer(action, context: context)
                 sent = .legacy(action, reason: reason)
             }
+            // A byte budget counts from the packet's first byte: short of the whole packet,
+            // the client read no answer.
+            if let budget = scenario.byteBudget, sent.legacyPacket != nil, budget < LegacyErrorResponse.length {
+                sent = .nothing(undelivered: "closeAfterBytes let \(max(budget, 0)) of the error packet's "
+                    + "\(LegacyErrorResponse.length) bytes out: the client read no whole packet")
+            }
             sent.fault = judged?.fault
             sent.rule = judged?.rule
             if let delay = scenario.delayMilliseconds, delay > 0 { sent.delayMilliseconds = Int(delay.rounded()) }

@@ -28,6 +28,7 @@ enum WireFaults {
     /// end and never see the reset).
     static func reset(_ channel: any Channel) {
         channel.eventLoop.execute {
+            noteServerCloses(channel, reason: "scenario resetConnection: reset (RST)")
             let belowTLS = try? channel.pipeline.syncOperations.context(handlerType: OpenSSLHandler.self)
             let abort = {
                 if let belowTLS { belowTLS.close(promise: nil) } else { channel.close(promise: nil) }
@@ -36,6 +37,12 @@ enum WireFaults {
             let bound = NIOLoopBound(abort, eventLoop: channel.eventLoop)
             socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in bound.value() }
         }
+    }
+
+    /// Tells the connection's journal handler that the server closes the connection, when
+    /// the close is issued below it (where the handler cannot see it pass).
+    static func noteServerCloses(_ channel: any Channel, reason: String) {
+        (try? channel.pipeline.syncOperations.handler(type: JournalConnectionHandler.self))?.serverCloses(reason: reason)
     }
 
     /// Writes `bytes`, then closes. Inside TLS (written from `applicationContext`, a handler
@@ -55,10 +62,20 @@ enum WireFaults {
         done.whenComplete { _ in channel.close(promise: nil) }
     }
 
-    /// Lets only `bytes` more bytes reach the socket, then closes.
+    /// Lets only `bytes` more bytes of the protocol's stream out (counted inside TLS, so the
+    /// client reads exactly those bytes), then closes. The budget sits right behind the
+    /// journal's connection handler, so the close passes it and is recorded as the server's.
     static func closeAfter(bytes: Int, on channel: any Channel) {
+        let operations = channel.pipeline.syncOperations
         do {
-            try channel.pipeline.syncOperations.addHandler(ByteBudgetHandler(budget: bytes), position: .first)
+            let budget = ByteBudgetHandler(budget: bytes)
+            if let journal = try? operations.handler(type: JournalConnectionHandler.self) {
+                try operations.addHandler(budget, position: .after(journal))
+            } else if let tls = try? operations.handler(type: OpenSSLHandler.self) {
+                try operations.addHandler(budget, position: .after(tls))
+            } else {
+                try operations.addHandler(budget, position: .first)
+            }
         } catch {
             channel.close(promise: nil)
         }
@@ -66,7 +83,8 @@ enum WireFaults {
 }
 
 /// Passes outbound bytes until its budget is spent, cutting the write that crosses it, and
-/// closes the connection at the next flush.
+/// closes the connection at the next flush. (HTTP/2 cuts its answers itself, in
+/// `NGHTTP2ServerHandler.cutOutput`, where it knows which frames went out whole.)
 final class ByteBudgetHandler: ChannelOutboundHandler {
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer

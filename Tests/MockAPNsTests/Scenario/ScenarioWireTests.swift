@@ -246,6 +246,108 @@ final class ScenarioWireTests: XCTestCase {
         XCTAssertNotEqual(outcome.ending, "timeout", "closed: \(outcome.ending)")
     }
 
+    /// The first `connectionClosed` event of `server`'s journal.
+    private func closing(_ server: MockAPNsServer) async -> (ClosingSide, String?)? {
+        let closed = await server.journal.waitForEvents(count: 1, timeout: .seconds(10)) { event in
+            if case .connectionClosed = event.kind { return true }
+            return false
+        }
+        guard case .connectionClosed(_, let side, let reason)? = closed.first?.kind else { return nil }
+        return (side, reason)
+    }
+
+    /// A reset or a byte budget acts below the journal's handler; the close is still the
+    /// server's, as the client saw (ECONNRESET, or EOF mid-answer).
+    func testResetAndCutConnectionsAreClosedByTheServer() async throws {
+        let cases: [(String, ScenarioAction, Bool)] = [
+            ("HTTP/2 reset", .fault(.resetConnection), false),
+            ("legacy reset", .fault(.resetConnection), true),
+            ("HTTP/2 closeAfterBytes", .fault(.closeAfterBytes(20)), false),
+        ]
+        for (label, action, legacy) in cases {
+            let (server, ports) = try await start(rule(action))
+            if legacy {
+                let outcome = try RawHTTP2Client.send(port: try XCTUnwrap(ports.gateway), bytes: Legacy.frame(identifier: 1, token: Legacy.token(0x11)))
+                XCTAssertEqual(outcome.ending, "reset", label)
+            } else {
+                let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: [token])
+                XCTAssertNotEqual(outcome.ending, "timeout", label)
+            }
+            let closed = await closing(server)
+            XCTAssertEqual(closed?.0, .server, label)
+            XCTAssertTrue(closed?.1?.contains("scenario") == true, "\(label): \(String(describing: closed?.1))")
+            try await server.shutdown(gracePeriod: .zero)
+        }
+    }
+
+    /// What a cut connection never delivered is not recorded as sent: the client read only
+    /// `bytes` bytes of the answer's HEADERS frame, so the record holds no status, no outbound
+    /// HEADERS frame and no delivery. With a budget the answer fits in, it is recorded as sent.
+    func testCloseAfterBytesRecordsOnlyWhatTheClientRead() async throws {
+        let (server, ports) = try await start(rule(.fault(.closeAfterBytes(20))))
+        let outcome = try RawHTTP2Client.push(port: ports.http2, tokens: [token])
+        XCTAssertEqual(outcome.answeredStreams, [], "the HEADERS frame was cut")
+        XCTAssertEqual(outcome.ending, "eof")
+        let received = LegacyTLSClient.bytes(fromHex: outcome.data)
+        let whole = outcome.frames.reduce(0) { $0 + 9 + $1.payload.count }
+        XCTAssertEqual(received.count - whole, 20, "exactly the budget of the answer, after the frames before it")
+        let records = await server.waitForNotifications(count: 1)
+        let record = try XCTUnwrap(records.first)
+        XCTAssertNil(record.status)
+        XCTAssertFalse(record.accepted)
+        XCTAssertEqual(record.answer.fault, .closeAfterBytes(20))
+        XCTAssertTrue(record.answer.undelivered?.contains("HEADERS") == true, "\(String(describing: record.answer.undelivered))")
+        _ = await closing(server)
+        let events = server.journal.events()
+        let sentHeaders = events.filter { event in
+            guard case .http2Frame(let frame) = event.kind else { return false }
+            return frame.direction == .outbound && frame.type == .headers
+        }
+        XCTAssertEqual(sentHeaders.count, 0, "no HEADERS frame is recorded as sent")
+        let recordedOut = events.compactMap { event -> Int? in
+            guard case .http2Frame(let frame) = event.kind, frame.direction == .outbound else { return nil }
+            return 9 + frame.length
+        }.reduce(0, +)
+        XCTAssertEqual(recordedOut, whole, "the outbound frames recorded are the ones the client read whole")
+        XCTAssertFalse(events.contains { if case .delivery = $0.kind { return true } else { return false } }, "nothing was delivered")
+        try await server.shutdown(gracePeriod: .zero)
+
+        let (roomy, roomyPorts) = try await start(rule(.fault(.closeAfterBytes(100_000))))
+        addTeardownBlock { try await roomy.shutdown(gracePeriod: .zero) }
+        let whole200 = try RawHTTP2Client.push(port: roomyPorts.http2, tokens: [token])
+        XCTAssertEqual(whole200.answeredStreams, [1])
+        XCTAssertEqual(whole200.ending, "eof")
+        let answeredRecords = await roomy.waitForNotifications(count: 1)
+        let answered = try XCTUnwrap(answeredRecords.first)
+        XCTAssertEqual(answered.status, 200)
+        XCTAssertEqual(answered.answer.fault, .closeAfterBytes(100_000))
+    }
+
+    /// On the gateway the budget counts from the error packet's first byte: the client reads
+    /// that many bytes of it, and a packet cut short is recorded as no answer.
+    func testLegacyCloseAfterBytesCutsTheErrorPacket() async throws {
+        let match = ScenarioMatch(tokens: [Legacy.hex(Legacy.token(0x22))])
+        let (server, ports) = try await start(rule(.fault(.closeAfterBytes(3)), match: match))
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
+        // The rule's notification is accepted; the next one's payload is over the limit: the
+        // usual answer is status 7 naming notification 8, of which three bytes go out.
+        let oversized = LegacyNotification(
+            command: .enhanced, identifier: 8, expiry: 0, token: Legacy.token(0x11), payload: [UInt8](repeating: 0x20, count: 5000)
+        ).encoded()
+        let outcome = try LegacyTLSClient.exchange(
+            port: try XCTUnwrap(ports.gateway), send: Legacy.enhanced(identifier: 7, token: Legacy.token(0x22)) + oversized)
+        XCTAssertEqual(outcome.received, [8, 7, 0], "three bytes of the packet 08 07 00000008")
+        XCTAssertTrue(outcome.closed)
+        let records = await server.waitForNotifications(count: 2)
+        XCTAssertEqual(records.first?.answer.fault, .closeAfterBytes(3))
+        let record = try XCTUnwrap(records.last)
+        XCTAssertNil(record.answer.legacyPacket, "a cut packet is no answer")
+        XCTAssertTrue(record.answer.undelivered?.contains("3 of the error packet's 6 bytes") == true,
+                      "\(String(describing: record.answer.undelivered))")
+        let closed = await closing(server)
+        XCTAssertEqual(closed?.0, .server)
+    }
+
     /// The connection setting: GOAWAY Shutdown after n requests on HTTP/2, status 10 after n
     /// notifications on the gateway.
     func testGoAwayAfterRequestsOnBothProtocols() async throws {
