@@ -31,6 +31,32 @@ final class ProviderTokenRecordingTests: XCTestCase {
         }
     }
 
+    /// Tokens are found by their structure (three base64url parts, the first a JSON object),
+    /// whatever precedes them and however their header is spelt.
+    func testTokensAreFoundByStructureNotByPrefix() {
+        // `{ "alg": "ES256", "kid": "ABC" }`: a header with spaces encodes to `eyAi…`.
+        let spaced = "eyAiYWxnIjogIkVTMjU2IiwgImtpZCI6ICJBQkMiIH0.eyJpc3MiOiJUIiwiaWF0IjoxfQ.c2lnbmF0dXJlLXNwYWNlZA"
+        let spacedKept = "eyAiYWxnIjogIkVTMjU2IiwgImtpZCI6ICJBQkMiIH0.eyJpc3MiOiJUIiwiaWF0IjoxfQ.<signature removed>"
+        let rows: [(text: String, withoutSignature: String, redacted: String)] = [
+            ("bearer  \(jwt)", "bearer  \(withoutSignature)", "bearer  <redacted>"),
+            ("bearer\t\(jwt)", "bearer\t\(withoutSignature)", "bearer\t<redacted>"),
+            ("Token \(jwt)", "Token \(withoutSignature)", "Token <redacted>"),
+            (jwt, withoutSignature, "<redacted>"),
+            ("bearer \(spaced)", "bearer \(spacedKept)", "bearer <redacted>"),
+            (spaced, spacedKept, "<redacted>"),
+            ("token=\(spaced); next", "token=\(spacedKept); next", "token=<redacted>; next"),
+            // Dotted words around a token stay; the token inside them does not.
+            ("key.\(jwt).tail", "key.\(withoutSignature).tail", "key.<redacted>.tail"),
+            // Dotted words that are no JWS: a topic, a version, a host.
+            ("com.example.app", "com.example.app", "com.example.app"),
+            ("version 1.2.3 of api.push.apple.com", "version 1.2.3 of api.push.apple.com", "version 1.2.3 of api.push.apple.com"),
+        ]
+        for row in rows {
+            XCTAssertEqual(ProviderTokenRecording.withoutSignature.apply(row.text), row.withoutSignature, row.text)
+            XCTAssertEqual(ProviderTokenRecording.redacted.apply(row.text), row.redacted, row.text)
+        }
+    }
+
     func testTheSignatureIsGoneButTheHeaderAndClaimsAreKeptAsSent() throws {
         let kept = ProviderTokenRecording.withoutSignature.apply(jwt)
         XCTAssertFalse(kept.contains("ZHVtbXktc2lnbmF0dXJl"))

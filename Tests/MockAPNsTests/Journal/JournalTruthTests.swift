@@ -204,6 +204,43 @@ final class JournalTruthTests: XCTestCase {
         try await server.shutdown()
     }
 
+    /// A token the server accepts is never journaled whole, whatever its spelling: two spaces
+    /// or a tab after `bearer`, a header JSON with spaces (`eyAi…`), no scheme, another
+    /// scheme. What the journal holds cannot be replayed.
+    func testNoSpellingOfAProviderTokenIsJournaledWhole() async throws {
+        let (server, ports) = try await TestServer.start()
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
+        let pem = try String(contentsOfFile: Fixtures.certificateDirectory + "/AuthKey_SANDBOX001.p8", encoding: .utf8)
+        let spaced = try ProviderTokenSigner(keyID: "SANDBOX001", teamID: "TEAM00000A", privateKeyPEM: pem)
+            .token(issuedAt: Int64(Date().timeIntervalSince1970), headerJSON: #"{ "alg": "ES256", "kid": "SANDBOX001" }"#)
+        XCTAssertTrue(spaced.hasPrefix("eyAi"), spaced)
+        let plain = try jwt()
+        let client = CurlClient(port: ports.http2, certificate: nil)
+        let sends: [(authorization: String, status: Int)] = [
+            ("bearer  \(spaced)", 200), ("bearer\t\(plain)", 200), (spaced, 403), ("Token \(plain)", 403),
+        ]
+        for send in sends {
+            let response = try client.send(
+                path: "/3/device/\(token)", headers: [("apns-topic", "com.example.app"), ("authorization", send.authorization)])
+            XCTAssertEqual(response.status, send.status, send.authorization)
+        }
+        let records = await server.waitForNotifications(count: sends.count, timeout: .seconds(10))
+        XCTAssertEqual(records.count, sends.count)
+        let everything = server.journal.events().map { JournalJSON.encode($0) }.joined(separator: "\n")
+        for signature in [spaced, plain].compactMap({ $0.split(separator: ".").last }) {
+            XCTAssertFalse(everything.contains(signature), "a signature is journaled whole")
+        }
+        // The journaled value, sent again, is refused: it holds nothing that can be replayed.
+        let journaled = try XCTUnwrap(server.journal.events().lazy.compactMap { event -> String? in
+            guard case .http2Frame(let frame) = event.kind, case .headers(let headers) = frame.details else { return nil }
+            return headers.first { $0.name == "authorization" && $0.value.contains("eyAi") }?.value
+        }.first)
+        XCTAssertTrue(journaled.contains(ProviderTokenRedaction.signaturePlaceholder), journaled)
+        let replay = try client.send(
+            path: "/3/device/\(token)", headers: [("apns-topic", "com.example.app"), ("authorization", journaled)])
+        XCTAssertEqual(replay.status, 403)
+    }
+
     func testRedactionFindsTokensWhereverTextQuotesThem() {
         let jwt = "eyJhbGciOiJFUzI1NiIsImtpZCI6IkFCQyJ9.eyJpc3MiOiJUIiwiaWF0IjoxfQ.c2ln-_x"
         let cases: [(String, String)] = [

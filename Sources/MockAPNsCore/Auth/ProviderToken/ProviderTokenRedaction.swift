@@ -24,9 +24,13 @@ public enum ProviderTokenRecording: String, Sendable, Hashable, CaseIterable, Co
 ///
 /// Whatever carries a token is covered, not only the `authorization` header: a library's
 /// error message quoting a header value (`value: [bearer eyJ…]`), a diagnosis, a log line.
-/// Two shapes are tokens: the word after `bearer ` (any letter case), and any run of
-/// base64url characters and dots that starts with `eyJ` (every JWT does: it is `{"` in
-/// base64url). Device tokens are hex and stay readable.
+/// Tokens are recognised by their structure, never by a prefix: a JWS in compact form is
+/// three dot-separated base64url parts whose first decodes to a JSON object (its header), so
+/// a token is found whatever scheme, spacing or header spelling surrounds it (`bearer␠␠`,
+/// a tab, `Token `, no scheme, a header written `{ "alg"…` that encodes to `eyAi…`). Under
+/// ``ProviderTokenRecording/redacted`` the credential after `bearer` and any blanks is
+/// hidden too, whatever its shape. Device tokens (hex, no dots) and topics (dotted words
+/// whose first part is no JSON object) stay readable.
 package enum ProviderTokenRedaction {
     /// What replaces a token.
     package static let placeholder = "<redacted>"
@@ -35,66 +39,110 @@ package enum ProviderTokenRedaction {
 
     /// `text` with every provider token replaced; the same string when there is none.
     package static func redact(_ text: String) -> String {
-        replacingTokens(in: text) { _ in Array(placeholder.utf8) }
+        rewrite(text, mode: .redact)
     }
 
     /// `text` with the signature of every JWT in it (its third dot-separated part) replaced
     /// by `<signature removed>`: the header and claims stay readable, and the token cannot be
-    /// used again. A token that is not three parts is not a JWT that can be replayed, and
-    /// stays as it is.
+    /// used again. Text that holds no JWS holds nothing that can be replayed, and stays as it is.
     package static func removeSignatures(_ text: String) -> String {
-        replacingTokens(in: text) { token in
-            guard let first = token.firstIndex(of: UInt8(ascii: ".")),
-                  let second = token[(first + 1)...].firstIndex(of: UInt8(ascii: ".")) else { return Array(token) }
-            return Array(token[...second]) + Array(signaturePlaceholder.utf8)
-        }
+        rewrite(text, mode: .removeSignature)
     }
 
-    /// `text` with each token replaced by what `replacement` makes of its bytes.
-    private static func replacingTokens(in text: String, with replacement: (ArraySlice<UInt8>) -> [UInt8]) -> String {
+    private enum Mode {
+        case redact, removeSignature
+    }
+
+    /// `text` with each token rewritten as `mode` says.
+    private static func rewrite(_ text: String, mode: Mode) -> String {
         // Most text (every other header value of every request) holds no token: that is
         // found by one pass over its bytes in place, without copying them.
         var text = text
-        guard text.withUTF8({ containsToken($0) }) else { return text }
+        guard text.withUTF8({ mayHoldToken($0, mode: mode) }) else { return text }
         let bytes = Array(text.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
         var index = 0
         while index < bytes.count {
-            if startsBearer(bytes, at: index) {
-                out.append(contentsOf: bytes[index..<index + bearer.count])
-                index += bearer.count
-                let end = tokenEnd(bytes, from: index)
-                if end > index {
-                    out.append(contentsOf: replacement(bytes[index..<end]))
-                    index = end
-                }
+            guard isRunByte(bytes[index]) else {
+                out.append(bytes[index])
+                index += 1
                 continue
             }
-            if startsJWT(bytes, at: index) {
-                let end = jwtEnd(bytes, from: index)
-                out.append(contentsOf: replacement(bytes[index..<end]))
-                index = end
+            // A run: the longest stretch of base64url characters and dots from here.
+            var end = index
+            while end < bytes.count, isRunByte(bytes[end]) { end += 1 }
+            if mode == .redact, let credential = bearerCredential(bytes, run: index..<end) {
+                out.append(contentsOf: bytes[index..<credential.lowerBound])
+                if !credential.isEmpty { out.append(contentsOf: placeholder.utf8) }
+                index = credential.upperBound
                 continue
             }
-            out.append(bytes[index])
-            index += 1
+            rewriteRun(bytes[index..<end], mode: mode, into: &out)
+            index = end
         }
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// `bearer ` as bytes, compared in any letter case.
-    private static let bearer: [UInt8] = Array("bearer ".utf8)
+    /// Copies `run` into `out`, rewriting every JWS in it: three consecutive parts whose
+    /// first is a JOSE header. A run may hold more parts around a token (`key.eyJ….eyJ….sig`).
+    private static func rewriteRun(_ run: ArraySlice<UInt8>, mode: Mode, into out: inout [UInt8]) {
+        let parts = run.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        var part = 0
+        while part < parts.count {
+            if part > 0 { out.append(UInt8(ascii: ".")) }
+            if part + 2 < parts.count, isJOSEHeader(parts[part]), !parts[part + 1].isEmpty, !parts[part + 2].isEmpty {
+                switch mode {
+                case .redact:
+                    out.append(contentsOf: placeholder.utf8)
+                case .removeSignature:
+                    out.append(contentsOf: parts[part])
+                    out.append(UInt8(ascii: "."))
+                    out.append(contentsOf: parts[part + 1])
+                    out.append(UInt8(ascii: "."))
+                    out.append(contentsOf: signaturePlaceholder.utf8)
+                }
+                part += 3
+                continue
+            }
+            out.append(contentsOf: parts[part])
+            part += 1
+        }
+    }
 
-    /// Whether `bytes` hold `bearer ` (any case) or the start of a JWT. Only a `b`/`B` or an
-    /// `e` can begin either, so the other bytes cost one comparison each.
-    private static func containsToken(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        for index in bytes.indices {
-            switch bytes[index] {
+    /// Where the credential after `bearer` lies when `run` is the word `bearer` (any letter
+    /// case) followed by spaces or tabs; nil otherwise. The credential runs up to whitespace,
+    /// a control character, or the punctuation that closes a quoted value.
+    private static func bearerCredential(_ bytes: [UInt8], run: Range<Int>) -> Range<Int>? {
+        guard run.count == bearer.count, zip(bytes[run], bearer).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
+        var start = run.upperBound
+        guard start < bytes.count, isBlank(bytes[start]) else { return nil }
+        while start < bytes.count, isBlank(bytes[start]) { start += 1 }
+        var end = start
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "\"")
+                || byte == UInt8(ascii: ",") || byte == UInt8(ascii: ";") {
+                break
+            }
+            end += 1
+        }
+        return start..<end
+    }
+
+    private static let bearer: [UInt8] = Array("bearer".utf8)
+
+    /// Whether `bytes` may hold a token: two dots (a JWS has two), or, when redacting, a `b`
+    /// that may start `bearer`. Text without either costs one comparison a byte.
+    private static func mayHoldToken(_ bytes: UnsafeBufferPointer<UInt8>, mode: Mode) -> Bool {
+        var dots = 0
+        for byte in bytes {
+            switch byte {
+            case UInt8(ascii: "."):
+                dots += 1
+                if dots == 2 { return true }
             case UInt8(ascii: "b"), UInt8(ascii: "B"):
-                if startsBearer(bytes, at: index) { return true }
-            case UInt8(ascii: "e"):
-                if startsJWT(bytes, at: index) { return true }
+                if mode == .redact { return true }
             default:
                 continue
             }
@@ -102,56 +150,50 @@ package enum ProviderTokenRedaction {
         return false
     }
 
-    private static func startsBearer<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, at index: Bytes.Index) -> Bool
-    where Bytes.Index == Int {
-        let word = bearer
-        guard index + word.count <= bytes.endIndex else { return false }
-        for offset in 0..<word.count where bytes[index + offset] | 0x20 != word[offset] | 0x20 {
-            return false
-        }
-        return true
-    }
-
-    private static func startsJWT<Bytes: RandomAccessCollection<UInt8>>(_ bytes: Bytes, at index: Bytes.Index) -> Bool
-    where Bytes.Index == Int {
-        guard index + 3 <= bytes.endIndex, bytes[index] == UInt8(ascii: "e"), bytes[index + 1] == UInt8(ascii: "y"),
-              bytes[index + 2] == UInt8(ascii: "J") else { return false }
-        // Inside a longer word (`keyeyJ`) it is not the start of a token.
-        return index == bytes.startIndex || !isWordByte(bytes[index - 1])
-    }
-
-    /// The end of the credential after `bearer `: up to whitespace, a control character, or
-    /// the punctuation that closes a quoted value.
-    private static func tokenEnd(_ bytes: [UInt8], from start: Int) -> Int {
-        var index = start
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "\"")
-                || byte == UInt8(ascii: ",") || byte == UInt8(ascii: ";") {
-                break
+    /// Whether `part` is unpadded base64url (as RFC 7515 writes a JWS) whose bytes are a JSON
+    /// object: `{`, anything, `}`, with JSON's whitespace around. That is a JOSE header's shape.
+    private static func isJOSEHeader(_ part: ArraySlice<UInt8>) -> Bool {
+        // `{}` is the shortest object: 2 bytes, 3 characters.
+        guard part.count >= 3 else { return false }
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(part.count * 3 / 4)
+        var buffer: UInt32 = 0
+        var bits = 0
+        for character in part {
+            guard let value = sextet(character) else { return false }
+            buffer = (buffer << 6 | UInt32(value)) & 0xFFFF
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                decoded.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
             }
-            index += 1
         }
-        return index
+        let content = decoded.drop(while: isJSONWhitespace).reversed().drop(while: isJSONWhitespace)
+        // Reversed: its last byte is the object's first.
+        return content.last == UInt8(ascii: "{") && content.first == UInt8(ascii: "}")
     }
 
-    private static func jwtEnd(_ bytes: [UInt8], from start: Int) -> Int {
-        var index = start
-        while index < bytes.count, isJWTByte(bytes[index]) || bytes[index] == UInt8(ascii: ".") { index += 1 }
-        return index
+    private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
     }
 
-    private static func isWordByte(_ byte: UInt8) -> Bool {
-        isJWTByte(byte) && byte != UInt8(ascii: "=")
+    private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09
     }
 
-    private static func isJWTByte(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "="):
-            return true
-        default:
-            return false
+    /// Base64url characters and the dots that join a JWS's parts.
+    private static func isRunByte(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: ".") || sextet(byte) != nil
+    }
+
+    private static func sextet(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return character - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): return character - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return character - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "-"): return 62
+        case UInt8(ascii: "_"): return 63
+        default: return nil
         }
     }
 }

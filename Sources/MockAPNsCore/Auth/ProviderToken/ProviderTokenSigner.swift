@@ -15,19 +15,22 @@ package struct ProviderTokenSigner: Sendable {
         self.privateKey = try P256.Signing.PrivateKey(pemRepresentation: privateKeyPEM)
     }
 
-    /// A token issued at `issuedAt` (seconds since 1970).
-    package func token(issuedAt: Int64) throws -> String {
+    /// A token issued at `issuedAt` (seconds since 1970). `headerJSON` replaces the header
+    /// the signer writes, for tests of headers spelt as other libraries spell them
+    /// (`{ "alg": "ES256", … }` encodes to `eyAi…`, not `eyJ…`).
+    package func token(issuedAt: Int64, headerJSON: String? = nil) throws -> String {
         var header = JSONWriter()
         header.beginObject()
         header.string("alg", "ES256")
         header.string("kid", keyID)
         header.endObject()
+        let headerBytes = headerJSON.map { Array($0.utf8) } ?? header.bytes
         var claims = JSONWriter()
         claims.beginObject()
         claims.string("iss", teamID)
         claims.integer("iat", issuedAt)
         claims.endObject()
-        let signingInput = ProviderTokenBase64URL.encode(header.bytes) + "." + ProviderTokenBase64URL.encode(claims.bytes)
+        let signingInput = ProviderTokenBase64URL.encode(headerBytes) + "." + ProviderTokenBase64URL.encode(claims.bytes)
         let signature = try privateKey.signature(for: Array(signingInput.utf8))
         return signingInput + "." + ProviderTokenBase64URL.encode(signature.rawRepresentation)
     }
