@@ -75,14 +75,53 @@ enum FrameRecordBuilder {
 }
 
 extension HTTPHeader {
-    /// A string from `count` bytes that nghttp2 lent for the duration of a callback.
-    /// Bytes that are not UTF-8 become U+FFFD rather than failing.
+    /// A string from `count` bytes that nghttp2 lent for the duration of a callback. Bytes
+    /// that are not UTF-8 are written `\xHH`, so a record shows the bytes sent rather than
+    /// U+FFFD (HTTP/2 allows any octet but NUL, CR and LF in a value).
     static func string(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> String {
         guard let bytes, count > 0 else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self)
+        let buffer = UnsafeBufferPointer(start: bytes, count: count)
+        return String(validating: buffer, as: UTF8.self) ?? escapingInvalidUTF8(buffer)
     }
 
     static func string(_ bytes: UnsafeMutablePointer<UInt8>?, _ count: Int) -> String {
         string(UnsafePointer(bytes), count)
+    }
+
+    /// The text of `bytes` with each byte that is not part of a UTF-8 character written `\xHH`.
+    static func escapingInvalidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        var text = ""
+        text.reserveCapacity(bytes.count + 8)
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        var index = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                text.unicodeScalars.append(Unicode.UTF8.decode(encoded))
+                index += encoded.count
+            case .error(let length):
+                for byte in bytes[index..<min(index + length, bytes.count)] {
+                    text += "\\x" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
+                }
+                index += length
+            case .emptyInput:
+                return text
+            }
+        }
+    }
+
+    /// `value` in double quotes for a message, every control character written `\u{HH}`, so a
+    /// NUL or a line break shows where it stands instead of ending or breaking the text.
+    static func quoted(_ value: String) -> String {
+        var text = "\""
+        for scalar in value.unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                text += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            } else {
+                text.unicodeScalars.append(scalar)
+            }
+        }
+        return text + "\""
     }
 }

@@ -45,11 +45,16 @@ public struct HTTP2StreamError: Error, Sendable, Hashable, CustomStringConvertib
     public var errorCode: UInt32
     /// A sentence a person can act on; nghttp2's own words when it gave any.
     public var message: String
+    /// The request's header fields as far as they arrived, exactly as sent (the field that
+    /// broke the rules included); `nil` when the stream carried no request that was not
+    /// already handed over.
+    public var headers: [HTTPHeader]?
 
-    public init(streamID: Int32, errorCode: UInt32, message: String) {
+    public init(streamID: Int32, errorCode: UInt32, message: String, headers: [HTTPHeader]? = nil) {
         self.streamID = streamID
         self.errorCode = errorCode
         self.message = message
+        self.headers = headers
     }
 
     public var description: String { "stream \(streamID) \(HTTP2ErrorCode.name(of: errorCode)): \(message)" }

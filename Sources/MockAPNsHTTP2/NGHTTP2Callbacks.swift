@@ -23,6 +23,11 @@ enum NGHTTP2Callbacks {
             guard let frame, let session = NGHTTP2Session.from(userData) else { return 0 }
             return session.onHeader(frame, name: name, nameLength: nameLength, value: value, valueLength: valueLength)
         }
+        nghttp2_session_callbacks_set_on_invalid_header_callback(callbacks) {
+            _, frame, name, nameLength, value, valueLength, _, userData in
+            guard let frame, let session = NGHTTP2Session.from(userData) else { return 0 }
+            return session.onInvalidHeader(frame, name: name, nameLength: nameLength, value: value, valueLength: valueLength)
+        }
         nghttp2_session_callbacks_set_on_data_chunk_recv_callback(callbacks) {
             _, _, streamID, data, length, userData in
             NGHTTP2Session.from(userData)?.onDataChunk(streamID: streamID, data: data, length: length) ?? 0

@@ -49,10 +49,13 @@ public struct HTTP2RequestRefusal: Sendable, Hashable, CustomStringConvertible {
     public var status: Int
     /// Why, in a sentence a person can act on.
     public var message: String
+    /// The request's header fields that were kept (those within the limit), as sent.
+    public var headers: [HTTPHeader]
 
-    public init(streamID: Int32, status: Int, message: String) {
+    public init(streamID: Int32, status: Int, headers: [HTTPHeader] = [], message: String) {
         self.streamID = streamID
         self.status = status
+        self.headers = headers
         self.message = message
     }
 

@@ -464,6 +464,23 @@ final class NGHTTP2Session {
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
     }
 
+    /// A regular header field whose value HTTP/2 forbids (a NUL, CR or LF, or white space at
+    /// either end; RFC 9113, section 8.2.1). The stream is reset, as nghttp2 does without this
+    /// callback; the field is kept with the request's others, exactly as sent, and the reason
+    /// quotes its value whole (nghttp2's own message stops at a NUL).
+    func onInvalidHeader(
+        _ frame: UnsafePointer<nghttp2_frame>,
+        name: UnsafePointer<UInt8>?, nameLength: Int,
+        value: UnsafePointer<UInt8>?, valueLength: Int
+    ) -> Int32 {
+        let streamID = frame.pointee.hd.stream_id
+        let field = HTTPHeader(name: HTTPHeader.string(name, nameLength), value: HTTPHeader.string(value, valueLength))
+        streams.update(streamID) { $0.headers.append(field) }
+        streamErrorReasons[streamID] = "the header field \(field.name) has a value HTTP/2 forbids (no NUL, CR or LF, and "
+            + "no white space at either end; RFC 9113, section 8.2.1): \(HTTPHeader.quoted(field.value))"
+        return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
+    }
+
     func onDataChunk(streamID: Int32, data: UnsafePointer<UInt8>?, length: Int) -> Int32 {
         let limit = configuration.maxBodyBytesStored
         let allocator = self.allocator
@@ -512,14 +529,15 @@ final class NGHTTP2Session {
     /// Answers 431 to a request whose header list passed MAX_HEADER_LIST_SIZE, once its
     /// header block has ended; the request is never delivered.
     private func answerOversizedHeaderList(on streamID: Int32) {
-        guard let size = streams.update(streamID, { stream -> Int? in
+        let kept = streams.update(streamID) { stream -> (size: Int, headers: [HTTPHeader])? in
             guard !stream.responded else { return nil }
-            stream.headers = []
-            return stream.headerListSize
-        }), let size else { return }
+            defer { stream.headers = [] }
+            return (stream.headerListSize, stream.headers)
+        }
+        guard case let (size, headers)? = kept ?? nil else { return }
         guard submitResponse(streamID: streamID, status: 431, headers: [], body: nil) else { return }
         listener.session(didRefuse: HTTP2RequestRefusal(
-            streamID: streamID, status: 431,
+            streamID: streamID, status: 431, headers: headers,
             message: "the client's header list is \(size) bytes, over the MAX_HEADER_LIST_SIZE of \(configuration.maxHeaderListSize) bytes the server announced"
         ))
     }
@@ -586,7 +604,8 @@ final class NGHTTP2Session {
         // nghttp2 resets the stream next (or ends the connection, which reports itself).
         // Its error callback, if it said anything, spoke just before this one.
         if streamID != 0 {
-            streamErrorReasons[streamID] = lastLibraryMessage ?? Self.describe(libraryError)
+            // A reason found earlier in this frame (an invalid field, quoted whole) is the precise one.
+            streamErrorReasons[streamID] = streamErrorReasons[streamID] ?? lastLibraryMessage ?? Self.describe(libraryError)
         }
         lastLibraryMessage = nil
         return 0
@@ -633,8 +652,14 @@ final class NGHTTP2Session {
     private func reportResetUnlessRequested(streamID: Int32, errorCode: UInt32) {
         let reason = streamErrorReasons.removeValue(forKey: streamID)
         guard applicationResets.remove(streamID) == nil else { return }
+        // The request's fields as far as they came, unless it was already handed over.
+        let headers = streams.update(streamID) { stream -> [HTTPHeader]? in
+            guard !stream.headers.isEmpty else { return nil }
+            defer { stream.headers = [] }
+            return stream.headers
+        } ?? nil
         listener.session(didFailStream: HTTP2StreamError(
-            streamID: streamID, errorCode: errorCode, message: reason ?? Self.explainReset(errorCode)
+            streamID: streamID, errorCode: errorCode, message: reason ?? Self.explainReset(errorCode), headers: headers
         ))
     }
 

@@ -275,6 +275,14 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         // nghttp2 reset a stream over a client mistake (e.g. an upper-case header name).
         logger.notice("HTTP/2 stream \(streamError.streamID) reset: \(journaling.printable(streamError.message))")
         journaling.streamError(streamError)
+        if let headers = streamError.headers {
+            // A request nobody read: its record, like every request's.
+            journaling.refusedRequest(
+                streamID: streamError.streamID, headers: headers,
+                sent: .nothing(undelivered: "the stream was reset (\(HTTP2ErrorCode.name(of: streamError.errorCode))) before the request was read"),
+                dropped: true, problem: "Stream reset: \(streamError.message)"
+            )
+        }
     }
 
     func http2Handler(_ handler: NGHTTP2ServerHandler, didCloseStream streamID: Int32, errorCode: UInt32) {
@@ -291,6 +299,11 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuse refusal: HTTP2RequestRefusal) {
         logger.notice("HTTP/2 \(journaling.printable(refusal.description))")
         journaling.refusal(refusal)
+        journaling.refusedRequest(
+            streamID: refusal.streamID, headers: refusal.headers,
+            sent: SentAnswer(status: refusal.status, accepted: false), dropped: false,
+            problem: "Answered \(refusal.status) before the request was read: \(refusal.message)"
+        )
     }
 
     func http2Handler(_ handler: NGHTTP2ServerHandler, didIgnoreStream streamID: Int32, afterGoAwayNaming lastStreamID: Int32) {

@@ -103,17 +103,27 @@ struct HTTP2Journaling {
     /// notification record, `dropped`, with what its headers said, why it was refused and
     /// what the RST_STREAM means. Its credentials were never checked (`unverified`).
     func refusedStream(_ refused: HTTP2RefusedStream) {
-        let headers = (refused.headers ?? []).map { HTTPHeader(name: $0.name, value: $0.value) }
+        let unknown = refused.headers == nil ? " Its headers could not be decoded." : ""
+        refusedRequest(
+            streamID: refused.streamID, headers: refused.headers ?? [], sent: .nothing(), dropped: true,
+            problem: "Stream refused: \(refused.reason). \(refused.meaning).\(unknown)"
+        )
+    }
+
+    /// A request the HTTP/2 layer answered or reset itself, before the server read it (a
+    /// header list over MAX_HEADER_LIST_SIZE answered 431, a field HTTP/2 forbids reset with
+    /// PROTOCOL_ERROR): a notification record like every other request's, with its headers as
+    /// far as they came and as sent, what the client got, and why.
+    func refusedRequest(streamID: Int32, headers: [HTTPHeader], sent: SentAnswer, dropped: Bool, problem: String) {
         let request = PushRequest(bestEffort: HTTP2PushRequest(headers: headers, body: []))
         var record = NotificationRecord(
             transport: .http2, deviceToken: request.deviceToken, topic: request.topic,
             pushType: request.pushType?.rawValue, requestAPNsID: request.apnsID, priority: request.priority?.rawValue,
             expiration: request.expiration, collapseID: request.collapseID, payload: [],
-            authentication: JournalAuthentication(kind: "unverified"), accepted: false, dropped: true
+            authentication: JournalAuthentication(kind: "unverified"), answer: sent, dropped: dropped
         )
-        let unknown = refused.headers == nil ? " Its headers could not be decoded." : ""
-        record.problem = printable("Stream refused: \(refused.reason). \(refused.meaning).\(unknown)")
-        recorder.record(.notification(record), stream: refused.streamID)
+        record.problem = printable(problem)
+        recorder.record(.notification(record), stream: streamID)
     }
 
     /// A stream the client opened after the server's GOAWAY (nghttp2 ignored it).

@@ -27,8 +27,15 @@ final class HTTP2HeaderListTests: XCTestCase {
         if case .diagnosis(_, let message, _)? = refusals.first?.kind {
             XCTAssertTrue(message.contains("MAX_HEADER_LIST_SIZE of 8000"), message)
         }
-        XCTAssertTrue(server.journal.notifications(matching: NotificationFilter.all, limit: 10).isEmpty,
-                      "the refused request is no notification")
+        // Like every request, it has its notification record: what it was sent, with its
+        // headers as far as they were kept.
+        let records = server.journal.notifications(matching: NotificationFilter.all, limit: 10)
+        XCTAssertEqual(records.count, 1)
+        XCTAssertEqual(records.first?.status, 431)
+        XCTAssertEqual(records.first?.accepted, false)
+        XCTAssertEqual(records.first?.deviceToken, Fixtures.token)
+        XCTAssertEqual(records.first?.topic, "com.example.app")
+        XCTAssertTrue(records.first?.problem?.contains("MAX_HEADER_LIST_SIZE") == true, "\(String(describing: records.first?.problem))")
         let next = try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
         XCTAssertEqual(next.status, 200)
         try await server.shutdown()
@@ -98,5 +105,44 @@ final class HTTP2HeaderListTests: XCTestCase {
                 : ClientBytes.frame(type: 0x9, flags: endHeaders, streamID: 1, payload: chunk)
         }
         return frames
+    }
+
+    /// A request HTTP/2 itself refuses (a NUL in a field value is reset with PROTOCOL_ERROR)
+    /// is a notification record too, with the field as sent; the diagnosis quotes the value
+    /// whole, NUL and all. A value that is not UTF-8 is recorded with its bytes, not U+FFFD.
+    func testFieldsHTTP2RefusesOrThatAreNotUTF8AreRecordedAsSent() async throws {
+        let (server, ports) = try await TestServer.start()
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
+        func literal(_ name: String, _ value: [UInt8]) -> [UInt8] {
+            [0, UInt8(name.utf8.count)] + Array(name.utf8) + [UInt8(value.count)] + value
+        }
+        func request(stream: UInt32, topic: [UInt8]) -> [UInt8] {
+            let block = literal(":method", Array("POST".utf8)) + literal(":scheme", Array("https".utf8))
+                + literal(":authority", Array("localhost".utf8)) + literal(":path", Array("/3/device/\(Fixtures.token)".utf8))
+                + literal("apns-topic", topic)
+            let body = Array(#"{"aps":{"alert":"hi"}}"#.utf8)
+            return ClientBytes.frame(type: 0x1, flags: 0x4, streamID: stream, payload: block)
+                + ClientBytes.frame(type: 0x0, flags: 0x1, streamID: stream, payload: body)
+        }
+        let withNUL = Array("com.example.app".utf8) + [0] + Array("evil".utf8)
+        let notUTF8 = Array("com.example.app".utf8) + [0xFF]
+        let bytes = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8) + ClientBytes.frame(type: 0x4, flags: 0, streamID: 0, payload: [])
+            + request(stream: 1, topic: withNUL) + request(stream: 3, topic: notUTF8)
+        let outcome = try RawHTTP2Client.sendHTTP2(port: ports.http2, bytes: bytes)
+        XCTAssertTrue(outcome.frames.contains { $0.type == 0x3 && $0.streamID == 1 }, "stream 1 is reset")
+        XCTAssertEqual(outcome.answeredStreams, [3])
+
+        let records = await server.waitForNotifications(count: 2)
+        let reset = try XCTUnwrap(records.first { $0.streamID == 1 })
+        XCTAssertEqual(reset.topic, "com.example.app\u{0}evil", "the topic as sent, NUL included")
+        XCTAssertNil(reset.status)
+        XCTAssertTrue(reset.dropped)
+        let answered = try XCTUnwrap(records.first { $0.streamID == 3 })
+        XCTAssertEqual(answered.topic, "com.example.app\\xFF", "the byte sent, not U+FFFD")
+        let diagnosis = server.journal.events().compactMap { event -> String? in
+            guard case .diagnosis(.http2StreamError, let message, _) = event.kind else { return nil }
+            return message
+        }.first
+        XCTAssertTrue(diagnosis?.contains(#""com.example.app\u{0}evil""#) == true, "\(String(describing: diagnosis))")
     }
 }
