@@ -22,8 +22,9 @@ package struct ProviderJudge: Sendable {
     private var chains: [NotificationKey: Chain] = [:]
     /// The same, by the `apns-id` the request carried.
     private var chainsByAPNsID: [String: NotificationKey] = [:]
-    /// Notifications accepted lately (at most `acceptedMemory`), so one sent again after its
-    /// acceptance (its answer lost with its connection, say) is told from a new one.
+    /// Notifications accepted lately (at most `acceptedMemory`), so one accepted again after
+    /// its acceptance (its answer lost with its connection, say) counts as sent again, not as
+    /// a new one. Only the acceptance: a refusal of it is judged as any.
     private var recentlyAccepted: Set<NotificationKey> = []
     private var acceptedOrder: [NotificationKey] = []
     private var acceptedOrderStart = 0
@@ -233,9 +234,12 @@ package struct ProviderJudge: Sendable {
             identify(id, as: .unidentified, at: answeredAt, into: &found)
         }
         var connection = connections[id] ?? ConnectionTrack(transport: record.transport, openedAt: answeredAt)
-        connection.notifications += 1
+        // Bytes that start no legacy frame (a mis-framed payload's tail) are no notification:
+        // counted, they would make a connection that carried one look reused.
+        let isNotification = !record.startsNoLegacyFrame
+        if isNotification { connection.notifications += 1 }
         connections[id] = connection
-        if let slot = connection.providerSlot, connection.notifications <= 2 {
+        if isNotification, let slot = connection.providerSlot, connection.notifications <= 2 {
             if connection.notifications == 1 { tracks[slot].churn.idleAfterFirstRequest(id) }
             if connection.notifications == 2 { tracks[slot].churn.reused(id) }
         }
@@ -273,8 +277,11 @@ package struct ProviderJudge: Sendable {
         let key = NotificationKey(record)
         let shape = RequestShape(record)
         let chainKey = record.requestAPNsID.flatMap { chainsByAPNsID[$0] }.flatMap { chains[$0] == nil ? nil : $0 } ?? key
-        if chains[chainKey] == nil, recentlyAccepted.contains(key) {
-            // Already delivered: a duplicate, not a new notification (nor a lost one if it fails).
+        if chains[chainKey] == nil, outcome == .accepted, recentlyAccepted.contains(key) {
+            // Accepted again with nothing outstanding: a duplicate of one delivered (its answer
+            // lost with its connection, say), not a new notification. Any other answer is
+            // judged below as a new notification's: identical payloads are common (silent
+            // pushes), and a refusal of one is as much the provider's to handle.
             if let provider = connection.provider ?? provider(ofConnection: id) {
                 update(provider) { $0.sentAgainAfterAcceptance += 1 }
             }
@@ -552,6 +559,16 @@ extension AppliedFault {
         case .closeConnection, .resetConnection, .sendGarbage, .closeAfterBytes, .shutdown: true
         case .goAway, .resetStream, .stall, .lowerMaxConcurrentStreams: false
         }
+    }
+}
+
+extension NotificationRecord {
+    /// Whether these are legacy bytes that start no frame (a command byte other than 0, 1 or
+    /// 2), such as the tail of a payload whose length field counted characters: they hold no
+    /// notification, as the server's own churn diagnosis counts them.
+    var startsNoLegacyFrame: Bool {
+        guard transport == .legacy, let command = legacyCommand else { return false }
+        return LegacyCommand(rawValue: command) == nil
     }
 }
 

@@ -60,8 +60,9 @@ public struct ProviderReport: Sendable, Equatable {
 }
 
 /// What became of the notifications a provider tried. A notification is one token, topic and
-/// payload (or one `apns-id`) however many times it was sent; one sent again after it was
-/// accepted counts again.
+/// payload (or one `apns-id`) however many times it was sent until accepted; one sent again
+/// after that is `sentAgainAfterAcceptance` if accepted at once, and otherwise a notification
+/// of its own, as identical payloads (silent pushes) are common.
 public struct NotificationTally: Sendable, Equatable {
     public var acceptedAtOnce: Int
     /// Accepted after one or more failed attempts.
@@ -70,8 +71,9 @@ public struct NotificationTally: Sendable, Equatable {
     public var refused: Int
     /// Failed in a retryable way (429, 5xx, reset, dropped, unanswered) and never accepted.
     public var lost: Int
-    /// Sends of a notification already accepted (its answer lost with its connection, say):
-    /// duplicates the device may show twice, not counted in `tried`.
+    /// Sends of a notification already accepted that were accepted again at once (its first
+    /// answer lost with its connection, say): duplicates the device may show twice, not
+    /// counted in `tried`.
     public var sentAgainAfterAcceptance: Int
 
     public init(acceptedAtOnce: Int = 0, acceptedAfterRetries: Int = 0, refused: Int = 0, lost: Int = 0, sentAgainAfterAcceptance: Int = 0) {

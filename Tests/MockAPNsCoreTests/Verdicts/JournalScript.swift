@@ -80,6 +80,39 @@ struct JournalScript {
         return sequence
     }
 
+    /// A legacy gateway notification (command 1, certificate credentials) and what it came
+    /// to, as the gateway records it; returns its sequence.
+    @discardableResult
+    mutating func legacyPush(
+        _ connection: UInt64, token: String = "a1b2c3d4" + String(repeating: "0", count: 56),
+        payload: String = #"{"aps":{"alert":"hi"}}"#, identifier: UInt32 = 1, answer: SentAnswer = SentAnswer(accepted: true),
+        dropped: Bool = false
+    ) -> UInt64 {
+        var record = NotificationRecord(
+            transport: .legacy, deviceToken: token, topic: "com.example.app", pushType: "alert", legacyIdentifier: identifier,
+            payload: Array(payload.utf8), authentication: JournalAuthentication(kind: "certificate"), answer: answer,
+            dropped: dropped
+        )
+        record.legacyCommand = LegacyCommand.enhanced.rawValue
+        let sequence = nextSequence
+        append(.notification(record), connection: connection)
+        return sequence
+    }
+
+    /// What the gateway records for bytes that start no frame, such as the tail of a payload
+    /// whose length field counted characters rather than UTF-8 bytes: a record without a
+    /// token, naming the byte read as a command, answered with `answer` or `dropped` after an
+    /// earlier failure.
+    mutating func legacyUnparseable(_ connection: UInt64, byte: UInt8, answer: SentAnswer, dropped: Bool = false) {
+        var record = NotificationRecord(
+            transport: .legacy, deviceToken: "", topic: "com.example.app", payload: [],
+            authentication: JournalAuthentication(kind: "certificate"), answer: answer, dropped: dropped
+        )
+        record.legacyCommand = byte
+        record.problem = LegacyFrameProblem.unknownCommand(byte).description
+        append(.notification(record), connection: connection)
+    }
+
     /// The diagnosis the HTTP/2 listener records for a stream opened after its GOAWAY.
     mutating func streamAfterGoAway(_ connection: UInt64, stream: Int32, last: Int32) {
         append(.diagnosis(code: .http2StreamAfterGoAway, message: "stream \(stream) after GOAWAY",

@@ -201,6 +201,51 @@ final class ProviderJudgeTests: XCTestCase {
         XCTAssertEqual(report.provider(provider)?.connections, 1)
     }
 
+    /// On the legacy gateway a payload whose length field is short leaves a tail the codec
+    /// reads as a frame of an unknown command: it holds no notification, so a connection
+    /// carrying one mis-framed notification is still single-use, as the server's own
+    /// `legacy.connectionChurn` diagnosis counts it.
+    func testAMisframedLegacyNotificationsTailDoesNotMakeAConnectionReused() {
+        let protocolError = SentAnswer(legacyPacket: LegacyErrorResponse(status: .protocolError, identifier: 0), accepted: false)
+        let badToken = SentAnswer(
+            reason: .badDeviceToken, legacyPacket: LegacyErrorResponse(status: .invalidToken, identifier: 1), accepted: false
+        )
+        let cases: [(name: String, frames: (inout JournalScript, UInt64) -> Void, checks: [VerdictCheck])] = [
+            ("tail answered with status 128", { script, connection in
+                script.legacyPush(connection, payload: #"{"c":\#(connection)"#)
+                script.legacyUnparseable(connection, byte: UInt8(ascii: "}"), answer: protocolError)
+            }, [.connectionChurn]),
+            ("tail closed without a packet", { script, connection in
+                script.legacyPush(connection, payload: #"{"c":\#(connection)"#)
+                script.legacyUnparseable(connection, byte: UInt8(ascii: "}"), answer: SentAnswer(accepted: false))
+            }, [.connectionChurn]),
+            ("tail dropped after the notification's refusal", { script, connection in
+                script.legacyPush(connection, payload: #"{"c":\#(connection)"#, answer: badToken)
+                script.legacyUnparseable(connection, byte: UInt8(ascii: "\""), answer: SentAnswer(accepted: false), dropped: true)
+            }, [.connectionChurn]),
+            ("a second notification", { script, connection in
+                script.legacyPush(connection, payload: #"{"c":\#(connection)}"#)
+                script.legacyPush(connection, payload: #"{"c":\#(connection),"n":2}"#, identifier: 2)
+            }, []),
+        ]
+        for test in cases {
+            var script = JournalScript()
+            for connection in UInt64(1)...10 {
+                script.open(connection, certificate: true, transport: .legacy)
+                test.frames(&script, connection)
+                // The gateway closes after a failure; half a second apart, the reconnections
+                // are no storm.
+                script.close(connection, by: .server, transport: .legacy)
+                script.wait(500)
+            }
+            let (verdicts, report) = script.judged()
+            XCTAssertEqual(checks(verdicts), test.checks, test.name)
+            XCTAssertEqual(verdicts.first?.figure("connections"), test.checks.isEmpty ? nil : 10, test.name)
+            let certificate = ProviderIdentity.certificate(subject: JournalScript.subject)
+            XCTAssertEqual(report.provider(certificate)?.connections, 10, test.name)
+        }
+    }
+
     // MARK: 5. Provider tokens
 
     func testANewTokenTooSoonAcrossConnectionsIsFound() {
@@ -295,6 +340,53 @@ final class ProviderJudgeTests: XCTestCase {
         let tally = report.provider(provider)?.notifications
         XCTAssertEqual(tally, NotificationTally(acceptedAtOnce: 3, sentAgainAfterAcceptance: 1))
         XCTAssertEqual(tally?.headline, "of 3 notifications tried, 3 accepted at once, 0 after retries, 0 refused, 0 lost; 1 sent again after being accepted")
+    }
+
+    /// Identical payloads are the common case (a silent background push, "you have a new
+    /// message"): a notification equal to one accepted earlier has every answer judged. Only
+    /// one accepted at once is a duplicate, counted as sent again and not as tried.
+    func testEveryAnswerToANotificationEqualToAnAcceptedOneIsJudged() {
+        struct Case {
+            var name: String
+            /// After the first push's acceptance: each later push of the same notification,
+            /// the milliseconds before it, and its answer.
+            var later: [(wait: Int64, answer: SentAnswer)]
+            var checks: [VerdictCheck]
+            /// Which later pushes the one finding rests on (indices into `later`).
+            var evidence: [Int]
+            var tally: NotificationTally
+        }
+        let cases = [
+            Case(name: "410, then pushed to again", later: [(1000, .refused(.unregistered)), (300, .refused(.unregistered))],
+                 checks: [.pushAfterUnregistered], evidence: [0, 1], tally: NotificationTally(acceptedAtOnce: 1, refused: 1)),
+            Case(name: "429, then retried 27 ms later", later: [(1000, .refused(.tooManyRequests)), (27, .ok)],
+                 checks: [.retriedTooSoon], evidence: [0, 1], tally: NotificationTally(acceptedAtOnce: 1, acceptedAfterRetries: 1)),
+            Case(name: "503, never retried", later: [(1000, .refused(.serviceUnavailable))],
+                 checks: [], evidence: [], tally: NotificationTally(acceptedAtOnce: 1, lost: 1)),
+            Case(name: "reset stream, never retried", later: [(1000, .fault(.resetStream(errorCode: 2)))],
+                 checks: [], evidence: [], tally: NotificationTally(acceptedAtOnce: 1, lost: 1)),
+            Case(name: "BadDeviceToken, then sent again", later: [(1000, .refused(.badDeviceToken)), (2000, .refused(.badDeviceToken))],
+                 checks: [.retriedPermanentRefusal], evidence: [0, 1], tally: NotificationTally(acceptedAtOnce: 1, refused: 1)),
+            Case(name: "accepted again", later: [(1000, .ok)],
+                 checks: [], evidence: [], tally: NotificationTally(acceptedAtOnce: 1, sentAgainAfterAcceptance: 1)),
+        ]
+        for test in cases {
+            var script = JournalScript()
+            script.open(1)
+            script.push(1, payload: #"{"aps":{"content-available":1}}"#, priority: 5, answer: .ok)
+            var sequences: [UInt64] = []
+            for (index, push) in test.later.enumerated() {
+                script.wait(push.wait)
+                sequences.append(script.push(1, payload: #"{"aps":{"content-available":1}}"#, priority: 5, answer: push.answer,
+                                             stream: Int32(3 + 2 * index)))
+            }
+            let (verdicts, report) = script.judged()
+            XCTAssertEqual(checks(verdicts), test.checks, test.name)
+            XCTAssertEqual(verdicts.first?.notifications ?? [], test.evidence.map { sequences[$0] }, test.name)
+            XCTAssertEqual(report.provider(provider)?.notifications, test.tally, test.name)
+            let lost = report.provider(provider)?.rule(.lost)
+            XCTAssertEqual(lost?.examples.map(\.notifications), test.tally.lost == 0 ? [] : [sequences], test.name)
+        }
     }
 
     func testConnectionsWithoutCredentialsAreUnidentifiedClients() {

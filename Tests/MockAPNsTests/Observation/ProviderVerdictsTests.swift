@@ -92,6 +92,66 @@ final class ProviderVerdictsTests: XCTestCase {
         XCTAssertEqual(fromFile.providers.first?.rule(.noBackoff).examples, provider.rule(.noBackoff).examples)
     }
 
+    /// A refusal counts even when the notification equals one accepted earlier: the same
+    /// body pushed again after the token was unregistered is a push to an unregistered token.
+    func testPushingTheSameBodyAgainAfterA410IsAPushToAnUnregisteredToken() async throws {
+        let (server, ports) = try await TestServer.start()
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
+        let curl = CurlClient(port: ports.http2)
+        let path = "/3/device/\(Fixtures.token)"
+        let body = #"{"aps":{"alert":"first"}}"#
+        XCTAssertEqual(try curl.send(path: path, headers: headers, body: body).status, 200)
+        server.registry.markUnregistered(Fixtures.token, since: 1_767_225_600_000)
+        XCTAssertEqual(try curl.send(path: path, headers: headers, body: body).status, 410)
+        XCTAssertEqual(try curl.send(path: path, headers: headers, body: body).status, 410)
+
+        let judged = await server.verdictReport()
+        let report = try XCTUnwrap(judged)
+        XCTAssertEqual(report.brokenRules, [.unregisteredToken])
+        let provider = try XCTUnwrap(report.providers.first)
+        XCTAssertEqual(provider.notifications, NotificationTally(acceptedAtOnce: 1, refused: 1))
+        let pushes = server.notifications()
+        XCTAssertEqual(pushes.map(\.answer.status), [200, 410, 410])
+        XCTAssertEqual(provider.rule(.unregisteredToken).examples.map(\.notifications), [Array(pushes.dropFirst().map(\.sequence))])
+    }
+
+    /// Legacy connections that each carry one notification whose payload length counts
+    /// characters, not UTF-8 bytes, are churn for the verdicts as for the server's own
+    /// diagnosis: the tail read as a second, unparseable "frame" is no notification.
+    func testLegacyChurnIsFoundWhenEachNotificationIsMisframed() async throws {
+        let (server, ports) = try await TestServer.start()
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
+        let json = Array(#"{"aps":{"alert":"café"}}"#.utf8)
+        let lengthIndex = 1 + 4 + 4 + 2 + 32
+        let connections = (1...10).map { seed in
+            var frame = LegacyNotification(
+                command: .enhanced, identifier: 1, expiry: 0, token: Legacy.token(UInt8(seed)), payload: json
+            ).encoded()
+            frame[lengthIndex + 1] -= 1  // one character fewer than bytes
+            return LegacyTLSClient.Connection(send: frame)
+        }
+        _ = try LegacyTLSClient.run(port: try XCTUnwrap(ports.gateway), connections: connections)
+        let closed = await server.journal.waitForEvents(count: 10, timeout: .seconds(10)) { event in
+            if case .connectionClosed(.legacy, _, _) = event.kind { return true }
+            return false
+        }
+        XCTAssertEqual(closed.count, 10)
+        // Each connection's record of its tail: no token, the byte read as a command.
+        let tails = server.notifications().filter { $0.deviceToken.isEmpty }
+        XCTAssertEqual(tails.map(\.legacyCommand), Array(repeating: UInt8(ascii: "}"), count: 10))
+
+        let judged = await server.verdictReport()
+        let report = try XCTUnwrap(judged)
+        let provider = try XCTUnwrap(report.providers.first)
+        XCTAssertEqual(provider.provider.kind, "certificate")
+        XCTAssertEqual(provider.connections, 10)
+        XCTAssertEqual(provider.notifications, NotificationTally(acceptedAtOnce: 10))
+        // The gateway closed each connection after its tail, so quick reconnections may be a
+        // storm as well; the churn is what this is about.
+        let churn = provider.rule(.connectionMisuse).examples.filter { $0.check == .connectionChurn }
+        XCTAssertEqual(churn.map { $0.figure("connections") }, [10])
+    }
+
     func testAResetStartsTheVerdictsOver() async throws {
         let (server, ports) = try await TestServer.start()
         try server.replaceScenario(jsonText: #"{"name":"broken","rules":[{"action":{"type":"reject","reason":"ServiceUnavailable"}}]}"#)
