@@ -206,7 +206,6 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
         let decider = services.decider
         let decisionContext = DecisionContext(environment: services.environment, authentication: authentication)
         // Only the rare events are collected; accepted notifications are counted by the session.
-        var diagnoses: [LegacyDiagnosis] = []
         var failure: (cause: LegacyFailureCause, request: PushRequest?)?
         let journaling = self.journaling
         let scenario = self.scenario
@@ -238,7 +237,8 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
                     }
                     journaling.observe(event, authentication: authentication, decided: decided, scenario: scenario.lastJudged)
                     switch event {
-                    case .diagnosis(let diagnosis): diagnoses.append(diagnosis)
+                    // Recorded at once: a diagnosis comes just before the record of the frame it is about.
+                    case .diagnosis(let diagnosis): diagnose(diagnosis)
                     case .failed(let cause, _): failure = (cause, decided)
                     case .accepted(let notification):
                         if case .closeAfterBytes(let bytes)? = scenario.lastJudged?.fault {
@@ -251,7 +251,6 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
                 }
             )
         }
-        diagnoses.forEach(diagnose)
         if let failure {
             if case .frame(let error) = failure.cause, error.status == nil { report.unparseableFrames += 1 }
             report.failure = Self.describe(failure.cause)
@@ -323,7 +322,8 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
             judged = scenario.lastJudged
             reason = refusal
         case .frame(let error)?:
-            reason = error.problem.reason
+            // Command 0 gets no packet: the client is told no reason, and its record names none.
+            reason = error.command == LegacyCommand.simple.rawValue ? nil : error.problem.reason
         case nil:
             break
         }
@@ -488,7 +488,10 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
             return "\(name) (token \(token)...) refused: \(reason.rawValue), status \(reason.legacyStatus.rawValue)"
         case .frame(let error):
             let name = error.identifier.map { "notification \($0)" } ?? "a frame"
-            let status = error.status.map { "status \($0.rawValue)" } ?? "unparseable"
+            // Command 0 carries no identifier, and gets no error packet: the connection closes.
+            let status = error.command == LegacyCommand.simple.rawValue
+                ? "closed without a packet (command 0 gets none)"
+                : error.status.map { "status \($0.rawValue)" } ?? "unparseable"
             return "\(name) (command \(error.command)) refused: \(error.problem), \(status)"
         }
     }

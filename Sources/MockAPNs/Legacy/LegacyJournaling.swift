@@ -112,7 +112,7 @@ struct LegacyJournaling {
             payloadLength: error.payloadLength, problem: problem, rawBytes: error.leadingBytes
         )))
         var record = NotificationRecord(
-            transport: .legacy, deviceToken: token ?? "", legacyIdentifier: error.identifier, payload: [],
+            transport: .legacy, deviceToken: token ?? "", legacyIdentifier: error.identifier, payload: error.payload ?? [],
             authentication: JournalAuthentication(authentication), answer: sent
         )
         record.topic = routedRequest(PushRequest(transport: .legacy, deviceToken: "", payload: []), authentication: authentication).topic

@@ -230,7 +230,8 @@ package struct LegacyConnectionSession: Sendable {
                 }
                 return fail(.frame(LegacyFrameError(
                     command: notification.command.rawValue, identifier: notification.identifier,
-                    problem: .payloadNotJSON(offset: offset), token: notification.token, payloadLength: notification.payload.count
+                    problem: .payloadNotJSON(offset: offset), token: notification.token, payloadLength: notification.payload.count,
+                    payload: notification.payload
                 )), observe)
             }
             if let reason = decide(notification.pushRequest(), json) {

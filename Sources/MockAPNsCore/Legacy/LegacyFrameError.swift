@@ -106,6 +106,8 @@ public struct LegacyFrameError: Error, Sendable, Equatable {
     public var token: [UInt8]?
     /// The payload length the frame declared, when it was read that far.
     public var payloadLength: Int?
+    /// The payload, when it arrived whole and was refused for what it holds (not JSON).
+    public var payload: [UInt8]?
 
     public init(
         command: UInt8,
@@ -114,7 +116,8 @@ public struct LegacyFrameError: Error, Sendable, Equatable {
         endsStream: Bool = false,
         leadingBytes: [UInt8] = [],
         token: [UInt8]? = nil,
-        payloadLength: Int? = nil
+        payloadLength: Int? = nil,
+        payload: [UInt8]? = nil
     ) {
         self.command = command
         self.identifier = identifier
@@ -123,6 +126,7 @@ public struct LegacyFrameError: Error, Sendable, Equatable {
         self.leadingBytes = leadingBytes
         self.token = token
         self.payloadLength = payloadLength
+        self.payload = payload
     }
 
     /// The status Apple reports, or `nil` when the frame was unparseable.

@@ -173,6 +173,48 @@ final class JournalTruthTests: XCTestCase {
         try await server.shutdown()
     }
 
+    /// A command-0 frame whose token was left out: its `legacy.tokenLeftOut` diagnosis comes
+    /// first, and since command 0 gets no error packet its record names no reason (the codec's
+    /// misread "payload too large" was never told to the client) and the notice no status.
+    func testACommandZeroFrameWithoutItsTokenIsRecordedAsTheClientSawIt() async throws {
+        let logs = CapturedLogs()
+        let (server, ports) = try await LegacyTestServer.start(logger: logs.logger(level: .info))
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
+        let json = Array(#"{"aps":{"alert":"the token was left out of this frame"}}"#.utf8)
+        let outcome = try LegacyTLSClient.exchange(
+            port: try XCTUnwrap(ports.gateway), send: [0, 0, 32, 0, UInt8(json.count)] + json)
+        XCTAssertEqual(outcome.received, [], "command 0 gets no packet")
+        let records = await server.waitForNotifications(count: 1, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
+        let record = try XCTUnwrap(records.first)
+        XCTAssertNil(record.reason, "no reason was named to the client")
+        XCTAssertNil(record.answer.legacyPacket)
+        let events = server.journal.events()
+        let leftOut = try XCTUnwrap(events.first { event in
+            if case .diagnosis(.legacyTokenLeftOut, _, _) = event.kind { return true }
+            return false
+        })
+        XCTAssertLessThan(leftOut.sequence, record.sequence, "the diagnosis comes before the record")
+        let notices = logs.messages.filter { $0.contains("refused") }
+        XCTAssertFalse(notices.isEmpty)
+        XCTAssertFalse(notices.contains { $0.contains("status 7") }, "\(notices)")
+    }
+
+    /// A frame refused for a payload that is not JSON arrived whole: its record holds the
+    /// payload as sent, not an empty one marked truncated.
+    func testAFrameRefusedForInvalidJSONKeepsItsPayload() async throws {
+        let (server, ports) = try await LegacyTestServer.start { $0.legacy.invalidJSONPayload = .refuse(.processingError) }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
+        let payload = Array(#"{"aps":{"alert":"unterminated"#.utf8)
+        let frame = LegacyNotification(command: .enhanced, identifier: 3, expiry: 0, token: Legacy.token(3), payload: payload).encoded()
+        let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: frame)
+        XCTAssertEqual(outcome.received, [8, 1, 0, 0, 0, 3])
+        let records = await server.waitForNotifications(count: 1, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
+        let record = try XCTUnwrap(records.first)
+        XCTAssertEqual(record.payload, payload)
+        XCTAssertEqual(record.payloadLength, payload.count)
+        XCTAssertFalse(JournalJSON.encode(record).contains("payloadTruncated"))
+    }
+
     // MARK: 3. Redaction
 
     func testRedactionHidesTheJWTInLibraryErrorsDiagnosesFramesAndLogs() async throws {
