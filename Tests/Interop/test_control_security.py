@@ -28,6 +28,7 @@ from conftest import CA, CERTS, TOPIC, Server, run, unique_token
 selenium = pytest.importorskip("selenium")
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -148,6 +149,10 @@ class AttackerSite:
 
     def url(self, name: str) -> str:
         return f"http://attacker.example:{self.port}/{name}"
+
+    def loopback_url(self, name: str) -> str:
+        """The same page as 127.0.0.1 on its own port: same site as the control API, another origin."""
+        return f"http://127.0.0.1:{self.port}/{name}"
 
     def close(self):
         self.httpd.shutdown()
@@ -293,6 +298,64 @@ def test_a_rebound_name_can_neither_read_nor_change_anything(browser, target):
     assert all(r["status"] == 421 for r in control_requests(browser, target))
     assert target.state() == before
     assert target.push(target.served) == 200
+
+
+def test_a_page_on_another_port_cannot_frame_the_dashboard(browser, site, target):
+    """Clickjacking: a page on another loopback port frames the dashboard, invisible, over
+    decoys placed where "Devices & clock" and "Let it run" are, and the visitor clicks them
+    (real clicks, as WebDriver sends them). The browser must refuse to show the dashboard in the
+    frame (X-Frame-Options: DENY, CSP frame-ancestors 'none'): the frame never runs the page, the
+    clicks land on nothing of it, and the clock stays pinned."""
+    size = browser.get_window_size()
+    browser.set_window_size(1280, 1400)  # both buttons inside the viewport, framed or not
+    try:
+        # Where the two buttons are, from the dashboard opened as itself at this window size;
+        # a frame filling the same viewport lays the page out the same way.
+        browser.get(f"http://127.0.0.1:{target.control}/")
+        WebDriverWait(browser, 10).until(lambda d: "on" in d.find_element(By.ID, "live").get_attribute("class"))
+        centre = "const r = arguments[0].getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2, innerHeight];"
+        devices = browser.execute_script(centre, browser.find_element(By.CSS_SELECTOR, 'nav button[data-view="devices"]'))
+        browser.find_element(By.CSS_SELECTOR, 'nav button[data-view="devices"]').click()  # a view switch, no request
+        resume = browser.execute_script(centre, browser.find_element(By.CSS_SELECTOR, '#clock-form button[data-action="resume"]'))
+        assert resume[1] < resume[2], f"'Let it run' is below the viewport: {resume}"
+
+        before = target.state()
+        assert before["clock"]["fixed"] is True, before["clock"]
+        for framer in (site.loopback_url("frame.html"), site.url("frame.html")):
+            site.pages["/frame.html"] = (
+                "<!doctype html><title>Win a prize</title>"
+                "<style>body{margin:0} .decoy{position:absolute;transform:translate(-50%,-50%)}"
+                " iframe{position:fixed;inset:0;width:100vw;height:100vh;border:0;opacity:0;z-index:1}</style>"
+                f'<button class="decoy" style="left:{devices[0]}px;top:{devices[1]}px">Claim your prize</button>'
+                f'<button class="decoy" style="left:{resume[0]}px;top:{resume[1]}px">Confirm</button>'
+                f'<iframe id="victim" src="http://127.0.0.1:{target.control}/"></iframe>'
+                "<script>victim.addEventListener('load', () => document.body.dataset.framed = 'loaded')</script>"
+            )
+            network(browser)  # start the log afresh
+            browser.get(framer)
+            WebDriverWait(browser, 10).until(lambda d: d.execute_script("return document.body.dataset.framed") == "loaded")
+            for x, y, _ in (devices, resume):
+                actions = ActionChains(browser)
+                actions.w3c_actions.pointer_action.move_to_location(int(x), int(y))
+                actions.w3c_actions.pointer_action.click()
+                actions.perform()
+            # What the frame holds, seen from inside (WebDriver may enter any frame): not the
+            # dashboard, whose buttons the clicks were aimed at, but the browser's error page.
+            browser.switch_to.frame("victim")
+            try:
+                inside = browser.execute_script(
+                    "return {url: location.href, buttons: document.querySelectorAll('nav button, #clock-form button').length,"
+                    " text: document.body ? document.body.innerText : ''}")
+            finally:
+                browser.switch_to.default_content()
+            assert inside["buttons"] == 0 and "MockAPNs" not in inside["text"], f"{framer} showed the dashboard: {inside}"
+            assert not inside["url"].startswith(f"http://127.0.0.1:{target.control}"), inside
+            # The page was fetched (and refused by the browser), nothing it would load or send was.
+            sent = control_requests(browser, target)
+            assert [(r["method"], r["url"]) for r in sent] == [("GET", f"http://127.0.0.1:{target.control}/")], sent
+            assert target.state() == before
+    finally:
+        browser.set_window_size(size["width"], size["height"])
 
 
 def test_the_dashboard_still_works_from_its_own_origin(browser, target):

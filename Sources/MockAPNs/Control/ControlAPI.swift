@@ -8,9 +8,10 @@ import MockAPNsJournal
 /// Sources/MockAPNs/Control/control-api.openapi.json describes them all.
 ///
 /// Each resource adds its own routes (`RouteCollection`s in `ControlAPI+<Resource>.swift`
-/// and `Dashboard`); in front of all of them run, in order, the access checks
-/// (`ControlAccessMiddleware`: Host, Origin, bearer token), the route catalog (404, 405) and
-/// the JSON body check (415).
+/// and `Dashboard`); in front of all of them run, in order, the response headers that forbid
+/// framing (`ControlResponseHeadersMiddleware`, outermost so refusals carry them too), the
+/// access checks (`ControlAccessMiddleware`: one Host, then Host, Origin, bearer token), the
+/// route catalog (404, 405) and the JSON body check (415).
 struct ControlAPI: Sendable {
     let server: MockAPNsServer
 
@@ -31,6 +32,7 @@ struct ControlAPI: Sendable {
 
     func makeRouter() -> Router<ControlRequestContext> {
         let router = Router(context: ControlRequestContext.self)
+        router.add(middleware: ControlResponseHeadersMiddleware())
         router.add(middleware: ControlAccessMiddleware(policy: policy))
         router.add(middleware: RouteCatalogMiddleware(routes: operations))
         router.add(middleware: JSONContentTypeMiddleware())

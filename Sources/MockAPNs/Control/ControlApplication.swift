@@ -3,6 +3,7 @@ import HummingbirdCore
 import Logging
 import ServiceLifecycle
 import NIOCore
+import NIOHTTP1
 import Synchronization
 
 /// The control API as a ServiceLifecycle service: a Hummingbird `Application` serving
@@ -27,18 +28,41 @@ enum ControlApplication {
         // Failures to bind are thrown and reported by the server; what Hummingbird would log
         // besides (at error level, a cancelled connection on every forced stop) is noise.
         applicationLogger.logLevel = .critical
+        let configuration = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [
+                ControlConnectionHandler(requestHeaderTimeout: requestHeaderTimeout, journal: api.server.journal, logger: logger),
+            ]
+        )
         return Application(
             router: api.makeRouter(),
-            server: .http1(configuration: HTTP1Channel.Configuration(
-                additionalChannelHandlers: [
-                    ControlConnectionHandler(requestHeaderTimeout: requestHeaderTimeout, journal: api.server.journal, logger: logger),
-                ]
-            )),
+            server: HTTPServerBuilder { responder in
+                ControlHTTP1Channel(http1: HTTP1Channel(responder: responder, configuration: configuration))
+            },
             configuration: ApplicationConfiguration(address: .hostname(host, port: port), serverName: "mockapns"),
             onServerRunning: { channel in onListening(channel.localAddress?.port ?? port) },
             eventLoopGroupProvider: .singleton,
             logger: applicationLogger
         )
+    }
+}
+
+/// Hummingbird's HTTP/1.1 child channel with `AbsoluteFormTargetHandler` where only it can
+/// work: after NIO's request decoder, before the conversion to HTTP types drops the host an
+/// absolute-form target names.
+struct ControlHTTP1Channel: ServerChildChannel {
+    let http1: HTTP1Channel
+
+    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1Channel.Value> {
+        http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
+            let pipeline = channel.pipeline.syncOperations
+            let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+            try pipeline.addHandler(AbsoluteFormTargetHandler(), position: .after(decoder))
+            return value
+        }
+    }
+
+    func handle(value: HTTP1Channel.Value, logger: Logger) async {
+        await http1.handle(value: value, logger: logger)
     }
 }
 

@@ -57,6 +57,126 @@ final class ControlAccessTests: XCTestCase {
         XCTAssertEqual(result.stdout.split(separator: "\n").last, "400", result.stdout)
     }
 
+    /// RFC 9112, section 3.2: a request carries exactly one Host header. With two, which one
+    /// counts is anyone's guess (a proxy in front may have judged the other), so the request
+    /// is refused, whichever names are in them; it used to be served under the first.
+    func testTwoHostHeadersAreRefused() async throws {
+        let control = try await start()
+        for second in ["evil.example", "localhost", "127.0.0.1:\(control.port)"] {
+            // The client's own Host: 127.0.0.1 comes first, this one second.
+            let client = try EventStreamClient(port: control.port, path: "/v1/health", headers: ["Host": second])
+            XCTAssertEqual(try client.status(), 400, "a second Host: \(second)")
+            let reply = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(client.bufferedBody().utf8)) as? [String: Any])
+            XCTAssertEqual(reply["parameter"] as? String, "Host")
+            XCTAssertTrue((reply["error"] as? String ?? "").contains("2 Host headers"), "\(reply)")
+        }
+        XCTAssertEqual(try control.call("GET", "/v1/health", headers: ["Host: localhost"]).status, 200, "one is fine")
+    }
+
+    /// A target written as a whole URL (`GET http://evil.example/v1/events`, the absolute form
+    /// clients use with proxies) names the host the request is for, and RFC 9112, section
+    /// 3.2.2 has the server go by it rather than by Host: its name is checked as a Host
+    /// header's is, 421 for a name the API does not answer to. Such requests used to be served
+    /// whatever they named.
+    func testATargetNamingAnotherHostIsRefusedAsSuchAHostIs() async throws {
+        let control = try await start()
+        let port = control.port
+        let cases: [(target: String, host: String?, status: Int)] = [
+            ("http://evil.example/v1/events", nil, 421),
+            ("http://evil.example:\(port)/v1/health", nil, 421),
+            ("HTTP://Evil.Example/v1/health?limit=1", nil, 421),
+            ("https://evil.example/v1/health", nil, 421),
+            ("http://127.0.0.1.evil.example:\(port)/", nil, 421),
+            ("http://evil.example/v1/health", "localhost", 421),
+            // User information, or no host at all: no name a browser would send.
+            ("http://user@127.0.0.1:\(port)/v1/health", nil, 400),
+            ("http:///v1/health", nil, 400),
+            // A name the API answers to is served, the target's rather than Host's.
+            ("http://127.0.0.1:\(port)/v1/health", nil, 200),
+            ("http://localhost/v1/events?limit=1", nil, 200),
+            ("http://[::1]:\(port)/v1/health", nil, 200),
+            ("http://127.0.0.1:\(port)/v1/health", "evil.example", 200),
+        ]
+        for (target, host, status) in cases {
+            var arguments = ["-sS", "--request-target", target, "-w", "\n%{http_code}", "http://127.0.0.1:\(port)/"]
+            if let host { arguments += ["-H", "Host: \(host)"] }
+            let result = try ProcessRunner.run("curl", arguments)
+            let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+            XCTAssertEqual(lines.last.flatMap { Int($0) }, status, "GET \(target) with Host: \(host ?? "127.0.0.1:\(port)"): \(result.stdout)")
+            let body = lines.dropLast().joined(separator: "\n")
+            if status == 200 {
+                XCTAssertTrue(body.hasPrefix("{") && !body.contains(#""error""#), body)
+            } else {
+                XCTAssertTrue(body.contains(#""parameter":"Host""#), body)
+                XCTAssertFalse(body.contains(#""events""#), body)
+            }
+        }
+    }
+
+    /// Every answer, whatever made it (the dashboard's page and files, JSON, the event stream,
+    /// a 404, each refusal), forbids framing: a page on another port could otherwise show the
+    /// dashboard in an invisible frame and have a visitor click "Let it run" (the browser's
+    /// view is Tests/Interop/test_control_security.py). The policy lets the page load its own
+    /// script, style and API only, and nothing inline.
+    func testEveryAnswerForbidsFramingAndThePageLoadsOnlyItsOwnFiles() async throws {
+        let control = try await start()
+        let base = "http://127.0.0.1:\(control.port)"
+        let requests: [(what: String, arguments: [String], status: Int)] = [
+            ("the dashboard", ["\(base)/"], 200),
+            ("its script", ["\(base)/dashboard/app.js"], 200),
+            ("its style", ["\(base)/dashboard/style.css"], 200),
+            ("JSON", ["\(base)/v1/health"], 200),
+            ("the OpenAPI document", ["\(base)/openapi.json"], 200),
+            ("a path it does not have", ["\(base)/v1/nope"], 404),
+            ("another method", ["-X", "DELETE", "\(base)/v1/health", "-H", "content-type: application/json"], 405),
+            ("a name it does not answer to", ["-H", "Host: evil.example", "\(base)/"], 421),
+            ("another origin", ["-X", "POST", "-H", "Origin: http://127.0.0.1:1", "\(base)/v1/clock/resume"], 403),
+            ("a change not in JSON", ["-X", "POST", "\(base)/v1/clock/resume"], 415),
+        ]
+        for request in requests {
+            let result = try ProcessRunner.run("curl", ["-sS", "-o", "/dev/null", "-D", "-"] + request.arguments)
+            let head = Self.head(result.stdout)
+            XCTAssertEqual(head.status, request.status, "\(request.what): \(result.stdout)")
+            Self.assertForbidsFraming(head.fields, request.what)
+        }
+        // The event stream's answer too, and a request with two Host headers.
+        let stream = try EventStreamClient(port: control.port, path: "/v1/events/stream")
+        XCTAssertEqual(try stream.status(), 200)
+        Self.assertForbidsFraming(Self.head(stream.head).fields, "the event stream")
+        let twoHosts = try EventStreamClient(port: control.port, path: "/", headers: ["Host": "localhost"])
+        XCTAssertEqual(try twoHosts.status(), 400)
+        Self.assertForbidsFraming(Self.head(twoHosts.head).fields, "two Host headers")
+    }
+
+    private static func assertForbidsFraming(_ fields: [String: String], _ what: String, line: UInt = #line) {
+        XCTAssertEqual(fields["x-frame-options"], "DENY", what, line: line)
+        XCTAssertEqual(fields["x-content-type-options"], "nosniff", what, line: line)
+        let policy = fields["content-security-policy"] ?? ""
+        var directives: [String: [String]] = [:]
+        for directive in policy.split(separator: ";") {
+            let words = directive.split(separator: " ").map(String.init)
+            if let name = words.first { directives[name] = Array(words.dropFirst()) }
+        }
+        XCTAssertEqual(directives["frame-ancestors"], ["'none'"], "\(what): \(policy)", line: line)
+        XCTAssertEqual(directives["default-src"], ["'none'"], "\(what): \(policy)", line: line)
+        for kind in ["script-src", "style-src", "connect-src"] {
+            XCTAssertEqual(directives[kind], ["'self'"], "\(what): \(kind) in \(policy)", line: line)
+        }
+        XCTAssertFalse(policy.contains("unsafe"), "\(what): \(policy)", line: line)
+    }
+
+    /// A response head's status and its fields, names lowercased.
+    private static func head(_ text: String) -> (status: Int, fields: [String: String]) {
+        let lines = text.split(separator: "\r\n")
+        let status = lines.first.flatMap { $0.split(separator: " ").dropFirst().first }.flatMap { Int($0) } ?? -1
+        var fields: [String: String] = [:]
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            fields[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return (status, fields)
+    }
+
     /// Every operation that may change state, from the OpenAPI document, tried as a page of
     /// another site (or a careless script) would send it: each is refused, and the journal,
     /// clock, registry, scenario, channels and feedback queue are as they were.

@@ -46,6 +46,20 @@ final class DashboardTests: XCTestCase {
         }
     }
 
+    /// The control port's Content-Security-Policy allows scripts and styles from the API's own
+    /// origin only (no 'unsafe-inline'), so the page must hold none inline: no script body, no
+    /// style element or attribute, no `on...=` handler. A browser would silently skip them.
+    func testThePageHasNothingInlineForItsPolicyToBlock() throws {
+        let page = try get("/").body
+        let scripts = page.components(separatedBy: "<script").count - 1
+        let ownScripts = page.components(separatedBy: #"<script src="/dashboard/"#).count - 1
+        XCTAssertEqual(scripts, 2)
+        XCTAssertEqual(ownScripts, scripts, "every script is a file of the dashboard's")
+        XCTAssertEqual(page.components(separatedBy: "></script>").count - 1, scripts, "with nothing between its tags")
+        XCTAssertFalse(page.contains("<style"))
+        XCTAssertNil(page.range(of: #"\s(style|on[a-z]+)\s*="#, options: [.regularExpression, .caseInsensitive]))
+    }
+
     func testReasonsCarryTheirStatusAndMeaning() throws {
         let reply = try get("/v1/reasons")
         XCTAssertEqual(reply.status, 200)
