@@ -167,8 +167,11 @@ struct ServeCommand: AsyncParsableCommand {
         say("mockapns listening \(ports.summary(host: configuration.host, controlHost: configuration.control.host))")
         if configuration.control.token == nil, let token = server.controlToken, let control = ports.control {
             // The one place the token is shown: it was made for this run and is needed to use
-            // the control API from another machine.
-            say("mockapns control token (generated for this run): \(token.value) - other machines send \"Authorization: Bearer <token>\"; the dashboard takes it as http://\(configuration.control.host):\(control)/#token=<token>")
+            // the control API from another machine. The address is one a browser can open (a
+            // wildcard bind's 0.0.0.0 or :: is not).
+            let settings = configuration.control
+            let elsewhere = settings.listensOnEveryAddress ? " (from another machine, with this machine's address)" : ""
+            say("mockapns control token (generated for this run): \(token.value) - other machines send \"Authorization: Bearer <token>\"; the dashboard takes it as \(settings.dashboardAddress(port: control))#token=<token>\(elsewhere)")
         }
         if let credentials {
             say(credentials.guide(configuration: configuration, http2Port: ports.http2))

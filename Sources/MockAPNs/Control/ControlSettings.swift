@@ -78,6 +78,27 @@ extension MockAPNsConfiguration {
             }
         }
 
+        /// The dashboard's address on `port`, as a browser on this machine opens it. The
+        /// unspecified address a wildcard bind uses (`0.0.0.0`, `::`) reaches no host when
+        /// typed into a browser's address bar, and the API answers that name 421 anyway: the
+        /// loopback address of its family stands in, which the listener also serves. An IPv6
+        /// address gets its brackets.
+        package func dashboardAddress(port: Int) -> String {
+            guard let address = IPAddressLiteral(host) else { return "http://\(host):\(port)/" }
+            let shown: String
+            switch address {
+            case .v4: shown = address.isUnspecified ? "127.0.0.1" : host
+            case .v6: shown = address.isUnspecified ? "[::1]" : (host.hasPrefix("[") ? host : "[\(host)]")
+            }
+            return "http://\(shown):\(port)/"
+        }
+
+        /// Whether the API listens on every address (`0.0.0.0`, `::`), so that from another
+        /// machine it is reached under this machine's own address rather than the printed one.
+        package var listensOnEveryAddress: Bool {
+            IPAddressLiteral(host)?.isUnspecified ?? false
+        }
+
         /// What the control API checks of each request, from these settings.
         func accessPolicy(token: BearerToken?) -> ControlAccessPolicy {
             ControlAccessPolicy(listenHost: host, allowedHosts: allowedHosts, allowedOrigins: allowedOrigins, token: token)

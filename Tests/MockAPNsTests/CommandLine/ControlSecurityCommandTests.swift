@@ -51,6 +51,44 @@ final class ControlSecurityCommandTests: XCTestCase {
         XCTAssertFalse(shown.contains(token), "no answer or page holds the token")
     }
 
+    /// The dashboard address on the token line is one a browser opens: listening on every
+    /// address it used to print `http://0.0.0.0:PORT/` (answered 421: no client sends that
+    /// name) or `http://:::PORT/` (no URL at all).
+    func testThePrintedDashboardAddressOpensTheDashboard() throws {
+        for (bind, host) in [("0.0.0.0", "127.0.0.1"), ("::", "[::1]")] {
+            let (process, output, errors, ports) = try serve(["--control-allow-remote", "--control-host", bind])
+            defer { if process.isRunning { process.terminate() } }
+            let port = try XCTUnwrap(ports["control"])
+            let line = try Self.line(containing: "control token (generated for this run)", from: output)
+            let address = try XCTUnwrap(line.split(separator: " ").first { $0.hasPrefix("http://") }.map(String.init), line)
+            XCTAssertEqual(address, "http://\(host):\(port)/#token=<token>", line)
+            XCTAssertTrue(line.hasSuffix("(from another machine, with this machine's address)"), line)
+            // What the browser asks for: the address without its fragment.
+            let page = try ProcessRunner.run("curl", ["-sS", "-g", "-w", "\n%{http_code}", String(address.prefix { $0 != "#" })])
+            XCTAssertTrue(page.stdout.hasSuffix("\n200"), "\(bind): \(page.stdout.suffix(300)) \(page.stderr)")
+            XCTAssertTrue(page.stdout.contains("<title>MockAPNs</title>"), bind)
+            _ = stop(process, output, errors)
+        }
+    }
+
+    /// Reads `pipe` as the server writes it until a whole line holds `text`.
+    private static func line(containing text: String, from pipe: Pipe) throws -> String {
+        var received = ""
+        while true {
+            if let line = received.split(separator: "\n").first(where: { $0.contains(text) }),
+               received.contains(line + "\n") {
+                return String(line)
+            }
+            let data = pipe.fileHandleForReading.availableData
+            guard !data.isEmpty else { throw NotPrinted(description: "the server closed its output without printing \(text): \(received)") }
+            received += String(decoding: data, as: UTF8.self)
+        }
+    }
+
+    private struct NotPrinted: Error, CustomStringConvertible {
+        var description: String
+    }
+
     func testAGivenTokenIsNeverPrinted() throws {
         let token = "given-by-the-environment-0123456789"
         let (process, output, errors, _) = try serve(

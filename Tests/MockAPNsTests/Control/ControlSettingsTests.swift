@@ -40,6 +40,31 @@ final class ControlSettingsTests: XCTestCase {
 
     /// The configuration file's keys for who may use the control API, and their mistakes
     /// named by JSON path.
+    /// The address printed for the dashboard must be one a browser opens and the API answers:
+    /// `http://0.0.0.0:2198/` reaches nothing by that name (the API answers it 421) and
+    /// `http://:::2198/` is no URL at all.
+    func testTheDashboardAddressIsOneABrowserCanOpen() {
+        let cases: [(host: String, address: String)] = [
+            ("127.0.0.1", "http://127.0.0.1:2198/"),
+            ("localhost", "http://localhost:2198/"),
+            ("mockapns.local", "http://mockapns.local:2198/"),
+            ("192.0.2.10", "http://192.0.2.10:2198/"),
+            ("0.0.0.0", "http://127.0.0.1:2198/"),
+            ("::", "http://[::1]:2198/"),
+            ("0:0:0:0:0:0:0:0", "http://[::1]:2198/"),
+            ("[::]", "http://[::1]:2198/"),
+            ("::1", "http://[::1]:2198/"),
+            ("[::1]", "http://[::1]:2198/"),
+            ("2001:db8::5", "http://[2001:db8::5]:2198/"),
+        ]
+        for (host, address) in cases {
+            var settings = MockAPNsConfiguration.ControlSettings()
+            settings.host = host
+            XCTAssertEqual(settings.dashboardAddress(port: 2198), address, host)
+            XCTAssertEqual(settings.listensOnEveryAddress, ["0.0.0.0", "::", "0:0:0:0:0:0:0:0", "[::]"].contains(host), host)
+        }
+    }
+
     func testTheAccessSettingsAreReadFromAConfigurationFile() throws {
         let text = """
         {"control": {"host": "0.0.0.0", "allowNonLoopback": true, "allowedHosts": ["mockapns.test", "10.0.0.5"],
