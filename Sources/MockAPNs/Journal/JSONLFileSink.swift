@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import MockAPNsCore
 import MockAPNsJournal
@@ -25,9 +26,10 @@ public enum JournalFileBehindPolicy: String, Sendable, Equatable, CaseIterable {
 /// Writes every journal event to a JSON Lines file, one object per line.
 ///
 /// The journal hands events over in order (outside its lock), which only appends them to a
-/// buffer here; a background task encodes and writes the buffer in batches, off the event
-/// loops. `close()` writes whatever is still buffered, so a shutdown (SIGTERM included)
-/// loses nothing.
+/// buffer here; a thread of the sink's own encodes and writes the buffer in batches, off the
+/// event loops and off Swift's cooperative pool (a writer that blocked the pool's threads
+/// under load once held back the task that hears SIGTERM for 15 seconds). `close(within:)`
+/// writes what is still buffered within a bound, and says how far it got.
 ///
 /// The buffer has a high-water mark. Under `JournalFileBehindPolicy.wait` (the default), the
 /// writer closes the server's read gate there (`JournalReadGate`): provider connections stop
@@ -57,7 +59,10 @@ final class JSONLFileSink: JournalSink {
     private let batches = Mutex<Void>(())
     /// The file's state; held only while bytes are written.
     private let writing = Mutex<WriterState>(WriterState())
-    private let loop = Mutex<Task<Void, Never>?>(nil)
+    /// Paces the writer thread: wakes it early (a full buffer, the close) and tells the close
+    /// it has stopped.
+    private let writer = WriterPace()
+    private let batchInterval: Duration
     private let logger: Logger?
 
     /// What waits to be written: events, then the run of events left out after them.
@@ -93,13 +98,22 @@ final class JSONLFileSink: JournalSink {
             throw JournalFileError(path: path, message: String(cString: strerror(errno)))
         }
         self.descriptor = descriptor
-        let task = Task.detached { [weak self] in
-            while !Task.isCancelled {
-                try? await Task.sleep(for: batchInterval)
-                self?.writeBuffered()
-            }
+        self.batchInterval = batchInterval
+        // Weak between turns: a sink nobody closes (a test's) lets its thread end with it.
+        let thread = Thread { [weak self] in
+            while let sink = self, sink.writerTurn() {}
         }
-        loop.withLock { $0 = task }
+        thread.name = "mockapns-journal-file"
+        thread.start()
+    }
+
+    /// One turn of the writer thread: a batch after `batchInterval`, or at once when woken.
+    /// Returns false once the close asked the thread to stop (and says it has).
+    private func writerTurn() -> Bool {
+        guard writer.awaitTurn(seconds: Double(batchInterval.components.seconds) + Double(batchInterval.components.attoseconds) / 1e18)
+        else { return false }
+        writeBuffered()
+        return true
     }
 
     func receive(_ event: JournalEvent) {
@@ -135,7 +149,7 @@ final class JSONLFileSink: JournalSink {
             // starts now rather than at the writer's next turn.
             guard writing.withLock({ !$0.failed }) else { break }
             gate?.close()
-            Task.detached { [weak self] in self?.writeBuffered() }
+            writer.wake()
             if pending.withLock({ state in defer { state.warned = true }; return !state.warned }) {
                 logger?.notice(
                     "the journal file is behind: provider connections are read more slowly until it catches up (journal.fileWhenBehind \"wait\")",
@@ -152,16 +166,31 @@ final class JSONLFileSink: JournalSink {
         }
     }
 
-    /// Stops the background writer, writes everything buffered (and, under `.gap`, every
-    /// event left out that the memory journal still holds), and closes the file.
-    func close() async {
-        let task = loop.withLock { task in
-            defer { task = nil }
-            return task
+    /// How long `close` may take to write what is still buffered by default: with the
+    /// server's 5-second grace for open connections, a SIGTERM ends the process well inside
+    /// the 10 seconds a container runtime waits before it kills.
+    static let defaultCloseBound = Duration.seconds(3)
+
+    /// Stops the writer thread, writes what is still buffered (and, under `.gap`, the events
+    /// left out that the memory journal still holds) until `bound` has passed, and closes the
+    /// file. Events not written by then become one gap line, and the log says how far the
+    /// file got either way.
+    func close(within bound: Duration = defaultCloseBound) async {
+        let started = ContinuousClock.now
+        let deadline = started.advanced(by: bound)
+        if !writer.askToStop() {
+            // The thread finishes the batch it is writing, if any; waiting for it takes a
+            // thread of its own, not one of the cooperative pool's.
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let writer = self.writer
+                let waiter = Thread {
+                    writer.awaitStopped()
+                    continuation.resume()
+                }
+                waiter.start()
+            }
         }
-        task?.cancel()
-        await task?.value
-        writeBuffered()
+        let outcome = writeBuffered(until: deadline)
         writing.withLock { state in
             guard !state.closed else { return }
             state.closed = true
@@ -169,6 +198,57 @@ final class JSONLFileSink: JournalSink {
             closeDescriptor(descriptor)
         }
         gate?.open()
+        let elapsed = ContinuousClock.now - started
+        let milliseconds = elapsed.components.seconds * 1000 + elapsed.components.attoseconds / 1_000_000_000_000_000
+        if let left = outcome.leftOut {
+            logger?.warning(
+                "the journal file is incomplete: \(outcome.written) events written at shutdown, then the bound of \(bound) passed; \(left.missed) events (sequences \(left.firstSequence)-\(left.lastSequence)) are left out, marked by a gap line",
+                metadata: ["file": "\(path)"]
+            )
+        } else {
+            logger?.info(
+                "the journal file is complete: \(outcome.written) events written at shutdown in \(milliseconds) ms",
+                metadata: ["file": "\(path)"]
+            )
+        }
+    }
+
+    /// Writes what is buffered in runs, until `deadline`: the events written, and those left
+    /// out (written as a gap line) when the deadline came first.
+    private func writeBuffered(until deadline: ContinuousClock.Instant) -> (written: Int, leftOut: JournalFileGap?) {
+        batches.withLock { _ in
+            let (batch, gap) = pending.withLock { pending in
+                defer {
+                    pending.events.removeAll(keepingCapacity: false)
+                    pending.missed = nil
+                }
+                return (pending.events, pending.missed)
+            }
+            var written = 0
+            var start = batch.startIndex
+            while start < batch.endIndex {
+                guard ContinuousClock.now < deadline else {
+                    // Whatever the `.gap` policy had left out after the batch is left out too.
+                    let last = gap?.lastSequence ?? batch[batch.endIndex - 1].sequence
+                    let missed = last - batch[start].sequence + 1
+                    let left = JournalFileGap(missed: missed, firstSequence: batch[start].sequence, lastSequence: last)
+                    write(left.line + "\n")
+                    return (written, left)
+                }
+                let end = min(start + Self.backfillBatch, batch.endIndex)
+                var text = ""
+                text.reserveCapacity((end - start) * 200)
+                for event in batch[start..<end] {
+                    text += JournalJSON.encode(event)
+                    text += "\n"
+                }
+                write(text)
+                written += end - start
+                start = end
+            }
+            if let gap { writeBackfilled(gap) }
+            return (written, nil)
+        }
     }
 
     /// Encodes and writes the events buffered so far, and the ones left out after them (the
@@ -249,6 +329,63 @@ final class JSONLFileSink: JournalSink {
             }
         }
         if writing.withLock({ $0.failed }) { gate?.open() }
+    }
+}
+
+/// The writer thread's turns: a condition variable and the state it guards.
+private final class WriterPace: @unchecked Sendable {
+    private enum State {
+        case running
+        /// A full buffer asked for a batch now.
+        case woken
+        case stopping
+        case stopped
+    }
+
+    private let condition = NSCondition()
+    /// Guarded by `condition`.
+    private var state = State.running
+
+    /// Waits up to `seconds`, or until woken; false when the thread is to stop (it is then
+    /// marked stopped).
+    func awaitTurn(seconds: Double) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        if state == .running { _ = condition.wait(until: Date(timeIntervalSinceNow: seconds)) }
+        switch state {
+        case .running:
+            return true
+        case .woken:
+            state = .running
+            return true
+        case .stopping, .stopped:
+            state = .stopped
+            condition.broadcast()
+            return false
+        }
+    }
+
+    func wake() {
+        condition.lock()
+        if state == .running { state = .woken }
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Asks the thread to stop; true when it already had.
+    func askToStop() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard state != .stopped else { return true }
+        state = .stopping
+        condition.broadcast()
+        return false
+    }
+
+    func awaitStopped() {
+        condition.lock()
+        while state != .stopped { condition.wait() }
+        condition.unlock()
     }
 }
 

@@ -27,6 +27,9 @@ extension MockAPNsConfiguration {
         public var fileWhenBehind: JournalFileBehindPolicy = .wait
         /// How many events the file's buffer holds before `fileWhenBehind` applies.
         public var fileBufferEvents: Int = 65_536
+        /// How long the shutdown may spend writing what the file's buffer still holds; events
+        /// not written by then are left out, marked by a gap line, and the log says so.
+        public var fileCloseBound: Duration = .seconds(3)
 
         public init() {}
 
@@ -35,7 +38,9 @@ extension MockAPNsConfiguration {
             JournalOptions(capacity: capacity, recordsFrames: recordsFrames, providerTokens: providerTokens)
         }
 
-        static let fileKeys = ["capacity", "file", "fileBuffer", "fileWhenBehind", "frames", "providerTokens", "redactTokens"]
+        static let fileKeys = [
+            "capacity", "file", "fileBuffer", "fileCloseSeconds", "fileWhenBehind", "frames", "providerTokens", "redactTokens",
+        ]
 
         /// Reads the `journal` object of a configuration file over these values.
         mutating func read(_ object: inout JSONObjectReader) throws(JSONFileError) {
@@ -43,6 +48,7 @@ extension MockAPNsConfiguration {
             if let value = try object.string("file") { file = value }
             if let value = try object.oneOf("fileWhenBehind", JournalFileBehindPolicy.self) { fileWhenBehind = value }
             if let value = try object.integer("fileBuffer", in: 1...10_000_000) { fileBufferEvents = Int(value) }
+            if let value = try object.integer("fileCloseSeconds", in: 0...3600) { fileCloseBound = .seconds(value) }
             if let value = try object.bool("frames") { recordsFrames = value }
             if let value = try object.bool("redactTokens") { redactsTokens = value }
             if let value = try object.oneOf("providerTokens", ProviderTokenRecording.self) { providerTokens = value }

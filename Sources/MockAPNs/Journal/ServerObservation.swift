@@ -20,6 +20,8 @@ final class ServerObservation: Sendable {
     /// Holds provider connections' reads while the JSONL file is behind.
     let readGate = JournalReadGate()
     private let fileSink = Mutex<JSONLFileSink?>(nil)
+    /// How long the shutdown may spend finishing the file.
+    private let fileCloseBound = Mutex<Duration>(JSONLFileSink.defaultCloseBound)
     /// Feeds the metrics and the access log from the journal, off the event loops.
     private let activity: ActivityReader
     /// The running group and the task that runs it (`start()` returns while it runs).
@@ -71,6 +73,7 @@ final class ServerObservation: Sendable {
         )
         journal.addSink(sink)
         fileSink.withLock { $0 = sink }
+        fileCloseBound.withLock { $0 = settings.fileCloseBound }
     }
 
     /// Starts the activity reader and, if configured, the control API, as one ServiceGroup;
@@ -137,6 +140,6 @@ final class ServerObservation: Sendable {
             defer { sink = nil }
             return sink
         }
-        await sink?.close()
+        await sink?.close(within: fileCloseBound.withLock { $0 })
     }
 }

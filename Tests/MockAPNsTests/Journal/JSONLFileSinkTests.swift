@@ -118,4 +118,28 @@ final class JSONLFileSinkTests: XCTestCase {
         await sink.close()
         XCTAssertEqual(try lines(path).map { try JournalJSON.decode($0).sequence }, Array(1...30))
     }
+
+    /// At shutdown the file is finished within a bound: what the bound leaves unwritten is one
+    /// gap line naming its sequences, and the log says how far the file got; within the bound
+    /// the file is whole and the log says so.
+    func testTheCloseFinishesTheFileWithinItsBoundAndSaysHowFarItGot() async throws {
+        for (bound, whole) in [(Duration.zero, false), (Duration.seconds(30), true)] {
+            let path = Fixtures.temporaryPath("close-bound.jsonl")
+            addTeardownBlock { try? FileManager.default.removeItem(atPath: path) }
+            let logs = CapturedLogs()
+            // The writer's own turns are an hour apart: everything is still buffered at the close.
+            let sink = try JSONLFileSink(path: path, bufferLimit: 100_000, batchInterval: .seconds(3_600), logger: logs.logger(level: .info))
+            for sequence in 1...20_000 { sink.receive(event(sequence)) }
+            await sink.close(within: bound)
+            let written = try lines(path)
+            let logged = logs.messages.joined(separator: "\n")
+            if whole {
+                XCTAssertEqual(written.count, 20_000)
+                XCTAssertTrue(logged.contains("the journal file is complete: 20000 events written at shutdown"), logged)
+            } else {
+                XCTAssertEqual(written, [#"{"type":"gap","missed":20000,"firstSeq":1,"lastSeq":20000}"#])
+                XCTAssertTrue(logged.contains("0 events written at shutdown, then the bound of 0.0 seconds passed; 20000 events (sequences 1-20000) are left out"), logged)
+            }
+        }
+    }
 }
