@@ -115,7 +115,10 @@ chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/bin:/bin \
     /bin/sh -c "cd /srv/mockapns/empty && exec $bin serve --ephemeral-ports --ports-file /srv/mockapns/ports.json" \
     > "$work/serve.out" 2> "$work/serve.err" &
 server=$!
-for _ in $(seq 1 200); do [[ -s "$root/srv/mockapns/ports.json" ]] && break; kill -0 $server 2>/dev/null || break; sleep 0.05; done
+# Until the ports file appears or the server exits, within a deadline (generating the
+# credentials takes longer on a busy machine than a fixed count of polls allows).
+ports_deadline=$((SECONDS + 60))
+while [[ ! -s "$root/srv/mockapns/ports.json" ]] && kill -0 $server 2>/dev/null && ((SECONDS < ports_deadline)); do sleep 0.05; done
 port() { sed -n "s/.*\"$1\":\([0-9]*\).*/\1/p" "$root/srv/mockapns/ports.json"; }
 if [[ ! -s "$root/srv/mockapns/ports.json" ]]; then
     fail "serve wrote no ports file; stdout: $(cat "$work/serve.out"); stderr: $(cat "$work/serve.err")"

@@ -23,7 +23,9 @@ final class GarbageTests: XCTestCase {
         }
         let control = try XCTUnwrap(ports.control)
         XCTAssertEqual(try ProcessRunner.run("curl", ["-sS", "-o", "/dev/null", "-w", "%{http_code}", "http://127.0.0.1:\(control)/v1/health"]).stdout, "200")
-        let baseline = await OpenDescriptors.settle(atMost: 0, within: 0.2)
+        // The health check's connection closes asynchronously: start from the listeners alone.
+        try await OpenDescriptors.waitForOnlyListeners(on: ports.all, timeout: .seconds(30))
+        let listeners = OpenDescriptors.serverSockets(on: ports.all).count
         let memoryBefore = OpenDescriptors.residentBytes
         let client = Fixtures.certificateDirectory + "/client-sandbox"
         let targets: [(kind: String, port: Int?, certificate: String)] = [
@@ -51,11 +53,13 @@ final class GarbageTests: XCTestCase {
         let legacyFrame = Self.commandTwoFrame(token: Fixtures.token)
         _ = try RawTLSClient.exchange(port: try XCTUnwrap(ports.gateway), alpn: [], certificate: "sandbox", send: legacyFrame, timeout: 1)
         let legacy = await server.waitForNotifications(
-            count: 1, matching: NotificationFilter(transport: .legacy, accepted: true, afterSequence: mark), timeout: .seconds(10))
+            count: 1, matching: NotificationFilter(transport: .legacy, accepted: true, afterSequence: mark), timeout: .seconds(30))
         XCTAssertEqual(legacy.count, 1, "the gateway still accepts a good notification")
 
-        let settled = await OpenDescriptors.settle(atMost: baseline, within: 20)
-        XCTAssertLessThanOrEqual(settled, baseline, "descriptors back to where they started")
+        // Thousands of connections close asynchronously, later still on a busy machine: wait
+        // for the last of them (a leak never closes, and the wait names it), not a count taken once.
+        try await OpenDescriptors.waitForOnlyListeners(on: ports.all, timeout: .seconds(120))
+        XCTAssertEqual(OpenDescriptors.serverSockets(on: ports.all).count, listeners, "every listener is still open, and nothing else")
         let grown = OpenDescriptors.residentBytes - memoryBefore
         XCTAssertLessThan(grown, 256 * 1024 * 1024, "resident memory grew by \(grown) bytes")
         try await server.shutdown()

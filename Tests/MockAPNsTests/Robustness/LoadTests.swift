@@ -21,7 +21,6 @@ final class LoadTests: XCTestCase {
             configuration.requiresAuthentication = false
             configuration.journal.recordsFrames = false
         }
-        let baseline = OpenDescriptors.count
         let payload = Fixtures.temporaryPath("payload.json")
         try Data(#"{"aps":{"alert":"load"}}"#.utf8).write(to: URL(fileURLWithPath: payload))
         defer { try? FileManager.default.removeItem(atPath: payload) }
@@ -38,8 +37,9 @@ final class LoadTests: XCTestCase {
         let opened = server.journal.events(matching: JournalEventFilter(kinds: ["connectionOpened"])).count
         XCTAssertGreaterThanOrEqual(opened, 1000)
 
-        let settled = await OpenDescriptors.settle(atMost: baseline, within: 30)
-        XCTAssertLessThanOrEqual(settled, baseline, "every connection's descriptor is released")
+        // Every connection's descriptor is released (a thousand close asynchronously; the wait
+        // names any still open when it gives up).
+        try await OpenDescriptors.waitForOnlyListeners(on: ports.all, timeout: .seconds(120))
         try await server.shutdown()
     }
 }

@@ -8,6 +8,10 @@ final class ServeProcess: @unchecked Sendable {
     private let lock = NSLock()
     private var out = Data()
     private var err = Data()
+    /// The pipes (stdout false, stderr true) that reached their end of file; once both
+    /// have, the output is complete. Signalled on `ending`.
+    private var ended: Set<Bool> = []
+    private let ending = NSCondition()
 
     init(_ executable: String, _ arguments: [String], directory: String, environment: [String: String]) throws {
         process.executableURL = URL(fileURLWithPath: executable)
@@ -17,8 +21,18 @@ final class ServeProcess: @unchecked Sendable {
         let outPipe = Pipe(), errPipe = Pipe()
         process.standardOutput = outPipe
         process.standardError = errPipe
-        outPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, error: false) }
-        errPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in self?.append(handle.availableData, error: true) }
+        for (pipe, isError) in [(outPipe, false), (errPipe, true)] {
+            pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
+                let data = handle.availableData
+                guard !data.isEmpty else {
+                    // End of file; a call already queued may still report it again.
+                    handle.readabilityHandler = nil
+                    self?.end(error: isError)
+                    return
+                }
+                self?.append(data, error: isError)
+            }
+        }
         try process.run()
     }
 
@@ -26,6 +40,24 @@ final class ServeProcess: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         if error { err.append(data) } else { out.append(data) }
+    }
+
+    private func end(error: Bool) {
+        ending.lock()
+        ended.insert(error)
+        ending.broadcast()
+        ending.unlock()
+    }
+
+    /// Waits until both pipes reached their end (the process and anything it started closed
+    /// them), so what it printed last is in `stdout` and `stderr`; a busy machine may run the
+    /// handlers late, so this waits for them rather than for a fixed time. Gives up after
+    /// `timeout`: a child the server started may still hold a pipe open.
+    private func waitForOutput(timeout: TimeInterval = 10) {
+        let deadline = Date().addingTimeInterval(timeout)
+        ending.lock()
+        defer { ending.unlock() }
+        while ended.count < 2, ending.wait(until: deadline) {}
     }
 
     var stdout: String { lock.lock(); defer { lock.unlock() }; return String(decoding: out, as: UTF8.self) }
@@ -47,7 +79,7 @@ final class ServeProcess: @unchecked Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
         guard !process.isRunning else { throw ProcessTimeout(command: "mockapns serve still running; stderr: \(stderr)") }
-        Thread.sleep(forTimeInterval: 0.1)  // the readability handlers drain the pipes
+        waitForOutput()
         return process.terminationStatus
     }
 
@@ -55,7 +87,7 @@ final class ServeProcess: @unchecked Sendable {
     func stop() -> Int32 {
         if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         process.waitUntilExit()
-        Thread.sleep(forTimeInterval: 0.1)  // the readability handlers drain the pipes
+        waitForOutput()
         return process.terminationStatus
     }
 }

@@ -1,51 +1,76 @@
 import MockAPNsTestSupport
 import Foundation
+import MockAPNs
 
 /// This process's open file descriptors and memory, read from /proc: an in-process server's
-/// sockets are among them, so a leaked connection shows as a count that does not come back.
+/// sockets are among them, so a leaked connection shows as a socket that does not go away.
 enum OpenDescriptors {
-    /// How many TCP sockets this process holds now: every connection and listener of the
-    /// in-process server is one. (Other descriptors come and go with the runtime: an event
-    /// loop created on first use brings an epoll, an eventfd and a timerfd for good, and
-    /// Foundation's Process keeps a Unix socket pair per child.)
-    static var count: Int {
-        let tcpInodes = Self.tcpInodes()
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return names.filter { name in
-            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name),
-                  target.hasPrefix("socket:[") else { return false }
-            return tcpInodes.contains(String(target.dropFirst("socket:[".count).dropLast()))
-        }.count
+    /// A TCP socket this process holds whose local port is one of a server's: its listener,
+    /// or a connection it accepted there.
+    struct ServerSocket: CustomStringConvertible {
+        var descriptor: String
+        var localPort: Int
+        var remotePort: Int
+        /// The kernel's state code (/proc/net/tcp `st`): 0A is LISTEN, 01 ESTABLISHED, 08 CLOSE_WAIT.
+        var state: String
+
+        var isListening: Bool { state == "0A" }
+
+        var description: String {
+            "fd \(descriptor): \(localPort) <- \(remotePort), state \(state)\(isListening ? " (listening)" : "")"
+        }
     }
 
-    /// The inodes of every TCP socket on the machine (IPv4 and IPv6).
-    private static func tcpInodes() -> Set<String> {
-        var inodes: Set<String> = []
+    /// The TCP sockets this process holds on `ports` (a server's ports), looked up by the
+    /// inode each descriptor points to. Counting only the server's own ports keeps sockets of
+    /// other tests in this process, and of the runtime, out of the count.
+    static func serverSockets(on ports: Set<Int>) -> [ServerSocket] {
+        let table = tcpTable()
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.compactMap { name in
+            guard let target = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + name),
+                  target.hasPrefix("socket:["),
+                  let entry = table[String(target.dropFirst("socket:[".count).dropLast())],
+                  ports.contains(entry.localPort)
+            else { return nil }
+            return ServerSocket(descriptor: name, localPort: entry.localPort, remotePort: entry.remotePort, state: entry.state)
+        }
+    }
+
+    /// Waits until the server on `ports` holds nothing but its listeners: every connection it
+    /// accepted there has been closed. Connections close asynchronously, and a busy machine
+    /// may take long to get there, so this waits for the condition (up to `timeout`) rather
+    /// than counting once; it throws `WaitTimeout` naming the sockets still open.
+    static func waitForOnlyListeners(on ports: Set<Int>, timeout: Duration = .seconds(60)) async throws {
+        var open: [ServerSocket] = []
+        try await waitUntil("the connections on ports \(ports.sorted()) to close; still open: \(open)", timeout: timeout, interval: .milliseconds(50)) {
+            open = serverSockets(on: ports).filter { !$0.isListening }
+            return open.isEmpty
+        }
+    }
+
+    /// Every TCP socket on the machine (IPv4 and IPv6) by inode: its local and remote port and state.
+    private static func tcpTable() -> [String: (localPort: Int, remotePort: Int, state: String)] {
+        var entries: [String: (localPort: Int, remotePort: Int, state: String)] = [:]
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
             guard let text = try? String(contentsOfFile: table, encoding: .utf8) else { continue }
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-                if fields.count > 9 { inodes.insert(String(fields[9])) }
+                guard fields.count > 9 else { continue }
+                entries[String(fields[9])] = (port(fields[1]), port(fields[2]), String(fields[3]))
             }
         }
-        return inodes
+        return entries
+    }
+
+    /// The port of an `ADDRESS:PORT` field of /proc/net/tcp (both in hex).
+    private static func port(_ field: Substring) -> Int {
+        field.split(separator: ":").last.flatMap { Int($0, radix: 16) } ?? -1
     }
 
     /// Every descriptor open now, sockets or not.
     static var allCount: Int {
         (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
-    }
-
-    /// Waits until at most `target` sockets are open (connections close asynchronously),
-    /// checking every 50 ms for at most `seconds`; returns the last count seen.
-    static func settle(atMost target: Int, within seconds: Double = 15) async -> Int {
-        let deadline = Date().addingTimeInterval(seconds)
-        var now = count
-        while now > target, Date() < deadline {
-            try? await Task.sleep(for: .milliseconds(50))
-            now = count
-        }
-        return now
     }
 
     /// What each open descriptor is (`socket:[123]`, a path), for failure messages.
@@ -64,6 +89,20 @@ enum OpenDescriptors {
               let kilobytes = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
         else { return -1 }
         return kilobytes * 1024
+    }
+}
+
+extension BoundPorts {
+    /// Every port the server listens on, in every environment: the ports its sockets,
+    /// listeners and accepted connections alike, have as their local port.
+    var all: Set<Int> {
+        var ports: Set<Int> = [http2]
+        ports.formUnion([gateway, feedback, control, channelManagement].compactMap { $0 })
+        for environment in environments {
+            ports.insert(environment.http2)
+            ports.formUnion([environment.gateway, environment.feedback, environment.channelManagement].compactMap { $0 })
+        }
+        return ports
     }
 }
 
