@@ -129,7 +129,14 @@ final class ScenarioWireTests: XCTestCase {
         let inFlight = Task.detached { [headers, token] in
             try CurlClient(port: port).send(path: "/3/device/\(token)", headers: headers)
         }
-        try await Task.sleep(for: .milliseconds(400))
+        // The request ended its stream, so it was decided in that read (its frames are
+        // recorded when the read is over): the decision and its delay are under way.
+        let ended = await server.journal.waitForEvents(count: 1, timeout: .seconds(10)) { event in
+            guard case .http2Frame(let frame) = event.kind else { return false }
+            return frame.direction == .inbound && frame.streamID == 1 && frame.flags & 0x1 != 0
+                && (frame.type == .data || frame.type == .headers)
+        }
+        XCTAssertEqual(ended.count, 1)
         try server.replaceScenario(jsonText: #"{"name": "calm"}"#)
         XCTAssertEqual(server.currentScenario.name, "calm")
         let delayed = try await inFlight.value
