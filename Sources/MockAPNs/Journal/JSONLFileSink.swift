@@ -213,13 +213,15 @@ final class JSONLFileSink: JournalSink {
         }
     }
 
-    /// Writes what is buffered in runs, until `deadline`: the events written, and those left
-    /// out (written as a gap line) when the deadline came first.
-    private func writeBuffered(until deadline: ContinuousClock.Instant) -> (written: Int, leftOut: JournalFileGap?) {
+    /// Writes what is buffered in runs, until `deadline` (`nil`: all of it): the events
+    /// written, and those left out (written as a gap line) when the deadline came first.
+    @discardableResult
+    private func writeBuffered(until deadline: ContinuousClock.Instant?) -> (written: Int, leftOut: JournalFileGap?) {
         batches.withLock { _ in
             let (batch, gap) = pending.withLock { pending in
                 defer {
-                    pending.events.removeAll(keepingCapacity: false)
+                    // A running writer keeps its buffer for the next batch; the close does not.
+                    pending.events.removeAll(keepingCapacity: deadline == nil)
                     pending.missed = nil
                 }
                 return (pending.events, pending.missed)
@@ -227,7 +229,7 @@ final class JSONLFileSink: JournalSink {
             var written = 0
             var start = batch.startIndex
             while start < batch.endIndex {
-                guard ContinuousClock.now < deadline else {
+                if let deadline, ContinuousClock.now >= deadline {
                     // Whatever the `.gap` policy had left out after the batch is left out too.
                     let last = gap?.lastSequence ?? batch[batch.endIndex - 1].sequence
                     let missed = last - batch[start].sequence + 1
@@ -236,13 +238,7 @@ final class JSONLFileSink: JournalSink {
                     return (written, left)
                 }
                 let end = min(start + Self.backfillBatch, batch.endIndex)
-                var text = ""
-                text.reserveCapacity((end - start) * 200)
-                for event in batch[start..<end] {
-                    text += JournalJSON.encode(event)
-                    text += "\n"
-                }
-                write(text)
+                write(Self.lines(batch[start..<end]))
                 written += end - start
                 start = end
             }
@@ -251,27 +247,21 @@ final class JSONLFileSink: JournalSink {
         }
     }
 
-    /// Encodes and writes the events buffered so far, and the ones left out after them (the
-    /// background task's batch; tests call it to write at a moment of their choosing).
-    func writeBuffered() {
-        batches.withLock { _ in
-            let (batch, gap) = pending.withLock { pending in
-                defer {
-                    pending.events.removeAll(keepingCapacity: true)
-                    pending.missed = nil
-                }
-                return (pending.events, pending.missed)
-            }
-            guard !batch.isEmpty || gap != nil else { return }
-            var text = ""
-            text.reserveCapacity(batch.count * 200)
-            for event in batch {
-                text += JournalJSON.encode(event)
-                text += "\n"
-            }
-            write(text)
-            if let gap { writeBackfilled(gap) }
+    /// `events` as lines of the file, after `prefix`.
+    private static func lines(_ events: some Collection<JournalEvent>, after prefix: String = "") -> String {
+        var text = prefix
+        text.reserveCapacity(prefix.utf8.count + events.count * 200)
+        for event in events {
+            text += JournalJSON.encode(event)
+            text += "\n"
         }
+        return text
+    }
+
+    /// Encodes and writes the events buffered so far, and the ones left out after them (the
+    /// writer thread's batch; tests call it to write at a moment of their choosing).
+    func writeBuffered() {
+        writeBuffered(until: nil)
         gate?.open()
     }
 
@@ -288,17 +278,12 @@ final class JSONLFileSink: JournalSink {
                 write(lost.line + "\n")
                 return
             }
-            var text = ""
+            var lost = ""
             if first.sequence > written + 1 {
                 // It dropped the oldest of them already (its sequences run on without holes).
-                let lost = JournalFileGap(missed: first.sequence - written - 1, firstSequence: written + 1, lastSequence: first.sequence - 1)
-                text += lost.line + "\n"
+                lost = JournalFileGap(missed: first.sequence - written - 1, firstSequence: written + 1, lastSequence: first.sequence - 1).line + "\n"
             }
-            for event in events {
-                text += JournalJSON.encode(event)
-                text += "\n"
-            }
-            write(text)
+            write(Self.lines(events, after: lost))
             written = last.sequence
         }
     }

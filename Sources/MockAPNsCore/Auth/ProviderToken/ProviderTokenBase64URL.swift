@@ -3,7 +3,12 @@
 enum ProviderTokenBase64URL {
     /// The bytes encoded by `text`, or `nil` if `text` is not unpadded base64url.
     static func decode(_ text: Substring) -> [UInt8]? {
-        let input = text.utf8
+        decode(bytes: text.utf8)
+    }
+
+    /// The bytes encoded by the base64url characters `input`, or `nil` if they are not
+    /// unpadded base64url.
+    static func decode(bytes input: some Collection<UInt8>) -> [UInt8]? {
         // A single leftover character carries only 6 bits: never a whole byte.
         guard input.count % 4 != 1 else { return nil }
         var output: [UInt8] = []
@@ -42,7 +47,8 @@ enum ProviderTokenBase64URL {
         return String(decoding: output, as: UTF8.self)
     }
 
-    private static func sextet(_ character: UInt8) -> UInt8? {
+    /// The six bits a base64url character stands for; `nil` for any other byte.
+    static func sextet(_ character: UInt8) -> UInt8? {
         switch character {
         case UInt8(ascii: "A")...UInt8(ascii: "Z"): return character - UInt8(ascii: "A")
         case UInt8(ascii: "a")...UInt8(ascii: "z"): return character - UInt8(ascii: "a") + 26

@@ -154,20 +154,7 @@ package enum ProviderTokenRedaction {
     /// object: `{`, anything, `}`, with JSON's whitespace around. That is a JOSE header's shape.
     private static func isJOSEHeader(_ part: ArraySlice<UInt8>) -> Bool {
         // `{}` is the shortest object: 2 bytes, 3 characters.
-        guard part.count >= 3 else { return false }
-        var decoded: [UInt8] = []
-        decoded.reserveCapacity(part.count * 3 / 4)
-        var buffer: UInt32 = 0
-        var bits = 0
-        for character in part {
-            guard let value = sextet(character) else { return false }
-            buffer = (buffer << 6 | UInt32(value)) & 0xFFFF
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                decoded.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
-            }
-        }
+        guard part.count >= 3, let decoded = ProviderTokenBase64URL.decode(bytes: part) else { return false }
         let content = decoded.drop(while: isJSONWhitespace).reversed().drop(while: isJSONWhitespace)
         // Reversed: its last byte is the object's first.
         return content.last == UInt8(ascii: "{") && content.first == UInt8(ascii: "}")
@@ -183,17 +170,6 @@ package enum ProviderTokenRedaction {
 
     /// Base64url characters and the dots that join a JWS's parts.
     private static func isRunByte(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: ".") || sextet(byte) != nil
-    }
-
-    private static func sextet(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "A")...UInt8(ascii: "Z"): return character - UInt8(ascii: "A")
-        case UInt8(ascii: "a")...UInt8(ascii: "z"): return character - UInt8(ascii: "a") + 26
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return character - UInt8(ascii: "0") + 52
-        case UInt8(ascii: "-"): return 62
-        case UInt8(ascii: "_"): return 63
-        default: return nil
-        }
+        byte == UInt8(ascii: ".") || ProviderTokenBase64URL.sextet(byte) != nil
     }
 }
