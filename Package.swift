@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "MockAPNsCore", targets: ["MockAPNsCore"]),
+        .library(name: "MockAPNsScenario", targets: ["MockAPNsScenario"]),
         .library(name: "MockAPNsJournal", targets: ["MockAPNsJournal"]),
         .library(name: "MockAPNsWire", targets: ["MockAPNsWire"]),
         .library(name: "MockAPNs", targets: ["MockAPNs"]),
@@ -35,6 +36,25 @@ let package = Package(
             name: "MockAPNsCore",
             dependencies: [
                 "MockAPNsWire",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+            ]
+        ),
+        // The JSON scenario model, its decoder and the rule engine. No I/O.
+        .target(name: "MockAPNsScenario", dependencies: ["MockAPNsCore", "MockAPNsWire"]),
+        // The provider judge and its report: what the journal's notifications say about a
+        // provider's retry logic. No I/O.
+        .target(name: "MockAPNsVerdicts", dependencies: ["MockAPNsCore"]),
+        // Devices, Apple's storage rules and the delivery log, as pure logic.
+        .target(name: "MockAPNsDelivery", dependencies: ["MockAPNsCore"]),
+        // The development PKI: a generated CA, certificates and provider keys (tooling, not
+        // the request path).
+        .target(
+            name: "MockAPNsDevelopmentPKI",
+            dependencies: [
+                "MockAPNsCore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
@@ -82,10 +102,16 @@ let package = Package(
             name: "MockAPNs",
             dependencies: [
                 "MockAPNsCore",
+                "MockAPNsScenario",
+                "MockAPNsVerdicts",
+                "MockAPNsDelivery",
+                "MockAPNsDevelopmentPKI",
                 "MockAPNsJournal",
                 "MockAPNsWire",
                 "MockAPNsTLS",
                 "MockAPNsHTTP2",
+                // The control token's random bytes (Control/Access/BearerToken.swift).
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // The webhook forwarder's HTTP/1.1 client (Hummingbird builds it anyway).
@@ -107,6 +133,9 @@ let package = Package(
             dependencies: [
                 "MockAPNs",
                 "MockAPNsCore",
+                "MockAPNsScenario",
+                "MockAPNsVerdicts",
+                "MockAPNsDevelopmentPKI",
                 "MockAPNsJournal",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -146,6 +175,10 @@ let package = Package(
             dependencies: [
                 "MockAPNsTestSupport",
                 "MockAPNsCore",
+                "MockAPNsScenario",
+                "MockAPNsVerdicts",
+                "MockAPNsDelivery",
+                "MockAPNsDevelopmentPKI",
                 "MockAPNsJournal",
                 "MockAPNsWire",
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -187,6 +220,10 @@ let package = Package(
                 "MockAPNsTestSupport",
                 "MockAPNs",
                 "MockAPNsCore",
+                "MockAPNsScenario",
+                "MockAPNsVerdicts",
+                "MockAPNsDelivery",
+                "MockAPNsDevelopmentPKI",
                 "MockAPNsJournal",
                 "MockAPNsWire",
                 "MockAPNsTLS",

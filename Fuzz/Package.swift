@@ -17,6 +17,7 @@ func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
 
 let core: Target.Dependency = .product(name: "MockAPNsCore", package: mainPackage)
 let wire: Target.Dependency = .product(name: "MockAPNsWire", package: mainPackage)
+let scenario: Target.Dependency = .product(name: "MockAPNsScenario", package: mainPackage)
 
 let package = Package(
     name: "MockAPNsFuzz",
@@ -30,7 +31,7 @@ let package = Package(
         fuzzTarget("FuzzLegacyFrameDecoder", [core]),
         fuzzTarget("FuzzJSONParser", [core]),
         fuzzTarget("FuzzJournal", [core, wire, .product(name: "MockAPNsJournal", package: mainPackage)]),
-        fuzzTarget("FuzzScenarioDecoder", [core]),
+        fuzzTarget("FuzzScenarioDecoder", [core, scenario]),
         fuzzTarget("FuzzConfigurationDecoder", [.product(name: "MockAPNs", package: mainPackage)]),
         fuzzTarget("FuzzProviderToken", [core]),
         fuzzTarget("FuzzHTTP2RequestValidator", [core, wire]),

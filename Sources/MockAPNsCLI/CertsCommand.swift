@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import MockAPNs
 import MockAPNsCore
+import MockAPNsDevelopmentPKI
 
 /// `mockapns certs`: development certificates and provider keys.
 struct CertsCommand: AsyncParsableCommand {

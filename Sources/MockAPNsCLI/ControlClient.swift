@@ -2,6 +2,7 @@ import MockAPNsCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import MockAPNs
 
 /// Where a control API is, from a `--control` URL: `http://HOST[:PORT][/PREFIX]`.
 ///

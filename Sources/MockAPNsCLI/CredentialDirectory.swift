@@ -1,6 +1,7 @@
 import Foundation
 import MockAPNs
 import MockAPNsCore
+import MockAPNsDevelopmentPKI
 
 /// Where `serve` and `token` find the development credentials (server certificate, CA, client
 /// certificates, provider keys) when no folder is named:

@@ -1,6 +1,7 @@
 import ArgumentParser
 import MockAPNs
 import MockAPNsCore
+import MockAPNsDelivery
 
 /// `mockapns serve` options for the delivery model and the forwarders.
 struct DeliveryFlags: ParsableArguments {

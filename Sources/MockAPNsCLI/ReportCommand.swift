@@ -3,6 +3,7 @@ import Foundation
 import MockAPNs
 import MockAPNsCore
 import MockAPNsJournal
+import MockAPNsVerdicts
 
 /// `mockapns report`: the verdicts on each provider's retry logic, from a running server's
 /// control API or from a JSONL journal file, as a short summary, JSON, or JUnit XML for CI;

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import MockAPNsCore
+import MockAPNsScenario
 
 /// `mockapns scenario ...`: work with scenario files.
 struct ScenarioCommand: ParsableCommand {

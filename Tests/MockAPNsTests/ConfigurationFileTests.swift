@@ -1,6 +1,7 @@
 import MockAPNs
 import MockAPNsCore
 import XCTest
+import MockAPNsVerdicts
 
 final class ConfigurationFileTests: XCTestCase {
     func testEveryKeyIsRead() throws {

@@ -2,6 +2,7 @@ import MockAPNsWire
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsHTTP2
+import MockAPNsScenario
 
 /// Broadcast sends and channel management requests: the same connection, credentials,
 /// scenario and journal as device pushes, with their own decision cores.

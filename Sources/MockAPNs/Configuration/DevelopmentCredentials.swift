@@ -11,6 +11,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import MockAPNsDevelopmentPKI
 
 /// The development credentials a server uses when none are configured, and where a client
 /// finds their counterparts: the CA to trust, the client certificates and the provider keys.

@@ -1,6 +1,8 @@
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsHTTP2
+import MockAPNsScenario
+import MockAPNsVerdicts
 
 /// Everything a MockAPNs server needs to start. The defaults are Apple-faithful, bind every
 /// listener to a free port, and use development credentials the server finds or generates

@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import MockAPNsCore
 import MockAPNsJournal
+import MockAPNsDelivery
 
 /// The delivery model's routes: devices online and offline and what is stored for them, and
 /// each notification's delivery log.

@@ -3,6 +3,7 @@ import MockAPNsCore
 import MockAPNsJournal
 import Prometheus
 import Synchronization
+import MockAPNsScenario
 
 /// The server's metrics, kept through swift-metrics in a Prometheus registry of this server's
 /// own (no global metrics system), and served as Prometheus text at `GET /metrics`.

@@ -1,6 +1,7 @@
 import MockAPNsCore
 import MockAPNsJournal
 import Synchronization
+import MockAPNsDelivery
 
 /// What the delivery model reads from the journal, in journal order: accepted notifications
 /// and device changes. The journal hands events over on the recording thread (often an event

@@ -3,6 +3,8 @@ import MockAPNsCore
 import MockAPNsJournal
 import NIOCore
 import Synchronization
+import MockAPNsDelivery
+import MockAPNsScenario
 
 /// Runs the delivery model beside the server: reads accepted notifications and device changes
 /// from the journal (through `DeliveryFeed`, in journal order), applies Apple's rules on the

@@ -1,5 +1,6 @@
 import MockAPNsCore
 import MockAPNsJournal
+import MockAPNsDelivery
 
 extension MockAPNsConfiguration {
     /// The delivery model (docs/delivery.md) and where delivered notifications are forwarded

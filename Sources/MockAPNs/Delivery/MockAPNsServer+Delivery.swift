@@ -1,5 +1,6 @@
 import MockAPNsCore
 import MockAPNsJournal
+import MockAPNsDelivery
 
 /// The delivery model through the embedding API: devices online and offline, what is stored
 /// for them, and each notification's delivery log.

@@ -5,6 +5,7 @@ import MockAPNsJournal
 import MockAPNsHTTP2
 import MockAPNsTLS
 import NIOCore
+import MockAPNsScenario
 
 /// What every HTTP/2 connection of one listener shares.
 struct HTTP2ConnectionServices: Sendable {

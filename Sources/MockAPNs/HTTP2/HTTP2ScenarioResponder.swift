@@ -4,6 +4,7 @@ import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsHTTP2
 import NIOCore
+import MockAPNsScenario
 
 /// Answers the requests of one HTTP/2 connection through the running scenario: asks the
 /// engine (which consults the decision core when no earlier rule decided), waits out any

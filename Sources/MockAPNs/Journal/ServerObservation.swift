@@ -4,6 +4,8 @@ import MockAPNsJournal
 import NIOCore
 import ServiceLifecycle
 import Synchronization
+import MockAPNsScenario
+import MockAPNsVerdicts
 
 /// The parts of a server that watch it rather than serve APNs: the journal, its JSONL file,
 /// the reader that feeds the metrics and the access log, and the control API. The journal

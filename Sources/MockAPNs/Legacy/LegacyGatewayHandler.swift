@@ -11,6 +11,7 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import MockAPNsScenario
 
 /// Asks a gateway connection to go away as Apple's gateway did for maintenance: the status-10
 /// packet naming the last accepted notification, then close.

@@ -2,6 +2,7 @@ import Logging
 import MockAPNsCore
 import MockAPNsJournal
 import NIOCore
+import MockAPNsScenario
 
 /// Runs the scenario for the notifications of one legacy gateway connection and says how
 /// the gateway must answer, in the binary protocol's terms.

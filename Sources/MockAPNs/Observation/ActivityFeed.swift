@@ -2,6 +2,7 @@ import MockAPNsCore
 import MockAPNsJournal
 import ServiceLifecycle
 import Synchronization
+import MockAPNsVerdicts
 
 /// Collects the journal events that the access log, the metrics and the provider verdicts read
 /// (notifications, connections, TLS outcomes, diagnoses, verdicts) for `ActivityReader`. The

@@ -1,5 +1,6 @@
 import MockAPNsCore
 import MockAPNsJournal
+import MockAPNsVerdicts
 
 extension MockAPNsServer {
     /// The verdicts on each provider's retry logic: for every provider (certificate subject,

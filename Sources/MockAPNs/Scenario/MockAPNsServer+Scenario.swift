@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsScenario
 
 extension MockAPNsServer {
     /// The scenario deciding requests now.

@@ -1,6 +1,7 @@
 import Logging
 import MockAPNsCore
 import Synchronization
+import MockAPNsScenario
 
 /// The scenario a server runs now, replaceable while connections are open.
 ///

@@ -3,6 +3,7 @@ import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsTLS
 import NIOCore
+import MockAPNsScenario
 
 /// Sets up every accepted connection the same way, whatever its protocol: the running
 /// scenario may refuse the TLS handshake with an alert; otherwise the journal file's read

@@ -4,6 +4,7 @@ import MockAPNsJournal
 import NIOCore
 import MockAPNsTLS
 import NIOPosix
+import MockAPNsScenario
 
 /// What every listener's bootstrap shares: the limit reporter on the listening socket
 /// (a listener out of descriptors says so once), address reuse, and no Nagle delay.

@@ -259,13 +259,13 @@ struct ChannelCreationBody: Equatable {
 
 /// The headers the management API reads: the first of each (a repeated one is ignored;
 /// Apple documents no duplicate check here).
-struct ManagementHeaders {
-    var method: String?
-    var path: String?
-    var channelID: String?
+package struct ManagementHeaders {
+    package var method: String?
+    package var path: String?
+    package var channelID: String?
     var requestID: String?
 
-    init(_ headers: [HTTPHeader]) {
+    package init(_ headers: [HTTPHeader]) {
         for header in headers {
             switch header.name {
             case ":method" where method == nil: method = header.value

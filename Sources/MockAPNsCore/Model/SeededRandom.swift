@@ -83,4 +83,4 @@ struct SplitMix64 {
 /// Natural logarithm and cosine from the C library, named so the generator reads plainly.
 @inline(__always) func logarithm(_ x: Double) -> Double { log(x) }
 @inline(__always) func cosine(_ x: Double) -> Double { cos(x) }
-@inline(__always) func exponential(_ x: Double) -> Double { exp(x) }
+@inline(__always) package func exponential(_ x: Double) -> Double { exp(x) }

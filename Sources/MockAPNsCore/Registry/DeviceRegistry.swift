@@ -359,7 +359,7 @@ public final class DeviceRegistry: Sendable {
     }
 
     /// The stored spelling of a token: ASCII letters lowercased, nothing else touched.
-    static func canonical(_ token: String) -> String {
+    package static func canonical(_ token: String) -> String {
         // Over the contiguous bytes when the string has them (every token read off the wire):
         // the generic walk over `String.UTF8View` costs several times more per byte.
         let hasUppercase = token.utf8.withContiguousStorageIfAvailable { bytes in

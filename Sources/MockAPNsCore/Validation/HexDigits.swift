@@ -2,7 +2,7 @@
 ///
 /// They work on UTF-8 bytes rather than `Character`s because they run for every request,
 /// and use arithmetic rather than branches on ranges for the same reason.
-enum HexDigits {
+package enum HexDigits {
     /// Whether `byte` is `0-9` or `a-f`, or also `A-F` when `allowsUppercase` is set.
     @inline(__always)
     static func isHexDigit(_ byte: UInt8, allowsUppercase: Bool) -> Bool {
@@ -18,7 +18,7 @@ enum HexDigits {
     }
 
     /// The bytes an even number of hex digits (either case) spell, or `nil`.
-    static func bytes(hex text: String) -> [UInt8]? {
+    package static func bytes(hex text: String) -> [UInt8]? {
         let digits = Array(text.utf8)
         guard digits.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []

@@ -2,6 +2,7 @@ import MockAPNsWire
 import XCTest
 @testable import MockAPNsCore
 import MockAPNsJournal
+@testable import MockAPNsScenario
 
 /// Broadcast events in the journal (kinds, `channel` filter, JSON) and scenario matchers for
 /// channel ids and management operations.

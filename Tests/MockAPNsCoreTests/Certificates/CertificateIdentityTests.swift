@@ -4,6 +4,7 @@ import MockAPNsCore
 import SwiftASN1
 import X509
 import XCTest
+import MockAPNsDevelopmentPKI
 
 final class CertificateIdentityTests: XCTestCase {
     private let options = DevelopmentCertificateOptions(

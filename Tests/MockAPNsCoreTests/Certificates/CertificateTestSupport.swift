@@ -2,6 +2,7 @@ import Foundation
 import MockAPNsCore
 import MockAPNsTestSupport
 import XCTest
+import MockAPNsDevelopmentPKI
 
 /// Runs the `openssl` command-line tool for cross-checks against an independent
 /// implementation. Tests that need it are skipped where it is not installed.

@@ -4,6 +4,7 @@ import MockAPNsCore
 import SwiftASN1
 import X509
 import XCTest
+import MockAPNsDevelopmentPKI
 
 final class DevelopmentCertificateFactoryTests: XCTestCase {
     private func verify(_ leaf: Certificate, trusting root: Certificate) async -> VerificationResult {

@@ -1,6 +1,7 @@
 import Foundation
 import MockAPNsCore
 import XCTest
+import MockAPNsDevelopmentPKI
 
 /// Cross-checks against an independent implementation: certificates made by the `openssl`
 /// tool must read the same way, and the development set must verify with `openssl verify`.

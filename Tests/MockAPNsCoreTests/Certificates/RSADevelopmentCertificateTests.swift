@@ -4,6 +4,7 @@ import Foundation
 import MockAPNsCore
 import X509
 import XCTest
+import MockAPNsDevelopmentPKI
 
 /// `mockapns certs generate --key-type rsa`: RSA 2048 certificates, as Apple issues them,
 /// with the same shape and the same chain as the ECDSA set; provider keys stay ES256.

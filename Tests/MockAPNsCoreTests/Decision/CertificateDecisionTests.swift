@@ -1,5 +1,6 @@
 import XCTest
 @testable import MockAPNsCore
+@testable import MockAPNsDevelopmentPKI
 
 /// Real development certificates, read by `CertificateIdentity`, through the decision core.
 final class CertificateDecisionTests: XCTestCase {

@@ -1,6 +1,7 @@
 import MockAPNsWire
 import XCTest
 @testable import MockAPNsCore
+@testable import MockAPNsScenario
 
 /// `PushDecider.route`: the topic and push type the decision uses, which every record,
 /// filter and scenario rule sees.

@@ -1,5 +1,6 @@
 @testable import MockAPNsCore
 import XCTest
+@testable import MockAPNsDelivery
 
 /// The delivery model's deadlines: earliest first whatever the order they came in, and a
 /// model whose devices come and go many times keeps its queue (and its answers) right.

@@ -1,5 +1,6 @@
 import MockAPNsCore
 import XCTest
+import MockAPNsDelivery
 
 /// Apple's storage and delivery rules, one table per rule: each case is a script of pushes,
 /// device changes and clock moves, and the steps the model must take, in order.

@@ -1,6 +1,7 @@
 import MockAPNsCore
 import MockAPNsJournal
 import XCTest
+import MockAPNsDelivery
 
 /// A notification's delivery log, found by any of its ids in the journal, and told in the
 /// words of Apple's Push Notifications Console.

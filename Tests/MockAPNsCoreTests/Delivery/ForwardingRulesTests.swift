@@ -1,5 +1,6 @@
 import MockAPNsCore
 import XCTest
+import MockAPNsDelivery
 
 /// What the forwarders decide before any process or socket: which notifications go to a
 /// simulator and with which command, where a webhook is, and what it is sent.

@@ -2,6 +2,7 @@ import MockAPNsWire
 import Foundation
 import MockAPNsCore
 import XCTest
+import MockAPNsScenario
 
 /// Scenario files: every example decodes, and a broken file reports every mistake with the
 /// JSON path, line and column, and what was expected.

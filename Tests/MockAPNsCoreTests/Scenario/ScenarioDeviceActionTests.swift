@@ -1,6 +1,7 @@
 import MockAPNsCore
 import Synchronization
 import XCTest
+import MockAPNsScenario
 
 /// The `deviceOffline` and `deviceOnline` actions: a rule that fires takes the request's
 /// device offline (or online) before its notification reaches the delivery model, and the

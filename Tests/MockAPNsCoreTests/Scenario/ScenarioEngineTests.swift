@@ -1,6 +1,7 @@
 import MockAPNsWire
 import MockAPNsCore
 import XCTest
+import MockAPNsScenario
 
 /// The rule engine without sockets: order, stages, counts, named states and seeded chance.
 final class ScenarioEngineTests: XCTestCase {

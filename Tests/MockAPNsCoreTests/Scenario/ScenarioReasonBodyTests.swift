@@ -1,6 +1,7 @@
 import Foundation
 import MockAPNsCore
 import XCTest
+import MockAPNsScenario
 
 /// A scripted reason is any string the scenario author wrote; the bodies built from it are
 /// valid JSON that reads back as that string.

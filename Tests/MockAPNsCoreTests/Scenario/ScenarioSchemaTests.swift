@@ -2,6 +2,7 @@ import MockAPNsWire
 import Foundation
 @testable import MockAPNsCore
 import XCTest
+@testable import MockAPNsScenario
 
 /// `scenarios/schema.json` says what the decoder reads: the same keys in every object, the
 /// same action types and delay distributions with the same keys, and the same names in every

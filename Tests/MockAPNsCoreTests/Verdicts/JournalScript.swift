@@ -1,4 +1,5 @@
 @testable import MockAPNsCore
+@testable import MockAPNsVerdicts
 
 /// Journal events written the way the server records them, with time moving on between
 /// them: what the judge tests feed `ProviderJudge`.

@@ -1,5 +1,6 @@
 import XCTest
 @testable import MockAPNsCore
+@testable import MockAPNsVerdicts
 
 /// Each rule judged on journal events as the server records them: a provider that breaks
 /// it, and one that keeps it, with the exact findings.

@@ -6,6 +6,7 @@ import HummingbirdTesting
 import MockAPNsCore
 import MockAPNsJournal
 import XCTest
+import MockAPNsVerdicts
 
 /// The control API and its OpenAPI document agree: every route is documented, every
 /// documented operation is served, and a documented path asked with another method is

@@ -4,6 +4,7 @@ import MockAPNs
 import MockAPNsCore
 import MockAPNsJournal
 import XCTest
+import MockAPNsDelivery
 
 /// The `delivery` settings: read from a configuration file with every mistake named by its
 /// JSON path, refused at start when code sets what a file could not, and the serve command's

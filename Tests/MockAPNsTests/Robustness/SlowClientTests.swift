@@ -4,6 +4,7 @@ import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsTestSupport
 import XCTest
+import MockAPNsScenario
 
 /// A client that keeps sending but stops reading must not make the server buffer answers
 /// without bound: the server stops taking frames out of nghttp2 and stops reading until the

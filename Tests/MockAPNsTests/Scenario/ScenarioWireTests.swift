@@ -5,6 +5,7 @@ import MockAPNs
 import MockAPNsCore
 import MockAPNsJournal
 import XCTest
+import MockAPNsScenario
 
 /// Scenarios over real sockets: each action observed from the client's side.
 final class ScenarioWireTests: XCTestCase {

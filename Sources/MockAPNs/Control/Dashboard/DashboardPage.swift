@@ -1,3 +1,4 @@
+import MockAPNsScenario
 /// The dashboard's HTML: the frame of the page; `DashboardScript` fills it from the control
 /// API and the live event stream.
 enum DashboardPage {

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsDelivery
 
 /// Somewhere delivered notifications are handed on: an iOS Simulator, a webhook.
 protocol DeliveryForwarder: Sendable {

@@ -2,6 +2,7 @@ import Logging
 import MockAPNsCore
 import MockAPNsJournal
 import Synchronization
+import MockAPNsDelivery
 
 /// One forwarder's queue: delivered notifications wait here (at most `limit`) and a task of
 /// its own hands them on one at a time, each within `timeout`. Nothing here touches an event

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsDelivery
 
 /// Hands delivered notifications to an iOS Simulator: `xcrun simctl push <udid> <bundle id> -`
 /// (or the command configured in its place) with the payload on standard input.

@@ -2,6 +2,7 @@ import MockAPNsCore
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import MockAPNsDelivery
 
 /// POSTs each delivered notification as JSON (`DeliveredNotification.json`) to an `http://`
 /// URL, one request per connection, on the server's event loops: nothing waits on a thread,

@@ -1,6 +1,6 @@
 /// The base64url alphabet of JWTs (RFC 7515 §2): `-` and `_` instead of `+` and `/`, no
 /// padding. Strict on purpose: a token a real JOSE library would reject must be refused here too.
-enum ProviderTokenBase64URL {
+package enum ProviderTokenBase64URL {
     /// The bytes encoded by `text`, or `nil` if `text` is not unpadded base64url.
     static func decode(_ text: Substring) -> [UInt8]? {
         decode(bytes: text.utf8)
@@ -28,7 +28,7 @@ enum ProviderTokenBase64URL {
     }
 
     /// Encodes bytes as unpadded base64url (used by tests and tools that mint tokens).
-    static func encode(_ bytes: some Sequence<UInt8>) -> String {
+    package static func encode(_ bytes: some Sequence<UInt8>) -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
         var output: [UInt8] = []
         var buffer: UInt32 = 0

@@ -1,0 +1,91 @@
+import MockAPNsCore
+/// An accepted notification as the delivery model holds it: what its rules read (device,
+/// app, priority, expiration, collapse id) and what is handed to the device.
+public struct DeliveryNotification: Sendable, Equatable {
+    /// The journal sequence of the notification's event: its identity in the model, and the
+    /// id of a legacy notification, which has no `apns-id`.
+    public var sequence: UInt64
+    /// Lowercase.
+    public var deviceToken: String
+    public var topic: String?
+    public var pushType: String?
+    public var priority: Int?
+    /// `apns-expiration` (or the legacy expiry), seconds since 1970; `nil` when absent.
+    public var expiration: Int64?
+    public var collapseID: String?
+    /// As answered.
+    public var apnsID: String?
+    public var uniqueID: String?
+    public var transport: Transport
+    /// The payload as the journal keeps it (every byte of an APNs payload).
+    public var payload: [UInt8]
+    /// When APNs received it, milliseconds since 1970 (the event's time).
+    public var receivedAtMilliseconds: Int64
+
+    public init(
+        sequence: UInt64, deviceToken: String, topic: String? = nil, pushType: String? = nil, priority: Int? = nil,
+        expiration: Int64? = nil, collapseID: String? = nil, apnsID: String? = nil, uniqueID: String? = nil,
+        transport: Transport = .http2, payload: [UInt8] = [], receivedAtMilliseconds: Int64
+    ) {
+        self.sequence = sequence
+        self.deviceToken = DeviceRegistry.canonical(deviceToken)
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.expiration = expiration
+        self.collapseID = collapseID
+        self.apnsID = apnsID
+        self.uniqueID = uniqueID
+        self.transport = transport
+        self.payload = payload
+        self.receivedAtMilliseconds = receivedAtMilliseconds
+    }
+
+    /// The notification a journal record describes, if the client was told it was accepted
+    /// (only those enter the delivery model). `record` carries its event's sequence and time
+    /// (`JournalEvent.notification`).
+    public init?(_ record: NotificationRecord) {
+        self.init(record, sequence: record.sequence, receivedAtMilliseconds: record.wallTimeMilliseconds)
+    }
+
+    /// The notification a journal record describes, if it was accepted, taking its sequence
+    /// and time from the event that holds it (a journal sink reads the record from the event's
+    /// kind, so the record itself is not stamped).
+    public init?(_ record: NotificationRecord, sequence: UInt64, receivedAtMilliseconds: Int64) {
+        guard Self.entersModel(record) else { return nil }
+        self.init(
+            sequence: sequence, deviceToken: record.deviceToken, topic: record.topic, pushType: record.pushType,
+            priority: record.priority, expiration: record.expiration, collapseID: record.collapseID,
+            apnsID: record.responseAPNsID, uniqueID: record.answer.uniqueID, transport: record.transport,
+            payload: record.payload, receivedAtMilliseconds: receivedAtMilliseconds
+        )
+    }
+
+    /// Whether the notification `record` describes enters the delivery model: the client was
+    /// told it was accepted, and it names a device.
+    package static func entersModel(_ record: NotificationRecord) -> Bool {
+        record.accepted && !record.dropped && !record.deviceToken.isEmpty
+    }
+
+    /// The app it is for: the topic without its push-type suffix (Apple stores one
+    /// notification per bundle id and device). `nil` when the request named no topic.
+    public var bundleID: String? {
+        topic.map { String(TopicRules.bundleID(of: $0)) }
+    }
+
+    /// Whether Apple may hold it back for the device's power: priority 5 and 1 "might get
+    /// grouped and delivered in bursts", and background pushes must use priority 5.
+    public var isPowerAware: Bool {
+        priority == Priority.powerAware.rawValue || priority == Priority.powerFirst.rawValue
+            || pushType == PushType.background.rawValue
+    }
+
+    /// `apns-expiration` in milliseconds, saturating (an expiration far in the future is
+    /// simply never reached).
+    var expirationMilliseconds: Int64? {
+        expiration.map { seconds in
+            let (product, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+            return overflow ? (seconds < 0 ? Int64.min : Int64.max) : product
+        }
+    }
+}

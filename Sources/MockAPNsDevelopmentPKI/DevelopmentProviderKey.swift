@@ -1,0 +1,77 @@
+import Crypto
+import MockAPNsCore
+
+/// An ES256 provider-token signing key as Apple issues it: a PKCS#8 `AuthKey_<KEYID>.p8`,
+/// described by one entry of `keys.json`.
+public struct DevelopmentProviderKey: Sendable {
+    /// The environments a key is valid in. Older team keys work in both.
+    public enum Environment: String, Sendable, Hashable, CaseIterable {
+        case sandbox, production, both
+    }
+
+    /// What a key may push to: any topic of its team, or only the listed topics.
+    public enum Scope: String, Sendable, Hashable, CaseIterable {
+        case team, topic
+    }
+
+    /// The 10-character key id (the JWT header's `kid`).
+    public var keyID: String
+    /// The 10-character team id (the JWT claims' `iss`).
+    public var teamID: String
+    public var environment: Environment
+    public var scope: Scope
+    /// The team's bundle ids (optional for team keys) or the key's topics (topic keys).
+    public var topics: [String]?
+    /// One line on what the key is for, for the README.
+    public var purpose: String
+    public var privateKey: P256.Signing.PrivateKey
+
+    public init(
+        keyID: String,
+        teamID: String,
+        environment: Environment,
+        scope: Scope,
+        topics: [String]?,
+        purpose: String,
+        privateKey: P256.Signing.PrivateKey
+    ) {
+        self.keyID = keyID
+        self.teamID = teamID
+        self.environment = environment
+        self.scope = scope
+        self.topics = topics
+        self.purpose = purpose
+        self.privateKey = privateKey
+    }
+
+    /// `AuthKey_<KEYID>.p8`, Apple's file name for a downloaded key.
+    public var fileName: String { "AuthKey_\(keyID).p8" }
+
+    /// The PKCS#8 PEM text of the `.p8` file.
+    public var p8PEM: String { privateKey.pemRepresentation + "\n" }
+}
+
+/// `keys.json`: the manifest the server's key registry reads.
+///
+/// Format: `{"keys":[{"keyId":"…","teamId":"…","environment":"sandbox|production|both",
+/// "scope":"team|topic","topics":["…"]}]}`. Written by hand rather than with `JSONEncoder` so
+/// the keys keep this order and the file reads well in review.
+package enum DevelopmentKeyManifest {
+    package static let fileName = "keys.json"
+
+    package static func json(for keys: [DevelopmentProviderKey]) -> String {
+        let entries = keys.map { key in
+            var fields = [
+                "\"keyId\": \(JSONWriter.quoted(key.keyID))",
+                "\"teamId\": \(JSONWriter.quoted(key.teamID))",
+                "\"environment\": \(JSONWriter.quoted(key.environment.rawValue))",
+                "\"scope\": \(JSONWriter.quoted(key.scope.rawValue))",
+            ]
+            if let topics = key.topics {
+                fields.append("\"topics\": [\(topics.map(JSONWriter.quoted).joined(separator: ", "))]")
+            }
+            return "    {\n      " + fields.joined(separator: ",\n      ") + "\n    }"
+        }
+        return "{\n  \"keys\": [\n" + entries.joined(separator: ",\n") + "\n  ]\n}\n"
+    }
+}

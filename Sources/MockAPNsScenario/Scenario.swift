@@ -1,0 +1,152 @@
+import MockAPNsCore
+/// A scripted behaviour for the mock: the device registry to start from, connection
+/// settings, and an ordered list of rules that may override what the decision core answers,
+/// delay the answer, or inject a fault.
+///
+/// Scenarios are JSON files (see `scenarios/schema.json` and the README). Decode one with
+/// ``Scenario/decode(jsonText:)``; run it with a ``ScenarioEngine``.
+public struct Scenario: Sendable, Equatable {
+    /// A short name, for logs and the journal.
+    public var name: String
+    /// What the scenario is for, in plain words.
+    public var description: String?
+    /// Fixes every random choice (probabilities, delays, garbage bytes). `nil`: the engine
+    /// picks one and reports it, so a surprising run can be replayed.
+    public var seed: UInt64?
+    /// The named state rules start in (WireMock's "Started" by default).
+    public var initialState: String
+    /// Tokens to mark unregistered, expired or bound to topics, and feedback to queue.
+    public var registry: ScenarioRegistryState
+    /// Settings for every new connection.
+    public var connection: ScenarioConnectionSettings
+    /// Rules in the order they are tried: the first that matches a request decides.
+    public var rules: [ScenarioRule]
+
+    /// The state every scenario starts in unless it names another.
+    public static let defaultInitialState = "Started"
+
+    public init(
+        name: String,
+        description: String? = nil,
+        seed: UInt64? = nil,
+        initialState: String = Scenario.defaultInitialState,
+        registry: ScenarioRegistryState = ScenarioRegistryState(),
+        connection: ScenarioConnectionSettings = ScenarioConnectionSettings(),
+        rules: [ScenarioRule] = []
+    ) {
+        self.name = name
+        self.description = description
+        self.seed = seed
+        self.initialState = initialState
+        self.registry = registry
+        self.connection = connection
+        self.rules = rules
+    }
+
+    /// A scenario with no rules: the decision core alone answers.
+    public static let empty = Scenario(name: "none")
+}
+
+/// Device-registry entries a scenario sets up when it is loaded. Timestamps are
+/// milliseconds since 1970, as in a 410 response.
+public struct ScenarioRegistryState: Sendable, Equatable {
+    /// Tokens that answer `410 Unregistered` (status 8 on the legacy gateway), for one topic
+    /// or every topic. Each also queues a feedback tuple, as Apple's feedback service lists
+    /// uninstalled apps.
+    public var unregistered: [TokenSince]
+    /// Tokens that answer `410 ExpiredToken`.
+    public var expired: [TokenSince]
+    /// Tokens valid only for these topics (others get `DeviceTokenNotForTopic`).
+    public var topics: [TokenTopics]
+    /// Feedback tuples to queue. A feedback tuple says the app was removed, so each token is
+    /// also unregistered from that time.
+    public var feedback: [TokenSince]
+    /// Tokens that belong to one environment: a push reaching the other gets `BadDeviceToken`.
+    public var environments: [TokenEnvironment]
+
+    public init(
+        unregistered: [TokenSince] = [], expired: [TokenSince] = [], topics: [TokenTopics] = [], feedback: [TokenSince] = [],
+        environments: [TokenEnvironment] = []
+    ) {
+        self.unregistered = unregistered
+        self.expired = expired
+        self.topics = topics
+        self.feedback = feedback
+        self.environments = environments
+    }
+
+    /// A token and the environment it belongs to.
+    public struct TokenEnvironment: Sendable, Equatable {
+        public var token: String
+        public var environment: APNsEnvironment
+
+        public init(token: String, environment: APNsEnvironment) {
+            self.token = token
+            self.environment = environment
+        }
+    }
+
+    /// A token and the time something became true of it.
+    public struct TokenSince: Sendable, Equatable {
+        public var token: String
+        /// Milliseconds since 1970.
+        public var since: Int64
+        /// Limits the entry to one topic; `nil` means every topic.
+        public var topic: String?
+
+        public init(token: String, since: Int64, topic: String? = nil) {
+            self.token = token
+            self.since = since
+            self.topic = topic
+        }
+    }
+
+    /// A token and the only topics it may receive pushes for.
+    public struct TokenTopics: Sendable, Equatable {
+        public var token: String
+        public var topics: [String]
+
+        public init(token: String, topics: [String]) {
+            self.token = token
+            self.topics = topics
+        }
+    }
+
+    /// Applies the entries to `registry`, on top of what it already holds.
+    package func apply(to registry: DeviceRegistry) {
+        // Environments and topic bindings first: a feedback tuple carries the token's
+        // environment, and an unregistered token queues one per topic.
+        for binding in environments {
+            registry.bind(binding.token, to: binding.environment)
+        }
+        for binding in topics {
+            registry.bind(binding.token, toTopics: Set(binding.topics))
+        }
+        for entry in unregistered {
+            registry.markUnregistered(entry.token, since: entry.since, topic: entry.topic)
+        }
+        for entry in feedback {
+            registry.queueFeedback(entry.token, since: entry.since, topic: entry.topic)
+        }
+        for entry in expired {
+            registry.markExpired(entry.token, since: entry.since)
+        }
+    }
+}
+
+/// Connection settings a scenario imposes on new connections; `nil` keeps the server's.
+public struct ScenarioConnectionSettings: Sendable, Equatable {
+    /// HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS announced to new connections.
+    public var maxConcurrentStreams: Int?
+    /// HTTP/2: GOAWAY `{"reason":"IdleTimeout"}` after this many idle seconds.
+    public var idleTimeoutSeconds: Double?
+    /// HTTP/2: a graceful GOAWAY `{"reason":"Shutdown"}` once a connection has carried this
+    /// many requests; legacy gateway: status 10 after this many notifications.
+    public var goAwayAfterRequests: Int?
+
+    public init(maxConcurrentStreams: Int? = nil, idleTimeoutSeconds: Double? = nil, goAwayAfterRequests: Int? = nil) {
+        self.maxConcurrentStreams = maxConcurrentStreams
+        self.idleTimeoutSeconds = idleTimeoutSeconds
+        self.goAwayAfterRequests = goAwayAfterRequests
+    }
+}

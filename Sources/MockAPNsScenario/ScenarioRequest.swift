@@ -1,0 +1,141 @@
+import MockAPNsWire
+import MockAPNsCore
+/// The facts about one request that rules can match, read the same way from an HTTP/2
+/// stream (before Apple's header rules, so even malformed requests can be matched) and from
+/// a legacy frame.
+package struct ScenarioRequest: Sendable {
+    package var transport: Transport
+    /// The token from `/3/device/<token>`, or the legacy frame's token in hex.
+    package var deviceToken: String?
+    /// `apns-topic`, or on the legacy gateway the certificate's topic.
+    package var topic: String?
+    /// `apns-push-type` as sent.
+    package var pushType: String?
+    /// `apns-priority` as sent, if it is a number.
+    package var priority: Int?
+    /// The payload bytes.
+    package var payload: [UInt8]
+    /// The payload's true size (an HTTP/2 body may be stored cut short).
+    package var payloadSize: Int
+    package var authentication: AuthenticationResult
+    /// `apns-channel-id` as sent (broadcasts and channel management requests).
+    package var channelID: String?
+    /// The channel management operation the method and path ask for (management listener only).
+    package var channelOperation: ChannelOperation?
+
+    package init(
+        transport: Transport,
+        deviceToken: String?,
+        topic: String?,
+        pushType: String?,
+        priority: Int?,
+        payload: [UInt8],
+        payloadSize: Int? = nil,
+        authentication: AuthenticationResult
+    ) {
+        self.transport = transport
+        self.deviceToken = deviceToken
+        self.topic = topic
+        self.pushType = pushType
+        self.priority = priority
+        self.payload = payload
+        self.payloadSize = payloadSize ?? payload.count
+        self.authentication = authentication
+    }
+
+    /// The facts of an HTTP/2 request, from its raw header fields.
+    package init(http2 headers: [HTTPHeader], body: [UInt8], bodyLength: Int? = nil, authentication: AuthenticationResult) {
+        var token: String?
+        var topic: String?
+        var pushType: String?
+        var priority: Int?
+        var channelID: String?
+        for header in headers {
+            switch header.name {
+            case ":path" where token == nil:
+                let prefix = "/3/device/"
+                if header.value.hasPrefix(prefix) {
+                    let rest = header.value.dropFirst(prefix.count)
+                    token = String(rest.prefix { $0 != "?" && $0 != "/" })
+                }
+            case "apns-topic" where topic == nil: topic = header.value
+            case "apns-push-type" where pushType == nil: pushType = header.value
+            case "apns-priority" where priority == nil: priority = Int(header.value)
+            case "apns-channel-id" where channelID == nil: channelID = header.value
+            default: break
+            }
+        }
+        self.init(transport: .http2, deviceToken: token, topic: topic, pushType: pushType, priority: priority,
+                  payload: body, payloadSize: bodyLength, authentication: authentication)
+        self.channelID = channelID
+    }
+
+    /// The facts of a channel management request: its channel id header and the operation
+    /// its method and path ask for.
+    package init(channelManagement headers: [HTTPHeader], body: [UInt8], authentication: AuthenticationResult) {
+        let fields = ManagementHeaders(headers)
+        self.init(transport: .channelManagement, deviceToken: nil, topic: nil, pushType: nil, priority: nil,
+                  payload: body, authentication: authentication)
+        self.channelID = fields.channelID
+        self.channelOperation = ChannelManagementRoute.resolve(method: fields.method, path: fields.path).operation
+    }
+
+    /// The facts of a legacy notification. Legacy frames name no topic: the certificate's
+    /// subject topic stands in, as it is where the notification goes.
+    package init(legacy request: PushRequest, authentication: AuthenticationResult) {
+        var topic = request.topic
+        if topic == nil, case .certificate(_, let defaultTopic, _) = authentication {
+            topic = defaultTopic
+        }
+        self.init(transport: request.transport, deviceToken: request.deviceToken, topic: topic,
+                  pushType: request.pushType?.rawValue, priority: request.priority?.rawValue,
+                  payload: request.payload, authentication: authentication)
+    }
+
+    /// These facts with the topic and push type the decision core routes the request to
+    /// when it sent none (`PushDecider.route(_:context:)`): a single-topic certificate's
+    /// topic, the push type a topic suffix implies. A push type sent but not understood is
+    /// left as sent.
+    package func routed(by decider: PushDecider, context: DecisionContext) -> ScenarioRequest {
+        guard topic == nil || pushType == nil else { return self }
+        let sentType = pushType.flatMap(PushType.init(rawValue:))
+        guard pushType == nil || sentType != nil else { return self }
+        let route = decider.route(topic: topic, pushType: sentType, transport: transport, context: context)
+        var routed = self
+        routed.topic = route.topic
+        routed.pushType = route.pushType?.rawValue
+        return routed
+    }
+
+    /// The payload as JSON, or `nil` when it is not JSON.
+    func parsedPayload() -> JSONValue? {
+        try? JSONParser.parse(String(decoding: payload, as: UTF8.self)).value
+    }
+}
+
+/// One connection as the scenario sees it: its protocol and its number.
+package struct ScenarioConnection: Sendable, Equatable {
+    package var transport: Transport
+    /// 1 for the first connection of this protocol since the scenario was loaded.
+    package var index: Int
+    /// Requests this connection has carried so far.
+    package var requestCount: Int = 0
+
+    package init(transport: Transport, index: Int) {
+        self.transport = transport
+        self.index = index
+    }
+}
+
+/// A request's numbers in each count, all starting at 1.
+package struct ScenarioRequestNumbers: Sendable, Equatable {
+    package var global: Int
+    package var connection: Int
+    package var token: Int
+
+    package init(global: Int, connection: Int, token: Int) {
+        self.global = global
+        self.connection = connection
+        self.token = token
+    }
+}

@@ -1,0 +1,190 @@
+import MockAPNsCore
+/// The verdicts on every provider seen: what `GET /v1/report` answers, `mockapns report`
+/// prints, and `MockAPNsServer.verdictReport()` returns.
+public struct VerdictReport: Sendable, Equatable {
+    /// The thresholds the verdicts used.
+    public var settings: VerdictSettings
+    /// The sequence of the last journal event judged.
+    public var lastSequence: UInt64
+    /// Events the judge never saw (a journal file's gaps, events pushed out before they were
+    /// read): when not zero, the verdicts may miss something.
+    public var missedEvents: UInt64
+    /// One report per provider, certificate subjects first, then token teams and keys, then
+    /// unidentified clients.
+    public var providers: [ProviderReport]
+
+    public init(settings: VerdictSettings, lastSequence: UInt64, missedEvents: UInt64, providers: [ProviderReport]) {
+        self.settings = settings
+        self.lastSequence = lastSequence
+        self.missedEvents = missedEvents
+        self.providers = providers
+    }
+
+    /// Every provider's notifications added up.
+    public var totals: NotificationTally {
+        providers.reduce(NotificationTally()) { $0 + $1.notifications }
+    }
+
+    /// The rules some provider broke.
+    public var brokenRules: Set<VerdictRule> {
+        Set(providers.flatMap { $0.rules.filter { !$0.passed }.map(\.rule) })
+    }
+
+    /// The report for `provider`, if it was seen.
+    public func provider(_ provider: ProviderIdentity) -> ProviderReport? {
+        providers.first { $0.provider == provider }
+    }
+}
+
+/// One provider's verdicts.
+public struct ProviderReport: Sendable, Equatable {
+    public var provider: ProviderIdentity
+    /// Connections it opened.
+    public var connections: Int
+    public var notifications: NotificationTally
+    public var retryDelays: RetryDelays
+    /// Every rule, in `VerdictRule.allCases` order.
+    public var rules: [RuleOutcome]
+
+    public init(provider: ProviderIdentity, connections: Int, notifications: NotificationTally, retryDelays: RetryDelays, rules: [RuleOutcome]) {
+        self.provider = provider
+        self.connections = connections
+        self.notifications = notifications
+        self.retryDelays = retryDelays
+        self.rules = rules
+    }
+
+    /// The outcome of `rule`.
+    public func rule(_ rule: VerdictRule) -> RuleOutcome {
+        rules.first { $0.rule == rule } ?? RuleOutcome(rule: rule, findings: 0, examples: [])
+    }
+}
+
+/// What became of the notifications a provider tried. A notification is one token, topic and
+/// payload (or one `apns-id`) however many times it was sent until accepted; one sent again
+/// after that is `sentAgainAfterAcceptance` if accepted at once, and otherwise a notification
+/// of its own, as identical payloads (silent pushes) are common.
+public struct NotificationTally: Sendable, Equatable {
+    public var acceptedAtOnce: Int
+    /// Accepted after one or more failed attempts.
+    public var acceptedAfterRetries: Int
+    /// Finally refused with an answer that says not to send it as it was (and not retried to acceptance).
+    public var refused: Int
+    /// Failed in a retryable way (429, 5xx, reset, dropped, unanswered) and never accepted.
+    public var lost: Int
+    /// Sends of a notification already accepted that were accepted again at once (its first
+    /// answer lost with its connection, say): duplicates the device may show twice, not
+    /// counted in `tried`.
+    public var sentAgainAfterAcceptance: Int
+
+    public init(acceptedAtOnce: Int = 0, acceptedAfterRetries: Int = 0, refused: Int = 0, lost: Int = 0, sentAgainAfterAcceptance: Int = 0) {
+        self.acceptedAtOnce = acceptedAtOnce
+        self.acceptedAfterRetries = acceptedAfterRetries
+        self.refused = refused
+        self.lost = lost
+        self.sentAgainAfterAcceptance = sentAgainAfterAcceptance
+    }
+
+    /// Every notification tried.
+    public var tried: Int { acceptedAtOnce + acceptedAfterRetries + refused + lost }
+
+    public static func + (left: NotificationTally, right: NotificationTally) -> NotificationTally {
+        NotificationTally(
+            acceptedAtOnce: left.acceptedAtOnce + right.acceptedAtOnce,
+            acceptedAfterRetries: left.acceptedAfterRetries + right.acceptedAfterRetries,
+            refused: left.refused + right.refused, lost: left.lost + right.lost,
+            sentAgainAfterAcceptance: left.sentAgainAfterAcceptance + right.sentAgainAfterAcceptance
+        )
+    }
+
+    /// `of 600 notifications tried, 569 accepted at once, 29 after retries, 0 refused, 2 lost`,
+    /// then `; 3 sent again after being accepted` when any were.
+    public var headline: String {
+        "of \(tried) notification\(tried == 1 ? "" : "s") tried, \(acceptedAtOnce) accepted at once, "
+            + "\(acceptedAfterRetries) after retries, \(refused) refused, \(lost) lost"
+            + (sentAgainAfterAcceptance > 0 ? "; \(sentAgainAfterAcceptance) sent again after being accepted" : "")
+    }
+}
+
+/// The delays a provider waited before retrying failed notifications, in milliseconds.
+public struct RetryDelays: Sendable, Equatable {
+    /// How many retries were measured.
+    public var count: Int
+    public var minimum: Int64?
+    public var median: Int64?
+    public var maximum: Int64?
+    /// The first delays observed, in order (at most `RetryDelays.listed`).
+    public var first: [Int64]
+
+    /// How many delays a report lists.
+    public static let listed = 50
+
+    public init(count: Int, minimum: Int64?, median: Int64?, maximum: Int64?, first: [Int64]) {
+        self.count = count
+        self.minimum = minimum
+        self.median = median
+        self.maximum = maximum
+        self.first = first
+    }
+
+    /// The summary of `delays`, in the order observed.
+    public init(_ delays: [Int64]) {
+        let sorted = delays.sorted()
+        self.init(
+            count: delays.count, minimum: sorted.first, median: sorted.isEmpty ? nil : sorted[sorted.count / 2],
+            maximum: sorted.last, first: Array(delays.prefix(Self.listed))
+        )
+    }
+}
+
+/// One rule's outcome for one provider.
+public struct RuleOutcome: Sendable, Equatable {
+    public var rule: VerdictRule
+    /// How many findings (for `lost`: lost notifications).
+    public var findings: Int
+    /// The first findings, as evidence (at most `VerdictSettings.examplesPerRule`).
+    public var examples: [ProviderVerdict]
+
+    public init(rule: VerdictRule, findings: Int, examples: [ProviderVerdict]) {
+        self.rule = rule
+        self.findings = findings
+        self.examples = examples
+    }
+
+    public var passed: Bool { findings == 0 }
+}
+
+// MARK: Text
+
+extension VerdictReport {
+    /// A short summary for people: each provider's headline, retry delays, and one line per
+    /// rule, with a few findings under each broken one.
+    public func summary(examples: Int = 3) -> String {
+        var lines: [String] = []
+        let providerWord = providers.count == 1 ? "provider" : "providers"
+        lines.append("MockAPNs verdicts: \(providers.count) \(providerWord), journal events up to #\(lastSequence)")
+        if missedEvents > 0 {
+            lines.append("  warning: \(missedEvents) journal event(s) were not seen; the verdicts may miss something")
+        }
+        if providers.isEmpty { lines.append("  no provider connected") }
+        for report in providers {
+            lines.append("")
+            lines.append("\(report.provider.name) (\(report.connections) connection\(report.connections == 1 ? "" : "s"))")
+            lines.append("  " + report.notifications.headline)
+            let delays = report.retryDelays
+            if let minimum = delays.minimum, let median = delays.median, let maximum = delays.maximum {
+                lines.append("  retry delays: \(delays.count) measured, \(minimum)–\(maximum) ms, median \(median) ms")
+            }
+            for outcome in report.rules {
+                let mark = outcome.passed ? "PASS" : "FAIL"
+                let count = outcome.passed ? "" : " (\(outcome.findings))"
+                lines.append("  \(mark) \(outcome.rule.rawValue)\(count): \(outcome.rule.title)")
+                for example in outcome.examples.prefix(examples) {
+                    let where_ = example.notifications.isEmpty ? "" : " [" + example.notifications.map { "#\($0)" }.joined(separator: " ") + "]"
+                    lines.append("       \(example.message)\(where_)")
+                }
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+}
