@@ -26,7 +26,7 @@ package struct ProviderJudge: Sendable {
     /// Notifications accepted lately (at most `acceptedMemory`), so one accepted again after
     /// its acceptance (its answer lost with its connection, say) counts as sent again, not as
     /// a new one. Only the acceptance: a refusal of it is judged as any.
-    private var recentlyAccepted: Set<NotificationKey> = []
+    private var recentlyAccepted: [NotificationKey: UInt64] = [:]
     private var acceptedOrder: [NotificationKey] = []
     private var acceptedOrderStart = 0
     private static let acceptedMemory = 100_000
@@ -278,11 +278,14 @@ package struct ProviderJudge: Sendable {
         let key = NotificationKey(record)
         let shape = RequestShape(record)
         let chainKey = record.requestAPNsID.flatMap { chainsByAPNsID[$0] }.flatMap { chains[$0] == nil ? nil : $0 } ?? key
-        if chains[chainKey] == nil, outcome == .accepted, recentlyAccepted.contains(key) {
-            // Accepted again with nothing outstanding: a duplicate of one delivered (its answer
-            // lost with its connection, say), not a new notification. Any other answer is
-            // judged below as a new notification's: identical payloads are common (silent
-            // pushes), and a refusal of one is as much the provider's to handle.
+        if chains[chainKey] == nil, let acceptedOn = recentlyAccepted[key],
+           outcome == .accepted || answerMayHaveBeenLost(acceptedOn, provider: connection.provider ?? provider(ofConnection: id)) {
+            // Sent again after its acceptance, and accepted again at once, or after the server
+            // dropped the connection that carried the acceptance (its answer may never have
+            // reached the provider, which then rightly sends it again): a duplicate of one
+            // delivered, not a new notification. Any other repeat is judged below as a new
+            // notification: identical payloads are common (silent pushes), and a refusal of
+            // one is as much the provider's to handle.
             if let provider = connection.provider ?? provider(ofConnection: id) {
                 update(provider) { $0.sentAgainAfterAcceptance += 1 }
             }
@@ -310,7 +313,7 @@ package struct ProviderJudge: Sendable {
         if outcome == .accepted {
             chains[key] = nil
             if let id = chain.apnsID, chainsByAPNsID[id] == key { chainsByAPNsID[id] = nil }
-            remember(key)
+            remember(key, acceptedOn: connection)
             let slot = connections[connection]?.providerSlot ?? slot(of: chain.provider ?? .unidentified)
             if chain.attempts > 1 { tracks[slot].acceptedAfterRetries += 1 } else { tracks[slot].acceptedAtOnce += 1 }
             if !chain.unattributedDelays.isEmpty {
@@ -323,11 +326,18 @@ package struct ProviderJudge: Sendable {
         }
     }
 
-    private mutating func remember(_ key: NotificationKey) {
-        guard recentlyAccepted.insert(key).inserted else { return }
+    /// Whether the server dropped the connection that carried an acceptance, so its answer
+    /// may not have reached the provider.
+    private func answerMayHaveBeenLost(_ connection: UInt64, provider: ProviderIdentity?) -> Bool {
+        guard let provider, let slot = providerSlots[provider] else { return false }
+        return tracks[slot].drops.contains { $0.connection == connection }
+    }
+
+    private mutating func remember(_ key: NotificationKey, acceptedOn connection: UInt64) {
+        guard recentlyAccepted.updateValue(connection, forKey: key) == nil else { return }
         acceptedOrder.append(key)
         if acceptedOrder.count - acceptedOrderStart > Self.acceptedMemory {
-            recentlyAccepted.remove(acceptedOrder[acceptedOrderStart])
+            recentlyAccepted[acceptedOrder[acceptedOrderStart]] = nil
             acceptedOrderStart += 1
             if acceptedOrderStart >= Self.acceptedMemory {
                 acceptedOrder.removeFirst(acceptedOrderStart)

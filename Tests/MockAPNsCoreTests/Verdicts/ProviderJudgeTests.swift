@@ -390,6 +390,28 @@ final class ProviderJudgeTests: XCTestCase {
         }
     }
 
+    /// A notification sent again after the server dropped the connection that carried its
+    /// acceptance may never have heard that answer: whatever the resend meets, it is the same
+    /// notification sent again, not a new one (a client that resends its in-flight requests
+    /// after a reset tries no more notifications than it has).
+    func testARepeatAfterTheAcceptingConnectionWasDroppedIsTheSameNotification() {
+        for dropped in [true, false] {
+            var script = JournalScript()
+            script.open(1)
+            script.push(1, payload: #"{"aps":{"alert":"once"}}"#, answer: .ok)
+            if dropped { script.close(1, by: .server) } else { script.close(1, by: .client) }
+            script.wait(200)
+            script.open(2)
+            script.push(2, payload: #"{"aps":{"alert":"once"}}"#, answer: .refused(.serviceUnavailable))
+            let tally = script.judged().report.provider(provider)?.notifications
+            if dropped {
+                XCTAssertEqual(tally, NotificationTally(acceptedAtOnce: 1, sentAgainAfterAcceptance: 1))
+            } else {
+                XCTAssertEqual(tally, NotificationTally(acceptedAtOnce: 1, lost: 1), "a new notification, lost")
+            }
+        }
+    }
+
     func testConnectionsWithoutCredentialsAreUnidentifiedClients() {
         var script = JournalScript()
         script.open(1)
