@@ -21,19 +21,22 @@ final class ServeProcess: @unchecked Sendable {
         let outPipe = Pipe(), errPipe = Pipe()
         process.standardOutput = outPipe
         process.standardError = errPipe
-        for (pipe, isError) in [(outPipe, false), (errPipe, true)] {
-            pipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-                let data = handle.availableData
-                guard !data.isEmpty else {
-                    // End of file; a call already queued may still report it again.
-                    handle.readabilityHandler = nil
-                    self?.end(error: isError)
-                    return
-                }
-                self?.append(data, error: isError)
-            }
-        }
         try process.run()
+        // One reading thread per pipe, blocked in read(2) until data or the end of file:
+        // Foundation's readability handlers, cleared from inside themselves at the end of
+        // file, could crash libdispatch's event loop under load.
+        for (pipe, isError) in [(outPipe, false), (errPipe, true)] {
+            let handle = pipe.fileHandleForReading
+            let reader = Thread { [weak self] in
+                while true {
+                    let data = handle.availableData
+                    guard !data.isEmpty else { break }
+                    self?.append(data, error: isError)
+                }
+                self?.end(error: isError)
+            }
+            reader.start()
+        }
     }
 
     private func append(_ data: Data, error: Bool) {
