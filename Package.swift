@@ -46,9 +46,9 @@ let package = Package(
         .target(name: "MockAPNsScenario", dependencies: ["MockAPNsCore", "MockAPNsWire"]),
         // The provider judge and its report: what the journal's notifications say about a
         // provider's retry logic. No I/O.
-        .target(name: "MockAPNsVerdicts", dependencies: ["MockAPNsCore"]),
+        .target(name: "MockAPNsVerdicts", dependencies: ["MockAPNsCore", "MockAPNsJournal"]),
         // Devices, Apple's storage rules and the delivery log, as pure logic.
-        .target(name: "MockAPNsDelivery", dependencies: ["MockAPNsCore"]),
+        .target(name: "MockAPNsDelivery", dependencies: ["MockAPNsCore", "MockAPNsJournal"]),
         // The development PKI: a generated CA, certificates and provider keys (tooling, not
         // the request path).
         .target(
@@ -61,13 +61,13 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
-        // System OpenSSL (libssl/libcrypto 3.x), used only by MockAPNsTLS.
-        // The journal: events packed as bytes, its readers and sinks. Apple's vocabulary (the
-        // events and records) is the core's; this target keeps them.
+        // The journal: its events and records (Records/) and their JSON, the packed store, its
+        // readers and sinks.
         .target(
             name: "MockAPNsJournal",
             dependencies: ["MockAPNsCore", "MockAPNsWire"]
         ),
+        // System OpenSSL (libssl/libcrypto 3.x), used only by MockAPNsTLS.
         .systemLibrary(
             name: "COpenSSL",
             pkgConfig: "openssl",
@@ -167,7 +167,7 @@ let package = Package(
         // waits that fail on timeout.
         .target(
             name: "MockAPNsTestSupport",
-            dependencies: ["MockAPNsCore", "MockAPNsWire"],
+            dependencies: ["MockAPNsCore", "MockAPNsJournal", "MockAPNsWire"],
             path: "Tests/MockAPNsTestSupport"
         ),
         .testTarget(

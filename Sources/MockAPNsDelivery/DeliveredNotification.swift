@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 /// A notification the delivery model handed to its device: what the forwarders pass on.
 package struct DeliveredNotification: Sendable, Equatable {
     package var notification: DeliveryNotification

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 /// What APNs does with a notification after it answers 200: Apple's storage and delivery
 /// rules, as a value that is fed accepted notifications, device changes and the passing of
 /// time, and says what happened to each notification. No clock of its own and no I/O: every

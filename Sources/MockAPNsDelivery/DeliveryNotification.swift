@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 /// An accepted notification as the delivery model holds it: what its rules read (device,
 /// app, priority, expiration, collapse id) and what is handed to the device.
 public struct DeliveryNotification: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 /// One notification's delivery log, as Apple's Push Notifications Console shows it for an
 /// `apns-unique-id`: "Received by APNs", then each step the delivery model took with it.
 /// Built from journal events: the notification's own event and the `delivery` events that

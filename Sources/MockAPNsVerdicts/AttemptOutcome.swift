@@ -1,5 +1,6 @@
 import MockAPNsWire
 import MockAPNsCore
+import MockAPNsJournal
 /// What one attempt to send a notification came to, as far as the provider's next move is
 /// concerned: read from the record of what was sent (`SentAnswer`), never from what a rule
 /// meant to send.

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 /// The time the verdicts measure with, in microseconds: the server's monotonic clock (real
 /// time passing, whatever the server clock does), plus every jump forward of the server clock
 /// of more than a second beyond it. So a pinned clock does not make every retry look instant,

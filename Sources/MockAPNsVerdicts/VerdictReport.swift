@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 /// The verdicts on every provider seen: what `GET /v1/report` answers, `mockapns report`
 /// prints, and `MockAPNsServer.verdictReport()` returns.
 public struct VerdictReport: Sendable, Equatable {

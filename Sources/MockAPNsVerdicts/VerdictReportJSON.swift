@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 
 /// `GET /v1/report`'s answer, which `mockapns report` reads back into the same
 /// `VerdictReport`; findings in it take the journal's JSON form (`VerdictJSON`).

@@ -14,9 +14,4 @@ public struct Diagnosis: Sendable, Equatable {
         self.message = message
         self.figures = figures
     }
-
-    /// The journal event that records it.
-    public var event: JournalEventKind {
-        .diagnosis(code: code, message: message, figures: figures)
-    }
 }

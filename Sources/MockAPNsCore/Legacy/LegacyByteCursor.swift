@@ -65,7 +65,7 @@ func legacyAppendBigEndian<T: FixedWidthInteger>(_ value: T, to bytes: inout [UI
 }
 
 /// Lowercase hexadecimal, two digits per byte: how `PushRequest` spells a binary token.
-func lowercaseHex(_ bytes: UnsafeRawBufferPointer) -> String {
+package func lowercaseHex(_ bytes: UnsafeRawBufferPointer) -> String {
     let digits: StaticString = "0123456789abcdef"
     return String(unsafeUninitializedCapacity: bytes.count * 2) { out in
         digits.withUTF8Buffer { digit in

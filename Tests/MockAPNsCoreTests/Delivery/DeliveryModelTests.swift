@@ -1,6 +1,7 @@
 import MockAPNsCore
 import XCTest
 import MockAPNsDelivery
+import MockAPNsJournal
 
 /// Apple's storage and delivery rules, one table per rule: each case is a script of pushes,
 /// device changes and clock moves, and the steps the model must take, in order.

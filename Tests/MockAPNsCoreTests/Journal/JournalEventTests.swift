@@ -1,5 +1,6 @@
 @testable import MockAPNsCore
 import XCTest
+@testable import MockAPNsJournal
 
 final class JournalEventTests: XCTestCase {
     /// Every event is copied into the sinks' buffers and out to every reader, so a kind that

@@ -1,6 +1,7 @@
 import MockAPNsCore
 import MockAPNsTestSupport
 import XCTest
+import MockAPNsJournal
 
 /// Reading events back (what `mockapns journal` does) gives the values the server wrote: for
 /// every kind, with every optional member present, reading and writing again gives the same

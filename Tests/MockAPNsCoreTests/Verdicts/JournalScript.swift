@@ -1,5 +1,6 @@
 @testable import MockAPNsCore
 @testable import MockAPNsVerdicts
+@testable import MockAPNsJournal
 
 /// Journal events written the way the server records them, with time moving on between
 /// them: what the judge tests feed `ProviderJudge`.

@@ -1,6 +1,7 @@
 import XCTest
 @testable import MockAPNsCore
 @testable import MockAPNsVerdicts
+@testable import MockAPNsJournal
 
 /// Each rule judged on journal events as the server records them: a provider that breaks
 /// it, and one that keeps it, with the exact findings.

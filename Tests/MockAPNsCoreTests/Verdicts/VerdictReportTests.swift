@@ -1,6 +1,7 @@
 import XCTest
 @testable import MockAPNsCore
 @testable import MockAPNsVerdicts
+@testable import MockAPNsJournal
 
 /// The report's JSON reads back into the same value (what `mockapns report --control` relies
 /// on), its summary and JUnit say what broke, and the thresholds come from the configuration.

@@ -16,7 +16,7 @@ public struct BroadcastRecord: Sendable, Equatable {
     public var expiration: String?
     /// The channel's storage policy, when the channel exists.
     public var storagePolicy: MessageStoragePolicy?
-    /// The payload's first bytes (at most `NotificationRecord.payloadLimit`).
+    /// The payload's first bytes (at most `RecordedPayload.limit`).
     public var payload: [UInt8]
     public var payloadLength: Int
     public var authentication: JournalAuthentication
@@ -46,7 +46,7 @@ public struct BroadcastRecord: Sendable, Equatable {
         self.expiration = expiration
         self.storagePolicy = storagePolicy
         self.payloadLength = payload.count
-        self.payload = NotificationRecord.kept(payload)
+        self.payload = RecordedPayload.kept(payload)
         self.authentication = authentication
         self.answer = answer
     }

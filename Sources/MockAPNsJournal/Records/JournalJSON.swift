@@ -1,4 +1,5 @@
 import MockAPNsWire
+import MockAPNsCore
 /// The JSON form of journal events and notification records: one object per event, the
 /// same in the control API and in each line of the JSONL file.
 ///

@@ -1,7 +1,7 @@
 /// Builds one JSON object as text, member by member: faster than an encoder, and it keeps
 /// the key order fixed so the JSONL file reads the same every time.
 package struct JSONWriter: Sendable {
-    private(set) var bytes: [UInt8] = []
+    package private(set) var bytes: [UInt8] = []
     private var needsComma: [Bool] = []
 
     package init() {

@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// One step of the delivery model as the journal keeps it: what became of an accepted
 /// notification after its answer (stored, replaced, expired, discarded, delivered), or a
 /// device going online or offline. Accepted notifications are the `notification` events

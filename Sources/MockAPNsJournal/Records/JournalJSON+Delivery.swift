@@ -1,3 +1,4 @@
+import MockAPNsCore
 extension JournalJSON {
     /// A delivery event's members: `"delivery":{"step":"stored","cause":"deviceOffline",...}`,
     /// with the console's words for the step (`"console"`, written for people; reading

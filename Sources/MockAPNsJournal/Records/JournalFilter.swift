@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// Which notifications a query or a wait wants. Every field left `nil` matches everything.
 public struct NotificationFilter: Sendable, Equatable {
     /// Device token, compared without regard to letter case.

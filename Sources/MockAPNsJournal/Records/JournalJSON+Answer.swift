@@ -1,4 +1,5 @@
 import MockAPNsWire
+import MockAPNsCore
 /// The JSON form of `SentAnswer`: members of the record object that holds it (a notification
 /// or a broadcast), written and read here together.
 ///

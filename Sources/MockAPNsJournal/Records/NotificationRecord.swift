@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// One notification as the journal keeps it: the normalized request, how it authenticated,
 /// the verdict, and the answer the client got. What a test asserts on.
 public struct NotificationRecord: Sendable, Equatable {
@@ -247,14 +248,11 @@ public struct NotificationRecord: Sendable, Equatable {
     /// The scenario rule that decided the answer (`answer.rule`), read the same way.
     package var rule: String? { storage.answer.rule }
 
-    /// How many payload bytes a record keeps: enough to read any APNs payload (4 KB, 5 KB
-    /// for VoIP) without letting a flood of huge bodies fill memory.
-    public static let payloadLimit = 5 * 1024
+    /// How many payload bytes a record keeps (`RecordedPayload.limit`).
+    public static let payloadLimit = RecordedPayload.limit
 
-    /// The bytes of `payload` a record keeps. Slicing only when needed keeps the common case
-    /// free of copies.
     static func kept(_ payload: [UInt8]) -> [UInt8] {
-        payload.count > payloadLimit ? Array(payload.prefix(payloadLimit)) : payload
+        RecordedPayload.kept(payload)
     }
 
     public init(
@@ -323,62 +321,3 @@ public struct NotificationRecord: Sendable, Equatable {
     }
 }
 
-/// How a notification authenticated, as far as the journal tells it.
-public struct JournalAuthentication: Sendable, Equatable {
-    /// `certificate`, `providerToken`, `none` (authentication off), `missing`, or `rejected`.
-    public var kind: String
-    public var teamID: String?
-    public var keyID: String?
-    /// The reason the credentials were refused.
-    public var refusal: Reason?
-    /// The `iat` of the provider token that authenticated the request, in seconds since 1970:
-    /// which token a provider used, so a token renewed too often can be told across
-    /// connections. Not a secret: the token cannot be rebuilt from it.
-    public var issuedAt: Int64?
-    /// Why the credentials were refused, in plain words: the provider token's cause (an
-    /// unknown key id, a bad signature, `iss` not the key's team, `iat` in the future, ...) or
-    /// why a client certificate is not trusted. Apple sends only the reason; this is for the
-    /// provider's developer. Never holds a token's signature or any key.
-    public var detail: String?
-
-    public init(
-        kind: String, teamID: String? = nil, keyID: String? = nil, refusal: Reason? = nil, issuedAt: Int64? = nil,
-        detail: String? = nil
-    ) {
-        self.kind = kind
-        self.teamID = teamID
-        self.keyID = keyID
-        self.refusal = refusal
-        self.issuedAt = issuedAt
-        self.detail = detail
-    }
-
-    /// The longest `detail` kept, in UTF-8 bytes: a cause quotes what the client sent (a key
-    /// id, an issuer), which a hostile client may make as long as a header allows.
-    public static let maximumDetailBytes = 300
-
-    /// `text` cut to `maximumDetailBytes` at a character boundary, marked with "…" when cut.
-    package static func boundedDetail(_ text: String) -> String {
-        guard text.utf8.count > maximumDetailBytes else { return text }
-        var kept = ""
-        var bytes = 0
-        for character in text {
-            let size = character.utf8.count
-            guard bytes + size <= maximumDetailBytes - 3 else { break }
-            kept.append(character)
-            bytes += size
-        }
-        return kept + "…"
-    }
-
-    /// What the journal says about `result`.
-    public init(_ result: AuthenticationResult) {
-        switch result {
-        case .notRequired: self.init(kind: "none")
-        case .unauthenticated: self.init(kind: "missing")
-        case .certificate: self.init(kind: "certificate")
-        case .providerToken(let team, let key, _): self.init(kind: "providerToken", teamID: team, keyID: key)
-        case .rejected(let reason): self.init(kind: "rejected", refusal: reason)
-        }
-    }
-}

@@ -1,3 +1,4 @@
+import MockAPNsCore
 extension JournalJSON {
     /// A broadcast event's members: `"broadcast":{...}` with the request and the answer as
     /// written, like a notification's.

@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// The JSON form of findings: a `verdict` journal event's `"verdict"` object. Reports
 /// (`GET /v1/report`, which `mockapns report` reads back) are written and read by the
 /// extension in MockAPNsVerdicts, with the helpers here.

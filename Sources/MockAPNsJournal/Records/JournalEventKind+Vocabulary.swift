@@ -1,3 +1,4 @@
+import MockAPNsCore
 extension JournalEventKind.Name {
     /// Whether the journal records this kind once per wire frame: many events per request,
     /// which readers that follow the journal live (the dashboard) leave out unless asked.

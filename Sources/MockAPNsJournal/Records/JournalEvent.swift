@@ -1,4 +1,5 @@
 import MockAPNsWire
+import MockAPNsCore
 /// One thing the server saw or did, as the journal keeps it: a compact value, turned into
 /// JSON only when someone reads it.
 public struct JournalEvent: Sendable, Equatable {
@@ -193,17 +194,6 @@ extension AppliedFault {
     }
 }
 
-/// One named number in a diagnosis: `connections: 10`.
-public struct JournalFigure: Sendable, Equatable {
-    public var name: String
-    public var value: Int64
-
-    public init(_ name: String, _ value: Int64) {
-        self.name = name
-        self.value = value
-    }
-}
-
 /// Which side ended a connection.
 public enum ClosingSide: String, CaseIterable, Sendable, Hashable, Codable {
     case client, server
@@ -282,5 +272,12 @@ extension JournalEventKind {
         case .delivery(let delivery):
             return delivery.summary
         }
+    }
+}
+
+extension Diagnosis {
+    /// The journal event that records it.
+    public var event: JournalEventKind {
+        .diagnosis(code: code, message: message, figures: figures)
     }
 }

@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// The six things MockAPNs judges about a provider's retry logic. Each is one test case per
 /// provider in a JUnit report, and the names are what `mockapns report --fail-on` takes.
 public enum VerdictRule: String, CaseIterable, Sendable, Hashable, Codable {

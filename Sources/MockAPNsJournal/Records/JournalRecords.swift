@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// An established TLS session, as the journal keeps it.
 public struct JournalTLSSession: Sendable, Equatable {
     public var version: String
