@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "MockAPNsCore", targets: ["MockAPNsCore"]),
         .library(name: "MockAPNsScenario", targets: ["MockAPNsScenario"]),
+        .library(name: "MockAPNsLegacy", targets: ["MockAPNsLegacy"]),
         .library(name: "MockAPNsJournal", targets: ["MockAPNsJournal"]),
         .library(name: "MockAPNsWire", targets: ["MockAPNsWire"]),
         .library(name: "MockAPNs", targets: ["MockAPNs"]),
@@ -42,11 +43,17 @@ let package = Package(
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
         ),
+        // The legacy binary protocol's rules: frame decoder and parser, the connection's
+        // session, feedback tuples, the mistakes it diagnoses. No I/O.
+        .target(name: "MockAPNsLegacy", dependencies: ["MockAPNsCore"]),
+        // Broadcast push (iOS 18): channels, the channel management API's and broadcast sends'
+        // decisions. No I/O.
+        .target(name: "MockAPNsBroadcast", dependencies: ["MockAPNsCore", "MockAPNsWire"]),
         // The JSON scenario model, its decoder and the rule engine. No I/O.
-        .target(name: "MockAPNsScenario", dependencies: ["MockAPNsCore", "MockAPNsWire"]),
+        .target(name: "MockAPNsScenario", dependencies: ["MockAPNsCore", "MockAPNsWire", "MockAPNsBroadcast"]),
         // The provider judge and its report: what the journal's notifications say about a
         // provider's retry logic. No I/O.
-        .target(name: "MockAPNsVerdicts", dependencies: ["MockAPNsCore", "MockAPNsJournal"]),
+        .target(name: "MockAPNsVerdicts", dependencies: ["MockAPNsCore", "MockAPNsJournal", "MockAPNsLegacy"]),
         // Devices, Apple's storage rules and the delivery log, as pure logic.
         .target(name: "MockAPNsDelivery", dependencies: ["MockAPNsCore", "MockAPNsJournal"]),
         // The development PKI: a generated CA, certificates and provider keys (tooling, not
@@ -65,7 +72,7 @@ let package = Package(
         // readers and sinks.
         .target(
             name: "MockAPNsJournal",
-            dependencies: ["MockAPNsCore", "MockAPNsWire"]
+            dependencies: ["MockAPNsCore", "MockAPNsWire", "MockAPNsBroadcast", "MockAPNsLegacy"]
         ),
         // System OpenSSL (libssl/libcrypto 3.x), used only by MockAPNsTLS.
         .systemLibrary(
@@ -103,6 +110,8 @@ let package = Package(
             dependencies: [
                 "MockAPNsCore",
                 "MockAPNsScenario",
+                "MockAPNsLegacy",
+                "MockAPNsBroadcast",
                 "MockAPNsVerdicts",
                 "MockAPNsDelivery",
                 "MockAPNsDevelopmentPKI",
@@ -134,6 +143,8 @@ let package = Package(
                 "MockAPNs",
                 "MockAPNsCore",
                 "MockAPNsScenario",
+                "MockAPNsLegacy",
+                "MockAPNsBroadcast",
                 "MockAPNsVerdicts",
                 "MockAPNsDevelopmentPKI",
                 "MockAPNsJournal",
@@ -151,6 +162,7 @@ let package = Package(
             name: "LegacyLoadGenerator",
             dependencies: [
                 "MockAPNsCore",
+                "MockAPNsLegacy",
                 "MockAPNsTLS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -176,6 +188,8 @@ let package = Package(
                 "MockAPNsTestSupport",
                 "MockAPNsCore",
                 "MockAPNsScenario",
+                "MockAPNsLegacy",
+                "MockAPNsBroadcast",
                 "MockAPNsVerdicts",
                 "MockAPNsDelivery",
                 "MockAPNsDevelopmentPKI",
@@ -221,6 +235,8 @@ let package = Package(
                 "MockAPNs",
                 "MockAPNsCore",
                 "MockAPNsScenario",
+                "MockAPNsLegacy",
+                "MockAPNsBroadcast",
                 "MockAPNsVerdicts",
                 "MockAPNsDelivery",
                 "MockAPNsDevelopmentPKI",

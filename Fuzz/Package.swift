@@ -18,6 +18,7 @@ func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
 let core: Target.Dependency = .product(name: "MockAPNsCore", package: mainPackage)
 let wire: Target.Dependency = .product(name: "MockAPNsWire", package: mainPackage)
 let scenario: Target.Dependency = .product(name: "MockAPNsScenario", package: mainPackage)
+let legacy: Target.Dependency = .product(name: "MockAPNsLegacy", package: mainPackage)
 
 let package = Package(
     name: "MockAPNsFuzz",
@@ -28,7 +29,7 @@ let package = Package(
     ],
     targets: [
         .target(name: "CFuzzerDriver"),
-        fuzzTarget("FuzzLegacyFrameDecoder", [core]),
+        fuzzTarget("FuzzLegacyFrameDecoder", [core, legacy]),
         fuzzTarget("FuzzJSONParser", [core]),
         fuzzTarget("FuzzJournal", [core, wire, .product(name: "MockAPNsJournal", package: mainPackage)]),
         fuzzTarget("FuzzScenarioDecoder", [core, scenario]),

@@ -24,6 +24,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import MockAPNsLegacy
 
 struct Options {
     var host = "127.0.0.1"

@@ -5,6 +5,7 @@ import MockAPNs
 import MockAPNsCore
 import MockAPNsJournal
 import UnixSignals
+import MockAPNsLegacy
 
 /// `mockapns serve`: runs the mock server until SIGINT or SIGTERM.
 struct ServeCommand: AsyncParsableCommand {

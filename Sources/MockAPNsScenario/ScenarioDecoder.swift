@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsBroadcast
 extension Scenario {
     /// Decodes a scenario file. Unknown keys are errors, and every mistake is collected
     /// before the error is thrown.

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsBroadcast
 /// What a request must look like for a rule to fire. Every matcher given must hold; an
 /// absent matcher holds for every request. Lists match any of their members.
 public struct ScenarioMatch: Sendable, Equatable {

@@ -1,5 +1,6 @@
 import MockAPNsWire
 import MockAPNsCore
+import MockAPNsBroadcast
 /// The facts about one request that rules can match, read the same way from an HTTP/2
 /// stream (before Apple's header rules, so even malformed requests can be matched) and from
 /// a legacy frame.

@@ -1,6 +1,7 @@
 import MockAPNsWire
 import MockAPNsCore
 import MockAPNsJournal
+import MockAPNsBroadcast
 
 /// One journal event of each kind, as full as the kind gets: what the JSON reading tests and
 /// the journal store's packing tests go through.

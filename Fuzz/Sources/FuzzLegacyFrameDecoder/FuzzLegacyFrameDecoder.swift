@@ -1,5 +1,6 @@
 import CFuzzerDriver
 import MockAPNsCore
+import MockAPNsLegacy
 
 /// The program's `main`: libFuzzer runs `fuzz` over generated inputs.
 @_cdecl("FuzzLegacyFrameDecoder_main")

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsBroadcast
 
 extension MockAPNsConfiguration {
     /// Broadcast push (iOS 18 Live Activities): the channel management listener, the rules

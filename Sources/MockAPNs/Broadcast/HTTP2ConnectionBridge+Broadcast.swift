@@ -3,6 +3,7 @@ import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsHTTP2
 import MockAPNsScenario
+import MockAPNsBroadcast
 
 /// Broadcast sends and channel management requests: the same connection, credentials,
 /// scenario and journal as device pushes, with their own decision cores.

@@ -3,6 +3,7 @@ import MockAPNsJournal
 import MockAPNsTLS
 import NIOCore
 import NIOPosix
+import MockAPNsBroadcast
 
 extension MockAPNsServer {
     /// The broadcast core for the provider API.

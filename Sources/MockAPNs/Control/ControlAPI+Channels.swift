@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import MockAPNsCore
+import MockAPNsBroadcast
 
 /// The broadcast channel routes: list, create and delete channels of the registry the
 /// channel management API and broadcasts use.

@@ -6,6 +6,7 @@ import MockAPNsHTTP2
 import MockAPNsTLS
 import NIOCore
 import MockAPNsScenario
+import MockAPNsBroadcast
 
 /// What every HTTP/2 connection of one listener shares.
 struct HTTP2ConnectionServices: Sendable {

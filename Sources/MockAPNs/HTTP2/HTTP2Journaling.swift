@@ -4,6 +4,7 @@ import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsHTTP2
 import NIOCore
+import MockAPNsBroadcast
 
 /// What one HTTP/2 connection writes to the journal: its frames, each notification with its
 /// verdict, and its errors. The connection bridge calls it; it knows the journal's formats,

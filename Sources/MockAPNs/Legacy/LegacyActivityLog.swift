@@ -3,6 +3,7 @@ import MockAPNsCore
 import MockAPNsJournal
 import NIOCore
 import Synchronization
+import MockAPNsLegacy
 
 /// Collects what every gateway connection did, and watches the connections together for
 /// mistakes no single connection shows (connection churn). Shared by all gateway connections,

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsLegacy
 
 /// Spots a provider that opens a connection per notification instead of keeping one open,
 /// which Apple treated as a denial-of-service attempt.

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsLegacy
 
 /// What one legacy gateway connection did, recorded when it closes: what a test asserts on
 /// after driving a provider against the gateway.

@@ -3,6 +3,7 @@ import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsTLS
 import NIOCore
+import MockAPNsLegacy
 
 /// What every feedback connection shares.
 struct LegacyFeedbackServices: Sendable {

@@ -12,6 +12,7 @@ import Musl
 import Darwin
 #endif
 import MockAPNsScenario
+import MockAPNsLegacy
 
 /// Asks a gateway connection to go away as Apple's gateway did for maintenance: the status-10
 /// packet naming the last accepted notification, then close.

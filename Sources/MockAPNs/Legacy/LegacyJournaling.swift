@@ -1,5 +1,6 @@
 import MockAPNsCore
 import MockAPNsJournal
+import MockAPNsLegacy
 
 /// What one legacy gateway or feedback connection writes to the journal: each frame, each
 /// notification with its outcome (accepted, refused by the core, refused by the codec, or

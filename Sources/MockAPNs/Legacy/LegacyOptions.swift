@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsLegacy
 
 extension MockAPNsConfiguration {
     /// The legacy binary gateway and feedback service (apns-protocol D and E): ports, the

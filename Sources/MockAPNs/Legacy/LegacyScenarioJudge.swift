@@ -3,6 +3,7 @@ import MockAPNsCore
 import MockAPNsJournal
 import NIOCore
 import MockAPNsScenario
+import MockAPNsLegacy
 
 /// Runs the scenario for the notifications of one legacy gateway connection and says how
 /// the gateway must answer, in the binary protocol's terms.

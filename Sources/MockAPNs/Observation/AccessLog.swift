@@ -1,5 +1,6 @@
 import MockAPNsCore
 import MockAPNsJournal
+import MockAPNsBroadcast
 
 /// The access log: one `info` line per notification, and one per connection opened (when its
 /// TLS handshake ends, so the line can say the TLS version and who the client is) and closed.

@@ -11,6 +11,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import MockAPNsBroadcast
 
 /// A MockAPNs server running in this process: the embedding API for Swift tests.
 ///

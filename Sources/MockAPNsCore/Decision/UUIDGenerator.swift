@@ -45,8 +45,8 @@ package struct UUIDGenerator: Sendable {
 /// SplitMix64 over a shared atomic counter: lock-free, never repeats a 128-bit value within
 /// 2^64 draws, and unpredictable enough for message ids, which need to be unique, not secret.
 /// Not for cryptography.
-final class UniqueBits: Sendable {
-    static let shared = UniqueBits()
+package final class UniqueBits: Sendable {
+    package static let shared = UniqueBits()
 
     private let counter: Atomic<UInt64>
 
@@ -55,7 +55,7 @@ final class UniqueBits: Sendable {
     }
 
     /// Two 64-bit values from two consecutive counter states.
-    func next128() -> (UInt64, UInt64) {
+    package func next128() -> (UInt64, UInt64) {
         let gamma = SplitMix64.gamma
         let state = counter.wrappingAdd(2 &* gamma, ordering: .relaxed).newValue
         return (SplitMix64.mix(state &- gamma), SplitMix64.mix(state))

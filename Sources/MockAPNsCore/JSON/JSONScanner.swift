@@ -7,11 +7,11 @@
 /// too short (the JSON is cut off). It is iterative, so a payload of 60,000 `[` cannot exhaust
 /// the stack, and it allocates only when nesting goes deeper than 64. `scanValue` checks the
 /// grammar but not UTF-8 validity inside strings; `isObject` checks both.
-enum JSONScanner {
+package enum JSONScanner {
     /// `isObject` refuses containers nested deeper than this (APNs payloads are small).
     static let objectMaximumDepth = 512
 
-    enum Outcome: Equatable {
+    package enum Outcome: Equatable {
         /// A complete value; `end` is the offset just after it (trailing bytes not examined).
         case complete(end: Int)
         /// The bytes stop in the middle of a value.
@@ -22,14 +22,14 @@ enum JSONScanner {
 
     /// Scans the first JSON value in `bytes`, after optional leading whitespace. A container
     /// opened deeper than `maximumDepth` is invalid at its opening bracket.
-    static func scanValue(_ bytes: UnsafeRawBufferPointer, maximumDepth: Int = .max) -> Outcome {
+    package static func scanValue(_ bytes: UnsafeRawBufferPointer, maximumDepth: Int = .max) -> Outcome {
         var reader = Reader(bytes: bytes, maximumDepth: maximumDepth)
         return reader.scan()
     }
 
     /// Whether `bytes` are valid UTF-8 holding exactly one JSON object (whitespace around it
     /// allowed), nested at most `objectMaximumDepth` deep.
-    static func isObject(_ bytes: [UInt8]) -> Bool {
+    package static func isObject(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { examine($0).isObject }
     }
 

@@ -1,10 +1,10 @@
 /// Parsers for the values of Apple's scalar request headers. Each returns `nil` for a value
 /// APNs would refuse; the validator pairs that with the header's `Reason`.
-enum HeaderValueSyntax {
+package enum HeaderValueSyntax {
     /// `apns-expiration`: a non-negative decimal number of seconds since 1970, digits only
     /// (no sign, no spaces, no fraction). Leading zeros are tolerated. Values that do not fit
     /// in 64 bits are refused. A date in the past is well-formed (APNs treats it like `0`).
-    static func expiration(_ text: String) -> Int64? {
+    package static func expiration(_ text: String) -> Int64? {
         text.withUTF8Bytes { bytes in
             guard !bytes.isEmpty else { return nil }
             var value: Int64 = 0
@@ -21,7 +21,7 @@ enum HeaderValueSyntax {
 
     /// `apns-priority`: exactly `1`, `5` or `10`. Spellings such as `05` or ` 10` are refused
     /// (Apple documents only the three values).
-    static func priority(_ text: String) -> Priority? {
+    package static func priority(_ text: String) -> Priority? {
         text.withUTF8Bytes { bytes in
             switch bytes.count {
             case 1 where bytes[0] == UInt8(ascii: "1"): return .powerFirst

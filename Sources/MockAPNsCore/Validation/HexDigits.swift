@@ -5,7 +5,7 @@
 package enum HexDigits {
     /// Whether `byte` is `0-9` or `a-f`, or also `A-F` when `allowsUppercase` is set.
     @inline(__always)
-    static func isHexDigit(_ byte: UInt8, allowsUppercase: Bool) -> Bool {
+    package static func isHexDigit(_ byte: UInt8, allowsUppercase: Bool) -> Bool {
         if byte &- UInt8(ascii: "0") < 10 { return true }
         if byte &- UInt8(ascii: "a") < 6 { return true }
         return allowsUppercase && isUppercaseHexLetter(byte)

@@ -32,7 +32,7 @@ package struct PayloadJSON: Sendable, Equatable {
     package let isObject: Bool
     /// The scan of the first JSON value: where it ends, or why there is none (`nil` for an
     /// empty payload).
-    let scan: JSONScanner.Outcome?
+    package let scan: JSONScanner.Outcome?
 
     package init(_ payload: [UInt8]) {
         self = payload.withUnsafeBytes { PayloadJSON($0) }

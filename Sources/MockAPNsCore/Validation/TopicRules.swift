@@ -43,12 +43,12 @@ package enum TopicRules {
     // MARK: - One pass for the validator
 
     /// What the validator needs to know about a topic, found in one scan.
-    enum Shape {
+    package enum Shape {
         case malformed
         case wellFormed(suffix: PushType?)
     }
 
-    static func classify(_ topic: String) -> Shape {
+    package static func classify(_ topic: String) -> Shape {
         topic.withUTF8Bytes { bytes in
             guard !bytes.isEmpty else { return .malformed }
             for byte in bytes where byte <= 0x20 || byte >= 0x7F {

@@ -3,12 +3,12 @@
 /// This is the form `apns-id` must take. Braces, URNs, missing hyphens and surrounding
 /// whitespace are all refused. The version and variant digits are not checked: Apple asks for
 /// "a canonical UUID", and clients are free to send any of them.
-enum UUIDSyntax {
+package enum UUIDSyntax {
     /// The length of the canonical form in bytes.
     static let length = 36
 
     /// Whether `text` is a canonical UUID; uppercase letters count only if `allowsUppercase`.
-    static func isCanonical(_ text: String, allowsUppercase: Bool) -> Bool {
+    package static func isCanonical(_ text: String, allowsUppercase: Bool) -> Bool {
         text.withUTF8Bytes { bytes in
             guard bytes.count == length else { return false }
             // Hex digits are the common case; a hyphen counts only where the form puts one,

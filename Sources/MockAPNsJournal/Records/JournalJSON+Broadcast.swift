@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsBroadcast
 extension JournalJSON {
     /// A broadcast event's members: `"broadcast":{...}` with the request and the answer as
     /// written, like a notification's.

@@ -1,5 +1,6 @@
 import MockAPNsWire
 import MockAPNsCore
+import MockAPNsBroadcast
 /// The JSON form of journal events and notification records: one object per event, the
 /// same in the control API and in each line of the JSONL file.
 ///

@@ -1,6 +1,7 @@
 import MockAPNsWire
 import XCTest
 @testable import MockAPNsCore
+@testable import MockAPNsBroadcast
 
 /// Broadcast sends (`POST /4/broadcasts/apps/<bundleID>`): every status and reason,
 /// table-driven, and the ids of an accepted broadcast.

@@ -3,6 +3,7 @@ import XCTest
 @testable import MockAPNsCore
 import MockAPNsJournal
 @testable import MockAPNsScenario
+@testable import MockAPNsBroadcast
 
 /// Broadcast events in the journal (kinds, `channel` filter, JSON) and scenario matchers for
 /// channel ids and management operations.

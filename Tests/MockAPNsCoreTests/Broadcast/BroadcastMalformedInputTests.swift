@@ -1,6 +1,7 @@
 import MockAPNsWire
 import XCTest
 @testable import MockAPNsCore
+@testable import MockAPNsBroadcast
 
 /// Hostile and random requests: both broadcast cores answer each with one of Apple's statuses
 /// and a reason, and never trap.

@@ -1,6 +1,7 @@
 import MockAPNsWire
 import XCTest
 @testable import MockAPNsCore
+@testable import MockAPNsBroadcast
 
 /// The channel management API's answers: every status and reason, table-driven, and the
 /// registry effects of create, read, read all and delete.

@@ -1,5 +1,6 @@
 import XCTest
 @testable import MockAPNsCore
+@testable import MockAPNsBroadcast
 
 final class ChannelRegistryTests: XCTestCase {
     func testChannelIDSyntax() {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import MockAPNsCore
+@testable import MockAPNsLegacy
 
 /// One connection's rules: the first failure is answered once, everything after it is dropped.
 final class LegacyConnectionSessionTests: XCTestCase {

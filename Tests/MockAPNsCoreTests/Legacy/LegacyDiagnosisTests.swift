@@ -1,5 +1,6 @@
 import XCTest
 @testable import MockAPNsCore
+@testable import MockAPNsLegacy
 
 /// Each diagnosis, triggered the way real provider code gets it wrong.
 final class LegacyDiagnosisTests: XCTestCase {

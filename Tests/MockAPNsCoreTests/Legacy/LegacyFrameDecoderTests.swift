@@ -1,5 +1,6 @@
 import XCTest
 @testable import MockAPNsCore
+@testable import MockAPNsLegacy
 
 /// Byte-exact frames written by hand from Apple's tables, and every status the codec reports.
 final class LegacyFrameDecoderTests: XCTestCase {

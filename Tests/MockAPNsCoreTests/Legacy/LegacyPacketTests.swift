@@ -1,5 +1,6 @@
 import XCTest
 @testable import MockAPNsCore
+@testable import MockAPNsLegacy
 
 /// The error-response packet and feedback tuples, byte for byte.
 final class LegacyPacketTests: XCTestCase {

@@ -1,5 +1,6 @@
 import XCTest
 @testable import MockAPNsCore
+@testable import MockAPNsLegacy
 
 /// The decoder must give the same events however the stream is cut into reads.
 final class LegacyStreamingTests: XCTestCase {

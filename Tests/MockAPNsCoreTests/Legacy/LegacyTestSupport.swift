@@ -1,5 +1,6 @@
 import XCTest
 @testable import MockAPNsCore
+@testable import MockAPNsLegacy
 
 /// Bytes from hex written the way Apple's tables read: spaces and line breaks are ignored.
 func legacyBytes(_ hex: String) -> [UInt8] {

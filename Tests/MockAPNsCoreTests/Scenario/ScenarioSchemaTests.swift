@@ -3,6 +3,7 @@ import Foundation
 @testable import MockAPNsCore
 import XCTest
 @testable import MockAPNsScenario
+@testable import MockAPNsBroadcast
 
 /// `scenarios/schema.json` says what the decoder reads: the same keys in every object, the
 /// same action types and delay distributions with the same keys, and the same names in every

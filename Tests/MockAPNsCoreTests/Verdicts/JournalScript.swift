@@ -1,6 +1,7 @@
 @testable import MockAPNsCore
 @testable import MockAPNsVerdicts
 @testable import MockAPNsJournal
+@testable import MockAPNsLegacy
 
 /// Journal events written the way the server records them, with time moving on between
 /// them: what the judge tests feed `ProviderJudge`.

@@ -4,6 +4,7 @@ import MockAPNs
 import MockAPNsCore
 import MockAPNsJournal
 import XCTest
+import MockAPNsBroadcast
 
 /// The `broadcast` object of a configuration file, and `mockapns journal`'s lines for
 /// broadcast events.

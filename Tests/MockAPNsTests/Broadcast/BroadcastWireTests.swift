@@ -3,6 +3,7 @@ import MockAPNs
 import MockAPNsCore
 import MockAPNsJournal
 import XCTest
+import MockAPNsBroadcast
 
 /// Broadcast push over real TLS on 127.0.0.1, driven by the real `curl --http2`: the channel
 /// management listener and broadcasts on the provider API, with the journal and the scenario.

@@ -3,6 +3,7 @@ import Foundation
 import MockAPNs
 import MockAPNsCore
 import XCTest
+import MockAPNsBroadcast
 
 /// `/v1/channels` and `/v1/events?channel=` of the control API over real HTTP, driven by curl.
 final class ControlChannelTests: XCTestCase {

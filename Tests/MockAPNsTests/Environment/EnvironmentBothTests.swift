@@ -4,6 +4,7 @@ import MockAPNs
 import MockAPNsCore
 import MockAPNsJournal
 import XCTest
+import MockAPNsLegacy
 
 /// `environment: .both` over real sockets: a sandbox and a production listener for each
 /// protocol, one device registry in which each token belongs to one environment, and the

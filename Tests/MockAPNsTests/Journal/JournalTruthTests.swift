@@ -5,6 +5,7 @@ import MockAPNs
 import MockAPNsCore
 import MockAPNsJournal
 import XCTest
+import MockAPNsLegacy
 
 /// The journal tells the whole truth: every notification (accepted, refused by the core,
 /// refused by the codec, dropped, refused by HTTP/2 flow control), with the topic and push

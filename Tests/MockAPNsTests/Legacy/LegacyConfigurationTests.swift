@@ -1,6 +1,7 @@
 @testable import MockAPNs
 import MockAPNsCore
 import XCTest
+import MockAPNsLegacy
 
 /// The `legacy` configuration keys, the reported ports, and the churn rule, without sockets.
 final class LegacyConfigurationTests: XCTestCase {

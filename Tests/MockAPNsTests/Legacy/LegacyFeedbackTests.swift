@@ -3,6 +3,7 @@ import MockAPNs
 import MockAPNsCore
 import MockAPNsJournal
 import XCTest
+import MockAPNsLegacy
 
 /// The legacy feedback service over real TLS: tuples for the certificate's app, then close.
 final class LegacyFeedbackTests: XCTestCase {

@@ -4,6 +4,7 @@ import MockAPNs
 import MockAPNsCore
 import MockAPNsJournal
 import XCTest
+import MockAPNsLegacy
 
 /// The legacy binary gateway over real TLS on 127.0.0.1, driven by Python's `ssl` module with
 /// the certs-dev client certificates.

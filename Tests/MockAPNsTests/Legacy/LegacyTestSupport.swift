@@ -4,6 +4,7 @@ import MockAPNs
 import MockAPNsCore
 import Synchronization
 import XCTest
+import MockAPNsLegacy
 
 /// Builds legacy frames and waits for what the server records.
 enum Legacy {

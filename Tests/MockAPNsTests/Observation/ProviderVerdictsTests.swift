@@ -5,6 +5,7 @@ import MockAPNsCore
 import MockAPNsJournal
 import XCTest
 import MockAPNsVerdicts
+import MockAPNsLegacy
 
 /// The provider verdicts of a running server: judged from the journal off the event loops,
 /// recorded as `verdict` events, returned by the embedding API and `GET /v1/report` alike, and

@@ -6,6 +6,7 @@ import MockAPNsCore
 import MockAPNsJournal
 import XCTest
 import MockAPNsScenario
+import MockAPNsLegacy
 
 /// Scenarios over real sockets: each action observed from the client's side.
 final class ScenarioWireTests: XCTestCase {

@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// What the decoder found, in stream order.
 public enum LegacyDecoderEvent: Sendable, Equatable {
     /// A frame that passed the codec's checks.

@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// One entry of the legacy feedback service: a device token that stopped accepting
 /// notifications, and when. On the wire: `time (UInt32 BE, seconds since 1970) · token length
 /// (UInt16 BE) · token`.

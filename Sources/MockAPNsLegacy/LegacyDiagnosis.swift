@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// A mistake real provider code makes on the legacy gateway, explained in plain words.
 ///
 /// Apple's gateway answered these with a bare status byte, or with nothing; the mock names

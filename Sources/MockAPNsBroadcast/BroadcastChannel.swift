@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// One broadcast channel (iOS 18 Live Activities): what the channel management API creates
 /// and a broadcast is sent to.
 public struct BroadcastChannel: Sendable, Equatable, Hashable {

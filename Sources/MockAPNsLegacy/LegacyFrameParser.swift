@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// The frame layouts of commands 0, 1 and 2 as pure functions over bytes that start at a
 /// frame boundary. `LegacyFrameDecoder` owns the stream; this type only answers "how long is
 /// this frame" and "what does this complete frame say".

@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// Channel ids: standard base64 text (Apple: "The channel ID is a base64-encoded string").
 package enum ChannelID {
     /// Whether `text` is standard base64 with correct padding and at most `maximumLength`

@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// The command byte that opens each notification on the legacy gateway.
 public enum LegacyCommand: UInt8, CaseIterable, Sendable, Hashable, Codable {
     /// Command 0: token and payload only. No identifier, so errors close without a packet.

@@ -1,4 +1,5 @@
 import Synchronization
+import MockAPNsCore
 
 /// The server's broadcast channels, beside the device registry: shared by the channel
 /// management listener (which creates, reads and deletes them), broadcast sends on the

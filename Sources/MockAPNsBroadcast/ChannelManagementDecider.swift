@@ -1,4 +1,5 @@
 import MockAPNsWire
+import MockAPNsCore
 /// The channel management API's decision core: one request's headers and body in, the
 /// response APNs gives and what it did to the channel registry out (docs/broadcast-protocol.md
 /// section 1). Apple documents the API in "Sending channel management requests to APNs"

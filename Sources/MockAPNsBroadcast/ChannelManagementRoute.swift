@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// The channel management API's four operations, named as the journal and scenarios name them.
 public enum ChannelOperation: String, CaseIterable, Sendable, Hashable, Codable {
     /// `POST /1/apps/<bundleID>/channels`

@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// What is wrong with one frame on the legacy gateway.
 ///
 /// Problems Apple reports with a status byte carry it in `status`. Problems that make the

@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// One broadcast send (`POST /4/broadcasts/apps/<bundleID>`) as the journal keeps it: the
 /// request, how it authenticated, and the answer as written.
 public struct BroadcastRecord: Sendable, Equatable {

@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// How the gateway answers bytes it cannot parse (an unknown command, a frame whose items do
 /// not fit it, a frame length no frame can have). Apple's sources disagree, so it is a choice.
 public enum LegacyParseErrorPolicy: String, Sendable, Hashable, Codable, CaseIterable {

@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// The sizes the legacy binary gateway accepts. Apple's limits changed over the years, so the
 /// mock lets each listener choose the era it imitates.
 public struct LegacyLimits: Sendable, Equatable {

@@ -3,31 +3,31 @@
 /// Every read checks what is left and answers `nil` when the bytes run out, so a short or
 /// malformed frame can never trap: the caller decides whether "not enough bytes" means
 /// "wait for more" or "the frame is broken".
-struct LegacyByteCursor {
+package struct LegacyByteCursor {
     let bytes: UnsafeRawBufferPointer
-    private(set) var offset: Int
+    package private(set) var offset: Int
 
-    init(_ bytes: UnsafeRawBufferPointer, offset: Int = 0) {
+    package init(_ bytes: UnsafeRawBufferPointer, offset: Int = 0) {
         self.bytes = bytes
         self.offset = offset
     }
 
     /// Bytes not read yet.
-    var remaining: Int { bytes.count - offset }
+    package var remaining: Int { bytes.count - offset }
 
-    mutating func readUInt8() -> UInt8? {
+    package mutating func readUInt8() -> UInt8? {
         guard remaining >= 1 else { return nil }
         defer { offset += 1 }
         return bytes[offset]
     }
 
-    mutating func readUInt16() -> UInt16? {
+    package mutating func readUInt16() -> UInt16? {
         guard remaining >= 2 else { return nil }
         defer { offset += 2 }
         return UInt16(bytes[offset]) << 8 | UInt16(bytes[offset + 1])
     }
 
-    mutating func readUInt32() -> UInt32? {
+    package mutating func readUInt32() -> UInt32? {
         guard remaining >= 4 else { return nil }
         defer { offset += 4 }
         return UInt32(bytes[offset]) << 24 | UInt32(bytes[offset + 1]) << 16
@@ -35,7 +35,7 @@ struct LegacyByteCursor {
     }
 
     /// The next `count` bytes as a view into the same memory.
-    mutating func readBytes(_ count: Int) -> UnsafeRawBufferPointer? {
+    package mutating func readBytes(_ count: Int) -> UnsafeRawBufferPointer? {
         guard count >= 0, remaining >= count else { return nil }
         defer { offset += count }
         return UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + count])
@@ -44,19 +44,19 @@ struct LegacyByteCursor {
 
 extension UnsafeRawBufferPointer {
     /// The bytes from `start` to the end (empty when `start` is past the end).
-    func legacySuffix(from start: Int) -> UnsafeRawBufferPointer {
+    package func legacySuffix(from start: Int) -> UnsafeRawBufferPointer {
         let start = Swift.min(Swift.max(start, 0), count)
         return UnsafeRawBufferPointer(rebasing: self[start..<count])
     }
 
     /// At most the first `length` bytes.
-    func legacyPrefix(_ length: Int) -> UnsafeRawBufferPointer {
+    package func legacyPrefix(_ length: Int) -> UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(rebasing: self[0..<Swift.min(Swift.max(length, 0), count)])
     }
 }
 
 /// Appends `value` big-endian.
-func legacyAppendBigEndian<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+package func legacyAppendBigEndian<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
     var shift = T.bitWidth - 8
     while shift >= 0 {
         bytes.append(UInt8(truncatingIfNeeded: value >> T(shift)))

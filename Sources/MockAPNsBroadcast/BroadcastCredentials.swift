@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// Whether a connection's credentials let it manage or broadcast on a bundle id's channels:
 /// the provider API's authentication rules, applied to the bundle id of the path.
 ///

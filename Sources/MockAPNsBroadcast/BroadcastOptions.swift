@@ -1,3 +1,4 @@
+import MockAPNsCore
 /// Every broadcast rule where Apple's behaviour is undocumented or unconfirmed, as a setting
 /// (docs/broadcast-protocol.md says what each default rests on).
 public struct BroadcastOptions: Sendable, Equatable {
