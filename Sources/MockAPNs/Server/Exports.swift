@@ -1,3 +1,8 @@
-// What `import MockAPNs` brings besides the server: the journal's events and records, which
-// `server.journal` hands out, so a test that reads them needs no other import.
+// What `import MockAPNs` brings besides the server: the vocabulary its API speaks (Apple's
+// reasons and records, the journal's events, scenarios, the verdict report, the delivery
+// log), so a test that embeds the server needs no other import.
+@_exported import MockAPNsCore
+@_exported import MockAPNsDelivery
 @_exported import MockAPNsJournal
+@_exported import MockAPNsScenario
+@_exported import MockAPNsVerdicts
