@@ -134,8 +134,14 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            // The control API's OpenAPI document, served at GET /openapi.json.
-            resources: [.embedInCode("Control/control-api.openapi.json")]
+            // The control API's OpenAPI document, served at GET /openapi.json, and the
+            // dashboard's script and style sheet.
+            resources: [
+                .embedInCode("Control/control-api.openapi.json"),
+                .embedInCode("Control/Dashboard/app.js"),
+                .embedInCode("Control/Dashboard/delivery.js"),
+                .embedInCode("Control/Dashboard/style.css"),
+            ]
         ),
         .executableTarget(
             name: "MockAPNsCLI",

@@ -3,9 +3,9 @@ import MockAPNsCore
 import MockAPNsJournal
 
 /// The dashboard: a page at the control API's root that shows the journal live, and the
-/// endpoints only it needs. The page's HTML, style and script are Swift strings compiled
-/// into the binary (`DashboardPage`, `DashboardStyle`, `DashboardScript`), so it works with
-/// no network and no files beside the executable.
+/// endpoints only it needs. The page's HTML (`DashboardPage`), style and script (`app.js`,
+/// `delivery.js` and `style.css`, embedded at build time: `DashboardAssets`) are in the
+/// binary, so it works with no network and no files beside the executable.
 struct Dashboard: Sendable {
     let server: MockAPNsServer
 
@@ -16,10 +16,10 @@ struct Dashboard: Sendable {
         let journal = server.journal
         let routes = RouteCollection(context: ControlRequestContext.self)
         routes.get("/") { _, _ in Self.asset(DashboardPage.html, type: "text/html; charset=utf-8") }
-        routes.get("dashboard/style.css") { _, _ in Self.asset(DashboardStyle.css, type: "text/css; charset=utf-8") }
-        routes.get("dashboard/app.js") { _, _ in Self.asset(DashboardScript.javaScript, type: "text/javascript; charset=utf-8") }
+        routes.get("dashboard/style.css") { _, _ in Self.asset(DashboardAssets.style, type: "text/css; charset=utf-8") }
+        routes.get("dashboard/app.js") { _, _ in Self.asset(DashboardAssets.script, type: "text/javascript; charset=utf-8") }
         routes.get("dashboard/delivery.js") { _, _ in
-            Self.asset(DashboardDeliveryScript.javaScript, type: "text/javascript; charset=utf-8")
+            Self.asset(DashboardAssets.deliveryScript, type: "text/javascript; charset=utf-8")
         }
         routes.get("v1/events/stream") { request, _ in
             do throws(ControlAPIError) {

@@ -1,5 +1,5 @@
 import MockAPNsScenario
-/// The dashboard's HTML: the frame of the page; `DashboardScript` fills it from the control
+/// The dashboard's HTML: the frame of the page; `app.js` (`DashboardAssets`) fills it from the control
 /// API and the live event stream.
 enum DashboardPage {
     static let html = #"""

@@ -1,9 +1,9 @@
-/// The dashboard's delivery parts: each card's delivery state, the delivery log (as Apple's
-/// Push Notifications Console shows it for an `apns-unique-id`), and the devices online and
-/// offline. Loaded before `app.js`, whose helpers (`el`, `$`, `api`, `time`, `shortToken`)
-/// its functions use when called.
-enum DashboardDeliveryScript {
-    static let javaScript = #"""
+/*
+ * The dashboard's delivery parts: each card's delivery state, the delivery log (as Apple's
+ * Push Notifications Console shows it for an `apns-unique-id`), and the devices online and
+ * offline. Loaded before `app.js`, whose helpers (`el`, `$`, `api`, `time`, `shortToken`)
+ * its functions use when called.
+ */
 "use strict";
 
 // ---- Delivery state fed by the event stream -------------------------------------------------
@@ -143,6 +143,4 @@ function startDelivery() {
   for (const button of document.querySelectorAll("#device-state-form button")) {
     button.addEventListener("click", () => deviceStateAction(button.dataset.online === "true"));
   }
-}
-"""#
 }

@@ -1,14 +1,14 @@
-/// The dashboard's script: follows `GET /v1/events/stream` (resuming after the last event it
-/// saw when the stream drops) and renders the views; every change goes through the control API.
-///
-/// Every request it makes passes the control API's checks as any client must: it comes from
-/// the API's own origin, state changes are sent as `application/json` (with or without a
-/// body), and a page opened from another machine sends the control token
-/// (`http://HOST:PORT/#token=...`: kept in the tab's session storage, taken out of the
-/// address bar at once, never shown) as `Authorization: Bearer`. That is also why the stream
-/// is read with `fetch` rather than `EventSource`, which cannot send a header.
-enum DashboardScript {
-    static let javaScript = #"""
+/*
+ * The dashboard's script: follows `GET /v1/events/stream` (resuming after the last event it
+ * saw when the stream drops) and renders the views; every change goes through the control API.
+ *
+ * Every request it makes passes the control API's checks as any client must: it comes from
+ * the API's own origin, state changes are sent as `application/json` (with or without a
+ * body), and a page opened from another machine sends the control token
+ * (the address's `#token=...` fragment: kept in the tab's session storage, taken out of the
+ * address bar at once, never shown) as `Authorization: Bearer`. That is also why the stream
+ * is read with `fetch` rather than `EventSource`, which cannot send a header.
+ */
 "use strict";
 
 // ---- Small helpers -------------------------------------------------------------------------
@@ -779,5 +779,3 @@ async function start() {
 }
 
 start();
-"""#
-}
