@@ -58,7 +58,7 @@ package enum ProviderTokenRedaction {
         // Most text (every other header value of every request) holds no token: that is
         // found by one pass over its bytes in place, without copying them.
         var text = text
-        guard text.withUTF8({ mayHoldToken($0, mode: mode) }) else { return text }
+        guard text.withUTF8({ holdsToken($0, mode: mode) }) else { return text }
         let bytes = Array(text.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
@@ -132,32 +132,71 @@ package enum ProviderTokenRedaction {
 
     private static let bearer: [UInt8] = Array("bearer".utf8)
 
-    /// Whether `bytes` may hold a token: two dots (a JWS has two), or, when redacting, a `b`
-    /// that may start `bearer`. Text without either costs one comparison a byte.
-    private static func mayHoldToken(_ bytes: UnsafeBufferPointer<UInt8>, mode: Mode) -> Bool {
-        var dots = 0
-        for byte in bytes {
-            switch byte {
-            case UInt8(ascii: "."):
-                dots += 1
-                if dots == 2 { return true }
-            case UInt8(ascii: "b"), UInt8(ascii: "B"):
-                if mode == .redact { return true }
-            default:
+    /// Whether `bytes` hold a JWS (three parts, the first a JOSE header), or, when redacting,
+    /// the word `bearer` and a blank: the same structure `rewrite` looks for, found in place.
+    /// Text without a token (every other header value of every request, topics included)
+    /// costs one pass and no allocation.
+    private static func holdsToken(_ bytes: UnsafeBufferPointer<UInt8>, mode: Mode) -> Bool {
+        var index = 0
+        while index < bytes.count {
+            guard isRunByte(bytes[index]) else {
+                index += 1
                 continue
             }
+            var end = index
+            var dots = 0
+            while end < bytes.count, isRunByte(bytes[end]) {
+                if bytes[end] == UInt8(ascii: ".") { dots += 1 }
+                end += 1
+            }
+            let run = bytes[index..<end]
+            if mode == .redact, run.count == bearer.count, zip(run, bearer).allSatisfy({ $0 | 0x20 == $1 }),
+               end < bytes.count, isBlank(bytes[end]) {
+                return true
+            }
+            if dots >= 2, holdsJWS(run) { return true }
+            index = end
+        }
+        return false
+    }
+
+    /// Whether a run of base64url characters and dots has three consecutive non-empty parts
+    /// of which the first is a JOSE header.
+    private static func holdsJWS(_ run: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        let parts = run.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        guard parts.count >= 3 else { return false }
+        for first in 0...(parts.count - 3)
+        where !parts[first + 1].isEmpty && !parts[first + 2].isEmpty && isJOSEHeader(parts[first]) {
+            return true
         }
         return false
     }
 
     /// Whether `part` is unpadded base64url (as RFC 7515 writes a JWS) whose bytes are a JSON
     /// object: `{`, anything, `}`, with JSON's whitespace around. That is a JOSE header's shape.
-    private static func isJOSEHeader(_ part: ArraySlice<UInt8>) -> Bool {
-        // `{}` is the shortest object: 2 bytes, 3 characters.
-        guard part.count >= 3, let decoded = ProviderTokenBase64URL.decode(bytes: part) else { return false }
-        let content = decoded.drop(while: isJSONWhitespace).reversed().drop(while: isJSONWhitespace)
-        // Reversed: its last byte is the object's first.
-        return content.last == UInt8(ascii: "{") && content.first == UInt8(ascii: "}")
+    /// Decoded as it is read, without a copy; a first byte that is no `{` ends it at once.
+    private static func isJOSEHeader(_ part: some Collection<UInt8>) -> Bool {
+        // `{}` is the shortest object: 2 bytes, 3 characters. One leftover character is no byte.
+        guard part.count >= 3, part.count % 4 != 1 else { return false }
+        var buffer: UInt32 = 0
+        var bits = 0
+        var opened = false
+        var last: UInt8 = 0
+        for character in part {
+            guard let value = ProviderTokenBase64URL.sextet(character) else { return false }
+            buffer = (buffer << 6 | UInt32(value)) & 0xFFFF
+            bits += 6
+            guard bits >= 8 else { continue }
+            bits -= 8
+            let byte = UInt8(truncatingIfNeeded: buffer >> UInt32(bits))
+            if isJSONWhitespace(byte) { continue }
+            if !opened {
+                guard byte == UInt8(ascii: "{") else { return false }
+                opened = true
+            }
+            last = byte
+        }
+        return opened && last == UInt8(ascii: "}")
     }
 
     private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
