@@ -59,16 +59,15 @@ final class ArchitectureDocumentTests: XCTestCase {
     }
 
     private static func kind(of span: String) -> Kind {
+        // Files, unless they are patterns (`ControlAPI+<Resource>.swift`).
         if !span.contains("<"), !span.contains(" "), span.hasSuffix(".swift") || span.hasSuffix(".json") {
             return .path(span)
         }
-        let identifier = #"[A-Z][A-Za-z0-9]*"#
-        if span.wholeMatch(of: try! Regex("^\(identifier)$")) != nil { return .type(span) }
-        if let match = span.wholeMatch(of: try! Regex(#"^([A-Z][A-Za-z0-9]*)\.([a-z][A-Za-z0-9]*)(\(.*\))?$"#)),
-           let type = match.output[1].substring, let member = match.output[2].substring {
-            return .member(type: String(type), member: String(member))
+        if span.wholeMatch(of: #/[A-Z][A-Za-z0-9]*/#) != nil { return .type(span) }
+        if let match = span.wholeMatch(of: #/([A-Z][A-Za-z0-9]*)\.([a-z][A-Za-z0-9]*)(\(.*\))?/#) {
+            return .member(type: String(match.output.1), member: String(match.output.2))
         }
-        // Files and folders, unless they are patterns (`ControlAPI+<Resource>.swift`) or URLs.
+        // Folders, unless they are patterns or URLs.
         if !span.contains("<"), !span.contains(" "), span.hasSuffix("/"), span.first?.isUppercase == true {
             return .path(span)
         }
