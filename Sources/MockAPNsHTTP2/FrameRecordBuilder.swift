@@ -81,7 +81,11 @@ extension HTTPHeader {
     static func string(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> String {
         guard let bytes, count > 0 else { return "" }
         let buffer = UnsafeBufferPointer(start: bytes, count: count)
-        return String(validating: buffer, as: UTF8.self) ?? escapingInvalidUTF8(buffer)
+        // Header fields are nearly always ASCII: decoded on the fast path, without the generic
+        // validation (which costs a metadata lookup per field on every request).
+        let decoded = String(decoding: buffer, as: UTF8.self)
+        if !buffer.contains(where: { $0 >= 0x80 }) || decoded.utf8.elementsEqual(buffer) { return decoded }
+        return escapingInvalidUTF8(buffer)
     }
 
     static func string(_ bytes: UnsafeMutablePointer<UInt8>?, _ count: Int) -> String {

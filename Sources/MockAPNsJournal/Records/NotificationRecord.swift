@@ -8,29 +8,29 @@ public struct NotificationRecord: Sendable, Equatable {
     // Unchecked: a box is written only while this record holds its one reference. For the
     // same reason its fields skip the run-time exclusivity check, which the packer and every
     // reader would otherwise pay on each field they read: no access to a field overlaps another.
-    private final class Storage: @unchecked Sendable {
-        @exclusivity(unchecked) var sequence: UInt64 = 0
-        @exclusivity(unchecked) var wallTimeMilliseconds: Int64 = 0
-        @exclusivity(unchecked) var connectionID: UInt64?
-        @exclusivity(unchecked) var streamID: Int32?
-        @exclusivity(unchecked) var transport: Transport
-        @exclusivity(unchecked) var deviceToken: String
-        @exclusivity(unchecked) var topic: String?
-        @exclusivity(unchecked) var pushType: String?
-        @exclusivity(unchecked) var requestAPNsID: String?
-        @exclusivity(unchecked) var priority: Int?
-        @exclusivity(unchecked) var expiration: Int64?
-        @exclusivity(unchecked) var collapseID: String?
-        @exclusivity(unchecked) var legacyIdentifier: UInt32?
-        @exclusivity(unchecked) var legacyCommand: UInt8?
-        @exclusivity(unchecked) var payload: [UInt8]
-        @exclusivity(unchecked) var payloadLength: Int
-        @exclusivity(unchecked) var authentication: JournalAuthentication
-        @exclusivity(unchecked) var answer: SentAnswer
-        @exclusivity(unchecked) var dropped: Bool
-        @exclusivity(unchecked) var problem: String?
-        @exclusivity(unchecked) var handlingMicroseconds: Int? = nil
-        @exclusivity(unchecked) var environment: APNsEnvironment? = nil
+    @usableFromInline final class Storage: @unchecked Sendable {
+        @usableFromInline @exclusivity(unchecked) var sequence: UInt64 = 0
+        @usableFromInline @exclusivity(unchecked) var wallTimeMilliseconds: Int64 = 0
+        @usableFromInline @exclusivity(unchecked) var connectionID: UInt64?
+        @usableFromInline @exclusivity(unchecked) var streamID: Int32?
+        @usableFromInline @exclusivity(unchecked) var transport: Transport
+        @usableFromInline @exclusivity(unchecked) var deviceToken: String
+        @usableFromInline @exclusivity(unchecked) var topic: String?
+        @usableFromInline @exclusivity(unchecked) var pushType: String?
+        @usableFromInline @exclusivity(unchecked) var requestAPNsID: String?
+        @usableFromInline @exclusivity(unchecked) var priority: Int?
+        @usableFromInline @exclusivity(unchecked) var expiration: Int64?
+        @usableFromInline @exclusivity(unchecked) var collapseID: String?
+        @usableFromInline @exclusivity(unchecked) var legacyIdentifier: UInt32?
+        @usableFromInline @exclusivity(unchecked) var legacyCommand: UInt8?
+        @usableFromInline @exclusivity(unchecked) var payload: [UInt8]
+        @usableFromInline @exclusivity(unchecked) var payloadLength: Int
+        @usableFromInline @exclusivity(unchecked) var authentication: JournalAuthentication
+        @usableFromInline @exclusivity(unchecked) var answer: SentAnswer
+        @usableFromInline @exclusivity(unchecked) var dropped: Bool
+        @usableFromInline @exclusivity(unchecked) var problem: String?
+        @usableFromInline @exclusivity(unchecked) var handlingMicroseconds: Int? = nil
+        @usableFromInline @exclusivity(unchecked) var environment: APNsEnvironment? = nil
 
         init(transport: Transport, deviceToken: String, payload: [UInt8], payloadLength: Int,
              authentication: JournalAuthentication, answer: SentAnswer, dropped: Bool) {
@@ -65,7 +65,7 @@ public struct NotificationRecord: Sendable, Equatable {
         }
     }
 
-    private var storage: Storage
+    @usableFromInline var storage: Storage
 
     private mutating func uniqueStorage() -> Storage {
         if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
@@ -99,85 +99,85 @@ public struct NotificationRecord: Sendable, Equatable {
     }
     /// The journal position of the event holding this record (set when it is recorded).
     public var sequence: UInt64 {
-        get { storage.sequence }
+        @inlinable get { storage.sequence }
         set { uniqueStorage().sequence = newValue }
     }
     /// Milliseconds since 1970 by the server clock (set when it is recorded).
     public var wallTimeMilliseconds: Int64 {
-        get { storage.wallTimeMilliseconds }
+        @inlinable get { storage.wallTimeMilliseconds }
         set { uniqueStorage().wallTimeMilliseconds = newValue }
     }
     public var connectionID: UInt64? {
-        get { storage.connectionID }
+        @inlinable get { storage.connectionID }
         set { uniqueStorage().connectionID = newValue }
     }
     /// The HTTP/2 stream (`nil` on the legacy gateway).
     public var streamID: Int32? {
-        get { storage.streamID }
+        @inlinable get { storage.streamID }
         set { uniqueStorage().streamID = newValue }
     }
 
     // MARK: The request
 
     public var transport: Transport {
-        get { storage.transport }
+        @inlinable get { storage.transport }
         set { uniqueStorage().transport = newValue }
     }
     /// As the request spelled it (legacy tokens as lowercase hex); empty when unknown, as for
     /// a legacy frame dropped unread.
     public var deviceToken: String {
-        get { storage.deviceToken }
+        @inlinable get { storage.deviceToken }
         set { uniqueStorage().deviceToken = newValue }
     }
     public var topic: String? {
-        get { storage.topic }
+        @inlinable get { storage.topic }
         set { uniqueStorage().topic = newValue }
     }
     public var pushType: String? {
-        get { storage.pushType }
+        @inlinable get { storage.pushType }
         set { uniqueStorage().pushType = newValue }
     }
     /// `apns-id` as the request sent it.
     public var requestAPNsID: String? {
-        get { storage.requestAPNsID }
+        @inlinable get { storage.requestAPNsID }
         set { uniqueStorage().requestAPNsID = newValue }
     }
     public var priority: Int? {
-        get { storage.priority }
+        @inlinable get { storage.priority }
         set { uniqueStorage().priority = newValue }
     }
     /// `apns-expiration` or the legacy expiry, seconds since 1970.
     public var expiration: Int64? {
-        get { storage.expiration }
+        @inlinable get { storage.expiration }
         set { uniqueStorage().expiration = newValue }
     }
     public var collapseID: String? {
-        get { storage.collapseID }
+        @inlinable get { storage.collapseID }
         set { uniqueStorage().collapseID = newValue }
     }
     /// The legacy identifier (commands 1 and 2).
     public var legacyIdentifier: UInt32? {
-        get { storage.legacyIdentifier }
+        @inlinable get { storage.legacyIdentifier }
         set { uniqueStorage().legacyIdentifier = newValue }
     }
     /// The legacy command byte that framed it (0, 1, 2, or the unknown byte that arrived).
     public var legacyCommand: UInt8? {
-        get { storage.legacyCommand }
+        @inlinable get { storage.legacyCommand }
         set { uniqueStorage().legacyCommand = newValue }
     }
     /// The payload's first bytes (at most `NotificationRecord.payloadLimit`).
     public var payload: [UInt8] {
-        get { storage.payload }
+        @inlinable get { storage.payload }
         set { uniqueStorage().payload = newValue }
     }
     /// The true payload length.
     public var payloadLength: Int {
-        get { storage.payloadLength }
+        @inlinable get { storage.payloadLength }
         set { uniqueStorage().payloadLength = newValue }
     }
     public var authentication: JournalAuthentication {
         // Borrowed, as `answer` is: readers ask for one field of it per notification.
-        _read { yield storage.authentication }
+        @inlinable _read { yield storage.authentication }
         set { uniqueStorage().authentication = newValue }
     }
 
@@ -187,66 +187,66 @@ public struct NotificationRecord: Sendable, Equatable {
     public var answer: SentAnswer {
         // Borrowed, not copied: readers ask for one field of it (`record.answer.fault`) per
         // notification, and a copy would retain every reference the answer holds.
-        _read { yield storage.answer }
+        @inlinable _read { yield storage.answer }
         set { uniqueStorage().answer = newValue }
     }
     /// Whether it was discarded unexamined (legacy frames after a failure or shutdown, streams
     /// HTTP/2 refused before anyone read them).
     public var dropped: Bool {
-        get { storage.dropped }
+        @inlinable get { storage.dropped }
         set { uniqueStorage().dropped = newValue }
     }
     /// What the legacy codec found wrong with the frame, in plain words, when it refused the
     /// frame itself (a payload or token of the wrong size, an unknown item, unparseable bytes).
     public var problem: String? {
-        get { storage.problem }
+        @inlinable get { storage.problem }
         set { uniqueStorage().problem = newValue }
     }
     /// Microseconds from the complete request's arrival to its verdict: the server's own work,
     /// before any scenario delay (HTTP/2 only; `nil` when not measured).
     public var handlingMicroseconds: Int? {
-        get { storage.handlingMicroseconds }
+        @inlinable get { storage.handlingMicroseconds }
         set { uniqueStorage().handlingMicroseconds = newValue }
     }
     /// The environment of the listener that received it (on a server playing both, which
     /// host the provider sent it to); `nil` when unknown.
     public var environment: APNsEnvironment? {
-        get { storage.environment }
+        @inlinable get { storage.environment }
         set { uniqueStorage().environment = newValue }
     }
 
     /// Whether the client was told the notification was accepted (`SentAnswer.accepted`).
     public var accepted: Bool {
-        get { storage.answer.accepted }
+        @inlinable get { storage.answer.accepted }
         set { uniqueStorage().answer.accepted = newValue }
     }
     /// The Apple reason the answer named.
     public var reason: Reason? {
-        get { storage.answer.reason }
+        @inlinable get { storage.answer.reason }
         set { uniqueStorage().answer.reason = newValue }
     }
     /// The HTTP status written (HTTP/2 only; `nil`: no response was written).
     public var status: Int? {
-        get { storage.answer.status }
+        @inlinable get { storage.answer.status }
         set { uniqueStorage().answer.status = newValue }
     }
     /// The `apns-id` the response carried.
     public var responseAPNsID: String? {
-        get { storage.answer.apnsID }
+        @inlinable get { storage.answer.apnsID }
         set { uniqueStorage().answer.apnsID = newValue }
     }
     /// The 410 timestamp, milliseconds since 1970.
     public var timestamp: Int64? {
-        get { storage.answer.timestamp }
+        @inlinable get { storage.answer.timestamp }
         set { uniqueStorage().answer.timestamp = newValue }
     }
     /// The legacy status sent in the error packet (`nil`: none sent).
     public var legacyStatus: LegacyStatus? { storage.answer.legacyPacket?.status }
     /// The fault a scenario rule carried out (`answer.fault`), read without copying the answer:
     /// another module reading `answer.fault` copies the whole answer first.
-    package var fault: AppliedFault? { storage.answer.fault }
+    @inlinable package var fault: AppliedFault? { storage.answer.fault }
     /// The scenario rule that decided the answer (`answer.rule`), read the same way.
-    package var rule: String? { storage.answer.rule }
+    @inlinable package var rule: String? { storage.answer.rule }
 
     /// How many payload bytes a record keeps (`RecordedPayload.limit`).
     public static let payloadLimit = RecordedPayload.limit
