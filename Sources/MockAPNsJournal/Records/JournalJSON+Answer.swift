@@ -16,14 +16,7 @@ extension JournalJSON {
         writer.string("uniqueId", answer.uniqueID)
         writer.integer("timestamp", answer.timestamp)
         if let headers = answer.scriptedHeaders {
-            writer.beginArray("responseHeaders")
-            for header in headers {
-                writer.beginArray()
-                writer.string(nil, header.name)
-                writer.string(nil, header.value)
-                writer.endArray()
-            }
-            writer.endArray()
+            writer.headerList("responseHeaders", headers)
         }
         if let body = answer.scriptedBody {
             if let text = String(validating: body, as: UTF8.self) {

@@ -105,14 +105,7 @@ package enum JournalJSON {
         case .empty:
             break
         case .headers(let headers):
-            writer.beginArray("headers")
-            for header in headers {
-                writer.beginArray()
-                writer.string(nil, header.name)
-                writer.string(nil, header.value)
-                writer.endArray()
-            }
-            writer.endArray()
+            writer.headerList("headers", headers)
         case .settings(let settings):
             writer.beginObject("settings")
             for setting in settings { writer.integer(setting.name, setting.value) }
@@ -476,5 +469,19 @@ package struct JournalFileGap: Sendable, Equatable {
               let last = try? object.integer("lastSeq", in: 0...Int64.max)
         else { return nil }
         self.init(missed: UInt64(missed), firstSequence: UInt64(first), lastSequence: UInt64(last))
+    }
+}
+
+extension JSONWriter {
+    /// A header list as the journal writes one: `[["name","value"],...]`, in order.
+    mutating func headerList(_ key: String, _ headers: [HTTPHeader]) {
+        beginArray(key)
+        for header in headers {
+            beginArray()
+            string(nil, header.name)
+            string(nil, header.value)
+            endArray()
+        }
+        endArray()
     }
 }
