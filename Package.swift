@@ -95,12 +95,15 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // A recycling allocator for each nghttp2 session (C, so nghttp2 can call it directly).
+        .target(name: "CMemoryPool"),
         // One NIO channel handler that drives an nghttp2 server session.
         .target(
             name: "MockAPNsHTTP2",
             dependencies: [
                 "MockAPNsWire",
                 "CNghttp2",
+                "CMemoryPool",
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
@@ -227,6 +230,7 @@ let package = Package(
             dependencies: [
                 "MockAPNsTestSupport",
                 "MockAPNsHTTP2",
+                "CMemoryPool",
                 "MockAPNsCore",
                 "MockAPNsWire",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -73,6 +73,9 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     /// Streams the client has opened that have not closed yet.
     public var openStreamCount: Int { session?.openStreamCount ?? 0 }
 
+    /// What the session's memory pool has done; `nil` once the session is gone.
+    package var memoryPoolUse: NGHTTP2MemoryPoolUse? { session?.memoryPoolUse }
+
     // MARK: - Answering the client
 
     /// Answers a request. Without a body (or with an empty one) the HEADERS frame ends the

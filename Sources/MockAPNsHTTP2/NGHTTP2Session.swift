@@ -1,5 +1,6 @@
 import MockAPNsWire
 internal import CNghttp2
+internal import CMemoryPool
 import NIOCore
 
 /// What a session reports while nghttp2 runs its callbacks. Implemented by the channel
@@ -27,6 +28,10 @@ protocol NGHTTP2SessionListener: AnyObject {
 /// the test suite, run with the checks on before they were marked, found no overlapping access.
 final class NGHTTP2Session {
     @exclusivity(unchecked) private var session: OpaquePointer?
+    /// Where the session's own allocations come from: the blocks of finished streams are
+    /// handed to the next ones instead of going back to the system allocator (about ten
+    /// allocations per request). Freed after the session.
+    private let memoryPool: OpaquePointer
     private let configuration: HTTP2ServerConfiguration
     private let allocator: ByteBufferAllocator
     private unowned let listener: any NGHTTP2SessionListener
@@ -83,11 +88,25 @@ final class NGHTTP2Session {
         self.listener = listener
         self.emptyBody = allocator.buffer(capacity: 0)
 
-        guard let callbacks = NGHTTP2Callbacks.make() else { throw NGHTTP2SessionError.outOfMemory }
+        guard let pool = mockapns_memory_pool_create() else { throw NGHTTP2SessionError.outOfMemory }
+        self.memoryPool = pool
+        guard let callbacks = NGHTTP2Callbacks.make() else {
+            mockapns_memory_pool_destroy(pool)
+            throw NGHTTP2SessionError.outOfMemory
+        }
         defer { nghttp2_session_callbacks_del(callbacks) }
+        // nghttp2 copies the allocator into the session.
+        var memory = nghttp2_mem(
+            mem_user_data: UnsafeMutableRawPointer(pool),
+            malloc: mockapns_memory_pool_malloc, free: mockapns_memory_pool_free,
+            calloc: mockapns_memory_pool_calloc, realloc: mockapns_memory_pool_realloc
+        )
         var session: OpaquePointer?
-        let rv = nghttp2_session_server_new(&session, callbacks, Unmanaged.passUnretained(self).toOpaque())
-        guard rv == 0, let session else { throw NGHTTP2SessionError.library(code: rv) }
+        let rv = nghttp2_session_server_new3(&session, callbacks, Unmanaged.passUnretained(self).toOpaque(), nil, &memory)
+        guard rv == 0, let session else {
+            mockapns_memory_pool_destroy(pool)
+            throw NGHTTP2SessionError.library(code: rv)
+        }
         self.session = session
         if configuration.decodesRefusedStreamHeaders {
             shadow = HeaderBlockShadow(tableSize: configuration.headerTableSize)
@@ -104,6 +123,7 @@ final class NGHTTP2Session {
 
     deinit {
         close()
+        mockapns_memory_pool_destroy(memoryPool)
     }
 
     /// Deletes the nghttp2 session. Every later call is a no-op.
@@ -119,6 +139,15 @@ final class NGHTTP2Session {
 
     /// Streams the client has opened and that have not closed yet.
     var openStreamCount: Int { streams.count }
+
+    /// How many blocks the session's memory pool took from the system allocator so far, and
+    /// how many the session holds now.
+    var memoryPoolUse: NGHTTP2MemoryPoolUse {
+        NGHTTP2MemoryPoolUse(
+            systemAllocations: mockapns_memory_pool_system_allocations(memoryPool),
+            outstanding: mockapns_memory_pool_outstanding(memoryPool)
+        )
+    }
 
     /// nghttp2 has nothing to read or write any more: a GOAWAY went out (or came in) and
     /// every stream is done. Time to close.
@@ -734,4 +763,12 @@ enum NGHTTP2SessionError: Error, CustomStringConvertible {
         case .library(let code): "nghttp2: \(NGHTTP2Session.describe(code))"
         }
     }
+}
+
+/// What an nghttp2 session's memory pool has done, for tests and diagnostics.
+package struct NGHTTP2MemoryPoolUse: Equatable, Sendable {
+    /// Blocks taken from the system allocator over the session's life.
+    package var systemAllocations: Int
+    /// Blocks the session holds now.
+    package var outstanding: Int
 }
