@@ -155,6 +155,9 @@ main() {
     run_stage interop build interop_tests
     # The release archive on a bare Debian root, and in an OCI image.
     run_stage release - Tests/Release/run.sh
+    # Heap allocations per notification against the committed ceilings, on the release build
+    # the release stage made (a no-op build after it).
+    run_stage allocations - Benchmarks/allocations.sh
     # After the release archive: the install step's release build (scripts/install.sh) is then a
     # relink of package.sh's (about 25 s here; 13 min on its own). The README, block by block,
     # as a newcomer follows it; then its embedding example in a package outside the repository.
