@@ -72,8 +72,16 @@ package struct DeliveryModel: Sendable {
     /// An accepted notification arriving at its event's time. Deadlines due by then are
     /// passed first, so the notification meets the device as it is at that moment.
     package mutating func receive(_ notification: DeliveryNotification) -> [Change] {
+        var changes: [Change] = []
+        receive(notification, into: &changes)
+        return changes
+    }
+
+    /// `receive(_:)`, appending the changes to `changes`: a reader taking in a batch keeps one
+    /// array for it instead of one per notification.
+    package mutating func receive(_ notification: DeliveryNotification, into changes: inout [Change]) {
         let now = notification.receivedAtMilliseconds
-        var changes = advance(to: now)
+        advance(to: now, into: &changes)
         let token = notification.deviceToken
         let expiresAt = storageDeadline(of: notification, at: now)
         let holds = expiresAt != nil && notification.isPowerAware && options.batchDelayMilliseconds > 0
@@ -81,7 +89,7 @@ package struct DeliveryModel: Sendable {
         guard holds || (!devices.isEmpty && devices[token] != nil) else {
             // The usual case: an online device with nothing waiting, which the model does not keep.
             changes.append(change(.delivered, notification, at: now))
-            return changes
+            return
         }
         var device = devices[token] ?? Device()
         if device.online {
@@ -98,7 +106,6 @@ package struct DeliveryModel: Sendable {
             changes.append(change(.expired, notification, at: now))
         }
         keep(device, for: token)
-        return changes
     }
 
     /// A device going online or offline at `now`. Coming online delivers what is stored for it.
@@ -121,16 +128,23 @@ package struct DeliveryModel: Sendable {
 
     /// Passes every deadline due by `now`: expiries and batch releases, each at its own time.
     package mutating func advance(to now: Int64) -> [Change] {
-        guard let next = deadlines.earliest, next <= now else { return [] }
         var changes: [Change] = []
+        advance(to: now, into: &changes)
+        return changes
+    }
+
+    /// `advance(to:)`, appending the changes to `changes`.
+    package mutating func advance(to now: Int64, into changes: inout [Change]) {
+        guard let next = deadlines.earliest, next <= now else { return }
+        var due: [Change] = []
         for token in deadlines.removeDue(by: now).sorted() {
             guard var device = devices[token] else { continue }
-            passDeadlines(of: &device, upTo: now, changes: &changes)
+            passDeadlines(of: &device, upTo: now, changes: &due)
             keep(device, for: token)
         }
         // Devices are independent; merged by time (each device's own order kept), the journal
         // reads in the order things happened.
-        return changes.enumerated().sorted { ($0.element.record.atMilliseconds, $0.offset) < ($1.element.record.atMilliseconds, $1.offset) }
+        changes += due.enumerated().sorted { ($0.element.record.atMilliseconds, $0.offset) < ($1.element.record.atMilliseconds, $1.offset) }
             .map(\.element)
     }
 

@@ -123,12 +123,12 @@ actor DeliveryService {
             switch input {
             case .notification(let record, let sequence, let receivedAt):
                 guard let notification = DeliveryNotification(record, sequence: sequence, receivedAtMilliseconds: receivedAt) else { continue }
-                changes += model.receive(notification)
+                model.receive(notification, into: &changes)
             case .device(let token, let online, let time):
                 changes += model.setOnline(token, online, at: time)
             }
         }
-        changes += model.advance(to: clock.millisecondsSince1970)
+        model.advance(to: clock.millisecondsSince1970, into: &changes)
         // One lock for the batch: under load every accepted notification has a step here.
         journal.record(changes.map { .delivery($0.record) })
         guard !forwarding.isEmpty else { return }
