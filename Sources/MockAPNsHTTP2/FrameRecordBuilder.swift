@@ -3,13 +3,14 @@ internal import CNghttp2
 
 /// Turns an `nghttp2_frame` into an ``HTTP2FrameRecord``. Only called when recording is on.
 enum FrameRecordBuilder {
-    /// Describes `frame`. `receivedHeaders` is the decoded header block of an inbound
-    /// HEADERS frame: nghttp2 hands inbound header fields to the header callback, not to
-    /// the frame, so the session passes them in.
+    /// Describes `frame`. `headers` is a HEADERS frame's header list when the session has it
+    /// already: an inbound block (nghttp2 hands inbound fields to the header callback, not to
+    /// the frame), or the response it submitted (so the record shares that list's strings
+    /// instead of decoding copies of them).
     static func record(
         of frame: UnsafePointer<nghttp2_frame>,
         direction: HTTP2FrameRecord.Direction,
-        receivedHeaders: [HTTPHeader]? = nil
+        headers: [HTTPHeader]? = nil
     ) -> HTTP2FrameRecord {
         let header = frame.pointee.hd
         let type = HTTP2FrameType(wireValue: header.type)
@@ -19,19 +20,19 @@ enum FrameRecordBuilder {
             flags: header.flags,
             streamID: header.stream_id,
             length: header.length,
-            details: details(of: frame, type: type, receivedHeaders: receivedHeaders)
+            details: details(of: frame, type: type, headers: headers)
         )
     }
 
     private static func details(
         of frame: UnsafePointer<nghttp2_frame>,
         type: HTTP2FrameType,
-        receivedHeaders: [HTTPHeader]?
+        headers: [HTTPHeader]?
     ) -> HTTP2FrameRecord.Details {
         switch type {
         case .headers:
-            if let receivedHeaders {
-                return .headers(receivedHeaders)
+            if let headers {
+                return .headers(headers)
             }
             return .headers(decode(frame.pointee.headers.nva, count: frame.pointee.headers.nvlen))
         case .settings:
@@ -86,6 +87,20 @@ extension HTTPHeader {
         let decoded = String(decoding: buffer, as: UTF8.self)
         if !buffer.contains(where: { $0 >= 0x80 }) || decoded.utf8.elementsEqual(buffer) { return decoded }
         return escapingInvalidUTF8(buffer)
+    }
+
+    /// Whether this field is `count` bytes of name and value as nghttp2 lent them: compared
+    /// byte for byte, without decoding (a value written with `\xHH` escapes never matches).
+    func hasBytes(name: UnsafePointer<UInt8>?, _ nameLength: Int, value: UnsafePointer<UInt8>?, _ valueLength: Int) -> Bool {
+        Self.equals(self.value, value, valueLength) && Self.equals(self.name, name, nameLength)
+    }
+
+    private static func equals(_ string: String, _ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Bool {
+        guard string.utf8.count == count else { return false }
+        guard count > 0, let bytes else { return true }
+        return string.utf8.withContiguousStorageIfAvailable { stored in
+            stored.elementsEqual(UnsafeBufferPointer(start: bytes, count: count))
+        } ?? string.utf8.elementsEqual(UnsafeBufferPointer(start: bytes, count: count))
     }
 
     static func string(_ bytes: UnsafeMutablePointer<UInt8>?, _ count: Int) -> String {

@@ -10,11 +10,11 @@ public struct HTTP2Request: Sendable {
     /// included, then trailers if the client sent any.
     public var headers: [HTTPHeader]
     /// The body as stored: at most ``HTTP2ServerConfiguration/maxBodyBytesStored`` bytes.
-    public var body: ByteBuffer
+    public var body: [UInt8]
     /// The true number of body bytes the client sent, even when `body` was cut short.
     public var bodyLength: Int
 
-    public init(streamID: Int32, headers: [HTTPHeader], body: ByteBuffer, bodyLength: Int) {
+    public init(streamID: Int32, headers: [HTTPHeader], body: [UInt8], bodyLength: Int) {
         self.streamID = streamID
         self.headers = headers
         self.body = body
@@ -22,7 +22,7 @@ public struct HTTP2Request: Sendable {
     }
 
     /// Whether the stored body is shorter than what the client sent.
-    public var isBodyTruncated: Bool { bodyLength > body.readableBytes }
+    public var isBodyTruncated: Bool { bodyLength > body.count }
 
     /// The value of the first header called `name` (compared exactly; wire names are lowercase).
     public func firstValue(of name: String) -> String? {

@@ -38,7 +38,6 @@ final class NGHTTP2Session {
     @exclusivity(unchecked) private var streams = StreamTable()
     @exclusivity(unchecked) private var headerEncoder = HeaderListEncoder()
     /// Shared by every request without a body, so those cost no buffer allocation.
-    private let emptyBody: ByteBuffer
 
     /// The highest stream ID the client has opened; a HEADERS above it opens a new stream.
     @exclusivity(unchecked) private var highestClientStreamID: Int32 = 0
@@ -74,6 +73,10 @@ final class NGHTTP2Session {
     @exclusivity(unchecked) private var settingsAwaitingAck = 0
     @exclusivity(unchecked) private var announcedStreamLimit: UInt32 = 0
 
+    /// The header list of the last request handed over, whose strings the next request's
+    /// equal fields share (see `onHeader`).
+    @exclusivity(unchecked) private var previousRequestHeaders: [HTTPHeader] = []
+
     /// Set once the client has broken the connection; nothing more is read after it.
     @exclusivity(unchecked) private(set) var connectionError: HTTP2ConnectionError?
 
@@ -86,7 +89,6 @@ final class NGHTTP2Session {
         self.configuration = configuration
         self.allocator = allocator
         self.listener = listener
-        self.emptyBody = allocator.buffer(capacity: 0)
 
         guard let pool = mockapns_memory_pool_create() else { throw NGHTTP2SessionError.outOfMemory }
         self.memoryPool = pool
@@ -261,6 +263,11 @@ final class NGHTTP2Session {
             guard !stream.responded else { return false }
             stream.responded = true
             stream.responseBody = body
+            // The HEADERS frame's record will show this list as sent: the names go out
+            // lower-cased, so a list with an upper-case name is decoded from the frame instead.
+            if configuration.recordsFrames, headers.allSatisfy({ $0.name.utf8.allSatisfy { $0 &- 0x41 >= 26 } }) {
+                stream.submittedResponse = (status, headers)
+            }
             return true
         }
         guard accepted == true else { return false }
@@ -469,10 +476,19 @@ final class NGHTTP2Session {
                 stream.headerListOverflowed = true
                 return false
             }
-            stream.headers.append(HTTPHeader(
-                name: HTTPHeader.string(name, nameLength),
-                value: HTTPHeader.string(value, valueLength)
-            ))
+            // A provider sends the same fields request after request (its token, its user
+            // agent, often its topic and path): a field equal to the one at the same place in
+            // the previous request shares that one's strings instead of decoding copies.
+            let index = stream.headers.count
+            if index < previousRequestHeaders.count,
+               previousRequestHeaders[index].hasBytes(name: name, nameLength, value: value, valueLength) {
+                stream.headers.append(previousRequestHeaders[index])
+            } else {
+                stream.headers.append(HTTPHeader(
+                    name: HTTPHeader.string(name, nameLength),
+                    value: HTTPHeader.string(value, valueLength)
+                ))
+            }
             return true
         }
         guard withinLimit == false, let session else { return 0 }
@@ -512,16 +528,15 @@ final class NGHTTP2Session {
 
     func onDataChunk(streamID: Int32, data: UnsafePointer<UInt8>?, length: Int) -> Int32 {
         let limit = configuration.maxBodyBytesStored
-        let allocator = self.allocator
         streams.update(streamID) { stream in
             stream.bodyLength += length
-            let stored = stream.body?.readableBytes ?? 0
-            let keep = min(length, limit - stored)
+            let keep = min(length, limit - stream.body.count)
             guard keep > 0, let data else { return }
-            if stream.body == nil {
-                stream.body = allocator.buffer(capacity: min(limit, max(keep, 1024)))
+            if stream.body.capacity == 0 {
+                // One allocation for a typical body: the first chunk is usually all of it.
+                stream.body.reserveCapacity(min(limit, max(keep, 1024)))
             }
-            stream.body?.writeBytes(UnsafeRawBufferPointer(start: data, count: keep))
+            stream.body.append(contentsOf: UnsafeBufferPointer(start: data, count: keep))
         }
         return 0
     }
@@ -543,7 +558,7 @@ final class NGHTTP2Session {
                     stream.headerBlockStart == 0 ? stream.headers : Array(stream.headers[stream.headerBlockStart...])
                 } ?? []
                 : nil
-            listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .inbound, receivedHeaders: block))
+            listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .inbound, headers: block))
         }
         if isHeaders, streams.update(header.stream_id, { $0.headerListOverflowed }) == true {
             answerOversizedHeaderList(on: header.stream_id)
@@ -573,19 +588,19 @@ final class NGHTTP2Session {
 
     /// Moves the assembled request out of the stream state (no copy) and hands it over.
     private func deliverRequest(on streamID: Int32) {
-        let emptyBody = self.emptyBody
         let request = streams.update(streamID) { stream -> HTTP2Request? in
             guard !stream.headerListOverflowed else { return nil }
             let request = HTTP2Request(
                 streamID: streamID,
                 headers: stream.headers,
-                body: stream.body ?? emptyBody,
+                body: stream.body,
                 bodyLength: stream.bodyLength
             )
             stream.headers = []
-            stream.body = nil
+            stream.body = []
             return request
         }
+        if let request = request ?? nil { previousRequestHeaders = request.headers }
         if let request = request ?? nil {
             listener.session(didReceive: request)
         }
@@ -655,7 +670,12 @@ final class NGHTTP2Session {
 
     func onFrameSent(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         if configuration.recordsFrames {
-            listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .outbound))
+            var headers: [HTTPHeader]?
+            if frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+               let (status, submitted) = streams.update(frame.pointee.hd.stream_id, { $0.submittedResponse }) ?? nil {
+                headers = [HTTPHeader(name: ":status", value: String(status))] + submitted
+            }
+            listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .outbound, headers: headers))
         }
         if frame.pointee.hd.type == UInt8(NGHTTP2_RST_STREAM.rawValue) {
             reportResetUnlessRequested(streamID: frame.pointee.hd.stream_id, errorCode: frame.pointee.rst_stream.error_code)

@@ -13,7 +13,7 @@ struct StreamState {
     /// counts it: name and value lengths plus 32 per field.
     var headerListSize = 0
     /// Stored body bytes; allocated on the first DATA chunk only.
-    var body: ByteBuffer?
+    var body: [UInt8] = []
     /// Every body byte received, stored or not.
     var bodyLength = 0
     /// The header list grew past MAX_HEADER_LIST_SIZE (`HeaderListOverflowResponse.answer431`):
@@ -23,6 +23,9 @@ struct StreamState {
     var responded = false
     /// The response body nghttp2 pulls DATA frames from.
     var responseBody: ByteBuffer?
+    /// The response's status and header list as submitted, for the record of its HEADERS
+    /// frame (kept only while frames are recorded).
+    var submittedResponse: (status: Int, headers: [HTTPHeader])?
 
     init() {
         // A typical APNs request carries about ten header fields.

@@ -309,7 +309,7 @@ final class MalformedInputTests: XCTestCase {
         let request = try XCTUnwrap(server.log.requests.first)
         XCTAssertEqual(request.headers.last, HTTPHeader(name: "x-trailer", value: "yes"))
         XCTAssertEqual(request.headers.count, 5)
-        XCTAssertEqual(String(buffer: request.body), "abc")
+        XCTAssertEqual(String(decoding: request.body, as: UTF8.self), "abc")
         let blocks = server.log.frames.filter { $0.direction == .inbound && $0.type == .headers }
         XCTAssertEqual(blocks.count, 2)
         XCTAssertEqual(blocks.last?.details, .headers([HTTPHeader(name: "x-trailer", value: "yes")]))

@@ -10,73 +10,34 @@ import MockAPNsBroadcast
 extension HTTP2ConnectionBridge {
     /// `POST /4/broadcasts/apps/<bundleID>` on the provider API.
     func answerBroadcast(
-        _ request: HTTP2Request, headers: [HTTPHeader], authorization: String?, topic: String?, handler: NGHTTP2ServerHandler
+        _ request: HTTP2Request, authorization: String?, topic: String?, path: String?, handler: NGHTTP2ServerHandler
     ) {
         guard let decider = services.broadcasts else { return }
-        let bundleID = Self.bundleID(in: request.firstValue(of: ":path"), after: BroadcastDecider.pathPrefix)
+        let bundleID = Self.bundleID(in: path, after: BroadcastDecider.pathPrefix)
         // A provider token is checked against a topic: the request's, else the bundle id's
         // Live Activity topic.
         let tokenTopic = topic ?? bundleID.map { $0 + (PushType.liveactivity.topicSuffix ?? "") }
         let authentication = authenticate(authorization: authorization, topic: tokenTopic, handler: handler)
-        let authenticationDetail = refusalDetail
-        let push = HTTP2PushRequest(headers: headers, body: Array(request.body.readableBytesView))
-        let requestID = decider.responseRequestID(for: headers)
-        let context = DecisionContext(environment: services.environment, authentication: authentication)
-        let journaling = self.journaling
-        let streamID = request.streamID
-        var judged: BroadcastDecision?
-        scenario.answer(
-            request,
-            facts: ScenarioRequest(http2: headers, body: push.body, bodyLength: request.bodyLength, authentication: authentication),
-            handler: handler,
-            shape: ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)], uniqueIDInEveryEnvironment: true),
-            core: {
-                let decision = decider.decide(push, requestID: requestID, context: context)
-                judged = decision
-                return CoreAnswer(verdict: decision.verdict)
-            },
-            record: { sent in
-                let record = judged?.record ?? decider.describe(push, requestID: requestID, authentication: authentication)
-                journaling.recordBroadcast(
-                    record, diagnoses: judged?.diagnoses ?? [], sent: sent, streamID: streamID, authenticationDetail: authenticationDetail)
-            }
+        let exchange = BroadcastExchange(
+            request, authentication: authentication, authenticationDetail: refusalDetail,
+            context: DecisionContext(environment: services.environment, authentication: authentication),
+            decider: decider, journaling: journaling
         )
+        scenario.answer(request, through: exchange, handler: handler)
     }
 
     /// A request on the channel management listener.
-    func answerChannelManagement(
-        _ request: HTTP2Request, headers: [HTTPHeader], authorization: String?, handler: NGHTTP2ServerHandler
-    ) {
+    func answerChannelManagement(_ request: HTTP2Request, authorization: String?, path: String?, handler: NGHTTP2ServerHandler) {
         guard let decider = services.channelManagement else { return }
         // A provider token is checked against the bundle id of the path.
-        let bundleID = Self.bundleID(in: request.firstValue(of: ":path"), after: "/1/apps/")
+        let bundleID = Self.bundleID(in: path, after: "/1/apps/")
         let authentication = authenticate(authorization: authorization, topic: bundleID, handler: handler)
-        let authenticationDetail = refusalDetail
-        let push = HTTP2PushRequest(headers: headers, body: Array(request.body.readableBytesView))
-        let context = DecisionContext(environment: services.environment, authentication: authentication)
-        let requestID = decider.responseRequestID(for: headers)
-        let journaling = self.journaling
-        let streamID = request.streamID
-        var judged: ChannelManagementOutcome?
-        scenario.answer(
-            request,
-            facts: ScenarioRequest(channelManagement: headers, body: push.body, authentication: authentication),
-            handler: handler,
-            shape: ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)], includesAPNsID: false),
-            core: {
-                let outcome = decider.judge(push, requestID: requestID, context: context)
-                judged = outcome
-                let verdict: Verdict = outcome.reason.map { .rejected(reason: $0, apnsID: requestID, timestamp: nil) }
-                    ?? .accepted(apnsID: requestID, uniqueID: nil)
-                // The registry changes only if this answer is the one sent.
-                return CoreAnswer(verdict: verdict, response: outcome.response, commit: { decider.apply(outcome) })
-            },
-            record: { sent in
-                let outcome = judged ?? decider.describe(push, requestID: requestID)
-                journaling.recordChannelOperation(
-                    outcome, sent: sent, streamID: streamID, authentication: authentication, authenticationDetail: authenticationDetail)
-            }
+        let exchange = ChannelManagementExchange(
+            request, authentication: authentication, authenticationDetail: refusalDetail,
+            context: DecisionContext(environment: services.environment, authentication: authentication),
+            decider: decider, journaling: journaling
         )
+        scenario.answer(request, through: exchange, handler: handler)
     }
 
     /// The path segment after `prefix`, up to the next `/` or `?`; `nil` when the path does
@@ -85,5 +46,103 @@ extension HTTP2ConnectionBridge {
         guard let path, path.hasPrefix(prefix) else { return nil }
         let segment = path.dropFirst(prefix.count).prefix { $0 != "/" && $0 != "?" }
         return segment.isEmpty ? nil : String(segment)
+    }
+}
+
+/// `POST /4/broadcasts/apps/<bundleID>`: a broadcast send, decided by the broadcast core.
+final class BroadcastExchange: HTTP2Exchange {
+    let shape: ResponseShape
+    private let push: HTTP2PushRequest
+    private let bodyLength: Int
+    private let streamID: Int32
+    private let requestID: String
+    private let authentication: AuthenticationResult
+    private let authenticationDetail: String?
+    private let context: DecisionContext
+    private let decider: BroadcastDecider
+    private let journaling: HTTP2Journaling
+    private var judged: BroadcastDecision?
+
+    init(
+        _ request: HTTP2Request, authentication: AuthenticationResult, authenticationDetail: String?,
+        context: DecisionContext, decider: BroadcastDecider, journaling: HTTP2Journaling
+    ) {
+        push = HTTP2PushRequest(headers: request.headers, body: request.body)
+        bodyLength = request.bodyLength
+        streamID = request.streamID
+        requestID = decider.responseRequestID(for: request.headers)
+        shape = ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)], uniqueIDInEveryEnvironment: true)
+        self.authentication = authentication
+        self.authenticationDetail = authenticationDetail
+        self.context = context
+        self.decider = decider
+        self.journaling = journaling
+    }
+
+    func scenarioFacts() -> ScenarioRequest {
+        ScenarioRequest(http2: push.headers, body: push.body, bodyLength: bodyLength, authentication: authentication)
+    }
+
+    func decide() -> CoreAnswer {
+        let decision = decider.decide(push, requestID: requestID, context: context)
+        judged = decision
+        return CoreAnswer(verdict: decision.verdict)
+    }
+
+    func record(_ sent: SentAnswer) {
+        let record = judged?.record ?? decider.describe(push, requestID: requestID, authentication: authentication)
+        journaling.recordBroadcast(
+            record, diagnoses: judged?.diagnoses ?? [], sent: sent, streamID: streamID, authenticationDetail: authenticationDetail)
+    }
+}
+
+/// A request on the channel management listener (`/1/apps/<bundleID>/channels`,
+/// `/all-channels`): decided by the channel management core, which writes its own response
+/// and changes the channel registry only once that response is sent.
+final class ChannelManagementExchange: HTTP2Exchange {
+    let shape: ResponseShape
+    private let push: HTTP2PushRequest
+    private let streamID: Int32
+    private let requestID: String
+    private let authentication: AuthenticationResult
+    private let authenticationDetail: String?
+    private let context: DecisionContext
+    private let decider: ChannelManagementDecider
+    private let journaling: HTTP2Journaling
+    private var judged: ChannelManagementOutcome?
+
+    init(
+        _ request: HTTP2Request, authentication: AuthenticationResult, authenticationDetail: String?,
+        context: DecisionContext, decider: ChannelManagementDecider, journaling: HTTP2Journaling
+    ) {
+        push = HTTP2PushRequest(headers: request.headers, body: request.body)
+        streamID = request.streamID
+        requestID = decider.responseRequestID(for: request.headers)
+        shape = ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)], includesAPNsID: false)
+        self.authentication = authentication
+        self.authenticationDetail = authenticationDetail
+        self.context = context
+        self.decider = decider
+        self.journaling = journaling
+    }
+
+    func scenarioFacts() -> ScenarioRequest {
+        ScenarioRequest(channelManagement: push.headers, body: push.body, authentication: authentication)
+    }
+
+    func decide() -> CoreAnswer {
+        let outcome = decider.judge(push, requestID: requestID, context: context)
+        judged = outcome
+        let verdict: Verdict = outcome.reason.map { .rejected(reason: $0, apnsID: requestID, timestamp: nil) }
+            ?? .accepted(apnsID: requestID, uniqueID: nil)
+        // The registry changes only if this answer is the one sent.
+        let decider = self.decider
+        return CoreAnswer(verdict: verdict, response: outcome.response, commit: { decider.apply(outcome) })
+    }
+
+    func record(_ sent: SentAnswer) {
+        let outcome = judged ?? decider.describe(push, requestID: requestID)
+        journaling.recordChannelOperation(
+            outcome, sent: sent, streamID: streamID, authentication: authentication, authenticationDetail: authenticationDetail)
     }
 }

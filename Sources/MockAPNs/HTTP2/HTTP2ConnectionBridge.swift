@@ -195,51 +195,21 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         }
         switch services.role {
         case .channelManagement:
-            answerChannelManagement(request, headers: headers, authorization: authorization, handler: handler)
+            answerChannelManagement(request, authorization: authorization, path: path, handler: handler)
             return
         case .provider:
             if let path, BroadcastDecider.isBroadcastPath(path) {
-                answerBroadcast(request, headers: headers, authorization: authorization, topic: topic, handler: handler)
+                answerBroadcast(request, authorization: authorization, topic: topic, path: path, handler: handler)
                 return
             }
         }
         let authentication = authenticate(authorization: authorization, topic: topic, handler: handler)
-        let tokenIssuedAt = acceptedTokenIssuedAt
-        let authenticationDetail = refusalDetail
-        let push = HTTP2PushRequest(headers: headers, body: Array(request.body.readableBytesView))
-        let decisionContext = DecisionContext(environment: services.environment, authentication: authentication)
-        let decider = services.decider
-        let journaling = self.journaling
-        let streamID = request.streamID
-        let bodyLength = request.bodyLength
-        // The request as the core judged it; nil when a scenario answered before the core.
-        var judged: PushRequest?
-        var handlingMicroseconds: Int?
-        // The scenario runs the core (unless a before-validation rule decides) and answers;
-        // it gathers the request's facts only when it has rules to match them against. The
-        // record is written once the answer is out, from what was sent.
-        scenario.answer(
-            request,
-            facts: ScenarioRequest(http2: headers, body: push.body, bodyLength: bodyLength, authentication: authentication)
-                .routed(by: decider, context: decisionContext),
-            handler: handler, shape: .push,
-            core: {
-                let (verdict, request) = journaling.judge(
-                    push, bodyLength: bodyLength, streamID: streamID, context: decisionContext, decider: decider
-                )
-                judged = request
-                handlingMicroseconds = Int((NIODeadline.now() - arrivedAt).nanoseconds / 1000)
-                return CoreAnswer(verdict: verdict)
-            },
-            record: { sent in
-                let request = judged ?? decider.route(PushRequest(bestEffort: push), context: decisionContext)
-                journaling.recordNotification(
-                    request, sent: sent, bodyLength: bodyLength, streamID: streamID, authentication: authentication,
-                    environment: decisionContext.environment, tokenIssuedAt: tokenIssuedAt, authenticationDetail: authenticationDetail,
-                    handlingMicroseconds: handlingMicroseconds ?? Int((NIODeadline.now() - arrivedAt).nanoseconds / 1000)
-                )
-            }
+        let exchange = DevicePushExchange(
+            request, authentication: authentication, tokenIssuedAt: acceptedTokenIssuedAt, authenticationDetail: refusalDetail,
+            context: DecisionContext(environment: services.environment, authentication: authentication),
+            decider: services.decider, journaling: journaling, arrivedAt: arrivedAt
         )
+        scenario.answer(request, through: exchange, handler: handler)
     }
 
     func authenticate(authorization: String?, topic: String?, handler: NGHTTP2ServerHandler) -> AuthenticationResult {

@@ -58,33 +58,30 @@ final class HTTP2ScenarioResponder {
         return settings
     }
 
-    /// Decides `request` and answers it in `shape`, now or after the scenario's delay, then
-    /// hands `record` what was written (or done instead), once, after it is done. `core`
-    /// gives the core's verdict and, when the core writes its own response (the channel
-    /// management API), that response and the change to make once it is sent: both are used
-    /// only when the scenario keeps the core's verdict.
-    func answer(
-        _ request: HTTP2Request, facts: @autoclosure () -> ScenarioRequest, handler: NGHTTP2ServerHandler,
-        shape: ResponseShape, core: () -> CoreAnswer, record: @escaping (SentAnswer) -> Void
-    ) {
+    /// Decides `request` through the scenario (which runs `exchange`'s core unless a
+    /// before-validation rule decides) and answers it in the exchange's shape, now or after
+    /// the scenario's delay; then hands the exchange what was written (or done instead) to
+    /// record, once, after it is done. The core's own response and change (the channel
+    /// management API's) are used only when the scenario keeps the core's verdict.
+    func answer(_ request: HTTP2Request, through exchange: any HTTP2Exchange, handler: NGHTTP2ServerHandler) {
         let engine = scenarios.current
         var coreAnswer: CoreAnswer?
-        let decision = engine.decide(facts(), connection: &connection) {
-            let answered = core()
+        let decision = engine.decide(exchange.scenarioFacts(), connection: &connection) {
+            let answered = exchange.decide()
             coreAnswer = answered
             return answered.verdict
         }
-        let answer = Answer(shape: shape, coreResponse: coreAnswer?.response, commit: coreAnswer?.commit)
+        let answer = Answer(shape: exchange.shape, coreResponse: coreAnswer?.response, commit: coreAnswer?.commit)
         let streamID = request.streamID
         let apnsID = request.firstValue(of: "apns-id")
         if let delay = decision.delayMilliseconds, delay > 0, let channel {
-            let later = NIOLoopBound((responder: self, handler: handler, record: record), eventLoop: channel.eventLoop)
+            let later = NIOLoopBound((responder: self, handler: handler, exchange: exchange), eventLoop: channel.eventLoop)
             channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1_000_000))) {
-                let (responder, handler, record) = later.value
-                responder.apply(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer, record: record)
+                let (responder, handler, exchange) = later.value
+                responder.apply(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer, exchange: exchange)
             }
         } else {
-            apply(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer, record: record)
+            apply(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer, exchange: exchange)
         }
         if let limit = engine.scenario.connection.goAwayAfterRequests, connection.requestCount == limit {
             logger.info("scenario: GOAWAY Shutdown after \(limit) requests on this connection")
@@ -92,17 +89,17 @@ final class HTTP2ScenarioResponder {
         }
     }
 
-    /// Carries out `decision` on the stream and hands `record` what went out: at once, or,
-    /// when the answer is cut (`closeAfterBytes`), once the cut is known.
+    /// Carries out `decision` on the stream and hands the exchange what went out to record:
+    /// at once, or, when the answer is cut (`closeAfterBytes`), once the cut is known.
     private func apply(
         _ decision: ScenarioDecision, streamID: Int32, apnsID: String?, handler: NGHTTP2ServerHandler, answer: Answer,
-        record: @escaping (SentAnswer) -> Void
+        exchange: any HTTP2Exchange
     ) {
-        let finish: (SentAnswer) -> Void = { sent in
+        func finish(_ sent: SentAnswer) {
             var sent = sent
             sent.rule = decision.rule
             if let delay = decision.delayMilliseconds, delay > 0 { sent.delayMilliseconds = Int(delay.rounded()) }
-            record(sent)
+            exchange.record(sent)
         }
         if let cut = cutAfterBytes {
             return finish(.nothing(undelivered: "the connection was cut after \(cut) bytes of an earlier answer (closeAfterBytes)"))
