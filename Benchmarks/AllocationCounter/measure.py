@@ -2,8 +2,8 @@
 """Heap allocations per notification through the whole server, against committed ceilings.
 
 Runs `mockapns serve` in its default configuration (frames journaled, verdicts and the
-delivery model on, the access log written; certs-dev's credentials, every listener on a free
-port) with malloc-counter.so preloaded, then for each path:
+delivery model on, the log at its default level; certs-dev's credentials, every listener on a
+free port) with malloc-counter.so preloaded, then for each path:
 
   http2   h2load pushes APNs-shaped requests (64-hex token, ~200-byte body, a provider token)
           over one connection, 100 streams at a time;
@@ -24,6 +24,7 @@ prints one line per path and exits 1 when a path is over its ceiling (CEILINGS: 
 `path maximum`, `#` comments).
 """
 import json
+import shutil
 import os
 import socket
 import ssl
@@ -185,6 +186,7 @@ def main():
             server.wait(timeout=15)
         except subprocess.TimeoutExpired:
             server.kill()
+        shutil.rmtree(work, ignore_errors=True)
     return 1 if failures else 0
 
 
