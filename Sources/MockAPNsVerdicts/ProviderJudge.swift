@@ -27,8 +27,9 @@ package struct ProviderJudge: Sendable {
     private var chainsByAPNsID: [String: NotificationKey] = [:]
     /// Notifications accepted lately (at most `acceptedMemory`), so one accepted again after
     /// its acceptance (its answer lost with its connection, say) counts as sent again, not as
-    /// a new one. Only the acceptance: a refusal of it is judged as any.
-    private var recentlyAccepted: [NotificationKey: UInt64] = [:]
+    /// a new one. A refusal of it is judged as any, unless it carries the accepted request's
+    /// own `apns-id`: the provider named it the same notification, whatever answer it meets.
+    private var recentlyAccepted: [NotificationKey: Acceptance] = [:]
     private var acceptedOrder: [NotificationKey] = []
     private var acceptedOrderStart = 0
     private static let acceptedMemory = 100_000
@@ -280,14 +281,16 @@ package struct ProviderJudge: Sendable {
         let key = NotificationKey(record)
         let shape = RequestShape(record)
         let chainKey = record.requestAPNsID.flatMap { chainsByAPNsID[$0] }.flatMap { chains[$0] == nil ? nil : $0 } ?? key
-        if chains[chainKey] == nil, let acceptedOn = recentlyAccepted[key],
-           outcome == .accepted || answerMayHaveBeenLost(acceptedOn, provider: connection.provider ?? provider(ofConnection: id)) {
-            // Sent again after its acceptance, and accepted again at once, or after the server
-            // dropped the connection that carried the acceptance (its answer may never have
-            // reached the provider, which then rightly sends it again): a duplicate of one
-            // delivered, not a new notification. Any other repeat is judged below as a new
-            // notification: identical payloads are common (silent pushes), and a refusal of
-            // one is as much the provider's to handle.
+        if chains[chainKey] == nil, let acceptance = recentlyAccepted[key],
+           outcome == .accepted || acceptance.named(by: record)
+            || answerMayHaveBeenLost(acceptance.connection, provider: connection.provider ?? provider(ofConnection: id)) {
+            // Sent again after its acceptance, and accepted again at once, or with the
+            // accepted request's own `apns-id`, or after the server dropped the connection
+            // that carried the acceptance (its answer may never have reached the provider,
+            // which then rightly sends it again): a duplicate of one delivered, not a new
+            // notification. Any other repeat is judged below as a new notification: identical
+            // payloads are common (silent pushes), and a refusal of one is as much the
+            // provider's to handle.
             if let provider = connection.provider ?? provider(ofConnection: id) {
                 update(provider) { $0.sentAgainAfterAcceptance += 1 }
             }
@@ -315,7 +318,7 @@ package struct ProviderJudge: Sendable {
         if outcome == .accepted {
             chains[key] = nil
             if let id = chain.apnsID, chainsByAPNsID[id] == key { chainsByAPNsID[id] = nil }
-            remember(key, acceptedOn: connection)
+            remember(key, acceptance: Acceptance(connection: connection, apnsID: chain.apnsID))
             let slot = connections[connection]?.providerSlot ?? slot(of: chain.provider ?? .unidentified)
             if chain.attempts > 1 { tracks[slot].acceptedAfterRetries += 1 } else { tracks[slot].acceptedAtOnce += 1 }
             if !chain.unattributedDelays.isEmpty {
@@ -335,8 +338,8 @@ package struct ProviderJudge: Sendable {
         return tracks[slot].drops.contains { $0.connection == connection }
     }
 
-    private mutating func remember(_ key: NotificationKey, acceptedOn connection: UInt64) {
-        guard recentlyAccepted.updateValue(connection, forKey: key) == nil else { return }
+    private mutating func remember(_ key: NotificationKey, acceptance: Acceptance) {
+        guard recentlyAccepted.updateValue(acceptance, forKey: key) == nil else { return }
         acceptedOrder.append(key)
         if acceptedOrder.count - acceptedOrderStart > Self.acceptedMemory {
             recentlyAccepted[acceptedOrder[acceptedOrderStart]] = nil
@@ -601,6 +604,31 @@ struct NotificationKey: Hashable, Sendable {
         hash.add(word: UInt64(record.payloadLength))
         hash.add(record.payload)
         fingerprint = hash.finished
+    }
+}
+
+/// Where a notification was accepted, and the `apns-id` its provider gave it, as a fingerprint
+/// (kept for up to `acceptedMemory` notifications, so not as a string).
+struct Acceptance: Sendable {
+    var connection: UInt64
+    /// The fingerprint of the accepted request's `apns-id`; nil when it carried none.
+    var apnsID: UInt64?
+
+    init(connection: UInt64, apnsID: String?) {
+        self.connection = connection
+        self.apnsID = apnsID.map(Self.fingerprint)
+    }
+
+    /// Whether `record` carries the accepted request's own `apns-id`.
+    func named(by record: NotificationRecord) -> Bool {
+        guard let apnsID, let sent = record.requestAPNsID else { return false }
+        return Self.fingerprint(sent) == apnsID
+    }
+
+    private static func fingerprint(_ apnsID: String) -> UInt64 {
+        var hash = Fingerprint()
+        hash.add(apnsID.utf8)
+        return hash.finished
     }
 }
 

@@ -413,6 +413,33 @@ final class ProviderJudgeTests: XCTestCase {
         }
     }
 
+    /// A client that resends its requests after a reconnection (aioapns does) may resend one
+    /// already accepted, with the same `apns-id`; when that resend meets a fault and is then
+    /// accepted, it is still the one notification sent again, not a new one tried: the
+    /// provider named it the same. The same payload with another `apns-id` is a new one.
+    func testAResendWithTheAcceptedApnsIDIsTheSameNotificationWhateverItMeets() {
+        for sameID in [true, false] {
+            var script = JournalScript()
+            let payload = #"{"aps":{"alert":"chaos 7"}}"#
+            script.open(1)
+            script.push(1, payload: payload, apnsID: "E40A9E09-DC75-4C7C-A829-000F454F253D", answer: .ok)
+            script.close(1, by: .client)
+            script.wait(200)
+            script.open(2)
+            let resentID = sameID ? "E40A9E09-DC75-4C7C-A829-000F454F253D" : "0C681BCB-DC3F-44BA-801E-338541049330"
+            script.push(2, payload: payload, apnsID: resentID, answer: .fault(.goAway(errorCode: 2, lastStreamID: 0)))
+            script.wait(500)
+            script.open(3)
+            script.push(3, payload: payload, apnsID: resentID, answer: .ok)
+            let tally = script.judged().report.provider(provider)?.notifications
+            if sameID {
+                XCTAssertEqual(tally, NotificationTally(acceptedAtOnce: 1, sentAgainAfterAcceptance: 2))
+            } else {
+                XCTAssertEqual(tally, NotificationTally(acceptedAtOnce: 1, acceptedAfterRetries: 1), "another apns-id: a new notification")
+            }
+        }
+    }
+
     func testConnectionsWithoutCredentialsAreUnidentifiedClients() {
         var script = JournalScript()
         script.open(1)
