@@ -20,10 +20,10 @@ import MockAPNsCore
 /// At most one rule fires per request. A rule fires when its matchers hold, it has `times`
 /// left, the named state is the one it requires, and its probability draw succeeds. Firing
 /// counts one use and may move the named state.
-public final class ScenarioEngine: Sendable {
-    public let scenario: Scenario
+package final class ScenarioEngine: Sendable {
+    package let scenario: Scenario
     /// The seed in use: the scenario's, or one picked at random when it has none.
-    public let seed: UInt64
+    package let seed: UInt64
 
     private let state: Mutex<State>
     private let hasRequestRules: Bool
@@ -51,7 +51,7 @@ public final class ScenarioEngine: Sendable {
     /// An engine for `scenario`, seeded with the scenario's seed or a random one.
     /// `registry` is where `limitRate` rules act; `deviceChanges` carries out the rules that
     /// take devices offline or online.
-    public convenience init(
+    package convenience init(
         scenario: Scenario, registry: DeviceRegistry? = nil, deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)? = nil
     ) {
         var system = SystemRandomNumberGenerator()
@@ -61,7 +61,7 @@ public final class ScenarioEngine: Sendable {
     /// An engine for `scenario` drawing from `seed`: a restart with the seed of an earlier
     /// engine meets the same fates for the same requests. `registry` is where `limitRate`
     /// rules act; `deviceChanges` carries out the rules that take devices offline or online.
-    public init(
+    package init(
         scenario: Scenario, seed: UInt64, registry: DeviceRegistry? = nil,
         deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)? = nil
     ) {
@@ -74,13 +74,13 @@ public final class ScenarioEngine: Sendable {
     }
 
     /// The named state rules are in now.
-    public var currentState: String { state.withLock { $0.named } }
+    package var currentState: String { state.withLock { $0.named } }
 
     /// How many times each rule has fired, in rule order.
-    public var firingCounts: [Int] { state.withLock { $0.firings } }
+    package var firingCounts: [Int] { state.withLock { $0.firings } }
 
     /// How many requests the engine has numbered (every request counts, whatever its fate).
-    public var requestCount: Int { state.withLock { $0.requests } }
+    package var requestCount: Int { state.withLock { $0.requests } }
 
     // MARK: Connections
 
@@ -132,14 +132,14 @@ public final class ScenarioEngine: Sendable {
         }
         let request = request()
         let current = connection
-        let (numbers, early) = state.withLock { state in
+        let token = request.deviceToken?.lowercased() ?? ""
+        let numbers = state.withLock { state in
             state.requests += 1
-            let token = request.deviceToken?.lowercased() ?? ""
             let tokenNumber = (state.requestsPerToken[token] ?? 0) + 1
             state.requestsPerToken[token] = tokenNumber
-            let numbers = ScenarioRequestNumbers(global: state.requests, connection: connectionNumber, token: tokenNumber)
-            return (numbers, firstFiring(.beforeValidation, request, numbers, current, &state))
+            return ScenarioRequestNumbers(global: state.requests, connection: connectionNumber, token: tokenNumber)
         }
+        let early = firstFiring(.beforeValidation, request, numbers, current)
         if let early {
             applyRegistryEffect(of: early.rule, to: request)
         }
@@ -155,9 +155,7 @@ public final class ScenarioEngine: Sendable {
         guard case .accepted = verdict else {
             return ScenarioDecision(numbers: numbers, coreVerdict: verdict)
         }
-        let late = state.withLock { state in
-            firstFiring(.afterValidation, request, numbers, current, &state)
-        }
+        let late = firstFiring(.afterValidation, request, numbers, current)
         guard let late else { return ScenarioDecision(numbers: numbers, coreVerdict: verdict) }
         applyRegistryEffect(of: late.rule, to: request)
         return decision(late, numbers: numbers, coreVerdict: verdict, token: request.deviceToken)
@@ -184,25 +182,42 @@ public final class ScenarioEngine: Sendable {
     }
 
     /// The first rule of `stage` that fires for the request, counted as fired.
+    ///
+    /// Whether a rule matches the request (its headers, its payload) and passes its
+    /// probability depends on the request alone, so it is worked out before the engine's lock
+    /// is taken; under the lock only what the engine's state says is decided: the first of
+    /// those rules still available (`times`, `requiresState`) fires.
     private func firstFiring(
-        _ stage: ScenarioStage, _ request: ScenarioRequest, _ numbers: ScenarioRequestNumbers,
-        _ connection: ScenarioConnection, _ state: inout State
+        _ stage: ScenarioStage, _ request: ScenarioRequest, _ numbers: ScenarioRequestNumbers, _ connection: ScenarioConnection
     ) -> Firing? {
+        var matching: [Int] = []
         for (index, rule) in scenario.rules.enumerated() {
             guard rule.stage == stage, !rule.isConnectionRule,
-                  Self.isAvailable(rule, index, state),
                   rule.match.matches(request, numbers: numbers, connection: connection) else { continue }
             var random = SeededRandom(seed: seed, stream: Self.stream(request: numbers.global, connection: 0, rule: index))
             if let probability = rule.match.probability, random.nextUnit() >= probability { continue }
-            Self.fire(rule, index, &state)
-            var firing = Firing(rule: rule)
-            firing.delay = rule.delay?.sample(using: &random)
-            if case .fault(.sendGarbage(let garbage)) = rule.action, garbage.bytes == nil {
-                firing.garbage = (0..<garbage.length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-            }
-            return firing
+            matching.append(index)
         }
-        return nil
+        guard !matching.isEmpty else { return nil }
+        let fired: Int? = state.withLock { state in
+            for index in matching where Self.isAvailable(scenario.rules[index], index, state) {
+                Self.fire(scenario.rules[index], index, &state)
+                return index
+            }
+            return nil
+        }
+        guard let index = fired else { return nil }
+        // The same random stream as the probability's draw, so the delay and the garbage
+        // come from the draws after it, as they always have.
+        let rule = scenario.rules[index]
+        var random = SeededRandom(seed: seed, stream: Self.stream(request: numbers.global, connection: 0, rule: index))
+        if rule.match.probability != nil { _ = random.nextUnit() }
+        var firing = Firing(rule: rule)
+        firing.delay = rule.delay?.sample(using: &random)
+        if case .fault(.sendGarbage(let garbage)) = rule.action, garbage.bytes == nil {
+            firing.garbage = (0..<garbage.length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        }
+        return firing
     }
 
     private static func isAvailable(_ rule: ScenarioRule, _ index: Int, _ state: State) -> Bool {
@@ -228,13 +243,13 @@ public final class ScenarioEngine: Sendable {
 }
 
 /// A device a scenario rule takes offline or brings online (`deviceOffline`, `deviceOnline`).
-public struct ScenarioDeviceChange: Sendable, Equatable {
-    public var deviceToken: String
-    public var online: Bool
+package struct ScenarioDeviceChange: Sendable, Equatable {
+    package var deviceToken: String
+    package var online: Bool
     /// The rule's name.
-    public var rule: String
+    package var rule: String
 
-    public init(deviceToken: String, online: Bool, rule: String) {
+    package init(deviceToken: String, online: Bool, rule: String) {
         self.deviceToken = deviceToken
         self.online = online
         self.rule = rule
