@@ -264,3 +264,29 @@ let package = Package(
         ),
     ]
 )
+
+// libFuzzer targets (scripts/fuzz.sh), in the manifest only when MOCKAPNS_FUZZ is set: they
+// drive the modules' `package` API directly (the public API is only the embedding front
+// door), so they are built as part of this package, with the fuzzer and address sanitizers,
+// in a build folder of their own. Each is an executable whose `main` (named `<target>_main`,
+// as SwiftPM links it) hands the command line to libFuzzer through CFuzzerDriver.
+if Context.environment["MOCKAPNS_FUZZ"] != nil {
+    func fuzzTarget(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+        .executableTarget(name: name, dependencies: ["CFuzzerDriver"] + dependencies, path: "Fuzz/Sources/\(name)")
+    }
+    package.targets += [
+        .target(name: "CFuzzerDriver", path: "Fuzz/Sources/CFuzzerDriver"),
+        fuzzTarget("FuzzLegacyFrameDecoder", ["MockAPNsCore", "MockAPNsLegacy"]),
+        fuzzTarget("FuzzJSONParser", ["MockAPNsCore"]),
+        fuzzTarget("FuzzJournal", ["MockAPNsCore", "MockAPNsWire", "MockAPNsJournal"]),
+        fuzzTarget("FuzzScenarioDecoder", ["MockAPNsCore", "MockAPNsScenario"]),
+        fuzzTarget("FuzzConfigurationDecoder", ["MockAPNs"]),
+        fuzzTarget("FuzzProviderToken", ["MockAPNsCore"]),
+        fuzzTarget("FuzzHTTP2RequestValidator", ["MockAPNsCore", "MockAPNsWire"]),
+        fuzzTarget("FuzzHTTP2Connection", [
+            "MockAPNsHTTP2", "MockAPNsWire",
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
+        ]),
+    ]
+}

@@ -41,8 +41,16 @@ SWIFT
     return "$status"
 }
 
+# The fuzz targets are in the main manifest only with MOCKAPNS_FUZZ set, built in Fuzz/.build.
+fuzz_build() {
+    MOCKAPNS_FUZZ=1 swift build --build-path Fuzz/.build "${flags[@]}" "$@"
+}
+
 build() {
-    (cd Fuzz && swift build "${flags[@]}")
+    local target
+    for target in "${targets[@]}"; do
+        fuzz_build --product "$target"
+    done
 }
 
 run() {
@@ -50,7 +58,7 @@ run() {
     local chosen=("$@")
     (( ${#chosen[@]} )) || chosen=("${targets[@]}")
     local bin
-    bin="$(cd Fuzz && swift build "${flags[@]}" --show-bin-path)"
+    bin="$(fuzz_build --show-bin-path)"
     mkdir -p Fuzz/.build/crashes Fuzz/.build/logs
     local failed=0 passed=0
     for target in "${chosen[@]}"; do

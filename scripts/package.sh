@@ -32,7 +32,7 @@ while (( $# )); do
     esac
 done
 
-version=$(sed -n 's/^ *public static let current = "\([^"]*\)".*/\1/p' Sources/MockAPNs/Server/MockAPNsVersion.swift)
+version=$(sed -n 's/^ *package static let current = "\([^"]*\)".*/\1/p' Sources/MockAPNs/Server/MockAPNsVersion.swift)
 if [[ -z "$version" ]]; then
     echo "package: no version in Sources/MockAPNs/Server/MockAPNsVersion.swift" >&2; exit 1
 fi

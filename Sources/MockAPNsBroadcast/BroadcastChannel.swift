@@ -1,23 +1,23 @@
 import MockAPNsCore
 /// One broadcast channel (iOS 18 Live Activities): what the channel management API creates
 /// and a broadcast is sent to.
-public struct BroadcastChannel: Sendable, Equatable, Hashable {
+package struct BroadcastChannel: Sendable, Equatable, Hashable {
     /// The channel id: standard base64, as APNs hands it out.
-    public var id: String
+    package var id: String
     /// The app's bundle id (`/1/apps/<bundleID>/channels`).
-    public var bundleID: String
+    package var bundleID: String
     /// The environment the channel was created in; channels of one environment are unknown in
     /// the other.
-    public var environment: APNsEnvironment
+    package var environment: APNsEnvironment
     /// `message-storage-policy`.
-    public var storagePolicy: MessageStoragePolicy
+    package var storagePolicy: MessageStoragePolicy
     /// When it was created, milliseconds since 1970 by the server clock.
-    public var createdAtMilliseconds: Int64
+    package var createdAtMilliseconds: Int64
 
     /// The only `push-type` a channel has (Apple: "The only allowed value is LiveActivity").
-    public static let pushType = "LiveActivity"
+    package static let pushType = "LiveActivity"
 
-    public init(
+    package init(
         id: String, bundleID: String, environment: APNsEnvironment,
         storagePolicy: MessageStoragePolicy, createdAtMilliseconds: Int64 = 0
     ) {
@@ -30,7 +30,7 @@ public struct BroadcastChannel: Sendable, Equatable, Hashable {
 }
 
 /// A channel's `message-storage-policy`.
-public enum MessageStoragePolicy: Int, CaseIterable, Sendable, Hashable, Codable {
+package enum MessageStoragePolicy: Int, CaseIterable, Sendable, Hashable, Codable {
     /// Only devices online when a broadcast arrives get it.
     case noMessageStored = 0
     /// APNs keeps the latest broadcast for devices that come online later.

@@ -1,65 +1,65 @@
 import MockAPNsCore
 /// Every broadcast rule where Apple's behaviour is undocumented or unconfirmed, as a setting
 /// (docs/broadcast-protocol.md says what each default rests on).
-public struct BroadcastOptions: Sendable, Equatable {
+package struct BroadcastOptions: Sendable, Equatable {
     /// Channels one bundle id may have in one environment. Documented: "up to 10,000
     /// channels for your app in the development and production environment, respectively"
     /// ("Sending channel management requests to APNs").
-    public var channelLimit: Int
+    package var channelLimit: Int
     /// The longest channel id accepted before `BadChannelId`. Apple names a limit ("greater
     /// than the allowed length") without its value and says not to assume an id's size;
     /// MockAPNs' choice: 64 characters.
-    public var maximumChannelIDLength: Int
+    package var maximumChannelIDLength: Int
     /// Random bytes in a generated channel id (16 give 24 base64 characters). MockAPNs'
     /// choice: Apple documents base64 ids of no fixed size.
-    public var channelIDByteCount: Int
+    package var channelIDByteCount: Int
     /// Whether `"message-storage-policy": "1"` (a JSON string, as node-apn's README sends it)
     /// is accepted like the number. MockAPNs' choice: `true`.
-    public var acceptsStoragePolicyStrings: Bool
+    package var acceptsStoragePolicyStrings: Bool
     /// Whether `push-type` (create body) and `apns-push-type` (broadcast header) must be
     /// spelled exactly as Apple's tables do (`LiveActivity`, `Liveactivity`). Apple's own
     /// examples use `liveactivity` and `LiveActivity` for the same value, so the default is
     /// `false` (any letter case).
-    public var pushTypeCaseSensitive: Bool
+    package var pushTypeCaseSensitive: Bool
     /// The reason for a missing or invalid `message-storage-policy`. Apple names none;
     /// MockAPNs' choice is `BadRequestParams`, the documented reason nearest to it
     /// (`BadMessageStoragePolicy`, MockAPNs' own name, is available).
-    public var badStoragePolicyReason: Reason
+    package var badStoragePolicyReason: Reason
     /// The reason for a bundle id the credentials do not cover. Documented: 403
     /// `TopicMismatch` ("Handling error responses from Apple Push Notification service").
-    public var bundleNotCoveredReason: Reason
+    package var bundleNotCoveredReason: Reason
     /// Bundle ids for which broadcast is "not enabled": their requests get `FeatureNotEnabled`.
-    public var disabledBundleIDs: Set<String>
+    package var disabledBundleIDs: Set<String>
     /// The `apns-priority` values a broadcast may carry; others get `BadPriority`.
     /// Documented: 10, 5 and 1 ("Sending broadcast push notification requests to APNs").
-    public var allowedPriorities: Set<Priority>
+    package var allowedPriorities: Set<Priority>
     /// The body limit of a broadcast, in bytes. Documented: 5 KB (5,120 bytes).
-    public var payloadLimit: Int
+    package var payloadLimit: Int
     /// The reason for a method the path does not take. Apple lists both 404 `BadPath`
     /// ("either the HTTP/2 method or the HTTP/2 path is incorrect") and 405
     /// `MethodNotAllowed` ("the specified :method value isn't allowed"); MockAPNs' choice is
     /// the one that names the method alone.
-    public var wrongMethodReason: Reason
+    package var wrongMethodReason: Reason
     /// Whether a broadcast without `apns-expiration` or `apns-priority` (both "Required" in
     /// Apple's header table, with no refusal named for their absence) is refused with
     /// `BadExpirationDate` / `BadPriority`. MockAPNs' choice: `false`, accepted with a
     /// `broadcast.missingRequiredHeader` diagnosis.
-    public var refusesMissingRequiredHeaders: Bool
+    package var refusesMissingRequiredHeaders: Bool
     /// What to do with an `apns-topic` that names another app than the path (Apple documents
     /// no topic header for broadcasts). MockAPNs' choice: `.accept`, with a
     /// `broadcast.topicForOtherApp` diagnosis.
-    public var topicForOtherApp: RulePolicy
+    package var topicForOtherApp: RulePolicy
     /// What to do with a broadcast payload or a create body that is not a JSON object.
     /// Documented: `BadRequestPayload` ("The JSON Request payload is unparseable").
-    public var unparseableBody: RulePolicy
+    package var unparseableBody: RulePolicy
     /// What to do with an attribute of the create body other than `message-storage-policy`
     /// and `push-type`. Documented: `BadRequestParams` ("an unrecognizable attribute").
-    public var unknownBodyAttribute: RulePolicy
+    package var unknownBodyAttribute: RulePolicy
 
     /// The settings MockAPNs starts with.
-    public static let `default` = BroadcastOptions()
+    package static let `default` = BroadcastOptions()
 
-    public init(
+    package init(
         channelLimit: Int = 10_000,
         maximumChannelIDLength: Int = 64,
         channelIDByteCount: Int = 16,

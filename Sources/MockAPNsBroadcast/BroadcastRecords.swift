@@ -1,37 +1,37 @@
 import MockAPNsCore
 /// One broadcast send (`POST /4/broadcasts/apps/<bundleID>`) as the journal keeps it: the
 /// request, how it authenticated, and the answer as written.
-public struct BroadcastRecord: Sendable, Equatable {
+package struct BroadcastRecord: Sendable, Equatable {
     /// From the path; `nil` when the path was not a broadcast's.
-    public var bundleID: String?
+    package var bundleID: String?
     /// `apns-channel-id` as sent.
-    public var channelID: String?
-    public var topic: String?
-    public var pushType: String?
+    package var channelID: String?
+    package var topic: String?
+    package var pushType: String?
     /// `apns-id` as sent.
-    public var requestAPNsID: String?
+    package var requestAPNsID: String?
     /// `apns-request-id` as answered (the request's, or generated).
-    public var requestID: String
+    package var requestID: String
     /// `apns-priority` and `apns-expiration` as sent.
-    public var priority: String?
-    public var expiration: String?
+    package var priority: String?
+    package var expiration: String?
     /// The channel's storage policy, when the channel exists.
-    public var storagePolicy: MessageStoragePolicy?
+    package var storagePolicy: MessageStoragePolicy?
     /// The payload's first bytes (at most `RecordedPayload.limit`).
-    public var payload: [UInt8]
-    public var payloadLength: Int
-    public var authentication: JournalAuthentication
+    package var payload: [UInt8]
+    package var payloadLength: Int
+    package var authentication: JournalAuthentication
     /// What the client was sent, as written.
-    public var answer: SentAnswer
+    package var answer: SentAnswer
 
     /// Whether the answer said it was accepted.
-    public var accepted: Bool { answer.accepted }
+    package var accepted: Bool { answer.accepted }
     /// The Apple reason the answer named.
-    public var reason: Reason? { answer.reason }
+    package var reason: Reason? { answer.reason }
     /// The HTTP status written; `nil` when none was (a fault).
-    public var status: Int? { answer.status }
+    package var status: Int? { answer.status }
 
-    public init(
+    package init(
         bundleID: String? = nil, channelID: String? = nil, topic: String? = nil, pushType: String? = nil,
         requestAPNsID: String? = nil, requestID: String, priority: String? = nil, expiration: String? = nil,
         storagePolicy: MessageStoragePolicy? = nil, payload: [UInt8], authentication: JournalAuthentication,
@@ -53,33 +53,33 @@ public struct BroadcastRecord: Sendable, Equatable {
     }
 
     /// The payload as text, when its kept bytes are valid UTF-8.
-    public var payloadText: String? {
+    package var payloadText: String? {
         String(validating: payload, as: UTF8.self)
     }
 }
 
 /// One channel management request (create, read, read all, delete) as the journal keeps it.
-public struct ChannelOperationRecord: Sendable, Equatable {
+package struct ChannelOperationRecord: Sendable, Equatable {
     /// What the core made of the request: the operation, the channel, the response it wrote.
-    public var outcome: ChannelManagementOutcome
-    public var authentication: JournalAuthentication
+    package var outcome: ChannelManagementOutcome
+    package var authentication: JournalAuthentication
     /// What the client was sent: the core's response, unless a scenario rule answered instead.
-    public var answer: SentAnswer
+    package var answer: SentAnswer
 
     /// A record of a request answered as the core decided (`answer` `nil`), or otherwise.
-    public init(outcome: ChannelManagementOutcome, authentication: JournalAuthentication, answer: SentAnswer? = nil) {
+    package init(outcome: ChannelManagementOutcome, authentication: JournalAuthentication, answer: SentAnswer? = nil) {
         self.outcome = outcome
         self.authentication = authentication
         self.answer = answer ?? .http2(outcome.response, scripted: false)
     }
 
-    public var operation: ChannelOperation? { outcome.operation }
-    public var channelID: String? { outcome.channelID }
+    package var operation: ChannelOperation? { outcome.operation }
+    package var channelID: String? { outcome.channelID }
     /// The HTTP status written; `nil` when none was (a fault).
-    public var status: Int? { answer.status }
+    package var status: Int? { answer.status }
     /// The Apple reason the answer named.
-    public var reason: Reason? { answer.reason }
+    package var reason: Reason? { answer.reason }
     /// Whether the core's own response is the one that was written (so its body is the one
     /// the client read, and its change to the registry was made).
-    public var answeredByCore: Bool { answer.rule == nil && answer.fault == nil && answer.status == outcome.response.status }
+    package var answeredByCore: Bool { answer.rule == nil && answer.fault == nil && answer.status == outcome.response.status }
 }

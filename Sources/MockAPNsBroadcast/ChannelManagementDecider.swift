@@ -155,24 +155,24 @@ package struct ChannelManagementDecider: Sendable {
 }
 
 /// What one management request did and the answer it got: the journal's record of it.
-public struct ChannelManagementOutcome: Sendable, Equatable {
+package struct ChannelManagementOutcome: Sendable, Equatable {
     /// `nil` when the path or method named no operation.
-    public var operation: ChannelOperation?
-    public var bundleID: String?
+    package var operation: ChannelOperation?
+    package var bundleID: String?
     /// The channel concerned: the created one, or the `apns-channel-id` the request sent.
-    public var channelID: String?
+    package var channelID: String?
     /// `apns-request-id` as answered (echoed, or generated when absent or malformed).
-    public var requestID: String
+    package var requestID: String
     /// The channel's storage policy, when the request concerned one that exists or was made.
-    public var storagePolicy: MessageStoragePolicy?
+    package var storagePolicy: MessageStoragePolicy?
     /// Why it was refused (`nil`: it succeeded).
-    public var reason: Reason?
+    package var reason: Reason?
     /// The response, byte for byte.
-    public var response: HTTP2PushResponse = HTTP2PushResponse(status: 0, headers: [], body: nil)
+    package var response: HTTP2PushResponse = HTTP2PushResponse(status: 0, headers: [], body: nil)
     /// The change to the registry the request asks for (`nil`: none, or refused).
-    public var effect: ChannelEffect?
+    package var effect: ChannelEffect?
 
-    public init(operation: ChannelOperation?, bundleID: String?, channelID: String?, requestID: String) {
+    package init(operation: ChannelOperation?, bundleID: String?, channelID: String?, requestID: String) {
         self.operation = operation
         self.bundleID = bundleID
         self.channelID = channelID
@@ -204,7 +204,7 @@ public struct ChannelManagementOutcome: Sendable, Equatable {
 }
 
 /// A change to the channel registry that a successful create or delete makes.
-public enum ChannelEffect: Sendable, Equatable {
+package enum ChannelEffect: Sendable, Equatable {
     case create(BroadcastChannel)
     case delete(id: String, bundleID: String, environment: APNsEnvironment)
 }

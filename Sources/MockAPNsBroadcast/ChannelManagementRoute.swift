@@ -1,6 +1,6 @@
 import MockAPNsCore
 /// The channel management API's four operations, named as the journal and scenarios name them.
-public enum ChannelOperation: String, CaseIterable, Sendable, Hashable, Codable {
+package enum ChannelOperation: String, CaseIterable, Sendable, Hashable, Codable {
     /// `POST /1/apps/<bundleID>/channels`
     case create
     /// `GET /1/apps/<bundleID>/channels` with `apns-channel-id`

@@ -6,7 +6,7 @@ import MockAPNsCore
 /// provider API (which look them up), the control API and the Swift API.
 ///
 /// Channels are kept per environment and bundle id, in creation order.
-public final class ChannelRegistry: Sendable {
+package final class ChannelRegistry: Sendable {
     private struct Key: Hashable {
         var environment: APNsEnvironment
         var bundleID: String
@@ -19,17 +19,17 @@ public final class ChannelRegistry: Sendable {
     private let state = Mutex(State())
 
     /// An empty registry.
-    public init() {}
+    package init() {}
 
     /// Why `create` refused.
-    public enum CreateRefusal: Error, Sendable, Equatable {
+    package enum CreateRefusal: Error, Sendable, Equatable {
         /// The bundle id already has `limit` channels in this environment.
         case limitReached(limit: Int)
     }
 
     /// Makes a channel with a fresh random id, unless the bundle id already has `limit`
     /// channels in `environment`.
-    public func create(
+    package func create(
         bundleID: String, environment: APNsEnvironment, storagePolicy: MessageStoragePolicy,
         limit: Int, idByteCount: Int = 16, at now: Int64
     ) -> Result<BroadcastChannel, CreateRefusal> {
@@ -49,7 +49,7 @@ public final class ChannelRegistry: Sendable {
     }
 
     /// Adds (or replaces, by id) a channel as given: configuration seeds and the control API.
-    public func insert(_ channel: BroadcastChannel) {
+    package func insert(_ channel: BroadcastChannel) {
         state.withLock { state in
             let key = Key(environment: channel.environment, bundleID: channel.bundleID)
             var list = state.channels[key, default: []]
@@ -63,19 +63,19 @@ public final class ChannelRegistry: Sendable {
     }
 
     /// The channel `id` of `bundleID` in `environment`, if it exists.
-    public func channel(id: String, bundleID: String, environment: APNsEnvironment) -> BroadcastChannel? {
+    package func channel(id: String, bundleID: String, environment: APNsEnvironment) -> BroadcastChannel? {
         state.withLock { state in
             state.channels[Key(environment: environment, bundleID: bundleID)]?.first { $0.id == id }
         }
     }
 
     /// The channels of `bundleID` in `environment`, oldest first.
-    public func channels(bundleID: String, environment: APNsEnvironment) -> [BroadcastChannel] {
+    package func channels(bundleID: String, environment: APNsEnvironment) -> [BroadcastChannel] {
         state.withLock { $0.channels[Key(environment: environment, bundleID: bundleID)] ?? [] }
     }
 
     /// Every channel, grouped by environment and bundle id, oldest first within a group.
-    public var all: [BroadcastChannel] {
+    package var all: [BroadcastChannel] {
         state.withLock { state in
             state.channels.keys
                 .sorted { ($0.environment.rawValue, $0.bundleID) < ($1.environment.rawValue, $1.bundleID) }
@@ -85,7 +85,7 @@ public final class ChannelRegistry: Sendable {
 
     /// Deletes the channel; `false` when it did not exist.
     @discardableResult
-    public func delete(id: String, bundleID: String, environment: APNsEnvironment) -> Bool {
+    package func delete(id: String, bundleID: String, environment: APNsEnvironment) -> Bool {
         state.withLock { state in
             let key = Key(environment: environment, bundleID: bundleID)
             guard let index = state.channels[key]?.firstIndex(where: { $0.id == id }) else { return false }
@@ -97,7 +97,7 @@ public final class ChannelRegistry: Sendable {
 
     /// Deletes the channel with this id wherever it is; `false` when none has it.
     @discardableResult
-    public func delete(id: String) -> Bool {
+    package func delete(id: String) -> Bool {
         state.withLock { state in
             for key in state.channels.keys {
                 if let index = state.channels[key]?.firstIndex(where: { $0.id == id }) {
@@ -112,7 +112,7 @@ public final class ChannelRegistry: Sendable {
 
     /// Forgets every channel (a server reset); returns how many there were.
     @discardableResult
-    public func reset() -> Int {
+    package func reset() -> Int {
         state.withLock { state in
             defer { state.channels = [:] }
             return state.channels.values.reduce(0) { $0 + $1.count }

@@ -306,7 +306,9 @@ package struct DeliveryModel: Sendable {
 
 /// One device as the delivery model sees it: online or not, and what waits for it.
 public struct DeviceDeliveryState: Sendable, Equatable {
+    /// The device token, as the pushes named it.
     public var deviceToken: String
+    /// Whether the device is online: a notification to it is delivered at once.
     public var online: Bool
     /// When it last went online or offline; `nil` if it never changed.
     public var changedAtMilliseconds: Int64?
@@ -314,11 +316,20 @@ public struct DeviceDeliveryState: Sendable, Equatable {
     public var stored: [Kept]
     /// Held for power considerations, in arrival order, until `batchReleaseAtMilliseconds`.
     public var held: [Kept]
+    /// When the held notifications go out together (`nil`: none held).
     public var batchReleaseAtMilliseconds: Int64?
 
     /// A notification waiting, and when it expires.
     public struct Kept: Sendable, Equatable {
-        public var notification: DeliveryNotification
+        package var notification: DeliveryNotification
+        /// When it expires unless delivered (its `apns-expiration`, or the storage limit).
         public var expiresAtMilliseconds: Int64
+
+        /// The journal sequence of the notification's record.
+        public var sequence: UInt64 { notification.sequence }
+        /// The `apns-unique-id` APNs gave it (`deliveryLog(_:)` takes it).
+        public var uniqueID: String? { notification.uniqueID }
+        /// Its `apns-collapse-id`: a newer one with the same id replaces it.
+        public var collapseID: String? { notification.collapseID }
     }
 }

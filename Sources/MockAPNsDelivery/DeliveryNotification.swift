@@ -2,28 +2,28 @@ import MockAPNsCore
 import MockAPNsJournal
 /// An accepted notification as the delivery model holds it: what its rules read (device,
 /// app, priority, expiration, collapse id) and what is handed to the device.
-public struct DeliveryNotification: Sendable, Equatable {
+package struct DeliveryNotification: Sendable, Equatable {
     /// The journal sequence of the notification's event: its identity in the model, and the
     /// id of a legacy notification, which has no `apns-id`.
-    public var sequence: UInt64
+    package var sequence: UInt64
     /// Lowercase.
-    public var deviceToken: String
-    public var topic: String?
-    public var pushType: String?
-    public var priority: Int?
+    package var deviceToken: String
+    package var topic: String?
+    package var pushType: String?
+    package var priority: Int?
     /// `apns-expiration` (or the legacy expiry), seconds since 1970; `nil` when absent.
-    public var expiration: Int64?
-    public var collapseID: String?
+    package var expiration: Int64?
+    package var collapseID: String?
     /// As answered.
-    public var apnsID: String?
-    public var uniqueID: String?
-    public var transport: Transport
+    package var apnsID: String?
+    package var uniqueID: String?
+    package var transport: Transport
     /// The payload as the journal keeps it (every byte of an APNs payload).
-    public var payload: [UInt8]
+    package var payload: [UInt8]
     /// When APNs received it, milliseconds since 1970 (the event's time).
-    public var receivedAtMilliseconds: Int64
+    package var receivedAtMilliseconds: Int64
 
-    public init(
+    package init(
         sequence: UInt64, deviceToken: String, topic: String? = nil, pushType: String? = nil, priority: Int? = nil,
         expiration: Int64? = nil, collapseID: String? = nil, apnsID: String? = nil, uniqueID: String? = nil,
         transport: Transport = .http2, payload: [UInt8] = [], receivedAtMilliseconds: Int64
@@ -45,14 +45,14 @@ public struct DeliveryNotification: Sendable, Equatable {
     /// The notification a journal record describes, if the client was told it was accepted
     /// (only those enter the delivery model). `record` carries its event's sequence and time
     /// (`JournalEvent.notification`).
-    public init?(_ record: NotificationRecord) {
+    package init?(_ record: NotificationRecord) {
         self.init(record, sequence: record.sequence, receivedAtMilliseconds: record.wallTimeMilliseconds)
     }
 
     /// The notification a journal record describes, if it was accepted, taking its sequence
     /// and time from the event that holds it (a journal sink reads the record from the event's
     /// kind, so the record itself is not stamped).
-    public init?(_ record: NotificationRecord, sequence: UInt64, receivedAtMilliseconds: Int64) {
+    package init?(_ record: NotificationRecord, sequence: UInt64, receivedAtMilliseconds: Int64) {
         guard Self.entersModel(record) else { return nil }
         self.init(
             sequence: sequence, deviceToken: record.deviceToken, topic: record.topic, pushType: record.pushType,
@@ -70,13 +70,13 @@ public struct DeliveryNotification: Sendable, Equatable {
 
     /// The app it is for: the topic without its push-type suffix (Apple stores one
     /// notification per bundle id and device). `nil` when the request named no topic.
-    public var bundleID: String? {
+    package var bundleID: String? {
         topic.map { String(TopicRules.bundleID(of: $0)) }
     }
 
     /// Whether Apple may hold it back for the device's power: priority 5 and 1 "might get
     /// grouped and delivered in bursts", and background pushes must use priority 5.
-    public var isPowerAware: Bool {
+    package var isPowerAware: Bool {
         priority == Priority.powerAware.rawValue || priority == Priority.powerFirst.rawValue
             || pushType == PushType.background.rawValue
     }

@@ -15,12 +15,13 @@ public struct DeliveryOptions: Sendable, Equatable {
     public static let appleMaximumStorageMilliseconds: Int64 = 30 * 24 * 60 * 60 * 1000
 
     /// The range either setting may take: up to ten years, so deadlines never overflow.
-    public static let range: ClosedRange<Int64> = 0...(10 * 366 * 24 * 60 * 60 * 1000)
+    package static let range: ClosedRange<Int64> = 0...(10 * 366 * 24 * 60 * 60 * 1000)
 
+    /// Options; by default no batching and Apple's storage limit of 30 days.
     public init(batchDelayMilliseconds: Int64 = 0, maximumStorageMilliseconds: Int64 = appleMaximumStorageMilliseconds) {
         self.batchDelayMilliseconds = min(max(batchDelayMilliseconds, Self.range.lowerBound), Self.range.upperBound)
         self.maximumStorageMilliseconds = min(max(maximumStorageMilliseconds, Self.range.lowerBound), Self.range.upperBound)
     }
 
-    public static let `default` = DeliveryOptions()
+    package static let `default` = DeliveryOptions()
 }

@@ -13,7 +13,7 @@ public struct DeliveryTimeline: Sendable, Equatable {
     /// One line of the log.
     public struct Entry: Sendable, Equatable {
         /// `nil` for the first line, the acceptance ("Received by APNs").
-        public var record: DeliveryRecord?
+        package var record: DeliveryRecord?
         /// The journal sequence of the event the line comes from.
         public var sequence: UInt64
         /// When it took effect, milliseconds since 1970.
@@ -33,14 +33,14 @@ public struct DeliveryTimeline: Sendable, Equatable {
     }
 
     /// Whether the notification is still waiting (stored or held).
-    public var isWaiting: Bool { entries.last?.record?.step == .stored }
+    package var isWaiting: Bool { entries.last?.record?.step == .stored }
 
     /// The timelines of the notifications `id` names, oldest first: `id` is an
     /// `apns-unique-id`, an `apns-id` (as answered; compared without regard to letter case, as
     /// UUIDs are), or the journal sequence number of the notification's event (the only id a
     /// legacy notification has). `events` are the journal's `notification` and `delivery`
     /// events, oldest first; others are passed over.
-    public static func find(_ id: String, in events: [JournalEvent]) -> [DeliveryTimeline] {
+    package static func find(_ id: String, in events: [JournalEvent]) -> [DeliveryTimeline] {
         let sequence = UInt64(id)
         var timelines: [DeliveryTimeline] = []
         var indexBySequence: [UInt64: Int] = [:]

@@ -3,26 +3,26 @@ import MockAPNsCore
 /// Apple's `xcrun simctl push <udid> <bundle id> -`, which reads the payload from standard
 /// input. The command is a template so that a machine without Xcode (and the tests) can put a
 /// stand-in in its place.
-public struct SimulatorPushCommand: Sendable, Equatable {
+package struct SimulatorPushCommand: Sendable, Equatable {
     /// The simulator for tokens not in `devices`: a UDID, or `booted` (simctl's name for the
     /// simulator that is running); `nil`: only mapped tokens are forwarded.
-    public var defaultDevice: String?
+    package var defaultDevice: String?
     /// Device token (lowercase hex) to simulator UDID.
-    public var devices: [String: String]
+    package var devices: [String: String]
     /// The program and its arguments, with `{udid}` and `{bundleId}` to fill in.
-    public var template: [String]
+    package var template: [String]
     /// The push types forwarded; a notification without `apns-push-type` counts as `alert`.
-    public var pushTypes: Set<String>
+    package var pushTypes: Set<String>
 
     /// `xcrun simctl push {udid} {bundleId} -`.
-    public static let defaultTemplate = ["xcrun", "simctl", "push", "{udid}", "{bundleId}", "-"]
+    package static let defaultTemplate = ["xcrun", "simctl", "push", "{udid}", "{bundleId}", "-"]
 
     /// Alert and background pushes: what `simctl push` simulates (an `aps` payload with an
     /// alert, badge, sound or `content-available`). MockAPNs' choice; VoIP, Live Activity and
     /// the other PushKit types reach an app through other paths, so they are not sent.
-    public static let defaultPushTypes: Set<String> = [PushType.alert.rawValue, PushType.background.rawValue]
+    package static let defaultPushTypes: Set<String> = [PushType.alert.rawValue, PushType.background.rawValue]
 
-    public init(defaultDevice: String?, devices: [String: String] = [:], template: [String] = defaultTemplate,
+    package init(defaultDevice: String?, devices: [String: String] = [:], template: [String] = defaultTemplate,
                 pushTypes: Set<String> = defaultPushTypes) {
         self.defaultDevice = defaultDevice
         self.devices = Dictionary(devices.map { (DeviceRegistry.canonical($0.key), $0.value) }, uniquingKeysWith: { _, last in last })
@@ -38,7 +38,7 @@ public struct SimulatorPushCommand: Sendable, Equatable {
     }
 
     /// What becomes of one delivered notification.
-    public enum Decision: Sendable, Equatable {
+    package enum Decision: Sendable, Equatable {
         /// Run these arguments (the program first) with the payload on standard input.
         case run(arguments: [String], udid: String, bundleID: String)
         /// Not for the simulator: its push type is not one simctl takes, or its token has no

@@ -2,23 +2,23 @@ import MockAPNsCore
 /// What `mockapns certs generate` varies: the app the client certificates are for and the
 /// team that owns it. Everything else in the development set is fixed so that tests and
 /// documentation can name it.
-public struct DevelopmentCertificateOptions: Sendable, Hashable {
+package struct DevelopmentCertificateOptions: Sendable, Hashable {
     /// The id of the first team, which owns the app and the client certificates.
-    public static let defaultTeamID = "TEAM00000A"
+    package static let defaultTeamID = "TEAM00000A"
     /// The id of the second team, whose key must not push to the first team's topics.
-    public static let otherTeamID = "TEAM00000B"
+    package static let otherTeamID = "TEAM00000B"
     /// The bundle id of the second team's app.
-    public static let otherTeamBundleID = "com.example.other"
+    package static let otherTeamBundleID = "com.example.other"
 
     /// The base topic: the client certificates' `UID` and the app of the topic-specific key.
-    public var bundleID: String
+    package var bundleID: String
     /// More topics for the universal certificate's topic list, after the app's own
     /// `bundleID`, `bundleID.voip` and `bundleID.complication`.
-    public var extraTopics: [String]
+    package var extraTopics: [String]
     /// The first team's id (the certificates' `OU` and the `teamId` of its keys).
-    public var teamID: String
+    package var teamID: String
 
-    public init(
+    package init(
         bundleID: String = "com.example.app",
         extraTopics: [String] = [],
         teamID: String = Self.defaultTeamID
@@ -30,7 +30,7 @@ public struct DevelopmentCertificateOptions: Sendable, Hashable {
 
     /// Checks the values before anything is generated, so that a typo never ends up inside a
     /// certificate.
-    public func validate() throws(DevelopmentCertificateError) {
+    package func validate() throws(DevelopmentCertificateError) {
         for topic in [bundleID] + extraTopics where !Self.isTopic(topic) {
             throw .invalidTopic(topic)
         }
@@ -59,14 +59,14 @@ public struct DevelopmentCertificateOptions: Sendable, Hashable {
 }
 
 /// Why the development set could not be generated.
-public enum DevelopmentCertificateError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum DevelopmentCertificateError: Error, Sendable, Hashable, CustomStringConvertible {
     case invalidTopic(String)
     case invalidTeamID(String)
     case teamIDReserved(String)
     /// swift-certificates or swift-crypto refused to build or encode something.
     case encodingFailed(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidTopic(let topic):
             return "'\(topic)' is not a bundle id or topic (letters, digits, '.', '-', '_')"
@@ -81,7 +81,7 @@ public enum DevelopmentCertificateError: Error, Sendable, Hashable, CustomString
 }
 
 /// The key algorithm of a development set's certificates.
-public enum DevelopmentKeyType: String, CaseIterable, Sendable, Hashable {
+package enum DevelopmentKeyType: String, CaseIterable, Sendable, Hashable {
     /// ECDSA P-256: small and fast; every modern TLS client takes it.
     case ecdsa
     /// RSA 2048, as Apple issues push certificates; what clients limited to RSA need.

@@ -1,21 +1,21 @@
 import MockAPNsCore
 /// One generated development set, in memory. ``files()`` lays it out as `certs-dev/`.
-public struct DevelopmentCertificateSet: Sendable {
-    public var options: DevelopmentCertificateOptions
+package struct DevelopmentCertificateSet: Sendable {
+    package var options: DevelopmentCertificateOptions
     /// `MockAPNs Development CA`: the root that clients trust and the server checks client
     /// certificates against.
-    public var certificateAuthority: DevelopmentCredential
+    package var certificateAuthority: DevelopmentCredential
     /// The TLS server certificate for loopback and Apple's host names.
-    public var server: DevelopmentCredential
-    public var sandboxClient: DevelopmentCredential
-    public var productionClient: DevelopmentCredential
-    public var universalClient: DevelopmentCredential
-    public var expiredClient: DevelopmentCredential
-    public var untrustedClient: DevelopmentCredential
+    package var server: DevelopmentCredential
+    package var sandboxClient: DevelopmentCredential
+    package var productionClient: DevelopmentCredential
+    package var universalClient: DevelopmentCredential
+    package var expiredClient: DevelopmentCredential
+    package var untrustedClient: DevelopmentCredential
     /// The ES256 provider-token keys, in `keys.json` order.
-    public var providerKeys: [DevelopmentProviderKey]
+    package var providerKeys: [DevelopmentProviderKey]
 
-    public init(
+    package init(
         options: DevelopmentCertificateOptions,
         certificateAuthority: DevelopmentCredential,
         server: DevelopmentCredential,
@@ -38,7 +38,7 @@ public struct DevelopmentCertificateSet: Sendable {
     }
 
     /// The client certificate of the given kind.
-    public func client(_ kind: DevelopmentClientCertificate) -> DevelopmentCredential {
+    package func client(_ kind: DevelopmentClientCertificate) -> DevelopmentCredential {
         switch kind {
         case .sandbox: return sandboxClient
         case .production: return productionClient
@@ -49,7 +49,7 @@ public struct DevelopmentCertificateSet: Sendable {
     }
 
     /// Every file of `certs-dev/`, by name, with its text.
-    public func files() throws(DevelopmentCertificateError) -> [DevelopmentFile] {
+    package func files() throws(DevelopmentCertificateError) -> [DevelopmentFile] {
         do {
             var files = [
                 DevelopmentFile(name: "ca.pem", contents: try certificateAuthority.certificatePEM()),
@@ -78,11 +78,11 @@ public struct DevelopmentCertificateSet: Sendable {
 }
 
 /// One file of the development set: a plain name (no directories) and its text.
-public struct DevelopmentFile: Sendable, Hashable {
-    public var name: String
-    public var contents: String
+package struct DevelopmentFile: Sendable, Hashable {
+    package var name: String
+    package var contents: String
 
-    public init(name: String, contents: String) {
+    package init(name: String, contents: String) {
         self.name = name
         self.contents = contents
     }

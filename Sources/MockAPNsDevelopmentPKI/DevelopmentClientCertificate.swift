@@ -1,6 +1,6 @@
 import MockAPNsCore
 /// The client certificates of the development set, one per case a test needs.
-public enum DevelopmentClientCertificate: String, Sendable, Hashable, CaseIterable {
+package enum DevelopmentClientCertificate: String, Sendable, Hashable, CaseIterable {
     /// `Apple Development IOS Push Services`: sandbox only, the bundle id as its one topic.
     case sandbox
     /// `Apple Production IOS Push Services`: production only, the bundle id as its one topic.
@@ -14,10 +14,10 @@ public enum DevelopmentClientCertificate: String, Sendable, Hashable, CaseIterab
 
     /// The stem of its files: `client-sandbox.pem`, `client-sandbox-key.pem`,
     /// `client-sandbox.bundle.pem`.
-    public var fileStem: String { "client-\(rawValue)" }
+    package var fileStem: String { "client-\(rawValue)" }
 
     /// The environments its Apple OIDs grant.
-    public var environments: Set<APNsEnvironment> {
+    package var environments: Set<APNsEnvironment> {
         switch self {
         case .sandbox: return [.sandbox]
         case .production: return [.production]
@@ -26,7 +26,7 @@ public enum DevelopmentClientCertificate: String, Sendable, Hashable, CaseIterab
     }
 
     /// Apple's common name for this kind of certificate.
-    public func commonName(bundleID: String) -> String {
+    package func commonName(bundleID: String) -> String {
         switch self {
         case .sandbox: return "Apple Development IOS Push Services: \(bundleID)"
         case .production: return "Apple Production IOS Push Services: \(bundleID)"
@@ -35,7 +35,7 @@ public enum DevelopmentClientCertificate: String, Sendable, Hashable, CaseIterab
     }
 
     /// Whether it carries the `.3.6` topic list (only the universal shape does).
-    public var carriesTopicList: Bool {
+    package var carriesTopicList: Bool {
         environments.count == 2
     }
 }

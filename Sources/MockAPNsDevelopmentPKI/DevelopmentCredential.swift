@@ -5,40 +5,40 @@ import X509
 import MockAPNsCore
 
 /// A certificate and its private key, with the PEM text written to `certs-dev`.
-public struct DevelopmentCredential: Sendable {
+package struct DevelopmentCredential: Sendable {
     /// The certificate.
-    public var certificate: Certificate
+    package var certificate: Certificate
     /// The certificate's private key (P-256, or RSA 2048 in an RSA set).
-    public var privateKey: Certificate.PrivateKey
+    package var privateKey: Certificate.PrivateKey
     /// The private key as PEM: PKCS#8 `PRIVATE KEY` for P-256, PKCS#1 `RSA PRIVATE KEY` for RSA.
-    public var privateKeyPEM: String
+    package var privateKeyPEM: String
 
-    public init(certificate: Certificate, privateKey: P256.Signing.PrivateKey) {
+    package init(certificate: Certificate, privateKey: P256.Signing.PrivateKey) {
         self.certificate = certificate
         self.privateKey = Certificate.PrivateKey(privateKey)
         self.privateKeyPEM = privateKey.pemRepresentation + "\n"
     }
 
-    public init(certificate: Certificate, privateKey: _RSA.Signing.PrivateKey) {
+    package init(certificate: Certificate, privateKey: _RSA.Signing.PrivateKey) {
         self.certificate = certificate
         self.privateKey = Certificate.PrivateKey(privateKey)
         self.privateKeyPEM = privateKey.pemRepresentation + "\n"
     }
 
     /// The certificate's DER encoding, as a TLS peer presents it.
-    public func certificateDER() throws -> [UInt8] {
+    package func certificateDER() throws -> [UInt8] {
         var serializer = DER.Serializer()
         try serializer.serialize(certificate)
         return serializer.serializedBytes
     }
 
     /// The certificate as a `CERTIFICATE` PEM block.
-    public func certificatePEM() throws -> String {
+    package func certificatePEM() throws -> String {
         try certificate.serializeAsPEM().pemString + "\n"
     }
 
     /// The certificate followed by its key, the single file several client libraries take.
-    public func bundlePEM() throws -> String {
+    package func bundlePEM() throws -> String {
         try certificatePEM() + privateKeyPEM
     }
 }

@@ -3,30 +3,30 @@ import MockAPNsCore
 
 /// An ES256 provider-token signing key as Apple issues it: a PKCS#8 `AuthKey_<KEYID>.p8`,
 /// described by one entry of `keys.json`.
-public struct DevelopmentProviderKey: Sendable {
+package struct DevelopmentProviderKey: Sendable {
     /// The environments a key is valid in. Older team keys work in both.
-    public enum Environment: String, Sendable, Hashable, CaseIterable {
+    package enum Environment: String, Sendable, Hashable, CaseIterable {
         case sandbox, production, both
     }
 
     /// What a key may push to: any topic of its team, or only the listed topics.
-    public enum Scope: String, Sendable, Hashable, CaseIterable {
+    package enum Scope: String, Sendable, Hashable, CaseIterable {
         case team, topic
     }
 
     /// The 10-character key id (the JWT header's `kid`).
-    public var keyID: String
+    package var keyID: String
     /// The 10-character team id (the JWT claims' `iss`).
-    public var teamID: String
-    public var environment: Environment
-    public var scope: Scope
+    package var teamID: String
+    package var environment: Environment
+    package var scope: Scope
     /// The team's bundle ids (optional for team keys) or the key's topics (topic keys).
-    public var topics: [String]?
+    package var topics: [String]?
     /// One line on what the key is for, for the README.
-    public var purpose: String
-    public var privateKey: P256.Signing.PrivateKey
+    package var purpose: String
+    package var privateKey: P256.Signing.PrivateKey
 
-    public init(
+    package init(
         keyID: String,
         teamID: String,
         environment: Environment,
@@ -45,10 +45,10 @@ public struct DevelopmentProviderKey: Sendable {
     }
 
     /// `AuthKey_<KEYID>.p8`, Apple's file name for a downloaded key.
-    public var fileName: String { "AuthKey_\(keyID).p8" }
+    package var fileName: String { "AuthKey_\(keyID).p8" }
 
     /// The PKCS#8 PEM text of the `.p8` file.
-    public var p8PEM: String { privateKey.pemRepresentation + "\n" }
+    package var p8PEM: String { privateKey.pemRepresentation + "\n" }
 }
 
 /// `keys.json`: the manifest the server's key registry reads.

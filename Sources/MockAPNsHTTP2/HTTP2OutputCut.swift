@@ -4,21 +4,21 @@ import NIOCore
 /// What a cut connection let out of one stream's answer (``NGHTTP2ServerHandler/cutOutput(afterBytes:ofStream:report:)``):
 /// the client read the first `budget` bytes of the answer, counted from the first byte of its
 /// HEADERS frame (inside TLS), and then the connection closed.
-public struct HTTP2OutputCut: Sendable, Equatable {
+package struct HTTP2OutputCut: Sendable, Equatable {
     /// The stream whose answer the cut counts from.
-    public var streamID: Int32
+    package var streamID: Int32
     /// The bytes the cut allowed after the answer's first byte.
-    public var budget: Int
+    package var budget: Int
     /// Bytes of the answer's frames that went out (whole frames and the cut one's head).
-    public var answerBytesSent: Int
+    package var answerBytesSent: Int
     /// The answer's bytes, had nothing been cut.
-    public var answerBytes: Int
+    package var answerBytes: Int
     /// Whether the answer's HEADERS frame reached the client whole (its status was read).
-    public var headersSent: Bool
+    package var headersSent: Bool
     /// Whether the whole answer, up to the frame that ends the stream, reached the client.
-    public var answerSent: Bool
+    package var answerSent: Bool
 
-    public init(streamID: Int32, budget: Int, answerBytesSent: Int, answerBytes: Int, headersSent: Bool, answerSent: Bool) {
+    package init(streamID: Int32, budget: Int, answerBytesSent: Int, answerBytes: Int, headersSent: Bool, answerSent: Bool) {
         self.streamID = streamID
         self.budget = budget
         self.answerBytesSent = answerBytesSent

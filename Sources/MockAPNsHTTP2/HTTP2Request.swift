@@ -3,18 +3,18 @@ import NIOCore
 
 /// A complete request: its header block and its body, handed over when the client ends
 /// the stream.
-public struct HTTP2Request: Sendable {
+package struct HTTP2Request: Sendable {
     /// The client-initiated stream the request arrived on; answer on the same stream.
-    public var streamID: Int32
+    package var streamID: Int32
     /// Every header field in arrival order, pseudo-headers (`:method`, `:path`, ...)
     /// included, then trailers if the client sent any.
-    public var headers: [HTTPHeader]
+    package var headers: [HTTPHeader]
     /// The body as stored: at most ``HTTP2ServerConfiguration/maxBodyBytesStored`` bytes.
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// The true number of body bytes the client sent, even when `body` was cut short.
-    public var bodyLength: Int
+    package var bodyLength: Int
 
-    public init(streamID: Int32, headers: [HTTPHeader], body: [UInt8], bodyLength: Int) {
+    package init(streamID: Int32, headers: [HTTPHeader], body: [UInt8], bodyLength: Int) {
         self.streamID = streamID
         self.headers = headers
         self.body = body
@@ -22,15 +22,15 @@ public struct HTTP2Request: Sendable {
     }
 
     /// Whether the stored body is shorter than what the client sent.
-    public var isBodyTruncated: Bool { bodyLength > body.count }
+    package var isBodyTruncated: Bool { bodyLength > body.count }
 
     /// The value of the first header called `name` (compared exactly; wire names are lowercase).
-    public func firstValue(of name: String) -> String? {
+    package func firstValue(of name: String) -> String? {
         headers.first { $0.name == name }?.value
     }
 
     /// Every value of the headers called `name`, in arrival order.
-    public func values(of name: String) -> [String] {
+    package func values(of name: String) -> [String] {
         headers.filter { $0.name == name }.map(\.value)
     }
 }

@@ -4,7 +4,7 @@ import MockAPNsWire
 ///
 /// The handler holds its delegate strongly until it leaves the pipeline, so a delegate need
 /// not store the handler: each call passes it.
-public protocol NGHTTP2ServerDelegate: AnyObject {
+package protocol NGHTTP2ServerDelegate: AnyObject {
     /// A request is complete (the client ended its stream). Answer it with
     /// ``NGHTTP2ServerHandler/respond(streamID:status:headers:body:)``, now or later.
     func http2Handler(_ handler: NGHTTP2ServerHandler, didReceive request: HTTP2Request)
@@ -31,46 +31,46 @@ public protocol NGHTTP2ServerDelegate: AnyObject {
 }
 
 extension NGHTTP2ServerDelegate {
-    public func http2Handler(_ handler: NGHTTP2ServerHandler, didReceive request: HTTP2Request) {}
-    public func http2Handler(_ handler: NGHTTP2ServerHandler, didRecord frame: HTTP2FrameRecord) {}
-    public func http2Handler(_ handler: NGHTTP2ServerHandler, connectionError: HTTP2ConnectionError) {}
-    public func http2Handler(_ handler: NGHTTP2ServerHandler, streamError: HTTP2StreamError) {}
-    public func http2Handler(_ handler: NGHTTP2ServerHandler, didCloseStream streamID: Int32, errorCode: UInt32) {}
-    public func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuseStream refused: HTTP2RefusedStream) {}
-    public func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuse refusal: HTTP2RequestRefusal) {}
-    public func http2Handler(_ handler: NGHTTP2ServerHandler, didIgnoreStream streamID: Int32, afterGoAwayNaming lastStreamID: Int32) {}
+    package func http2Handler(_ handler: NGHTTP2ServerHandler, didReceive request: HTTP2Request) {}
+    package func http2Handler(_ handler: NGHTTP2ServerHandler, didRecord frame: HTTP2FrameRecord) {}
+    package func http2Handler(_ handler: NGHTTP2ServerHandler, connectionError: HTTP2ConnectionError) {}
+    package func http2Handler(_ handler: NGHTTP2ServerHandler, streamError: HTTP2StreamError) {}
+    package func http2Handler(_ handler: NGHTTP2ServerHandler, didCloseStream streamID: Int32, errorCode: UInt32) {}
+    package func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuseStream refused: HTTP2RefusedStream) {}
+    package func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuse refusal: HTTP2RequestRefusal) {}
+    package func http2Handler(_ handler: NGHTTP2ServerHandler, didIgnoreStream streamID: Int32, afterGoAwayNaming lastStreamID: Int32) {}
 }
 
 /// A request the handler answered itself instead of handing it to the delegate.
-public struct HTTP2RequestRefusal: Sendable, Hashable, CustomStringConvertible {
+package struct HTTP2RequestRefusal: Sendable, Hashable, CustomStringConvertible {
     /// The client stream the request arrived on.
-    public var streamID: Int32
+    package var streamID: Int32
     /// The `:status` of the answer sent.
-    public var status: Int
+    package var status: Int
     /// Why, in a sentence a person can act on.
-    public var message: String
+    package var message: String
     /// The request's header fields that were kept (those within the limit), as sent.
-    public var headers: [HTTPHeader]
+    package var headers: [HTTPHeader]
 
-    public init(streamID: Int32, status: Int, headers: [HTTPHeader] = [], message: String) {
+    package init(streamID: Int32, status: Int, headers: [HTTPHeader] = [], message: String) {
         self.streamID = streamID
         self.status = status
         self.headers = headers
         self.message = message
     }
 
-    public var description: String { "stream \(streamID) answered \(status): \(message)" }
+    package var description: String { "stream \(streamID) answered \(status): \(message)" }
 }
 
 /// Send this through the pipeline (inbound with `fireUserInboundEventTriggered`, or
 /// outbound with `triggerUserOutboundEvent`) to start a graceful shutdown without a handle
 /// on the handler: GOAWAY NO_ERROR, open streams finish, then the connection closes.
 /// See ``NGHTTP2ServerHandler/gracefulShutdown(debugData:)``.
-public struct HTTP2GracefulShutdownEvent: Sendable, Hashable {
+package struct HTTP2GracefulShutdownEvent: Sendable, Hashable {
     /// The GOAWAY's debug data; `nil` sends Apple's `{"reason":"Shutdown"}`.
-    public var debugData: [UInt8]?
+    package var debugData: [UInt8]?
 
-    public init(debugData: [UInt8]? = nil) {
+    package init(debugData: [UInt8]? = nil) {
         self.debugData = debugData
     }
 }

@@ -21,15 +21,15 @@ import NIOCore
 ///
 /// Its stored properties skip run-time exclusivity checks, as `NGHTTP2Session`'s do: it is
 /// used only on its channel's event loop.
-public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
-    public typealias InboundIn = ByteBuffer
-    public typealias InboundOut = Never
-    public typealias OutboundIn = ByteBuffer
-    public typealias OutboundOut = ByteBuffer
+package final class NGHTTP2ServerHandler: ChannelDuplexHandler {
+    package typealias InboundIn = ByteBuffer
+    package typealias InboundOut = Never
+    package typealias OutboundIn = ByteBuffer
+    package typealias OutboundOut = ByteBuffer
 
 
     /// The SETTINGS announced at the start and the limits kept.
-    public let configuration: HTTP2ServerConfiguration
+    package let configuration: HTTP2ServerConfiguration
     @exclusivity(unchecked) private var delegate: (any NGHTTP2ServerDelegate)?
     @exclusivity(unchecked) private var context: ChannelHandlerContext?
     @exclusivity(unchecked) private var session: NGHTTP2Session?
@@ -65,13 +65,13 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     @exclusivity(unchecked) private var lastActivity = NIODeadline.now()
 
     /// Creates a handler. It holds `delegate` strongly until it leaves the pipeline.
-    public init(configuration: HTTP2ServerConfiguration = .init(), delegate: (any NGHTTP2ServerDelegate)?) {
+    package init(configuration: HTTP2ServerConfiguration = .init(), delegate: (any NGHTTP2ServerDelegate)?) {
         self.configuration = configuration
         self.delegate = delegate
     }
 
     /// Streams the client has opened that have not closed yet.
-    public var openStreamCount: Int { session?.openStreamCount ?? 0 }
+    package var openStreamCount: Int { session?.openStreamCount ?? 0 }
 
     /// What the session's memory pool has done; `nil` once the session is gone.
     package var memoryPoolUse: NGHTTP2MemoryPoolUse? { session?.memoryPoolUse }
@@ -86,7 +86,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     /// Header names must be lowercase on the wire; upper-case ASCII is lowered here.
     /// Returns whether the response was queued (`false`: the stream was gone or answered).
     @discardableResult
-    public func respond(streamID: Int32, status: Int, headers: [HTTPHeader], body: ByteBuffer?) -> Bool {
+    package func respond(streamID: Int32, status: Int, headers: [HTTPHeader], body: ByteBuffer?) -> Bool {
         context?.eventLoop.assertInEventLoop()
         let submitted = withSession {
             $0.submitResponse(streamID: streamID, status: status, headers: headers, body: body)
@@ -98,7 +98,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     /// Sends RST_STREAM with `errorCode` (see ``HTTP2ErrorCode``) on a stream. Returns whether
     /// it was queued (`false`: the session is gone).
     @discardableResult
-    public func resetStream(streamID: Int32, errorCode: UInt32) -> Bool {
+    package func resetStream(streamID: Int32, errorCode: UInt32) -> Bool {
         context?.eventLoop.assertInEventLoop()
         let submitted = withSession { $0.submitReset(streamID: streamID, errorCode: errorCode) }
         if submitted == true { flush() }
@@ -110,7 +110,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     /// every request the batch delivered. With `closeAfter` the connection closes as soon as
     /// the GOAWAY is written, abandoning open streams; without it the connection stays open
     /// (another GOAWAY may follow) until the client closes it.
-    public func sendGoAway(errorCode: UInt32, lastStreamID: Int32? = nil, debugData: [UInt8], closeAfter: Bool) {
+    package func sendGoAway(errorCode: UInt32, lastStreamID: Int32? = nil, debugData: [UInt8], closeAfter: Bool) {
         context?.eventLoop.assertInEventLoop()
         guard session != nil, !closing else { return }
         pendingGoAways.append(PendingGoAway(errorCode: errorCode, lastStreamID: lastStreamID, debugData: debugData))
@@ -128,7 +128,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     /// ``respond(streamID:status:headers:body:)``); its output waits for the cut. `report`
     /// hears what the client was left with before the bytes are written; frames cut off are
     /// not reported as sent.
-    public func cutOutput(
+    package func cutOutput(
         afterBytes budget: Int, ofStream streamID: Int32, queueAnswer: () -> Void, report: @escaping (HTTP2OutputCut) -> Void
     ) {
         context?.eventLoop.assertInEventLoop()
@@ -150,7 +150,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
 
     /// Announces a new SETTINGS_MAX_CONCURRENT_STREAMS. Token-authenticated connections
     /// start at 1 and rise after the first valid token, as Apple's do.
-    public func setMaxConcurrentStreams(_ limit: UInt32) {
+    package func setMaxConcurrentStreams(_ limit: UInt32) {
         context?.eventLoop.assertInEventLoop()
         let submitted = withSession { session in
             (try? session.submitSettings([HTTP2Setting(identifier: HTTP2Setting.maxConcurrentStreams, value: limit)])) != nil
@@ -161,7 +161,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     /// Starts a graceful shutdown: GOAWAY NO_ERROR naming the last stream handed to the
     /// delegate, so the client opens no more; open streams finish; then the connection closes.
     /// `debugData` `nil` sends the configuration's `goAwayDebugData.shutdown`.
-    public func gracefulShutdown(debugData: [UInt8]? = nil) {
+    package func gracefulShutdown(debugData: [UInt8]? = nil) {
         context?.eventLoop.assertInEventLoop()
         guard session != nil, !closing, !shutdownStarted else { return }
         shutdownStarted = true
@@ -174,7 +174,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
 
     // MARK: - Channel events
 
-    public func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
         do {
             session = try NGHTTP2Session(
@@ -190,21 +190,21 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
         }
     }
 
-    public func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         tearDown()
     }
 
-    public func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         start()
         context.fireChannelActive()
     }
 
-    public func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         tearDown()
         context.fireChannelInactive()
     }
 
-    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closing else { return }
         let bytes = unwrapInboundIn(data)
         readBatchOpen = true
@@ -214,19 +214,19 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
         withSession { $0.receive(bytes) }
     }
 
-    public func channelReadComplete(context: ChannelHandlerContext) {
+    package func channelReadComplete(context: ChannelHandlerContext) {
         readBatchOpen = false
         flush()
         context.fireChannelReadComplete()
     }
 
-    public func channelWritabilityChanged(context: ChannelHandlerContext) {
+    package func channelWritabilityChanged(context: ChannelHandlerContext) {
         // The client read some of what was written: pull more from nghttp2.
         if context.channel.isWritable { flush() }
         context.fireChannelWritabilityChanged()
     }
 
-    public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? HTTP2GracefulShutdownEvent {
             gracefulShutdown(debugData: event.debugData ?? configuration.goAwayDebugData.shutdown)
         } else {
@@ -234,7 +234,7 @@ public final class NGHTTP2ServerHandler: ChannelDuplexHandler {
         }
     }
 
-    public func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+    package func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
         if let event = event as? HTTP2GracefulShutdownEvent {
             gracefulShutdown(debugData: event.debugData ?? configuration.goAwayDebugData.shutdown)
             promise?.succeed(())

@@ -12,7 +12,7 @@ import MockAPNsCore
 /// are recorded at once.
 ///
 /// The events of one read share its moment: the time of the first of them.
-public final class ConnectionJournal: @unchecked Sendable {
+package final class ConnectionJournal: @unchecked Sendable {
     /// One event waiting for the commit.
     struct Held {
         var kind: JournalEventKind
@@ -20,8 +20,8 @@ public final class ConnectionJournal: @unchecked Sendable {
     }
 
     /// `nil` when the server keeps no journal: every call is then a no-op.
-    public let journal: Journal?
-    public let connectionID: UInt64
+    package let journal: Journal?
+    package let connectionID: UInt64
 
     // Touched only on the connection's event loop, a few times per frame: the run-time
     // exclusivity check is skipped.
@@ -30,13 +30,13 @@ public final class ConnectionJournal: @unchecked Sendable {
     /// When the first held event happened: read once per read, not once per event.
     @exclusivity(unchecked) private var heldSince: (wallTime: Int64, monotonic: UInt64)?
 
-    public init(journal: Journal?, connectionID: UInt64) {
+    package init(journal: Journal?, connectionID: UInt64) {
         self.journal = journal
         self.connectionID = connectionID
     }
 
     /// Records `kind`, or holds it until `commit()` while a read is being worked through.
-    public func record(_ kind: JournalEventKind, stream: Int32? = nil) {
+    package func record(_ kind: JournalEventKind, stream: Int32? = nil) {
         guard let journal else { return }
         guard isHolding else {
             journal.record(kind, connection: connectionID, stream: stream)
@@ -47,7 +47,7 @@ public final class ConnectionJournal: @unchecked Sendable {
     }
 
     /// Records two events of one moment, in order: a frame and the notification it carried.
-    public func record(_ first: JournalEventKind, then second: JournalEventKind, stream: Int32? = nil) {
+    package func record(_ first: JournalEventKind, then second: JournalEventKind, stream: Int32? = nil) {
         guard let journal else { return }
         guard isHolding else {
             journal.record(first, then: second, connection: connectionID, stream: stream)
@@ -58,19 +58,19 @@ public final class ConnectionJournal: @unchecked Sendable {
     }
 
     /// A fault a scenario injected on the connection (and stream).
-    public func recordFault(stream: Int32?, description: String) {
+    package func recordFault(stream: Int32?, description: String) {
         record(.fault(description: description), stream: stream)
     }
 
     /// From now until `endHolding()`, events wait here until `commit()`.
-    public func hold() {
+    package func hold() {
         guard journal != nil else { return }
         isHolding = true
     }
 
     /// Records every held event, in order; events that follow still wait, until the next
     /// commit, while the read goes on.
-    public func commit() {
+    package func commit() {
         guard let journal, let since = heldSince else { return }
         heldSince = nil
         journal.record(held: held, connection: connectionID, wallTime: since.wallTime, monotonic: since.monotonic)
@@ -79,7 +79,7 @@ public final class ConnectionJournal: @unchecked Sendable {
     }
 
     /// Records every held event and stops holding: the read is over (or the connection is).
-    public func endHolding() {
+    package func endHolding() {
         commit()
         isHolding = false
     }

@@ -14,7 +14,7 @@ import Darwin
 /// `receive` runs outside the journal's lock, on whichever recording thread is delivering
 /// (one at a time, so in order), so it should only hand the event over (append it to a
 /// buffer), never encode or write.
-public protocol JournalSink: AnyObject, Sendable {
+package protocol JournalSink: AnyObject, Sendable {
     /// The kinds of event this sink wants, as `JournalEventKind.bit` values ORed together;
     /// the journal hands over only those, so a sink that wants no frames costs the hot path
     /// nothing per frame. The default is every kind.
@@ -27,25 +27,25 @@ public protocol JournalSink: AnyObject, Sendable {
 }
 
 extension JournalSink {
-    public var wantedKinds: UInt32 { JournalEventKind.allBits }
+    package var wantedKinds: UInt32 { JournalEventKind.allBits }
 
-    public func receive(contentsOf events: [JournalEvent]) {
+    package func receive(contentsOf events: [JournalEvent]) {
         let wanted = wantedKinds
         for event in events where event.kind.bit & wanted != 0 { receive(event) }
     }
 }
 
 /// How a journal behaves.
-public struct JournalOptions: Sendable, Equatable {
+package struct JournalOptions: Sendable, Equatable {
     /// How many events are kept in memory; older ones are dropped first and counted.
-    public var capacity: Int
+    package var capacity: Int
     /// Whether every HTTP/2 frame is recorded. Notifications are always recorded.
-    public var recordsFrames: Bool
+    package var recordsFrames: Bool
     /// How provider tokens appear in what is recorded (frames, diagnoses, close reasons):
     /// without their signature by default.
-    public var providerTokens: ProviderTokenRecording
+    package var providerTokens: ProviderTokenRecording
 
-    public init(capacity: Int = 100_000, recordsFrames: Bool = true, providerTokens: ProviderTokenRecording = .withoutSignature) {
+    package init(capacity: Int = 100_000, recordsFrames: Bool = true, providerTokens: ProviderTokenRecording = .withoutSignature) {
         self.capacity = capacity
         self.recordsFrames = recordsFrames
         self.providerTokens = providerTokens
@@ -54,26 +54,26 @@ public struct JournalOptions: Sendable, Equatable {
 
 /// How full the journal is.
 /// What `Journal.tail(after:kinds:limit:)` found.
-public struct JournalTail: Sendable {
+package struct JournalTail: Sendable {
     /// The newest matching events, oldest first.
-    public var events: [JournalEvent]
+    package var events: [JournalEvent]
     /// Matching events older than those, passed over, plus events pushed out of the journal
     /// before they could be read (events a clear forgot are not counted).
-    public var skipped: UInt64
+    package var skipped: UInt64
     /// The newest sequence recorded when the journal was read: the next look starts after it.
-    public var lastSequence: UInt64
+    package var lastSequence: UInt64
 }
 
-public struct JournalStatistics: Sendable, Equatable {
+package struct JournalStatistics: Sendable, Equatable {
     /// Events held now.
-    public var count: Int
-    public var capacity: Int
+    package var count: Int
+    package var capacity: Int
     /// Events pushed out because the journal was full, since it was created or last cleared.
-    public var dropped: UInt64
+    package var dropped: UInt64
     /// The sequence number of the newest event ever recorded (0: none yet).
-    public var lastSequence: UInt64
+    package var lastSequence: UInt64
 
-    public init(count: Int, capacity: Int, dropped: UInt64, lastSequence: UInt64) {
+    package init(count: Int, capacity: Int, dropped: UInt64, lastSequence: UInt64) {
         self.count = count
         self.capacity = capacity
         self.dropped = dropped
@@ -88,7 +88,7 @@ public struct JournalStatistics: Sendable, Equatable {
 /// arrived: a waiter is woken by the next append and reads the new events itself, never by
 /// polling. No reader's predicate and no sink runs under the journal's lock.
 public final class Journal: Sendable {
-    public let options: JournalOptions
+    package let options: JournalOptions
     private let clock: ServerClock
     private let state: Mutex<State>
     private let connectionCounter = Atomic<UInt64>(0)
@@ -113,7 +113,7 @@ public final class Journal: Sendable {
         var nextWaiterID: UInt64 = 0
     }
 
-    public init(options: JournalOptions = JournalOptions(), clock: ServerClock = ServerClock()) {
+    package init(options: JournalOptions = JournalOptions(), clock: ServerClock = ServerClock()) {
         self.options = options
         self.clock = clock
         self.state = Mutex(State(store: JournalStore(capacity: options.capacity)))
@@ -123,12 +123,12 @@ public final class Journal: Sendable {
     var wallTimeNow: Int64 { clock.millisecondsSince1970 }
 
     /// A new connection id, unique within this journal.
-    public func nextConnectionID() -> UInt64 {
+    package func nextConnectionID() -> UInt64 {
         connectionCounter.add(1, ordering: .relaxed).newValue
     }
 
     /// Adds a sink that receives every event from now on.
-    public func addSink(_ sink: any JournalSink) {
+    package func addSink(_ sink: any JournalSink) {
         state.withLock { state in
             state.sinks.append(sink)
             state.sinkKinds |= sink.wantedKinds
@@ -136,7 +136,7 @@ public final class Journal: Sendable {
     }
 
     /// Stops giving events to `sink` (a live reader that went away).
-    public func removeSink(_ sink: any JournalSink) {
+    package func removeSink(_ sink: any JournalSink) {
         state.withLock { state in
             state.sinks.removeAll { $0 === sink }
             state.sinkKinds = state.sinks.reduce(0) { $0 | $1.wantedKinds }
@@ -148,20 +148,20 @@ public final class Journal: Sendable {
     /// Records one event and returns its sequence number. A notification record read back
     /// carries the event's sequence, time, connection and stream (see `JournalEvent.notification`).
     @discardableResult
-    public func record(_ kind: JournalEventKind, connection: UInt64? = nil, stream: Int32? = nil) -> UInt64 {
+    package func record(_ kind: JournalEventKind, connection: UInt64? = nil, stream: Int32? = nil) -> UInt64 {
         record(kind, nil, connection: connection, stream: stream)
     }
 
     /// Records two events of one moment, in order, under one lock: a frame and the
     /// notification it carried.
-    public func record(_ first: JournalEventKind, then second: JournalEventKind, connection: UInt64? = nil, stream: Int32? = nil) {
+    package func record(_ first: JournalEventKind, then second: JournalEventKind, connection: UInt64? = nil, stream: Int32? = nil) {
         record(first, second, connection: connection, stream: stream)
     }
 
     /// Records events of one moment with no connection, in order, under one lock (the delivery
     /// model's steps for a batch of notifications). Returns the sequence of the last.
     @discardableResult
-    public func record(_ kinds: [JournalEventKind]) -> UInt64 {
+    package func record(_ kinds: [JournalEventKind]) -> UInt64 {
         guard let first = kinds.first else { return statistics.lastSequence }
         guard kinds.count > 1 else { return record(first, nil, connection: nil, stream: nil) }
         return record(
@@ -293,7 +293,7 @@ public final class Journal: Sendable {
     }
 
     /// A fault a scenario injected on a connection (and stream).
-    public func recordFault(connection: UInt64?, stream: Int32?, description: String) {
+    package func recordFault(connection: UInt64?, stream: Int32?, description: String) {
         record(.fault(description: description), connection: connection, stream: stream)
     }
 
@@ -333,7 +333,7 @@ public final class Journal: Sendable {
     /// (`JournalEventKind.bit`s), oldest first, with how many were passed over: a live reader
     /// that looks now and then gets the latest events and a count of what it missed, and the
     /// writers pay nothing for it between looks.
-    public func tail(after sequence: UInt64, kinds: UInt32, limit: Int) -> JournalTail {
+    package func tail(after sequence: UInt64, kinds: UInt32, limit: Int) -> JournalTail {
         state.withLock { state in
             var newestFirst: [JournalEvent] = []
             var skipped: UInt64 = 0
@@ -360,7 +360,7 @@ public final class Journal: Sendable {
         state.withLock { $0.store.removeAll() }
     }
 
-    public var statistics: JournalStatistics {
+    package var statistics: JournalStatistics {
         state.withLock { state in
             JournalStatistics(
                 count: state.store.count, capacity: state.store.capacity,
@@ -371,12 +371,12 @@ public final class Journal: Sendable {
 
     /// Readers suspended until the next event is recorded: lets a test know a wait has begun
     /// before it records what the wait is for.
-    public var parkedReaders: Int {
+    package var parkedReaders: Int {
         state.withLock { $0.parked.count }
     }
 
     /// The transport of a connection the journal has seen open.
-    public func transport(ofConnection id: UInt64) -> Transport? {
+    package func transport(ofConnection id: UInt64) -> Transport? {
         state.withLock { $0.transports[id] }
     }
 
@@ -424,7 +424,7 @@ public final class Journal: Sendable {
     /// Waits until an event after `sequence` is recorded (returns at once if one already
     /// is), or `timeout` passes. Returns the newest sequence recorded then.
     @discardableResult
-    public func waitForRecord(after sequence: UInt64, timeout: Duration) async -> UInt64 {
+    package func waitForRecord(after sequence: UInt64, timeout: Duration) async -> UInt64 {
         await withWaitTicket(timeout: timeout) { id, ticket in
             await park(id, untilAfter: sequence, ticket: ticket)
         }

@@ -1,7 +1,7 @@
 import MockAPNsCore
 /// How the gateway answers bytes it cannot parse (an unknown command, a frame whose items do
 /// not fit it, a frame length no frame can have). Apple's sources disagree, so it is a choice.
-public enum LegacyParseErrorPolicy: String, Sendable, Hashable, Codable, CaseIterable {
+package enum LegacyParseErrorPolicy: String, Sendable, Hashable, Codable, CaseIterable {
     /// Send status 128 (protocol error), as the 2018 status table lists, then close.
     case statusPacket
     /// Close without sending a byte, as Apple's TN2265 describes. The default: it is what
@@ -14,7 +14,7 @@ public enum LegacyParseErrorPolicy: String, Sendable, Hashable, Codable, CaseIte
 /// documentation names no status for it (its only payload statuses are 4, missing, and 7,
 /// size), and the HTTP/2 service is known to accept payloads of the wrong structure; whether
 /// the gateway parsed JSON at all is not recorded anywhere MockAPNs could find.
-public enum LegacyInvalidJSONPolicy: Sendable, Hashable {
+package enum LegacyInvalidJSONPolicy: Sendable, Hashable {
     /// Accept it (the connection stays open) and journal `legacy.payloadNotJSON`. The
     /// default: the most plausible reading of the sources (no status for it exists).
     case accept
@@ -25,19 +25,19 @@ public enum LegacyInvalidJSONPolicy: Sendable, Hashable {
 }
 
 /// How a legacy connection behaves, beyond the sizes it accepts.
-public struct LegacySessionOptions: Sendable, Equatable {
-    public var limits: LegacyLimits
+package struct LegacySessionOptions: Sendable, Equatable {
+    package var limits: LegacyLimits
     /// Default `.silentClose`; see `LegacyParseErrorPolicy`.
-    public var parseErrorPolicy: LegacyParseErrorPolicy
+    package var parseErrorPolicy: LegacyParseErrorPolicy
     /// Report identifier 0 instead of the real one with status 2 (missing device token), as
     /// pushy's authors saw Apple do. Off by default.
-    public var reportsZeroIdentifierForMissingToken: Bool
+    package var reportsZeroIdentifierForMissingToken: Bool
     /// Whether frames are checked for common provider mistakes.
-    public var detectsMistakes: Bool
+    package var detectsMistakes: Bool
     /// Default `.accept`; see `LegacyInvalidJSONPolicy`.
-    public var invalidJSONPayload: LegacyInvalidJSONPolicy
+    package var invalidJSONPayload: LegacyInvalidJSONPolicy
 
-    public init(
+    package init(
         limits: LegacyLimits = .standard,
         parseErrorPolicy: LegacyParseErrorPolicy = .silentClose,
         reportsZeroIdentifierForMissingToken: Bool = false,
@@ -53,14 +53,14 @@ public struct LegacySessionOptions: Sendable, Equatable {
 }
 
 /// What the connection must do after the first failure.
-public enum LegacyConnectionAction: Sendable, Hashable {
+package enum LegacyConnectionAction: Sendable, Hashable {
     /// Write the 6-byte packet, then close.
     case sendErrorAndClose(LegacyErrorResponse)
     /// Close without writing anything.
     case closeSilently
 
     /// The bytes to write before closing (empty for a silent close).
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         switch self {
         case .sendErrorAndClose(let response): return response.bytes
         case .closeSilently: return []

@@ -4,7 +4,7 @@ import MockAPNsCore
 /// Apple's gateway answered these with a bare status byte, or with nothing; the mock names
 /// the likely cause. The decoder produces the frame-level ones; the server detects the
 /// connection-level ones and uses these cases to report them.
-public enum LegacyDiagnosis: Sendable, Hashable {
+package enum LegacyDiagnosis: Sendable, Hashable {
     /// The payload length prefix is shorter than the JSON it frames: the JSON is cut off and
     /// its tail is read as the next frame. `declared` bytes were announced, the JSON is
     /// `jsonLength` bytes. `multiByteExtra` is how many bytes the JSON's non-ASCII characters
@@ -53,14 +53,14 @@ public enum LegacyDiagnosis: Sendable, Hashable {
     case byteSwappedIdentifier(identifier: UInt32, swapped: UInt32)
 
     /// Which length field a diagnosis is about.
-    public enum LengthField: String, Sendable, Hashable, Codable {
+    package enum LengthField: String, Sendable, Hashable, Codable {
         case tokenLength = "token length"
         case payloadLength = "payload length"
         case frameLength = "frame length"
     }
 
     /// The journal's code for it.
-    public var code: DiagnosisCode {
+    package var code: DiagnosisCode {
         switch self {
         case .payloadLengthTooShort: .legacyPayloadLengthTooShort
         case .payloadLengthTooLong: .legacyPayloadLengthTooLong
@@ -78,7 +78,7 @@ public enum LegacyDiagnosis: Sendable, Hashable {
     }
 
     /// The numbers behind the diagnosis, by name, for the journal.
-    public var figures: [JournalFigure] {
+    package var figures: [JournalFigure] {
         switch self {
         case .payloadLengthTooShort(_, let declared, let jsonLength, let extra):
             return [JournalFigure("declaredLength", Int64(declared)), JournalFigure("jsonLength", Int64(jsonLength)),
@@ -107,7 +107,7 @@ public enum LegacyDiagnosis: Sendable, Hashable {
     }
 
     /// The diagnosis in plain words.
-    public var message: String {
+    package var message: String {
         switch self {
         case .payloadLengthTooShort(let identifier, let declared, let jsonLength, let extra):
             let shortfall = jsonLength - declared

@@ -1,6 +1,6 @@
 import MockAPNsCore
 /// What the decoder found, in stream order.
-public enum LegacyDecoderEvent: Sendable, Equatable {
+package enum LegacyDecoderEvent: Sendable, Equatable {
     /// A frame that passed the codec's checks.
     case notification(LegacyNotification)
     /// A frame the codec refused. If `endsStream` is set, nothing after it is decoded.
@@ -10,16 +10,16 @@ public enum LegacyDecoderEvent: Sendable, Equatable {
 }
 
 /// A frame the decoder has begun and is waiting to complete.
-public struct LegacyIncompleteFrame: Sendable, Equatable {
+package struct LegacyIncompleteFrame: Sendable, Equatable {
     /// Its command byte.
-    public var command: UInt8
+    package var command: UInt8
     /// Bytes of it received so far.
-    public var received: Int
+    package var received: Int
     /// Bytes it must have before it can be judged: the whole frame once its header has said
     /// how long it is, else as much of the header as says so.
-    public var awaited: Int
+    package var awaited: Int
 
-    public init(command: UInt8, received: Int, awaited: Int) {
+    package init(command: UInt8, received: Int, awaited: Int) {
         self.command = command
         self.received = received
         self.awaited = awaited
@@ -37,19 +37,19 @@ public struct LegacyIncompleteFrame: Sendable, Equatable {
 /// Notifications and errors are the same however the stream is split. Diagnoses that look
 /// past a frame (a payload cut short whose tail became the next "frame") use only the bytes
 /// of the same read, so they are best-effort.
-public struct LegacyFrameDecoder: Sendable {
+package struct LegacyFrameDecoder: Sendable {
     /// Receives each event, and with a notification its payload already examined when the
     /// decoder examined it (to diagnose it), so nothing examines it again.
     package typealias Emit = (LegacyDecoderEvent, _ examined: PayloadJSON?) -> Void
 
-    public let limits: LegacyLimits
+    package let limits: LegacyLimits
     /// Whether frames are checked for common provider mistakes (`LegacyDiagnosis`). Costs a
     /// JSON syntax scan per payload.
-    public let detectsMistakes: Bool
+    package let detectsMistakes: Bool
 
     /// Bytes passed over without being decoded: oversized payloads already reported, and
     /// everything after a frame that ended the stream.
-    public private(set) var discardedByteCount = 0
+    package private(set) var discardedByteCount = 0
 
     private enum State: Sendable {
         /// The next byte starts a frame (possibly one already begun in `pending`).
@@ -64,26 +64,26 @@ public struct LegacyFrameDecoder: Sendable {
     /// The beginning of a frame split across reads; empty between frames.
     private var pending: [UInt8] = []
     /// Frames decided so far (accepted or refused).
-    public private(set) var framesSeen = 0
+    package private(set) var framesSeen = 0
     /// Byte-swapped identifiers are pointed out once per connection, not on every frame.
     private var reportedSwappedIdentifier = false
 
-    public init(limits: LegacyLimits = .standard, detectsMistakes: Bool = true) {
+    package init(limits: LegacyLimits = .standard, detectsMistakes: Bool = true) {
         self.limits = limits
         self.detectsMistakes = detectsMistakes
     }
 
     /// Whether a frame ended the stream; later bytes are only counted.
-    public var hasStopped: Bool {
+    package var hasStopped: Bool {
         if case .stopped = state { return true }
         return false
     }
 
     /// Bytes of an incomplete frame waiting for the next read.
-    public var bufferedByteCount: Int { pending.count }
+    package var bufferedByteCount: Int { pending.count }
 
     /// The frame begun but not yet complete, while the decoder waits for the rest of it.
-    public var incompleteFrame: LegacyIncompleteFrame? {
+    package var incompleteFrame: LegacyIncompleteFrame? {
         guard case .atFrameStart = state, let command = pending.first,
               case .needMore(let total) = pending.withUnsafeBytes({ LegacyFrameParser.scan($0, limits: limits) })
         else { return nil }
@@ -111,7 +111,7 @@ public struct LegacyFrameDecoder: Sendable {
     }
 
     /// Decodes `bytes` and returns the events.
-    public mutating func feed(_ bytes: [UInt8]) -> [LegacyDecoderEvent] {
+    package mutating func feed(_ bytes: [UInt8]) -> [LegacyDecoderEvent] {
         var events: [LegacyDecoderEvent] = []
         bytes.withUnsafeBytes { feed($0) { event, _ in events.append(event) } }
         return events

@@ -4,7 +4,7 @@ import MockAPNsCore
 /// Problems Apple reports with a status byte carry it in `status`. Problems that make the
 /// bytes unparseable have no status of their own: the connection's `LegacyParseErrorPolicy`
 /// decides between status 128 and a silent close.
-public enum LegacyFrameProblem: Sendable, Hashable, CustomStringConvertible {
+package enum LegacyFrameProblem: Sendable, Hashable, CustomStringConvertible {
     /// A zero-length token, or a command-2 frame without item 1. Status 2.
     case missingDeviceToken
     /// A token of a size the limits don't allow. Status 5.
@@ -40,7 +40,7 @@ public enum LegacyFrameProblem: Sendable, Hashable, CustomStringConvertible {
     case payloadNotJSON(offset: Int?)
 
     /// The status Apple reports, or `nil` when the frame could not be parsed at all.
-    public var status: LegacyStatus? {
+    package var status: LegacyStatus? {
         switch self {
         case .missingDeviceToken: return .missingDeviceToken
         case .invalidTokenSize: return .invalidTokenSize
@@ -55,7 +55,7 @@ public enum LegacyFrameProblem: Sendable, Hashable, CustomStringConvertible {
 
     /// The APNs reason that names the problem, for the notification record; `nil` for
     /// problems only the binary protocol has (unknown items, unparseable bytes).
-    public var reason: Reason? {
+    package var reason: Reason? {
         switch self {
         case .missingDeviceToken: return .missingDeviceToken
         case .invalidTokenSize: return .badDeviceToken
@@ -69,7 +69,7 @@ public enum LegacyFrameProblem: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The problem in plain words, for logs and the journal.
-    public var description: String {
+    package var description: String {
         switch self {
         case .missingDeviceToken: return "missing device token"
         case .invalidTokenSize(let length): return "invalid token size (\(length) bytes)"
@@ -91,26 +91,26 @@ public enum LegacyFrameProblem: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// One frame the codec refused, with what is known about it.
-public struct LegacyFrameError: Error, Sendable, Equatable {
+package struct LegacyFrameError: Error, Sendable, Equatable {
     /// The command byte as received (it may be an unknown one).
-    public var command: UInt8
+    package var command: UInt8
     /// The notification's identifier, if it was read before the problem was found.
-    public var identifier: UInt32?
-    public var problem: LegacyFrameProblem
+    package var identifier: UInt32?
+    package var problem: LegacyFrameProblem
     /// Whether the decoder lost the frame boundaries here and can read nothing more from
     /// this connection.
-    public var endsStream: Bool
+    package var endsStream: Bool
     /// The frame's first bytes (at most 64), for the journal.
-    public var leadingBytes: [UInt8]
+    package var leadingBytes: [UInt8]
     /// The device token, when the frame was read far enough to find it (possibly of a
     /// size the limits refuse).
-    public var token: [UInt8]?
+    package var token: [UInt8]?
     /// The payload length the frame declared, when it was read that far.
-    public var payloadLength: Int?
+    package var payloadLength: Int?
     /// The payload, when it arrived whole and was refused for what it holds (not JSON).
-    public var payload: [UInt8]?
+    package var payload: [UInt8]?
 
-    public init(
+    package init(
         command: UInt8,
         identifier: UInt32?,
         problem: LegacyFrameProblem,
@@ -131,7 +131,7 @@ public struct LegacyFrameError: Error, Sendable, Equatable {
     }
 
     /// The status Apple reports, or `nil` when the frame was unparseable.
-    public var status: LegacyStatus? { problem.status }
+    package var status: LegacyStatus? { problem.status }
 
     /// How many leading bytes an error keeps for the journal.
     static let leadingByteLimit = 64

@@ -1,6 +1,6 @@
 import MockAPNsCore
 /// The command byte that opens each notification on the legacy gateway.
-public enum LegacyCommand: UInt8, CaseIterable, Sendable, Hashable, Codable {
+package enum LegacyCommand: UInt8, CaseIterable, Sendable, Hashable, Codable {
     /// Command 0: token and payload only. No identifier, so errors close without a packet.
     case simple = 0
     /// Command 1: adds a 4-byte identifier and a 4-byte expiry.
@@ -20,25 +20,25 @@ package enum LegacyItemID: UInt8, CaseIterable, Sendable, Hashable, Codable {
 
 /// One notification exactly as a legacy frame carried it, after the frame passed the codec's
 /// checks (sizes, items). The decision core then judges its `pushRequest()`.
-public struct LegacyNotification: Sendable, Equatable {
+package struct LegacyNotification: Sendable, Equatable {
     /// The command that framed it.
-    public var command: LegacyCommand
+    package var command: LegacyCommand
     /// The identifier Apple echoes in an error packet. `nil` for command 0, and for a command-2
     /// frame without item 3 (an error packet then carries 0).
-    public var identifier: UInt32?
+    package var identifier: UInt32?
     /// Expiry in seconds since 1970, `0` meaning "don't store". `nil` for command 0 and for a
     /// command-2 frame without item 4.
-    public var expiry: UInt32?
+    package var expiry: UInt32?
     /// The device token bytes.
-    public var token: [UInt8]
+    package var token: [UInt8]
     /// The payload bytes (JSON, if the provider got it right).
-    public var payload: [UInt8]
+    package var payload: [UInt8]
     /// The priority item (command 2 only, 5 or 10); `nil` when absent, meaning 10.
-    public var priority: Priority?
+    package var priority: Priority?
     /// The frame's size on the wire, command byte included.
-    public var frameLength: Int
+    package var frameLength: Int
 
-    public init(
+    package init(
         command: LegacyCommand,
         identifier: UInt32? = nil,
         expiry: UInt32? = nil,

@@ -14,18 +14,18 @@ public struct Scenario: Sendable, Equatable {
     /// picks one and reports it, so a surprising run can be replayed.
     public var seed: UInt64?
     /// The named state rules start in (WireMock's "Started" by default).
-    public var initialState: String
+    package var initialState: String
     /// Tokens to mark unregistered, expired or bound to topics, and feedback to queue.
-    public var registry: ScenarioRegistryState
+    package var registry: ScenarioRegistryState
     /// Settings for every new connection.
-    public var connection: ScenarioConnectionSettings
+    package var connection: ScenarioConnectionSettings
     /// Rules in the order they are tried: the first that matches a request decides.
-    public var rules: [ScenarioRule]
+    package var rules: [ScenarioRule]
 
     /// The state every scenario starts in unless it names another.
-    public static let defaultInitialState = "Started"
+    package static let defaultInitialState = "Started"
 
-    public init(
+    package init(
         name: String,
         description: String? = nil,
         seed: UInt64? = nil,
@@ -44,27 +44,27 @@ public struct Scenario: Sendable, Equatable {
     }
 
     /// A scenario with no rules: the decision core alone answers.
-    public static let empty = Scenario(name: "none")
+    package static let empty = Scenario(name: "none")
 }
 
 /// Device-registry entries a scenario sets up when it is loaded. Timestamps are
 /// milliseconds since 1970, as in a 410 response.
-public struct ScenarioRegistryState: Sendable, Equatable {
+package struct ScenarioRegistryState: Sendable, Equatable {
     /// Tokens that answer `410 Unregistered` (status 8 on the legacy gateway), for one topic
     /// or every topic. Each also queues a feedback tuple, as Apple's feedback service lists
     /// uninstalled apps.
-    public var unregistered: [TokenSince]
+    package var unregistered: [TokenSince]
     /// Tokens that answer `410 ExpiredToken`.
-    public var expired: [TokenSince]
+    package var expired: [TokenSince]
     /// Tokens valid only for these topics (others get `DeviceTokenNotForTopic`).
-    public var topics: [TokenTopics]
+    package var topics: [TokenTopics]
     /// Feedback tuples to queue. A feedback tuple says the app was removed, so each token is
     /// also unregistered from that time.
-    public var feedback: [TokenSince]
+    package var feedback: [TokenSince]
     /// Tokens that belong to one environment: a push reaching the other gets `BadDeviceToken`.
-    public var environments: [TokenEnvironment]
+    package var environments: [TokenEnvironment]
 
-    public init(
+    package init(
         unregistered: [TokenSince] = [], expired: [TokenSince] = [], topics: [TokenTopics] = [], feedback: [TokenSince] = [],
         environments: [TokenEnvironment] = []
     ) {
@@ -76,25 +76,25 @@ public struct ScenarioRegistryState: Sendable, Equatable {
     }
 
     /// A token and the environment it belongs to.
-    public struct TokenEnvironment: Sendable, Equatable {
-        public var token: String
-        public var environment: APNsEnvironment
+    package struct TokenEnvironment: Sendable, Equatable {
+        package var token: String
+        package var environment: APNsEnvironment
 
-        public init(token: String, environment: APNsEnvironment) {
+        package init(token: String, environment: APNsEnvironment) {
             self.token = token
             self.environment = environment
         }
     }
 
     /// A token and the time something became true of it.
-    public struct TokenSince: Sendable, Equatable {
-        public var token: String
+    package struct TokenSince: Sendable, Equatable {
+        package var token: String
         /// Milliseconds since 1970.
-        public var since: Int64
+        package var since: Int64
         /// Limits the entry to one topic; `nil` means every topic.
-        public var topic: String?
+        package var topic: String?
 
-        public init(token: String, since: Int64, topic: String? = nil) {
+        package init(token: String, since: Int64, topic: String? = nil) {
             self.token = token
             self.since = since
             self.topic = topic
@@ -102,11 +102,11 @@ public struct ScenarioRegistryState: Sendable, Equatable {
     }
 
     /// A token and the only topics it may receive pushes for.
-    public struct TokenTopics: Sendable, Equatable {
-        public var token: String
-        public var topics: [String]
+    package struct TokenTopics: Sendable, Equatable {
+        package var token: String
+        package var topics: [String]
 
-        public init(token: String, topics: [String]) {
+        package init(token: String, topics: [String]) {
             self.token = token
             self.topics = topics
         }
@@ -135,16 +135,16 @@ public struct ScenarioRegistryState: Sendable, Equatable {
 }
 
 /// Connection settings a scenario imposes on new connections; `nil` keeps the server's.
-public struct ScenarioConnectionSettings: Sendable, Equatable {
+package struct ScenarioConnectionSettings: Sendable, Equatable {
     /// HTTP/2 SETTINGS_MAX_CONCURRENT_STREAMS announced to new connections.
-    public var maxConcurrentStreams: Int?
+    package var maxConcurrentStreams: Int?
     /// HTTP/2: GOAWAY `{"reason":"IdleTimeout"}` after this many idle seconds.
-    public var idleTimeoutSeconds: Double?
+    package var idleTimeoutSeconds: Double?
     /// HTTP/2: a graceful GOAWAY `{"reason":"Shutdown"}` once a connection has carried this
     /// many requests; legacy gateway: status 10 after this many notifications.
-    public var goAwayAfterRequests: Int?
+    package var goAwayAfterRequests: Int?
 
-    public init(maxConcurrentStreams: Int? = nil, idleTimeoutSeconds: Double? = nil, goAwayAfterRequests: Int? = nil) {
+    package init(maxConcurrentStreams: Int? = nil, idleTimeoutSeconds: Double? = nil, goAwayAfterRequests: Int? = nil) {
         self.maxConcurrentStreams = maxConcurrentStreams
         self.idleTimeoutSeconds = idleTimeoutSeconds
         self.goAwayAfterRequests = goAwayAfterRequests

@@ -2,7 +2,7 @@ import MockAPNsWire
 import MockAPNsCore
 /// What a rule does to the request it matched. Each protocol answers in its own way; the
 /// table in the README lists the HTTP/2, legacy gateway and feedback forms of each.
-public enum ScenarioAction: Sendable, Equatable {
+package enum ScenarioAction: Sendable, Equatable {
     /// Answer success, whatever the core would have said (only meaningful before validation).
     case accept
     /// Refuse with an APNs reason: its HTTP status and `{"reason":...}` body on HTTP/2 (with
@@ -58,18 +58,18 @@ extension ScenarioAction {
 }
 
 /// An arbitrary HTTP/2 answer.
-public struct ScenarioResponse: Sendable, Equatable {
-    public var status: Int
+package struct ScenarioResponse: Sendable, Equatable {
+    package var status: Int
     /// Extra header fields, in order (`apns-id` is added unless given here).
-    public var headers: [HTTPHeader]
+    package var headers: [HTTPHeader]
     /// The body; `nil` sends `{"reason":...}` when `reason` is set, else nothing.
-    public var body: String?
+    package var body: String?
     /// A reason string for the default body (need not be one of Apple's).
-    public var reason: String?
+    package var reason: String?
     /// The legacy gateway's status byte for this answer.
-    public var legacyStatus: LegacyStatus?
+    package var legacyStatus: LegacyStatus?
 
-    public init(status: Int, headers: [HTTPHeader] = [], body: String? = nil, reason: String? = nil, legacyStatus: LegacyStatus? = nil) {
+    package init(status: Int, headers: [HTTPHeader] = [], body: String? = nil, reason: String? = nil, legacyStatus: LegacyStatus? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -78,7 +78,7 @@ public struct ScenarioResponse: Sendable, Equatable {
     }
 
     /// The body bytes sent on HTTP/2.
-    public var bodyBytes: [UInt8]? {
+    package var bodyBytes: [UInt8]? {
         if let body { return Array(body.utf8) }
         if let reason { return JSONWriter.reasonObject(reason) }
         return nil
@@ -86,7 +86,7 @@ public struct ScenarioResponse: Sendable, Equatable {
 }
 
 /// Ways to misbehave on the wire.
-public enum ScenarioFault: Sendable, Equatable {
+package enum ScenarioFault: Sendable, Equatable {
     /// Close the connection normally (TCP FIN) without answering.
     case closeConnection
     /// Abort the connection (SO_LINGER 0, then close: the client sees a TCP RST).
@@ -115,9 +115,9 @@ public enum ScenarioFault: Sendable, Equatable {
 }
 
 /// The fields of an injected GOAWAY.
-public struct ScenarioGoAway: Sendable, Equatable {
+package struct ScenarioGoAway: Sendable, Equatable {
     /// Which stream the GOAWAY names as the last one the server will process.
-    public enum LastStream: Sendable, Equatable {
+    package enum LastStream: Sendable, Equatable {
         /// The last stream handed to the server (the default).
         case lastReceived
         /// The stream of the request that triggered it: later streams are not answered.
@@ -126,18 +126,18 @@ public struct ScenarioGoAway: Sendable, Equatable {
         case id(Int32)
     }
 
-    public var errorCode: UInt32
-    public var lastStream: LastStream
+    package var errorCode: UInt32
+    package var lastStream: LastStream
     /// The debug data: `{"reason":"<reason>"}` when `reason` is set, `debugData` verbatim
     /// when that is set, else empty.
-    public var reason: String?
-    public var debugData: String?
+    package var reason: String?
+    package var debugData: String?
     /// Close right after the GOAWAY is written (the default), or stay open.
-    public var closeConnection: Bool
+    package var closeConnection: Bool
     /// Answer the triggering request before the GOAWAY (when its stream is covered).
-    public var answerRequest: Bool
+    package var answerRequest: Bool
 
-    public init(errorCode: UInt32 = 0, lastStream: LastStream = .lastReceived, reason: String? = nil,
+    package init(errorCode: UInt32 = 0, lastStream: LastStream = .lastReceived, reason: String? = nil,
                 debugData: String? = nil, closeConnection: Bool = true, answerRequest: Bool = false) {
         self.errorCode = errorCode
         self.lastStream = lastStream
@@ -148,7 +148,7 @@ public struct ScenarioGoAway: Sendable, Equatable {
     }
 
     /// The GOAWAY's debug data bytes.
-    public var debugBytes: [UInt8] {
+    package var debugBytes: [UInt8] {
         if let debugData { return Array(debugData.utf8) }
         if let reason { return JSONWriter.reasonObject(reason) }
         return []
@@ -156,13 +156,13 @@ public struct ScenarioGoAway: Sendable, Equatable {
 }
 
 /// Bytes to inject.
-public struct ScenarioGarbage: Sendable, Equatable {
+package struct ScenarioGarbage: Sendable, Equatable {
     /// Fixed bytes, or `nil` for `length` bytes from the seeded generator.
-    public var bytes: [UInt8]?
-    public var length: Int
-    public var insideTLS: Bool
+    package var bytes: [UInt8]?
+    package var length: Int
+    package var insideTLS: Bool
 
-    public init(bytes: [UInt8]? = nil, length: Int = 64, insideTLS: Bool = false) {
+    package init(bytes: [UInt8]? = nil, length: Int = 64, insideTLS: Bool = false) {
         self.bytes = bytes
         self.length = bytes?.count ?? length
         self.insideTLS = insideTLS
@@ -171,7 +171,7 @@ public struct ScenarioGarbage: Sendable, Equatable {
 
 extension ScenarioFault: CustomStringConvertible {
     /// A short account of the fault for logs and the journal, in wire terms.
-    public var description: String {
+    package var description: String {
         switch self {
         case .closeConnection: return "close the connection (FIN)"
         case .resetConnection: return "reset the connection (RST)"

@@ -1,9 +1,15 @@
 import MockAPNsCore
 import MockAPNsBroadcast
 extension Scenario {
+    /// A scenario from the JSON a scenario file holds (`scenarios/schema.json`); every mistake
+    /// is reported with its JSON path and what was expected.
+    public init(jsonText: String) throws(ScenarioDecodingError) {
+        self = try Self.decode(jsonText: jsonText)
+    }
+
     /// Decodes a scenario file. Unknown keys are errors, and every mistake is collected
     /// before the error is thrown.
-    public static func decode(jsonText: String) throws(ScenarioDecodingError) -> Scenario {
+    package static func decode(jsonText: String) throws(ScenarioDecodingError) -> Scenario {
         let root: JSONNode
         do {
             root = try JSONParser.parse(jsonText)

@@ -3,9 +3,9 @@ import MockAPNsCore
 /// was expected. Decoding does not stop at the first mistake, so one run shows them all.
 public struct ScenarioDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// In document order.
-    public var errors: [JSONFileError]
+    package var errors: [JSONFileError]
 
-    public init(errors: [JSONFileError]) {
+    package init(errors: [JSONFileError]) {
         self.errors = errors
     }
 

@@ -1,6 +1,6 @@
 import MockAPNsCore
 /// How long a rule waits before its answer goes out.
-public enum ScenarioDelay: Sendable, Equatable {
+package enum ScenarioDelay: Sendable, Equatable {
     /// Always this many milliseconds.
     case fixed(milliseconds: Double)
     /// Uniform between the bounds.

@@ -2,38 +2,38 @@ import MockAPNsCore
 import MockAPNsBroadcast
 /// What a request must look like for a rule to fire. Every matcher given must hold; an
 /// absent matcher holds for every request. Lists match any of their members.
-public struct ScenarioMatch: Sendable, Equatable {
+package struct ScenarioMatch: Sendable, Equatable {
     /// The protocol mouths the rule applies to; `nil` is every one.
-    public var protocols: Set<Transport>?
+    package var protocols: Set<Transport>?
     /// Device tokens (hex, compared case-insensitively).
-    public var tokens: Set<String>?
+    package var tokens: Set<String>?
     /// `apns-topic`, or on the legacy gateway the certificate's topic.
-    public var topics: Set<String>?
+    package var topics: Set<String>?
     /// `apns-push-type` values, as sent.
-    public var pushTypes: Set<String>?
+    package var pushTypes: Set<String>?
     /// `apns-priority` values; a request without one counts as 10, Apple's default.
-    public var priorities: Set<Int>?
+    package var priorities: Set<Int>?
     /// How the connection authenticated.
-    public var authentication: AuthenticationMatch?
+    package var authentication: AuthenticationMatch?
     /// The payload's size in bytes.
-    public var payloadSize: IntegerRange?
+    package var payloadSize: IntegerRange?
     /// Values inside the JSON payload.
-    public var payload: [PayloadMatch]
+    package var payload: [PayloadMatch]
     /// The request's number (1 for the first) in a chosen count.
-    public var requestIndex: RequestIndexMatch?
+    package var requestIndex: RequestIndexMatch?
     /// The connection's number (1 for the first of its protocol since the scenario loaded).
-    public var connectionIndex: IntegerRange?
+    package var connectionIndex: IntegerRange?
     /// The chance the rule fires when everything else matched, drawn from the seeded
     /// generator.
-    public var probability: Double?
+    package var probability: Double?
     /// Broadcast channel ids: a broadcast's `apns-channel-id`, or the channel a management
     /// request names.
-    public var channels: Set<String>?
+    package var channels: Set<String>?
     /// Channel management operations (`create`, `read`, `readAll`, `delete`); requests that
     /// are not management requests never match.
-    public var channelOperations: Set<ChannelOperation>?
+    package var channelOperations: Set<ChannelOperation>?
 
-    public init(
+    package init(
         protocols: Set<Transport>? = nil,
         tokens: Set<String>? = nil,
         topics: Set<String>? = nil,
@@ -102,19 +102,19 @@ public struct ScenarioMatch: Sendable, Equatable {
 }
 
 /// An inclusive range of integers; either end may be open.
-public struct IntegerRange: Sendable, Equatable {
-    public var min: Int?
-    public var max: Int?
+package struct IntegerRange: Sendable, Equatable {
+    package var min: Int?
+    package var max: Int?
 
-    public init(min: Int? = nil, max: Int? = nil) {
+    package init(min: Int? = nil, max: Int? = nil) {
         self.min = min
         self.max = max
     }
 
     /// Exactly `value`.
-    public static func exactly(_ value: Int) -> IntegerRange { IntegerRange(min: value, max: value) }
+    package static func exactly(_ value: Int) -> IntegerRange { IntegerRange(min: value, max: value) }
 
-    public func contains(_ value: Int) -> Bool {
+    package func contains(_ value: Int) -> Bool {
         if let min, value < min { return false }
         if let max, value > max { return false }
         return true
@@ -122,8 +122,8 @@ public struct IntegerRange: Sendable, Equatable {
 }
 
 /// How the connection authenticated, as a rule may require it.
-public struct AuthenticationMatch: Sendable, Equatable {
-    public enum Kind: String, Sendable, Equatable, CaseIterable {
+package struct AuthenticationMatch: Sendable, Equatable {
+    package enum Kind: String, Sendable, Equatable, CaseIterable {
         /// A TLS client certificate.
         case certificate
         /// A verified provider token (JWT).
@@ -134,13 +134,13 @@ public struct AuthenticationMatch: Sendable, Equatable {
         case none
     }
 
-    public var kind: Kind?
+    package var kind: Kind?
     /// The provider token's team (`iss`).
-    public var teamID: String?
+    package var teamID: String?
     /// The provider token's key (`kid`).
-    public var keyID: String?
+    package var keyID: String?
 
-    public init(kind: Kind? = nil, teamID: String? = nil, keyID: String? = nil) {
+    package init(kind: Kind? = nil, teamID: String? = nil, keyID: String? = nil) {
         self.kind = kind
         self.teamID = teamID
         self.keyID = keyID
@@ -167,15 +167,15 @@ public struct AuthenticationMatch: Sendable, Equatable {
 }
 
 /// A value at a simple dotted path in the JSON payload (`aps.alert.title`).
-public struct PayloadMatch: Sendable, Equatable {
+package struct PayloadMatch: Sendable, Equatable {
     /// Object keys separated by dots.
-    public var path: [String]
+    package var path: [String]
     /// The value must equal this (compared as JSON: `1` and `1.0` differ, as in the text).
-    public var equals: JSONValue?
+    package var equals: JSONValue?
     /// The path must exist (`true`) or be absent (`false`).
-    public var exists: Bool?
+    package var exists: Bool?
 
-    public init(path: String, equals: JSONValue? = nil, exists: Bool? = nil) {
+    package init(path: String, equals: JSONValue? = nil, exists: Bool? = nil) {
         self.path = path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         self.equals = equals
         self.exists = exists
@@ -202,8 +202,8 @@ public struct PayloadMatch: Sendable, Equatable {
 }
 
 /// A request's number in one of three counts.
-public struct RequestIndexMatch: Sendable, Equatable {
-    public enum Scope: String, Sendable, Equatable, CaseIterable {
+package struct RequestIndexMatch: Sendable, Equatable {
+    package enum Scope: String, Sendable, Equatable, CaseIterable {
         /// Every request the scenario has seen, on every connection and protocol.
         case global
         /// Requests on the same connection.
@@ -212,12 +212,12 @@ public struct RequestIndexMatch: Sendable, Equatable {
         case token
     }
 
-    public var scope: Scope
-    public var range: IntegerRange
+    package var scope: Scope
+    package var range: IntegerRange
     /// Only every n-th number in the range (`every: 10` with `min: 10`: 10, 20, 30 ...).
-    public var every: Int?
+    package var every: Int?
 
-    public init(scope: Scope, range: IntegerRange, every: Int? = nil) {
+    package init(scope: Scope, range: IntegerRange, every: Int? = nil) {
         self.scope = scope
         self.range = range
         self.every = every

@@ -4,25 +4,25 @@ import MockAPNsCore
 /// A rule with an `action` decides the answer; a rule with only a `delay` keeps the core's
 /// verdict and sends it later. `times` limits how often the rule fires; `requiresState` and
 /// `setsState` chain rules WireMock-style ("fail, fail, succeed").
-public struct ScenarioRule: Sendable, Equatable {
+package struct ScenarioRule: Sendable, Equatable {
     /// For logs and the journal; defaults to `rules[i]`.
-    public var name: String
+    package var name: String
     /// When the rule is tried relative to the decision core.
-    public var stage: ScenarioStage
+    package var stage: ScenarioStage
     /// What a request must look like for the rule to fire.
-    public var match: ScenarioMatch
+    package var match: ScenarioMatch
     /// What the rule does; `nil` keeps the core's verdict (useful with a delay).
-    public var action: ScenarioAction?
+    package var action: ScenarioAction?
     /// How long to wait before answering (or before the fault).
-    public var delay: ScenarioDelay?
+    package var delay: ScenarioDelay?
     /// Fire at most this many times; `nil` is unlimited.
-    public var times: Int?
+    package var times: Int?
     /// Fire only while the scenario is in this named state.
-    public var requiresState: String?
+    package var requiresState: String?
     /// Move the scenario to this named state when the rule fires.
-    public var setsState: String?
+    package var setsState: String?
 
-    public init(
+    package init(
         name: String,
         stage: ScenarioStage = .afterValidation,
         match: ScenarioMatch = ScenarioMatch(),
@@ -43,7 +43,7 @@ public struct ScenarioRule: Sendable, Equatable {
     }
 
     /// Whether the rule is about connections rather than requests (it refuses handshakes).
-    public var isConnectionRule: Bool {
+    package var isConnectionRule: Bool {
         if case .refuseHandshake = action { return true }
         return false
     }
@@ -56,7 +56,7 @@ public struct ScenarioRule: Sendable, Equatable {
 /// never hides a genuine client mistake. `beforeValidation` rules see every request before
 /// the core does; when one fires with an action, the core is not consulted at all, so it can
 /// accept a request the core would refuse, or fault a connection whatever it sends.
-public enum ScenarioStage: String, Sendable, Equatable, CaseIterable {
+package enum ScenarioStage: String, Sendable, Equatable, CaseIterable {
     case beforeValidation
     case afterValidation
 }

@@ -5,9 +5,9 @@ internal import COpenSSL
 ///
 /// It is immutable after `init`, and OpenSSL allows creating connections from one `SSL_CTX`
 /// on many threads at once, so it is safe to share across event loops.
-public final class OpenSSLContext: @unchecked Sendable {
+package final class OpenSSLContext: @unchecked Sendable {
     /// Which end of the handshake connections from this context play.
-    public enum Role: Sendable {
+    package enum Role: Sendable {
         case server
         case client
     }
@@ -17,13 +17,13 @@ public final class OpenSSLContext: @unchecked Sendable {
     let policy: ConnectionPolicy
 
     /// Whether connections accept or initiate the handshake.
-    public var role: Role {
+    package var role: Role {
         policy.role
     }
 
     /// Builds a server context. Throws a `TLSError` naming the file and OpenSSL's reason when
     /// a certificate, key or trust root cannot be used.
-    public convenience init(configuration: TLSConfiguration) throws(TLSError) {
+    package convenience init(configuration: TLSConfiguration) throws(TLSError) {
         let (context, policy) = try ContextBuilder.build(
             role: .server, method: TLS_server_method(), alpn: configuration.alpn,
             clientCertificate: configuration.clientCertificate,
@@ -39,7 +39,7 @@ public final class OpenSSLContext: @unchecked Sendable {
     }
 
     /// Builds a client context.
-    public convenience init(clientConfiguration configuration: TLSClientConfiguration) throws(TLSError) {
+    package convenience init(clientConfiguration configuration: TLSClientConfiguration) throws(TLSError) {
         let (context, policy) = try ContextBuilder.build(
             role: .client, method: TLS_client_method(), alpn: .none, clientCertificate: .none,
             versions: (configuration.minimumVersion, configuration.maximumVersion),

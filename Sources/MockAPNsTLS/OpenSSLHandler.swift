@@ -11,11 +11,11 @@ import NIOCore
 /// Each `channelRead` of ciphertext produces at most one `channelRead` of plaintext, and each
 /// `flush` at most one write of ciphertext: writes are encrypted together when they are
 /// flushed, as few TLS records as their bytes need.
-public final class OpenSSLHandler: ChannelDuplexHandler {
-    public typealias InboundIn = ByteBuffer
-    public typealias InboundOut = ByteBuffer
-    public typealias OutboundIn = ByteBuffer
-    public typealias OutboundOut = ByteBuffer
+package final class OpenSSLHandler: ChannelDuplexHandler {
+    package typealias InboundIn = ByteBuffer
+    package typealias InboundOut = ByteBuffer
+    package typealias OutboundIn = ByteBuffer
+    package typealias OutboundOut = ByteBuffer
 
     private enum State {
         /// Waiting for the channel to become active.
@@ -55,7 +55,7 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
     ///     not sent as SNI).
     ///   - closeTimeout: How long to wait for the final close_notify or alert to be written
     ///     before closing the socket regardless.
-    public init(context: OpenSSLContext, serverName: String? = nil, closeTimeout: TimeAmount = .seconds(5)) {
+    package init(context: OpenSSLContext, serverName: String? = nil, closeTimeout: TimeAmount = .seconds(5)) {
         self.sslContext = context
         self.serverName = serverName
         self.closeTimeout = closeTimeout
@@ -63,24 +63,24 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
 
     // MARK: Lifecycle
 
-    public func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive {
             startHandshake(context: context)
         }
     }
 
-    public func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         failPendingWrites(error: ChannelError.ioOnClosedChannel)
         closeTimer?.cancel()
         closeTimer = nil
     }
 
-    public func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         startHandshake(context: context)
         context.fireChannelActive()
     }
 
-    public func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         let previous = state
         state = .closed
         closeTimer?.cancel()
@@ -96,7 +96,7 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
 
     // MARK: Inbound
 
-    public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         // With half-closure allowed, the peer's EOF arrives as this event instead of
         // channelInactive. Mid-handshake it ends the handshake; afterwards it is passed on.
         if let channelEvent = event as? ChannelEvent, channelEvent == .inputClosed,
@@ -108,7 +108,7 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
-    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let ciphertext = unwrapInboundIn(data)
         if state == .idle {
             startHandshake(context: context)
@@ -130,7 +130,7 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
 
     // MARK: Outbound
 
-    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let plaintext = unwrapOutboundIn(data)
         switch state {
         case .idle, .handshaking, .active:
@@ -140,7 +140,7 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
         }
     }
 
-    public func flush(context: ChannelHandlerContext) {
+    package func flush(context: ChannelHandlerContext) {
         // Before the handshake completes, buffered writes wait; completion flushes them.
         if state == .active {
             encryptBufferedWrites(context: context)
@@ -150,7 +150,7 @@ public final class OpenSSLHandler: ChannelDuplexHandler {
         }
     }
 
-    public func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+    package func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         guard mode == .all else {
             // Half-closure has no TLS meaning here; pass it on untouched.
             context.close(mode: mode, promise: promise)

@@ -1,17 +1,17 @@
 /// Where PEM text comes from: a file on disk or bytes already in memory.
-public enum PEMSource: Sendable, Hashable, CustomStringConvertible {
+package enum PEMSource: Sendable, Hashable, CustomStringConvertible {
     /// A path to a PEM file.
     case file(String)
     /// PEM text held in memory.
     case bytes([UInt8])
 
     /// PEM text held in a string.
-    public static func string(_ text: String) -> PEMSource {
+    package static func string(_ text: String) -> PEMSource {
         .bytes(Array(text.utf8))
     }
 
     /// Names the source in error messages without dumping key material.
-    public var description: String {
+    package var description: String {
         switch self {
         case .file(let path): return path
         case .bytes(let bytes): return "in-memory PEM (\(bytes.count) bytes)"

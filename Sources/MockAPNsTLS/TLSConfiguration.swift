@@ -1,5 +1,5 @@
 /// How a server treats Application-Layer Protocol Negotiation.
-public enum ALPNPolicy: Sendable, Hashable {
+package enum ALPNPolicy: Sendable, Hashable {
     /// ALPN is ignored: nothing is selected and nothing is refused.
     case none
     /// The server selects the first of these protocols (in this order of preference) that the
@@ -12,7 +12,7 @@ public enum ALPNPolicy: Sendable, Hashable {
     case select([String])
 
     /// The protocols the server selects from, in preference order; `nil` for `.none`.
-    public var protocols: [String]? {
+    package var protocols: [String]? {
         switch self {
         case .none: return nil
         case .require(let protocols), .select(let protocols): return protocols
@@ -20,14 +20,14 @@ public enum ALPNPolicy: Sendable, Hashable {
     }
 
     /// Whether a ClientHello without an ALPN extension is refused.
-    public var refusesClientsWithoutALPN: Bool {
+    package var refusesClientsWithoutALPN: Bool {
         if case .require = self { return true }
         return false
     }
 }
 
 /// Whether a server asks clients for a certificate.
-public enum ClientCertificateMode: Sendable, Hashable {
+package enum ClientCertificateMode: Sendable, Hashable {
     /// No certificate is requested.
     case none
     /// A certificate is requested but optional. A certificate that does not chain to the trust
@@ -41,53 +41,53 @@ public enum ClientCertificateMode: Sendable, Hashable {
 }
 
 /// Server-side TLS settings for one listener.
-public struct TLSConfiguration: Sendable {
+package struct TLSConfiguration: Sendable {
     /// The server certificate first, then any intermediates. Each source may hold several
     /// certificates; they are used in order.
-    public var certificateChain: [PEMSource]
+    package var certificateChain: [PEMSource]
     /// The private key of the server certificate.
-    public var privateKey: PEMSource
+    package var privateKey: PEMSource
     /// ALPN handling; `.require(["h2"])` for the HTTP/2 provider API.
-    public var alpn: ALPNPolicy
+    package var alpn: ALPNPolicy
     /// Whether clients are asked for a certificate.
-    public var clientCertificate: ClientCertificateMode
+    package var clientCertificate: ClientCertificateMode
     /// CA certificates that client certificates are verified against. Their subjects are also
     /// sent to the client as acceptable issuers.
-    public var trustRootsPEM: [PEMSource]
+    package var trustRootsPEM: [PEMSource]
     /// Lowest protocol version accepted.
-    public var minimumVersion: TLSVersion
+    package var minimumVersion: TLSVersion
     /// Highest protocol version accepted.
-    public var maximumVersion: TLSVersion
+    package var maximumVersion: TLSVersion
     /// OpenSSL security level; `nil` keeps the system default. Level 0 is needed for TLS 1.0
     /// and 1.1 clients, whose signature algorithms newer defaults reject.
-    public var securityLevel: Int?
+    package var securityLevel: Int?
     /// When set, session secrets are appended to this file in NSS key log format
     /// (the SSLKEYLOGFILE convention), so captures can be decrypted in Wireshark.
-    public var keyLogFile: String?
+    package var keyLogFile: String?
     /// OpenSSL cipher string for TLS 1.2 and older (e.g. "ECDHE+AESGCM:AES256-SHA");
     /// `nil` keeps OpenSSL's default. TLS 1.3 suites are not affected.
-    public var cipherList: String?
+    package var cipherList: String?
     /// What a client refused over ALPN is told the listener needs, after the protocols it
     /// offered (in the handshake failure's reason); `nil` says "this listener requires one of
     /// [...]". The application's own words go here (for APNs: that it requires HTTP/2).
-    public var alpnRefusalExplanation: String?
+    package var alpnRefusalExplanation: String?
     /// What a client that offered only TLS versions this listener refuses is told to do,
     /// after the versions it offered and the ones accepted: the application's setting that
     /// allows them, or why it cannot. `nil` says nothing more.
-    public var versionRefusalAdvice: String?
+    package var versionRefusalAdvice: String?
     /// What a client that refused this listener's certificate (it answered the handshake with
     /// `unknown_ca`, `bad_certificate` or `certificate_unknown`) is told to do: the
     /// application's words naming the CA file to give it. `nil` says nothing more. Not given
     /// when the client's SNI names a host the certificate does not hold: that client is told
     /// the certificate's names instead, since no CA file would help it.
-    public var untrustedServerAdvice: String?
+    package var untrustedServerAdvice: String?
     /// What a client that offered only SSLv3 (or SSLv2) is told after the library's own
     /// words (no setting enables SSL: it is insecure, and OpenSSL 3 has none), in place of
     /// `versionRefusalAdvice`, whose settings would not help it: the application's words,
     /// such as since when its real counterpart refuses SSL. `nil` says nothing more.
-    public var sslRefusalAdvice: String?
+    package var sslRefusalAdvice: String?
 
-    public init(
+    package init(
         certificateChain: [PEMSource],
         privateKey: PEMSource,
         alpn: ALPNPolicy = .none,
@@ -121,28 +121,28 @@ public struct TLSConfiguration: Sendable {
 }
 
 /// Client-side TLS settings, used by tests and tools that talk to the server.
-public struct TLSClientConfiguration: Sendable {
+package struct TLSClientConfiguration: Sendable {
     /// Protocols offered through ALPN, in order of preference; empty sends no ALPN extension.
-    public var alpnOffer: [String]
+    package var alpnOffer: [String]
     /// A client certificate (leaf first) to present when the server asks; empty presents none.
-    public var certificateChain: [PEMSource]
+    package var certificateChain: [PEMSource]
     /// The private key of the client certificate.
-    public var privateKey: PEMSource?
+    package var privateKey: PEMSource?
     /// CA certificates the server certificate must chain to. Empty skips verification of the
     /// server (the outcome is still reported in `TLSSessionInfo.peerCertificate`).
-    public var trustRootsPEM: [PEMSource]
+    package var trustRootsPEM: [PEMSource]
     /// Lowest protocol version offered.
-    public var minimumVersion: TLSVersion
+    package var minimumVersion: TLSVersion
     /// Highest protocol version offered.
-    public var maximumVersion: TLSVersion
+    package var maximumVersion: TLSVersion
     /// OpenSSL security level; `nil` keeps the system default.
-    public var securityLevel: Int?
+    package var securityLevel: Int?
     /// When set, session secrets are appended to this file in NSS key log format.
-    public var keyLogFile: String?
+    package var keyLogFile: String?
     /// OpenSSL cipher string for TLS 1.2 and older; `nil` keeps OpenSSL's default.
-    public var cipherList: String?
+    package var cipherList: String?
 
-    public init(
+    package init(
         alpnOffer: [String] = [],
         certificateChain: [PEMSource] = [],
         privateKey: PEMSource? = nil,

@@ -1,7 +1,7 @@
 import MockAPNsWire
 /// Everything that can go wrong in the TLS layer, each with a message a person can act on.
 /// OpenSSL's own reason text is carried along wherever OpenSSL produced one.
-public enum TLSError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum TLSError: Error, Sendable, Hashable, CustomStringConvertible {
     /// OpenSSL could not create an `SSL_CTX`.
     case cannotCreateContext(reason: String)
     /// The configuration is contradictory (for example an empty ALPN list).
@@ -25,7 +25,7 @@ public enum TLSError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Reading or writing application data failed.
     case protocolFailure(openSSL: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .cannotCreateContext(let reason):
             return "cannot create TLS context: \(reason)"

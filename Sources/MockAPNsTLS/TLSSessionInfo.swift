@@ -1,7 +1,7 @@
 /// What became of the peer's certificate during the handshake.
 ///
 /// On a server this describes the client certificate; on a client, the server certificate.
-public enum PeerCertificateOutcome: Sendable, Hashable {
+package enum PeerCertificateOutcome: Sendable, Hashable {
     /// The peer sent no certificate.
     case notPresented
     /// The certificate chains to the configured trust roots.
@@ -13,18 +13,18 @@ public enum PeerCertificateOutcome: Sendable, Hashable {
 
 /// What the client put in its ClientHello, as seen by a server. Recorded before OpenSSL
 /// decides anything, so it is available for refused handshakes too.
-public struct ClientHelloSummary: Sendable, Hashable {
+package struct ClientHelloSummary: Sendable, Hashable {
     /// The host name from the server_name (SNI) extension.
-    public var serverName: String?
+    package var serverName: String?
     /// The ALPN protocols offered, in the client's order; `nil` when the client sent no ALPN
     /// extension at all.
-    public var offeredALPN: [String]?
+    package var offeredALPN: [String]?
     /// Versions from the supported_versions extension, else the legacy ClientHello version.
-    public var offeredVersions: [String]
+    package var offeredVersions: [String]
     /// Cipher suites offered, by OpenSSL name (hex for suites OpenSSL does not know).
-    public var offeredCipherSuites: [String]
+    package var offeredCipherSuites: [String]
 
-    public init(serverName: String?, offeredALPN: [String]?, offeredVersions: [String], offeredCipherSuites: [String]) {
+    package init(serverName: String?, offeredALPN: [String]?, offeredVersions: [String], offeredCipherSuites: [String]) {
         self.serverName = serverName
         self.offeredALPN = offeredALPN
         self.offeredVersions = offeredVersions
@@ -33,31 +33,31 @@ public struct ClientHelloSummary: Sendable, Hashable {
 }
 
 /// The facts of an established TLS session, for the journal and for authentication.
-public struct TLSSessionInfo: Sendable, Hashable {
+package struct TLSSessionInfo: Sendable, Hashable {
     /// Negotiated version, OpenSSL spelling: "TLSv1.2", "TLSv1.3".
-    public var version: String
+    package var version: String
     /// Negotiated cipher, OpenSSL name, e.g. "TLS_AES_256_GCM_SHA384".
-    public var cipher: String
+    package var cipher: String
     /// The protocol selected through ALPN, if any.
-    public var negotiatedALPN: String?
+    package var negotiatedALPN: String?
     /// On a server, the SNI host name the client sent; on a client, the one it sent.
-    public var serverName: String?
+    package var serverName: String?
     /// On a server, what the client offered (`nil` when the handshake was initiated by us).
-    public var clientHello: ClientHelloSummary?
+    package var clientHello: ClientHelloSummary?
     /// The peer's certificate chain as sent, DER encoded, leaf first; empty when none.
-    public var peerCertificateChainDER: [[UInt8]]
+    package var peerCertificateChainDER: [[UInt8]]
     /// The verification outcome of the peer certificate. For a resumed session it is the
     /// outcome recorded when the session was first established.
-    public var peerCertificate: PeerCertificateOutcome
+    package var peerCertificate: PeerCertificateOutcome
     /// Whether an earlier session was resumed (no certificate exchange took place).
-    public var sessionResumed: Bool
+    package var sessionResumed: Bool
 
     /// The ALPN protocols the client offered (empty when it offered none).
-    public var offeredALPN: [String] { clientHello?.offeredALPN ?? [] }
+    package var offeredALPN: [String] { clientHello?.offeredALPN ?? [] }
     /// The versions the client offered.
-    public var offeredVersions: [String] { clientHello?.offeredVersions ?? [] }
+    package var offeredVersions: [String] { clientHello?.offeredVersions ?? [] }
 
-    public init(
+    package init(
         version: String,
         cipher: String,
         negotiatedALPN: String?,

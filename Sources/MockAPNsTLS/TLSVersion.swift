@@ -4,22 +4,22 @@ internal import COpenSSL
 ///
 /// `description` uses OpenSSL's spelling ("TLSv1.3"), which is also what
 /// `TLSSessionInfo.version` reports, so the two compare directly.
-public enum TLSVersion: Int, Sendable, Hashable, Comparable, CaseIterable, CustomStringConvertible {
+package enum TLSVersion: Int, Sendable, Hashable, Comparable, CaseIterable, CustomStringConvertible {
     case tlsv1
     case tlsv11
     case tlsv12
     case tlsv13
 
-    public static func < (lhs: TLSVersion, rhs: TLSVersion) -> Bool {
+    package static func < (lhs: TLSVersion, rhs: TLSVersion) -> Bool {
         lhs.rawValue < rhs.rawValue
     }
 
-    public var description: String {
+    package var description: String {
         TLSVersion.name(wireValue: wireValue)
     }
 
     /// The two-byte value carried on the wire (0x0301 ... 0x0304).
-    public var wireValue: UInt16 {
+    package var wireValue: UInt16 {
         switch self {
         case .tlsv1: return 0x0301
         case .tlsv11: return 0x0302

@@ -4,7 +4,7 @@ import MockAPNsJournal
 /// prints, and `MockAPNsServer.verdictReport()` returns.
 public struct VerdictReport: Sendable, Equatable {
     /// The thresholds the verdicts used.
-    public var settings: VerdictSettings
+    package var settings: VerdictSettings
     /// The sequence of the last journal event judged.
     public var lastSequence: UInt64
     /// Events the judge never saw (a journal file's gaps, events pushed out before they were
@@ -14,7 +14,7 @@ public struct VerdictReport: Sendable, Equatable {
     /// unidentified clients.
     public var providers: [ProviderReport]
 
-    public init(settings: VerdictSettings, lastSequence: UInt64, missedEvents: UInt64, providers: [ProviderReport]) {
+    package init(settings: VerdictSettings, lastSequence: UInt64, missedEvents: UInt64, providers: [ProviderReport]) {
         self.settings = settings
         self.lastSequence = lastSequence
         self.missedEvents = missedEvents
@@ -39,15 +39,18 @@ public struct VerdictReport: Sendable, Equatable {
 
 /// One provider's verdicts.
 public struct ProviderReport: Sendable, Equatable {
+    /// The provider, by its credentials.
     public var provider: ProviderIdentity
     /// Connections it opened.
     public var connections: Int
+    /// What became of the notifications it tried.
     public var notifications: NotificationTally
+    /// How long it waited before its retries.
     public var retryDelays: RetryDelays
     /// Every rule, in `VerdictRule.allCases` order.
     public var rules: [RuleOutcome]
 
-    public init(provider: ProviderIdentity, connections: Int, notifications: NotificationTally, retryDelays: RetryDelays, rules: [RuleOutcome]) {
+    package init(provider: ProviderIdentity, connections: Int, notifications: NotificationTally, retryDelays: RetryDelays, rules: [RuleOutcome]) {
         self.provider = provider
         self.connections = connections
         self.notifications = notifications
@@ -66,6 +69,7 @@ public struct ProviderReport: Sendable, Equatable {
 /// after that is `sentAgainAfterAcceptance` if accepted at once, and otherwise a notification
 /// of its own, as identical payloads (silent pushes) are common.
 public struct NotificationTally: Sendable, Equatable {
+    /// Accepted at the first attempt.
     public var acceptedAtOnce: Int
     /// Accepted after one or more failed attempts.
     public var acceptedAfterRetries: Int
@@ -78,7 +82,7 @@ public struct NotificationTally: Sendable, Equatable {
     /// counted in `tried`.
     public var sentAgainAfterAcceptance: Int
 
-    public init(acceptedAtOnce: Int = 0, acceptedAfterRetries: Int = 0, refused: Int = 0, lost: Int = 0, sentAgainAfterAcceptance: Int = 0) {
+    package init(acceptedAtOnce: Int = 0, acceptedAfterRetries: Int = 0, refused: Int = 0, lost: Int = 0, sentAgainAfterAcceptance: Int = 0) {
         self.acceptedAtOnce = acceptedAtOnce
         self.acceptedAfterRetries = acceptedAfterRetries
         self.refused = refused
@@ -89,7 +93,7 @@ public struct NotificationTally: Sendable, Equatable {
     /// Every notification tried.
     public var tried: Int { acceptedAtOnce + acceptedAfterRetries + refused + lost }
 
-    public static func + (left: NotificationTally, right: NotificationTally) -> NotificationTally {
+    package static func + (left: NotificationTally, right: NotificationTally) -> NotificationTally {
         NotificationTally(
             acceptedAtOnce: left.acceptedAtOnce + right.acceptedAtOnce,
             acceptedAfterRetries: left.acceptedAfterRetries + right.acceptedAfterRetries,
@@ -111,16 +115,19 @@ public struct NotificationTally: Sendable, Equatable {
 public struct RetryDelays: Sendable, Equatable {
     /// How many retries were measured.
     public var count: Int
+    /// The shortest delay, milliseconds (`nil`: no retries).
     public var minimum: Int64?
+    /// The median delay, milliseconds.
     public var median: Int64?
+    /// The longest delay, milliseconds.
     public var maximum: Int64?
     /// The first delays observed, in order (at most `RetryDelays.listed`).
     public var first: [Int64]
 
     /// How many delays a report lists.
-    public static let listed = 50
+    package static let listed = 50
 
-    public init(count: Int, minimum: Int64?, median: Int64?, maximum: Int64?, first: [Int64]) {
+    package init(count: Int, minimum: Int64?, median: Int64?, maximum: Int64?, first: [Int64]) {
         self.count = count
         self.minimum = minimum
         self.median = median
@@ -129,7 +136,7 @@ public struct RetryDelays: Sendable, Equatable {
     }
 
     /// The summary of `delays`, in the order observed.
-    public init(_ delays: [Int64]) {
+    package init(_ delays: [Int64]) {
         let sorted = delays.sorted()
         self.init(
             count: delays.count, minimum: sorted.first, median: sorted.isEmpty ? nil : sorted[sorted.count / 2],
@@ -140,18 +147,20 @@ public struct RetryDelays: Sendable, Equatable {
 
 /// One rule's outcome for one provider.
 public struct RuleOutcome: Sendable, Equatable {
+    /// The rule.
     public var rule: VerdictRule
     /// How many findings (for `lost`: lost notifications).
     public var findings: Int
     /// The first findings, as evidence (at most `VerdictSettings.examplesPerRule`).
     public var examples: [ProviderVerdict]
 
-    public init(rule: VerdictRule, findings: Int, examples: [ProviderVerdict]) {
+    package init(rule: VerdictRule, findings: Int, examples: [ProviderVerdict]) {
         self.rule = rule
         self.findings = findings
         self.examples = examples
     }
 
+    /// Whether nothing broke the rule.
     public var passed: Bool { findings == 0 }
 }
 

@@ -2,58 +2,58 @@ import MockAPNsCore
 /// The thresholds the provider verdicts use. Each default says where it comes from: Apple's
 /// documentation where Apple gives a number, otherwise MockAPNs' choice and why. The
 /// configuration file's `verdicts` section and `mockapns report --config` set them.
-public struct VerdictSettings: Sendable, Equatable {
+package struct VerdictSettings: Sendable, Equatable {
     /// A retry of a failed notification sooner than this after the failure is `retriedTooSoon`.
     /// Default 100 ms, MockAPNs' choice: far below any deliberate backoff, far above a loop
     /// that resends at once. Apple names no figure for 429 and suggests about 15 minutes
     /// after a 5xx; a run that wants Apple's figure sets 900000.
-    public var minimumRetryDelayMilliseconds: Int64
+    package var minimumRetryDelayMilliseconds: Int64
 
     /// Whether the first retry after a dropped connection, a GOAWAY, or a stream refused
     /// with REFUSED_STREAM may follow at once (on a new connection). Default `true`: RFC 9113
     /// section 8.7 says such requests were not processed and can be retried, and a dropped
     /// connection says nothing about load. Later retries of the same notification must still
     /// back off.
-    public var immediateRetryAfterDrop: Bool
+    package var immediateRetryAfterDrop: Bool
 
     /// How many consecutive retry delays of one notification are looked at together for
     /// growth. Default 3, MockAPNs' choice: the shortest run in which a backoff that never
     /// grows is told apart from jitter.
-    public var backoffRunLength: Int
+    package var backoffRunLength: Int
 
     /// Within such a run, at least one delay must be this many times the one before it (and at
     /// least `minimumRetryDelayMilliseconds`), or the run is `backoffDoesNotGrow`. Default 1.5, MockAPNs' choice: exponential backoff doubles
     /// (AWS "Exponential Backoff And Jitter", gRPC connection backoff use a factor of 1.6–2),
     /// and jitter may shrink single steps.
-    public var backoffGrowthFactor: Double
+    package var backoffGrowthFactor: Double
 
     /// More new connections than this from one provider within `reconnectStormWindowMilliseconds`
     /// after one of its connections was dropped is a `reconnectStorm`. Default 5, MockAPNs'
     /// choice: a provider replaces the connection it lost, or a few pooled ones; Apple treats
     /// rapid connecting and disconnecting as a denial-of-service attack but names no number.
-    public var reconnectStormConnections: Int
+    package var reconnectStormConnections: Int
 
     /// The window after a drop for `reconnectStormConnections`. Default 1000 ms (the
     /// "within a second" of a reconnect storm).
-    public var reconnectStormWindowMilliseconds: Int64
+    package var reconnectStormWindowMilliseconds: Int64
 
     /// This many connections of one provider that each carried a single notification within
     /// `churnWindowSeconds` is `connectionChurn`. Defaults 10 in 10 s, as the server's own
     /// churn diagnoses (MockAPNs' choice): Apple asks providers to keep connections open and
     /// reuse them.
-    public var churnConnections: Int
-    public var churnWindowSeconds: Int
+    package var churnConnections: Int
+    package var churnWindowSeconds: Int
 
     /// A provider token first used sooner than this after the provider's previous new token
     /// is `earlyTokenRenewal`. Default 1200 s: Apple, "Establishing a token-based connection
     /// to APNs": refresh the token no more than once every 20 minutes.
-    public var minimumTokenRenewalSeconds: Int64
+    package var minimumTokenRenewalSeconds: Int64
 
     /// How many findings of each rule a report lists as evidence per provider (the counts
     /// cover them all). Default 20.
-    public var examplesPerRule: Int
+    package var examplesPerRule: Int
 
-    public init(
+    package init(
         minimumRetryDelayMilliseconds: Int64 = 100,
         immediateRetryAfterDrop: Bool = true,
         backoffRunLength: Int = 3,
@@ -80,7 +80,7 @@ public struct VerdictSettings: Sendable, Equatable {
 
 extension VerdictSettings {
     /// Every setting's JSON key, as the configuration file's `verdicts` section spells it.
-    public static let keys = [
+    package static let keys = [
         "minimumRetryDelayMilliseconds", "immediateRetryAfterDrop", "backoffRunLength", "backoffGrowthFactor",
         "reconnectStormConnections", "reconnectStormWindowMilliseconds", "churnConnections", "churnWindowSeconds",
         "minimumTokenRenewalSeconds", "examplesPerRule",

@@ -1,11 +1,11 @@
 /// The HTTP/2 frame types (RFC 9113, section 6).
-public enum HTTP2FrameType: Sendable, Hashable, CustomStringConvertible {
+package enum HTTP2FrameType: Sendable, Hashable, CustomStringConvertible {
     case data, headers, priority, rstStream, settings, pushPromise, ping, goaway, windowUpdate,
         continuation
     case unknown(UInt8)
 
     /// The type for the byte on the wire.
-    public init(wireValue: UInt8) {
+    package init(wireValue: UInt8) {
         switch wireValue {
         case 0x0: self = .data
         case 0x1: self = .headers
@@ -22,7 +22,7 @@ public enum HTTP2FrameType: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The byte on the wire.
-    public var wireValue: UInt8 {
+    package var wireValue: UInt8 {
         switch self {
         case .data: 0x0
         case .headers: 0x1
@@ -39,7 +39,7 @@ public enum HTTP2FrameType: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The RFC name, `WINDOW_UPDATE`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .data: "DATA"
         case .headers: "HEADERS"
@@ -56,7 +56,7 @@ public enum HTTP2FrameType: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The type an RFC name (`description`) stands for, as a journal file spells it.
-    public init?(name: String) {
+    package init?(name: String) {
         for value in UInt8(0)...UInt8(9) where Self(wireValue: value).description == name {
             self.init(wireValue: value)
             return
@@ -68,33 +68,33 @@ public enum HTTP2FrameType: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// Flag bits of a frame header. Their meaning depends on the frame type.
-public enum HTTP2FrameFlags {
+package enum HTTP2FrameFlags {
     /// DATA, HEADERS: the sender's last frame on the stream.
-    public static let endStream: UInt8 = 0x01
+    package static let endStream: UInt8 = 0x01
     /// SETTINGS, PING: an acknowledgement.
-    public static let ack: UInt8 = 0x01
+    package static let ack: UInt8 = 0x01
     /// HEADERS, PUSH_PROMISE, CONTINUATION: the header block is complete.
-    public static let endHeaders: UInt8 = 0x04
+    package static let endHeaders: UInt8 = 0x04
     /// DATA, HEADERS, PUSH_PROMISE: padding is present.
-    public static let padded: UInt8 = 0x08
+    package static let padded: UInt8 = 0x08
     /// HEADERS: priority fields are present.
-    public static let priority: UInt8 = 0x20
+    package static let priority: UInt8 = 0x20
 }
 
 /// One SETTINGS parameter (RFC 9113, section 6.5.2).
-public struct HTTP2Setting: Sendable, Hashable, CustomStringConvertible {
-    public static let headerTableSize: UInt16 = 0x1
-    public static let enablePush: UInt16 = 0x2
-    public static let maxConcurrentStreams: UInt16 = 0x3
-    public static let initialWindowSize: UInt16 = 0x4
-    public static let maxFrameSize: UInt16 = 0x5
-    public static let maxHeaderListSize: UInt16 = 0x6
+package struct HTTP2Setting: Sendable, Hashable, CustomStringConvertible {
+    package static let headerTableSize: UInt16 = 0x1
+    package static let enablePush: UInt16 = 0x2
+    package static let maxConcurrentStreams: UInt16 = 0x3
+    package static let initialWindowSize: UInt16 = 0x4
+    package static let maxFrameSize: UInt16 = 0x5
+    package static let maxHeaderListSize: UInt16 = 0x6
 
     /// The parameter, one of the constants above or any other the peer sent.
-    public var identifier: UInt16
-    public var value: UInt32
+    package var identifier: UInt16
+    package var value: UInt32
 
-    public init(identifier: UInt16, value: UInt32) {
+    package init(identifier: UInt16, value: UInt32) {
         self.identifier = identifier
         self.value = value
     }
@@ -106,14 +106,14 @@ public struct HTTP2Setting: Sendable, Hashable, CustomStringConvertible {
     ]
 
     /// The RFC name, `MAX_CONCURRENT_STREAMS`, or the identifier in hex (`0xa`).
-    public var name: String {
+    package var name: String {
         let index = Int(identifier)
         if index < Self.names.count, !Self.names[index].isEmpty { return Self.names[index] }
         return "0x" + String(identifier, radix: 16)
     }
 
     /// The parameter a name (`name`) stands for.
-    public init?(name: String, value: UInt32) {
+    package init?(name: String, value: UInt32) {
         if let index = Self.names.firstIndex(of: name), !name.isEmpty {
             self.init(identifier: UInt16(index), value: value)
         } else if name.hasPrefix("0x"), let identifier = UInt16(name.dropFirst(2), radix: 16) {
@@ -123,7 +123,7 @@ public struct HTTP2Setting: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
-    public var description: String { "\(name)=\(value)" }
+    package var description: String { "\(name)=\(value)" }
 }
 
 /// A description of one frame the server received or sent, for a journal.
@@ -133,14 +133,14 @@ public struct HTTP2Setting: Sendable, Hashable, CustomStringConvertible {
 /// holds the complete decoded list. Frames nghttp2 drops before processing them (frames of
 /// unknown type, streams opened after a GOAWAY) are not recorded; inbound frames it rejects
 /// as invalid are, just before the error they cause.
-public struct HTTP2FrameRecord: Sendable, Hashable {
+package struct HTTP2FrameRecord: Sendable, Hashable {
     /// Which way the frame travelled.
-    public enum Direction: String, Sendable, Hashable, CaseIterable {
+    package enum Direction: String, Sendable, Hashable, CaseIterable {
         case inbound, outbound
     }
 
     /// What the frame says beyond its header, decoded.
-    public enum Details: Sendable, Hashable {
+    package enum Details: Sendable, Hashable {
         /// Nothing beyond the frame header is decoded (DATA, PRIORITY, unknown types).
         /// Not `none`, which would read as `Optional.none` wherever a record is optional.
         case empty
@@ -158,17 +158,17 @@ public struct HTTP2FrameRecord: Sendable, Hashable {
         case ping(opaqueData: [UInt8])
     }
 
-    public var direction: Direction
-    public var type: HTTP2FrameType
+    package var direction: Direction
+    package var type: HTTP2FrameType
     /// The flag byte; test bits with ``has(_:)`` and ``HTTP2FrameFlags``.
-    public var flags: UInt8
+    package var flags: UInt8
     /// 0 for connection-level frames (SETTINGS, PING, GOAWAY, connection WINDOW_UPDATE).
-    public var streamID: Int32
+    package var streamID: Int32
     /// The payload length from the frame header.
-    public var length: Int
-    public var details: Details
+    package var length: Int
+    package var details: Details
 
-    public init(
+    package init(
         direction: Direction, type: HTTP2FrameType, flags: UInt8, streamID: Int32, length: Int,
         details: Details = .empty
     ) {
@@ -181,5 +181,5 @@ public struct HTTP2FrameRecord: Sendable, Hashable {
     }
 
     /// Whether `flag` (see ``HTTP2FrameFlags``) is set.
-    public func has(_ flag: UInt8) -> Bool { flags & flag != 0 }
+    package func has(_ flag: UInt8) -> Bool { flags & flag != 0 }
 }

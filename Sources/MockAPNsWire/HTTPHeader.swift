@@ -2,15 +2,15 @@
 /// colon (`:path`); names are lowercase on the wire. The one header type of every module: the
 /// HTTP/2 session decodes a request's fields into these, the decision core reads them, and
 /// the journal records the same values.
-public struct HTTPHeader: Sendable, Hashable, CustomStringConvertible {
-    public var name: String
+package struct HTTPHeader: Sendable, Hashable, CustomStringConvertible {
+    package var name: String
     /// The value, decoded as UTF-8 (bytes that are not become U+FFFD).
-    public var value: String
+    package var value: String
 
-    public init(name: String, value: String) {
+    package init(name: String, value: String) {
         self.name = name
         self.value = value
     }
 
-    public var description: String { "\(name): \(value)" }
+    package var description: String { "\(name): \(value)" }
 }

@@ -5,13 +5,13 @@ import MockAPNsBroadcast
 
 /// One journal event of each kind, as full as the kind gets: what the JSON reading tests and
 /// the journal store's packing tests go through.
-public enum JournalEventSamples {
+package enum JournalEventSamples {
     private static let authentication = JournalAuthentication(
         kind: "rejected", teamID: "TEAM", keyID: "KEY", refusal: .expiredProviderToken,
         detail: #"iat 1767225600 is 3700 s old; "tokens" last 3600 s"#)
 
     /// One event of each kind, as full as the kind gets.
-    public static let samples: [JournalEventKind] = {
+    package static let samples: [JournalEventKind] = {
         var notification = NotificationRecord(
             transport: .legacy, deviceToken: "a1b2", topic: "com.example.app", pushType: "alert", requestAPNsID: "id-1",
             priority: 10, expiration: 1_767_225_600, collapseID: "c", legacyIdentifier: 7, payload: Array(#"{"aps":{"alert":"\"hi\""}}"#.utf8),

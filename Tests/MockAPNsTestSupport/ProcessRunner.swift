@@ -2,12 +2,12 @@ import Foundation
 import XCTest
 
 /// What a program run by `ProcessRunner` printed, and how it ended.
-public struct ProcessResult: Sendable {
-    public var status: Int32
-    public var stdout: String
-    public var stderr: String
+package struct ProcessResult: Sendable {
+    package var status: Int32
+    package var stdout: String
+    package var stderr: String
 
-    public init(status: Int32, stdout: String, stderr: String) {
+    package init(status: Int32, stdout: String, stderr: String) {
         self.status = status
         self.stdout = stdout
         self.stderr = stderr
@@ -16,13 +16,13 @@ public struct ProcessResult: Sendable {
 
 /// The one way the tests run another program: a real third-party client (curl, nghttp,
 /// h2load, openssl, python3) or the `mockapns` binary.
-public enum ProcessRunner {
+package enum ProcessRunner {
     /// Runs `executable` (a path, or a name looked up on PATH and the usual bin folders) with
     /// `arguments`, feeding `input` on stdin, and waits at most `timeout` seconds: a program
     /// still running then is terminated and the call throws, so a test never passes on a
     /// half-finished run. A missing program fails the test (it is a test dependency,
     /// installed by `scripts/install-deps.sh --test`).
-    public static func run(
+    package static func run(
         _ executable: String, _ arguments: [String], input: Data? = nil, in directory: URL? = nil, timeout: TimeInterval = 20
     ) throws -> ProcessResult {
         let process = Process()
@@ -58,7 +58,7 @@ public enum ProcessRunner {
 
     /// `run`, but a program that is not installed skips the test instead of failing it: for
     /// the optional tools of a module's own tests (nghttp2's client tools beside curl).
-    public static func runIfInstalled(
+    package static func runIfInstalled(
         _ executable: String, _ arguments: [String], input: Data? = nil, timeout: TimeInterval = 20
     ) throws -> ProcessResult {
         guard (try? locate(executable)) != nil else { throw XCTSkip("\(executable) is not installed") }
@@ -67,7 +67,7 @@ public enum ProcessRunner {
 
     /// The path of `name`: itself when it is a path, else the first match on PATH or in the
     /// usual bin folders.
-    public static func locate(_ name: String) throws -> String {
+    package static func locate(_ name: String) throws -> String {
         if name.contains("/") { return name }
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         let folders = path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin", "/usr/sbin", "/bin"]
@@ -80,12 +80,12 @@ public enum ProcessRunner {
 }
 
 /// A program that did not finish in time, or is not installed.
-public struct ProcessTimeout: Error, CustomStringConvertible {
-    public let command: String
+package struct ProcessTimeout: Error, CustomStringConvertible {
+    package let command: String
 
-    public init(command: String) {
+    package init(command: String) {
         self.command = command
     }
 
-    public var description: String { "timed out or missing: \(command)" }
+    package var description: String { "timed out or missing: \(command)" }
 }

@@ -3,23 +3,23 @@
 /// test target (RFC 9113).
 
 /// Splits raw HTTP/2 bytes into frames (type, flags, stream, payload) for assertions.
-public struct RawHTTP2Frame: Equatable, Sendable {
-    public var type: UInt8
-    public var flags: UInt8
-    public var streamID: UInt32
-    public var payload: [UInt8]
+package struct RawHTTP2Frame: Equatable, Sendable {
+    package var type: UInt8
+    package var flags: UInt8
+    package var streamID: UInt32
+    package var payload: [UInt8]
 
-    public init(type: UInt8, flags: UInt8, streamID: UInt32, payload: [UInt8]) {
+    package init(type: UInt8, flags: UInt8, streamID: UInt32, payload: [UInt8]) {
         self.type = type
         self.flags = flags
         self.streamID = streamID
         self.payload = payload
     }
 
-    public static let goAway: UInt8 = 0x7
-    public static let settings: UInt8 = 0x4
+    package static let goAway: UInt8 = 0x7
+    package static let settings: UInt8 = 0x4
 
-    public static func parse(_ bytes: [UInt8]) -> [RawHTTP2Frame] {
+    package static func parse(_ bytes: [UInt8]) -> [RawHTTP2Frame] {
         var frames: [RawHTTP2Frame] = []
         var offset = 0
         while offset + 9 <= bytes.count {
@@ -34,25 +34,25 @@ public struct RawHTTP2Frame: Equatable, Sendable {
     }
 
     /// For GOAWAY: the error code.
-    public var goAwayErrorCode: UInt32? {
+    package var goAwayErrorCode: UInt32? {
         guard type == Self.goAway, payload.count >= 8 else { return nil }
         return bigEndian(payload[4..<8])
     }
 
     /// For GOAWAY: the debug data as text.
-    public var goAwayDebugText: String? {
+    package var goAwayDebugText: String? {
         guard type == Self.goAway, payload.count >= 8 else { return nil }
         return String(decoding: payload[8...], as: UTF8.self)
     }
 
     /// For RST_STREAM: the error code.
-    public var resetErrorCode: UInt32? {
+    package var resetErrorCode: UInt32? {
         guard type == 0x3, payload.count == 4 else { return nil }
         return bigEndian(payload[0...])
     }
 
     /// For SETTINGS: the (identifier, value) pairs.
-    public var settingsValues: [(UInt16, UInt32)] {
+    package var settingsValues: [(UInt16, UInt32)] {
         guard type == Self.settings else { return [] }
         return stride(from: 0, to: payload.count - payload.count % 6, by: 6).map { i in
             (UInt16(bigEndian(payload[i..<(i + 2)])), bigEndian(payload[(i + 2)..<(i + 6)]))
@@ -61,15 +61,15 @@ public struct RawHTTP2Frame: Equatable, Sendable {
 }
 
 /// A big-endian unsigned integer of up to four bytes.
-public func bigEndian(_ bytes: ArraySlice<UInt8>) -> UInt32 {
+package func bigEndian(_ bytes: ArraySlice<UInt8>) -> UInt32 {
     bytes.reduce(0) { $0 << 8 | UInt32($1) }
 }
 
 /// Builds client bytes by hand, for the tests that must send what no real client sends.
-public enum ClientBytes {
-    public static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
+package enum ClientBytes {
+    package static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 
-    public static func frame(type: UInt8, flags: UInt8 = 0, streamID: UInt32, payload: [UInt8] = []) -> [UInt8] {
+    package static func frame(type: UInt8, flags: UInt8 = 0, streamID: UInt32, payload: [UInt8] = []) -> [UInt8] {
         let length = payload.count
         return [
             UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff),
@@ -79,15 +79,15 @@ public enum ClientBytes {
         ] + payload
     }
 
-    public static let emptySettings = frame(type: 0x4, streamID: 0)
-    public static let settingsAck = frame(type: 0x4, flags: 0x1, streamID: 0)
+    package static let emptySettings = frame(type: 0x4, streamID: 0)
+    package static let settingsAck = frame(type: 0x4, flags: 0x1, streamID: 0)
 
     /// HPACK for `:method POST`, `:scheme http`, `:path /`, `:authority localhost`,
     /// using the static table and one literal.
-    public static let requestHeaderBlock: [UInt8] = [0x83, 0x86, 0x84, 0x01, 0x09] + Array("localhost".utf8)
+    package static let requestHeaderBlock: [UInt8] = [0x83, 0x86, 0x84, 0x01, 0x09] + Array("localhost".utf8)
 
     /// HPACK "literal header field without indexing, new name" (RFC 7541, 6.2.2).
-    public static func literal(_ name: String, _ value: String) -> [UInt8] {
+    package static func literal(_ name: String, _ value: String) -> [UInt8] {
         [0x00] + length(name.utf8.count) + Array(name.utf8) + length(value.utf8.count) + Array(value.utf8)
     }
 
@@ -104,17 +104,17 @@ public enum ClientBytes {
     }
 
     /// A request HEADERS frame; `endStream` makes it a request without body.
-    public static func headers(streamID: UInt32, endStream: Bool) -> [UInt8] {
+    package static func headers(streamID: UInt32, endStream: Bool) -> [UInt8] {
         frame(type: 0x1, flags: 0x4 | (endStream ? 0x1 : 0), streamID: streamID, payload: requestHeaderBlock)
     }
 
-    public static func data(streamID: UInt32, _ payload: [UInt8], endStream: Bool) -> [UInt8] {
+    package static func data(streamID: UInt32, _ payload: [UInt8], endStream: Bool) -> [UInt8] {
         frame(type: 0x0, flags: endStream ? 0x1 : 0, streamID: streamID, payload: payload)
     }
 
     /// Preface, empty SETTINGS and (usually) the ACK of the server's SETTINGS, which makes
     /// nghttp2 apply them at once.
-    public static func opening(acknowledgingSettings: Bool = true) -> [UInt8] {
+    package static func opening(acknowledgingSettings: Bool = true) -> [UInt8] {
         preface + emptySettings + (acknowledgingSettings ? settingsAck : [])
     }
 }

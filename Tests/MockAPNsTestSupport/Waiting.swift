@@ -2,10 +2,10 @@ import Foundation
 import XCTest
 
 /// A wait that ran out of time: thrown, so the test fails there and says what it waited for.
-public struct WaitTimeout: Error, CustomStringConvertible {
-    public let description: String
+package struct WaitTimeout: Error, CustomStringConvertible {
+    package let description: String
 
-    public init(description: String) {
+    package init(description: String) {
         self.description = description
     }
 }
@@ -13,7 +13,7 @@ public struct WaitTimeout: Error, CustomStringConvertible {
 /// Waits until `condition` holds, looking every `interval`; after `timeout` it throws
 /// `WaitTimeout`, so a test can never go on as if the event had happened. For conditions
 /// with no event to await (a file another process writes, a counter on another thread).
-public func waitUntil(
+package func waitUntil(
     _ what: @autoclosure () -> String, timeout: Duration = .seconds(10), interval: Duration = .milliseconds(10),
     _ condition: () async throws -> Bool
 ) async throws {
@@ -26,7 +26,7 @@ public func waitUntil(
 }
 
 /// `waitUntil` for synchronous tests.
-public func waitUntilSync(
+package func waitUntilSync(
     _ what: @autoclosure () -> String, timeout: Duration = .seconds(10), interval: Duration = .milliseconds(10),
     _ condition: () throws -> Bool
 ) throws {
@@ -39,9 +39,9 @@ public func waitUntilSync(
 }
 
 /// The ports file `mockapns serve --ports-file` writes once every listener is bound.
-public enum PortsFile {
+package enum PortsFile {
     /// The ports, once the file names `listener`; throws `WaitTimeout` after `timeout`.
-    public static func wait(_ path: String, for listener: String = "http2", timeout: Duration = .seconds(20)) throws -> [String: Int] {
+    package static func wait(_ path: String, for listener: String = "http2", timeout: Duration = .seconds(20)) throws -> [String: Int] {
         var ports: [String: Int] = [:]
         try waitUntilSync("\(path) to name the \(listener) port", timeout: timeout, interval: .milliseconds(20)) {
             guard let data = FileManager.default.contents(atPath: path), !data.isEmpty else { return false }

@@ -40,7 +40,7 @@ if [[ "$(uname -s)" != Linux ]]; then skip "the bare-Linux test needs Linux (thi
 if [[ $(id -u) -ne 0 ]]; then skip "debootstrap and chroot need root (CAP_SYS_CHROOT); this runs as uid $(id -u)"; finish; fi
 mkdir -p "$work"
 
-version=$(sed -n 's/^ *public static let current = "\([^"]*\)".*/\1/p' Sources/MockAPNs/Server/MockAPNsVersion.swift)
+version=$(sed -n 's/^ *package static let current = "\([^"]*\)".*/\1/p' Sources/MockAPNs/Server/MockAPNsVersion.swift)
 name="mockapns-$version-linux-$(uname -m)"
 
 if [[ $# -ge 1 ]]; then

@@ -5,20 +5,20 @@ extension MockAPNsConfiguration {
     /// Broadcast push (iOS 18 Live Activities): the channel management listener, the rules
     /// Apple leaves unverified, and channels that exist from the start
     /// (docs/broadcast-protocol.md).
-    public struct BroadcastSettings: Sendable, Equatable {
+    package struct BroadcastSettings: Sendable, Equatable {
         /// The channel management API's port (Apple: 2195 sandbox, 2196 production, which
         /// MockAPNs' legacy listeners use). `0` picks a free port; `nil` (the default for an
         /// embedded server) runs no management listener. `mockapns serve` uses 2199.
-        public var managePort: Int?
+        package var managePort: Int?
         /// The rules where Apple's behaviour is undocumented.
-        public var options = BroadcastOptions.default
+        package var options = BroadcastOptions.default
         /// Channels the registry holds from the start (and after a reset).
-        public var channels: [BroadcastChannel] = []
+        package var channels: [BroadcastChannel] = []
 
         /// `mockapns serve`'s management port.
-        public static let defaultManagePort = 2199
+        package static let defaultManagePort = 2199
 
-        public init(managePort: Int? = nil) {
+        package init(managePort: Int? = nil) {
             self.managePort = managePort
         }
 

@@ -16,7 +16,8 @@ extension MockAPNsServer {
     /// the provider API's TLS context and connection pipeline, HTTP/2 with the same
     /// authentication, and the channel management core.
     func startChannelManagement(
-        services provider: HTTP2ConnectionServices, tls: OpenSSLContext, guarding guardLimits: ConnectionGuardHandler.Limits, port: Int?
+        services provider: HTTP2ConnectionServices, tls: OpenSSLContext, guarding guardLimits: ConnectionGuardHandler.Limits, port: Int?,
+        group: any EventLoopGroup
     ) async throws -> (any Channel)? {
         guard let port else { return nil }
         let name = configuration.listenerName("channel management", provider.environment)
@@ -50,7 +51,7 @@ extension MockAPNsServer {
 extension MockAPNsServer {
     /// The broadcasts recorded in the journal, oldest first; `channelID` narrows them to one
     /// channel.
-    public func broadcasts(channel channelID: String? = nil) -> [BroadcastRecord] {
+    package func broadcasts(channel channelID: String? = nil) -> [BroadcastRecord] {
         journal.events(matching: JournalEventFilter(kinds: ["broadcast"], channelID: channelID)).compactMap { event in
             if case .broadcast(let record) = event.kind { return record }
             return nil
@@ -59,7 +60,7 @@ extension MockAPNsServer {
 
     /// The channel management requests recorded in the journal, oldest first; `channelID`
     /// narrows them to one channel.
-    public func channelOperations(channel channelID: String? = nil) -> [ChannelOperationRecord] {
+    package func channelOperations(channel channelID: String? = nil) -> [ChannelOperationRecord] {
         journal.events(matching: JournalEventFilter(kinds: ["channelOperation"], channelID: channelID)).compactMap { event in
             if case .channelOperation(let record) = event.kind { return record }
             return nil
@@ -70,7 +71,7 @@ extension MockAPNsServer {
     /// reset does to the channel registry.
     /// Returns how many channels there were before.
     @discardableResult
-    public func resetChannels() -> Int {
+    package func resetChannels() -> Int {
         let cleared = channels.reset()
         for channel in configuration.broadcast.channels { channels.insert(channel) }
         return cleared

@@ -3,6 +3,14 @@ import MockAPNsJournal
 import MockAPNsHTTP2
 
 extension MockAPNsConfiguration {
+    /// A configuration from the JSON a configuration file holds (`mockapns serve --config`):
+    /// every setting the file can give, including those without a typed property here (TLS
+    /// files, timeouts, validation, verdict thresholds, the access log). Each mistake is
+    /// reported with its JSON path and what was expected.
+    public init(jsonText: String) throws {
+        self = try Self.parse(json: jsonText)
+    }
+
     /// Reads a JSON configuration file's text over `base` (usually the defaults). Every key is
     /// optional; unknown keys are errors that name the key, its JSON path, line and column.
     ///
@@ -35,7 +43,7 @@ extension MockAPNsConfiguration {
     ///                 "simulator": { "device": "booted", "devices": { "<token>": "<udid>" } }, "forwardTimeoutSeconds": 5 }
     /// }
     /// ```
-    public static func parse(json text: String, over base: MockAPNsConfiguration = MockAPNsConfiguration()) throws(JSONFileError) -> MockAPNsConfiguration {
+    package static func parse(json text: String, over base: MockAPNsConfiguration = MockAPNsConfiguration()) throws(JSONFileError) -> MockAPNsConfiguration {
         var configuration = base
         var root = try JSONObjectReader(try JSONParser.parse(text))
         if let host = try root.string("host") { configuration.host = host }
@@ -117,10 +125,10 @@ enum ClientsWithoutALPN: String, CaseIterable {
 
 /// The `clock` setting: `"real"`, epoch seconds, or an ISO 8601 UTC time
 /// (`2026-01-01T00:00:00Z`), pinning the clock there at start.
-public enum ClockSetting {
+package enum ClockSetting {
     /// Milliseconds since 1970 to pin the clock at, or `nil` for real time. `nil` when the
     /// text is none of these or is outside the clock's range (1970 to 9999).
-    public static func parse(text: String) -> Int64?? {
+    package static func parse(text: String) -> Int64?? {
         if text == "real" { return .some(nil) }
         if let seconds = Int64(text) { return milliseconds(fromSeconds: seconds).map { .some($0) } }
         if let milliseconds = parseISO8601(text), ServerClock.range.contains(milliseconds) { return .some(milliseconds) }

@@ -10,30 +10,30 @@ extension MockAPNsConfiguration {
     /// `timeout.legacyIdle`, `timeout.legacyFrame`). Apple's own limits are not published;
     /// ten seconds for each step is generous for any real client and short enough that idle
     /// sockets cannot pile up.
-    public struct Timeouts: Sendable, Equatable {
+    package struct Timeouts: Sendable, Equatable {
         /// From accepting a connection to a finished TLS handshake, on every APNs port.
-        public var tlsHandshakeSeconds: Double = 10
+        package var tlsHandshakeSeconds: Double = 10
         /// From the TLS handshake until the client has sent its connection preface and the
         /// header of its first frame, on the HTTP/2 port.
-        public var http2PrefaceSeconds: Double = 10
+        package var http2PrefaceSeconds: Double = 10
         /// For each control API request's header block: from the connection's start, or from
         /// the end of the previous answer (a keep-alive connection idling between requests).
-        public var controlRequestHeaderSeconds: Double = 10
+        package var controlRequestHeaderSeconds: Double = 10
         /// How long a legacy gateway or feedback connection may receive nothing, from the
         /// TLS handshake or its last byte. Apple asked providers to keep their gateway
         /// connection open across notifications rather than reconnect, and published no idle
         /// limit; five minutes keeps a provider's connection across the pauses of a test run
         /// while a silent client still cannot hold a socket for good (MockAPNs' choice).
-        public var legacyIdleSeconds: Double = 300
+        package var legacyIdleSeconds: Double = 300
         /// How long a gateway frame may take from its first byte to its last. Providers write
         /// each frame in one go, so a frame still incomplete after ten seconds (a command-2
         /// item that declares 65,535 bytes and sends ten) will not be finished.
-        public var legacyFrameSeconds: Double = 10
+        package var legacyFrameSeconds: Double = 10
 
-        public init() {}
+        package init() {}
 
         /// The accepted range of every timeout, in seconds.
-        public static let range: ClosedRange<Double> = 0.001...86_400
+        package static let range: ClosedRange<Double> = 0.001...86_400
 
         static let fileKeys = [
             "tlsHandshakeSeconds", "http2PrefaceSeconds", "controlRequestHeaderSeconds", "legacyIdleSeconds", "legacyFrameSeconds",

@@ -29,7 +29,7 @@ public struct DevelopmentCredentials: Sendable, Equatable {
     /// Whether this process generated the set (rather than finding it there).
     public var generated: Bool
 
-    public init(directory: String, generated: Bool) {
+    package init(directory: String, generated: Bool) {
         self.directory = directory
         self.generated = generated
     }
@@ -56,13 +56,13 @@ public struct DevelopmentCredentials: Sendable, Equatable {
     // MARK: Choosing the folder
 
     /// The folder a checkout carries.
-    public static let checkoutFolder = "certs-dev"
+    package static let checkoutFolder = "certs-dev"
 
     /// The files every development set has; a folder with all of them holds one.
     static let markers = ["server.pem", "server-key.pem", "ca.pem"]
 
     /// The per-user folder; `nil` when neither XDG_DATA_HOME nor HOME is set.
-    public static var perUserFolder: String? {
+    package static var perUserFolder: String? {
         let environment = ProcessInfo.processInfo.environment
         if let data = environment["XDG_DATA_HOME"], !data.isEmpty { return join(data, "mockapns") }
         if let home = environment["HOME"], !home.isEmpty { return join(home, ".mockapns") }
@@ -71,7 +71,7 @@ public struct DevelopmentCredentials: Sendable, Equatable {
 
     /// The folder to use when none was named: the checkout's when it has `marker` (a file
     /// every development set has), else the per-user folder; `nil` when there is none.
-    public static func implicitFolder(holding marker: String = "server.pem") -> String? {
+    package static func implicitFolder(holding marker: String = "server.pem") -> String? {
         if FileManager.default.fileExists(atPath: join(checkoutFolder, marker)) { return checkoutFolder }
         return perUserFolder
     }
@@ -83,7 +83,7 @@ public struct DevelopmentCredentials: Sendable, Equatable {
     }
 
     /// Whether `directory` holds a development set.
-    public static func isPopulated(_ directory: String) -> Bool {
+    package static func isPopulated(_ directory: String) -> Bool {
         markers.allSatisfy { FileManager.default.fileExists(atPath: join(directory, $0)) }
     }
 
@@ -94,7 +94,7 @@ public struct DevelopmentCredentials: Sendable, Equatable {
     /// Two processes starting at once (parallel test runs) must not mix two sets, so the set is
     /// written into a fresh sibling folder and renamed into place: the first rename wins, and
     /// the loser uses the winner's set.
-    public static func prepare(in directory: String) throws(DevelopmentCredentialsError) -> DevelopmentCredentials {
+    package static func prepare(in directory: String) throws(DevelopmentCredentialsError) -> DevelopmentCredentials {
         if isPopulated(directory) { return DevelopmentCredentials(directory: directory, generated: false) }
         let parent = parentFolder(of: directory)
         do {
@@ -117,7 +117,7 @@ public struct DevelopmentCredentials: Sendable, Equatable {
     }
 
     /// A fresh development set's files.
-    public static func generateFiles(
+    package static func generateFiles(
         options: DevelopmentCertificateOptions = DevelopmentCertificateOptions(), keyType: DevelopmentKeyType = .ecdsa
     ) throws(DevelopmentCredentialsError) -> (set: DevelopmentCertificateSet, files: [DevelopmentFile]) {
         do {
@@ -131,7 +131,7 @@ public struct DevelopmentCredentials: Sendable, Equatable {
     /// Writes `files` into `directory`, creating it (owner-only) if needed and replacing files
     /// of the same names.
     @discardableResult
-    public static func write(
+    package static func write(
         _ generated: (set: DevelopmentCertificateSet, files: [DevelopmentFile]), into directory: String
     ) throws(DevelopmentCredentialsError) -> (set: DevelopmentCertificateSet, files: [DevelopmentFile]) {
         do {
@@ -147,7 +147,7 @@ public struct DevelopmentCredentials: Sendable, Equatable {
     }
 
     /// `path` from the root, so a client running in another folder can use it.
-    public static func absolute(_ path: String) -> String {
+    package static func absolute(_ path: String) -> String {
         guard !path.hasPrefix("/") else { return path }
         let relative = path.hasPrefix("./") ? String(path.dropFirst(2)) : path
         return join(FileManager.default.currentDirectoryPath, relative)
@@ -166,12 +166,12 @@ public struct DevelopmentCredentials: Sendable, Equatable {
 }
 
 /// Development credentials could not be generated or written.
-public struct DevelopmentCredentialsError: Error, Sendable, CustomStringConvertible {
+package struct DevelopmentCredentialsError: Error, Sendable, CustomStringConvertible {
     /// The folder they were for, when known.
-    public var directory: String?
-    public var reason: String
+    package var directory: String?
+    package var reason: String
 
-    public var description: String {
+    package var description: String {
         guard let directory else { return reason }
         return "development credentials in \(directory): \(reason)"
     }

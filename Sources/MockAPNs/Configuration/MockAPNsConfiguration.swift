@@ -18,7 +18,7 @@ public struct MockAPNsConfiguration: Sendable {
     /// ports above serve the sandbox and `productionPorts` the production environment.
     public var environment: ServerEnvironment = .sandbox
     /// The production listeners' ports when `environment` is `.both`.
-    public var productionPorts = ProductionPorts()
+    package var productionPorts = ProductionPorts()
     /// The folder holding the server certificate, the CA that client certificates must chain
     /// to, and the provider keys (`AuthKey_<KEYID>.p8` + `keys.json`). Empty (the default):
     /// development credentials, from `./certs-dev` when it holds a set, else from the per-user
@@ -35,60 +35,61 @@ public struct MockAPNsConfiguration: Sendable {
     /// real time. The clock can be moved later through the server's `clock`.
     public var clockStart: Int64? = nil
     /// Overrides for individual TLS files; `nil` means the file in `certificateDirectory`.
-    public var tls = TLSFiles()
+    package var tls = TLSFiles()
     /// HTTP/2 connection behaviour.
-    public var http2 = HTTP2Options()
+    package var http2 = HTTP2Options()
     /// The legacy binary gateway (2195) and feedback service (2196).
-    public var legacy = LegacyOptions()
+    package var legacy = LegacyOptions()
     /// The journal: memory capacity, JSONL file, frame recording, redaction.
     public var journal = JournalSettings()
     /// The control API (HTTP/1.1 JSON on loopback); off unless a port is set.
     public var control = ControlSettings()
     /// Broadcast push: the channel management listener (off unless a port is set), its
     /// rules, and seeded channels.
-    public var broadcast = BroadcastSettings()
+    package var broadcast = BroadcastSettings()
     /// The device registry: the server-wide rate window per token.
     public var registry = RegistrySettings()
     /// How long connections may take to handshake and to start speaking.
-    public var timeouts = Timeouts()
+    package var timeouts = Timeouts()
     /// The delivery model (devices online and offline, Apple's storage rules) and where
     /// delivered notifications are forwarded (an iOS Simulator, a webhook).
     public var delivery = DeliverySettings()
     /// The access log: a line per notification and per connection opened and closed; `nil`
     /// (the default for an embedded server) writes none. `mockapns serve` writes it unless `--quiet`.
-    public var accessLog: AccessLogSettings? = nil
+    package var accessLog: AccessLogSettings? = nil
     /// Scripted behaviour and faults to run from the start (`nil`: none); see
     /// `MockAPNsServer.replaceScenario` to change it while running.
     public var scenario: Scenario? = nil
     /// Apple's request rules where Apple's exact behaviour is unverified (each option's doc
     /// says its default and why). `generatedIDCase` overrides its id case.
-    public var validation = ValidationOptions.default
+    package var validation = ValidationOptions.default
     /// Provider-token rules (token age, clock tolerance, refresh rate, other-team reason).
-    public var providerTokens = ProviderTokenPolicy()
+    package var providerTokens = ProviderTokenPolicy()
     /// Whether the server judges each provider's retry logic (`verdictReport()`, `GET
     /// /v1/report`, `verdict` journal events). On by default; the judging runs off the event
     /// loops, from the journal.
     public var judgesProviders: Bool = true
     /// The thresholds of the provider verdicts, each default with its source.
-    public var verdicts = VerdictSettings()
+    package var verdicts = VerdictSettings()
     /// The case of `apns-id` values the server generates (Apple was seen using upper case).
-    public var generatedIDCase: LetterCase = .upper
+    package var generatedIDCase: LetterCase = .upper
     /// Event loop threads; `nil` means one per core.
     public var eventLoopThreads: Int? = nil
 
+    /// The defaults: the sandbox, every listener on a free port, development credentials, authentication on, verdicts and the delivery model on.
     public init() {}
 
     /// Paths of the TLS material.
-    public struct TLSFiles: Sendable, Equatable {
+    package struct TLSFiles: Sendable, Equatable {
         /// The server's certificate chain (PEM). Default: `server.pem`.
-        public var certificateChain: String?
+        package var certificateChain: String?
         /// The server's private key (PEM). Default: `server-key.pem`.
-        public var privateKey: String?
+        package var privateKey: String?
         /// The roots client certificates must chain to (PEM bundle). Default: `ca.pem`. Point
         /// it at Apple's WWDR chain to accept real Apple push certificates.
-        public var clientTrustRoots: String?
+        package var clientTrustRoots: String?
 
-        public init(certificateChain: String? = nil, privateKey: String? = nil, clientTrustRoots: String? = nil) {
+        package init(certificateChain: String? = nil, privateKey: String? = nil, clientTrustRoots: String? = nil) {
             self.certificateChain = certificateChain
             self.privateKey = privateKey
             self.clientTrustRoots = clientTrustRoots
@@ -96,28 +97,28 @@ public struct MockAPNsConfiguration: Sendable {
     }
 
     /// HTTP/2 connection behaviour (apns-protocol A.8).
-    public struct HTTP2Options: Sendable, Equatable {
+    package struct HTTP2Options: Sendable, Equatable {
         /// SETTINGS_MAX_CONCURRENT_STREAMS. Apple has used 500, 1000 and 1500; 1000 is the
         /// most recent report.
-        public var maxConcurrentStreams: Int = 1000
+        package var maxConcurrentStreams: Int = 1000
         /// Whether a TLS client that sends no ALPN extension is served HTTP/2 (prior
         /// knowledge). Apple evidently does (pushy's client never offered ALPN and worked;
         /// aioapns 4 offers none), so the default is `true`. A client that offers ALPN
         /// without `h2` is refused with `no_application_protocol` either way.
-        public var acceptsClientsWithoutALPN: Bool = true
+        package var acceptsClientsWithoutALPN: Bool = true
         /// Seconds of silence after which the server sends GOAWAY `IdleTimeout` and closes.
         /// Apple's real period is unknown; `nil` (the default) never times out.
-        public var idleTimeoutSeconds: Double? = nil
+        package var idleTimeoutSeconds: Double? = nil
         /// A request whose header list is over the announced MAX_HEADER_LIST_SIZE (8,000
         /// bytes, as Apple announces): answered 431 (the default; RFC 9113 section 10.5.1)
         /// or reset with PROTOCOL_ERROR. What Apple does is not documented.
-        public var headerListOverflow: HeaderListOverflowResponse = .answer431
+        package var headerListOverflow: HeaderListOverflowResponse = .answer431
 
-        public init() {}
+        package init() {}
     }
 
     /// Letter case for generated identifiers.
-    public enum LetterCase: String, CaseIterable, Sendable {
+    package enum LetterCase: String, CaseIterable, Sendable {
         case upper
         case lower
     }

@@ -9,6 +9,7 @@ extension MockAPNsConfiguration {
         /// server clock; a push over it gets `429 TooManyRequests`.
         public var rateLimit: RateWindow?
 
+        /// Settings with a server-wide rate window for every token (`nil`: none).
         public init(rateLimit: RateWindow? = nil) {
             self.rateLimit = rateLimit
         }

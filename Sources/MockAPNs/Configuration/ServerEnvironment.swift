@@ -15,7 +15,7 @@ public enum ServerEnvironment: String, CaseIterable, Sendable, Hashable {
     case both
 
     /// The environments played, sandbox first.
-    public var environments: [APNsEnvironment] {
+    package var environments: [APNsEnvironment] {
         switch self {
         case .sandbox: [.sandbox]
         case .production: [.production]
@@ -25,7 +25,7 @@ public enum ServerEnvironment: String, CaseIterable, Sendable, Hashable {
 
     /// The environment the configured ports serve, and the default for what names none (a
     /// channel seeded without one, a development client certificate to suggest).
-    public var primary: APNsEnvironment {
+    package var primary: APNsEnvironment {
         switch self {
         case .sandbox, .both: .sandbox
         case .production: .production
@@ -38,14 +38,14 @@ extension MockAPNsConfiguration {
     /// configured `http2Port`, `legacy` and `broadcast.managePort` ports serve the sandbox).
     /// `0` (the default) picks a free port; `mockapns serve` uses 100 above the sandbox's
     /// defaults (2297, 2295, 2296, 2299).
-    public struct ProductionPorts: Sendable, Equatable {
-        public var http2: Int = 0
-        public var gateway: Int = 0
-        public var feedback: Int = 0
+    package struct ProductionPorts: Sendable, Equatable {
+        package var http2: Int = 0
+        package var gateway: Int = 0
+        package var feedback: Int = 0
         /// Used when the sandbox runs a channel management listener (`broadcast.managePort`).
-        public var channelManagement: Int = 0
+        package var channelManagement: Int = 0
 
-        public init(http2: Int = 0, gateway: Int = 0, feedback: Int = 0, channelManagement: Int = 0) {
+        package init(http2: Int = 0, gateway: Int = 0, feedback: Int = 0, channelManagement: Int = 0) {
             self.http2 = http2
             self.gateway = gateway
             self.feedback = feedback
@@ -53,7 +53,7 @@ extension MockAPNsConfiguration {
         }
 
         /// `mockapns serve`'s production ports: Apple's (and MockAPNs' management port) plus 100.
-        public static let commandLineDefaults = ProductionPorts(http2: 2297, gateway: 2295, feedback: 2296, channelManagement: 2299)
+        package static let commandLineDefaults = ProductionPorts(http2: 2297, gateway: 2295, feedback: 2296, channelManagement: 2299)
 
         /// Reads the `productionPorts` section:
         ///

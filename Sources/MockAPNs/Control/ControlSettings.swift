@@ -20,16 +20,17 @@ extension MockAPNsConfiguration {
         /// Binding an address other than loopback must be asked for explicitly: anyone who
         /// reaches the port can change the server's behaviour. Requests from other machines
         /// must then carry `token`.
-        public var allowsNonLoopbackHost: Bool = false
+        package var allowsNonLoopbackHost: Bool = false
         /// Names and addresses the `Host` header may carry besides loopback ones and `host`.
-        public var allowedHosts: [String] = []
+        package var allowedHosts: [String] = []
         /// Origins (`http://localhost:3000`) whose pages may call the API besides its own.
-        public var allowedOrigins: [WebOrigin] = []
+        package var allowedOrigins: [WebOrigin] = []
         /// The bearer token requests from other machines must carry. With
         /// `allowsNonLoopbackHost` and no token, the server generates one
         /// (`MockAPNsServer.controlToken`).
-        public var token: BearerToken? = nil
+        package var token: BearerToken? = nil
 
+        /// The defaults: no control API in an embedded server, loopback only.
         public init() {}
 
         static let fileKeys = ["port", "host", "allowNonLoopback", "allowedHosts", "allowedOrigins", "token"]
@@ -72,7 +73,7 @@ extension MockAPNsConfiguration {
         }
 
         /// Refuses a non-loopback host that was not explicitly allowed.
-        public func checkHost() throws(ControlHostRefused) {
+        package func checkHost() throws(ControlHostRefused) {
             guard allowsNonLoopbackHost || IPAddressLiteral.isLoopback(host) else {
                 throw ControlHostRefused(host: host)
             }
@@ -107,20 +108,20 @@ extension MockAPNsConfiguration {
 }
 
 /// The control API was asked to bind an address other than loopback without permission.
-public struct ControlHostRefused: Error, Sendable, CustomStringConvertible {
-    public var host: String
-    public var description: String {
+package struct ControlHostRefused: Error, Sendable, CustomStringConvertible {
+    package var host: String
+    package var description: String {
         "the control API binds loopback only unless told otherwise; to bind \(host), pass --control-allow-remote "
             + "(config: control.allowNonLoopback = true): requests from other machines must then carry a bearer token"
     }
 }
 
 /// The control API could not listen on its address (typically: the port is in use).
-public struct ControlBindFailed: Error, Sendable, CustomStringConvertible {
-    public var host: String
-    public var port: Int
-    public var reason: String
-    public var description: String {
+package struct ControlBindFailed: Error, Sendable, CustomStringConvertible {
+    package var host: String
+    package var port: Int
+    package var reason: String
+    package var description: String {
         "the control API cannot listen on \(host):\(port): \(reason); choose another with --control-port (0 picks a free one) or turn it off with --no-control"
     }
 }

@@ -26,7 +26,9 @@ actor DeliveryService {
     private let feed = DeliveryFeed()
     private let journal: Journal
     private let clock: ServerClock
-    private let forwarding: [ForwardingQueue]
+    private let settings: MockAPNsConfiguration.DeliverySettings
+    /// The forwarders' queues, made at start on the server's event loops.
+    private var forwarding: [ForwardingQueue] = []
     private let logger: Logger
     private var reading: Task<Void, Never>?
     /// Server resets asked for, and those carried out: a reset is asked for synchronously and
@@ -34,24 +36,13 @@ actor DeliveryService {
     private let resetsAsked = Atomic<UInt64>(0)
     private var resetsDone: UInt64 = 0
 
-    init(settings: MockAPNsConfiguration.DeliverySettings, journal: Journal, clock: ServerClock, group: any EventLoopGroup, logger: Logger) {
+    init(settings: MockAPNsConfiguration.DeliverySettings, journal: Journal, clock: ServerClock, logger: Logger) {
         self.model = DeliveryModel(options: settings.options)
         self.runsModel = settings.runsModel
+        self.settings = settings
         self.journal = journal
         self.clock = clock
         self.logger = logger
-        let limits = ForwardingQueue.Limits(
-            queue: settings.forwardQueueLimit, timeout: .milliseconds(Int64((settings.forwardTimeoutSeconds * 1000).rounded())),
-            slow: .milliseconds(Int64((settings.forwardSlowSeconds * 1000).rounded()))
-        )
-        var forwarders: [any DeliveryForwarder] = []
-        if let simulator = settings.simulator {
-            forwarders.append(SimulatorForwarder(command: simulator.pushCommand))
-        }
-        if let url = settings.webhookURL, let address = WebhookAddress(url) {
-            forwarders.append(WebhookForwarder(url: url, address: address, group: group))
-        }
-        self.forwarding = settings.runsModel ? forwarders.map { ForwardingQueue(forwarder: $0, limits: limits, journal: journal, logger: logger) } : []
         if settings.runsModel { journal.addSink(feed) }
     }
 
@@ -66,9 +57,21 @@ actor DeliveryService {
 
     // MARK: Running
 
-    /// Starts reading the feed and the forwarders.
-    func start() {
+    /// Starts reading the feed and the forwarders (whose connections run on `group`).
+    func start(group: any EventLoopGroup) {
         guard runsModel else { return }
+        let limits = ForwardingQueue.Limits(
+            queue: settings.forwardQueueLimit, timeout: .milliseconds(Int64((settings.forwardTimeoutSeconds * 1000).rounded())),
+            slow: .milliseconds(Int64((settings.forwardSlowSeconds * 1000).rounded()))
+        )
+        var forwarders: [any DeliveryForwarder] = []
+        if let simulator = settings.simulator {
+            forwarders.append(SimulatorForwarder(command: simulator.pushCommand))
+        }
+        if let url = settings.webhookURL, let address = WebhookAddress(url) {
+            forwarders.append(WebhookForwarder(url: url, address: address, group: group))
+        }
+        forwarding = forwarders.map { ForwardingQueue(forwarder: $0, limits: limits, journal: journal, logger: logger) }
         for queue in forwarding { queue.start() }
         reading = Task { [weak self] in await self?.run() }
     }

@@ -15,21 +15,22 @@ extension MockAPNsConfiguration {
         /// The batch delay and storage limit.
         public var options = DeliveryOptions.default
         /// Hands each delivered notification to an iOS Simulator; `nil`: no simulator.
-        public var simulator: SimulatorForwarding?
+        package var simulator: SimulatorForwarding?
         /// POSTs each delivered notification as JSON to this `http://` URL; `nil`: none.
         public var webhookURL: String?
         /// How long one forward may take before it is stopped (the command killed, the
         /// connection closed) and reported.
-        public var forwardTimeoutSeconds: Double = 5
+        package var forwardTimeoutSeconds: Double = 5
         /// A forward that takes longer than this (but finishes) is reported as slow.
-        public var forwardSlowSeconds: Double = 1
+        package var forwardSlowSeconds: Double = 1
         /// Notifications waiting for each forwarder at most; more are left out and reported.
-        public var forwardQueueLimit: Int = 256
+        package var forwardQueueLimit: Int = 256
 
+        /// The defaults: the model on, Apple's storage limit, no batching, no forwarders.
         public init() {}
 
         /// The range of the forwarding times, in seconds.
-        public static let secondsRange: ClosedRange<Double> = 0.001...3600
+        package static let secondsRange: ClosedRange<Double> = 0.001...3600
 
         static let fileKeys = [
             "model", "batchDelaySeconds", "maximumStorageSeconds", "simulator", "webhookUrl", "forwardTimeoutSeconds",
@@ -38,7 +39,7 @@ extension MockAPNsConfiguration {
 
         /// Refuses what a configuration file cannot hold but code can set: a webhook URL that
         /// is not a usable `http://` URL, a simulator without a command.
-        public func check() throws(DeliverySettingsError) {
+        package func check() throws(DeliverySettingsError) {
             if !runsModel, simulator != nil || webhookURL != nil {
                 throw DeliverySettingsError(setting: "delivery.model", problem: "forwarding hands on what the delivery model delivers, so it needs the model on")
             }
@@ -83,19 +84,19 @@ extension MockAPNsConfiguration {
 
     /// Forwarding to an iOS Simulator: each delivered notification of a push type the
     /// simulator takes runs `command` with the payload on standard input.
-    public struct SimulatorForwarding: Sendable, Equatable {
+    package struct SimulatorForwarding: Sendable, Equatable {
         /// The simulator for tokens without an entry in `devices`: a UDID or `booted`;
         /// `nil`: only the tokens in `devices` are forwarded.
-        public var defaultDevice: String?
+        package var defaultDevice: String?
         /// Device token (lowercase hex) to simulator UDID.
-        public var devices: [String: String] = [:]
+        package var devices: [String: String] = [:]
         /// The program and its arguments; `{udid}` and `{bundleId}` are replaced. The default is
         /// Apple's `xcrun simctl push <udid> <bundle id> -` (the payload on standard input).
-        public var command: [String] = SimulatorPushCommand.defaultTemplate
+        package var command: [String] = SimulatorPushCommand.defaultTemplate
         /// The push types forwarded (absent `apns-push-type` counts as `alert`).
-        public var pushTypes: Set<String> = SimulatorPushCommand.defaultPushTypes
+        package var pushTypes: Set<String> = SimulatorPushCommand.defaultPushTypes
 
-        public init(defaultDevice: String? = nil, devices: [String: String] = [:]) {
+        package init(defaultDevice: String? = nil, devices: [String: String] = [:]) {
             self.defaultDevice = defaultDevice
             self.devices = devices
         }
@@ -157,8 +158,8 @@ extension MockAPNsConfiguration {
 }
 
 /// A delivery setting the server cannot start with.
-public struct DeliverySettingsError: Error, Sendable, CustomStringConvertible {
-    public var setting: String
-    public var problem: String
-    public var description: String { "\(setting): \(problem)" }
+package struct DeliverySettingsError: Error, Sendable, CustomStringConvertible {
+    package var setting: String
+    package var problem: String
+    package var description: String { "\(setting): \(problem)" }
 }

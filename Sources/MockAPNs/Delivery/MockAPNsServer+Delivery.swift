@@ -49,5 +49,5 @@ extension MockAPNsServer {
     }
 
     /// The delivery rules' numbers in force.
-    public var deliveryOptions: DeliveryOptions { configuration.delivery.options }
+    package var deliveryOptions: DeliveryOptions { configuration.delivery.options }
 }

@@ -10,7 +10,8 @@ import NIOPosix
 extension MockAPNsServer {
     /// Binds the HTTP/2 provider API's `port` for the environment `services` play.
     func startHTTP2(
-        services: HTTP2ConnectionServices, tls: OpenSSLContext, guarding limits: ConnectionGuardHandler.Limits, port: Int
+        services: HTTP2ConnectionServices, tls: OpenSSLContext, guarding limits: ConnectionGuardHandler.Limits, port: Int,
+        group: any EventLoopGroup
     ) async throws -> any Channel {
         let journal = services.journal
         let name = configuration.listenerName("HTTP/2", services.environment)

@@ -13,7 +13,7 @@ import Darwin
 #endif
 
 /// What the journal's file does when its writer falls behind the server.
-public enum JournalFileBehindPolicy: String, Sendable, Equatable, CaseIterable {
+package enum JournalFileBehindPolicy: String, Sendable, Equatable, CaseIterable {
     /// The file stays complete: past the buffer's high-water mark the server stops reading
     /// from provider connections until the writer catches up (the default).
     case wait
@@ -386,8 +386,8 @@ private func closeDescriptor(_ descriptor: Int32) {
 }
 
 /// The journal file could not be opened.
-public struct JournalFileError: Error, Sendable, CustomStringConvertible {
-    public var path: String
-    public var message: String
-    public var description: String { "cannot write the journal file \(path): \(message)" }
+package struct JournalFileError: Error, Sendable, CustomStringConvertible {
+    package var path: String
+    package var message: String
+    package var description: String { "cannot write the journal file \(path): \(message)" }
 }

@@ -14,27 +14,28 @@ extension MockAPNsConfiguration {
         public var recordsFrames: Bool = true
         /// How provider tokens are recorded: without their signature (the default), whole, or
         /// `<redacted>`.
-        public var providerTokens: ProviderTokenRecording = .withoutSignature
+        package var providerTokens: ProviderTokenRecording = .withoutSignature
 
         /// Whether provider tokens are recorded as `<redacted>` (`--redact-tokens`).
-        public var redactsTokens: Bool {
+        package var redactsTokens: Bool {
             get { providerTokens == .redacted }
             set { providerTokens = newValue ? .redacted : .withoutSignature }
         }
         /// What the file does when its writer falls behind: the server waits for it (the
         /// default, so the file is complete), or it leaves gaps for what the memory journal
         /// no longer holds.
-        public var fileWhenBehind: JournalFileBehindPolicy = .wait
+        package var fileWhenBehind: JournalFileBehindPolicy = .wait
         /// How many events the file's buffer holds before `fileWhenBehind` applies.
-        public var fileBufferEvents: Int = 65_536
+        package var fileBufferEvents: Int = 65_536
         /// How long the shutdown may spend writing what the file's buffer still holds; events
         /// not written by then are left out, marked by a gap line, and the log says so.
-        public var fileCloseBound: Duration = .seconds(3)
+        package var fileCloseBound: Duration = .seconds(3)
 
+        /// The defaults: 100,000 events kept, every frame recorded, no file.
         public init() {}
 
         /// The core journal's options.
-        public var options: JournalOptions {
+        package var options: JournalOptions {
             JournalOptions(capacity: capacity, recordsFrames: recordsFrames, providerTokens: providerTokens)
         }
 

@@ -26,7 +26,7 @@ extension MockAPNsServer {
     }
 
     /// Records a fault a scenario injected, so the journal shows it beside the frames it broke.
-    public func recordFault(connection: UInt64?, stream: Int32?, description: String) {
+    package func recordFault(connection: UInt64?, stream: Int32?, description: String) {
         journal.recordFault(connection: connection, stream: stream, description: description)
     }
 }

@@ -4,35 +4,35 @@ import MockAPNsLegacy
 extension MockAPNsConfiguration {
     /// The legacy binary gateway and feedback service (apns-protocol D and E): ports, the
     /// TLS versions old clients need, and the era of Apple's rules to imitate.
-    public struct LegacyOptions: Sendable, Equatable {
+    package struct LegacyOptions: Sendable, Equatable {
         /// The binary gateway's port. `0` (the default) picks a free port; `mockapns serve`
         /// uses Apple's 2195.
-        public var gatewayPort: Int = 0
+        package var gatewayPort: Int = 0
         /// The feedback service's port. `0` (the default) picks a free port; `mockapns serve`
         /// uses Apple's 2196.
-        public var feedbackPort: Int = 0
+        package var feedbackPort: Int = 0
         /// Accept TLS 1.0 and 1.1 (at OpenSSL security level 0) on both legacy ports, for
         /// clients from the binary era. Off by default: TLS 1.2 only.
-        public var allowOldTLS: Bool = false
+        package var allowOldTLS: Bool = false
         /// Bytes the gateway cannot parse: status 128 or, by default, a silent close.
-        public var parseErrorPolicy: LegacyParseErrorPolicy = .silentClose
+        package var parseErrorPolicy: LegacyParseErrorPolicy = .silentClose
         /// The token length in bytes, 1 to 100. Default 32, the size of every token Apple
         /// issued in the binary era.
-        public var tokenLength: Int = 32
+        package var tokenLength: Int = 32
         /// Accept any token length from 1 to `tokenLength` instead of exactly `tokenLength`
         /// (Apple's 2018 text: "up to 100 bytes"). Off by default.
-        public var variableTokenLength: Bool = false
+        package var variableTokenLength: Bool = false
         /// The largest payload in bytes: 2048 (iOS 8 and later, the default) or 256 (iOS 7
         /// and before). 1 to 65535.
-        public var maximumPayloadLength: Int = 2048
+        package var maximumPayloadLength: Int = 2048
         /// A notification whose payload is not JSON: accepted (the default), refused with a
         /// status packet, or closed on silently. What Apple's gateway did is not recorded.
-        public var invalidJSONPayload: LegacyInvalidJSONPolicy = .accept
+        package var invalidJSONPayload: LegacyInvalidJSONPolicy = .accept
 
-        public init() {}
+        package init() {}
 
         /// The codec's options for one gateway connection.
-        public var sessionOptions: LegacySessionOptions {
+        package var sessionOptions: LegacySessionOptions {
             let length: LegacyLimits.TokenLength = variableTokenLength ? .atMost(tokenLength) : .exactly(tokenLength)
             return LegacySessionOptions(
                 limits: LegacyLimits(tokenLength: length, maximumPayloadLength: maximumPayloadLength),
@@ -49,7 +49,7 @@ extension MockAPNsConfiguration {
 
         /// `"accept"`, `"silentClose"`, or a status the packet carries (a `LegacyStatus` byte
         /// other than 0 and 10). Shared by the configuration file and the command line.
-        public static func invalidJSONPolicy(_ value: JSONValue) -> LegacyInvalidJSONPolicy? {
+        package static func invalidJSONPolicy(_ value: JSONValue) -> LegacyInvalidJSONPolicy? {
             switch value {
             case .string("accept"): return .accept
             case .string("silentClose"): return .closeSilently

@@ -5,13 +5,13 @@ extension MockAPNsServer {
     /// status-10 packet carrying the identifier of the connection's last accepted
     /// notification (0 if none), then close after draining. Returns once all have closed.
     /// The listener keeps accepting new connections.
-    public func legacyShutdown() async {
+    package func legacyShutdown() async {
         await legacy.shutDownConnections()
     }
 
     /// What the legacy gateway has seen: one report per closed connection (accepted,
     /// dropped, the packet sent, diagnoses), and diagnoses across connections.
-    public var legacyActivity: LegacyGatewayActivity {
+    package var legacyActivity: LegacyGatewayActivity {
         legacy.activity.activity
     }
 }

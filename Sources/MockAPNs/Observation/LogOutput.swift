@@ -12,7 +12,7 @@ import Darwin
 #endif
 
 /// How log lines are written: for people, or one JSON object per line for CI logs.
-public enum LogFormat: String, Sendable, CaseIterable {
+package enum LogFormat: String, Sendable, CaseIterable {
     /// `2026-01-01T09:14:03.112Z info message key=value ...`
     case text
     /// `{"time":"2026-01-01T09:14:03.112Z","level":"info","message":"...",...}`
@@ -37,19 +37,19 @@ public enum LogFormat: String, Sendable, CaseIterable {
 ///   dropped.
 ///
 /// `flush()` waits until everything queued so far is written: call it before exiting.
-public final class LogOutput: Sendable {
+package final class LogOutput: Sendable {
     /// How many bytes may wait for the writer before lines from event loops are dropped.
     static let defaultCapacity = 4 << 20
 
     private let writer: LogWriter
 
     /// Lines to standard error.
-    public static let standardError = LogOutput(descriptor: 2)
+    package static let standardError = LogOutput(descriptor: 2)
     /// Lines to standard output.
-    public static let standardOutput = LogOutput(descriptor: 1)
+    package static let standardOutput = LogOutput(descriptor: 1)
 
     /// Lines to an open file descriptor, which stays open (the caller owns it).
-    public convenience init(descriptor: Int32) {
+    package convenience init(descriptor: Int32) {
         self.init(descriptor: descriptor, capacity: Self.defaultCapacity)
     }
 
@@ -78,14 +78,14 @@ public final class LogOutput: Sendable {
     /// Waits until every line queued so far is written (with the count of any dropped
     /// lines). On an event loop, which must never wait, it returns at once: await
     /// `flush() async` there.
-    public func flush() {
+    package func flush() {
         guard !Self.onEventLoop else { return }
         writer.flush()
     }
 
     /// Suspends until every line queued so far is written (with the count of any dropped
     /// lines), without holding a thread.
-    public func flush() async {
+    package func flush() async {
         await writer.flushed()
     }
 
@@ -97,26 +97,26 @@ public final class LogOutput: Sendable {
 
 /// A swift-log handler writing MockAPNs' own formats, text or JSON, to a `LogOutput`: the
 /// same shapes as the access log's lines, so one stream reads as one log.
-public struct MockAPNsLogHandler: LogHandler {
-    public var logLevel: Logger.Level
-    public var metadata: Logger.Metadata = [:]
-    public let format: LogFormat
+package struct MockAPNsLogHandler: LogHandler {
+    package var logLevel: Logger.Level
+    package var metadata: Logger.Metadata = [:]
+    package let format: LogFormat
     private let label: String
     private let output: LogOutput
 
-    public init(label: String, format: LogFormat, level: Logger.Level = .info, output: LogOutput = .standardError) {
+    package init(label: String, format: LogFormat, level: Logger.Level = .info, output: LogOutput = .standardError) {
         self.label = label
         self.format = format
         self.logLevel = level
         self.output = output
     }
 
-    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    package subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    public func log(event: LogEvent) {
+    package func log(event: LogEvent) {
         var merged = metadata
         if let extra = event.metadata {
             merged.merge(extra) { _, new in new }

@@ -6,7 +6,7 @@ extension MockAPNsServer {
     public var currentScenario: Scenario { scenarios.current.scenario }
 
     /// The engine running the current scenario: its seed, named state and firing counts.
-    public var scenarioEngine: ScenarioEngine { scenarios.current }
+    package var scenarioEngine: ScenarioEngine { scenarios.current }
 
     /// Runs `scenario` for every request decided from now on, with fresh counts and state.
     /// Requests already decided keep their decision, including delayed answers not yet sent;

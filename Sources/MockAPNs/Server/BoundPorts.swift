@@ -19,7 +19,7 @@ public struct BoundPorts: Sendable, Equatable, Codable {
     /// Each environment's listeners, sandbox first.
     public var environments: [EnvironmentPorts]
 
-    public init(
+    package init(
         http2: Int, gateway: Int? = nil, feedback: Int? = nil, control: Int? = nil, channelManagement: Int? = nil,
         environments: [EnvironmentPorts] = []
     ) {
@@ -39,7 +39,7 @@ public struct BoundPorts: Sendable, Equatable, Codable {
     /// One line for logs and humans: `http2=127.0.0.1:2197 gateway=127.0.0.1:2195 feedback=127.0.0.1:2196`;
     /// on a server playing both, each environment's listeners after its name. The control API
     /// binds its own host, `controlHost` (default: `host`).
-    public func summary(host: String, controlHost: String? = nil) -> String {
+    package func summary(host: String, controlHost: String? = nil) -> String {
         var parts: [String]
         if environments.count > 1 {
             parts = environments.map { "\($0.environment.rawValue): \($0.summary(host: host))" }
@@ -54,7 +54,7 @@ public struct BoundPorts: Sendable, Equatable, Codable {
 
     /// The JSON written by `--ports-file`:
     /// `{"http2":2197,"gateway":2195,"feedback":2196,"control":2198,"environments":{"sandbox":{"http2":2197,...}}}`.
-    public var json: String {
+    package var json: String {
         var writer = JSONWriter()
         writer.beginObject()
         writer.integer("http2", http2)
@@ -78,13 +78,18 @@ public struct BoundPorts: Sendable, Equatable, Codable {
 
 /// The listeners of one environment.
 public struct EnvironmentPorts: Sendable, Equatable, Codable {
+    /// The environment these listeners play.
     public var environment: APNsEnvironment
+    /// The HTTP/2 provider API.
     public var http2: Int
+    /// The legacy binary gateway, when it listens.
     public var gateway: Int?
+    /// The feedback service, when it listens.
     public var feedback: Int?
+    /// The broadcast channel management API, when it listens.
     public var channelManagement: Int?
 
-    public init(environment: APNsEnvironment, http2: Int, gateway: Int? = nil, feedback: Int? = nil, channelManagement: Int? = nil) {
+    package init(environment: APNsEnvironment, http2: Int, gateway: Int? = nil, feedback: Int? = nil, channelManagement: Int? = nil) {
         self.environment = environment
         self.http2 = http2
         self.gateway = gateway

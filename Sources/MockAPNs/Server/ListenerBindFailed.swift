@@ -2,17 +2,17 @@ import NIOCore
 
 /// A listener could not bind its address: says which listener, which address, why, and the
 /// flag that moves it, so "Address already in use" is never a riddle.
-public struct ListenerBindFailed: Error, Sendable, CustomStringConvertible {
+package struct ListenerBindFailed: Error, Sendable, CustomStringConvertible {
     /// The listener, as people call it: `HTTP/2 provider API`, `legacy gateway`, `feedback service`.
-    public var listener: String
-    public var host: String
-    public var port: Int
+    package var listener: String
+    package var host: String
+    package var port: Int
     /// The system's words (typically "Address already in use").
-    public var reason: String
+    package var reason: String
     /// The flag and configuration key that choose another port.
-    public var portFlag: String
+    package var portFlag: String
 
-    public var description: String {
+    package var description: String {
         "the \(listener) cannot listen on \(host):\(port): \(reason); choose another port with \(portFlag) (0 picks a free one)"
     }
 

@@ -14,12 +14,17 @@ public struct ServerReset: Sendable, Equatable {
     /// The scenario started over: its name, the requests it had numbered, how often its rules
     /// had fired in all, the state it was in, and the seed it keeps.
     public var scenario: String
+    /// The requests the scenario had numbered.
     public var scenarioRequests: Int
+    /// How often its rules had fired, in all.
     public var scenarioFirings: Int
+    /// The named state it was in.
     public var scenarioState: String
+    /// The seed its random streams start from again.
     public var seed: UInt64
     /// The clock's reading after the reset, and whether it is pinned (`--clock`) or real.
     public var clockMilliseconds: Int64
+    /// Whether the clock was pinned.
     public var clockFixed: Bool
 }
 

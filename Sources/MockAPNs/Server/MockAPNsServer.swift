@@ -16,14 +16,18 @@ import MockAPNsBroadcast
 /// A MockAPNs server running in this process: the embedding API for Swift tests.
 ///
 /// ```swift
-/// let server = MockAPNsServer(configuration: MockAPNsConfiguration())  // free ports, development credentials
-/// let ports = try await server.start()
-/// let credentials = server.developmentCredentials
-/// // ... point the client at https://127.0.0.1:\(ports.http2), trusting credentials.caCertificatePath,
-/// // with credentials.clientCertificatePath(for: .sandbox) or a token signed with a key in
-/// // credentials.providerKeyDirectory
-/// try await server.shutdown()
+/// try await withMockAPNsServer(MockAPNsConfiguration()) { server, ports in  // free ports, development credentials
+///     let credentials = server.developmentCredentials
+///     // ... point the client at https://127.0.0.1:\(ports.http2), trusting credentials.caCertificatePath,
+///     // with credentials.clientCertificatePath(for: .sandbox) or a token signed with a key in
+///     // credentials.providerKeyDirectory
+/// }
 /// ```
+///
+/// Or by hand: `let ports = try await server.start()`, then `try await server.shutdown()`. A
+/// server starts once: a second `start()` throws `MockAPNsServer.LifecycleError`, and so does
+/// a start after a shutdown or after a failed start (which has already stopped whatever it
+/// had started).
 ///
 /// With `configuration.environment = .both` the server plays the sandbox and production at
 /// once: `ports.ports(of: .production)` has the production listeners, and
@@ -39,18 +43,17 @@ public final class MockAPNsServer: Sendable {
     public let registry: DeviceRegistry
     /// The broadcast channels: created through the channel management API, sent to through
     /// broadcasts on the provider API, seeded from `configuration.broadcast.channels`.
-    public let channels: ChannelRegistry
+    package let channels: ChannelRegistry
     /// The provider-token verifier; its keys come from the key directory and can be added
     /// or removed while the server runs.
-    public let tokenVerifier: ProviderTokenVerifier
+    package let tokenVerifier: ProviderTokenVerifier
     /// The bearer token the control API asks of requests from other machines: the
     /// configured one, or, when the control API may bind beyond loopback and none was
     /// configured, one generated for this run (hand it to the user; never log it). `nil`
     /// when the control API is loopback only.
-    public let controlToken: BearerToken?
+    package let controlToken: BearerToken?
 
     let logger: Logger
-    let group: MultiThreadedEventLoopGroup
     let connections = ConnectionTracker()
     /// The legacy binary gateway and feedback listeners.
     let legacy: LegacyListeners
@@ -68,17 +71,44 @@ public final class MockAPNsServer: Sendable {
 
     private enum State {
         case idle
-        case running(listeners: [any Channel], ports: BoundPorts)
+        /// `start()` is under way; the event loops are made.
+        case starting(MultiThreadedEventLoopGroup)
+        case running(listeners: [any Channel], ports: BoundPorts, group: MultiThreadedEventLoopGroup)
+        /// Shut down, or a start failed: a server is not started twice.
         case stopped
     }
 
-    /// Makes a server; nothing listens until `start()`, which also loads the provider keys
-    /// (and generates development credentials when none are configured and none exist yet).
+    /// Why `start()` refused.
+    public enum LifecycleError: Error, Sendable, Equatable, CustomStringConvertible {
+        /// `start()` was called on a server already starting or running.
+        case alreadyStarted
+        /// `start()` was called on a server shut down, or whose start failed: make a new one.
+        case stopped
+
+        public var description: String {
+            switch self {
+            case .alreadyStarted: "the MockAPNs server is already started; it starts once"
+            case .stopped: "the MockAPNs server was shut down (or its start failed); make a new MockAPNsServer to start again"
+            }
+        }
+    }
+
+    /// Makes a server; nothing listens, and no thread is made, until `start()`, which also
+    /// loads the provider keys (and generates development credentials when none are
+    /// configured and none exist yet).
     ///
     /// - Parameter logger: where the server says what it does (listening, keys loaded, refused
     ///   handshakes); by default nowhere, so an embedded server keeps the host's test output clean.
-    public init(
-        configuration: MockAPNsConfiguration, clock: ServerClock? = nil,
+    public convenience init(
+        configuration: MockAPNsConfiguration,
+        logger: Logger = Logger(label: "mockapns", factory: { _ in SwiftLogNoOpLogHandler() })
+    ) {
+        self.init(configuration: configuration, clock: nil, logger: logger)
+    }
+
+    /// Makes a server reading `clock` (the command line's server shares its own).
+    package init(
+        configuration: MockAPNsConfiguration, clock: ServerClock?,
         logger: Logger = Logger(label: "mockapns", factory: { _ in SwiftLogNoOpLogHandler() })
     ) {
         var configuration = configuration
@@ -104,21 +134,17 @@ public final class MockAPNsServer: Sendable {
             verdicts: configuration.judgesProviders ? configuration.verdicts : nil, clock: clock
         )
         self.observation = observation
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads ?? System.coreCount)
-        self.group = group
-        self.delivery = DeliveryService(
-            settings: configuration.delivery, journal: observation.journal, clock: clock, group: group, logger: logger
-        )
+        self.delivery = DeliveryService(settings: configuration.delivery, journal: observation.journal, clock: clock, logger: logger)
         self.scenarios = ScenarioSwitch(
             scenario: configuration.scenario ?? .empty, registry: registry, logger: logger,
             deviceChanges: DeliveryService.recorder(journal: observation.journal, clock: clock)
         )
     }
 
-    /// The ports the listeners bound, once started.
+    /// The ports the listeners bound, while the server runs.
     public var ports: BoundPorts? {
         state.withLock { state in
-            if case .running(_, let ports) = state { return ports }
+            if case .running(_, let ports, _) = state { return ports }
             return nil
         }
     }
@@ -137,8 +163,37 @@ public final class MockAPNsServer: Sendable {
     }
 
     /// Binds every listener and returns the bound ports.
+    ///
+    /// Throws `LifecycleError` when the server was started before. When a step fails (a port
+    /// taken, a credentials file missing), whatever had started is stopped again (listeners,
+    /// the journal file, the delivery model, the event loops) before the error is thrown.
     @discardableResult
     public func start() async throws -> BoundPorts {
+        let group: MultiThreadedEventLoopGroup = try state.withLock { state in
+            switch state {
+            case .idle:
+                let group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads ?? System.coreCount)
+                state = .starting(group)
+                return group
+            case .starting, .running: throw LifecycleError.alreadyStarted
+            case .stopped: throw LifecycleError.stopped
+            }
+        }
+        var listeners: [any Channel] = []
+        do {
+            let ports = try await start(on: group, listeners: &listeners)
+            state.withLock { $0 = .running(listeners: listeners, ports: ports, group: group) }
+            logger.info("mockapns listening", metadata: ["ports": "\(ports.summary(host: configuration.host))"])
+            return ports
+        } catch {
+            state.withLock { $0 = .stopped }
+            await stopEverything(listeners: listeners, group: group)
+            throw error
+        }
+    }
+
+    /// Every step of `start()`, each listener added to `listeners` as soon as it is bound.
+    private func start(on group: MultiThreadedEventLoopGroup, listeners: inout [any Channel]) async throws -> BoundPorts {
         if usesImplicitCredentials {
             let credentials = try DevelopmentCredentials.prepare(in: configuration.certificateDirectory)
             if credentials.generated {
@@ -152,7 +207,7 @@ public final class MockAPNsServer: Sendable {
         try loadProviderKeys()
         scenarios.applyRegistryState()
         try observation.openFile(configuration.journal, logger: logger)
-        await delivery.start()
+        await delivery.start(group: group)
         let journal = observation.journal
         var guardLimits = ConnectionGuardHandler.Limits(
             handshakeTimeout: ConnectionTimeouts.amount(configuration.timeouts.tlsHandshakeSeconds),
@@ -161,59 +216,46 @@ public final class MockAPNsServer: Sendable {
         guardLimits.readGate = observation.readGate
         // One set of listeners per environment played, over the same registry and journal.
         let churn = HTTP2ChurnWatch(logger: logger)
-        var listeners: [any Channel] = []
         var environmentPorts: [EnvironmentPorts] = []
-        do {
-            for environment in configuration.environment.environments {
-                let services = HTTP2ConnectionServices(
-                    decider: makeDecider(),
-                    tokenVerifier: tokenVerifier,
-                    environment: environment,
-                    requiresAuthentication: configuration.requiresAuthentication,
-                    http2Settings: makeHTTP2Settings(),
-                    scenarios: scenarios,
-                    clock: clock,
-                    journal: journal,
-                    logger: logger,
-                    clientTrustRootsPath: DevelopmentCredentials.absolute(caCertificatePath),
-                    churn: churn,
-                    broadcasts: makeBroadcastDecider()
-                )
-                let ports = configuration.listenerPorts(for: environment)
-                let http2Listener = try await startHTTP2(services: services, tls: http2Context, guarding: guardLimits, port: ports.http2)
-                listeners.append(http2Listener)
-                let managementListener = try await startChannelManagement(
-                    services: services, tls: http2Context, guarding: guardLimits, port: ports.channelManagement
-                )
-                if let managementListener { listeners.append(managementListener) }
-                let legacyPorts = try await legacy.start(LegacyListeners.Dependencies(
-                    configuration: configuration, group: group, decider: makeDecider(), registry: registry, scenarios: scenarios, logger: logger,
-                    journal: journal, readGate: observation.readGate, environment: environment,
-                    gatewayPort: ports.gateway, feedbackPort: ports.feedback
-                ))
-                environmentPorts.append(EnvironmentPorts(
-                    environment: environment, http2: http2Listener.localAddress?.port ?? ports.http2,
-                    gateway: legacyPorts.gateway, feedback: legacyPorts.feedback,
-                    channelManagement: managementListener?.localAddress?.port
-                ))
-            }
-        } catch {
-            for listener in listeners { try? await listener.close() }
-            await legacy.stopAccepting()
-            throw error
-        }
-        let controlPort: Int?
-        do {
-            controlPort = try await observation.startServices(
-                configuration.control, requestHeaderTimeout: ConnectionTimeouts.amount(configuration.timeouts.controlRequestHeaderSeconds),
-                server: self, logger: logger
+        for environment in configuration.environment.environments {
+            let services = HTTP2ConnectionServices(
+                decider: makeDecider(),
+                tokenVerifier: tokenVerifier,
+                environment: environment,
+                requiresAuthentication: configuration.requiresAuthentication,
+                http2Settings: makeHTTP2Settings(),
+                scenarios: scenarios,
+                clock: clock,
+                journal: journal,
+                logger: logger,
+                clientTrustRootsPath: DevelopmentCredentials.absolute(caCertificatePath),
+                churn: churn,
+                broadcasts: makeBroadcastDecider()
             )
-        } catch {
-            for listener in listeners { try? await listener.close() }
-            await legacy.stop()
-            await observation.stop()
-            throw error
+            let ports = configuration.listenerPorts(for: environment)
+            let http2Listener = try await startHTTP2(
+                services: services, tls: http2Context, guarding: guardLimits, port: ports.http2, group: group
+            )
+            listeners.append(http2Listener)
+            let managementListener = try await startChannelManagement(
+                services: services, tls: http2Context, guarding: guardLimits, port: ports.channelManagement, group: group
+            )
+            if let managementListener { listeners.append(managementListener) }
+            let legacyPorts = try await legacy.start(LegacyListeners.Dependencies(
+                configuration: configuration, group: group, decider: makeDecider(), registry: registry, scenarios: scenarios, logger: logger,
+                journal: journal, readGate: observation.readGate, environment: environment,
+                gatewayPort: ports.gateway, feedbackPort: ports.feedback
+            ))
+            environmentPorts.append(EnvironmentPorts(
+                environment: environment, http2: http2Listener.localAddress?.port ?? ports.http2,
+                gateway: legacyPorts.gateway, feedback: legacyPorts.feedback,
+                channelManagement: managementListener?.localAddress?.port
+            ))
         }
+        let controlPort = try await observation.startServices(
+            configuration.control, requestHeaderTimeout: ConnectionTimeouts.amount(configuration.timeouts.controlRequestHeaderSeconds),
+            server: self, logger: logger
+        )
         let primary = environmentPorts.first
         let ports = BoundPorts(
             http2: primary?.http2 ?? configuration.http2Port,
@@ -224,8 +266,6 @@ public final class MockAPNsServer: Sendable {
             environments: environmentPorts
         )
         observation.metrics.setPorts(ports)
-        state.withLock { $0 = .running(listeners: listeners, ports: ports) }
-        logger.info("mockapns listening", metadata: ["ports": "\(ports.summary(host: configuration.host))"])
         return ports
     }
 
@@ -244,13 +284,18 @@ public final class MockAPNsServer: Sendable {
     ///    events, the journal file is written out, the access log's output is flushed (lines
     ///    queued from the event loops included), and only then do the event loops stop, so
     ///    nothing is left to run on them.
-    public func shutdown(gracePeriod: TimeAmount = .seconds(5)) async throws {
-        let listeners: [any Channel] = state.withLock { state in
-            defer { state = .stopped }
-            if case .running(let listeners, _) = state { return listeners }
-            return []
+    ///
+    /// Shutting down a server that is not running (never started, already shut down, or still
+    /// starting) does nothing.
+    public func shutdown(gracePeriod: Duration = .seconds(5)) async throws {
+        let running: (listeners: [any Channel], group: MultiThreadedEventLoopGroup)? = state.withLock { state in
+            guard case .running(let listeners, _, let group) = state else { return nil }
+            state = .stopped
+            return (listeners, group)
         }
-        for listener in listeners {
+        guard let running else { return }
+        let gracePeriod = TimeAmount(gracePeriod)
+        for listener in running.listeners {
             try? await listener.close()
         }
         await legacy.stopAccepting()
@@ -286,7 +331,19 @@ public final class MockAPNsServer: Sendable {
         await observation.stop()
         // Log lines queued from the event loops are on the output before shutdown returns.
         await configuration.accessLog?.output.flush()
-        try await group.shutdownGracefully()
+        try await running.group.shutdownGracefully()
+    }
+
+    /// Undoes a start that failed part way: every step of `start()` can be undone whether or
+    /// not it was reached.
+    private func stopEverything(listeners: [any Channel], group: MultiThreadedEventLoopGroup) async {
+        for listener in listeners { try? await listener.close() }
+        await legacy.stop()
+        for channel in connections.open { try? await channel.close() }
+        await delivery.stop()
+        await observation.stop()
+        await configuration.accessLog?.output.flush()
+        try? await group.shutdownGracefully()
     }
 
     /// Every connection takes a descriptor: raise the soft limit to the hard one and say where

@@ -1,6 +1,6 @@
 /// The version of MockAPNs: what `mockapns --version` prints and what names the release
 /// archive (`scripts/package.sh` reads it from this line). The one place it is written.
-public enum MockAPNsVersion {
+package enum MockAPNsVersion {
     /// Semantic version of this build.
-    public static let current = "0.1.0"
+    package static let current = "0.1.0"
 }

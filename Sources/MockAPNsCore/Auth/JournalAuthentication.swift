@@ -1,22 +1,22 @@
 /// How a notification authenticated, as far as the journal tells it.
-public struct JournalAuthentication: Sendable, Equatable {
+@usableFromInline package struct JournalAuthentication: Sendable, Equatable {
     /// `certificate`, `providerToken`, `none` (authentication off), `missing`, or `rejected`.
-    public var kind: String
-    public var teamID: String?
-    public var keyID: String?
+    package var kind: String
+    package var teamID: String?
+    package var keyID: String?
     /// The reason the credentials were refused.
-    public var refusal: Reason?
+    package var refusal: Reason?
     /// The `iat` of the provider token that authenticated the request, in seconds since 1970:
     /// which token a provider used, so a token renewed too often can be told across
     /// connections. Not a secret: the token cannot be rebuilt from it.
-    public var issuedAt: Int64?
+    package var issuedAt: Int64?
     /// Why the credentials were refused, in plain words: the provider token's cause (an
     /// unknown key id, a bad signature, `iss` not the key's team, `iat` in the future, ...) or
     /// why a client certificate is not trusted. Apple sends only the reason; this is for the
     /// provider's developer. Never holds a token's signature or any key.
-    public var detail: String?
+    package var detail: String?
 
-    public init(
+    package init(
         kind: String, teamID: String? = nil, keyID: String? = nil, refusal: Reason? = nil, issuedAt: Int64? = nil,
         detail: String? = nil
     ) {
@@ -30,7 +30,7 @@ public struct JournalAuthentication: Sendable, Equatable {
 
     /// The longest `detail` kept, in UTF-8 bytes: a cause quotes what the client sent (a key
     /// id, an issuer), which a hostile client may make as long as a header allows.
-    public static let maximumDetailBytes = 300
+    package static let maximumDetailBytes = 300
 
     /// `text` cut to `maximumDetailBytes` at a character boundary, marked with "…" when cut.
     package static func boundedDetail(_ text: String) -> String {
@@ -47,7 +47,7 @@ public struct JournalAuthentication: Sendable, Equatable {
     }
 
     /// What the journal says about `result`.
-    public init(_ result: AuthenticationResult) {
+    package init(_ result: AuthenticationResult) {
         switch result {
         case .notRequired: self.init(kind: "none")
         case .unauthenticated: self.init(kind: "missing")

@@ -1,7 +1,7 @@
 /// What the connection's credentials allow, as the authentication layer concluded for one
 /// request. The decision core applies it; producing it (verifying a provider token, reading
 /// a client certificate) is the authentication layer's job.
-public enum AuthenticationResult: Sendable, Equatable {
+package enum AuthenticationResult: Sendable, Equatable {
     /// The server runs without authentication: any topic, and `apns-topic` is optional.
     case notRequired
 
@@ -32,7 +32,7 @@ extension AuthenticationResult {
     /// environments, and its subject `UID` (else its only topic) as the default topic.
     /// Whether the certificate is trusted and within its validity period is for the TLS layer
     /// to have checked.
-    public static func certificate(_ identity: CertificateIdentity) -> AuthenticationResult {
+    package static func certificate(_ identity: CertificateIdentity) -> AuthenticationResult {
         .certificate(
             topics: Set(identity.topics),
             defaultTopic: identity.uid ?? identity.defaultTopic,

@@ -3,41 +3,41 @@ import MockAPNsWire
 /// and the fault carried out. A request's record takes its outcome from this value alone, and
 /// the protocol mouth fills it in where it writes, so the record says what went on the wire
 /// rather than what a rule was expected to make of it.
-public struct SentAnswer: Sendable, Equatable {
+@usableFromInline package struct SentAnswer: Sendable, Equatable {
     /// The HTTP/2 `:status` written; `nil` when no response was written.
-    public var status: Int?
+    @usableFromInline package var status: Int?
     /// The Apple reason the answer named: the `reason` of an HTTP/2 error body, or the reason
     /// behind a legacy status packet. `nil` for an acceptance, and for a scripted answer whose
     /// body names no reason of Apple's.
-    public var reason: Reason?
+    @usableFromInline package var reason: Reason?
     /// The `apns-id` header written.
-    public var apnsID: String?
+    @usableFromInline package var apnsID: String?
     /// The `apns-unique-id` header written (sandbox acceptances).
-    public var uniqueID: String?
+    package var uniqueID: String?
     /// The `timestamp` of a 410 body, milliseconds since 1970.
-    public var timestamp: Int64?
+    @usableFromInline package var timestamp: Int64?
     /// A scripted answer's header fields as written (besides `:status`, `apns-id` and
     /// `apns-unique-id`); `nil` for Apple's own answers, whose headers follow from the rest.
-    public var scriptedHeaders: [HTTPHeader]?
+    package var scriptedHeaders: [HTTPHeader]?
     /// A scripted answer's body as written.
-    public var scriptedBody: [UInt8]?
+    package var scriptedBody: [UInt8]?
     /// The legacy error-response packet written (status and the identifier it named).
-    public var legacyPacket: LegacyErrorResponse?
+    package var legacyPacket: LegacyErrorResponse?
     /// Whether the client was told the notification was accepted: a 2xx status on HTTP/2;
     /// on the legacy gateway, a notification the connection took without a failure (that
     /// protocol answers successes with silence).
-    public var accepted: Bool
+    @usableFromInline package var accepted: Bool
     /// The fault carried out instead of the answer, or after it.
-    public var fault: AppliedFault?
+    @usableFromInline package var fault: AppliedFault?
     /// The scenario rule that decided the answer; `nil` when the decision core did.
-    public var rule: String?
+    @usableFromInline package var rule: String?
     /// How long a scenario delay held the answer, in milliseconds.
-    public var delayMilliseconds: Int?
+    package var delayMilliseconds: Int?
     /// Why no answer went out where one was due (the client closed the stream first, or a
     /// GOAWAY had already named an earlier stream as the last one answered).
-    public var undelivered: String?
+    package var undelivered: String?
 
-    public init(
+    package init(
         status: Int? = nil, reason: Reason? = nil, apnsID: String? = nil, uniqueID: String? = nil,
         timestamp: Int64? = nil, scriptedHeaders: [HTTPHeader]? = nil, scriptedBody: [UInt8]? = nil,
         legacyPacket: LegacyErrorResponse? = nil, accepted: Bool, fault: AppliedFault? = nil, rule: String? = nil,
@@ -103,7 +103,7 @@ public struct SentAnswer: Sendable, Equatable {
 
 /// A scenario fault as it was carried out, for the record of the request it struck. The
 /// names are those of the scenario actions (`"type"` in a scenario file).
-public enum AppliedFault: Sendable, Equatable {
+@usableFromInline package enum AppliedFault: Sendable, Equatable {
     /// The connection was closed (TCP FIN) without an answer.
     case closeConnection
     /// The connection was aborted (TCP RST) without an answer.
@@ -125,7 +125,7 @@ public enum AppliedFault: Sendable, Equatable {
     case shutdown
 
     /// The scenario action's name for this fault.
-    public var name: String {
+    package var name: String {
         switch self {
         case .closeConnection: "closeConnection"
         case .resetConnection: "resetConnection"
@@ -140,7 +140,7 @@ public enum AppliedFault: Sendable, Equatable {
     }
 
     /// Every name, for readers of the JSON form.
-    public static let names = [
+    package static let names = [
         "closeConnection", "resetConnection", "goAway", "resetStream", "stall", "lowerMaxConcurrentStreams",
         "sendGarbage", "closeAfterBytes", "shutdown",
     ]

@@ -2,14 +2,14 @@
 /// Apple accepts but the device ignores, a token that belongs to the other environment, a
 /// rate window that was full. The decision cores return these beside their verdicts; the
 /// protocol mouths journal them as `diagnosis` events of the request's stream.
-public struct Diagnosis: Sendable, Equatable {
-    public var code: DiagnosisCode
+package struct Diagnosis: Sendable, Equatable {
+    package var code: DiagnosisCode
     /// What was wrong in this case, in plain words.
-    public var message: String
+    package var message: String
     /// The numbers behind it, by name.
-    public var figures: [JournalFigure]
+    package var figures: [JournalFigure]
 
-    public init(_ code: DiagnosisCode, _ message: String, figures: [JournalFigure] = []) {
+    package init(_ code: DiagnosisCode, _ message: String, figures: [JournalFigure] = []) {
         self.code = code
         self.message = message
         self.figures = figures

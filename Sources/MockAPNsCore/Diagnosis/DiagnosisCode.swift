@@ -4,7 +4,7 @@
 ///
 /// Adding a code means adding a case here; its area and meaning follow in the switches below
 /// (no `default:`), and the control API lists it (`GET /v1/diagnosis-codes`) for the dashboard.
-public enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
+package enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
     // Connections on every port
     case timeoutTLSHandshake = "timeout.tlsHandshake"
     case timeoutHTTP2Preface = "timeout.http2Preface"
@@ -69,13 +69,13 @@ public enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
     case deliveryFeedOverflow = "delivery.feedOverflow"
 
     /// Where the mistake was seen: the part before the dot.
-    public var area: String {
+    package var area: String {
         String(rawValue.prefix { $0 != "." })
     }
 
     /// What the code means, in one sentence, for people choosing what to look at (each
     /// event's own message says what happened in that case).
-    public var meaning: String {
+    package var meaning: String {
         switch self {
         case .timeoutTLSHandshake: "A connection did not finish its TLS handshake in time and was closed."
         case .timeoutHTTP2Preface: "An HTTP/2 client did not send its connection preface in time after TLS and was closed."

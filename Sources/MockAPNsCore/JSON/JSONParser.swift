@@ -1,6 +1,6 @@
 /// A small, strict JSON parser (RFC 8259) that records positions. Used for configuration and
 /// scenario files, which are small; the hot path never parses JSON with it.
-public struct JSONParser {
+package struct JSONParser {
     private var scalars: [Unicode.Scalar]
     private var index = 0
     private var line = 1
@@ -9,7 +9,7 @@ public struct JSONParser {
     private static let maximumDepth = 256
 
     /// Parses `text` into a positioned document.
-    public static func parse(_ text: String) throws(JSONFileError) -> JSONNode {
+    package static func parse(_ text: String) throws(JSONFileError) -> JSONNode {
         var parser = JSONParser(scalars: Array(text.unicodeScalars))
         parser.skipWhitespace()
         let node = try parser.parseValue(depth: 0)

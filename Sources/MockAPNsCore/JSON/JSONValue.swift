@@ -1,6 +1,6 @@
 /// A JSON document parsed with the position of every value, so configuration and scenario
 /// errors can point at the exact line and column of a mistake.
-public indirect enum JSONValue: Sendable, Equatable {
+package indirect enum JSONValue: Sendable, Equatable {
     case null
     case bool(Bool)
     /// Numbers keep their source text so integers never lose precision.
@@ -10,7 +10,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     /// Members in document order (duplicates are rejected by the parser).
     case object([JSONMember])
 
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): return true
         case let (.bool(a), .bool(b)): return a == b
@@ -24,7 +24,7 @@ public indirect enum JSONValue: Sendable, Equatable {
     }
 
     /// A short name of the value's kind, for error messages ("found string").
-    public var kindDescription: String {
+    package var kindDescription: String {
         switch self {
         case .null: return "null"
         case .bool: return "a boolean"
@@ -37,12 +37,12 @@ public indirect enum JSONValue: Sendable, Equatable {
 }
 
 /// One member of an object: its name, where the name starts, and its value.
-public struct JSONMember: Sendable {
-    public var key: String
-    public var keyPosition: SourcePosition
-    public var value: JSONNode
+package struct JSONMember: Sendable {
+    package var key: String
+    package var keyPosition: SourcePosition
+    package var value: JSONNode
 
-    public init(key: String, keyPosition: SourcePosition, value: JSONNode) {
+    package init(key: String, keyPosition: SourcePosition, value: JSONNode) {
         self.key = key
         self.keyPosition = keyPosition
         self.value = value
@@ -50,41 +50,41 @@ public struct JSONMember: Sendable {
 }
 
 /// A value and where it starts in the source text.
-public struct JSONNode: Sendable, Equatable {
-    public var value: JSONValue
-    public var position: SourcePosition
+package struct JSONNode: Sendable, Equatable {
+    package var value: JSONValue
+    package var position: SourcePosition
 
-    public init(value: JSONValue, position: SourcePosition) {
+    package init(value: JSONValue, position: SourcePosition) {
         self.value = value
         self.position = position
     }
 }
 
 /// A 1-based line and column (columns count Unicode scalars).
-public struct SourcePosition: Sendable, Equatable, CustomStringConvertible {
-    public var line: Int
-    public var column: Int
+package struct SourcePosition: Sendable, Equatable, CustomStringConvertible {
+    package var line: Int
+    package var column: Int
 
-    public init(line: Int, column: Int) {
+    package init(line: Int, column: Int) {
         self.line = line
         self.column = column
     }
 
-    public var description: String { "line \(line), column \(column)" }
+    package var description: String { "line \(line), column \(column)" }
 }
 
 /// A mistake in a JSON file: where it is, the JSON path of the value, and what was expected.
-public struct JSONFileError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct JSONFileError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `$.http2.port` style path; `$` for the document itself or a syntax error.
-    public var path: String
-    public var position: SourcePosition
-    public var message: String
+    package var path: String
+    package var position: SourcePosition
+    package var message: String
 
-    public init(path: String, position: SourcePosition, message: String) {
+    package init(path: String, position: SourcePosition, message: String) {
         self.path = path
         self.position = position
         self.message = message
     }
 
-    public var description: String { "\(position): \(path): \(message)" }
+    package var description: String { "\(position): \(path): \(message)" }
 }

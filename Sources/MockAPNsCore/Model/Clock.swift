@@ -52,7 +52,7 @@ public final class ServerClock: Sendable {
     /// Every reading the clock can show: 1970-01-01T00:00:00.000Z to
     /// 9999-12-31T23:59:59.999Z, the years a four-digit ISO 8601 date can write. Keeping the
     /// clock inside means no arithmetic on a reading can overflow and no date is absurd.
-    public static let range: ClosedRange<Int64> = 0...253_402_300_799_999
+    package static let range: ClosedRange<Int64> = 0...253_402_300_799_999
 
     /// Milliseconds since 1970-01-01T00:00:00Z, always within ``range``.
     public var millisecondsSince1970: Int64 {
@@ -64,7 +64,7 @@ public final class ServerClock: Sendable {
 
     /// How far a running clock reads ahead of real time (negative: behind), in milliseconds;
     /// `nil` when the clock is pinned.
-    public var offsetFromRealTimeMilliseconds: Int64? {
+    package var offsetFromRealTimeMilliseconds: Int64? {
         switch mode {
         case .real(let offset): offset
         case .fixed: nil

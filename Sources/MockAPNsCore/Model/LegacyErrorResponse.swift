@@ -1,22 +1,22 @@
 /// The 6-byte packet the legacy gateway writes before closing: `08 · status · identifier`.
-public struct LegacyErrorResponse: Sendable, Hashable {
+package struct LegacyErrorResponse: Sendable, Hashable {
     /// The packet's command byte.
-    public static let command: UInt8 = 8
+    package static let command: UInt8 = 8
     /// The packet's size on the wire.
-    public static let length = 6
+    package static let length = 6
 
-    public var status: LegacyStatus
+    package var status: LegacyStatus
     /// The failed notification's identifier; for status 10 (shutdown), the last one accepted.
     /// Written big-endian, so the four bytes go back exactly as the client sent them.
-    public var identifier: UInt32
+    package var identifier: UInt32
 
-    public init(status: LegacyStatus, identifier: UInt32) {
+    package init(status: LegacyStatus, identifier: UInt32) {
         self.status = status
         self.identifier = identifier
     }
 
     /// The packet as sent.
-    public var bytes: [UInt8] {
+    package var bytes: [UInt8] {
         var bytes: [UInt8] = [Self.command, status.rawValue]
         bytes.reserveCapacity(Self.length)
         legacyAppendBigEndian(identifier, to: &bytes)
@@ -25,7 +25,7 @@ public struct LegacyErrorResponse: Sendable, Hashable {
 
     /// Reads a packet as a client would. `nil` unless `bytes` is exactly 6 bytes with command
     /// 8 and a known status.
-    public init?(bytes: [UInt8]) {
+    package init?(bytes: [UInt8]) {
         guard bytes.count == Self.length, bytes[0] == Self.command,
               let status = LegacyStatus(rawValue: bytes[1]) else { return nil }
         let identifier = bytes.withUnsafeBytes { raw -> UInt32? in

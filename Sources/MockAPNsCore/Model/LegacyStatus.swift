@@ -1,5 +1,5 @@
 /// The status byte of the legacy binary gateway's 6-byte error-response packet (command 8).
-public enum LegacyStatus: UInt8, CaseIterable, Sendable, Hashable, Codable {
+package enum LegacyStatus: UInt8, CaseIterable, Sendable, Hashable, Codable {
     case noErrors = 0
     case processingError = 1
     case missingDeviceToken = 2
@@ -18,7 +18,7 @@ public enum LegacyStatus: UInt8, CaseIterable, Sendable, Hashable, Codable {
 
 extension LegacyStatus {
     /// What the status means, as Apple's table for the binary provider API names it.
-    public var meaning: String {
+    package var meaning: String {
         switch self {
         case .noErrors: "No errors encountered."
         case .processingError: "Processing error."

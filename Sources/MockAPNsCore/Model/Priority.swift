@@ -1,5 +1,5 @@
 /// The value of `apns-priority`.
-public enum Priority: Int, CaseIterable, Sendable, Hashable, Codable {
+package enum Priority: Int, CaseIterable, Sendable, Hashable, Codable {
     /// Prioritize the device's power over everything; never wakes the device.
     case powerFirst = 1
     /// Power-aware delivery: may be grouped and throttled. Required for background pushes.

@@ -1,30 +1,30 @@
 /// One notification, normalized: the same value whether it came from an HTTP/2 stream or a
 /// legacy binary frame. The decision core reads only this.
-public struct PushRequest: Sendable, Equatable {
+package struct PushRequest: Sendable, Equatable {
     /// The mouth it came through.
-    public var transport: Transport
+    package var transport: Transport
     /// The device token as lowercase hex (legacy binary tokens are hex-encoded).
-    public var deviceToken: String
+    package var deviceToken: String
     /// `apns-topic`, if sent. Legacy frames have none: the certificate decides.
-    public var topic: String?
+    package var topic: String?
     /// `apns-push-type`, if sent.
-    public var pushType: PushType?
+    package var pushType: PushType?
     /// `apns-id` exactly as received, if sent.
-    public var apnsID: String?
+    package var apnsID: String?
     /// `apns-expiration` (epoch seconds) or the legacy expiry field.
-    public var expiration: Int64?
+    package var expiration: Int64?
     /// `apns-priority`, or the legacy priority item; `nil` means Apple's default (10).
-    public var priority: Priority?
+    package var priority: Priority?
     /// `apns-collapse-id`, if sent.
-    public var collapseID: String?
+    package var collapseID: String?
     /// The JSON payload bytes.
-    public var payload: [UInt8]
+    package var payload: [UInt8]
     /// The `authorization` header value, if sent.
-    public var authorization: String?
+    package var authorization: String?
     /// The legacy notification identifier (command 1 and 2), echoed in error packets.
-    public var legacyIdentifier: UInt32?
+    package var legacyIdentifier: UInt32?
 
-    public init(
+    package init(
         transport: Transport,
         deviceToken: String,
         topic: String? = nil,

@@ -1,5 +1,5 @@
 /// The value of `apns-push-type`, with the topic suffix Apple requires for each.
-public enum PushType: String, CaseIterable, Sendable, Hashable, Codable {
+package enum PushType: String, CaseIterable, Sendable, Hashable, Codable {
     case alert
     case background
     case voip
@@ -14,7 +14,7 @@ public enum PushType: String, CaseIterable, Sendable, Hashable, Codable {
 
     /// The suffix `apns-topic` must carry for this push type (appended to the bundle id).
     /// `nil` for `mdm`, whose topic is whatever the MDM certificate names.
-    public var topicSuffix: String? {
+    package var topicSuffix: String? {
         switch self {
         case .alert, .background: return ""
         case .voip: return ".voip"
@@ -30,7 +30,7 @@ public enum PushType: String, CaseIterable, Sendable, Hashable, Codable {
     }
 
     /// Every non-empty suffix, longest first, so a topic's bundle id can be recovered.
-    public static let suffixesLongestFirst: [(suffix: String, type: PushType)] =
+    package static let suffixesLongestFirst: [(suffix: String, type: PushType)] =
         allCases.compactMap { type in
             guard let suffix = type.topicSuffix, !suffix.isEmpty else { return nil }
             return (suffix, type)

@@ -6,29 +6,49 @@
 /// scenarios all speak in `Reason`s.
 public enum Reason: String, CaseIterable, Sendable, Hashable, Codable {
     // 400
+    /// The `apns-collapse-id` is longer than 64 bytes.
     case badCollapseId = "BadCollapseId"
+    /// The device token is malformed, or belongs to the other environment.
     case badDeviceToken = "BadDeviceToken"
+    /// The `apns-expiration` value is not a number.
     case badExpirationDate = "BadExpirationDate"
+    /// The `apns-id` is not a UUID in its canonical form.
     case badMessageId = "BadMessageId"
+    /// The `apns-priority` is not 10, 5 or 1.
     case badPriority = "BadPriority"
+    /// The `apns-topic` is not valid.
     case badTopic = "BadTopic"
+    /// The device token does not belong to the `apns-topic`.
     case deviceTokenNotForTopic = "DeviceTokenNotForTopic"
+    /// A header was sent more than once.
     case duplicateHeaders = "DuplicateHeaders"
+    /// The connection was idle too long (a GOAWAY reason).
     case idleTimeout = "IdleTimeout"
+    /// The `apns-push-type` is not one APNs knows.
     case invalidPushType = "InvalidPushType"
+    /// The path names no device token.
     case missingDeviceToken = "MissingDeviceToken"
+    /// No `apns-topic`, where the certificate covers more than one topic.
     case missingTopic = "MissingTopic"
+    /// The request has no payload.
     case payloadEmpty = "PayloadEmpty"
+    /// Pushing to this topic is not allowed.
     case topicDisallowed = "TopicDisallowed"
     // 400, broadcast push (channel management and broadcast sends): the table of "Handling
     // error responses from Apple Push Notification service"
     // (developer.apple.com/documentation/usernotifications/handling-error-responses-from-apns);
     // docs/broadcast-protocol.md
+    /// Broadcast push: the channel id is not valid.
     case badChannelId = "BadChannelId"
+    /// Broadcast push: the app has reached its limit of channels.
     case cannotCreateChannelConfig = "CannotCreateChannelConfig"
+    /// Broadcast push: no channel has this id.
     case channelNotRegistered = "ChannelNotRegistered"
+    /// Broadcast push: broadcast is not enabled for the bundle id.
     case featureNotEnabled = "FeatureNotEnabled"
+    /// Broadcast push: the request names no channel id.
     case missingChannelId = "MissingChannelId"
+    /// Broadcast push: the request carries no `apns-push-type`.
     case missingPushType = "MissingPushType"
     /// The JSON request body is unparseable.
     case badRequestPayload = "BadRequestPayload"
@@ -39,13 +59,21 @@ public enum Reason: String, CaseIterable, Sendable, Hashable, Codable {
     /// Apple's `BadRequestParams`).
     case badMessageStoragePolicy = "BadMessageStoragePolicy"
     // 403
+    /// The client certificate is not valid.
     case badCertificate = "BadCertificate"
+    /// The client certificate is for the other environment.
     case badCertificateEnvironment = "BadCertificateEnvironment"
+    /// The provider token is older than an hour: sign a new one.
     case expiredProviderToken = "ExpiredProviderToken"
+    /// The action is not allowed.
     case forbidden = "Forbidden"
+    /// The provider token is not valid, or its signature does not verify.
     case invalidProviderToken = "InvalidProviderToken"
+    /// No provider token and no client certificate.
     case missingProviderToken = "MissingProviderToken"
+    /// The token's key id does not belong to the topic's team.
     case unrelatedKeyIdInToken = "UnrelatedKeyIdInToken"
+    /// The token's key is not enabled for this environment.
     case badEnvironmentKeyIdInToken = "BadEnvironmentKeyIdInToken"
     /// Not in Apple's table; one client library (APNSwift) recorded APNs sending it.
     case badEnvironmentKeyInToken = "BadEnvironmentKeyInToken"
@@ -53,19 +81,29 @@ public enum Reason: String, CaseIterable, Sendable, Hashable, Codable {
     /// path's (403 in Apple's broadcast error table; also seen on a forum, 2024).
     case topicMismatch = "TopicMismatch"
     // 404, 405
+    /// The request path is not one APNs serves.
     case badPath = "BadPath"
+    /// The method is not POST.
     case methodNotAllowed = "MethodNotAllowed"
     // 410
+    /// The device token has expired (410, with a timestamp).
     case expiredToken = "ExpiredToken"
+    /// The device token is no longer active for the topic (410, with a timestamp).
     case unregistered = "Unregistered"
     // 413
+    /// The payload is larger than APNs takes for the push type.
     case payloadTooLarge = "PayloadTooLarge"
     // 429
+    /// The provider token was changed too often.
     case tooManyProviderTokenUpdates = "TooManyProviderTokenUpdates"
+    /// Too many requests to the same device token.
     case tooManyRequests = "TooManyRequests"
     // 5xx
+    /// An internal server error (500).
     case internalServerError = "InternalServerError"
+    /// The service is unavailable (503).
     case serviceUnavailable = "ServiceUnavailable"
+    /// The server is shutting down (a GOAWAY reason).
     case shutdown = "Shutdown"
 
     /// The HTTP status APNs answers with this reason.
@@ -97,7 +135,7 @@ public enum Reason: String, CaseIterable, Sendable, Hashable, Codable {
     /// every kind become `invalidToken` (8), as Apple documents for tokens of the other
     /// environment; server-side failures become `processingError` (1); `Shutdown` is 10;
     /// anything with no binary counterpart is `unknown` (255).
-    public var legacyStatus: LegacyStatus {
+    package var legacyStatus: LegacyStatus {
         switch self {
         case .missingDeviceToken: return .missingDeviceToken
         case .missingTopic: return .missingTopic
@@ -120,7 +158,7 @@ public enum Reason: String, CaseIterable, Sendable, Hashable, Codable {
     }
 
     /// Apple's advice to the provider about sending the same notification again.
-    public var retryAdvice: RetryAdvice {
+    package var retryAdvice: RetryAdvice {
         switch self {
         case .badDeviceToken, .deviceTokenNotForTopic, .forbidden, .expiredToken, .unregistered,
              .payloadTooLarge:
@@ -141,11 +179,11 @@ public enum Reason: String, CaseIterable, Sendable, Hashable, Codable {
     }
 
     /// Whether a response with this reason carries `"timestamp"` (only 410 does).
-    public var carriesTimestamp: Bool { httpStatus == 410 }
+    package var carriesTimestamp: Bool { httpStatus == 410 }
 }
 
 /// Apple's guidance on what a provider should do after an error.
-public enum RetryAdvice: String, Sendable, Codable {
+package enum RetryAdvice: String, Sendable, Codable {
     /// Correct the request; sending it unchanged fails again.
     case fixRequest
     /// Never send it again (for example, the token is gone).
@@ -159,7 +197,7 @@ public enum RetryAdvice: String, Sendable, Codable {
 extension Reason {
     /// What Apple's documentation says the reason means, in one sentence (paraphrased from
     /// "Handling notification responses from APNs"), for people reading a refusal.
-    public var meaning: String {
+    package var meaning: String {
         switch self {
         case .badCollapseId: "The collapse identifier exceeds the maximum allowed size."
         case .badDeviceToken: "The device token is invalid, or was issued for the other environment (sandbox versus production)."

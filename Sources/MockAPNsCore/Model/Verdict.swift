@@ -1,5 +1,5 @@
 /// What the decision core concluded about one notification.
-public enum Verdict: Sendable, Equatable {
+package enum Verdict: Sendable, Equatable {
     /// APNs accepted it. `apnsID` is echoed or generated; `uniqueID` is sent only by the
     /// development (sandbox) environment.
     case accepted(apnsID: String, uniqueID: String?)
@@ -7,14 +7,14 @@ public enum Verdict: Sendable, Equatable {
     case rejected(reason: Reason, apnsID: String, timestamp: Int64?)
 
     /// The `apns-id` the response carries.
-    public var apnsID: String {
+    package var apnsID: String {
         switch self {
         case .accepted(let id, _), .rejected(_, let id, _): return id
         }
     }
 
     /// The reason, if rejected.
-    public var reason: Reason? {
+    package var reason: Reason? {
         if case .rejected(let reason, _, _) = self { return reason }
         return nil
     }

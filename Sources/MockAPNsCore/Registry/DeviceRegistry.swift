@@ -30,12 +30,12 @@ public final class DeviceRegistry: Sendable {
 
     private let state: Mutex<State>
     /// Whether the first push to an unbound token binds it to the environment it reached.
-    public let bindsEnvironmentOnFirstPush: Bool
+    package let bindsEnvironmentOnFirstPush: Bool
 
     /// An empty registry: every token is deliverable. `rateWindow` limits every token that
     /// has no window of its own; `bindsEnvironmentOnFirstPush` is for a server playing both
     /// environments.
-    public init(rateWindow: RateWindow? = nil, bindsEnvironmentOnFirstPush: Bool = false) {
+    package init(rateWindow: RateWindow? = nil, bindsEnvironmentOnFirstPush: Bool = false) {
         self.state = Mutex(State(rateWindow: rateWindow))
         self.bindsEnvironmentOnFirstPush = bindsEnvironmentOnFirstPush
     }
@@ -45,7 +45,7 @@ public final class DeviceRegistry: Sendable {
     /// Whether a push to `token` on `topic` in `environment` can be delivered, without
     /// counting it against any push budget. `topic` may be `nil` when the request has none;
     /// topic bindings are then not checked.
-    public func status(
+    package func status(
         of token: String,
         topic: String?,
         environment: APNsEnvironment
@@ -214,7 +214,7 @@ public final class DeviceRegistry: Sendable {
     /// service has handed a tuple out, the next call queues a new one. Returns whether a
     /// tuple was added.
     @discardableResult
-    public func queueFeedback(_ token: String, since timestamp: Int64, topic: String? = nil) -> Bool {
+    package func queueFeedback(_ token: String, since timestamp: Int64, topic: String? = nil) -> Bool {
         let token = Self.canonical(token)
         return state.withLock { state in
             var record = state.records[token] ?? TokenRecord()
@@ -273,7 +273,7 @@ public final class DeviceRegistry: Sendable {
     var rateCountsForTests: Int { state.withLock { $0.rateCounts.count } }
 
     /// Whether `token` has a rate window of its own.
-    public func hasOwnRateWindow(_ token: String) -> Bool {
+    package func hasOwnRateWindow(_ token: String) -> Bool {
         state.withLock { $0.records[Self.canonical(token)]?.rateWindow != nil }
     }
 
@@ -284,7 +284,7 @@ public final class DeviceRegistry: Sendable {
 
     /// The server-wide rate window (`registry.rateLimit`), for every token without its own;
     /// `nil` removes it.
-    public var rateWindow: RateWindow? {
+    package var rateWindow: RateWindow? {
         get { state.withLock { $0.rateWindow } }
         set {
             state.withLock { state in
@@ -321,7 +321,7 @@ public final class DeviceRegistry: Sendable {
     /// Forgets every token and every queued feedback entry; says how many of each there were.
     /// The server-wide rate window stays: it is configuration, not state.
     @discardableResult
-    public func removeAll() -> (tokens: Int, feedbackEntries: Int) {
+    package func removeAll() -> (tokens: Int, feedbackEntries: Int) {
         state.withLock { state in
             defer { state = State(rateWindow: state.rateWindow) }
             return (state.records.count, state.feedback.count)
@@ -345,7 +345,7 @@ public final class DeviceRegistry: Sendable {
     }
 
     /// Every queued entry, oldest first, without removing any (for the control API).
-    public var pendingFeedback: [FeedbackEntry] {
+    package var pendingFeedback: [FeedbackEntry] {
         state.withLock { $0.feedback }
     }
 

@@ -1,16 +1,16 @@
 /// One tuple waiting for the legacy feedback service: a token that became unregistered.
-public struct FeedbackEntry: Sendable, Hashable {
+package struct FeedbackEntry: Sendable, Hashable {
     /// The device token, lowercase hex.
-    public var deviceToken: String
+    package var deviceToken: String
     /// When the token became unregistered, in milliseconds since 1970.
-    public var timestamp: Int64
+    package var timestamp: Int64
     /// The topic the token was unregistered for; `nil` when it was unregistered for every
     /// topic and bound to none, in which case any certificate may collect it.
-    public var topic: String?
+    package var topic: String?
     /// The environment the token belongs to; `nil` when unknown (any environment collects it).
-    public var environment: APNsEnvironment?
+    package var environment: APNsEnvironment?
 
-    public init(deviceToken: String, timestamp: Int64, topic: String?, environment: APNsEnvironment?) {
+    package init(deviceToken: String, timestamp: Int64, topic: String?, environment: APNsEnvironment?) {
         self.deviceToken = deviceToken
         self.timestamp = timestamp
         self.topic = topic
@@ -18,7 +18,7 @@ public struct FeedbackEntry: Sendable, Hashable {
     }
 
     /// The timestamp in whole seconds, as the feedback tuple carries it.
-    public var secondsSince1970: Int64 { timestamp / 1000 }
+    package var secondsSince1970: Int64 { timestamp / 1000 }
 
     /// Whether a certificate for `topics` in `environment` collects this entry.
     func belongs(toTopics topics: Set<String>, environment: APNsEnvironment) -> Bool {

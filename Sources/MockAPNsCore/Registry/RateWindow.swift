@@ -13,13 +13,14 @@ public struct RateWindow: Sendable, Hashable {
     /// The window's length in milliseconds (at least 1).
     public var perMilliseconds: Int64
 
+    /// At most `pushes` pushes to one token within any `perMilliseconds`.
     public init(pushes: Int, perMilliseconds: Int64) {
         self.pushes = max(0, pushes)
         self.perMilliseconds = max(1, perMilliseconds)
     }
 
     /// The window in seconds, as configuration files and the control API spell it.
-    public var perSeconds: Double { Double(perMilliseconds) / 1000 }
+    package var perSeconds: Double { Double(perMilliseconds) / 1000 }
 }
 
 /// One token's count in its current window.

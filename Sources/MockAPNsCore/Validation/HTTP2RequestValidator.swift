@@ -36,17 +36,17 @@ import MockAPNsWire
 ///
 /// Headers Apple does not define are ignored. The validator never allocates beyond the
 /// `PushRequest` it returns (and the lowercased token when the client sent uppercase).
-public struct HTTP2RequestValidator: Sendable {
+package struct HTTP2RequestValidator: Sendable {
     /// The path every push goes to, before the token.
     static let devicePathPrefix: StaticString = "/3/device/"
 
     /// Apple's limit on `apns-collapse-id`, in bytes.
-    public static let maximumCollapseIDLength = 64
+    package static let maximumCollapseIDLength = 64
 
-    public let options: ValidationOptions
+    package let options: ValidationOptions
     private let tokenSyntax: DeviceTokenSyntax
 
-    public init(options: ValidationOptions = .default) {
+    package init(options: ValidationOptions = .default) {
         self.options = options
         self.tokenSyntax = DeviceTokenSyntax(
             allowsUppercase: options.acceptsUppercaseDeviceTokens,
@@ -55,7 +55,7 @@ public struct HTTP2RequestValidator: Sendable {
     }
 
     /// Applies steps 1 to 12 of the documented order to one request.
-    public func validate(_ request: HTTP2PushRequest) -> HTTP2Validation {
+    package func validate(_ request: HTTP2PushRequest) -> HTTP2Validation {
         let headers = RecognizedHeaders(request.headers, duplicateScope: options.duplicateHeaderScope)
 
         // Step 2 is evaluated first because every failure response echoes a valid apns-id.
@@ -157,7 +157,7 @@ public struct HTTP2RequestValidator: Sendable {
 }
 
 /// The outcome of `HTTP2RequestValidator.validate(_:)`.
-public enum HTTP2Validation: Sendable, Equatable {
+package enum HTTP2Validation: Sendable, Equatable {
     /// The request passed every header rule.
     case valid(PushRequest)
     /// The request is refused. `apnsID` is the request's `apns-id` when it was sent once and
@@ -246,7 +246,7 @@ private struct RecognizedHeaders {
 extension PushRequest {
     /// The fields of an HTTP/2 request the header rules refused, as far as its headers tell
     /// them (for the journal's record of a refusal).
-    public init(bestEffort push: HTTP2PushRequest) {
+    package init(bestEffort push: HTTP2PushRequest) {
         self.init(transport: .http2, deviceToken: "", payload: push.body)
         for header in push.headers {
             switch header.name {

@@ -228,7 +228,7 @@ package enum PayloadMismatch: Sendable, Equatable {
 }
 
 /// Whether payload mistakes APNs does not refuse are only diagnosed, or refused.
-public enum PayloadRuleMode: String, CaseIterable, Sendable, Hashable {
+package enum PayloadRuleMode: String, CaseIterable, Sendable, Hashable {
     /// Answer as APNs does (200), and journal the diagnosis. The default: it is what Apple does.
     case diagnose
     /// Refuse with the mistake's `PayloadMismatch.refusal`, and journal the diagnosis.

@@ -2,76 +2,76 @@
 ///
 /// The defaults are MockAPNs' best reading of the evidence (see `apns-protocol.md`); each
 /// property says what it was based on. Change them to match what a provider under test needs.
-public struct ValidationOptions: Sendable, Equatable {
+package struct ValidationOptions: Sendable, Equatable {
     /// Whether `A-F` is accepted in the device token of `:path`. Apple's tokens are lowercase
     /// hex; users report APNs accepted uppercase in the binary era. Default `true`. Accepted
     /// tokens are always lowercased in `PushRequest.deviceToken`.
-    public var acceptsUppercaseDeviceTokens: Bool
+    package var acceptsUppercaseDeviceTokens: Bool
 
     /// The allowed device-token length in bytes (two hex digits per byte). Apple: "don't make
     /// assumptions"; the 2018 binary API allowed up to 100 bytes; 32 is the classic size.
     /// Default `32...100`.
-    public var deviceTokenByteLengths: ClosedRange<Int>
+    package var deviceTokenByteLengths: ClosedRange<Int>
 
     /// Whether `A-F` is accepted in `apns-id`. Apple asks for lowercase, yet Apple itself
     /// generates uppercase ids and common clients send `UUID().uuidString` (uppercase).
     /// Default `true`. The value is echoed byte for byte either way.
-    public var acceptsUppercaseAPNsIDs: Bool
+    package var acceptsUppercaseAPNsIDs: Bool
 
     /// The body limit for every push type except VoIP, in bytes. Apple: 4096.
-    public var payloadLimit: Int
+    package var payloadLimit: Int
 
     /// The body limit for VoIP pushes, in bytes. Apple: 5120.
-    public var voipPayloadLimit: Int
+    package var voipPayloadLimit: Int
 
     /// What to do with a body that is not a JSON object (not JSON at all, or a top-level
     /// array, string, number, `true`, `false` or `null`). Apple's behaviour is unknown; it
     /// accepts JSON of the wrong structure with 200, so the default is `.accept`.
-    public var nonObjectPayload: RulePolicy
+    package var nonObjectPayload: RulePolicy
 
     /// What to do with `apns-push-type: background` and `apns-priority: 10`. Apple calls it
     /// "an error" without naming the response. Default `.reject(.badPriority)`.
-    public var backgroundWithImmediatePriority: RulePolicy
+    package var backgroundWithImmediatePriority: RulePolicy
 
     /// The reason for a push type whose required topic suffix is missing (for example
     /// `apns-push-type: voip` with a topic lacking `.voip`). Live reports of missing
     /// `.voip`/`.complication` suffixes show `TopicDisallowed`. Default `.topicDisallowed`.
-    public var missingTopicSuffixReason: Reason
+    package var missingTopicSuffixReason: Reason
 
     /// The reason for a topic the credentials do not cover (a topic outside the client
     /// certificate's list, or outside a topic-specific key's list). pushy's mock says
     /// `BadTopic`; live reports show `TopicDisallowed`. Default `.topicDisallowed`.
-    public var topicNotAllowedReason: Reason
+    package var topicNotAllowedReason: Reason
 
     /// The reason for `apns-push-type: location` on a certificate connection. Apple allows
     /// location pushes with provider tokens only and does not name the error. Default
     /// `.topicDisallowed`.
-    public var locationPushWithCertificateReason: Reason
+    package var locationPushWithCertificateReason: Reason
 
     /// What to do with `apns-push-type: liveactivity` (or a `.push-type.liveactivity` topic)
     /// on a certificate connection. Apple's guidance for Live Activities is token-based
     /// authentication ("Starting and updating Live Activities with ActivityKit push
     /// notifications"); the answer to a certificate is not documented. Default
     /// `.reject(.topicDisallowed)`, as `location` pushes are refused.
-    public var liveActivityWithCertificate: RulePolicy
+    package var liveActivityWithCertificate: RulePolicy
 
     /// Whether payload mistakes APNs accepts (`PayloadTypeRules`: a Live Activity without
     /// `event`, a background push with an alert, ...) are only journaled as `payload.*`
     /// diagnoses (`.diagnose`, the default, what Apple does) or also refused.
-    public var payloadRules: PayloadRuleMode
+    package var payloadRules: PayloadRuleMode
 
     /// Which repeated headers count as `DuplicateHeaders`. Apple: "one or more headers are
     /// repeated", with no exception named. Default `.allHeaders`.
-    public var duplicateHeaderScope: DuplicateHeaderScope
+    package var duplicateHeaderScope: DuplicateHeaderScope
 
     /// The letter case of `apns-id` values the server generates. Apple was seen returning
     /// uppercase (pushy #184, 2016). Default `.uppercase`.
-    public var generatedAPNsIDCase: UUIDLetterCase
+    package var generatedAPNsIDCase: UUIDLetterCase
 
     /// The settings MockAPNs starts with; see each property for its value and why.
-    public static let `default` = ValidationOptions()
+    package static let `default` = ValidationOptions()
 
-    public init(
+    package init(
         acceptsUppercaseDeviceTokens: Bool = true,
         deviceTokenByteLengths: ClosedRange<Int> = 32...100,
         acceptsUppercaseAPNsIDs: Bool = true,
@@ -105,7 +105,7 @@ public struct ValidationOptions: Sendable, Equatable {
 }
 
 /// Whether a rule whose outcome Apple does not document lets the request through.
-public enum RulePolicy: Sendable, Equatable {
+package enum RulePolicy: Sendable, Equatable {
     /// The request passes this rule.
     case accept
     /// The request is refused with this reason.
@@ -113,7 +113,7 @@ public enum RulePolicy: Sendable, Equatable {
 }
 
 /// Which header names the duplicate-header rule looks at.
-public enum DuplicateHeaderScope: Sendable, Equatable {
+package enum DuplicateHeaderScope: Sendable, Equatable {
     /// Any header name that appears twice, whether Apple defines it or not.
     case allHeaders
     /// Only pseudo-headers and the headers Apple defines (`apns-*`, `authorization`); other
@@ -122,7 +122,7 @@ public enum DuplicateHeaderScope: Sendable, Equatable {
 }
 
 /// Letter case for generated UUIDs.
-public enum UUIDLetterCase: Sendable, Equatable {
+package enum UUIDLetterCase: Sendable, Equatable {
     case uppercase
     case lowercase
 }

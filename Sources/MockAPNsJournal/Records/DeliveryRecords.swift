@@ -5,29 +5,29 @@ import MockAPNsCore
 /// themselves; these events continue their story (see `DeliveryTimeline`) and name the
 /// notification by its event's sequence, which holds its ids, topic and payload: one event
 /// of these follows every accepted notification, so it carries nothing twice.
-public struct DeliveryRecord: Sendable, Equatable {
+package struct DeliveryRecord: Sendable, Equatable {
     /// What happened.
-    public var step: DeliveryStep
+    package var step: DeliveryStep
     /// Why, where a step has more than one cause.
-    public var cause: DeliveryCause?
+    package var cause: DeliveryCause?
     /// The device token, lowercase.
-    public var deviceToken: String
+    package var deviceToken: String
     /// The journal sequence of the notification's own event; `nil` for a device's step.
-    public var notificationSequence: UInt64?
+    package var notificationSequence: UInt64?
     /// When the step took effect, in milliseconds since 1970 by the server clock. A deadline
     /// (an expiry, a batch's release) takes effect at its own time, even when the server
     /// notices it later (the clock was moved past it).
-    public var atMilliseconds: Int64
+    package var atMilliseconds: Int64
     /// `stored`: until when the notification is kept (its expiration, or the storage limit),
     /// or, held for power considerations, when its batch is released.
-    public var untilMilliseconds: Int64?
+    package var untilMilliseconds: Int64?
     /// `superseded` and `collapsed`: the journal sequence of the newer notification that
     /// took its place.
-    public var replacedBy: UInt64?
+    package var replacedBy: UInt64?
     /// `online` and `offline`: the scenario rule that changed the device, if one did.
-    public var rule: String?
+    package var rule: String?
 
-    public init(
+    package init(
         step: DeliveryStep, cause: DeliveryCause? = nil, deviceToken: String, notificationSequence: UInt64? = nil,
         atMilliseconds: Int64, untilMilliseconds: Int64? = nil, replacedBy: UInt64? = nil, rule: String? = nil
     ) {
@@ -42,14 +42,14 @@ public struct DeliveryRecord: Sendable, Equatable {
     }
 
     /// A device going online or offline (its token compared without regard to letter case).
-    public static func device(_ token: String, online: Bool, at milliseconds: Int64, rule: String? = nil) -> DeliveryRecord {
+    package static func device(_ token: String, online: Bool, at milliseconds: Int64, rule: String? = nil) -> DeliveryRecord {
         DeliveryRecord(step: online ? .online : .offline, deviceToken: DeviceRegistry.canonical(token), atMilliseconds: milliseconds, rule: rule)
     }
 
     /// The words Apple's Push Notifications Console uses for this step, where it has some
     /// (its delivery log and metrics: "Stored - Device Offline", "Delivered to Device (From
     /// Storage)", "Discarded - Expired"); MockAPNs' own words, in the same style, elsewhere.
-    public var consoleText: String {
+    package var consoleText: String {
         switch step {
         case .stored:
             switch cause {
@@ -75,7 +75,7 @@ public struct DeliveryRecord: Sendable, Equatable {
 }
 
 /// What the delivery model did with a notification, or to a device.
-public enum DeliveryStep: String, CaseIterable, Sendable, Hashable {
+package enum DeliveryStep: String, CaseIterable, Sendable, Hashable {
     /// Kept by the server: the device was offline (one per app and device), or it is held
     /// for power considerations until its batch goes out.
     case stored
@@ -95,7 +95,7 @@ public enum DeliveryStep: String, CaseIterable, Sendable, Hashable {
     case offline
 
     /// Whether this step is a device's rather than a notification's.
-    public var isDeviceStep: Bool {
+    package var isDeviceStep: Bool {
         switch self {
         case .online, .offline: true
         case .stored, .superseded, .collapsed, .expired, .discarded, .delivered: false
@@ -104,7 +104,7 @@ public enum DeliveryStep: String, CaseIterable, Sendable, Hashable {
 }
 
 /// Why a step happened, where the step alone does not say.
-public enum DeliveryCause: String, CaseIterable, Sendable, Hashable {
+package enum DeliveryCause: String, CaseIterable, Sendable, Hashable {
     /// `stored`: the device was offline.
     case deviceOffline
     /// `stored`: held with the device's other priority 5 and 1 (and background) notifications

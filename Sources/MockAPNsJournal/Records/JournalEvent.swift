@@ -16,9 +16,9 @@ public struct JournalEvent: Sendable, Equatable {
     /// The HTTP/2 stream the event belongs to, when it belongs to one.
     public var streamID: Int32?
     /// What happened.
-    public var kind: JournalEventKind
+    package var kind: JournalEventKind
 
-    public init(
+    package init(
         sequence: UInt64, wallTimeMilliseconds: Int64, monotonicNanoseconds: UInt64,
         connectionID: UInt64?, streamID: Int32?, kind: JournalEventKind
     ) {
@@ -40,6 +40,14 @@ public struct JournalEvent: Sendable, Equatable {
         record.streamID = streamID ?? record.streamID
         return record
     }
+
+    /// The event's type as the JSON form and the control API name it: `notification`,
+    /// `http2Frame`, `tlsEstablished`, `verdict`, `delivery`, ...
+    public var name: String { kind.name }
+
+    /// The event as one JSON object, exactly as the control API and each line of the JSONL
+    /// file give it: what a test asserts on for kinds without a typed accessor.
+    public var json: String { JournalJSON.encode(self) }
 }
 
 /// Every kind of event the journal records.
@@ -48,7 +56,7 @@ public struct JournalEvent: Sendable, Equatable {
 /// and large (handshakes, broadcasts, channel operations, verdicts) are `indirect`, kept in a
 /// box, so every event is the size of the largest common kind rather than of a broadcast's
 /// record.
-public enum JournalEventKind: Sendable, Equatable {
+package enum JournalEventKind: Sendable, Equatable {
     /// A client connected.
     case connectionOpened(transport: Transport, peer: String?)
     /// A connection closed; `closedBy` says which side closed it, `reason` why, when known.
@@ -83,28 +91,28 @@ public enum JournalEventKind: Sendable, Equatable {
 
     /// Every kind by name, without its values, in the order of their bits. The name used in
     /// JSON (`"type"`) and in event filters is the case's own name.
-    public enum Name: UInt8, CaseIterable, Sendable, Hashable {
+    package enum Name: UInt8, CaseIterable, Sendable, Hashable {
         case connectionOpened, connectionClosed, tlsEstablished, tlsFailed, http2Frame, legacyFrame
         case notification, fault, feedbackTuple, diagnosis, broadcast, channelOperation, verdict, delivery
 
         /// The name as JSON and filters spell it.
-        public var text: String { Self.texts[Int(rawValue)] }
+        package var text: String { Self.texts[Int(rawValue)] }
 
         /// One bit per kind: the journal's sinks say which kinds they want with these.
-        public var bit: UInt32 { 1 << UInt32(rawValue) }
+        package var bit: UInt32 { 1 << UInt32(rawValue) }
 
         /// The kind named `text`, if there is one.
-        public init?(text: String) {
+        package init?(text: String) {
             guard let index = Self.texts.firstIndex(of: text), let name = Name(rawValue: UInt8(index)) else { return nil }
             self = name
         }
 
         /// Every name, in bit order.
-        public static let texts: [String] = allCases.map { String(describing: $0) }
+        package static let texts: [String] = allCases.map { String(describing: $0) }
     }
 
     /// Which kind this is.
-    public var type: Name {
+    package var type: Name {
         switch self {
         case .connectionOpened: .connectionOpened
         case .connectionClosed: .connectionClosed
@@ -124,27 +132,27 @@ public enum JournalEventKind: Sendable, Equatable {
     }
 
     /// The name used in JSON (`"type"`) and in event filters.
-    public var name: String { type.text }
+    package var name: String { type.text }
 
     /// This kind's bit (`Name.bit`).
-    public var bit: UInt32 { type.bit }
+    package var bit: UInt32 { type.bit }
 
     /// Every kind's bit.
-    public static let allBits: UInt32 = (1 << UInt32(Name.allCases.count)) - 1
+    package static let allBits: UInt32 = (1 << UInt32(Name.allCases.count)) - 1
 
     /// The bits of the kinds named (unknown names add nothing).
-    public static func bits(named names: some Sequence<String>) -> UInt32 {
+    package static func bits(named names: some Sequence<String>) -> UInt32 {
         names.reduce(0) { $0 | (Name(text: $1)?.bit ?? 0) }
     }
 
     /// The bits of the kinds given.
-    public static func bits(_ names: Name...) -> UInt32 {
+    package static func bits(_ names: Name...) -> UInt32 {
         names.reduce(0) { $0 | $1.bit }
     }
 
     /// The broadcast channel the event concerns: a broadcast's `apns-channel-id`, or the
     /// channel a management request created or named.
-    public var channelID: String? {
+    package var channelID: String? {
         switch self {
         case .broadcast(let record): record.channelID
         case .channelOperation(let record): record.channelID
@@ -179,7 +187,7 @@ extension JournalEventKind {
 
 extension AppliedFault {
     /// The fault in wire terms: `RST_STREAM REFUSED_STREAM`, `GOAWAY NO_ERROR`, `TCP RST`.
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .closeConnection: "connection closed (FIN)"
         case .resetConnection: "connection reset (RST)"
@@ -196,13 +204,13 @@ extension AppliedFault {
 }
 
 /// Which side ended a connection.
-public enum ClosingSide: String, CaseIterable, Sendable, Hashable, Codable {
+package enum ClosingSide: String, CaseIterable, Sendable, Hashable, Codable {
     case client, server
 }
 
 extension JournalEventKind {
     /// What happened, in one line for people: the `journal` command's timeline.
-    public var summary: String {
+    package var summary: String {
         switch self {
         case .connectionOpened(let transport, let peer):
             return "\(transport.rawValue) connection opened from \(peer ?? "?")"
@@ -278,7 +286,7 @@ extension JournalEventKind {
 
 extension Diagnosis {
     /// The journal event that records it.
-    public var event: JournalEventKind {
+    package var event: JournalEventKind {
         .diagnosis(code: code, message: message, figures: figures)
     }
 }

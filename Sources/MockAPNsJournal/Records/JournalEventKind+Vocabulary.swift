@@ -2,7 +2,7 @@ import MockAPNsCore
 extension JournalEventKind.Name {
     /// Whether the journal records this kind once per wire frame: many events per request,
     /// which readers that follow the journal live (the dashboard) leave out unless asked.
-    public var isPerFrame: Bool {
+    package var isPerFrame: Bool {
         switch self {
         case .http2Frame, .legacyFrame: true
         case .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed, .notification, .fault,
@@ -12,7 +12,7 @@ extension JournalEventKind.Name {
     }
 
     /// What an event of this kind records, in one sentence.
-    public var meaning: String {
+    package var meaning: String {
         switch self {
         case .connectionOpened: "A client connected to one of the listeners."
         case .connectionClosed: "A connection closed, with the side that closed it and why."

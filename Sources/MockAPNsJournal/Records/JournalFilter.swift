@@ -3,7 +3,9 @@ import MockAPNsCore
 public struct NotificationFilter: Sendable, Equatable {
     /// Device token, compared without regard to letter case.
     public var deviceToken: String?
+    /// The `apns-topic` (HTTP/2) or the certificate's topic (legacy).
     public var topic: String?
+    /// The protocol: HTTP/2 or the legacy binary gateway.
     public var transport: Transport?
     /// The HTTP status answered (200, 400, 410...).
     public var status: Int?
@@ -11,10 +13,12 @@ public struct NotificationFilter: Sendable, Equatable {
     public var reason: Reason?
     /// Only accepted (`true`) or only refused (`false`) notifications.
     public var accepted: Bool?
+    /// The connection the journal numbered.
     public var connectionID: UInt64?
     /// Only notifications recorded after this sequence number.
     public var afterSequence: UInt64?
 
+    /// A filter of the fields given; every field left out matches everything.
     public init(
         deviceToken: String? = nil, topic: String? = nil, transport: Transport? = nil, status: Int? = nil,
         reason: Reason? = nil, accepted: Bool? = nil, connectionID: UInt64? = nil, afterSequence: UInt64? = nil
@@ -54,7 +58,9 @@ public struct NotificationFilter: Sendable, Equatable {
 public struct JournalEventFilter: Sendable, Equatable {
     /// Event kinds by name (`JournalEventKind.name`): `http2Frame`, `notification`...
     public var kinds: Set<String>?
+    /// The connection the journal numbered.
     public var connectionID: UInt64?
+    /// The HTTP/2 stream.
     public var streamID: Int32?
     /// Only events after this sequence number.
     public var afterSequence: UInt64?
@@ -63,6 +69,7 @@ public struct JournalEventFilter: Sendable, Equatable {
     /// Only broadcasts and channel operations concerning this channel id.
     public var channelID: String?
 
+    /// A filter of the fields given; every field left out matches everything.
     public init(
         kinds: Set<String>? = nil, connectionID: UInt64? = nil, streamID: Int32? = nil,
         afterSequence: UInt64? = nil, transport: Transport? = nil, channelID: String? = nil
@@ -75,11 +82,12 @@ public struct JournalEventFilter: Sendable, Equatable {
         self.transport = transport
     }
 
+    /// Every event.
     public static let all = JournalEventFilter()
 
     /// Whether `event` is wanted. `transport` is judged by `transportOf`, which knows which
     /// transport each connection used.
-    public func matches(_ event: JournalEvent, transportOf: (UInt64) -> Transport?) -> Bool {
+    package func matches(_ event: JournalEvent, transportOf: (UInt64) -> Transport?) -> Bool {
         if let afterSequence, event.sequence <= afterSequence { return false }
         if let kinds, !kinds.contains(event.kind.name) { return false }
         if let connectionID, event.connectionID != connectionID { return false }

@@ -36,7 +36,7 @@ extension JournalJSON {
 
 extension DeliveryRecord {
     /// The step in one line, for the `journal` command's timeline.
-    public var summary: String {
+    package var summary: String {
         var line = "delivery \(step.rawValue) (\(consoleText)) token=\(deviceToken)"
         if let notificationSequence { line += " notification #\(notificationSequence)" }
         if let until = untilMilliseconds { line += " until=\(until)" }

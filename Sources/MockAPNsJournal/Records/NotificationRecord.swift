@@ -107,6 +107,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get { storage.wallTimeMilliseconds }
         set { uniqueStorage().wallTimeMilliseconds = newValue }
     }
+    /// The connection the journal numbered.
     public var connectionID: UInt64? {
         @inlinable get { storage.connectionID }
         set { uniqueStorage().connectionID = newValue }
@@ -119,6 +120,7 @@ public struct NotificationRecord: Sendable, Equatable {
 
     // MARK: The request
 
+    /// The protocol it came by: HTTP/2 or the legacy binary gateway.
     public var transport: Transport {
         @inlinable get { storage.transport }
         set { uniqueStorage().transport = newValue }
@@ -129,10 +131,12 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get { storage.deviceToken }
         set { uniqueStorage().deviceToken = newValue }
     }
+    /// The `apns-topic` as sent (HTTP/2); `nil` when none was.
     public var topic: String? {
         @inlinable get { storage.topic }
         set { uniqueStorage().topic = newValue }
     }
+    /// The `apns-push-type` as sent (`alert`, `background`, ...).
     public var pushType: String? {
         @inlinable get { storage.pushType }
         set { uniqueStorage().pushType = newValue }
@@ -142,6 +146,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get { storage.requestAPNsID }
         set { uniqueStorage().requestAPNsID = newValue }
     }
+    /// The `apns-priority` (10, 5 or 1), or the legacy priority item.
     public var priority: Int? {
         @inlinable get { storage.priority }
         set { uniqueStorage().priority = newValue }
@@ -151,6 +156,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get { storage.expiration }
         set { uniqueStorage().expiration = newValue }
     }
+    /// The `apns-collapse-id` as sent.
     public var collapseID: String? {
         @inlinable get { storage.collapseID }
         set { uniqueStorage().collapseID = newValue }
@@ -175,7 +181,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get { storage.payloadLength }
         set { uniqueStorage().payloadLength = newValue }
     }
-    public var authentication: JournalAuthentication {
+    package var authentication: JournalAuthentication {
         // Borrowed, as `answer` is: readers ask for one field of it per notification.
         @inlinable _read { yield storage.authentication }
         set { uniqueStorage().authentication = newValue }
@@ -184,7 +190,7 @@ public struct NotificationRecord: Sendable, Equatable {
     // MARK: The outcome
 
     /// What the client was sent, as written: the answer, the fault, the rule that decided.
-    public var answer: SentAnswer {
+    package var answer: SentAnswer {
         // Borrowed, not copied: readers ask for one field of it (`record.answer.fault`) per
         // notification, and a copy would retain every reference the answer holds.
         @inlinable _read { yield storage.answer }
@@ -241,21 +247,21 @@ public struct NotificationRecord: Sendable, Equatable {
         set { uniqueStorage().answer.timestamp = newValue }
     }
     /// The legacy status sent in the error packet (`nil`: none sent).
-    public var legacyStatus: LegacyStatus? { storage.answer.legacyPacket?.status }
+    package var legacyStatus: LegacyStatus? { storage.answer.legacyPacket?.status }
     /// The fault a scenario rule carried out (`answer.fault`), read without copying the answer:
     /// another module reading `answer.fault` copies the whole answer first.
     @inlinable package var fault: AppliedFault? { storage.answer.fault }
     /// The scenario rule that decided the answer (`answer.rule`), read the same way.
-    @inlinable package var rule: String? { storage.answer.rule }
+    @inlinable public var rule: String? { storage.answer.rule }
 
     /// How many payload bytes a record keeps (`RecordedPayload.limit`).
-    public static let payloadLimit = RecordedPayload.limit
+    package static let payloadLimit = RecordedPayload.limit
 
     static func kept(_ payload: [UInt8]) -> [UInt8] {
         RecordedPayload.kept(payload)
     }
 
-    public init(
+    package init(
         transport: Transport, deviceToken: String, topic: String? = nil, pushType: String? = nil,
         requestAPNsID: String? = nil, priority: Int? = nil, expiration: Int64? = nil,
         collapseID: String? = nil, legacyIdentifier: UInt32? = nil, payload: [UInt8],
@@ -278,7 +284,7 @@ public struct NotificationRecord: Sendable, Equatable {
     }
 
     /// A record from the outcome's parts, as older code and tests spell them.
-    public init(
+    package init(
         transport: Transport, deviceToken: String, topic: String? = nil, pushType: String? = nil,
         requestAPNsID: String? = nil, priority: Int? = nil, expiration: Int64? = nil,
         collapseID: String? = nil, legacyIdentifier: UInt32? = nil, payload: [UInt8],
@@ -302,7 +308,7 @@ public struct NotificationRecord: Sendable, Equatable {
 
     /// A record of `request` answered with `answer`. `payloadLength` is the true size of the
     /// payload when the request's bytes were stored cut short.
-    public init(
+    package init(
         _ request: PushRequest, answer: SentAnswer, authentication: JournalAuthentication, payloadLength: Int? = nil
     ) {
         self.init(

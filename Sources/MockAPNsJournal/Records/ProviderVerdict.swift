@@ -70,8 +70,11 @@ public enum VerdictCheck: String, CaseIterable, Sendable, Hashable {
 /// provider tokens. Connections that never showed either (no credentials, refused ones, a
 /// failed handshake) are `unidentified`.
 public enum ProviderIdentity: Sendable, Hashable, Comparable {
+    /// A provider with a client certificate, by its subject.
     case certificate(subject: String)
+    /// A provider with provider tokens, by the team and key that signed them.
     case providerToken(teamID: String, keyID: String)
+    /// Connections that never showed credentials.
     case unidentified
 
     /// `certificate UID=com.example.app,CN=...`, `token team TEAM00000A key SANDBOX001`,
@@ -97,7 +100,9 @@ public enum ProviderIdentity: Sendable, Hashable, Comparable {
 /// One finding about a provider's behaviour, with the journal entries it rests on: what the
 /// `verdict` journal event holds, and what a report lists as evidence.
 public struct ProviderVerdict: Sendable, Equatable {
+    /// What was found (each check belongs to one rule).
     public var check: VerdictCheck
+    /// The provider it was found of.
     public var provider: ProviderIdentity
     /// What happened, in a sentence that names the figures.
     public var message: String
@@ -108,9 +113,9 @@ public struct ProviderVerdict: Sendable, Equatable {
     /// The connections concerned.
     public var connections: [UInt64]
     /// The numbers behind the finding, by name (`delayMilliseconds: 3`).
-    public var figures: [JournalFigure]
+    package var figures: [JournalFigure]
 
-    public init(
+    package init(
         check: VerdictCheck, provider: ProviderIdentity, message: String, deviceToken: String? = nil,
         notifications: [UInt64] = [], connections: [UInt64] = [], figures: [JournalFigure] = []
     ) {
@@ -127,7 +132,7 @@ public struct ProviderVerdict: Sendable, Equatable {
     public var rule: VerdictRule { check.rule }
 
     /// The value of the figure named `name`, if the finding has one.
-    public func figure(_ name: String) -> Int64? {
+    package func figure(_ name: String) -> Int64? {
         figures.first { $0.name == name }?.value
     }
 }

@@ -4,34 +4,34 @@
 // README example begins
 import Foundation
 import MockAPNs
-import MockAPNsCore
 import Testing
 
 @Test func tellsTheAppWhenItsTokenIsGone() async throws {
     // Every listener on a free port; development credentials found or generated on first start.
-    let server = MockAPNsServer(configuration: MockAPNsConfiguration())
-    let ports = try await server.start()
-    let credentials = server.developmentCredentials   // the CA and client files for your client
-    let token = String(repeating: "a1b2c3d4", count: 8)
-    server.registry.markUnregistered(token, since: 1_767_225_600_000)
+    // The server is shut down when the closure ends, whether it returns or throws.
+    try await withMockAPNsServer(MockAPNsConfiguration()) { server in
+        let ports = try #require(server.ports)
+        let credentials = server.developmentCredentials   // the CA and client files for your client
+        let token = String(repeating: "a1b2c3d4", count: 8)
+        server.registry.markUnregistered(token, since: 1_767_225_600_000)
 
-    // Your provider code pushes here; any HTTP/2 client works, curl keeps this self-contained.
-    let curl = Process()
-    curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
-    curl.arguments = [
-        "--http2", "-s", "-o", "/dev/null", "--cacert", credentials.caCertificatePath,
-        "--cert", credentials.clientCertificatePath(for: .sandbox), "--key", credentials.clientKeyPath(for: .sandbox),
-        "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert",
-        "-d", #"{"aps":{"alert":"hello"}}"#, "https://127.0.0.1:\(ports.http2)/3/device/\(token)",
-    ]
-    try curl.run()
-    curl.waitUntilExit()
+        // Your provider code pushes here; any HTTP/2 client works, curl keeps this self-contained.
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        curl.arguments = [
+            "--http2", "-s", "-o", "/dev/null", "--cacert", credentials.caCertificatePath,
+            "--cert", credentials.clientCertificatePath(for: .sandbox), "--key", credentials.clientKeyPath(for: .sandbox),
+            "-H", "apns-topic: com.example.app", "-H", "apns-push-type: alert",
+            "-d", #"{"aps":{"alert":"hello"}}"#, "https://127.0.0.1:\(ports.http2)/3/device/\(token)",
+        ]
+        try curl.run()
+        curl.waitUntilExit()
 
-    let pushes = await server.waitForNotifications(
-        count: 1, matching: NotificationFilter(deviceToken: token), timeout: .seconds(5))
-    #expect(pushes.first?.status == 410)
-    #expect(pushes.first?.reason == .unregistered)
-    #expect(pushes.first?.payloadText?.contains("\"alert\"") == true)
-    try await server.shutdown()
+        let pushes = await server.waitForNotifications(
+            count: 1, matching: NotificationFilter(deviceToken: token), timeout: .seconds(5))
+        #expect(pushes.first?.status == 410)
+        #expect(pushes.first?.reason == .unregistered)
+        #expect(pushes.first?.payloadText?.contains("\"alert\"") == true)
+    }
 }
 // README example ends

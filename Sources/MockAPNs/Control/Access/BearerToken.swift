@@ -7,16 +7,16 @@ import Crypto
 /// It never prints itself: `description`, `debugDescription` and reflection all say
 /// `<control token>`, so a configuration or an error written to a log cannot leak it. Only
 /// `value` gives it out, for the one line that hands a generated token to the user.
-public struct BearerToken: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+package struct BearerToken: Sendable, Equatable, CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The token itself.
-    public let value: String
+    package let value: String
 
     /// The lengths accepted for a token the user chooses.
-    public static let lengthRange = 16...256
+    package static let lengthRange = 16...256
 
     /// Checks a token the user chose: 16 to 256 characters of RFC 6750's token alphabet
     /// (letters, digits, `-._~+/`, then `=` padding), so it can travel in a header as is.
-    public init(_ value: String) throws(BearerTokenError) {
+    package init(_ value: String) throws(BearerTokenError) {
         let bytes = Array(value.utf8)
         guard Self.lengthRange.contains(bytes.count) else { throw .length(bytes.count) }
         let body = bytes.reversed().drop(while: { $0 == UInt8(ascii: "=") })
@@ -29,7 +29,7 @@ public struct BearerToken: Sendable, Equatable, CustomStringConvertible, CustomD
     }
 
     /// A fresh token: 32 bytes from the system's secure random source, base64url (43 characters).
-    public static func generate() -> BearerToken {
+    package static func generate() -> BearerToken {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
         return BearerToken(generated: ProviderTokenBase64URL.encode(bytes))
@@ -38,7 +38,7 @@ public struct BearerToken: Sendable, Equatable, CustomStringConvertible, CustomD
     /// Whether `authorization` (an `Authorization` header value) is `Bearer` with this token.
     /// The comparison takes the same time whatever the two tokens share: both are hashed and
     /// every byte of the digests is compared, so timing tells nothing about how close a guess was.
-    public func isPresented(in authorization: String?) -> Bool {
+    package func isPresented(in authorization: String?) -> Bool {
         guard let authorization else { return false }
         let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else { return false }
@@ -52,9 +52,9 @@ public struct BearerToken: Sendable, Equatable, CustomStringConvertible, CustomD
         return difference == 0
     }
 
-    public var description: String { "<control token>" }
-    public var debugDescription: String { "<control token>" }
-    public var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
+    package var description: String { "<control token>" }
+    package var debugDescription: String { "<control token>" }
+    package var customMirror: Mirror { Mirror(self, children: [], displayStyle: .struct) }
 
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
@@ -68,11 +68,11 @@ public struct BearerToken: Sendable, Equatable, CustomStringConvertible, CustomD
 }
 
 /// A control token the user chose that cannot be used.
-public enum BearerTokenError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum BearerTokenError: Error, Sendable, Equatable, CustomStringConvertible {
     case length(Int)
     case characters
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .length(let count):
             "a control token must be \(BearerToken.lengthRange.lowerBound) to \(BearerToken.lengthRange.upperBound) characters long, not \(count)"

@@ -1,14 +1,14 @@
 import MockAPNsCore
 /// A `Host` header (RFC 9110, section 7.2): a name or address, and an optional port.
-public struct HostHeader: Sendable, Equatable {
+package struct HostHeader: Sendable, Equatable {
     /// The name or address as sent, without the port; an IPv6 address keeps its brackets.
-    public var name: String
-    public var port: Int?
+    package var name: String
+    package var port: Int?
 
     /// Parses `name`, `name:port`, `[v6]`, `[v6]:port`, and a bare IPv6 address (`::1`, which
     /// no URL produces but some tools send). `nil` for anything else: a Host header no
     /// browser would send (spaces, a path, user information, an empty name).
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let rest: Substring
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]") else { return nil }
@@ -52,17 +52,17 @@ public struct HostHeader: Sendable, Equatable {
 }
 
 /// A web origin (RFC 6454): scheme, host and port, as a browser sends it in `Origin`.
-public struct WebOrigin: Sendable, Hashable, CustomStringConvertible {
+package struct WebOrigin: Sendable, Hashable, CustomStringConvertible {
     /// `http` or `https`.
-    public var scheme: String
+    package var scheme: String
     /// The host, normalized (`HostName.normalized`).
-    public var host: String
+    package var host: String
     /// The port, the scheme's default (80, 443) when none was written.
-    public var port: Int
+    package var port: Int
 
     /// Parses `http://name[:port]` or `https://...` (a trailing `/` is tolerated, as users
     /// copy origins from the address bar); `nil` for anything else, `null` included.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let lowered = text.lowercased()
         let scheme: String
         if lowered.hasPrefix("http://") {
@@ -79,13 +79,13 @@ public struct WebOrigin: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The origin of a page loaded from `host` over `scheme`.
-    public init(scheme: String, host: HostHeader) {
+    package init(scheme: String, host: HostHeader) {
         self.scheme = scheme
         self.host = HostName.normalized(host.name)
         self.port = host.port ?? (scheme == "https" ? 443 : 80)
     }
 
-    public var description: String {
+    package var description: String {
         let defaultPort = scheme == "https" ? 443 : 80
         return port == defaultPort ? "\(scheme)://\(host)" : "\(scheme)://\(host):\(port)"
     }

@@ -13,33 +13,33 @@ import Foundation
 ///
 /// Built from the leaf certificate's DER bytes exactly as the TLS layer receives them. The
 /// value holds no reference to the certificate, so it is cheap to copy into the journal.
-public struct CertificateIdentity: Sendable, Hashable, Codable {
+package struct CertificateIdentity: Sendable, Hashable, Codable {
     /// The subject as an RFC 4514 string (most specific first), for example
     /// `C=US,O=MockAPNs Development,OU=TEAM00000A,CN=Apple Push Services: com.example.app,UID=com.example.app`.
-    public var subject: String
+    package var subject: String
     /// The issuer as an RFC 4514 string.
-    public var issuer: String
+    package var issuer: String
     /// The subject's common name, such as `Apple Push Services: com.example.app`.
-    public var commonName: String?
+    package var commonName: String?
     /// The subject's `UID`: the base topic (the app's bundle id).
-    public var uid: String?
+    package var uid: String?
     /// The subject's organizational unit, which in Apple's certificates is the team id.
-    public var organizationalUnit: String?
+    package var organizationalUnit: String?
     /// The environments the certificate may push to. Both means a universal certificate.
-    public var environments: Set<APNsEnvironment>
+    package var environments: Set<APNsEnvironment>
     /// The entries of Apple's topic-list extension (`.3.6`, then `.3.4`), or `nil` when the
     /// certificate has neither.
-    public var topicList: [CertificateTopic]?
+    package var topicList: [CertificateTopic]?
     /// The topics the certificate may push to: the topic list if present, else the `UID`.
-    public var topics: [String]
+    package var topics: [String]
     /// The start of the validity period.
-    public var notValidBefore: Date
+    package var notValidBefore: Date
     /// The end of the validity period.
-    public var notValidAfter: Date
+    package var notValidAfter: Date
     /// The serial number as lowercase hex.
-    public var serialNumber: String
+    package var serialNumber: String
     /// The SHA-256 of the certificate's DER encoding, as lowercase hex.
-    public var sha256Fingerprint: String
+    package var sha256Fingerprint: String
 
     /// Reads a certificate from its DER encoding.
     ///
@@ -47,7 +47,7 @@ public struct CertificateIdentity: Sendable, Hashable, Codable {
     /// with neither falls back on the common-name prefix Apple uses for the same kinds, so that
     /// hand-made certificates that only copy Apple's subject still behave; if that says nothing
     /// either, `environments` is empty.
-    public init<Bytes: Collection>(derEncoded bytes: Bytes) throws(CertificateIdentityError)
+    package init<Bytes: Collection>(derEncoded bytes: Bytes) throws(CertificateIdentityError)
     where Bytes.Element == UInt8 {
         let der = Array(bytes)
         let certificate: Certificate
@@ -60,7 +60,7 @@ public struct CertificateIdentity: Sendable, Hashable, Codable {
     }
 
     /// Reads a certificate from PEM (the first `CERTIFICATE` block).
-    public init(pemEncoded pem: String) throws(CertificateIdentityError) {
+    package init(pemEncoded pem: String) throws(CertificateIdentityError) {
         let document: PEMDocument
         do {
             document = try PEMDocument(pemString: pem)
@@ -118,24 +118,24 @@ public struct CertificateIdentity: Sendable, Hashable, Codable {
     }
 
     /// Whether the certificate may push to `environment`.
-    public func allows(environment: APNsEnvironment) -> Bool {
+    package func allows(environment: APNsEnvironment) -> Bool {
         environments.contains(environment)
     }
 
     /// The topic APNs uses when a request names none: the certificate's only topic. `nil` when
     /// it carries several, in which case a request without `apns-topic` is `MissingTopic`.
-    public var defaultTopic: String? {
+    package var defaultTopic: String? {
         topics.count == 1 ? topics.first : nil
     }
 
     /// Whether the certificate may push to `topic` (an exact, case-sensitive match).
-    public func covers(topic: String) -> Bool {
+    package func covers(topic: String) -> Bool {
         topics.contains(topic)
     }
 
     /// Whether the certificate is within its validity period at the given instant (the unit
     /// ``ServerClock`` counts in).
-    public func isValid(atMillisecondsSince1970 milliseconds: Int64) -> Bool {
+    package func isValid(atMillisecondsSince1970 milliseconds: Int64) -> Bool {
         let instant = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         return notValidBefore <= instant && instant <= notValidAfter
     }

@@ -1,11 +1,11 @@
 /// Why a client certificate could not be read into a ``CertificateIdentity``.
-public enum CertificateIdentityError: Error, Sendable, Hashable, CustomStringConvertible {
+package enum CertificateIdentityError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The bytes are not a DER (or PEM) X.509 certificate.
     case notACertificate(String)
     /// The certificate carries one of Apple's topic-list extensions in an unreadable shape.
     case malformedTopicList(oid: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notACertificate(let reason):
             return "not an X.509 certificate: \(reason)"

@@ -2,13 +2,13 @@
 ///
 /// Apple's listing for a universal certificate reads `com.x` / `app`, `com.x.voip` / `voip`,
 /// `com.x.complication` / `complication`.
-public struct CertificateTopic: Sendable, Hashable, Codable {
+package struct CertificateTopic: Sendable, Hashable, Codable {
     /// The topic as a provider puts it in `apns-topic`.
-    public var topic: String
+    package var topic: String
     /// Apple's labels for the topic, such as `app`, `voip` or `complication`.
-    public var kinds: [String]
+    package var kinds: [String]
 
-    public init(topic: String, kinds: [String]) {
+    package init(topic: String, kinds: [String]) {
         self.topic = topic
         self.kinds = kinds
     }

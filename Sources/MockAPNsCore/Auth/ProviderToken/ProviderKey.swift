@@ -3,24 +3,24 @@ import Crypto
 /// One APNs authentication key (the `.p8` a developer downloads from Apple) as the mock knows
 /// it: the public half that verifies provider tokens, and what Apple's portal says the key may
 /// do: which team owns it, which environments it serves, and which topics it covers.
-public struct ProviderKey: Sendable {
+package struct ProviderKey: Sendable {
     /// The 10-character Key ID, sent as the token header's `kid`.
-    public let keyID: String
+    package let keyID: String
     /// The 10-character Team ID, which the token's `iss` claim must name.
-    public let teamID: String
+    package let teamID: String
     /// The environments the key serves.
-    public let environment: ProviderKeyEnvironment
+    package let environment: ProviderKeyEnvironment
     /// Whether the key covers the whole team or only listed topics.
-    public let scope: ProviderKeyScope
+    package let scope: ProviderKeyScope
     /// Bundle ids the key may push to. Required for topic-scoped keys; for team-scoped keys an
     /// optional list of the team's bundle ids (`nil`: any topic).
-    public let topics: Set<String>?
+    package let topics: Set<String>?
     /// Verifies the ES256 signatures of tokens that name this key.
-    public let publicKey: P256.Signing.PublicKey
+    package let publicKey: P256.Signing.PublicKey
 
     /// A key with its metadata. Throws if an identifier is not 10 ASCII upper-case letters or
     /// digits (as Apple issues them), or if a topic-scoped key lists no topics.
-    public init(
+    package init(
         keyID: String,
         teamID: String,
         environment: ProviderKeyEnvironment,
@@ -50,7 +50,7 @@ public struct ProviderKey: Sendable {
 
     /// A key from PEM text: either the PKCS#8 private key of an `AuthKey_<KEYID>.p8` file
     /// (only its public half is kept) or a `PUBLIC KEY` (SubjectPublicKeyInfo) block.
-    public init(
+    package init(
         keyID: String,
         teamID: String,
         environment: ProviderKeyEnvironment,
@@ -63,7 +63,7 @@ public struct ProviderKey: Sendable {
     }
 
     /// Whether a push to `bundleID` is within this key's topics.
-    public func covers(bundleID: String) -> Bool {
+    package func covers(bundleID: String) -> Bool {
         topics?.contains(bundleID) ?? true
     }
 
@@ -95,13 +95,13 @@ public struct ProviderKey: Sendable {
 
 /// Which APNs environments a key serves. Team-scoped keys made since 2025 serve one; older
 /// keys serve both.
-public enum ProviderKeyEnvironment: String, CaseIterable, Sendable, Hashable, Codable {
+package enum ProviderKeyEnvironment: String, CaseIterable, Sendable, Hashable, Codable {
     case sandbox
     case production
     case both
 
     /// Whether a server of `environment` accepts tokens signed with this key.
-    public func covers(_ environment: APNsEnvironment) -> Bool {
+    package func covers(_ environment: APNsEnvironment) -> Bool {
         switch self {
         case .both: return true
         case .sandbox: return environment == .sandbox
@@ -111,7 +111,7 @@ public enum ProviderKeyEnvironment: String, CaseIterable, Sendable, Hashable, Co
 }
 
 /// The reach of a key, as Apple's developer portal offers it.
-public enum ProviderKeyScope: String, CaseIterable, Sendable, Hashable, Codable {
+package enum ProviderKeyScope: String, CaseIterable, Sendable, Hashable, Codable {
     /// Any topic of the team.
     case team
     /// Only the topics listed with the key.
@@ -119,12 +119,12 @@ public enum ProviderKeyScope: String, CaseIterable, Sendable, Hashable, Codable 
 }
 
 /// A key or its metadata is unusable.
-public struct ProviderKeyError: Error, Sendable, Equatable, CustomStringConvertible {
-    public var message: String
+package struct ProviderKeyError: Error, Sendable, Equatable, CustomStringConvertible {
+    package var message: String
 
-    public init(_ message: String) {
+    package init(_ message: String) {
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 }

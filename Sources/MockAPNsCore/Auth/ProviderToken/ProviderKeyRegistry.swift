@@ -4,14 +4,14 @@ import Foundation
 ///
 /// Load it from a key directory (`keys.json` plus one `AuthKey_<KEYID>.p8` per entry, as
 /// `certs-dev/` holds them), build it from keys in code, or both.
-public struct ProviderKeyRegistry: Sendable {
+package struct ProviderKeyRegistry: Sendable {
     private var keysByID: [String: ProviderKey] = [:]
 
     /// An empty registry: every token is refused until keys are registered.
-    public init() {}
+    package init() {}
 
     /// A registry of the given keys. A Key ID given twice keeps the later key.
-    public init(keys: [ProviderKey]) {
+    package init(keys: [ProviderKey]) {
         for key in keys {
             register(key)
         }
@@ -21,7 +21,7 @@ public struct ProviderKeyRegistry: Sendable {
     /// `AuthKey_<KEYID>.p8` (PKCS#8 PEM, ES256) must sit next to it. A `.p8` file that the
     /// manifest does not name is an error too, because a token signed with it would fail
     /// with a puzzling InvalidProviderToken.
-    public init(directory: String) throws(ProviderKeyRegistryError) {
+    package init(directory: String) throws(ProviderKeyRegistryError) {
         let manifestFile = (directory as NSString).appendingPathComponent(ProviderKeyManifest.fileName)
         let manifest: ProviderKeyManifest
         do {
@@ -61,24 +61,24 @@ public struct ProviderKeyRegistry: Sendable {
 
     /// Adds a key, replacing any key with the same Key ID. Connections that already
     /// authenticated with the old key keep using what they verified.
-    public mutating func register(_ key: ProviderKey) {
+    package mutating func register(_ key: ProviderKey) {
         keysByID[key.keyID] = key
     }
 
     /// Removes a key; tokens naming it are refused from then on (except on connections that
     /// already verified them).
     @discardableResult
-    public mutating func remove(keyID: String) -> ProviderKey? {
+    package mutating func remove(keyID: String) -> ProviderKey? {
         keysByID.removeValue(forKey: keyID)
     }
 
     /// The key with this Key ID (a token header's `kid`).
-    public func key(id keyID: String) -> ProviderKey? {
+    package func key(id keyID: String) -> ProviderKey? {
         keysByID[keyID]
     }
 
     /// Every key, ordered by Key ID.
-    public var keys: [ProviderKey] {
+    package var keys: [ProviderKey] {
         keysByID.values.sorted { $0.keyID < $1.keyID }
     }
 
@@ -94,23 +94,23 @@ public struct ProviderKeyRegistry: Sendable {
 }
 
 /// A key directory could not be loaded: which file, where in it, and what was wrong.
-public struct ProviderKeyRegistryError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct ProviderKeyRegistryError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file at fault.
-    public var file: String
+    package var file: String
     /// For `keys.json`: the JSON path of the mistake (`$.keys[2].environment`).
-    public var jsonPath: String?
+    package var jsonPath: String?
     /// For `keys.json`: where the mistake starts.
-    public var position: SourcePosition?
-    public var message: String
+    package var position: SourcePosition?
+    package var message: String
 
-    public init(file: String, jsonPath: String? = nil, position: SourcePosition? = nil, message: String) {
+    package init(file: String, jsonPath: String? = nil, position: SourcePosition? = nil, message: String) {
         self.file = file
         self.jsonPath = jsonPath
         self.position = position
         self.message = message
     }
 
-    public var description: String {
+    package var description: String {
         var parts = [file]
         if let position { parts.append(position.description) }
         if let jsonPath { parts.append(jsonPath) }

@@ -7,7 +7,7 @@
 /// - the team and key of the first authenticated push, which tie the connection to that team
 ///   and decide which keys may follow (key mixing);
 /// - until when the connection refuses requests after a too-early token update.
-public struct ProviderTokenConnectionState: Sendable {
+package struct ProviderTokenConnectionState: Sendable {
     /// A token that passed every check of its own, and when the connection adopted it.
     struct CurrentToken: Sendable {
         var token: String
@@ -29,16 +29,16 @@ public struct ProviderTokenConnectionState: Sendable {
 
     /// How many ECDSA signature checks this connection has needed. Each distinct token costs
     /// one; repeats of the current token cost none.
-    public internal(set) var signatureVerificationCount = 0
+    package internal(set) var signatureVerificationCount = 0
 
-    public init() {}
+    package init() {}
 
     /// The team the connection is tied to (the first authenticated push's), if any.
-    public var teamID: String? { firstKey?.teamID }
+    package var teamID: String? { firstKey?.teamID }
 
     /// The Key ID of the connection's first authenticated push, if any.
-    public var firstKeyID: String? { firstKey?.keyID }
+    package var firstKeyID: String? { firstKey?.keyID }
 
     /// The Key ID of the token the connection verified last, if any.
-    public var currentKeyID: String? { current?.key.keyID }
+    package var currentKeyID: String? { current?.key.keyID }
 }

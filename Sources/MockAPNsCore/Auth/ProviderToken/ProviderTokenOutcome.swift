@@ -1,24 +1,24 @@
 /// The result of authenticating one request with a provider token.
-public enum ProviderTokenOutcome: Sendable, Equatable {
+package enum ProviderTokenOutcome: Sendable, Equatable {
     /// The token is valid for this request.
     case authenticated(ProviderTokenIdentity)
     /// APNs would refuse the request with `rejection.reason`.
     case rejected(ProviderTokenRejection)
 
     /// The reason, if rejected.
-    public var reason: Reason? {
+    package var reason: Reason? {
         if case .rejected(let rejection) = self { return rejection.reason }
         return nil
     }
 
     /// The identity, if authenticated.
-    public var identity: ProviderTokenIdentity? {
+    package var identity: ProviderTokenIdentity? {
         if case .authenticated(let identity) = self { return identity }
         return nil
     }
 
     /// The outcome as the push decider takes it.
-    public var authenticationResult: AuthenticationResult {
+    package var authenticationResult: AuthenticationResult {
         switch self {
         case .authenticated(let identity):
             return .providerToken(teamID: identity.teamID, keyID: identity.keyID, allowedTopics: identity.allowedTopics)
@@ -29,23 +29,23 @@ public enum ProviderTokenOutcome: Sendable, Equatable {
 }
 
 /// Who signed an accepted token.
-public struct ProviderTokenIdentity: Sendable, Hashable {
+package struct ProviderTokenIdentity: Sendable, Hashable {
     /// The `iss` claim, which is the key's team.
-    public var teamID: String
+    package var teamID: String
     /// The header's `kid`.
-    public var keyID: String
+    package var keyID: String
     /// The `iat` claim, in whole seconds since 1970.
-    public var issuedAt: Int64
+    package var issuedAt: Int64
     /// The bundle ids the token may push to on this connection (each also with its push-type
     /// suffixes); `nil` for any topic of the team.
-    public var allowedTopics: Set<String>?
+    package var allowedTopics: Set<String>?
     /// Leniencies the token relied on, for the journal ("iat sent as a string").
-    public var notes: [ProviderTokenNote]
+    package var notes: [ProviderTokenNote]
     /// `true` when the connection had already verified this exact token, so no parsing and no
     /// signature check happened for this request.
-    public var servedFromCache: Bool
+    package var servedFromCache: Bool
 
-    public init(teamID: String, keyID: String, issuedAt: Int64, allowedTopics: Set<String>? = nil,
+    package init(teamID: String, keyID: String, issuedAt: Int64, allowedTopics: Set<String>? = nil,
                 notes: [ProviderTokenNote] = [], servedFromCache: Bool = false) {
         self.teamID = teamID
         self.keyID = keyID
@@ -58,7 +58,7 @@ public struct ProviderTokenIdentity: Sendable, Hashable {
 
 /// Something a token does that APNs appears to tolerate although it departs from the JWT
 /// shape Apple documents. Accepted, but worth telling the provider's developer about.
-public enum ProviderTokenNote: Sendable, Hashable, CustomStringConvertible {
+package enum ProviderTokenNote: Sendable, Hashable, CustomStringConvertible {
     /// `iat` was a JSON string holding a number (APNSwift has long done this).
     case issuedAtSentAsString
     /// `iat` had a fractional part; it counts as its whole seconds.
@@ -70,7 +70,7 @@ public enum ProviderTokenNote: Sendable, Hashable, CustomStringConvertible {
     /// Claims other than `iss` and `iat`.
     case additionalClaims([String])
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .issuedAtSentAsString: return "iat sent as a string"
         case .issuedAtHasFraction: return "iat has a fractional part"
@@ -83,14 +83,14 @@ public enum ProviderTokenNote: Sendable, Hashable, CustomStringConvertible {
 
 /// Why a token was refused: the reason APNs sends, and a detail for logs and the journal
 /// (never sent to the client, because APNs sends only the reason).
-public struct ProviderTokenRejection: Error, Sendable, Hashable, CustomStringConvertible {
-    public var reason: Reason
-    public var detail: String
+package struct ProviderTokenRejection: Error, Sendable, Hashable, CustomStringConvertible {
+    package var reason: Reason
+    package var detail: String
 
-    public init(_ reason: Reason, _ detail: String) {
+    package init(_ reason: Reason, _ detail: String) {
         self.reason = reason
         self.detail = detail
     }
 
-    public var description: String { "\(reason.rawValue): \(detail)" }
+    package var description: String { "\(reason.rawValue): \(detail)" }
 }

@@ -1,6 +1,6 @@
 /// How provider tokens (JWTs) appear in what the server records and prints: the journal, the
 /// JSONL file, the access log, the dashboard and log lines.
-public enum ProviderTokenRecording: String, Sendable, Hashable, CaseIterable, Codable {
+package enum ProviderTokenRecording: String, Sendable, Hashable, CaseIterable, Codable {
     /// The header and claims, readable; the signature replaced by `<signature removed>`, so a
     /// recorded token cannot be replayed (the default).
     case withoutSignature
@@ -11,7 +11,7 @@ public enum ProviderTokenRecording: String, Sendable, Hashable, CaseIterable, Co
     case redacted
 
     /// `text` as it may be recorded under this setting.
-    public func apply(_ text: String) -> String {
+    package func apply(_ text: String) -> String {
         switch self {
         case .withoutSignature: ProviderTokenRedaction.removeSignatures(text)
         case .whole: text

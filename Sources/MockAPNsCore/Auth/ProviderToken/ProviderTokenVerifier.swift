@@ -44,38 +44,38 @@ import Darwin
 /// 16. The topic's bundle id (suffixes such as `.voip` stripped) is not covered by the key, or
 ///     by the connection's first key → TopicDisallowed.
 /// 17. Authenticated. The first authenticated push ties the connection to its team and key.
-public final class ProviderTokenVerifier: Sendable {
-    public let policy: ProviderTokenPolicy
+package final class ProviderTokenVerifier: Sendable {
+    package let policy: ProviderTokenPolicy
     private let clock: ServerClock
     // Guarded because the embedding API may register keys while connections authenticate.
     // Only new tokens read it; the repeated-token path never takes the lock.
     private let registry: Mutex<ProviderKeyRegistry>
 
-    public init(registry: ProviderKeyRegistry, clock: ServerClock, policy: ProviderTokenPolicy = ProviderTokenPolicy()) {
+    package init(registry: ProviderKeyRegistry, clock: ServerClock, policy: ProviderTokenPolicy = ProviderTokenPolicy()) {
         self.registry = Mutex(registry)
         self.clock = clock
         self.policy = policy
     }
 
     /// Adds or replaces a key; new tokens naming it are verified with it from now on.
-    public func register(_ key: ProviderKey) {
+    package func register(_ key: ProviderKey) {
         registry.withLock { $0.register(key) }
     }
 
     /// Removes a key; new tokens naming it are refused from now on.
     @discardableResult
-    public func removeKey(id keyID: String) -> ProviderKey? {
+    package func removeKey(id keyID: String) -> ProviderKey? {
         registry.withLock { $0.remove(keyID: keyID) }
     }
 
     /// The keys currently registered, ordered by Key ID.
-    public var keys: [ProviderKey] {
+    package var keys: [ProviderKey] {
         registry.withLock { $0.keys }
     }
 
     /// Authenticates one request on a connection. See the type's documentation for the order
     /// of checks.
-    public func authenticate(
+    package func authenticate(
         authorization: String?,
         topic: String?,
         serverEnvironment: APNsEnvironment,

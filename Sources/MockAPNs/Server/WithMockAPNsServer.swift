@@ -1,0 +1,40 @@
+import Logging
+
+/// Runs `body` with a started MockAPNs server and shuts the server down afterwards, whether
+/// `body` returns, throws or is cancelled: the scoped form a test wants.
+///
+/// ```swift
+/// @Test func tellsTheAppWhenItsTokenIsGone() async throws {
+///     try await withMockAPNsServer(MockAPNsConfiguration()) { server in
+///         let ports = try #require(server.ports)
+///         // ... push to https://127.0.0.1:\(ports.http2), then assert on server.notifications()
+///     }
+/// }
+/// ```
+///
+/// - Parameters:
+///   - configuration: the server's configuration; by default every listener on a free port,
+///     with development credentials.
+///   - logger: where the server says what it does; by default nowhere.
+///   - body: the test; `server.ports` holds the bound ports while it runs.
+/// - Returns: what `body` returns.
+/// - Throws: what `start()` throws (the server is then already stopped), what `body` throws,
+///   or what the shutdown throws.
+public func withMockAPNsServer<Result>(
+    _ configuration: MockAPNsConfiguration = MockAPNsConfiguration(),
+    logger: Logger = Logger(label: "mockapns", factory: { _ in SwiftLogNoOpLogHandler() }),
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (MockAPNsServer) async throws -> Result
+) async throws -> Result {
+    let server = MockAPNsServer(configuration: configuration, logger: logger)
+    try await server.start()
+    let result: Result
+    do {
+        result = try await body(server)
+    } catch {
+        try? await server.shutdown()
+        throw error
+    }
+    try await server.shutdown()
+    return result
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""The front door a Swift user meets: the public types `import MockAPNs` brings (the MockAPNs
+module and every module it re-exports), counted from the compiler's symbol graphs, and a
+doc comment on every public symbol of them.
+
+Fails when there are more public types than the ceiling (scripts/public-api.py [ceiling],
+40 by default), when a public symbol has no doc comment, or when a module outside the front
+door declares anything public (a library's own machinery is `package`).
+
+    scripts/public-api.py          (scripts/test.sh runs it after the build)
+"""
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+CHECKOUT = Path(__file__).resolve().parents[1]
+CEILING = int(sys.argv[1]) if len(sys.argv) > 1 else 40
+TYPE_KINDS = {"swift.struct", "swift.enum", "swift.class", "swift.protocol", "swift.typealias", "swift.actor"}
+# What a conformance brings without a declaration of ours (documented by the protocol).
+SYNTHESIZED = {"hashValue", "hash(into:)", "==(_:_:)", "!=(_:_:)", "rawValue", "init(rawValue:)",
+               "allCases", "description", "encode(to:)", "init(from:)"}
+
+
+def main() -> int:
+    exports = (CHECKOUT / "Sources/MockAPNs/Server/Exports.swift").read_text()
+    front = ["MockAPNs"] + re.findall(r"^@_exported import (\w+)", exports, re.M)
+    result = subprocess.run(["swift", "package", "dump-symbol-graph", "--minimum-access-level", "public"],
+                            cwd=CHECKOUT, capture_output=True, text=True)
+    if result.returncode != 0:
+        print(result.stdout[-3000:], result.stderr[-3000:])
+        print("public-api: the symbol graphs could not be made")
+        return 1
+    folder = Path(re.findall(r"Files written to (\S+)", result.stdout + result.stderr)[-1])
+    library_modules = [p.name.removesuffix(".symbols.json") for p in folder.glob("MockAPNs*.symbols.json")
+                       if "@" not in p.name and "Test" not in p.name]
+    types, undocumented, stray = [], [], []
+    for module in sorted(library_modules):
+        graph = json.loads((folder / f"{module}.symbols.json").read_text())
+        public = [s for s in graph["symbols"] if s.get("accessLevel") == "public"]
+        if module not in front:
+            stray += [f"{module}: {'.'.join(s['pathComponents'])}" for s in public]
+            continue
+        for symbol in public:
+            path = ".".join(symbol["pathComponents"])
+            if symbol["kind"]["identifier"] in TYPE_KINDS:
+                types.append(path)
+            if not symbol.get("docComment") and symbol["pathComponents"][-1] not in SYNTHESIZED:
+                undocumented.append(f"{module}: {path}")
+    print(f"public-api: {len(types)} public types through `import MockAPNs` (ceiling {CEILING}): {', '.join(sorted(types))}")
+    failed = False
+    if len(types) > CEILING:
+        print(f"public-api: {len(types)} public types, more than {CEILING}: make what a test need not see `package`")
+        failed = True
+    if undocumented:
+        print(f"public-api: {len(undocumented)} public symbols without a doc comment:\n  " + "\n  ".join(undocumented))
+        failed = True
+    if stray:
+        print(f"public-api: modules outside the front door declare public symbols:\n  " + "\n  ".join(stray[:40]))
+        failed = True
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
