@@ -107,10 +107,34 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
+        // The journal's readers beside the server: the access log and its outputs, the activity
+        // feed (metrics and verdicts), the Prometheus metrics, the JSONL file sink and the gate
+        // that slows reading when that file falls behind, the delivery service (the model run on
+        // the server clock) and its forwarders (the simulator command, the webhook).
+        .target(
+            name: "MockAPNsObservation",
+            dependencies: [
+                "MockAPNsCore",
+                "MockAPNsJournal",
+                "MockAPNsVerdicts",
+                "MockAPNsScenario",
+                "MockAPNsBroadcast",
+                "MockAPNsDelivery",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                // The webhook forwarder's HTTP/1.1 client.
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The server: listeners, pipelines, and the embedding API.
         .target(
             name: "MockAPNs",
             dependencies: [
+                "MockAPNsObservation",
                 "MockAPNsCore",
                 "MockAPNsScenario",
                 "MockAPNsLegacy",
@@ -150,6 +174,7 @@ let package = Package(
             name: "MockAPNsCLI",
             dependencies: [
                 "MockAPNs",
+                "MockAPNsObservation",
                 "MockAPNsCore",
                 "MockAPNsScenario",
                 "MockAPNsLegacy",
@@ -243,6 +268,7 @@ let package = Package(
             dependencies: [
                 "MockAPNsTestSupport",
                 "MockAPNs",
+                "MockAPNsObservation",
                 "MockAPNsCore",
                 "MockAPNsScenario",
                 "MockAPNsLegacy",

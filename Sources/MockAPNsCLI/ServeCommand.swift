@@ -1,3 +1,4 @@
+import MockAPNsObservation
 import ArgumentParser
 import Foundation
 import Logging

@@ -1,3 +1,4 @@
+import MockAPNsObservation
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsHTTP2
@@ -145,4 +146,9 @@ public struct MockAPNsConfiguration: Sendable {
         if let override { return override }
         return certificateDirectory.hasSuffix("/") ? certificateDirectory + name : certificateDirectory + "/" + name
     }
+}
+
+extension MockAPNsConfiguration {
+    /// Where the access log goes and how it looks (the journal's readers own the type).
+    package typealias AccessLogSettings = MockAPNsObservation.AccessLogSettings
 }

@@ -1,3 +1,4 @@
+import MockAPNsObservation
 import Hummingbird
 import MockAPNsCore
 import MockAPNsJournal

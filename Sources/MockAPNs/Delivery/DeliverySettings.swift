@@ -1,3 +1,4 @@
+import MockAPNsObservation
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsDelivery
@@ -162,4 +163,14 @@ package struct DeliverySettingsError: Error, Sendable, CustomStringConvertible {
     package var setting: String
     package var problem: String
     package var description: String { "\(setting): \(problem)" }
+}
+
+extension MockAPNsConfiguration.DeliverySettings {
+    /// What the delivery service is set up with.
+    var service: DeliveryServiceSettings {
+        DeliveryServiceSettings(
+            runsModel: runsModel, options: options, simulatorCommand: simulator?.pushCommand, webhookURL: webhookURL,
+            forwardTimeoutSeconds: forwardTimeoutSeconds, forwardSlowSeconds: forwardSlowSeconds, forwardQueueLimit: forwardQueueLimit
+        )
+    }
 }

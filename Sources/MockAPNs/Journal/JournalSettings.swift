@@ -1,3 +1,4 @@
+import MockAPNsObservation
 import MockAPNsCore
 import MockAPNsJournal
 

@@ -1,3 +1,4 @@
+import MockAPNsObservation
 import Logging
 import MockAPNsCore
 import MockAPNsJournal
@@ -134,7 +135,7 @@ public final class MockAPNsServer: Sendable {
             verdicts: configuration.judgesProviders ? configuration.verdicts : nil, clock: clock
         )
         self.observation = observation
-        self.delivery = DeliveryService(settings: configuration.delivery, journal: observation.journal, clock: clock, logger: logger)
+        self.delivery = DeliveryService(settings: configuration.delivery.service, journal: observation.journal, clock: clock, logger: logger)
         self.scenarios = ScenarioSwitch(
             scenario: configuration.scenario ?? .empty, registry: registry, logger: logger,
             deviceChanges: DeliveryService.recorder(journal: observation.journal, clock: clock)
@@ -265,7 +266,9 @@ public final class MockAPNsServer: Sendable {
             channelManagement: primary?.channelManagement,
             environments: environmentPorts
         )
-        observation.metrics.setPorts(ports)
+        observation.metrics.setPorts(
+            http2: ports.http2, gateway: ports.gateway, feedback: ports.feedback, channelManagement: ports.channelManagement
+        )
         return ports
     }
 

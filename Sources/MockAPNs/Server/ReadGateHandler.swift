@@ -1,3 +1,4 @@
+import MockAPNsObservation
 import NIOCore
 
 /// Holds a provider connection's reads while the journal's file is behind

@@ -1,3 +1,4 @@
+import MockAPNsObservation
 import MockAPNsTestSupport
 import Foundation
 import MockAPNs

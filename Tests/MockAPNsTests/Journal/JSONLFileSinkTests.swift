@@ -1,4 +1,5 @@
 @testable import MockAPNs
+import MockAPNsObservation
 import Foundation
 import MockAPNsCore
 import MockAPNsJournal

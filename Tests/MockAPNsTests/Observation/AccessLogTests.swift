@@ -1,3 +1,4 @@
+import MockAPNsObservation
 import Foundation
 import MockAPNs
 import MockAPNsCore

@@ -1,3 +1,4 @@
+import MockAPNsObservation
 import MockAPNsWire
 @testable import MockAPNs
 import MockAPNsCore

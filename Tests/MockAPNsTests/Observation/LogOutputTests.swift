@@ -1,3 +1,4 @@
+import MockAPNsObservation
 import Foundation
 @testable import MockAPNs
 import NIOCore

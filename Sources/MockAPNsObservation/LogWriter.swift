@@ -16,7 +16,7 @@ import Darwin
 /// mutex released, so a caller never waits behind a `write(2)`. Batches are numbered as they
 /// are queued; the writer says how far it has written (`written`), which is what a waiting
 /// caller or `flush` waits for.
-final class LogWriter: @unchecked Sendable {
+package final class LogWriter: @unchecked Sendable {
     private let descriptor: Int32
     private let capacity: Int
 
@@ -50,7 +50,7 @@ final class LogWriter: @unchecked Sendable {
         case busy
     }
 
-    init(descriptor: Int32, capacity: Int) {
+    package init(descriptor: Int32, capacity: Int) {
         self.descriptor = descriptor
         self.capacity = capacity
         mutex = .allocate(capacity: 1)
@@ -72,7 +72,7 @@ final class LogWriter: @unchecked Sendable {
 
     /// Queues `bytes` (whole lines); when `waits`, returns once they are written, and never
     /// drops them. Otherwise a batch that does not fit under `capacity` is dropped and counted.
-    func enqueue(_ bytes: [UInt8], format: LogFormat, waits: Bool) {
+    package func enqueue(_ bytes: [UInt8], format: LogFormat, waits: Bool) {
         pthread_mutex_lock(mutex)
         if !waits, queuedBytes + bytes.count > capacity {
             droppedLines += Self.lineCount(bytes)
@@ -95,7 +95,7 @@ final class LogWriter: @unchecked Sendable {
     }
 
     /// Waits until every batch queued so far is written.
-    func flush() {
+    package func flush() {
         pthread_mutex_lock(mutex)
         appendDropNoticeIfAny()
         let batch = queued
@@ -106,7 +106,7 @@ final class LogWriter: @unchecked Sendable {
     }
 
     /// Suspends until every batch queued so far is written.
-    func flushed() async {
+    package func flushed() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             pthread_mutex_lock(mutex)
             appendDropNoticeIfAny()
@@ -124,7 +124,7 @@ final class LogWriter: @unchecked Sendable {
     }
 
     /// Lets the writer thread end once the queue is written.
-    func close() {
+    package func close() {
         pthread_mutex_lock(mutex)
         closing = true
         let idle = thread == .idle

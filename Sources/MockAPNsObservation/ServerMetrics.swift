@@ -10,9 +10,9 @@ import MockAPNsScenario
 ///
 /// Counts come from journal events, read in batches off the event loops; journal and
 /// scenario totals are read when scraped.
-final class ServerMetrics: Sendable {
+package final class ServerMetrics: Sendable {
     /// The Prometheus text format's media type.
-    static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+    package static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
     private let registry = PrometheusCollectorRegistry()
     private let factory: PrometheusMetricsFactory
@@ -36,7 +36,7 @@ final class ServerMetrics: Sendable {
         var firings: [Int] = []
     }
 
-    init() {
+    package init() {
         var factory = PrometheusMetricsFactory(registry: registry)
         // Microseconds to seconds: a mock answers in well under a millisecond unless a
         // scenario delays it.
@@ -48,17 +48,17 @@ final class ServerMetrics: Sendable {
     }
 
     /// The ports the listeners bound, for the `port` label.
-    func setPorts(_ ports: BoundPorts) {
+    package func setPorts(http2: Int, gateway: Int?, feedback: Int?, channelManagement: Int?) {
         state.withLock { state in
-            state.ports[.http2] = ports.http2
-            state.ports[.legacy] = ports.gateway
-            state.ports[.feedback] = ports.feedback
-            state.ports[.channelManagement] = ports.channelManagement
+            state.ports[.http2] = http2
+            state.ports[.legacy] = gateway
+            state.ports[.feedback] = feedback
+            state.ports[.channelManagement] = channelManagement
         }
     }
 
     /// Counts what a batch of journal events says.
-    func record(_ items: [ActivityItem]) {
+    package func record(_ items: [ActivityItem]) {
         state.withLock { state in
             for item in items {
                 let event: JournalEvent
@@ -108,7 +108,7 @@ final class ServerMetrics: Sendable {
     }
 
     /// The Prometheus text, after reading the journal's and the scenario's totals.
-    func exposition(journal: JournalStatistics, engine: ScenarioEngine) -> String {
+    package func exposition(journal: JournalStatistics, engine: ScenarioEngine) -> String {
         state.withLock { state in
             let events = journal.lastSequence
             counter(&state, "mockapns_journal_events_total", []).increment(by: Int64(clamping: events &- min(events, state.journalEvents)))
@@ -136,17 +136,17 @@ final class ServerMetrics: Sendable {
     }
 
     /// What a notification is counted by: the `mockapns_notifications_total` labels.
-    struct NotificationLabels: Hashable, Sendable {
-        var transport: Transport
-        var status: Int?
-        var dropped: Bool
-        var legacyStatus: LegacyStatus?
-        var reason: Reason?
+    package struct NotificationLabels: Hashable, Sendable {
+        package var transport: Transport
+        package var status: Int?
+        package var dropped: Bool
+        package var legacyStatus: LegacyStatus?
+        package var reason: Reason?
         /// The fault's name, when one was carried out and no status was written.
-        var fault: String?
-        var accepted: Bool
+        package var fault: String?
+        package var accepted: Bool
 
-        init(_ record: NotificationRecord) {
+        package init(_ record: NotificationRecord) {
             transport = record.transport
             status = record.status
             dropped = record.dropped
@@ -159,7 +159,7 @@ final class ServerMetrics: Sendable {
         /// The `status` label, as written: the HTTP status, or the legacy status byte (0 for a
         /// legacy notification taken in silence), or `dropped`, or the fault carried out
         /// instead of an answer (`resetStream`, `stall`...), or `none` when nothing went out.
-        var statusLabel: String {
+        package var statusLabel: String {
             if let status { return String(status) }
             if let legacyStatus { return String(legacyStatus.rawValue) }
             if dropped { return "dropped" }
@@ -228,11 +228,11 @@ final class ServerMetrics: Sendable {
 }
 
 /// What the metrics read of one notification: its labels and how long the server took.
-struct NotificationOutcome: Sendable, Equatable {
-    var labels: ServerMetrics.NotificationLabels
-    var handlingMicroseconds: Int?
+package struct NotificationOutcome: Sendable, Equatable {
+    package var labels: ServerMetrics.NotificationLabels
+    package var handlingMicroseconds: Int?
 
-    init(_ record: NotificationRecord) {
+    package init(_ record: NotificationRecord) {
         labels = ServerMetrics.NotificationLabels(record)
         handlingMicroseconds = record.handlingMicroseconds
     }

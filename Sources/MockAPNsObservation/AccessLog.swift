@@ -9,9 +9,9 @@ import MockAPNsBroadcast
 /// hands the journal its compact records, as it does anyway. Lines are appended straight into
 /// one buffer per batch (no per-line dictionaries or intermediate strings) and written with a
 /// single write, so a full-load run spends little on them.
-struct AccessLog {
-    let format: LogFormat
-    let output: LogOutput
+package struct AccessLog {
+    package let format: LogFormat
+    package let output: LogOutput
 
     /// What a later line about a connection needs from its earlier events. A class: counting a
     /// notification is then a lookup, where changing a value in place in the dictionary went
@@ -32,14 +32,14 @@ struct AccessLog {
     private var connections: [UInt64: Connection] = [:]
     private var clock = LogTimestamp()
 
-    init(format: LogFormat, output: LogOutput) {
+    package init(format: LogFormat, output: LogOutput) {
         self.format = format
         self.output = output
     }
 
     /// Writes the lines the feed's whole events call for (a notification kept only as what
     /// the metrics count has no line: the feed keeps whole events when there is an access log).
-    mutating func write(_ items: [ActivityItem]) {
+    package mutating func write(_ items: [ActivityItem]) {
         var bytes: [UInt8] = []
         // About a line per item: the buffer is not grown (and copied) a dozen times a batch.
         bytes.reserveCapacity(items.count * 160)
@@ -64,7 +64,7 @@ struct AccessLog {
     }
 
     /// The entry one event calls for, if any; keeps track of connections on the way.
-    mutating func entry(for event: JournalEvent) -> AccessEntry? {
+    package mutating func entry(for event: JournalEvent) -> AccessEntry? {
         let id = event.connectionID ?? 0
         switch event.kind {
         case .connectionOpened(let transport, let peer):
@@ -97,14 +97,14 @@ struct AccessLog {
     }
 
     /// `127.0.0.1:54321` out of NIO's `[IPv4]127.0.0.1/127.0.0.1:54321`.
-    static func address(_ peer: String?) -> String {
+    package static func address(_ peer: String?) -> String {
         guard let peer else { return "?" }
         return peer.split(separator: "/").last.map(String.init) ?? peer
     }
 }
 
 /// One access-log line's facts, written as text or as JSON.
-enum AccessEntry {
+package enum AccessEntry {
     case open(connection: UInt64, transport: Transport, peer: String, session: JournalTLSSession)
     case refused(connection: UInt64, transport: Transport, peer: String, failure: JournalTLSFailure)
     case close(connection: UInt64, transport: Transport, closedBy: ClosingSide, milliseconds: UInt64, notifications: Int, reason: String?)
@@ -122,7 +122,7 @@ enum AccessEntry {
     /// `channel c2/s1 create bundle=com.example.app channel=dHVw... 201`,
     /// `verdict c3 no-backoff retriedTooSoon provider="token team T key K": retried ... [#12 #15]`.
     /// Push lines, one per notification, are put together byte by byte.
-    func appendMessage(to bytes: inout [UInt8]) {
+    package func appendMessage(to bytes: inout [UInt8]) {
         switch self {
         case .open(let connection, let transport, let peer, let session):
             var text = "open c\(connection) \(transport.rawValue) from \(peer) \(session.version) "
@@ -206,7 +206,7 @@ enum AccessEntry {
     /// ` fault=resetStream rule="flaky"`: what a scenario did, when it did anything.
     /// Takes the two fields, not the answer: passing the whole answer copied it, with every
     /// reference it holds, for each line.
-    static func appendScenario(fault: AppliedFault?, rule: String?, to bytes: inout [UInt8]) {
+    package static func appendScenario(fault: AppliedFault?, rule: String?, to bytes: inout [UInt8]) {
         if let fault {
             append(" fault=", to: &bytes)
             append(fault.name, to: &bytes)
@@ -219,33 +219,33 @@ enum AccessEntry {
 
     /// `: <why>` after a refusal whose record says why: the credentials' refusal detail (a
     /// provider token's cause) or the record's problem.
-    static func appendCause(_ cause: String?, to bytes: inout [UInt8]) {
+    package static func appendCause(_ cause: String?, to bytes: inout [UInt8]) {
         guard let cause, !cause.isEmpty else { return }
         append(": ", to: &bytes)
         append(cause, to: &bytes)
     }
 
     /// A fixed text's bytes, straight from the binary.
-    static func append(_ text: StaticString, to bytes: inout [UInt8]) {
+    package static func append(_ text: StaticString, to bytes: inout [UInt8]) {
         text.withUTF8Buffer { bytes.append(contentsOf: $0) }
     }
 
     /// A string's UTF-8 bytes, copied from its contiguous storage in one go (the generic
     /// append over `String.UTF8View` goes byte by byte).
-    static func append(_ text: String, to bytes: inout [UInt8]) {
+    package static func append(_ text: String, to bytes: inout [UInt8]) {
         var text = text
         text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
     /// The first `count` bytes of `text` (the whole of a shorter one), or `empty` when it is empty.
-    static func appendPrefix(of text: String, count: Int, orIfEmpty empty: UInt8, to bytes: inout [UInt8]) {
+    package static func appendPrefix(of text: String, count: Int, orIfEmpty empty: UInt8, to bytes: inout [UInt8]) {
         guard !text.isEmpty else { return bytes.append(empty) }
         var text = text
         text.withUTF8 { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0.prefix(count))) }
     }
 
     /// The decimal digits of `value`, without making a string.
-    static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
+    package static func appendDecimal(_ value: UInt64, to bytes: inout [UInt8]) {
         guard value >= 10 else {
             bytes.append(UInt8(ascii: "0") + UInt8(value))
             return
@@ -255,7 +255,7 @@ enum AccessEntry {
     }
 
     /// One JSON object with the message and a field per value.
-    func json(time: String) -> String {
+    package func json(time: String) -> String {
         var messageBytes: [UInt8] = []
         appendMessage(to: &messageBytes)
         let message = String(decoding: messageBytes, as: UTF8.self)
@@ -345,12 +345,12 @@ enum AccessEntry {
     }
 
     /// The first 8 characters of a token: enough to tell tokens apart in a log.
-    static func tokenPrefix(_ token: String) -> Substring {
+    package static func tokenPrefix(_ token: String) -> Substring {
         token.isEmpty ? "-" : token.prefix(8)
     }
 
     /// `0.012` for 12 ms.
-    static func seconds(_ milliseconds: UInt64) -> String {
+    package static func seconds(_ milliseconds: UInt64) -> String {
         let fraction = milliseconds % 1000
         let padded = fraction < 10 ? "00\(fraction)" : fraction < 100 ? "0\(fraction)" : "\(fraction)"
         return "\(milliseconds / 1000).\(padded)"
@@ -359,12 +359,12 @@ enum AccessEntry {
 
 /// Formats log times, reusing the date and time up to the second while it stays the same:
 /// a busy second's lines then cost only their milliseconds.
-struct LogTimestamp {
+package struct LogTimestamp {
     private var second: Int64 = -1
     /// `2026-01-01T09:14:03.`
     private var prefix: [UInt8] = []
 
-    mutating func append(millisecondsSince1970 value: Int64, to bytes: inout [UInt8]) {
+    package mutating func append(millisecondsSince1970 value: Int64, to bytes: inout [UInt8]) {
         let whole = value / 1000
         if whole != second {
             second = whole

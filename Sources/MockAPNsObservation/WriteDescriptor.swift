@@ -8,7 +8,7 @@ import Darwin
 
 /// `write(2)` under a name no type's own `write(_:)` hides: the one system write the log
 /// writer and the JSONL file sink share.
-func writeDescriptor(_ descriptor: Int32, _ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int {
+package func writeDescriptor(_ descriptor: Int32, _ bytes: UnsafePointer<UInt8>, _ count: Int) -> Int {
     #if canImport(Darwin)
     Darwin.write(descriptor, bytes, count)
     #elseif canImport(Musl)

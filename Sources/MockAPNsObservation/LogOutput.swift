@@ -39,7 +39,7 @@ package enum LogFormat: String, Sendable, CaseIterable {
 /// `flush()` waits until everything queued so far is written: call it before exiting.
 package final class LogOutput: Sendable {
     /// How many bytes may wait for the writer before lines from event loops are dropped.
-    static let defaultCapacity = 4 << 20
+    package static let defaultCapacity = 4 << 20
 
     private let writer: LogWriter
 
@@ -54,7 +54,7 @@ package final class LogOutput: Sendable {
     }
 
     /// Lines to `descriptor`, with at most `capacity` bytes waiting for the writer.
-    init(descriptor: Int32, capacity: Int) {
+    package init(descriptor: Int32, capacity: Int) {
         writer = LogWriter(descriptor: descriptor, capacity: capacity)
     }
 
@@ -64,13 +64,13 @@ package final class LogOutput: Sendable {
     }
 
     /// Queues `text` (whole lines in `format`), written after every earlier line.
-    func write(_ text: String, format: LogFormat) {
+    package func write(_ text: String, format: LogFormat) {
         write(Array(text.utf8), format: format)
     }
 
     /// Queues `bytes` (whole lines in `format`), written after every earlier line; off an
     /// event loop, returns once they are written.
-    func write(_ bytes: [UInt8], format: LogFormat) {
+    package func write(_ bytes: [UInt8], format: LogFormat) {
         guard !bytes.isEmpty else { return }
         writer.enqueue(bytes, format: format, waits: !Self.onEventLoop)
     }
@@ -127,13 +127,13 @@ package struct MockAPNsLogHandler: LogHandler {
 }
 
 /// One log line of the log handler before it is written.
-struct LogLine {
-    var time: String
-    var level: String
-    var message: String
-    var fields: Logger.Metadata
+package struct LogLine {
+    package var time: String
+    package var level: String
+    package var message: String
+    package var fields: Logger.Metadata
 
-    var text: String {
+    package var text: String {
         var line = "\(time) \(level) \(message)"
         for (key, value) in fields.sorted(by: { $0.key < $1.key }) {
             line += " \(key)=\(value)"
@@ -141,7 +141,7 @@ struct LogLine {
         return line
     }
 
-    func json(label: String) -> String {
+    package func json(label: String) -> String {
         var writer = JSONWriter()
         writer.beginObject()
         writer.string("time", time)
@@ -180,13 +180,13 @@ struct LogLine {
     }
 
     /// The current UTC time as ISO 8601 with milliseconds: `2026-01-01T09:14:03.112Z`.
-    static func now() -> String {
+    package static func now() -> String {
         format(millisecondsSince1970: clocks().realMilliseconds)
     }
 
     /// Real time in milliseconds since 1970 and the monotonic clock the journal stamps
     /// events with, read together.
-    static func clocks() -> (realMilliseconds: Int64, monotonicNanoseconds: UInt64) {
+    package static func clocks() -> (realMilliseconds: Int64, monotonicNanoseconds: UInt64) {
         var real = timespec()
         var monotonic = timespec()
         clock_gettime(CLOCK_REALTIME, &real)
@@ -195,7 +195,7 @@ struct LogLine {
                 UInt64(monotonic.tv_sec) * 1_000_000_000 + UInt64(monotonic.tv_nsec))
     }
 
-    static func format(millisecondsSince1970 value: Int64) -> String {
+    package static func format(millisecondsSince1970 value: Int64) -> String {
         let seconds = Int(value / 1000)
         let milliseconds = Int(value % 1000)
         var time = time_t(seconds)

@@ -8,11 +8,11 @@ import MockAPNsDelivery
 /// its own hands them on one at a time, each within `timeout`. Nothing here touches an event
 /// loop or the APNs answer: a failing, slow or stuck forwarder costs only its own queue, and
 /// each way it goes wrong is journaled as a diagnosis and logged.
-final class ForwardingQueue: Sendable {
-    struct Limits: Sendable {
-        var queue: Int
-        var timeout: Duration
-        var slow: Duration
+package final class ForwardingQueue: Sendable {
+    package struct Limits: Sendable {
+        package var queue: Int
+        package var timeout: Duration
+        package var slow: Duration
     }
 
     private struct State {
@@ -22,7 +22,7 @@ final class ForwardingQueue: Sendable {
         var stopped = false
     }
 
-    let forwarder: any DeliveryForwarder
+    package let forwarder: any DeliveryForwarder
     private let limits: Limits
     private let journal: Journal
     private let logger: Logger
@@ -30,7 +30,7 @@ final class ForwardingQueue: Sendable {
     private let bell = Doorbell()
     private let worker = Mutex<Task<Void, Never>?>(nil)
 
-    init(forwarder: any DeliveryForwarder, limits: Limits, journal: Journal, logger: Logger) {
+    package init(forwarder: any DeliveryForwarder, limits: Limits, journal: Journal, logger: Logger) {
         self.forwarder = forwarder
         self.limits = limits
         self.journal = journal
@@ -38,13 +38,13 @@ final class ForwardingQueue: Sendable {
     }
 
     /// Starts the task that forwards.
-    func start() {
+    package func start() {
         let task = Task.detached { [self] in await work() }
         worker.withLock { $0 = task }
     }
 
     /// Stops forwarding: what is running is stopped (as on a timeout), what waits is dropped.
-    func stop() async {
+    package func stop() async {
         state.withLock { $0.stopped = true }
         let task = worker.withLock { task in
             defer { task = nil }
@@ -55,7 +55,7 @@ final class ForwardingQueue: Sendable {
     }
 
     /// Queues `delivered` if this forwarder wants it; a full queue leaves it out (reported).
-    func offer(_ delivered: DeliveredNotification) {
+    package func offer(_ delivered: DeliveredNotification) {
         switch forwarder.job(for: delivered) {
         case .skip:
             return
@@ -137,7 +137,7 @@ final class ForwardingQueue: Sendable {
     }
 
     /// `5 s`, `300 ms`.
-    static func text(_ duration: Duration) -> String {
+    package static func text(_ duration: Duration) -> String {
         let milliseconds = duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
         return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(milliseconds) ms"
     }

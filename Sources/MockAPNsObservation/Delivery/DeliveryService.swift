@@ -11,22 +11,22 @@ import MockAPNsScenario
 /// server clock, records each step as a `delivery` event, and hands what is delivered to the
 /// forwarders. It works on its own task, off the event loops; a request's only cost is the
 /// feed's hand-off.
-actor DeliveryService {
+package actor DeliveryService {
     /// After each batch the reader rests this long, so that under load it takes events in
     /// batches rather than waking for each one.
-    static let batchInterval = Duration.milliseconds(5)
+    package static let batchInterval = Duration.milliseconds(5)
     /// How often the clock is looked at while something waits for a deadline: a clock moved
     /// through the Swift API (not the control API, which says so at once) is noticed within this.
-    static let clockPollInterval: Int64 = 100
+    package static let clockPollInterval: Int64 = 100
 
     private var model: DeliveryModel
     /// Off (`delivery.model: false`), the service takes nothing from the journal and refuses
     /// every question.
-    nonisolated let runsModel: Bool
+    package nonisolated let runsModel: Bool
     private let feed = DeliveryFeed()
     private let journal: Journal
     private let clock: ServerClock
-    private let settings: MockAPNsConfiguration.DeliverySettings
+    private let settings: DeliveryServiceSettings
     /// The forwarders' queues, made at start on the server's event loops.
     private var forwarding: [ForwardingQueue] = []
     private let logger: Logger
@@ -36,7 +36,7 @@ actor DeliveryService {
     private let resetsAsked = Atomic<UInt64>(0)
     private var resetsDone: UInt64 = 0
 
-    init(settings: MockAPNsConfiguration.DeliverySettings, journal: Journal, clock: ServerClock, logger: Logger) {
+    package init(settings: DeliveryServiceSettings, journal: Journal, clock: ServerClock, logger: Logger) {
         self.model = DeliveryModel(options: settings.options)
         self.runsModel = settings.runsModel
         self.settings = settings
@@ -49,7 +49,7 @@ actor DeliveryService {
     /// What carries out a scenario rule's device change: a `delivery` event in the journal,
     /// recorded when the rule fires, so the model applies it before the request's own
     /// notification (which is recorded after its answer).
-    static func recorder(journal: Journal, clock: ServerClock) -> @Sendable (ScenarioDeviceChange) -> Void {
+    package static func recorder(journal: Journal, clock: ServerClock) -> @Sendable (ScenarioDeviceChange) -> Void {
         { change in
             journal.record(.delivery(.device(change.deviceToken, online: change.online, at: clock.millisecondsSince1970, rule: change.rule)))
         }
@@ -58,15 +58,15 @@ actor DeliveryService {
     // MARK: Running
 
     /// Starts reading the feed and the forwarders (whose connections run on `group`).
-    func start(group: any EventLoopGroup) {
+    package func start(group: any EventLoopGroup) {
         guard runsModel else { return }
         let limits = ForwardingQueue.Limits(
             queue: settings.forwardQueueLimit, timeout: .milliseconds(Int64((settings.forwardTimeoutSeconds * 1000).rounded())),
             slow: .milliseconds(Int64((settings.forwardSlowSeconds * 1000).rounded()))
         )
         var forwarders: [any DeliveryForwarder] = []
-        if let simulator = settings.simulator {
-            forwarders.append(SimulatorForwarder(command: simulator.pushCommand))
+        if let simulator = settings.simulatorCommand {
+            forwarders.append(SimulatorForwarder(command: simulator))
         }
         if let url = settings.webhookURL, let address = WebhookAddress(url) {
             forwarders.append(WebhookForwarder(url: url, address: address, group: group))
@@ -77,7 +77,7 @@ actor DeliveryService {
     }
 
     /// Stops reading (after taking in what is waiting) and stops the forwarders.
-    func stop() async {
+    package func stop() async {
         let task = reading
         reading = nil
         task?.cancel()
@@ -108,7 +108,7 @@ actor DeliveryService {
     /// Takes in every input the feed holds, then passes the deadlines due by the clock's
     /// reading now. Readers call it before they answer, so what they see includes every
     /// notification already in the journal.
-    func catchUp() {
+    package func catchUp() {
         let asked = resetsAsked.load(ordering: .acquiring)
         if asked != resetsDone {
             resetsDone = asked
@@ -146,7 +146,7 @@ actor DeliveryService {
 
     /// Records that `token` went online or offline now; the model applies it in journal
     /// order, after every notification recorded before it. Returns the device as it then is.
-    func setDevice(_ token: String, online: Bool) async throws(DeliveryModelOff) -> DeviceDeliveryState {
+    package func setDevice(_ token: String, online: Bool) async throws(DeliveryModelOff) -> DeviceDeliveryState {
         guard runsModel else { throw DeliveryModelOff() }
         let sequence = journal.record(.delivery(.device(token, online: online, at: clock.millisecondsSince1970)))
         await feedReaches(sequence)
@@ -166,21 +166,21 @@ actor DeliveryService {
     }
 
     /// Every device that is offline or has notifications waiting.
-    func devices() throws(DeliveryModelOff) -> [DeviceDeliveryState] {
+    package func devices() throws(DeliveryModelOff) -> [DeviceDeliveryState] {
         guard runsModel else { throw DeliveryModelOff() }
         catchUp()
         return model.devicesHeld
     }
 
     /// One device (online and empty when never told otherwise).
-    func device(_ token: String) throws(DeliveryModelOff) -> DeviceDeliveryState {
+    package func device(_ token: String) throws(DeliveryModelOff) -> DeviceDeliveryState {
         guard runsModel else { throw DeliveryModelOff() }
         catchUp()
         return model.state(of: token)
     }
 
     /// The timelines of the notifications `id` names (see `DeliveryTimeline.find`).
-    func timelines(for id: String) throws(DeliveryModelOff) -> [DeliveryTimeline] {
+    package func timelines(for id: String) throws(DeliveryModelOff) -> [DeliveryTimeline] {
         guard runsModel else { throw DeliveryModelOff() }
         catchUp()
         let events = journal.events(matching: JournalEventFilter(kinds: ["notification", "delivery"]))
@@ -189,19 +189,39 @@ actor DeliveryService {
 
     /// Forgets every device (all online again, nothing stored) and what waits in the feed:
     /// what a server reset does here. Done before the model next takes anything in.
-    nonisolated func reset() {
+    package nonisolated func reset() {
         _ = feed.drain()
         resetsAsked.add(1, ordering: .releasing)
         feed.bell.ring()
     }
 
-    var options: DeliveryOptions { model.options }
+    package var options: DeliveryOptions { model.options }
 }
 
-/// The delivery model was asked a question while it is off (`delivery.model: false`,
-/// `--delivery-model off`).
-public struct DeliveryModelOff: Error, Sendable, CustomStringConvertible {
-    public var description: String {
-        "the delivery model is off (--delivery-model off, delivery.model false): every device is online and no delivery is recorded"
+/// What the delivery service is set up with: the model's options and the forwarders
+/// (`MockAPNsConfiguration.DeliverySettings` says it in the configuration's words).
+package struct DeliveryServiceSettings: Sendable {
+    /// Off, the service takes nothing from the journal and refuses every question.
+    package var runsModel: Bool
+    package var options: DeliveryOptions
+    /// The command that hands a delivered notification to a simulator, when one is set up.
+    package var simulatorCommand: SimulatorPushCommand?
+    /// Where delivered notifications are posted, when set.
+    package var webhookURL: String?
+    package var forwardTimeoutSeconds: Double
+    package var forwardSlowSeconds: Double
+    package var forwardQueueLimit: Int
+
+    package init(
+        runsModel: Bool, options: DeliveryOptions, simulatorCommand: SimulatorPushCommand?, webhookURL: String?,
+        forwardTimeoutSeconds: Double, forwardSlowSeconds: Double, forwardQueueLimit: Int
+    ) {
+        self.runsModel = runsModel
+        self.options = options
+        self.simulatorCommand = simulatorCommand
+        self.webhookURL = webhookURL
+        self.forwardTimeoutSeconds = forwardTimeoutSeconds
+        self.forwardSlowSeconds = forwardSlowSeconds
+        self.forwardQueueLimit = forwardQueueLimit
     }
 }

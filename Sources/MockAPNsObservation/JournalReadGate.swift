@@ -8,28 +8,30 @@ import Synchronization
 /// again once the buffer has drained. Each connection asks before it reads
 /// (`ConnectionGuardHandler.read`); a connection that finds the gate closed leaves its
 /// socket unread (so TCP slows the client down) and is called back when the gate opens.
-final class JournalReadGate: Sendable {
+package final class JournalReadGate: Sendable {
     private let closed = Atomic<Bool>(false)
     private let waiters = Mutex<[UInt64: @Sendable () -> Void]>([:])
     /// How many times the gate closed: what a test or the log reports.
     private let closings = Atomic<Int>(0)
 
+    package init() {}
+
     /// Whether connections may read now. Read on every read of every connection, so it is
     /// one atomic load.
-    var isOpen: Bool { !closed.load(ordering: .acquiring) }
+    package var isOpen: Bool { !closed.load(ordering: .acquiring) }
 
     /// How many times the gate has closed since the server started.
-    var closedCount: Int { closings.load(ordering: .relaxed) }
+    package var closedCount: Int { closings.load(ordering: .relaxed) }
 
     /// Holds reads from now on.
-    func close() {
+    package func close() {
         if !closed.exchange(true, ordering: .acquiringAndReleasing) {
             closings.add(1, ordering: .relaxed)
         }
     }
 
     /// Lets reads go on, and calls back every connection that waited.
-    func open() {
+    package func open() {
         guard closed.exchange(false, ordering: .acquiringAndReleasing) else { return }
         let waiting = waiters.withLock { waiters in
             defer { waiters.removeAll(keepingCapacity: true) }
@@ -41,7 +43,7 @@ final class JournalReadGate: Sendable {
 
     /// Registers `resume` to be called when the gate opens, under `id` (the connection's);
     /// returns `false`, registering nothing, when the gate is already open.
-    func wait(_ id: UInt64, resume: @escaping @Sendable () -> Void) -> Bool {
+    package func wait(_ id: UInt64, resume: @escaping @Sendable () -> Void) -> Bool {
         let registered = waiters.withLock { waiters -> Bool in
             // Checked under the lock that `open` takes, so a gate opening meanwhile either
             // sees this waiter or is seen here.
@@ -53,7 +55,7 @@ final class JournalReadGate: Sendable {
     }
 
     /// Forgets a connection that went away while it waited.
-    func forget(_ id: UInt64) {
+    package func forget(_ id: UInt64) {
         _ = waiters.withLock { $0.removeValue(forKey: id) }
     }
 }

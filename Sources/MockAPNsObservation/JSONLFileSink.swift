@@ -37,16 +37,16 @@ package enum JournalFileBehindPolicy: String, Sendable, Equatable, CaseIterable 
 /// events beyond the mark are not buffered; the writer reads them back from the memory
 /// journal when it gets there, and marks with a gap line (`JournalFileGap`) only those the
 /// memory journal had already dropped. Either way the log says so once.
-final class JSONLFileSink: JournalSink {
+package final class JSONLFileSink: JournalSink {
     /// How long events may wait in the buffer before a batch is written.
-    static let defaultBatchInterval = Duration.milliseconds(50)
+    package static let defaultBatchInterval = Duration.milliseconds(50)
     /// Events the buffer holds before the policy applies: about a quarter of a second of the
     /// busiest load measured (every frame journaled), a few tens of megabytes.
-    static let defaultBufferLimit = 65_536
+    package static let defaultBufferLimit = 65_536
     /// Events read back from the memory journal per look, so its lock is held briefly.
-    static let backfillBatch = 4096
+    package static let backfillBatch = 4096
 
-    let path: String
+    package let path: String
     private let descriptor: Int32
     private let bufferLimit: Int
     private let policy: JournalFileBehindPolicy
@@ -81,7 +81,7 @@ final class JSONLFileSink: JournalSink {
     }
 
     /// Creates (or truncates) the file at `path`.
-    init(
+    package init(
         path: String, bufferLimit: Int = defaultBufferLimit, batchInterval: Duration = defaultBatchInterval,
         policy: JournalFileBehindPolicy = .wait, gate: JournalReadGate? = nil,
         backfill: @escaping @Sendable (_ after: UInt64, _ limit: Int) -> [JournalEvent] = { _, _ in [] },
@@ -116,7 +116,7 @@ final class JSONLFileSink: JournalSink {
         return true
     }
 
-    func receive(_ event: JournalEvent) {
+    package func receive(_ event: JournalEvent) {
         enum Passed { case kept, keptAndFull, missed(first: Bool) }
         let passed = pending.withLock { pending -> Passed in
             switch policy {
@@ -169,13 +169,13 @@ final class JSONLFileSink: JournalSink {
     /// How long `close` may take to write what is still buffered by default: with the
     /// server's 5-second grace for open connections, a SIGTERM ends the process well inside
     /// the 10 seconds a container runtime waits before it kills.
-    static let defaultCloseBound = Duration.seconds(3)
+    package static let defaultCloseBound = Duration.seconds(3)
 
     /// Stops the writer thread, writes what is still buffered (and, under `.gap`, the events
     /// left out that the memory journal still holds) until `bound` has passed, and closes the
     /// file. Events not written by then become one gap line, and the log says how far the
     /// file got either way.
-    func close(within bound: Duration = defaultCloseBound) async {
+    package func close(within bound: Duration = defaultCloseBound) async {
         let started = ContinuousClock.now
         let deadline = started.advanced(by: bound)
         if !writer.askToStop() {
@@ -260,7 +260,7 @@ final class JSONLFileSink: JournalSink {
 
     /// Encodes and writes the events buffered so far, and the ones left out after them (the
     /// writer thread's batch; tests call it to write at a moment of their choosing).
-    func writeBuffered() {
+    package func writeBuffered() {
         writeBuffered(until: nil)
         gate?.open()
     }
@@ -333,7 +333,7 @@ private final class WriterPace: @unchecked Sendable {
 
     /// Waits up to `seconds`, or until woken; false when the thread is to stop (it is then
     /// marked stopped).
-    func awaitTurn(seconds: Double) -> Bool {
+    package func awaitTurn(seconds: Double) -> Bool {
         condition.lock()
         defer { condition.unlock() }
         if state == .running { _ = condition.wait(until: Date(timeIntervalSinceNow: seconds)) }
@@ -350,7 +350,7 @@ private final class WriterPace: @unchecked Sendable {
         }
     }
 
-    func wake() {
+    package func wake() {
         condition.lock()
         if state == .running { state = .woken }
         condition.broadcast()
@@ -358,7 +358,7 @@ private final class WriterPace: @unchecked Sendable {
     }
 
     /// Asks the thread to stop; true when it already had.
-    func askToStop() -> Bool {
+    package func askToStop() -> Bool {
         condition.lock()
         defer { condition.unlock() }
         guard state != .stopped else { return true }
@@ -367,7 +367,7 @@ private final class WriterPace: @unchecked Sendable {
         return false
     }
 
-    func awaitStopped() {
+    package func awaitStopped() {
         condition.lock()
         while state != .stopped { condition.wait() }
         condition.unlock()

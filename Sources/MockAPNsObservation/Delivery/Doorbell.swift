@@ -3,7 +3,7 @@ import Synchronization
 /// Wakes one waiting task: rung from any thread (an event loop included) at the cost of a
 /// short lock, awaited by one task at a time. A ring while nobody waits is kept for the
 /// next wait, so none is lost.
-final class Doorbell: Sendable {
+package final class Doorbell: Sendable {
     private struct State {
         var rung = false
         var waiter: CheckedContinuation<Void, Never>?
@@ -12,7 +12,7 @@ final class Doorbell: Sendable {
     private let state = Mutex(State())
 
     /// Wakes the waiter, or the next one to wait.
-    func ring() {
+    package func ring() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard let waiter = state.waiter else {
                 state.rung = true
@@ -26,7 +26,7 @@ final class Doorbell: Sendable {
 
     /// Returns once rung (at once if it was rung since the last wait), after `timeout`
     /// (`nil`: none), or when the task is cancelled.
-    func wait(timeout: Duration?) async {
+    package func wait(timeout: Duration?) async {
         let timer = timeout.map { timeout in
             Task { [weak self] in
                 try? await Task.sleep(for: timeout)

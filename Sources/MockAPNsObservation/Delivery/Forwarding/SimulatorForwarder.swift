@@ -3,12 +3,12 @@ import MockAPNsDelivery
 
 /// Hands delivered notifications to an iOS Simulator: `xcrun simctl push <udid> <bundle id> -`
 /// (or the command configured in its place) with the payload on standard input.
-struct SimulatorForwarder: DeliveryForwarder {
-    let command: SimulatorPushCommand
+package struct SimulatorForwarder: DeliveryForwarder {
+    package let command: SimulatorPushCommand
 
-    var name: String { "simulator" }
+    package var name: String { "simulator" }
 
-    func job(for delivered: DeliveredNotification) -> ForwardingJob {
+    package func job(for delivered: DeliveredNotification) -> ForwardingJob {
         switch command.decision(for: delivered.notification) {
         case .skip:
             return .skip
@@ -22,7 +22,7 @@ struct SimulatorForwarder: DeliveryForwarder {
         }
     }
 
-    func run(_ work: ForwardingJob.Work, timeout: Duration) async -> ForwardingOutcome {
+    package func run(_ work: ForwardingJob.Work, timeout: Duration) async -> ForwardingOutcome {
         let result = await CommandRunner.run(work.arguments, input: work.body, timeout: timeout)
         let printed = String(decoding: result.output, as: UTF8.self).trimmingWhitespace
         switch result.ending {
@@ -41,7 +41,7 @@ struct SimulatorForwarder: DeliveryForwarder {
 
 extension String {
     /// Without leading and trailing spaces and line breaks.
-    var trimmingWhitespace: String {
+    package var trimmingWhitespace: String {
         let scalars = unicodeScalars
         guard let first = scalars.firstIndex(where: { !$0.properties.isWhitespace }),
               let last = scalars.lastIndex(where: { !$0.properties.isWhitespace }) else { return "" }

@@ -12,9 +12,9 @@ import Darwin
 /// Runs one program with bytes on its standard input and keeps the start of what it prints,
 /// without blocking a thread on it: the exit is awaited, the output read without waiting, and
 /// a program still running at the timeout is stopped (SIGTERM, then SIGKILL).
-enum CommandRunner {
+package enum CommandRunner {
     /// How a run ended.
-    enum Ending: Sendable, Equatable {
+    package enum Ending: Sendable, Equatable {
         /// It exited with this status (or was killed by this signal).
         case exited(status: Int32, signalled: Bool)
         /// It was still running at the timeout and was stopped.
@@ -23,17 +23,17 @@ enum CommandRunner {
         case notStarted(String)
     }
 
-    struct Result: Sendable, Equatable {
+    package struct Result: Sendable, Equatable {
         var ending: Ending
         /// The first bytes of its standard output and standard error, together.
         var output: [UInt8]
     }
 
     /// Output kept at most, for diagnoses.
-    static let outputLimit = 2048
+    package static let outputLimit = 2048
 
     /// Runs `arguments` (the program first, looked up on `PATH`) with `input` on standard input.
-    static func run(_ arguments: [String], input: [UInt8], timeout: Duration) async -> Result {
+    package static func run(_ arguments: [String], input: [UInt8], timeout: Duration) async -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // `--` so that a program named like an option of env's is still the program.
@@ -134,11 +134,11 @@ enum CommandRunner {
 private final class ProcessExit: Sendable {
     private let value = Mutex<(status: Int32, signalled: Bool)?>(nil)
     /// Rung when the program exits.
-    let bell = Doorbell()
+    package let bell = Doorbell()
 
-    var status: (status: Int32, signalled: Bool)? { value.withLock { $0 } }
+    package var status: (status: Int32, signalled: Bool)? { value.withLock { $0 } }
 
-    func record(status: Int32, signalled: Bool) {
+    package func record(status: Int32, signalled: Bool) {
         value.withLock { $0 = (status, signalled) }
         bell.ring()
     }

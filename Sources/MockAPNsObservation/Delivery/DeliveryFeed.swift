@@ -7,9 +7,9 @@ import MockAPNsDelivery
 /// and device changes. The journal hands events over on the recording thread (often an event
 /// loop), so receiving only keeps the record (one reference) and rings the reader's bell; the
 /// reader makes the model's value of it on its own thread.
-final class DeliveryFeed: JournalSink {
+package final class DeliveryFeed: JournalSink {
     /// One input for the model.
-    enum Input: Sendable, Equatable {
+    package enum Input: Sendable, Equatable {
         /// An accepted notification's record, with its event's sequence and time.
         case notification(NotificationRecord, sequence: UInt64, receivedAtMilliseconds: Int64)
         case device(token: String, online: Bool, atMilliseconds: Int64)
@@ -25,22 +25,22 @@ final class DeliveryFeed: JournalSink {
 
     /// Inputs waiting at most; beyond this the reader is far behind, and what cannot be kept
     /// is counted and reported rather than held without bound.
-    static let limit = 262_144
+    package static let limit = 262_144
 
     private let pending = Mutex(Pending())
-    let bell = Doorbell()
+    package let bell = Doorbell()
 
     /// Notifications, and the delivery events that carry device changes; refused
     /// notifications and frames never reach the model.
-    let wantedKinds: UInt32 = JournalEventKind.bits(.notification, .delivery)
+    package let wantedKinds: UInt32 = JournalEventKind.bits(.notification, .delivery)
 
-    func receive(_ event: JournalEvent) {
+    package func receive(_ event: JournalEvent) {
         guard let input = Self.input(event) else { return }
         hand(over: CollectionOfOne((input, event.sequence)))
     }
 
     /// A run of events under one hold of the lock.
-    func receive(contentsOf events: [JournalEvent]) {
+    package func receive(contentsOf events: [JournalEvent]) {
         var inputs: [(Input, sequence: UInt64)] = []
         for event in events {
             if let input = Self.input(event) { inputs.append((input, event.sequence)) }
@@ -85,12 +85,12 @@ final class DeliveryFeed: JournalSink {
 
     /// The sequence of the newest device change the journal has handed over: the journal
     /// hands events over in order, so every notification recorded before it is in the feed.
-    var lastDeviceChange: UInt64 {
+    package var lastDeviceChange: UInt64 {
         pending.withLock { $0.lastDeviceChange }
     }
 
     /// Everything received since the last call, oldest first, and how many were left out.
-    func drain() -> (inputs: [Input], overflow: Int) {
+    package func drain() -> (inputs: [Input], overflow: Int) {
         pending.withLock { pending in
             defer {
                 pending.inputs.removeAll(keepingCapacity: true)

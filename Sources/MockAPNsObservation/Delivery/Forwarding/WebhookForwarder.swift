@@ -7,18 +7,18 @@ import MockAPNsDelivery
 /// POSTs each delivered notification as JSON (`DeliveredNotification.json`) to an `http://`
 /// URL, one request per connection, on the server's event loops: nothing waits on a thread,
 /// and a receiver that does not answer in time has its connection closed.
-struct WebhookForwarder: DeliveryForwarder {
-    let url: String
-    let address: WebhookAddress
-    let group: any EventLoopGroup
+package struct WebhookForwarder: DeliveryForwarder {
+    package let url: String
+    package let address: WebhookAddress
+    package let group: any EventLoopGroup
 
-    var name: String { "webhook" }
+    package var name: String { "webhook" }
 
-    func job(for delivered: DeliveredNotification) -> ForwardingJob {
+    package func job(for delivered: DeliveredNotification) -> ForwardingJob {
         .forward(ForwardingJob.Work(delivered: delivered, description: "POST \(url)", body: Array(delivered.json.utf8)))
     }
 
-    func run(_ work: ForwardingJob.Work, timeout: Duration) async -> ForwardingOutcome {
+    package func run(_ work: ForwardingJob.Work, timeout: Duration) async -> ForwardingOutcome {
         let eventLoop = group.next()
         let answered = eventLoop.makePromise(of: HTTPResponseStatus.self)
         let limit = TimeAmount.nanoseconds(Int64(timeout.components.seconds) * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000)
@@ -79,21 +79,21 @@ private struct WebhookTimeout: Error {}
 
 /// The receiver closed the connection before a whole response.
 private struct WebhookNoAnswer: Error, CustomStringConvertible {
-    var description: String { "the receiver closed the connection without a complete answer" }
+    package var description: String { "the receiver closed the connection without a complete answer" }
 }
 
 /// Reads the response's status; the answer counts once the whole response has arrived.
 private final class WebhookResponseHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTPClientResponsePart
+    package typealias InboundIn = HTTPClientResponsePart
 
     private let answered: EventLoopPromise<HTTPResponseStatus>
     private var status: HTTPResponseStatus?
 
-    init(answered: EventLoopPromise<HTTPResponseStatus>) {
+    package init(answered: EventLoopPromise<HTTPResponseStatus>) {
         self.answered = answered
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head):
             status = head.status
@@ -108,12 +108,12 @@ private final class WebhookResponseHandler: ChannelInboundHandler {
         }
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         answered.fail(WebhookNoAnswer())
         context.fireChannelInactive()
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         answered.fail(error)
         context.close(promise: nil)
     }

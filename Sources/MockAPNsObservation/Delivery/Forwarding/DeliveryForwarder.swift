@@ -2,7 +2,7 @@ import MockAPNsCore
 import MockAPNsDelivery
 
 /// Somewhere delivered notifications are handed on: an iOS Simulator, a webhook.
-protocol DeliveryForwarder: Sendable {
+package protocol DeliveryForwarder: Sendable {
     /// For diagnoses and logs: `simulator`, `webhook`.
     var name: String { get }
     /// What becomes of `delivered` here: a job to run, nothing, or why it cannot be sent.
@@ -13,7 +13,7 @@ protocol DeliveryForwarder: Sendable {
 }
 
 /// What one delivered notification means for one forwarder.
-enum ForwardingJob: Sendable {
+package enum ForwardingJob: Sendable {
     /// Hand it on.
     case forward(Work)
     /// Not for this forwarder (a push type the simulator does not take, a token with no
@@ -24,7 +24,7 @@ enum ForwardingJob: Sendable {
 
     /// The work of one forward: the notification, and what to do with it (the command line,
     /// the request) in words for diagnoses.
-    struct Work: Sendable {
+    package struct Work: Sendable {
         var delivered: DeliveredNotification
         /// `xcrun simctl push booted com.example.app -`, `POST http://127.0.0.1:8080/push`.
         var description: String
@@ -36,7 +36,7 @@ enum ForwardingJob: Sendable {
 }
 
 /// How one forward ended.
-enum ForwardingOutcome: Sendable, Equatable {
+package enum ForwardingOutcome: Sendable, Equatable {
     /// Done (the command exited 0, the receiver answered 2xx).
     case done
     /// It ended, but not well: why, in plain words (an exit status and what the command

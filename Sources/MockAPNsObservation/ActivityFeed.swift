@@ -8,25 +8,25 @@ import MockAPNsVerdicts
 /// (notifications, connections, TLS outcomes, diagnoses, verdicts) for `ActivityReader`. The
 /// journal hands them over on the hot path, so receiving only appends to a buffer; frames are
 /// not kept.
-final class ActivityFeed: JournalSink {
+package final class ActivityFeed: JournalSink {
     private let pending = Mutex<[ActivityItem]>([])
     /// Whether notifications are kept whole (an access log prints them); otherwise only what
     /// the metrics count by is kept, a few bytes with nothing to retain, so the reader's
     /// thread never touches the strings and buffers the recording thread made.
     private let keepsWholeNotifications: Bool
 
-    init(keepsWholeNotifications: Bool) {
+    package init(keepsWholeNotifications: Bool) {
         self.keepsWholeNotifications = keepsWholeNotifications
     }
 
     /// The kinds the metrics, the access log and the verdicts read; the journal skips this
     /// sink for the others entirely.
-    let wantedKinds: UInt32 = JournalEventKind.Name.allCases.filter(ActivityFeed.wants).reduce(0) { $0 | $1.bit }
+    package let wantedKinds: UInt32 = JournalEventKind.Name.allCases.filter(ActivityFeed.wants).reduce(0) { $0 | $1.bit }
 
     /// Whether the feed passes events of `kind` on. A new kind must be decided here: frames
     /// are many and no reader counts them; the verdicts read diagnoses (a stream opened after
     /// GOAWAY) and their own verdicts.
-    static func wants(_ kind: JournalEventKind.Name) -> Bool {
+    package static func wants(_ kind: JournalEventKind.Name) -> Bool {
         switch kind {
         case .notification, .broadcast, .channelOperation, .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed,
              .diagnosis, .verdict:
@@ -37,13 +37,13 @@ final class ActivityFeed: JournalSink {
     }
 
     /// The journal hands over only the kinds in `wantedKinds`.
-    func receive(_ event: JournalEvent) {
+    package func receive(_ event: JournalEvent) {
         let item = self.item(event)
         pending.withLock { $0.append(item) }
     }
 
     /// A run of events under one hold of the lock; the items are made before it.
-    func receive(contentsOf events: [JournalEvent]) {
+    package func receive(contentsOf events: [JournalEvent]) {
         var items: [ActivityItem] = []
         items.reserveCapacity(events.count)
         for event in events where event.kind.bit & wantedKinds != 0 { items.append(item(event)) }
@@ -59,7 +59,7 @@ final class ActivityFeed: JournalSink {
     }
 
     /// Everything received since the last call, oldest first.
-    func drain() -> [ActivityItem] {
+    package func drain() -> [ActivityItem] {
         pending.withLock { events in
             defer { events.removeAll(keepingCapacity: true) }
             return events
@@ -68,12 +68,12 @@ final class ActivityFeed: JournalSink {
 }
 
 /// One thing the feed passed on: a notification as the metrics count it, or a whole event.
-enum ActivityItem: Sendable, Equatable {
+package enum ActivityItem: Sendable, Equatable {
     case notification(NotificationOutcome)
     case event(JournalEvent)
 
     /// The whole event, when the feed kept it.
-    var event: JournalEvent? {
+    package var event: JournalEvent? {
         switch self {
         case .notification: nil
         case .event(let event): event
@@ -84,9 +84,9 @@ enum ActivityItem: Sendable, Equatable {
 /// Reads the feed in batches, off the event loops, into the metrics, the access log and the
 /// provider verdicts: on a short timer, before every `/metrics` scrape and report, and once
 /// more at shutdown. The verdicts' findings go back into the journal as `verdict` events.
-actor ActivityReader: Service {
+package actor ActivityReader: Service {
     /// How long events may wait before the access log shows them.
-    static let interval = Duration.milliseconds(50)
+    package static let interval = Duration.milliseconds(50)
 
     private let feed: ActivityFeed
     private let metrics: ServerMetrics
@@ -99,7 +99,7 @@ actor ActivityReader: Service {
     /// The starting point the judge was made for.
     private var judgedAfter: UInt64 = 0
 
-    init(feed: ActivityFeed, metrics: ServerMetrics, accessLog: AccessLog?, verdicts: VerdictSettings?, journal: Journal,
+    package init(feed: ActivityFeed, metrics: ServerMetrics, accessLog: AccessLog?, verdicts: VerdictSettings?, journal: Journal,
          startsAfter: StartingPoint) {
         self.feed = feed
         self.metrics = metrics
@@ -110,7 +110,7 @@ actor ActivityReader: Service {
     }
 
     /// Takes in everything the feed holds now.
-    func catchUp() {
+    package func catchUp() {
         let items = feed.drain()
         guard !items.isEmpty else { return }
         metrics.record(items)
@@ -132,7 +132,7 @@ actor ActivityReader: Service {
     }
 
     /// The verdicts on every provider so far (after taking in what the feed holds).
-    func report() -> VerdictReport? {
+    package func report() -> VerdictReport? {
         catchUp()
         startOverIfReset()
         return judge?.report()
@@ -147,7 +147,7 @@ actor ActivityReader: Service {
     }
 
     /// Records a `verdict` event for every notification lost by now: the last word of a run.
-    func recordLostNotifications() {
+    package func recordLostNotifications() {
         catchUp()
         guard let judge else { return }
         for verdict in judge.lostNotifications() {
@@ -159,7 +159,7 @@ actor ActivityReader: Service {
     /// Catches up every `interval` until the server's services shut down (or the task is
     /// cancelled), then once more, so the last events reach the metrics, the access log and
     /// the verdicts.
-    func run() async {
+    package func run() async {
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
             try? await Task.sleep(for: Self.interval)
             catchUp()
@@ -170,12 +170,14 @@ actor ActivityReader: Service {
 
 /// The sequence a server reset left the journal at: the verdicts judge only what follows.
 /// Set from the reset, read by the reader; one atomic word, no lock.
-final class StartingPoint: Sendable {
+package final class StartingPoint: Sendable {
     private let value = Atomic<UInt64>(0)
 
-    var sequence: UInt64 { value.load(ordering: .acquiring) }
+    package init() {}
 
-    func start(after sequence: UInt64) {
+    package var sequence: UInt64 { value.load(ordering: .acquiring) }
+
+    package func start(after sequence: UInt64) {
         value.store(sequence, ordering: .releasing)
     }
 }

@@ -1,0 +1,11 @@
+/// The delivery model was asked a question while it is off (`delivery.model: false`,
+/// `--delivery-model off`).
+public struct DeliveryModelOff: Error, Sendable, CustomStringConvertible {
+    /// The error; the model says it when asked while off.
+    public init() {}
+
+    /// What the error says: how to turn the model on.
+    public var description: String {
+        "the delivery model is off (--delivery-model off, delivery.model false): every device is online and no delivery is recorded"
+    }
+}
