@@ -130,10 +130,43 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The control API (Hummingbird): thin routes over `ControlledServer`, the access checks,
+        // the OpenAPI document, the dashboard.
+        .target(
+            name: "MockAPNsControl",
+            dependencies: [
+                "MockAPNsCore",
+                "MockAPNsJournal",
+                "MockAPNsScenario",
+                "MockAPNsBroadcast",
+                "MockAPNsVerdicts",
+                "MockAPNsDelivery",
+                "MockAPNsObservation",
+                // The bearer token's random bytes (Access/BearerToken.swift).
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                // The HTTP/1 request parts the control API's connection handler sees.
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            // The OpenAPI document, served at GET /openapi.json, and the dashboard's script
+            // and style sheet.
+            resources: [
+                .embedInCode("control-api.openapi.json"),
+                .embedInCode("Dashboard/app.js"),
+                .embedInCode("Dashboard/delivery.js"),
+                .embedInCode("Dashboard/style.css"),
+            ]
+        ),
         // The server: listeners, pipelines, and the embedding API.
         .target(
             name: "MockAPNs",
             dependencies: [
+                "MockAPNsControl",
                 "MockAPNsObservation",
                 "MockAPNsCore",
                 "MockAPNsScenario",
@@ -160,20 +193,13 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ],
-            // The control API's OpenAPI document, served at GET /openapi.json, and the
-            // dashboard's script and style sheet.
-            resources: [
-                .embedInCode("Control/control-api.openapi.json"),
-                .embedInCode("Control/Dashboard/app.js"),
-                .embedInCode("Control/Dashboard/delivery.js"),
-                .embedInCode("Control/Dashboard/style.css"),
             ]
         ),
         .executableTarget(
             name: "MockAPNsCLI",
             dependencies: [
                 "MockAPNs",
+                "MockAPNsControl",
                 "MockAPNsObservation",
                 "MockAPNsCore",
                 "MockAPNsScenario",
@@ -268,6 +294,7 @@ let package = Package(
             dependencies: [
                 "MockAPNsTestSupport",
                 "MockAPNs",
+                "MockAPNsControl",
                 "MockAPNsObservation",
                 "MockAPNsCore",
                 "MockAPNsScenario",

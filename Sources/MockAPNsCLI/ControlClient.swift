@@ -1,3 +1,4 @@
+import MockAPNsControl
 import MockAPNsCore
 import NIOCore
 import NIOHTTP1

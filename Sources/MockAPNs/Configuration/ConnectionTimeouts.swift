@@ -50,18 +50,3 @@ extension MockAPNsConfiguration {
         }
     }
 }
-
-/// Conversions between the configured seconds and NIO's time amounts.
-enum ConnectionTimeouts {
-    /// `seconds` (already range-checked) as a time amount.
-    static func amount(_ seconds: Double) -> TimeAmount {
-        .nanoseconds(Int64((min(max(seconds, 0), 86_400) * 1_000_000_000).rounded()))
-    }
-
-    /// `1.5 s`, `300 ms`: for log lines and journal messages.
-    static func describe(_ amount: TimeAmount) -> String {
-        let milliseconds = amount.nanoseconds / 1_000_000
-        if milliseconds % 1000 == 0 { return "\(milliseconds / 1000) s" }
-        return "\(milliseconds) ms"
-    }
-}

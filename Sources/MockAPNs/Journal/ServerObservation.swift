@@ -1,3 +1,4 @@
+import MockAPNsControl
 import MockAPNsObservation
 import Logging
 import MockAPNsCore

@@ -1,3 +1,4 @@
+import MockAPNsObservation
 import Logging
 import MockAPNsCore
 import MockAPNsJournal

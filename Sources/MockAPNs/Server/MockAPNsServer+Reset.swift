@@ -1,32 +1,6 @@
+import MockAPNsControl
 import MockAPNsCore
 import MockAPNsJournal
-
-/// What `MockAPNsServer.reset()` cleared, so a test (or `POST /v1/reset`) can see it.
-public struct ServerReset: Sendable, Equatable {
-    /// Journal events forgotten (sequence numbers go on from where they were).
-    public var journalEvents: Int
-    /// Device tokens the registry forgot before the scenario's entries were applied again.
-    public var registryTokens: Int
-    /// Feedback tuples that were queued.
-    public var feedbackEntries: Int
-    /// Broadcast channels forgotten before the configured ones were added again.
-    public var broadcastChannels: Int
-    /// The scenario started over: its name, the requests it had numbered, how often its rules
-    /// had fired in all, the state it was in, and the seed it keeps.
-    public var scenario: String
-    /// The requests the scenario had numbered.
-    public var scenarioRequests: Int
-    /// How often its rules had fired, in all.
-    public var scenarioFirings: Int
-    /// The named state it was in.
-    public var scenarioState: String
-    /// The seed its random streams start from again.
-    public var seed: UInt64
-    /// The clock's reading after the reset, and whether it is pinned (`--clock`) or real.
-    public var clockMilliseconds: Int64
-    /// Whether the clock was pinned.
-    public var clockFixed: Bool
-}
 
 extension MockAPNsServer {
     /// Puts the server back where the configuration started it, between tests: clears the

@@ -1,3 +1,4 @@
+import MockAPNsControl
 import MockAPNs
 import MockAPNsCore
 import XCTest

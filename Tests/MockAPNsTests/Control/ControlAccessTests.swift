@@ -1,3 +1,4 @@
+import MockAPNsControl
 import Foundation
 import Hummingbird
 import HummingbirdTesting

@@ -1,3 +1,4 @@
+import MockAPNsControl
 import MockAPNsTestSupport
 import Foundation
 import Hummingbird
@@ -95,7 +96,7 @@ final class ControlOpenAPITests: XCTestCase {
     }
 
     func testTheServedDocumentIsTheSourceFile() throws {
-        let file = try String(contentsOfFile: Fixtures.root + "/Sources/MockAPNs/Control/control-api.openapi.json", encoding: .utf8)
+        let file = try String(contentsOfFile: Fixtures.root + "/Sources/MockAPNsControl/control-api.openapi.json", encoding: .utf8)
         let served = try ProcessRunner.run("curl", ["-sS", "http://127.0.0.1:\(ports.control ?? 0)/openapi.json"])
         XCTAssertEqual(served.stdout, file)
     }

@@ -5,12 +5,12 @@ import MockAPNsCore
 /// Host header, then the Host, Origin and bearer-token checks of `ControlAccessPolicy`. A
 /// refused request is answered `{"error": ..., "parameter": "<header>"}` and never reaches a
 /// route.
-struct ControlAccessMiddleware: RouterMiddleware {
-    typealias Context = ControlRequestContext
+package struct ControlAccessMiddleware: RouterMiddleware {
+    package typealias Context = ControlRequestContext
 
-    let policy: ControlAccessPolicy
+    package let policy: ControlAccessPolicy
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // The first Host header is the request's authority; HTTPTypes keeps any other among
         // the fields. RFC 9112, section 3.2 has a request with more than one refused (400):
         // which one counts is anyone's guess, and a proxy in front may have judged the other.
@@ -42,13 +42,13 @@ struct ControlAccessMiddleware: RouterMiddleware {
 /// Answers a path the control API does not have with 404, and a served path asked with a
 /// method it does not serve with 405 and an `Allow` header (RFC 9110, section 15.5.6), both
 /// as JSON like every other refusal, before the body checks and the router.
-struct RouteCatalogMiddleware: RouterMiddleware {
-    typealias Context = ControlRequestContext
+package struct RouteCatalogMiddleware: RouterMiddleware {
+    package typealias Context = ControlRequestContext
 
     /// Each served path, split into segments (`{name}` matches any one segment), with its methods.
     private let paths: [(segments: [Substring], methods: [HTTPRequest.Method])]
 
-    init(routes: [(method: HTTPRequest.Method, path: String)]) {
+    package init(routes: [(method: HTTPRequest.Method, path: String)]) {
         var paths: [(segments: [Substring], methods: [HTTPRequest.Method])] = []
         for route in routes {
             let segments = route.path.split(separator: "/")
@@ -61,7 +61,7 @@ struct RouteCatalogMiddleware: RouterMiddleware {
         self.paths = paths
     }
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let segments = request.uri.path.split(separator: "/")
         guard let served = paths.first(where: { Self.matches(segments, $0.segments) }) else {
             return ControlAPIError(
@@ -89,10 +89,10 @@ struct RouteCatalogMiddleware: RouterMiddleware {
 
 /// Requires `Content-Type: application/json` on every request that may change state (any
 /// method but GET and HEAD), with or without a body (`ControlAccessPolicy.bodyRefusal`).
-struct JSONContentTypeMiddleware: RouterMiddleware {
-    typealias Context = ControlRequestContext
+package struct JSONContentTypeMiddleware: RouterMiddleware {
+    package typealias Context = ControlRequestContext
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         if let refusal = ControlAccessPolicy.bodyRefusal(
             method: request.method.rawValue, path: request.uri.path, contentType: request.headers[.contentType]
         ) {
@@ -105,7 +105,7 @@ struct JSONContentTypeMiddleware: RouterMiddleware {
 extension ControlRefusal {
     /// The JSON answer, with the status the refusal names; a 401 also says which scheme the
     /// API takes (`WWW-Authenticate`, RFC 9110, section 11.6.1).
-    var response: Response {
+    package var response: Response {
         var response = ControlAPIError(message, parameter: header, status: HTTPResponse.Status(code: status.rawValue)).response
         if case .unauthorized = status {
             response.headers[.wwwAuthenticate] = #"Bearer realm="mockapns control""#

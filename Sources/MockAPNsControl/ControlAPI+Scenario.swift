@@ -4,7 +4,7 @@ import MockAPNsCore
 /// The running scenario: read it with its state and firing counts, or replace it.
 extension ControlAPI {
     /// `/v1/scenario`: `GET`, `PUT`.
-    var scenarioRoutes: RouteCollection<ControlRequestContext> {
+    package var scenarioRoutes: RouteCollection<ControlRequestContext> {
         let routes = RouteCollection(context: ControlRequestContext.self)
         routes.get(use: handle(scenario))
         routes.put(use: handle(replaceScenario))

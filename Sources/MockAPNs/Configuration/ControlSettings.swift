@@ -1,3 +1,4 @@
+import MockAPNsControl
 import MockAPNsCore
 #if canImport(Glibc)
 import Glibc

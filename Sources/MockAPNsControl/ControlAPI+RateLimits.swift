@@ -5,7 +5,7 @@ import MockAPNsCore
 /// window, counted on the server clock (advance it with `POST /v1/clock/advance`).
 extension ControlAPI {
     /// `/v1/registry/{token}/rate-limit`: `GET`, `PUT`, `DELETE`.
-    var rateLimitRoutes: RouteCollection<ControlRequestContext> {
+    package var rateLimitRoutes: RouteCollection<ControlRequestContext> {
         let routes = RouteCollection(context: ControlRequestContext.self)
         routes.get(use: handle(rateLimit))
         routes.put(use: handle(setRateLimit))
@@ -30,7 +30,7 @@ extension ControlAPI {
         }
         let window: RateWindow
         do {
-            window = try MockAPNsConfiguration.RegistrySettings.rateWindow(&body)
+            window = try RateWindow.read(&body)
         } catch {
             throw ControlAPIError(error)
         }

@@ -2,24 +2,24 @@ import Hummingbird
 import MockAPNsCore
 
 /// A request the control API refuses, answered as `{"error": "...", "parameter": "..."}`.
-struct ControlAPIError: Error, Sendable {
-    var status: HTTPResponse.Status
-    var message: String
+package struct ControlAPIError: Error, Sendable {
+    package var status: HTTPResponse.Status
+    package var message: String
     /// The query parameter, path segment or JSON path at fault.
-    var parameter: String?
+    package var parameter: String?
 
-    init(_ message: String, parameter: String? = nil, status: HTTPResponse.Status = .badRequest) {
+    package init(_ message: String, parameter: String? = nil, status: HTTPResponse.Status = .badRequest) {
         self.status = status
         self.message = message
         self.parameter = parameter
     }
 
     /// A mistake in a JSON body, located by its JSON path.
-    init(_ error: JSONFileError) {
+    package init(_ error: JSONFileError) {
         self.init("\(error.position): \(error.message)", parameter: error.path)
     }
 
-    var response: Response {
+    package var response: Response {
         var writer = JSONWriter()
         writer.beginObject()
         writer.string("error", message)
@@ -30,8 +30,8 @@ struct ControlAPIError: Error, Sendable {
 }
 
 /// How control API responses are made.
-enum ControlResponse {
-    static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
+package enum ControlResponse {
+    package static func json(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
         Response(
             status: status,
             headers: [.contentType: "application/json"],
@@ -40,7 +40,7 @@ enum ControlResponse {
     }
 
     /// A JSON object built by `build`.
-    static func object(status: HTTPResponse.Status = .ok, _ build: (inout JSONWriter) -> Void) -> Response {
+    package static func object(status: HTTPResponse.Status = .ok, _ build: (inout JSONWriter) -> Void) -> Response {
         var writer = JSONWriter()
         writer.beginObject()
         build(&writer)

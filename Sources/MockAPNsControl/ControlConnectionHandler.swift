@@ -1,3 +1,4 @@
+import MockAPNsObservation
 import Logging
 import MockAPNsCore
 import MockAPNsJournal
@@ -13,11 +14,11 @@ import NIOHTTPTypes
 ///   that ends the connection: a 400 for a header too large, the client gone mid-body), the
 ///   whole socket is closed once the answer is written, instead of waiting for a client EOF
 ///   that a paused reader would never see.
-final class ControlConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias InboundOut = HTTPRequestPart
-    typealias OutboundIn = HTTPResponsePart
-    typealias OutboundOut = HTTPResponsePart
+package final class ControlConnectionHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPRequestPart
+    package typealias InboundOut = HTTPRequestPart
+    package typealias OutboundIn = HTTPResponsePart
+    package typealias OutboundOut = HTTPResponsePart
 
     private let requestHeaderTimeout: TimeAmount
     private let journal: Journal
@@ -27,31 +28,31 @@ final class ControlConnectionHandler: ChannelDuplexHandler, RemovableChannelHand
     /// the next request before the previous answer is done).
     private var requestsInProgress = 0
 
-    init(requestHeaderTimeout: TimeAmount, journal: Journal, logger: Logger) {
+    package init(requestHeaderTimeout: TimeAmount, journal: Journal, logger: Logger) {
         self.requestHeaderTimeout = requestHeaderTimeout
         self.journal = journal
         self.logger = logger
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { armHeaderDeadline(context: context) }
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         disarmHeaderDeadline()
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         armHeaderDeadline(context: context)
         context.fireChannelActive()
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         disarmHeaderDeadline()
         context.fireChannelInactive()
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         if case .head = unwrapInboundIn(data) {
             requestsInProgress += 1
             disarmHeaderDeadline()
@@ -59,7 +60,7 @@ final class ControlConnectionHandler: ChannelDuplexHandler, RemovableChannelHand
         context.fireChannelRead(data)
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         let isEnd: Bool
         if case .end = unwrapOutboundIn(data) { isEnd = true } else { isEnd = false }
         context.write(data, promise: promise)
@@ -70,7 +71,7 @@ final class ControlConnectionHandler: ChannelDuplexHandler, RemovableChannelHand
         if requestsInProgress == 0 { armHeaderDeadline(context: context) }
     }
 
-    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+    package func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         guard mode == .output else {
             context.close(mode: mode, promise: promise)
             return

@@ -14,13 +14,13 @@ import Hummingbird
 ///   style or handler), so markup that found its way into the page could not run.
 /// - `X-Content-Type-Options: nosniff`: a JSON answer is never taken for a script or style by
 ///   another site's page that loads it as one.
-struct ControlResponseHeadersMiddleware: RouterMiddleware {
-    typealias Context = ControlRequestContext
+package struct ControlResponseHeadersMiddleware: RouterMiddleware {
+    package typealias Context = ControlRequestContext
 
     /// One policy for every answer: what the dashboard needs, nothing more. `img-src data:`
     /// is for the page's empty icon (`<link rel="icon" href="data:,">`, which keeps the
     /// browser from asking for /favicon.ico).
-    static let contentSecurityPolicy = [
+    package static let contentSecurityPolicy = [
         "default-src 'none'", "script-src 'self'", "style-src 'self'", "connect-src 'self'", "img-src data:",
         "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
     ].joined(separator: "; ")
@@ -29,7 +29,7 @@ struct ControlResponseHeadersMiddleware: RouterMiddleware {
     /// is not a token, which this is (the tests read the header).
     private static let frameOptions = HTTPFields.Element.Name("X-Frame-Options")
 
-    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
         do {
             response = try await next(request, context)

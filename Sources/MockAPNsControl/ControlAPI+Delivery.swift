@@ -8,7 +8,7 @@ import MockAPNsDelivery
 /// each notification's delivery log.
 extension ControlAPI {
     /// Under `/v1`: `GET devices`, `GET`/`PUT devices/{token}`, `GET delivery/{id}`.
-    var deliveryRoutes: RouteCollection<ControlRequestContext> {
+    package var deliveryRoutes: RouteCollection<ControlRequestContext> {
         let routes = RouteCollection(context: ControlRequestContext.self)
         routes.get("devices", use: handle(listDevices))
         routes.get("devices/:token", use: handle(showDevice))

@@ -1,8 +1,8 @@
 import MockAPNsScenario
 /// The dashboard's HTML: the frame of the page; `app.js` (`DashboardAssets`) fills it from the control
 /// API and the live event stream.
-enum DashboardPage {
-    static let html = #"""
+package enum DashboardPage {
+    package static let html = #"""
 <!doctype html>
 <html lang="en">
 <head>

@@ -4,11 +4,11 @@ import MockAPNsJournal
 
 /// Reads a request's query parameters, refusing unknown ones and bad values with an error
 /// that names the parameter.
-struct ControlQuery {
+package struct ControlQuery {
     private let parameters: [String: String]
 
     /// Reads `request`'s query; any parameter outside `allowed` is an error.
-    init(_ request: Request, allowed: Set<String>) throws(ControlAPIError) {
+    package init(_ request: Request, allowed: Set<String>) throws(ControlAPIError) {
         var parameters: [String: String] = [:]
         for (key, value) in request.uri.queryParameters {
             let name = String(key)
@@ -25,13 +25,13 @@ struct ControlQuery {
         self.parameters = parameters
     }
 
-    func string(_ name: String) throws(ControlAPIError) -> String? {
+    package func string(_ name: String) throws(ControlAPIError) -> String? {
         guard let value = parameters[name] else { return nil }
         guard !value.isEmpty else { throw ControlAPIError("\(name) is empty", parameter: name) }
         return value
     }
 
-    func integer<Value: FixedWidthInteger>(_ name: String, in range: ClosedRange<Value>) throws(ControlAPIError) -> Value? {
+    package func integer<Value: FixedWidthInteger>(_ name: String, in range: ClosedRange<Value>) throws(ControlAPIError) -> Value? {
         guard let text = parameters[name] else { return nil }
         guard let value = Value(text), range.contains(value) else {
             throw ControlAPIError("\(name) must be an integer from \(range.lowerBound) to \(range.upperBound), not \"\(text)\"", parameter: name)
@@ -39,7 +39,7 @@ struct ControlQuery {
         return value
     }
 
-    func bool(_ name: String) throws(ControlAPIError) -> Bool? {
+    package func bool(_ name: String) throws(ControlAPIError) -> Bool? {
         guard let text = parameters[name] else { return nil }
         switch text {
         case "true": return true
@@ -49,7 +49,7 @@ struct ControlQuery {
     }
 
     /// A value of a string enumeration, such as `protocol=http2` or `reason=BadDeviceToken`.
-    func oneOf<Value: RawRepresentable & CaseIterable>(_ name: String, _ type: Value.Type) throws(ControlAPIError) -> Value?
+    package func oneOf<Value: RawRepresentable & CaseIterable>(_ name: String, _ type: Value.Type) throws(ControlAPIError) -> Value?
     where Value.RawValue == String {
         guard let text = parameters[name] else { return nil }
         guard let value = Value(rawValue: text) else {
@@ -61,13 +61,13 @@ struct ControlQuery {
 
     // MARK: Shared filters
 
-    static let notificationParameters: Set<String> = [
+    package static let notificationParameters: Set<String> = [
         "token", "topic", "protocol", "status", "reason", "accepted", "connection", "after", "limit",
     ]
 
     /// The notification filter from `token`, `topic`, `protocol`, `status`, `reason`,
     /// `accepted`, `connection` and `after`.
-    func notificationFilter() throws(ControlAPIError) -> NotificationFilter {
+    package func notificationFilter() throws(ControlAPIError) -> NotificationFilter {
         NotificationFilter(
             deviceToken: try string("token"),
             topic: try string("topic"),
@@ -81,7 +81,7 @@ struct ControlQuery {
     }
 
     /// `limit`, 1 to 100,000; default 1,000.
-    func limit() throws(ControlAPIError) -> Int {
+    package func limit() throws(ControlAPIError) -> Int {
         try integer("limit", in: 1...100_000) ?? 1_000
     }
 }
@@ -89,7 +89,7 @@ struct ControlQuery {
 extension ControlQuery {
     /// `type=notification,diagnosis`: the event kinds named, each one the journal knows
     /// (`nil`: the parameter is absent, so every kind).
-    func eventKinds() throws(ControlAPIError) -> Set<String>? {
+    package func eventKinds() throws(ControlAPIError) -> Set<String>? {
         guard let types = try string("type") else { return nil }
         let names = Set(types.split(separator: ",").map(String.init))
         if let unknown = names.first(where: { JournalEventKind.Name(text: $0) == nil }) {

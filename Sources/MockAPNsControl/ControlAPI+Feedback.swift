@@ -4,7 +4,7 @@ import MockAPNsCore
 /// The feedback service's queue: what waits, and queueing a tuple.
 extension ControlAPI {
     /// `/v1/feedback`: `GET`, `POST`.
-    var feedbackRoutes: RouteCollection<ControlRequestContext> {
+    package var feedbackRoutes: RouteCollection<ControlRequestContext> {
         let routes = RouteCollection(context: ControlRequestContext.self)
         routes.get(use: handle(pendingFeedback))
         routes.post(use: handle(addFeedback))

@@ -6,7 +6,7 @@ import MockAPNsCore
 extension ControlAPI {
     /// `/v1/registry/{token}`: `POST unregister`, `POST expire`, `PUT topics`, `PUT environment`,
     /// `POST reactivate`, `DELETE`.
-    var registryRoutes: RouteCollection<ControlRequestContext> {
+    package var registryRoutes: RouteCollection<ControlRequestContext> {
         let routes = RouteCollection(context: ControlRequestContext.self)
         routes.post("unregister", use: handle(unregister))
         routes.post("expire", use: handle(expire))

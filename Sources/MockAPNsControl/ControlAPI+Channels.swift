@@ -7,7 +7,7 @@ import MockAPNsBroadcast
 /// channel management API and broadcasts use.
 extension ControlAPI {
     /// `/v1/channels`: `GET`, `POST`, `DELETE {id}`.
-    var channelRoutes: RouteCollection<ControlRequestContext> {
+    package var channelRoutes: RouteCollection<ControlRequestContext> {
         let routes = RouteCollection(context: ControlRequestContext.self)
         routes.get(use: handle(listChannels))
         routes.post(use: handle(createChannel))
@@ -54,14 +54,14 @@ extension ControlAPI {
         guard let bundleID, !bundleID.isEmpty else {
             throw ControlAPIError("bundleId is required: the app's bundle id", parameter: "$.bundleId")
         }
-        let options = server.configuration.broadcast.options
+        let options = server.broadcastOptions
         if let id, !ChannelID.isWellFormed(id, maximumLength: options.maximumChannelIDLength) {
             throw ControlAPIError(
                 "id must be a base64 channel id of at most \(options.maximumChannelIDLength) characters", parameter: "$.id")
         }
         let channel = BroadcastChannel(
             id: id ?? ChannelID.generate(byteCount: options.channelIDByteCount), bundleID: bundleID,
-            environment: environment ?? server.configuration.environment.primary,
+            environment: environment ?? server.primaryEnvironment,
             storagePolicy: policy.flatMap { MessageStoragePolicy(rawValue: Int($0)) } ?? .mostRecentMessageStored,
             createdAtMilliseconds: server.clock.millisecondsSince1970
         )
@@ -87,7 +87,7 @@ extension ControlAPI {
         }
     }
 
-    static func write(_ channel: BroadcastChannel, into writer: inout JSONWriter) {
+    package static func write(_ channel: BroadcastChannel, into writer: inout JSONWriter) {
         writer.beginObject()
         writer.string("id", channel.id)
         writer.string("bundleId", channel.bundleID)

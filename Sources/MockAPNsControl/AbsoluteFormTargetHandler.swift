@@ -12,11 +12,11 @@ import NIOHTTP1
 /// `ControlAccessPolicy` then answers a target naming another host 421, as it answers such a
 /// Host header, and one with user information or no host 400. The other Host lines stay (two
 /// are still refused), and none is added where there was none (still refused).
-final class AbsoluteFormTargetHandler: ChannelInboundHandler, RemovableChannelHandler {
-    typealias InboundIn = HTTPServerRequestPart
-    typealias InboundOut = HTTPServerRequestPart
+package final class AbsoluteFormTargetHandler: ChannelInboundHandler, RemovableChannelHandler {
+    package typealias InboundIn = HTTPServerRequestPart
+    package typealias InboundOut = HTTPServerRequestPart
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard case .head(var head) = unwrapInboundIn(data), let authority = Self.authority(ofAbsoluteForm: head.uri) else {
             context.fireChannelRead(data)
             return
@@ -33,7 +33,7 @@ final class AbsoluteFormTargetHandler: ChannelInboundHandler, RemovableChannelHa
     /// The authority of an absolute-form target (`scheme://authority/path?query`), as written
     /// (possibly empty, possibly with user information, for the Host check to refuse); `nil`
     /// for an origin-form target (`/path`) and anything else without `scheme://`.
-    static func authority(ofAbsoluteForm target: String) -> Substring? {
+    package static func authority(ofAbsoluteForm target: String) -> Substring? {
         guard let separator = target.range(of: "://") else { return nil }
         let scheme = target[..<separator.lowerBound]
         // RFC 3986, section 3.1: a letter, then letters, digits, "+", "-" and ".".

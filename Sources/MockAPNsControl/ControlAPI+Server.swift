@@ -7,7 +7,7 @@ import MockAPNsJournal
 /// between tests, and the legacy gateway's maintenance shutdown.
 extension ControlAPI {
     /// `GET /openapi.json`, `GET /metrics`.
-    var documentRoutes: RouteCollection<ControlRequestContext> {
+    package var documentRoutes: RouteCollection<ControlRequestContext> {
         let routes = RouteCollection(context: ControlRequestContext.self)
         routes.get("openapi.json") { _, _ in ControlResponse.json(ControlOpenAPI.document) }
         routes.get("metrics") { [server] _, _ in
@@ -20,7 +20,7 @@ extension ControlAPI {
     }
 
     /// Under `/v1`: `GET health`, `GET ports`, `POST reset`, `POST legacy/shutdown`.
-    var serverRoutes: RouteCollection<ControlRequestContext> {
+    package var serverRoutes: RouteCollection<ControlRequestContext> {
         let routes = RouteCollection(context: ControlRequestContext.self)
         routes.get("health", use: handle(health))
         routes.get("ports", use: handle(ports))
@@ -40,8 +40,8 @@ extension ControlAPI {
 
     fileprivate func ports(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
         _ = try ControlQuery(request, allowed: [])
-        guard let ports = server.ports else { throw ControlAPIError("the server is not listening", status: .serviceUnavailable) }
-        return ControlResponse.json(ports.json)
+        guard let ports = server.boundPortsJSON else { throw ControlAPIError("the server is not listening", status: .serviceUnavailable) }
+        return ControlResponse.json(ports)
     }
 
     /// Puts the server back as the configuration started it and says what was cleared.

@@ -17,16 +17,16 @@ import ServiceLifecycle
 /// events per interval, and a reader that falls behind (or a burst larger than `buffer`) is
 /// told with an `event: skipped` message whose data is `{"skipped": N}`. A comment line every
 /// `heartbeat` keeps proxies from closing an idle stream and lets a closed browser be noticed.
-struct JournalEventStream: Sendable {
-    let journal: Journal
-    var heartbeat: Duration = .seconds(10)
+package struct JournalEventStream: Sendable {
+    package let journal: Journal
+    package var heartbeat: Duration = .seconds(10)
     /// The shortest time between two looks at the journal.
-    var writeInterval: Duration = .milliseconds(250)
+    package var writeInterval: Duration = .milliseconds(250)
 
-    static let parameters: Set<String> = ["after", "type", "buffer"]
-    static let defaultBuffer = 1_000
+    package static let parameters: Set<String> = ["after", "type", "buffer"]
+    package static let defaultBuffer = 1_000
 
-    func response(_ request: Request) throws(ControlAPIError) -> Response {
+    package func response(_ request: Request) throws(ControlAPIError) -> Response {
         let query = try ControlQuery(request, allowed: Self.parameters)
         let kinds = try query.eventKinds()
         let capacity = try query.integer("buffer", in: 1...100_000) ?? Self.defaultBuffer
@@ -76,7 +76,7 @@ struct JournalEventStream: Sendable {
     }
 
     /// The SSE text for what one look found; `nil` when it found nothing to send.
-    static func messages(_ tail: JournalTail) -> String? {
+    package static func messages(_ tail: JournalTail) -> String? {
         guard tail.skipped > 0 || !tail.events.isEmpty else { return nil }
         var text = ""
         if tail.skipped > 0 {

@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// The journal: its counts, its notifications (listed or waited for), its events, clearing it.
 extension ControlAPI {
     /// Under `/v1`: `GET`/`DELETE journal`, `GET notifications`, `GET notifications/wait`, `GET events`.
-    var journalRoutes: RouteCollection<ControlRequestContext> {
+    package var journalRoutes: RouteCollection<ControlRequestContext> {
         let routes = RouteCollection(context: ControlRequestContext.self)
         routes.get("journal", use: handle(journalStatistics))
         routes.delete("journal", use: handle(clearJournal))

@@ -6,13 +6,13 @@ import MockAPNsJournal
 /// endpoints only it needs. The page's HTML (`DashboardPage`), style and script (`app.js`,
 /// `delivery.js` and `style.css`, embedded at build time: `DashboardAssets`) are in the
 /// binary, so it works with no network and no files beside the executable.
-struct Dashboard: Sendable {
-    let server: MockAPNsServer
+package struct Dashboard: Sendable {
+    package let server: any ControlledServer
 
     /// `GET /` (the page), `GET /dashboard/style.css`, `GET /dashboard/app.js`, and the
     /// endpoints only it needs: `GET /v1/events/stream`, `GET /v1/reasons`,
     /// `GET /v1/event-kinds`, `GET /v1/diagnosis-codes`.
-    var routes: RouteCollection<ControlRequestContext> {
+    package var routes: RouteCollection<ControlRequestContext> {
         let journal = server.journal
         let routes = RouteCollection(context: ControlRequestContext.self)
         routes.get("/") { _, _ in Self.asset(DashboardPage.html, type: "text/html; charset=utf-8") }

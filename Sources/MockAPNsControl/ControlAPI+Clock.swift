@@ -5,7 +5,7 @@ import MockAPNsCore
 /// The server clock: read it, pin it, move it, let it follow real time again.
 extension ControlAPI {
     /// `/v1/clock`: `GET`, `PUT`, `POST advance`, `POST resume`.
-    var clockRoutes: RouteCollection<ControlRequestContext> {
+    package var clockRoutes: RouteCollection<ControlRequestContext> {
         let routes = RouteCollection(context: ControlRequestContext.self)
         routes.get(use: handle(clock))
         routes.put(use: handle(setClock))

@@ -16,10 +16,10 @@ import Synchronization
 /// forced after `ServerObservation.gracefulShutdownLimit` does not; on the server's group,
 /// which the server stops right after, that work would meet a stopped event loop. The
 /// process-wide group is never stopped.
-enum ControlApplication {
+package enum ControlApplication {
     /// An application listening on `host:port`; `onListening` gets the bound port. Every
     /// connection gets `requestHeaderTimeout` for each request's header block.
-    static func make(
+    package static func make(
         api: ControlAPI, host: String, port: Int, requestHeaderTimeout: TimeAmount,
         logger: Logger, onListening: @escaping @Sendable (Int) -> Void
     ) -> some Service {
@@ -49,10 +49,10 @@ enum ControlApplication {
 /// Hummingbird's HTTP/1.1 child channel with `AbsoluteFormTargetHandler` where only it can
 /// work: after NIO's request decoder, before the conversion to HTTP types drops the host an
 /// absolute-form target names.
-struct ControlHTTP1Channel: ServerChildChannel {
-    let http1: HTTP1Channel
+package struct ControlHTTP1Channel: ServerChildChannel {
+    package let http1: HTTP1Channel
 
-    func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1Channel.Value> {
+    package func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<HTTP1Channel.Value> {
         http1.setup(channel: channel, logger: logger).flatMapThrowing { value in
             let pipeline = channel.pipeline.syncOperations
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
@@ -61,18 +61,20 @@ struct ControlHTTP1Channel: ServerChildChannel {
         }
     }
 
-    func handle(value: HTTP1Channel.Value, logger: Logger) async {
+    package func handle(value: HTTP1Channel.Value, logger: Logger) async {
         await http1.handle(value: value, logger: logger)
     }
 }
 
 /// The first outcome of starting a service that listens, delivered once to whoever waits.
-final class ListeningOutcome: Sendable {
+package final class ListeningOutcome: Sendable {
     private let state = Mutex<(result: Result<Int?, any Error>?, waiter: CheckedContinuation<Int?, any Error>?)>((nil, nil))
+
+    package init() {}
 
     /// Delivers `result` unless an outcome was delivered already; says whether it was.
     @discardableResult
-    func resolve(_ result: Result<Int?, any Error>) -> Bool {
+    package func resolve(_ result: Result<Int?, any Error>) -> Bool {
         let (delivered, waiter): (Bool, CheckedContinuation<Int?, any Error>?) = state.withLock { state in
             guard state.result == nil else { return (false, nil) }
             state.result = result
@@ -83,7 +85,7 @@ final class ListeningOutcome: Sendable {
         return delivered
     }
 
-    func value() async throws -> Int? {
+    package func value() async throws -> Int? {
         try await withCheckedThrowingContinuation { continuation in
             let ready: Result<Int?, any Error>? = state.withLock { state in
                 if let result = state.result { return result }

@@ -1,0 +1,55 @@
+import MockAPNsBroadcast
+import MockAPNsCore
+import MockAPNsDelivery
+import MockAPNsJournal
+import MockAPNsScenario
+import MockAPNsVerdicts
+
+/// What the control API works on: the running server, seen through what it offers. The
+/// routes are thin: each reads its request, asks one of these, and writes the answer;
+/// `MockAPNsServer` conforms, and a test may hand the API anything else that does.
+package protocol ControlledServer: AnyObject, Sendable {
+    /// The device registry every protocol shares.
+    var registry: DeviceRegistry { get }
+    /// The journal the routes read and wait on.
+    var journal: Journal { get }
+    /// The clock every rule reads.
+    var clock: ServerClock { get }
+    /// The broadcast channels.
+    var channels: ChannelRegistry { get }
+    /// The broadcast options channels are created with.
+    var broadcastOptions: BroadcastOptions { get }
+    /// The environment a channel is created in when the request names none.
+    var primaryEnvironment: APNsEnvironment { get }
+    /// Who the control API answers (Host, Origin, bearer token).
+    var controlAccessPolicy: ControlAccessPolicy { get }
+    /// The bound ports as the ports file's JSON; `nil` while the server is not listening.
+    var boundPortsJSON: String? { get }
+    /// The running scenario's engine.
+    var scenarioEngine: ScenarioEngine { get }
+    /// The delivery model's options.
+    var deliveryOptions: DeliveryOptions { get }
+
+    /// Puts the server back as its configuration started it.
+    func reset() -> ServerReset
+    /// Replaces the running scenario with the one `jsonText` holds.
+    func replaceScenario(jsonText: String) throws(ScenarioDecodingError)
+    /// Forgets every journal event (and the verdicts read from them).
+    func clearJournal()
+    /// The verdicts so far; `nil` when the server does not judge providers.
+    func verdictReport() async -> VerdictReport?
+    /// The Prometheus text of the server's metrics.
+    func metricsText() async -> String
+    /// Tells every legacy gateway connection the server is shutting down.
+    func legacyShutdown() async
+    /// Lets the delivery model take in everything the journal holds.
+    func catchUpDelivery() async
+    /// Takes a device online or offline.
+    func setDevice(_ token: String, online: Bool) async throws(DeliveryModelOff) -> DeviceDeliveryState
+    /// One device as the delivery model sees it.
+    func device(_ token: String) async throws(DeliveryModelOff) -> DeviceDeliveryState
+    /// Every device the model holds something for.
+    func devices() async throws(DeliveryModelOff) -> [DeviceDeliveryState]
+    /// The delivery timelines of the notifications an id names.
+    func deliveryLog(_ id: String) async throws(DeliveryModelOff) -> [DeliveryTimeline]
+}
