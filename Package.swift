@@ -32,11 +32,15 @@ let package = Package(
         // The numbers and names the RFCs give to things on the wire (TLS alerts, HTTP/2 error
         // codes), one table each, shared by the core and the protocol modules. No dependencies.
         .target(name: "MockAPNsWire"),
+        // The one JSON scanner: the parser with positions and paths, the object reader that
+        // names each mistake, the writer. No dependencies.
+        .target(name: "MockAPNsJSON"),
         // The brain: Apple's rules as plain values. No sockets, no NIO channels.
         .target(
             name: "MockAPNsCore",
             dependencies: [
                 "MockAPNsWire",
+                "MockAPNsJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),

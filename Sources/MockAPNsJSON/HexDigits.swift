@@ -13,7 +13,7 @@ package enum HexDigits {
 
     /// Whether `byte` is `A-F`.
     @inline(__always)
-    static func isUppercaseHexLetter(_ byte: UInt8) -> Bool {
+    package static func isUppercaseHexLetter(_ byte: UInt8) -> Bool {
         byte &- UInt8(ascii: "A") < 6
     }
 
@@ -34,7 +34,7 @@ package enum HexDigits {
 
     /// The value of one hex digit (either case), or `nil`.
     @inline(__always)
-    static func value(_ digit: UInt8) -> UInt8? {
+    package static func value(_ digit: UInt8) -> UInt8? {
         if digit &- UInt8(ascii: "0") < 10 { return digit &- UInt8(ascii: "0") }
         if digit &- UInt8(ascii: "a") < 6 { return digit &- UInt8(ascii: "a") + 10 }
         if isUppercaseHexLetter(digit) { return digit &- UInt8(ascii: "A") + 10 }
@@ -43,7 +43,7 @@ package enum HexDigits {
 
     /// The digit for a value in `0...15`, in the requested case.
     @inline(__always)
-    static func digit(_ value: UInt8, uppercase: Bool) -> UInt8 {
+    package static func digit(_ value: UInt8, uppercase: Bool) -> UInt8 {
         if value < 10 { return UInt8(ascii: "0") + value }
         return (uppercase ? UInt8(ascii: "A") : UInt8(ascii: "a")) + value - 10
     }

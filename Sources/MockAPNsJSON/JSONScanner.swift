@@ -9,7 +9,7 @@
 /// grammar but not UTF-8 validity inside strings; `isObject` checks both.
 package enum JSONScanner {
     /// `isObject` refuses containers nested deeper than this (APNs payloads are small).
-    static let objectMaximumDepth = 512
+    package static let objectMaximumDepth = 512
 
     package enum Outcome: Equatable {
         /// A complete value; `end` is the offset just after it (trailing bytes not examined).
@@ -35,7 +35,7 @@ package enum JSONScanner {
 
     /// One pass over `bytes` for both questions asked of a payload: where it stops being one
     /// JSON value (if it does), and whether it is a JSON object as `isObject` means it.
-    static func examine(_ bytes: UnsafeRawBufferPointer) -> (outcome: Outcome, trailing: Int?, isObject: Bool) {
+    package static func examine(_ bytes: UnsafeRawBufferPointer) -> (outcome: Outcome, trailing: Int?, isObject: Bool) {
         var reader = Reader(bytes: bytes, maximumDepth: .max)
         let outcome = reader.scan()
         let trailing: Int? = if case .complete(let end) = outcome { firstNonWhitespace(bytes, from: end) } else { nil }
@@ -59,13 +59,13 @@ package enum JSONScanner {
     }
 
     /// Whether `bytes` hold exactly one JSON value, with nothing but whitespace around it.
-    static func isValidDocument(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package static func isValidDocument(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard case .complete(let end) = scanValue(bytes) else { return false }
         return firstNonWhitespace(bytes, from: end) == nil
     }
 
     /// The offset of the first byte from `start` on that is not JSON whitespace.
-    static func firstNonWhitespace(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
+    package static func firstNonWhitespace(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int? {
         var index = start
         while index < bytes.count {
             if !isWhitespace(bytes[index]) { return index }
@@ -74,7 +74,7 @@ package enum JSONScanner {
         return nil
     }
 
-    static func isWhitespace(_ byte: UInt8) -> Bool {
+    package static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
