@@ -1,4 +1,3 @@
-import MockAPNsControl
 import Foundation
 import XCTest
 
