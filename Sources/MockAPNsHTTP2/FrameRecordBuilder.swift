@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import MockAPNsWire
 internal import CNghttp2
 
@@ -98,8 +105,11 @@ extension HTTPHeader {
     private static func equals(_ string: String, _ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Bool {
         guard string.utf8.count == count else { return false }
         guard count > 0, let bytes else { return true }
+        // memcmp: the generic element-by-element comparison cost about 2% of a request's
+        // samples, a provider token being some 200 bytes.
         return string.utf8.withContiguousStorageIfAvailable { stored in
-            stored.elementsEqual(UnsafeBufferPointer(start: bytes, count: count))
+            guard let base = stored.baseAddress else { return false }
+            return memcmp(base, bytes, count) == 0
         } ?? string.utf8.elementsEqual(UnsafeBufferPointer(start: bytes, count: count))
     }
 

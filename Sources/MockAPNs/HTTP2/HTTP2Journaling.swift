@@ -17,7 +17,7 @@ struct HTTP2Journaling {
 
     /// Where diagnoses are also told, at notice level.
     private let logger: Logger
-    private let lastAuthorization = RecordedAuthorization()
+    private let lastHeaders = RecordedHeaders()
 
     init(journal: Journal, recorder: ConnectionJournal, logger: Logger) {
         self.journal = journal
@@ -31,7 +31,7 @@ struct HTTP2Journaling {
     func record(_ frame: HTTP2FrameRecord) {
         recorder.record(
             .http2Frame(JournalHTTP2.recordable(
-                frame, providerTokens: journal.options.providerTokens, lastAuthorization: lastAuthorization
+                frame, providerTokens: journal.options.providerTokens, lastHeaders: lastHeaders
             )), stream: frame.streamID
         )
     }

@@ -7,11 +7,12 @@ import MockAPNsJournal
 enum JournalHTTP2 {
     /// `record` with its header values and GOAWAY debug data as they may be recorded. A frame
     /// without text (most of them), or a setting that keeps tokens whole, is passed as it is.
-    /// `lastAuthorization` remembers the connection's last `authorization` value and its
-    /// recordable form: a provider sends the same token for up to an hour, and finding its
-    /// signature again for every request would cost more than the rest of the frame's record.
+    /// `lastHeaders` remembers the connection's last inbound header list and its recordable
+    /// form: a provider sends the same token for up to an hour, and most fields of one request
+    /// equal those of the one before (the session shares their strings), so looking for
+    /// tokens in them again for every request would cost more than the rest of the record.
     static func recordable(
-        _ record: HTTP2FrameRecord, providerTokens: ProviderTokenRecording, lastAuthorization: RecordedAuthorization? = nil
+        _ record: HTTP2FrameRecord, providerTokens: ProviderTokenRecording, lastHeaders: RecordedHeaders? = nil
     ) -> HTTP2FrameRecord {
         guard providerTokens != .whole else { return record }
         var record = record
@@ -20,7 +21,7 @@ enum JournalHTTP2 {
             // The server's own answers (status, apns-id, a scenario's headers) carry no token a
             // client sent; only what came in is looked at.
             guard record.direction == .inbound else { return record }
-            record.details = .headers(recordable(headers, providerTokens, lastAuthorization))
+            record.details = .headers(lastHeaders?.recordable(headers, providerTokens) ?? recordable(headers, providerTokens))
         case .goaway(let code, let lastStream, let debugData):
             record.details = .goaway(errorCode: code, lastStreamID: lastStream, debugData: recorded(debugData, providerTokens))
         case .empty, .settings, .rstStream, .windowUpdate, .ping:
@@ -31,26 +32,25 @@ enum JournalHTTP2 {
 
     /// `headers` as they may be recorded. The list is copied only when a value changes (the
     /// `authorization` header, nearly always the only one).
-    private static func recordable(
-        _ headers: [HTTPHeader], _ providerTokens: ProviderTokenRecording, _ lastAuthorization: RecordedAuthorization?
-    ) -> [HTTPHeader] {
+    static func recordable(_ headers: [HTTPHeader], _ providerTokens: ProviderTokenRecording) -> [HTTPHeader] {
         var recorded = headers
         for index in headers.indices {
-            let header = headers[index]
-            let value: String
-            switch providerTokens {
-            case .redacted where header.name == "authorization":
-                value = ProviderTokenRedaction.placeholder
-            case .withoutSignature where header.name == "authorization":
-                value = lastAuthorization.map { $0.recordable(header.value, providerTokens) } ?? providerTokens.apply(header.value)
-            case .redacted, .withoutSignature, .whole:
-                // Any header may carry a token (a misspelt `authorization`, a proxy's copy).
-                value = providerTokens.apply(header.value)
-            }
+            let value = recordable(headers[index], providerTokens)
             // `apply` returns the very string it was given when there is nothing to hide.
-            if value != header.value { recorded[index] = HTTPHeader(name: header.name, value: value) }
+            if value != headers[index].value { recorded[index] = HTTPHeader(name: headers[index].name, value: value) }
         }
         return recorded
+    }
+
+    /// One field's value as it may be recorded.
+    static func recordable(_ header: HTTPHeader, _ providerTokens: ProviderTokenRecording) -> String {
+        switch providerTokens {
+        case .redacted where header.name == "authorization":
+            ProviderTokenRedaction.placeholder
+        case .redacted, .withoutSignature, .whole:
+            // Any header may carry a token (a misspelt `authorization`, a proxy's copy).
+            providerTokens.apply(header.value)
+        }
     }
 
     /// GOAWAY debug data with any token in it as the journal records tokens (text only;
@@ -61,17 +61,29 @@ enum JournalHTTP2 {
     }
 }
 
-/// One connection's last `authorization` header value and the form the journal records it in.
+/// One connection's last inbound header list and the form the journal records it in. A field
+/// equal to the one at the same place in the last list (nearly every field: the same token,
+/// topic, push type, path) takes that one's recorded form without being looked at again.
 /// Used on the connection's event loop only.
-final class RecordedAuthorization {
-    private var sent = ""
-    private var recorded = ""
+final class RecordedHeaders {
+    private var sent: [HTTPHeader] = []
+    private var recorded: [HTTPHeader] = []
 
-    func recordable(_ value: String, _ providerTokens: ProviderTokenRecording) -> String {
-        if value != sent {
-            sent = value
-            recorded = providerTokens.apply(value)
+    func recordable(_ headers: [HTTPHeader], _ providerTokens: ProviderTokenRecording) -> [HTTPHeader] {
+        var output = headers
+        for index in headers.indices {
+            let header = headers[index]
+            // Equal strings sharing storage (as the session hands repeated fields) compare
+            // without reading their bytes.
+            if index < sent.count, sent[index] == header {
+                if recorded[index] != header { output[index] = recorded[index] }
+                continue
+            }
+            let value = JournalHTTP2.recordable(header, providerTokens)
+            if value != header.value { output[index] = HTTPHeader(name: header.name, value: value) }
         }
-        return recorded
+        sent = headers
+        recorded = output
+        return output
     }
 }

@@ -25,19 +25,25 @@ package struct UUIDGenerator: Sendable {
         // Version 4 in the high nibble of byte 6; variant 10xx in the top bits of byte 8.
         let high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
         let low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
+        // Every answer carries one or two of these: a table lookup per nibble, the hyphens at
+        // their fixed places (after nibbles 8, 12, 16 and 20), no check per character.
+        let digits: StaticString = uppercase ? "0123456789ABCDEF" : "0123456789abcdef"
         return String(unsafeUninitializedCapacity: UUIDSyntax.length) { buffer in
-            var output = 0
-            for nibbleIndex in 0..<32 {
-                if UUIDSyntax.isHyphenPosition(output) {
-                    buffer[output] = UInt8(ascii: "-")
-                    output += 1
+            guard buffer.count >= UUIDSyntax.length else { return 0 }
+            digits.withUTF8Buffer { digits in
+                var output = 0
+                for nibbleIndex in 0..<32 {
+                    if nibbleIndex == 8 || nibbleIndex == 12 || nibbleIndex == 16 || nibbleIndex == 20 {
+                        buffer[output] = UInt8(ascii: "-")
+                        output &+= 1
+                    }
+                    let word = nibbleIndex < 16 ? high : low
+                    let shift = UInt64(60 &- 4 &* (nibbleIndex & 15))
+                    buffer[output] = digits[Int((word >> shift) & 0xF)]
+                    output &+= 1
                 }
-                let word = nibbleIndex < 16 ? high : low
-                let shift = UInt64(60 - 4 * (nibbleIndex % 16))
-                buffer[output] = HexDigits.digit(UInt8((word >> shift) & 0xF), uppercase: uppercase)
-                output += 1
             }
-            return output
+            return UUIDSyntax.length
         }
     }
 }

@@ -26,8 +26,10 @@ final class JournalHTTP2Tests: XCTestCase {
             (":path", "/3/device/abcdef"), ("authorization", "bearer \(token)"), ("x-copy", "value: [bearer \(token)]"),
             ("apns-topic", "com.example.app"),
         ])
-        for cache in [nil, RecordedAuthorization()] {
-            let recorded = JournalHTTP2.recordable(frame, providerTokens: .withoutSignature, lastAuthorization: cache)
+        let cache = RecordedHeaders()
+        // Without the connection's cache; with it, the first time and again for the same list.
+        for cache in [nil, cache, cache] {
+            let recorded = JournalHTTP2.recordable(frame, providerTokens: .withoutSignature, lastHeaders: cache)
             XCTAssertEqual(values(recorded), [
                 "/3/device/abcdef", "bearer \(withoutSignature)", "value: [bearer \(withoutSignature)]", "com.example.app",
             ])
@@ -41,13 +43,29 @@ final class JournalHTTP2Tests: XCTestCase {
     }
 
     func testTheConnectionsCacheFollowsANewToken() {
-        let cache = RecordedAuthorization()
+        let cache = RecordedHeaders()
         let second = "eyJhbGciOiJFUzI1NiIsImtpZCI6IkIifQ.eyJpc3MiOiJUIiwiaWF0IjoyfQ.b3RoZXI"
         _ = JournalHTTP2.recordable(headers(.inbound, [("authorization", "bearer \(token)")]), providerTokens: .withoutSignature,
-                                    lastAuthorization: cache)
+                                    lastHeaders: cache)
         let recorded = JournalHTTP2.recordable(headers(.inbound, [("authorization", "bearer \(second)")]),
-                                               providerTokens: .withoutSignature, lastAuthorization: cache)
+                                               providerTokens: .withoutSignature, lastHeaders: cache)
         XCTAssertEqual(values(recorded), ["bearer eyJhbGciOiJFUzI1NiIsImtpZCI6IkIifQ.eyJpc3MiOiJUIiwiaWF0IjoyfQ.<signature removed>"])
+    }
+
+    /// The cache matches fields by their place in the list: a token that moves to another
+    /// field, or a list that grows, is still looked at.
+    func testTheConnectionsCacheLooksAtEveryFieldThatChanged() {
+        let cache = RecordedHeaders()
+        _ = JournalHTTP2.recordable(headers(.inbound, [(":path", "/3/device/ab"), ("apns-topic", "com.example.app")]),
+                                    providerTokens: .withoutSignature, lastHeaders: cache)
+        let recorded = JournalHTTP2.recordable(
+            headers(.inbound, [(":path", "/3/device/ab"), ("apns-topic", "bearer \(token)"), ("authorization", "bearer \(token)")]),
+            providerTokens: .withoutSignature, lastHeaders: cache)
+        XCTAssertEqual(values(recorded), ["/3/device/ab", "bearer \(withoutSignature)", "bearer \(withoutSignature)"])
+        let redacted = JournalHTTP2.recordable(
+            headers(.inbound, [(":path", "/3/device/ab"), ("apns-topic", "bearer \(token)"), ("authorization", "bearer \(token)")]),
+            providerTokens: .redacted, lastHeaders: RecordedHeaders())
+        XCTAssertEqual(values(redacted), ["/3/device/ab", "bearer <redacted>", "<redacted>"])
     }
 
     func testHeadersWithoutATokenAndTheServersOwnAnswersAreKeptAsTheyAre() {
