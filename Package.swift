@@ -5,14 +5,9 @@ let package = Package(
     name: "MockAPNs",
     platforms: [.macOS(.v15)],
     products: [
-        .library(name: "MockAPNsCore", targets: ["MockAPNsCore"]),
-        .library(name: "MockAPNsScenario", targets: ["MockAPNsScenario"]),
-        .library(name: "MockAPNsLegacy", targets: ["MockAPNsLegacy"]),
-        .library(name: "MockAPNsJournal", targets: ["MockAPNsJournal"]),
-        .library(name: "MockAPNsWire", targets: ["MockAPNsWire"]),
+        // The one library: `import MockAPNs` is the front door for Swift tests (the other
+        // modules are this package's own, their declarations `package`).
         .library(name: "MockAPNs", targets: ["MockAPNs"]),
-        // The HTTP/2 server handler on its own; the fuzz targets (Fuzz/) drive it directly.
-        .library(name: "MockAPNsHTTP2", targets: ["MockAPNsHTTP2"]),
         .executable(name: "mockapns", targets: ["MockAPNsCLI"]),
     ],
     dependencies: [
