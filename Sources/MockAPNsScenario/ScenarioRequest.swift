@@ -54,11 +54,7 @@ package struct ScenarioRequest: Sendable {
         for header in headers {
             switch header.name {
             case ":path" where token == nil:
-                let prefix = "/3/device/"
-                if header.value.hasPrefix(prefix) {
-                    let rest = header.value.dropFirst(prefix.count)
-                    token = String(rest.prefix { $0 != "?" && $0 != "/" })
-                }
+                token = HTTP2RequestValidator.deviceToken(inPath: header.value).map(String.init)
             case "apns-topic" where topic == nil: topic = header.value
             case "apns-push-type" where pushType == nil: pushType = header.value
             case "apns-priority" where priority == nil: priority = Int(header.value)

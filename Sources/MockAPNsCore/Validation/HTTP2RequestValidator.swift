@@ -145,10 +145,12 @@ package struct HTTP2RequestValidator: Sendable {
             figures: [JournalFigure("hexDigits", Int64(token.utf8.count))])
     }
 
-    /// The token part of a `:path`, or `nil` when the path is not under `/3/device/`.
-    /// The token may be empty (`MissingDeviceToken`); anything after the prefix, including a
-    /// query string or more slashes, is taken as the token and fails its syntax check.
-    static func deviceToken(inPath path: String) -> Substring? {
+    /// The token part of a `:path`, or `nil` when the path is not under `/3/device/`: the one
+    /// reading of a device path, shared by the validator, the record of a refused request and
+    /// the scenario's facts. The token may be empty (`MissingDeviceToken`); anything after the
+    /// prefix, including a query string or more slashes, is taken as the token and fails its
+    /// syntax check.
+    package static func deviceToken(inPath path: String) -> Substring? {
         guard path.withUTF8Bytes({ $0.hasPrefix(devicePathPrefix) }) else { return nil }
         // The prefix is ASCII, so this index is also a character boundary.
         let tokenStart = path.utf8.index(path.utf8.startIndex, offsetBy: devicePathPrefix.utf8CodeUnitCount)
@@ -251,8 +253,7 @@ extension PushRequest {
         for header in push.headers {
             switch header.name {
             case ":path":
-                let prefix = "/3/device/"
-                if header.value.hasPrefix(prefix) { deviceToken = String(header.value.dropFirst(prefix.count)) }
+                if let token = HTTP2RequestValidator.deviceToken(inPath: header.value) { deviceToken = String(token) }
             case "apns-topic": topic = topic ?? header.value
             case "apns-push-type": pushType = pushType ?? PushType(rawValue: header.value)
             case "apns-id": apnsID = apnsID ?? header.value

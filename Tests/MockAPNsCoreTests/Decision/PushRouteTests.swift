@@ -49,3 +49,26 @@ final class PushRouteTests: XCTestCase {
         XCTAssertNil(typo.topic)
     }
 }
+
+/// A device path is read one way: the validator, the record of a refused request and the
+/// scenario's facts take the same token from the same `:path`.
+final class DevicePathTests: XCTestCase {
+    func testEveryReaderTakesTheSameTokenFromAPath() {
+        let token = String(repeating: "a1b2c3d4", count: 8)
+        let rows: [(path: String, token: String?)] = [
+            ("/3/device/\(token)", token),
+            ("/3/device/", ""),
+            ("/3/device/\(token)?x=1", "\(token)?x=1"),   // taken whole, and refused as BadDeviceToken
+            ("/3/device/\(token)/more", "\(token)/more"),
+            ("/4/broadcasts/apps/com.example.app", nil),
+            ("/3/devices/\(token)", nil),
+        ]
+        let authentication = AuthenticationResult.providerToken(teamID: "T", keyID: "K", allowedTopics: nil)
+        for row in rows {
+            let headers = [HTTPHeader(name: ":method", value: "POST"), HTTPHeader(name: ":path", value: row.path)]
+            XCTAssertEqual(HTTP2RequestValidator.deviceToken(inPath: row.path).map(String.init), row.token, row.path)
+            XCTAssertEqual(PushRequest(bestEffort: HTTP2PushRequest(headers: headers, body: [])).deviceToken, row.token ?? "", row.path)
+            XCTAssertEqual(ScenarioRequest(http2: headers, body: [], authentication: authentication).deviceToken, row.token, row.path)
+        }
+    }
+}
