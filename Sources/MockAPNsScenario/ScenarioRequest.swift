@@ -110,6 +110,25 @@ package struct ScenarioRequest: Sendable {
     }
 }
 
+/// A request's payload parsed at most once, when the first rule with a payload match looks
+/// into it, however many rules do (before validation and after). Lives for one decision, on
+/// the thread that makes it.
+final class ParsedPayload {
+    private let request: ScenarioRequest
+    private var parsed: JSONValue??
+
+    init(_ request: ScenarioRequest) {
+        self.request = request
+    }
+
+    var value: JSONValue? {
+        if let parsed { return parsed }
+        let value = request.parsedPayload()
+        parsed = .some(value)
+        return value
+    }
+}
+
 /// One connection as the scenario sees it: its protocol and its number.
 package struct ScenarioConnection: Sendable, Equatable {
     package var transport: Transport
