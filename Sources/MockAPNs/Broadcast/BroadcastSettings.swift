@@ -1,3 +1,6 @@
+// Broadcast push in the server: its settings, the channel management listener, and the
+// bridge's broadcast and channel management exchanges (the rules are MockAPNsBroadcast's).
+
 import MockAPNsCore
 import MockAPNsBroadcast
 

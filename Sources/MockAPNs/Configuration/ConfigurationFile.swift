@@ -1,3 +1,7 @@
+// The server's configuration: the value (`MockAPNsConfiguration`) and its settings, the JSON
+// configuration file, environments, timeouts, the control API's and the registry's settings,
+// and the development credentials a server without a configured folder uses.
+
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsHTTP2

@@ -1,3 +1,6 @@
+// The delivery model in the server: its settings, and the server's API over the delivery
+// service (MockAPNsObservation runs it, MockAPNsDelivery holds its rules).
+
 import MockAPNsObservation
 import MockAPNsCore
 import MockAPNsJournal

@@ -1,3 +1,6 @@
+// The server's API over the journal's readers (MockAPNsObservation): its metrics text and
+// the verdict report.
+
 extension MockAPNsServer {
     /// The server's metrics in the Prometheus text format, as `GET /metrics` serves them:
     /// notifications by protocol, status and reason; connections open and in total by

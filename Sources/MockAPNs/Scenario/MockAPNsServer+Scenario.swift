@@ -1,3 +1,6 @@
+// The running scenario: the switch that swaps it, the server's API over it, and the faults
+// it carries out on the wire (a refused handshake, garbage, a cut connection).
+
 import MockAPNsCore
 import MockAPNsScenario
 
