@@ -1,8 +1,8 @@
 /// The delivery model was asked a question while it is off (`delivery.model: false`,
 /// `--delivery-model off`).
 public struct DeliveryModelOff: Error, Sendable, CustomStringConvertible {
-    /// The error; the model says it when asked while off.
-    public init() {}
+    /// The error; the delivery service says it when asked while the model is off.
+    package init() {}
 
     /// What the error says: how to turn the model on.
     public var description: String {

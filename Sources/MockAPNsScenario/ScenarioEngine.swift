@@ -139,8 +139,8 @@ package final class ScenarioEngine: Sendable {
             state.requestsPerToken[token] = tokenNumber
             return ScenarioRequestNumbers(global: state.requests, connection: connectionNumber, token: tokenNumber)
         }
-        let payload = ParsedPayload(request)
-        let early = firstFiring(.beforeValidation, request, numbers, current, payload)
+        var payload = ParsedPayload(request)
+        let early = firstFiring(.beforeValidation, request, numbers, current, &payload)
         if let early {
             applyRegistryEffect(of: early.rule, to: request)
         }
@@ -156,7 +156,7 @@ package final class ScenarioEngine: Sendable {
         guard case .accepted = verdict else {
             return ScenarioDecision(numbers: numbers, coreVerdict: verdict)
         }
-        let late = firstFiring(.afterValidation, request, numbers, current, payload)
+        let late = firstFiring(.afterValidation, request, numbers, current, &payload)
         guard let late else { return ScenarioDecision(numbers: numbers, coreVerdict: verdict) }
         applyRegistryEffect(of: late.rule, to: request)
         return decision(late, numbers: numbers, coreVerdict: verdict, token: request.deviceToken)
@@ -190,12 +190,12 @@ package final class ScenarioEngine: Sendable {
     /// those rules still available (`times`, `requiresState`) fires.
     private func firstFiring(
         _ stage: ScenarioStage, _ request: ScenarioRequest, _ numbers: ScenarioRequestNumbers, _ connection: ScenarioConnection,
-        _ payload: ParsedPayload
+        _ payload: inout ParsedPayload
     ) -> Firing? {
         var matching: [Int] = []
         for (index, rule) in scenario.rules.enumerated() {
             guard rule.stage == stage, !rule.isConnectionRule,
-                  rule.match.matches(request, numbers: numbers, connection: connection, payload: payload) else { continue }
+                  rule.match.matches(request, numbers: numbers, connection: connection, payload: &payload) else { continue }
             var random = SeededRandom(seed: seed, stream: Self.stream(request: numbers.global, connection: 0, rule: index))
             if let probability = rule.match.probability, random.nextUnit() >= probability { continue }
             matching.append(index)

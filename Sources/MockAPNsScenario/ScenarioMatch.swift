@@ -72,12 +72,13 @@ package struct ScenarioMatch: Sendable, Equatable {
 
     /// Whether every deterministic matcher holds (probability is drawn by the engine).
     func matches(_ request: ScenarioRequest, numbers: ScenarioRequestNumbers, connection: ScenarioConnection) -> Bool {
-        matches(request, numbers: numbers, connection: connection, payload: ParsedPayload(request))
+        var payload = ParsedPayload(request)
+        return matches(request, numbers: numbers, connection: connection, payload: &payload)
     }
 
     /// The same, the payload parsed at most once for every rule of the decision (`payload`).
     func matches(
-        _ request: ScenarioRequest, numbers: ScenarioRequestNumbers, connection: ScenarioConnection, payload document: ParsedPayload
+        _ request: ScenarioRequest, numbers: ScenarioRequestNumbers, connection: ScenarioConnection, payload document: inout ParsedPayload
     ) -> Bool {
         if let protocols, !protocols.contains(request.transport) { return false }
         if let connectionIndex, !connectionIndex.contains(connection.index) { return false }
@@ -101,7 +102,7 @@ package struct ScenarioMatch: Sendable, Equatable {
         if let payloadSize, !payloadSize.contains(request.payloadSize) { return false }
         if let requestIndex, !requestIndex.matches(numbers) { return false }
         if !payload.isEmpty {
-            let value = document.value
+            let value = document.value()
             guard payload.allSatisfy({ $0.matches(value) }) else { return false }
         }
         return true

@@ -111,9 +111,9 @@ package struct ScenarioRequest: Sendable {
 }
 
 /// A request's payload parsed at most once, when the first rule with a payload match looks
-/// into it, however many rules do (before validation and after). Lives for one decision, on
-/// the thread that makes it.
-final class ParsedPayload {
+/// into it, however many rules do (before validation and after). A value that lives for one
+/// decision, so it costs no allocation when no rule looks.
+struct ParsedPayload {
     private let request: ScenarioRequest
     private var parsed: JSONValue??
 
@@ -121,7 +121,7 @@ final class ParsedPayload {
         self.request = request
     }
 
-    var value: JSONValue? {
+    mutating func value() -> JSONValue? {
         if let parsed { return parsed }
         let value = request.parsedPayload()
         parsed = .some(value)

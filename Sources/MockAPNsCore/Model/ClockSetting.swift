@@ -25,7 +25,7 @@ package enum ClockSetting {
             return value
         case .string(let text):
             if let value = parse(text: text) { return value }
-        default:
+        case .null, .bool, .array, .object:
             break
         }
         throw JSONFileError(path: path, position: node.position, message: "expected \(expected)")

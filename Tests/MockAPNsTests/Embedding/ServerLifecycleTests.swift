@@ -1,3 +1,4 @@
+import Foundation
 import MockAPNs
 import MockAPNsTestSupport
 import XCTest
@@ -65,6 +66,29 @@ final class ServerLifecycleTests: XCTestCase {
         try await assertPortIsFree(http2Port, "the failed start left its HTTP/2 listener bound")
         do {
             try await clashing.start()
+            XCTFail("a server whose start failed started again")
+        } catch let error as MockAPNsServer.LifecycleError {
+            XCTAssertEqual(error, .stopped)
+        }
+    }
+
+    /// A start that fails before anything listens (no server certificate) undoes steps it
+    /// never reached without a crash or a hang, and the server is not started again.
+    func testAStartThatFailsBeforeAnyListenerStopsCleanly() async throws {
+        let missing = NSTemporaryDirectory() + "mockapns-no-credentials-\(UInt64.random(in: 0...UInt64.max))"
+        let server = MockAPNsServer(configuration: TestServer.configuration { $0.certificateDirectory = missing })
+        do {
+            try await server.start()
+            XCTFail("a server without a certificate started")
+        } catch is MockAPNsServer.LifecycleError {
+            XCTFail("the first start was refused as a lifecycle error rather than for its certificate")
+        } catch {
+            XCTAssertTrue(String(describing: error).contains(missing), "the error names the folder: \(error)")
+        }
+        XCTAssertNil(server.ports)
+        try await server.shutdown()
+        do {
+            try await server.start()
             XCTFail("a server whose start failed started again")
         } catch let error as MockAPNsServer.LifecycleError {
             XCTAssertEqual(error, .stopped)
