@@ -1,6 +1,13 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+// The commit `mockapns --version` names: the checkout's HEAD, marked when the tree had
+// changes; empty when the package is not built from a git checkout.
+let buildCommit: String = {
+    guard let git = Context.gitInformation else { return "" }
+    return String(git.currentCommit.prefix(12)) + (git.hasUncommittedChanges ? ", modified" : "")
+}()
+
 let package = Package(
     name: "MockAPNs",
     platforms: [.macOS(.v15)],
@@ -194,9 +201,16 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
+        // The build's facts the manifest knows (the commit), for `mockapns --version`: a C
+        // target because only C settings carry a value into the code.
+        .target(
+            name: "CMockAPNsBuildInfo",
+            cSettings: [.define("MOCKAPNS_BUILD_COMMIT", to: "\"\(buildCommit)\"")]
+        ),
         .executableTarget(
             name: "MockAPNsCLI",
             dependencies: [
+                "CMockAPNsBuildInfo",
                 "MockAPNs",
                 "MockAPNsControl",
                 "MockAPNsObservation",

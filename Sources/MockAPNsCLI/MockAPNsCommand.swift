@@ -1,4 +1,5 @@
 import ArgumentParser
+internal import CMockAPNsBuildInfo
 import MockAPNs
 
 /// `mockapns`: a mock Apple Push Notification service for tests and local development.
@@ -7,9 +8,18 @@ struct MockAPNsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "mockapns",
         abstract: "A mock Apple Push Notification service: HTTP/2 provider API, legacy gateway and feedback.",
-        version: MockAPNsVersion.current,
+        version: versionLine,
         subcommands: [
             ServeCommand.self, HealthCommand.self, CertsCommand.self, TokenCommand.self, ScenarioCommand.self, JournalCommand.self, ReportCommand.self,
         ]
     )
+}
+
+extension MockAPNsCommand {
+    /// What `mockapns --version` prints: the version, and the commit it was built from when
+    /// the build knew it ("0.1.0 (commit 6db1c3e12345)").
+    static var versionLine: String {
+        let commit = String(cString: mockapns_build_commit())
+        return commit.isEmpty ? MockAPNsVersion.current : "\(MockAPNsVersion.current) (commit \(commit))"
+    }
 }

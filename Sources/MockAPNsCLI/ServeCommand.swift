@@ -21,113 +21,28 @@ struct ServeCommand: AsyncParsableCommand {
             """
     )
 
-    @Option(name: .long, help: ArgumentHelp("A JSON configuration file (see the README for its keys).", valueName: "file"))
-    var config: String?
+    @OptionGroup(title: "Everyday")
+    var everyday: EverydayServeOptions
 
-    @Option(name: .long, help: ArgumentHelp("The address to listen on (default 127.0.0.1).", valueName: "address"))
-    var host: String?
+    @OptionGroup(title: "Sandbox and production")
+    var environments: EnvironmentServeOptions
 
-    @Option(name: .customLong("http2-port"), help: ArgumentHelp("The HTTP/2 provider API port (default 2197; 0 picks a free port).", valueName: "port"))
-    var http2Port: Int?
+    @OptionGroup(title: "Connections and the clock")
+    var connections: ConnectionServeOptions
 
-    @Flag(name: .customLong("ephemeral-ports"), help: "Every listener on a free port (HTTP/2, gateway, feedback, channel management, control API, and with --environment both the production ones), reported in the listening line and --ports-file.")
-    var ephemeralPorts = false
-
-    @Option(name: .long, help: "The environment this server plays: sandbox, production, or both (the ports above serve the sandbox, the --production-* ports production; default sandbox).")
-    var environment: ServerEnvironment?
-
-    @Option(name: .customLong("production-http2-port"), help: "With --environment both: the production HTTP/2 port (default 2297; 0 picks a free port).")
-    var productionHTTP2Port: Int?
-
-    @Option(name: .customLong("production-gateway-port"), help: "With --environment both: the production legacy gateway port (default 2295; 0 picks a free port).")
-    var productionGatewayPort: Int?
-
-    @Option(name: .customLong("production-feedback-port"), help: "With --environment both: the production feedback port (default 2296; 0 picks a free port).")
-    var productionFeedbackPort: Int?
-
-    @Option(name: .customLong("production-broadcast-manage-port"), help: "With --environment both: the production channel management port (default 2299; 0 picks a free port).")
-    var productionBroadcastManagePort: Int?
-
-    @Option(name: .customLong("cert-dir"), help: ArgumentHelp("Folder with server.pem, server-key.pem, ca.pem and provider keys (default: ./certs-dev if present, else $XDG_DATA_HOME/mockapns or ~/.mockapns, created on first run).", valueName: "folder"))
-    var certificateDirectory: String?
-
-    @Option(name: .customLong("key-dir"), help: ArgumentHelp("Folder with AuthKey_<KEYID>.p8 files and keys.json (default: the --cert-dir).", valueName: "folder"))
-    var keyDirectory: String?
-
-    @Option(name: .long, help: ArgumentHelp("The server clock: real (default), epoch seconds, or an ISO 8601 UTC time to pin it at (e.g. 2026-01-01T00:00:00Z).", valueName: "time"))
-    var clock: String?
-
-    @Flag(name: .customLong("no-auth"), help: "Accept requests without a client certificate or provider token (not what Apple does).")
-    var noAuthentication = false
-
-    @Option(name: .customLong("max-concurrent-streams"), help: ArgumentHelp("SETTINGS_MAX_CONCURRENT_STREAMS, at least 1 (default 1000).", valueName: "count"))
-    var maxConcurrentStreams: Int?
-
-    @Option(name: .customLong("idle-timeout"), help: ArgumentHelp("Seconds idle before GOAWAY IdleTimeout (default: never).", valueName: "seconds"))
-    var idleTimeout: Double?
-
-    @Option(name: .customLong("broadcast-manage-port"), help: ArgumentHelp("The broadcast channel management API port (default 2199; 0 picks a free port).", valueName: "port"))
-    var broadcastManagePort: Int?
-
-    @Option(name: .customLong("tls-handshake-timeout"), help: ArgumentHelp("Seconds a connection has to finish its TLS handshake, on every APNs port (default 10).", valueName: "seconds"))
-    var tlsHandshakeTimeout: Double?
-
-    @Option(name: .customLong("http2-preface-timeout"), help: ArgumentHelp("Seconds an HTTP/2 client has after its TLS handshake to send its connection preface (default 10).", valueName: "seconds"))
-    var http2PrefaceTimeout: Double?
-
-    @Option(name: .customLong("control-header-timeout"), help: ArgumentHelp("Seconds a control API client has to send each request's header block (default 10).", valueName: "seconds"))
-    var controlHeaderTimeout: Double?
-
-    @Option(name: .customLong("legacy-idle-timeout"), help: "Seconds a legacy gateway or feedback connection may receive nothing, after the TLS handshake (default 300).")
-    var legacyIdleTimeout: Double?
-
-    @Option(name: .customLong("legacy-frame-timeout"), help: "Seconds a legacy gateway frame may take from its first byte to its last (default 10).")
-    var legacyFrameTimeout: Double?
-
-    @Option(name: .customLong("gateway-port"), help: ArgumentHelp("The legacy binary gateway port (default 2195; 0 picks a free port).", valueName: "port"))
-    var gatewayPort: Int?
-
-    @Option(name: .customLong("feedback-port"), help: ArgumentHelp("The legacy feedback service port (default 2196; 0 picks a free port).", valueName: "port"))
-    var feedbackPort: Int?
-
-    @Flag(name: .customLong("legacy-allow-old-tls"), help: "Accept TLS 1.0 and 1.1 (OpenSSL security level 0) on the legacy ports.")
-    var legacyAllowOldTLS = false
-
-    @Option(name: .customLong("legacy-parse-error-policy"), help: "Unparseable legacy frames: closed silently (silentClose, the default, as TN2265 describes) or answered with status 128 (statusPacket).")
-    var legacyParseErrorPolicy: LegacyParseErrorPolicy?
-
-    @Option(name: .customLong("legacy-token-length"), help: ArgumentHelp("Legacy device token length in bytes, 1-100 (default 32).", valueName: "bytes"))
-    var legacyTokenLength: Int?
-
-    @Flag(name: .customLong("legacy-variable-token-length"), help: "Accept legacy tokens of any length up to --legacy-token-length.")
-    var legacyVariableTokenLength = false
-
-    @Option(name: .customLong("legacy-max-payload"), help: ArgumentHelp("Largest legacy payload in bytes, 1-65535 (default 2048, Apple's limit since iOS 8; 256 before).", valueName: "bytes"))
-    var legacyMaxPayload: Int?
-
-    @Option(name: .customLong("legacy-invalid-json"), help: "A legacy notification whose payload is not JSON: accept (default), silentClose, or a status byte to answer (such as 1 or 255).")
-    var legacyInvalidJSON: String?
-
-    @Option(name: .customLong("scenario"), help: ArgumentHelp("A scenario file (JSON): scripted answers, delays and faults; see scenarios/.", valueName: "file"))
-    var scenarioFile: String?
+    @OptionGroup(title: "Legacy gateway and feedback")
+    var legacy: LegacyServeOptions
 
     @OptionGroup(title: "Journal and control API")
     var observation: ObservationOptions
 
+
     @OptionGroup(title: "Delivery and forwarding")
     var deliveryFlags: DeliveryFlags
 
-    @Option(name: .customLong("ports-file"), help: ArgumentHelp("Write the bound ports to this file as JSON once listening.", valueName: "file"))
-    var portsFile: String?
 
-    @Option(name: .customLong("log-level"), help: "The least severe log lines written.")
-    var logLevel: Logger.Level = .info
-
-    @Option(name: .customLong("log-format"), help: "text, or json (one JSON object per line, for CI logs).")
-    var logFormat: LogFormat = .text
-
-    @Flag(name: .long, help: "No access log (the info line per notification and per connection).")
-    var quiet = false
+    @OptionGroup(title: "Logging")
+    var logging: LoggingServeOptions
 
     func run() async throws {
         // Log lines queued from the event loops are on standard error before the process
@@ -143,20 +58,22 @@ struct ServeCommand: AsyncParsableCommand {
 
     private func serve() async throws {
         var configuration = try resolveConfiguration()
-        let level = logLevel
-        let format = logFormat
+        let level = logging.logLevel
+        let format = logging.logFormat
         LoggingSystem.bootstrap { label in
             MockAPNsLogHandler(label: label, format: format, level: level)
         }
-        if !quiet, level <= .info {
+        if !everyday.quiet, level <= .info {
             configuration.accessLog = MockAPNsConfiguration.AccessLogSettings(format: format)
         }
+        // The listening line goes to standard output below, once; not also to the log.
+        configuration.logsListeningLine = false
         let credentials = try prepareCredentials(&configuration)
         // Trapped before anything listens: a script that signals as soon as it sees the
         // listening line must get the graceful shutdown, not the default action.
         let signals = await TerminationSignal.trap()
         let (server, ports) = try await observation.startServer(configuration, logger: Logger(label: "mockapns"))
-        if let portsFile {
+        if let portsFile = everyday.portsFile {
             // Whole (written aside, then renamed) and before the listening line, so whoever
             // waits for that line finds the file complete.
             do {
@@ -197,7 +114,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.control.port = ObservationOptions.defaultControlPort
         configuration.broadcast.managePort = MockAPNsConfiguration.BroadcastSettings.defaultManagePort
         configuration.productionPorts = .commandLineDefaults
-        if let config {
+        if let config = everyday.config {
             let bytes: Data
             do {
                 bytes = try Data(contentsOf: URL(fileURLWithPath: config))
@@ -216,42 +133,42 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ServeError("\(config): \(error)")
             }
         }
-        if let host { configuration.host = host }
-        if let http2Port { configuration.http2Port = http2Port }
-        if let scenarioFile {
+        if let host = everyday.host { configuration.host = host }
+        if let http2Port = everyday.http2Port { configuration.http2Port = http2Port }
+        if let scenarioFile = everyday.scenarioFile {
             switch ScenarioFile.load(scenarioFile) {
             case .success(let scenario): configuration.scenario = scenario
             case .failure(let problems):
                 throw ServeError(problems.lines.map { "\(scenarioFile):\($0)" }.joined(separator: "\n"))
             }
         }
-        if let environment { configuration.environment = environment }
+        if let environment = environments.environment { configuration.environment = environment }
         let productionFlags: [(Int?, String, WritableKeyPath<MockAPNsConfiguration.ProductionPorts, Int>)] = [
-            (productionHTTP2Port, "--production-http2-port", \.http2),
-            (productionGatewayPort, "--production-gateway-port", \.gateway),
-            (productionFeedbackPort, "--production-feedback-port", \.feedback),
-            (productionBroadcastManagePort, "--production-broadcast-manage-port", \.channelManagement),
+            (environments.productionHTTP2Port, "--production-http2-port", \.http2),
+            (environments.productionGatewayPort, "--production-gateway-port", \.gateway),
+            (environments.productionFeedbackPort, "--production-feedback-port", \.feedback),
+            (environments.productionBroadcastManagePort, "--production-broadcast-manage-port", \.channelManagement),
         ]
         for (value, _, keyPath) in productionFlags {
             guard let value else { continue }
             configuration.productionPorts[keyPath: keyPath] = value
         }
-        if let certificateDirectory { configuration.certificateDirectory = certificateDirectory }
-        if noAuthentication { configuration.requiresAuthentication = false }
-        if let keyDirectory { configuration.keyDirectory = keyDirectory }
-        if let clock, case .some(let start) = ClockSetting.parse(text: clock) { configuration.clockStart = start }
-        if let maxConcurrentStreams { configuration.http2.maxConcurrentStreams = maxConcurrentStreams }
-        if let idleTimeout { configuration.http2.idleTimeoutSeconds = idleTimeout }
-        if let broadcastManagePort { configuration.broadcast.managePort = broadcastManagePort }
+        if let certificateDirectory = everyday.certificateDirectory { configuration.certificateDirectory = certificateDirectory }
+        if everyday.noAuthentication { configuration.requiresAuthentication = false }
+        if let keyDirectory = everyday.keyDirectory { configuration.keyDirectory = keyDirectory }
+        if let clock = connections.clock, case .some(let start) = ClockSetting.parse(text: clock) { configuration.clockStart = start }
+        if let maxConcurrentStreams = connections.maxConcurrentStreams { configuration.http2.maxConcurrentStreams = maxConcurrentStreams }
+        if let idleTimeout = connections.idleTimeout { configuration.http2.idleTimeoutSeconds = idleTimeout }
+        if let broadcastManagePort = everyday.broadcastManagePort { configuration.broadcast.managePort = broadcastManagePort }
         applyTimeouts(to: &configuration.timeouts)
         applyLegacyOptions(to: &configuration.legacy)
         try observation.apply(to: &configuration)
         try deliveryFlags.apply(to: &configuration.delivery)
-        if ephemeralPorts { Self.giveFreePorts(to: &configuration) }
+        if everyday.ephemeralPorts { Self.giveFreePorts(to: &configuration) }
         return configuration
     }
 
-    /// What `--clock` takes, for its error message (`token --clock` takes the same).
+    /// What `--connections.clock` takes, for its error message (`token --connections.clock` takes the same).
     static let clockUsage = "--clock takes real, epoch seconds from 0 to 253402300799, or an ISO 8601 UTC time from 1970 to 9999 like 2026-01-01T00:00:00Z"
 
     /// `--ephemeral-ports`: every listener that runs binds a free port; one that is off
@@ -268,42 +185,42 @@ struct ServeCommand: AsyncParsableCommand {
     /// Checks the flags' values before anything runs, so a mistake is told with this
     /// command's usage rather than the top-level one.
     func validate() throws {
-        if ephemeralPorts {
+        if everyday.ephemeralPorts {
             let fixed = [
-                ("--http2-port", http2Port), ("--gateway-port", gatewayPort), ("--feedback-port", feedbackPort),
-                ("--broadcast-manage-port", broadcastManagePort), ("--control-port", observation.controlPort),
-                ("--production-http2-port", productionHTTP2Port), ("--production-gateway-port", productionGatewayPort),
-                ("--production-feedback-port", productionFeedbackPort),
-                ("--production-broadcast-manage-port", productionBroadcastManagePort),
+                ("--http2-port", everyday.http2Port), ("--gateway-port", everyday.gatewayPort), ("--feedback-port", everyday.feedbackPort),
+                ("--broadcast-manage-port", everyday.broadcastManagePort), ("--control-port", observation.controlPort),
+                ("--production-http2-port", environments.productionHTTP2Port), ("--production-gateway-port", environments.productionGatewayPort),
+                ("--production-feedback-port", environments.productionFeedbackPort),
+                ("--production-broadcast-manage-port", environments.productionBroadcastManagePort),
             ].filter { $0.1 != nil }.map(\.0)
             guard fixed.isEmpty else {
                 throw ValidationError("--ephemeral-ports gives every listener a free port; drop it or \(fixed.joined(separator: ", "))")
             }
         }
         for (flag, port) in [
-            ("--http2-port", http2Port), ("--gateway-port", gatewayPort), ("--feedback-port", feedbackPort),
-            ("--broadcast-manage-port", broadcastManagePort), ("--production-http2-port", productionHTTP2Port),
-            ("--production-gateway-port", productionGatewayPort), ("--production-feedback-port", productionFeedbackPort),
-            ("--production-broadcast-manage-port", productionBroadcastManagePort),
+            ("--http2-port", everyday.http2Port), ("--gateway-port", everyday.gatewayPort), ("--feedback-port", everyday.feedbackPort),
+            ("--broadcast-manage-port", everyday.broadcastManagePort), ("--production-http2-port", environments.productionHTTP2Port),
+            ("--production-gateway-port", environments.productionGatewayPort), ("--production-feedback-port", environments.productionFeedbackPort),
+            ("--production-broadcast-manage-port", environments.productionBroadcastManagePort),
         ] {
             if let port, !(0...65535).contains(port) { throw ValidationError("\(flag) must be 0-65535, not \(port)") }
         }
-        if let clock, ClockSetting.parse(text: clock) == nil { throw ValidationError(Self.clockUsage) }
-        if let maxConcurrentStreams, maxConcurrentStreams < 1 { throw ValidationError("--max-concurrent-streams must be at least 1, not \(maxConcurrentStreams)") }
-        if let idleTimeout, !(idleTimeout > 0) { throw ValidationError("--idle-timeout must be a positive number of seconds, not \(idleTimeout)") }
+        if let clock = connections.clock, ClockSetting.parse(text: clock) == nil { throw ValidationError(Self.clockUsage) }
+        if let maxConcurrentStreams = connections.maxConcurrentStreams, maxConcurrentStreams < 1 { throw ValidationError("--max-concurrent-streams must be at least 1, not \(maxConcurrentStreams)") }
+        if let idleTimeout = connections.idleTimeout, !(idleTimeout > 0) { throw ValidationError("--idle-timeout must be a positive number of seconds, not \(idleTimeout)") }
         let range = MockAPNsConfiguration.Timeouts.range
         for (flag, value) in [
-            ("--tls-handshake-timeout", tlsHandshakeTimeout), ("--http2-preface-timeout", http2PrefaceTimeout),
-            ("--control-header-timeout", controlHeaderTimeout), ("--legacy-idle-timeout", legacyIdleTimeout),
-            ("--legacy-frame-timeout", legacyFrameTimeout),
+            ("--tls-handshake-timeout", connections.tlsHandshakeTimeout), ("--http2-preface-timeout", connections.http2PrefaceTimeout),
+            ("--control-header-timeout", connections.controlHeaderTimeout), ("--legacy-idle-timeout", legacy.legacyIdleTimeout),
+            ("--legacy-frame-timeout", legacy.legacyFrameTimeout),
         ] {
             if let value, !range.contains(value) {
                 throw ValidationError("\(flag) must be from \(range.lowerBound) to \(Int(range.upperBound)) seconds, not \(value)")
             }
         }
-        if let legacyTokenLength, !(1...100).contains(legacyTokenLength) { throw ValidationError("--legacy-token-length must be 1-100, not \(legacyTokenLength)") }
-        if let legacyMaxPayload, !(1...65535).contains(legacyMaxPayload) { throw ValidationError("--legacy-max-payload must be 1-65535, not \(legacyMaxPayload)") }
-        if let legacyInvalidJSON, MockAPNsConfiguration.LegacyOptions.invalidJSONPolicy(.string(legacyInvalidJSON)) == nil {
+        if let legacyTokenLength = legacy.legacyTokenLength, !(1...100).contains(legacyTokenLength) { throw ValidationError("--legacy-token-length must be 1-100, not \(legacyTokenLength)") }
+        if let legacyMaxPayload = legacy.legacyMaxPayload, !(1...65535).contains(legacyMaxPayload) { throw ValidationError("--legacy-max-payload must be 1-65535, not \(legacyMaxPayload)") }
+        if let legacyInvalidJSON = legacy.legacyInvalidJSON, MockAPNsConfiguration.LegacyOptions.invalidJSONPolicy(.string(legacyInvalidJSON)) == nil {
             throw ValidationError("--legacy-invalid-json takes accept, silentClose, or a legacy status byte (1-8, 128 or 255), not \(legacyInvalidJSON)")
         }
     }
@@ -312,25 +229,25 @@ struct ServeCommand: AsyncParsableCommand {
 extension ServeCommand {
     /// The timeout flags (checked by `validate`), over what the configuration file said.
     func applyTimeouts(to timeouts: inout MockAPNsConfiguration.Timeouts) {
-        if let tlsHandshakeTimeout { timeouts.tlsHandshakeSeconds = tlsHandshakeTimeout }
-        if let http2PrefaceTimeout { timeouts.http2PrefaceSeconds = http2PrefaceTimeout }
-        if let controlHeaderTimeout { timeouts.controlRequestHeaderSeconds = controlHeaderTimeout }
-        if let legacyIdleTimeout { timeouts.legacyIdleSeconds = legacyIdleTimeout }
-        if let legacyFrameTimeout { timeouts.legacyFrameSeconds = legacyFrameTimeout }
+        if let tlsHandshakeTimeout = connections.tlsHandshakeTimeout { timeouts.tlsHandshakeSeconds = tlsHandshakeTimeout }
+        if let http2PrefaceTimeout = connections.http2PrefaceTimeout { timeouts.http2PrefaceSeconds = http2PrefaceTimeout }
+        if let controlHeaderTimeout = connections.controlHeaderTimeout { timeouts.controlRequestHeaderSeconds = controlHeaderTimeout }
+        if let legacyIdleTimeout = legacy.legacyIdleTimeout { timeouts.legacyIdleSeconds = legacyIdleTimeout }
+        if let legacyFrameTimeout = legacy.legacyFrameTimeout { timeouts.legacyFrameSeconds = legacyFrameTimeout }
     }
 
     /// The legacy gateway and feedback flags (checked by `validate`), over what the
     /// configuration file said.
-    func applyLegacyOptions(to legacy: inout MockAPNsConfiguration.LegacyOptions) {
-        if let gatewayPort { legacy.gatewayPort = gatewayPort }
-        if let feedbackPort { legacy.feedbackPort = feedbackPort }
-        if legacyAllowOldTLS { legacy.allowOldTLS = true }
-        if let legacyParseErrorPolicy { legacy.parseErrorPolicy = legacyParseErrorPolicy }
-        if let legacyTokenLength { legacy.tokenLength = legacyTokenLength }
-        if legacyVariableTokenLength { legacy.variableTokenLength = true }
-        if let legacyMaxPayload { legacy.maximumPayloadLength = legacyMaxPayload }
-        if let legacyInvalidJSON, let policy = MockAPNsConfiguration.LegacyOptions.invalidJSONPolicy(.string(legacyInvalidJSON)) {
-            legacy.invalidJSONPayload = policy
+    func applyLegacyOptions(to options: inout MockAPNsConfiguration.LegacyOptions) {
+        if let gatewayPort = everyday.gatewayPort { options.gatewayPort = gatewayPort }
+        if let feedbackPort = everyday.feedbackPort { options.feedbackPort = feedbackPort }
+        if legacy.legacyAllowOldTLS { options.allowOldTLS = true }
+        if let legacyParseErrorPolicy = legacy.legacyParseErrorPolicy { options.parseErrorPolicy = legacyParseErrorPolicy }
+        if let legacyTokenLength = legacy.legacyTokenLength { options.tokenLength = legacyTokenLength }
+        if legacy.legacyVariableTokenLength { options.variableTokenLength = true }
+        if let legacyMaxPayload = legacy.legacyMaxPayload { options.maximumPayloadLength = legacyMaxPayload }
+        if let legacyInvalidJSON = legacy.legacyInvalidJSON, let policy = MockAPNsConfiguration.LegacyOptions.invalidJSONPolicy(.string(legacyInvalidJSON)) {
+            options.invalidJSONPayload = policy
         }
     }
 }

@@ -76,6 +76,9 @@ public struct MockAPNsConfiguration: Sendable {
     package var generatedIDCase: LetterCase = .upper
     /// Event loop threads; `nil` means one per core.
     public var eventLoopThreads: Int? = nil
+    /// Whether `start()` logs the bound ports ("mockapns listening"). The command line turns
+    /// it off: it prints that line on standard output itself, and says it once.
+    package var logsListeningLine = true
 
     /// The defaults: the sandbox, every listener on a free port, development credentials, authentication on, verdicts and the delivery model on.
     public init() {}

@@ -185,7 +185,9 @@ public final class MockAPNsServer: Sendable {
         do {
             let ports = try await start(on: group, listeners: &listeners)
             state.withLock { $0 = .running(listeners: listeners, ports: ports, group: group) }
-            logger.info("mockapns listening", metadata: ["ports": "\(ports.summary(host: configuration.host))"])
+            if configuration.logsListeningLine {
+                logger.info("mockapns listening", metadata: ["ports": "\(ports.summary(host: configuration.host))"])
+            }
             return ports
         } catch {
             state.withLock { $0 = .stopped }

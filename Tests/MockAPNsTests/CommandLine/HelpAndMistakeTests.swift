@@ -105,3 +105,45 @@ final class HelpAndMistakeTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: world.data + "/ca.pem", encoding: .utf8), ca, "the set is kept")
     }
 }
+
+/// The command line's conventions: the everyday flags first, the build's commit in the
+/// version, the listening line said once.
+final class CommandLineConventionTests: XCTestCase {
+    /// `serve --help` opens with the flags most runs set (where it listens, the credentials,
+    /// authentication), before the journal, control, delivery and legacy groups.
+    func testServeHelpListsTheEverydayFlagsFirst() throws {
+        let result = try ProcessRunner.run("/usr/bin/env", ["COLUMNS=100", Fixtures.executable, "serve", "--help"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        let groups = lines.filter { $0.hasSuffix(":") && $0 == $0.uppercased() && !$0.hasPrefix(" ") }
+        XCTAssertEqual(groups, ["EVERYDAY:", "SANDBOX AND PRODUCTION:", "CONNECTIONS AND THE CLOCK:", "LEGACY GATEWAY AND FEEDBACK:",
+                                "JOURNAL AND CONTROL API:", "DELIVERY AND FORWARDING:", "LOGGING:", "OPTIONS:"], result.stdout)
+        let everyday = try XCTUnwrap(lines.firstIndex(of: "EVERYDAY:"))
+        let next = try XCTUnwrap(lines.firstIndex(of: "SANDBOX AND PRODUCTION:"))
+        let firstGroup = lines[everyday..<next].joined(separator: "\n")
+        for flag in ["--host <address>", "--http2-port <port>", "--gateway-port <port>", "--ephemeral-ports", "--cert-dir <folder>", "--no-auth", "--config <file>", "--scenario <file>"] {
+            XCTAssertTrue(firstGroup.contains(flag), "\(flag) is not among the everyday flags:\n\(firstGroup)")
+        }
+        XCTAssertLessThan(everyday, 15, "the everyday flags start at line \(everyday)")
+    }
+
+    /// `--version` names the version, and the commit when the build came from a checkout
+    /// (the tests run from one, so it must be there).
+    func testVersionNamesTheCommit() throws {
+        let result = try ProcessRunner.run(Fixtures.executable, ["--version"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let line = result.stdout.trimmingCharacters(in: .newlines)
+        XCTAssertNotNil(line.range(of: #"^\d+\.\d+\.\d+ \(commit [0-9a-f]{12}(, modified)?\)$"#, options: .regularExpression), line)
+    }
+
+    /// The listening line is said once: on standard output, where scripts wait for it, and
+    /// not again in the log on standard error.
+    func testTheListeningLineIsSaidOnce() throws {
+        let world = try CommandWorld(self)
+        let serving = try world.serve(["--ephemeral-ports", "--no-control", "--cert-dir", Fixtures.certificateDirectory])
+        _ = try serving.line(startingWith: "mockapns listening ")
+        XCTAssertEqual(serving.stop(), 0, serving.stderr)
+        let said = (serving.stdout + serving.stderr).components(separatedBy: "mockapns listening").count - 1
+        XCTAssertEqual(said, 1, "stdout: \(serving.stdout)\nstderr: \(serving.stderr)")
+    }
+}
