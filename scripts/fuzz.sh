@@ -22,6 +22,10 @@ targets=(
     FuzzProviderToken FuzzHTTP2RequestValidator FuzzHTTP2Connection
 )
 flags=(-c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library)
+# On Linux, linked with lld: gold warns once per sanitizer symbol it cannot export (over a
+# thousand lines per build) where lld links the same binary without a word.
+linker_flag=()
+if [[ "$(uname -s)" == Linux ]]; then linker_flag=(-use-ld=lld); flags+=(-Xswiftc -use-ld=lld); fi
 
 # Whether this toolchain can link a Swift libFuzzer target at all (it cannot on macOS with
 # Xcode's toolchain, for one). Prints the reason when it cannot.
@@ -33,7 +37,7 @@ toolchain_builds_fuzzers() {
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt { 0 }
 SWIFT
     local status=0
-    swiftc -sanitize=fuzzer,address -parse-as-library "$probe/probe.swift" -o "$probe/probe" >"$probe/log" 2>&1 || status=$?
+    swiftc -sanitize=fuzzer,address -parse-as-library ${linker_flag[@]+"${linker_flag[@]}"} "$probe/probe.swift" -o "$probe/probe" >"$probe/log" 2>&1 || status=$?
     if (( status != 0 )); then
         echo "swiftc -sanitize=fuzzer,address cannot build a fuzzer here: $(head -c 300 "$probe/log" | tr '\n' ' ')"
     fi

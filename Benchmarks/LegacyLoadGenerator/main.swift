@@ -187,7 +187,8 @@ final class PushHandler: ChannelInboundHandler, RemovableChannelHandler {
             // No marker (a plain TLS sink): done when the last ciphertext is on the socket.
             let promise = context.eventLoop.makePromise(of: Void.self)
             context.writeAndFlush(wrapOutboundOut(ByteBuffer()), promise: promise)
-            promise.futureResult.whenComplete { _ in
+            // Completed on this handler's event loop, where `self` and `context` live.
+            promise.futureResult.assumeIsolated().whenComplete { _ in
                 self.finish(.success(Outcome(started: self.started, finished: DispatchTime.now().uptimeNanoseconds)))
                 context.close(promise: nil)
             }

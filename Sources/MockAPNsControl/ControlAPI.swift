@@ -170,7 +170,7 @@ package struct ControlAPI: Sendable {
 }
 
 private extension UInt8 {
-    package var isHexDigit: Bool {
+    var isHexDigit: Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self)
             || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
             || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)

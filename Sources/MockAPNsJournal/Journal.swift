@@ -173,7 +173,7 @@ public final class Journal: Sendable {
     /// Records the events one connection held while it worked through a read
     /// (`ConnectionJournal`), in order, with the moment the first of them happened.
     func record(held: [ConnectionJournal.Held], connection: UInt64, wallTime: Int64, monotonic: UInt64) {
-        record(held, wallTime: wallTime, monotonic: monotonic, connection: connection, kind: { $0.kind }, stream: { $0.stream })
+        _ = record(held, wallTime: wallTime, monotonic: monotonic, connection: connection, kind: { $0.kind }, stream: { $0.stream })
     }
 
     /// Appends `events` in order, a slice at a time: a batch of hundreds (a connection's read,

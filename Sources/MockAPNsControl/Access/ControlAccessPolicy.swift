@@ -184,7 +184,7 @@ package struct ControlAccessPolicy: Sendable {
 
 private extension StringProtocol {
     /// Without the spaces and tabs at either end.
-    package func trimmingSpaces() -> SubSequence {
+    func trimmingSpaces() -> SubSequence {
         let isSpace = { (character: Character) in character == " " || character == "\t" }
         guard let first = firstIndex(where: { !isSpace($0) }), let last = lastIndex(where: { !isSpace($0) }) else {
             return self[endIndex...]

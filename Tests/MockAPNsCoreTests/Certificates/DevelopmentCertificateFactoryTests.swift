@@ -7,9 +7,9 @@ import XCTest
 import MockAPNsDevelopmentPKI
 
 final class DevelopmentCertificateFactoryTests: XCTestCase {
-    private func verify(_ leaf: Certificate, trusting root: Certificate) async -> VerificationResult {
+    private func verify(_ leaf: Certificate, trusting root: Certificate) async -> CertificateValidationResult {
         var verifier = Verifier(rootCertificates: CertificateStore([root])) { RFC5280Policy() }
-        return await verifier.validate(leafCertificate: leaf, intermediates: CertificateStore())
+        return await verifier.validate(leaf: leaf, intermediates: CertificateStore())
     }
 
     func testDevelopmentCAVerifiesTheServerAndTheValidClients() async throws {

@@ -23,7 +23,7 @@ final class RSADevelopmentCertificateTests: XCTestCase {
             XCTAssertEqual(credential.privateKey.publicKey, credential.certificate.publicKey, name)
             guard name != "ca" else { continue }
             var verifier = Verifier(rootCertificates: CertificateStore([root])) { RFC5280Policy() }
-            guard case .validCertificate = await verifier.validate(leafCertificate: credential.certificate, intermediates: CertificateStore()) else {
+            guard case .validCertificate = await verifier.validate(leaf: credential.certificate, intermediates: CertificateStore()) else {
                 XCTFail("\(name) does not verify against the RSA development CA")
                 continue
             }

@@ -18,7 +18,7 @@ final class ShutdownOrderTests: XCTestCase {
         ]
         // The server's own words, for a start that fails: shown with the failure.
         let serverLog = Fixtures.temporaryPath("serve.log")
-        FileManager.default.createFile(atPath: serverLog, contents: nil)
+        _ = FileManager.default.createFile(atPath: serverLog, contents: nil)
         let logHandle = try XCTUnwrap(FileHandle(forWritingAtPath: serverLog))
         server.standardOutput = logHandle
         server.standardError = logHandle
@@ -95,7 +95,7 @@ final class ShutdownOrderTests: XCTestCase {
         for run in 1...10 {
             let portsFile = Fixtures.temporaryPath("ports.json")
             let streamFile = Fixtures.temporaryPath("stream.txt")
-            FileManager.default.createFile(atPath: streamFile, contents: nil)
+            _ = FileManager.default.createFile(atPath: streamFile, contents: nil)
             let server = Process()
             server.executableURL = URL(fileURLWithPath: executable)
             server.arguments = [
