@@ -3,8 +3,8 @@ import MockAPNsCore
 /// settings, and an ordered list of rules that may override what the decision core answers,
 /// delay the answer, or inject a fault.
 ///
-/// Scenarios are JSON files (see `scenarios/schema.json` and the README). Decode one with
-/// ``Scenario/decode(jsonText:)``; run it with a ``ScenarioEngine``.
+/// Scenarios are JSON files (see `scenarios/schema.json` and docs/guide/scenarios.md). Decode one with
+/// ``Scenario/init(jsonText:)``; a server runs the one in its configuration.
 public struct Scenario: Sendable, Equatable {
     /// A short name, for logs and the journal.
     public var name: String

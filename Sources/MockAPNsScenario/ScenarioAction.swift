@@ -1,7 +1,7 @@
 import MockAPNsWire
 import MockAPNsCore
 /// What a rule does to the request it matched. Each protocol answers in its own way; the
-/// table in the README lists the HTTP/2, legacy gateway and feedback forms of each.
+/// actions table of docs/guide/scenarios.md lists the HTTP/2, legacy gateway and feedback forms of each.
 package enum ScenarioAction: Sendable, Equatable {
     /// Answer success, whatever the core would have said (only meaningful before validation).
     case accept

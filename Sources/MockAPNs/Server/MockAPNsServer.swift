@@ -99,8 +99,10 @@ public final class MockAPNsServer: Sendable {
     /// loads the provider keys (and generates development credentials when none are
     /// configured and none exist yet).
     ///
-    /// - Parameter logger: where the server says what it does (listening, keys loaded, refused
-    ///   handshakes); by default nowhere, so an embedded server keeps the host's test output clean.
+    /// - Parameters:
+    ///   - configuration: what the server plays: its listeners, credentials, scenario, journal.
+    ///   - logger: where the server says what it does (listening, keys loaded, refused
+    ///     handshakes); by default nowhere, so an embedded server keeps the host's test output clean.
     public convenience init(
         configuration: MockAPNsConfiguration,
         logger: Logger = Logger(label: "mockapns", factory: { _ in SwiftLogNoOpLogHandler() })

@@ -16,6 +16,7 @@ import Logging
 ///   - configuration: the server's configuration; by default every listener on a free port,
 ///     with development credentials.
 ///   - logger: where the server says what it does; by default nowhere.
+///   - isolation: the actor `body` runs on: the caller's, so a test's state needs no hopping.
 ///   - body: the test; `server.ports` holds the bound ports while it runs.
 /// - Returns: what `body` returns.
 /// - Throws: what `start()` throws (the server is then already stopped), what `body` throws,

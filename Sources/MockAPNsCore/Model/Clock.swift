@@ -11,7 +11,7 @@ public final class ServerClock: Sendable {
 
     /// The mode in one word, so that reading the clock (every journal event, every decision)
     /// takes no lock: the offset (real) or the reading (fixed) shifted left one bit, the low bit
-    /// set when fixed. Both lie within twice ``range`` of zero, far inside `Int64`.
+    /// set when fixed. Both lie within twice `range` of zero, far inside `Int64`.
     private let word: Atomic<Int64>
 
     private static func encode(_ mode: Mode) -> Int64 {
@@ -44,7 +44,7 @@ public final class ServerClock: Sendable {
     }
 
     /// A clock pinned at `millisecondsSince1970` that moves only when told.
-    /// A time outside ``range`` is pinned at the nearer end of it.
+    /// A time outside the clock's range (1970 to the end of 9999) is pinned at the nearer end of it.
     public init(fixedAt millisecondsSince1970: Int64) {
         word = Atomic(Self.encode(.fixed(millisecondsSince1970: Self.clamped(millisecondsSince1970, plus: 0))))
     }
@@ -54,7 +54,7 @@ public final class ServerClock: Sendable {
     /// clock inside means no arithmetic on a reading can overflow and no date is absurd.
     package static let range: ClosedRange<Int64> = 0...253_402_300_799_999
 
-    /// Milliseconds since 1970-01-01T00:00:00Z, always within ``range``.
+    /// Milliseconds since 1970-01-01T00:00:00Z, always within the clock's range (1970 to the end of 9999).
     public var millisecondsSince1970: Int64 {
         switch mode {
         case .real(let offset): Self.clamped(Self.systemMilliseconds(), plus: offset)
@@ -75,14 +75,14 @@ public final class ServerClock: Sendable {
     public var secondsSince1970: Int64 { millisecondsSince1970 / 1000 }
 
     /// Pins the clock at a time; it stays there until set, advanced or resumed. A time
-    /// outside ``range`` is pinned at the nearer end of it.
+    /// outside the clock's range (1970 to the end of 9999) is pinned at the nearer end of it.
     public func set(millisecondsSince1970: Int64) {
         let value = Self.clamped(millisecondsSince1970, plus: 0)
         word.store(Self.encode(.fixed(millisecondsSince1970: value)), ordering: .releasing)
     }
 
     /// Moves the clock forward (or back, with a negative amount) without changing its mode.
-    /// The reading stops at the ends of ``range``.
+    /// The reading stops at the ends of the clock's range (1970 to the end of 9999).
     public func advance(milliseconds: Int64) {
         update { mode in
             switch mode {
@@ -109,7 +109,7 @@ public final class ServerClock: Sendable {
         word.store(Self.encode(.real(offsetMilliseconds: 0)), ordering: .releasing)
     }
 
-    /// `value + offset`, saturating, then brought into ``range``.
+    /// `value + offset`, saturating, then brought into `range`.
     private static func clamped(_ value: Int64, plus offset: Int64) -> Int64 {
         let (sum, overflow) = value.addingReportingOverflow(offset)
         let total = overflow ? (offset < 0 ? Int64.min : Int64.max) : sum
