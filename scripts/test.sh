@@ -155,6 +155,10 @@ main() {
     # The front door: at most 40 public types through `import MockAPNs`, each public symbol
     # documented, nothing public elsewhere (from the compiler's symbol graphs of the build).
     run_stage "public api" build scripts/public-api.py
+    # The Swift API's DocC documentation, a warning failing it; then the documentation site
+    # (mkdocs, strict), its generated reference pages checked against what the build says.
+    run_stage docc build scripts/docc.sh
+    run_stage docs build scripts/docs.sh
     run_stage interop build interop_tests
     # The release archive on a bare Debian root, and in an OCI image.
     run_stage release - Tests/Release/run.sh
@@ -163,7 +167,10 @@ main() {
     run_stage allocations - Benchmarks/allocations.sh
     # After the release archive: the install step's release build (scripts/install.sh) is then a
     # relink of package.sh's (about 25 s here; 13 min on its own). The README, block by block,
-    # as a newcomer follows it; then its embedding example in a package outside the repository.
+    # and every page of the documentation site, block by block, as a newcomer follows them in one
+# terminal (after a check of that runner on stand-ins); then the embedding example in a
+# package outside the repository.
+    run_stage "readme runner" - python3 Tests/Readme/test_run.py
     run_stage readme - Tests/Readme/run.py
     run_stage embedding - Tests/Readme/embedding.py
     run_stage fuzz - scripts/fuzz.sh ci "${MOCKAPNS_FUZZ_SECONDS:-15}"

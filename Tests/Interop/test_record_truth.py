@@ -33,7 +33,7 @@ LIVE_ACTIVITY = b'{"aps":{"timestamp":1700000000,"event":"update","content-state
 APPLE_REASONS: set[str] = set()
 
 # (case name, scenario action, what the client must see): the same table for every stage
-# and protocol; each protocol answers in its own terms (see the README's action table).
+# and protocol; each protocol answers in its own terms (see the actions table of docs/guide/scenarios.md).
 ACTIONS = [
     ("accept", {"type": "accept"}),
     ("reject 429", {"type": "reject", "reason": "TooManyRequests"}),

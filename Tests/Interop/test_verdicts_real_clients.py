@@ -2,7 +2,7 @@
 suite drives sends a batch as its documentation shows, with its own retry logic and nothing
 added, and the server judges it. The test holds the verdicts to what the client itself
 reports (every notification it was told was accepted is counted accepted, none more), and
-prints one row of the README's "How real clients are judged" table; with
+prints one row of the "How real clients are judged" table (docs/guide/verdicts.md); with
 MOCKAPNS_VERDICT_TABLE set, the rows are also appended to that file."""
 
 from __future__ import annotations

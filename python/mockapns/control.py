@@ -1,6 +1,6 @@
 """The control API of a running MockAPNs server: plain HTTP/1.1 JSON on a loopback port.
 
-Every request follows the control port's rules (README, "The control API"): the `Host` header
+Every request follows the control port's rules (docs/guide/control-api.md): the `Host` header
 names the loopback address the request is sent to, no `Origin` is sent, and every request
 that is not GET or HEAD carries `Content-Type: application/json`, with a body or without.
 A refusal raises `ControlAPIError` with the server's `{"error", "parameter"}`.
