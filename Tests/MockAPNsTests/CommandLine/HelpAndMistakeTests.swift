@@ -147,3 +147,22 @@ final class CommandLineConventionTests: XCTestCase {
         XCTAssertEqual(said, 1, "stdout: \(serving.stdout)\nstderr: \(serving.stderr)")
     }
 }
+
+/// The exit statuses `mockapns --help` documents, each from a real run.
+final class ExitStatusTests: XCTestCase {
+    func testEachDocumentedExitStatusIsTheOneGiven() throws {
+        let help = try ProcessRunner.run("/usr/bin/env", ["COLUMNS=400", Fixtures.executable, "--help"])
+        XCTAssertTrue(help.stdout.contains("Exit status: 0 when the command did what it was asked"), help.stdout)
+        XCTAssertTrue(help.stdout.contains("64 for a mistake on the command line"), help.stdout)
+
+        XCTAssertEqual(try ProcessRunner.run(Fixtures.executable, ["--version"]).status, 0)
+        let mistake = try ProcessRunner.run(Fixtures.executable, ["serve", "--http2-port", "70000"])
+        XCTAssertEqual(mistake.status, 64, mistake.stderr)
+        XCTAssertTrue(mistake.stderr.contains("--http2-port must be 0-65535"), mistake.stderr)
+        // Nothing listens on port 1 of the loopback: not ready.
+        let health = try ProcessRunner.run(Fixtures.executable, ["health", "--control", "http://127.0.0.1:1"])
+        XCTAssertEqual(health.status, 1, health.stderr)
+        let missing = try ProcessRunner.run(Fixtures.executable, ["report", "--file", "/nonexistent/journal.jsonl"])
+        XCTAssertEqual(missing.status, 2, missing.stderr)
+    }
+}
