@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The whole test suite, from a fresh machine: installs what the tests need, then runs the
 # Swift tests (unit and real-socket integration tests), the interop suite of third-party
-# clients, the release archive on a bare Debian root (and in an OCI image), the README's shell
-# blocks and its embedding example as a newcomer runs them, and each libFuzzer target for a
-# bounded time.
+# clients, the Swift API's DocC and the documentation site (strict), the release archive and
+# the Debian package on a bare Debian root (and the OCI image, as a CI service and through
+# Testcontainers), the shell blocks of the README and of every documentation page and the
+# embedding example as a newcomer runs them, and each libFuzzer target for a bounded time.
 #
 # Every stage runs even when an earlier one failed, so one failure does not hide the others'
 # results; only the stages that need the Swift build (the Swift tests, the interop suite) are
