@@ -1,9 +1,12 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The commit `mockapns --version` names: the checkout's HEAD, marked when the tree had
-// changes; empty when the package is not built from a git checkout.
+// The commit `mockapns --version` names: MOCKAPNS_BUILD_COMMIT when set (scripts/package.sh
+// and scripts/install.sh set it from git, and the environment is part of what SwiftPM caches
+// the manifest's evaluation by, so a build after `git pull` names the new commit), else the
+// checkout's HEAD as the manifest saw it, marked when the tree had changes; empty outside git.
 let buildCommit: String = {
+    if let given = Context.environment["MOCKAPNS_BUILD_COMMIT"] { return given }
     guard let git = Context.gitInformation else { return "" }
     return String(git.currentCommit.prefix(12)) + (git.hasUncommittedChanges ? ", modified" : "")
 }()
