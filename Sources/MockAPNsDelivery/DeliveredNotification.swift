@@ -28,25 +28,15 @@ package struct DeliveredNotification: Sendable, Equatable {
     /// else as text or hex).
     ///
     /// ```json
-    /// {"deviceToken":"a1b2…","topic":"com.example.app","bundleId":"com.example.app","pushType":"alert",
-    ///  "priority":10,"apnsId":"…","uniqueId":"…","notification":12,"receivedAt":1767225600000,
+    /// {"notification":12,"transport":"http2","deviceToken":"a1b2…","topic":"com.example.app",
+    ///  "bundleId":"com.example.app","pushType":"alert","priority":10,"apnsId":"…","uniqueId":"…","receivedAt":1767225600000,
     ///  "deliveredAt":1767225600000,"fromStorage":false,"payload":{"aps":{"alert":"hi"}}}
     /// ```
     package var json: String {
         let notification = self.notification
         var writer = JSONWriter()
         writer.beginObject()
-        writer.string("deviceToken", notification.deviceToken)
-        writer.string("topic", notification.topic)
-        writer.string("bundleId", notification.bundleID)
-        writer.string("pushType", notification.pushType)
-        writer.integer("priority", notification.priority)
-        writer.integer("expiration", notification.expiration)
-        writer.string("collapseId", notification.collapseID)
-        writer.string("apnsId", notification.apnsID)
-        writer.string("uniqueId", notification.uniqueID)
-        writer.string("transport", notification.transport.rawValue)
-        writer.integer("notification", notification.sequence)
+        notification.jsonFields.write(into: &writer)
         writer.integer("receivedAt", notification.receivedAtMilliseconds)
         writer.integer("deliveredAt", deliveredAtMilliseconds)
         writer.bool("fromStorage", fromStorage)

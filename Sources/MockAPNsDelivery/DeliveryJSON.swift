@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJournal
 /// The JSON forms of the delivery model's answers: a device and what waits for it, and a
 /// notification's delivery log. The control API serves them; the dashboard reads them.
 package enum DeliveryJSON {
@@ -21,15 +22,10 @@ package enum DeliveryJSON {
     private static func write(_ kept: DeviceDeliveryState.Kept, into writer: inout JSONWriter) {
         let notification = kept.notification
         writer.beginObject()
-        writer.integer("notification", notification.sequence)
-        writer.string("apnsId", notification.apnsID)
-        writer.string("uniqueId", notification.uniqueID)
-        writer.string("topic", notification.topic)
-        writer.string("bundleId", notification.bundleID)
-        writer.string("pushType", notification.pushType)
-        writer.integer("priority", notification.priority)
-        writer.string("collapseId", notification.collapseID)
-        writer.integer("expiration", notification.expiration)
+        var fields = notification.jsonFields
+        fields.transport = nil
+        fields.deviceToken = nil   // the device's own object names it
+        fields.write(into: &writer)
         writer.integer("receivedAt", notification.receivedAtMilliseconds)
         writer.integer("expiresAt", kept.expiresAtMilliseconds)
         writer.endObject()
@@ -40,16 +36,12 @@ package enum DeliveryJSON {
     package static func write(_ timeline: DeliveryTimeline, into writer: inout JSONWriter) {
         let record = timeline.notification
         writer.beginObject()
-        writer.integer("notification", record.sequence)
-        writer.string("transport", record.transport.rawValue)
-        writer.string("deviceToken", record.deviceToken)
-        writer.string("topic", record.topic)
-        writer.string("pushType", record.pushType)
-        writer.integer("priority", record.priority)
-        writer.integer("expiration", record.expiration)
-        writer.string("collapseId", record.collapseID)
-        writer.string("apnsId", record.responseAPNsID)
-        writer.string("uniqueId", record.answer.uniqueID)
+        // The apns-id the provider was answered with, as the console shows it.
+        NotificationFieldsJSON(
+            notification: record.sequence, transport: record.transport, deviceToken: record.deviceToken, topic: record.topic,
+            pushType: record.pushType, priority: record.priority, expiration: record.expiration, collapseID: record.collapseID,
+            apnsID: record.responseAPNsID, uniqueID: record.answer.uniqueID
+        ).write(into: &writer)
         writer.integer("identifier", record.legacyIdentifier)
         writer.bool("accepted", record.accepted)
         writer.integer("status", record.status)

@@ -90,3 +90,13 @@ package struct DeliveryNotification: Sendable, Equatable {
         }
     }
 }
+
+extension DeliveryNotification {
+    /// Its fields as every JSON view of a notification writes them.
+    package var jsonFields: NotificationFieldsJSON {
+        NotificationFieldsJSON(
+            notification: sequence, transport: transport, deviceToken: deviceToken, topic: topic, bundleID: bundleID,
+            pushType: pushType, priority: priority, expiration: expiration, collapseID: collapseID, apnsID: apnsID, uniqueID: uniqueID
+        )
+    }
+}

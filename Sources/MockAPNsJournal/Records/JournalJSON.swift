@@ -136,14 +136,11 @@ package enum JournalJSON {
             writer.integer("connection", record.connectionID)
             writer.integer("stream", record.streamID)
         }
-        writer.string("transport", record.transport.rawValue)
-        writer.string("deviceToken", record.deviceToken)
-        writer.string("topic", record.topic)
-        writer.string("pushType", record.pushType)
-        writer.string("apnsId", record.requestAPNsID)
-        writer.integer("priority", record.priority)
-        writer.integer("expiration", record.expiration)
-        writer.string("collapseId", record.collapseID)
+        // What the request said: its apns-id is the one it sent (the answer's is in "answer").
+        NotificationFieldsJSON(
+            transport: record.transport, deviceToken: record.deviceToken, topic: record.topic, pushType: record.pushType,
+            priority: record.priority, expiration: record.expiration, collapseID: record.collapseID, apnsID: record.requestAPNsID
+        ).write(into: &writer)
         writer.integer("identifier", record.legacyIdentifier)
         writer.integer("command", record.legacyCommand)
         writePayload(record.payload, length: record.payloadLength, into: &writer)

@@ -79,8 +79,8 @@ final class ForwardingRulesTests: XCTestCase {
 
     func testTheWebhookGetsTheNotificationAsJSON() {
         let json = DeliveredNotification(notification: delivered(), deliveredAtMilliseconds: 2000, fromStorage: true).json
-        XCTAssertEqual(json, #"{"deviceToken":"a1b2","topic":"com.example.app","bundleId":"com.example.app","pushType":"alert","priority":10,"#
-            + #""apnsId":"ID","uniqueId":"u","transport":"http2","notification":9,"receivedAt":1000,"deliveredAt":2000,"fromStorage":true,"#
+        XCTAssertEqual(json, #"{"notification":9,"transport":"http2","deviceToken":"a1b2","topic":"com.example.app","bundleId":"com.example.app","#
+            + #""pushType":"alert","priority":10,"apnsId":"ID","uniqueId":"u","receivedAt":1000,"deliveredAt":2000,"fromStorage":true,"#
             + #""payload":{"aps":{"alert":"hi"}}}"#)
         XCTAssertTrue(DeliveredNotification(notification: delivered(payload: "not json"), deliveredAtMilliseconds: 0, fromStorage: false)
             .json.hasSuffix(#""payloadText":"not json"}"#))
