@@ -39,14 +39,9 @@ user_prefix=false
 if [[ "${prefix%/}" == "$HOME/.local" ]]; then user_prefix=true; fi
 
 scripts/install-deps.sh
-# The commit `mockapns --version` names (Package.swift reads MOCKAPNS_BUILD_COMMIT): HEAD,
-# marked when the checkout has changes. Set here, it also makes a build after `git pull` name
-# the new commit (SwiftPM evaluates the manifest again when its environment changes).
-if commit=$(git rev-parse HEAD 2>/dev/null); then
-    commit=${commit:0:12}
-    git diff --quiet HEAD 2>/dev/null || commit+=", modified"
-    export MOCKAPNS_BUILD_COMMIT="$commit"
-fi
+# The commit `mockapns --version` names (scripts/build-commit.sh says why it is set here).
+commit=$(scripts/build-commit.sh)
+if [[ -n "$commit" ]]; then export MOCKAPNS_BUILD_COMMIT="$commit"; fi
 # On Linux the Swift runtime and Foundation are linked in, as scripts/package.sh links them: the
 # installed binary does not load them from the toolchain's folder, and the two builds share
 # their work (after package.sh, this one is a relink).

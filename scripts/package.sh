@@ -80,14 +80,9 @@ if [[ -f "$static_dir/pkgconfig/libssl.pc" && -f "$static_dir/pkgconfig/libcrypt
     cp "$(pkg-config --variable=pcfiledir openssl)/openssl.pc" "$static_dir/pkgconfig/openssl.pc"
 fi
 
-# The commit `mockapns --version` names (Package.swift reads MOCKAPNS_BUILD_COMMIT): HEAD,
-# marked when the checkout has changes. Set here, it also makes a build after `git pull` name
-# the new commit (SwiftPM evaluates the manifest again when its environment changes).
-if commit=$(git rev-parse HEAD 2>/dev/null); then
-    commit=${commit:0:12}
-    git diff --quiet HEAD 2>/dev/null || commit+=", modified"
-    export MOCKAPNS_BUILD_COMMIT="$commit"
-fi
+# The commit `mockapns --version` names (scripts/build-commit.sh says why it is set here).
+commit=$(scripts/build-commit.sh)
+if [[ -n "$commit" ]]; then export MOCKAPNS_BUILD_COMMIT="$commit"; fi
 echo "== swift build -c release --product mockapns --static-swift-stdlib" >&2
 started=$(date +%s)
 PKG_CONFIG_PATH="$static_dir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" \

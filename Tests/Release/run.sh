@@ -153,9 +153,9 @@ stop_serve() {
     [[ $stop_code -eq 0 ]] && grep -q "shutting down" "$work/$1.out"
 }
 
-# What --version prints: the version, and the commit when the build knew it
-# ("0.1.0 (commit 8cd17a937f22)", ", modified" when the work tree had changes).
-is_version() { [[ "$1" == "$version" || "$1" =~ ^"$version (commit "[0-9a-f]{12}(", modified")?")"$ ]]; }
+# What --version prints: the version, and the commit when the build knew it.
+source Tests/Release/version.sh
+is_version() { is_version_line "$1" "$version"; }
 
 phase "in the root: --version, serve, health, curl, token, journal, SIGTERM"
 printed=$(in_root "$bin" --version 2>&1) || true
