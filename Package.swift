@@ -171,6 +171,24 @@ let package = Package(
                 .embedInCode("Dashboard/style.css"),
             ]
         ),
+        // What every listener's connections share, whatever their protocol: the bootstrap,
+        // the pipeline (scenario handshake refusal, read gate, TLS, journal recorder, guard of
+        // deadlines), the scenario switch, the wire faults, the tracker used at shutdown.
+        .target(
+            name: "MockAPNsConnections",
+            dependencies: [
+                "MockAPNsCore",
+                "MockAPNsWire",
+                "MockAPNsJournal",
+                "MockAPNsTLS",
+                "MockAPNsHTTP2",
+                "MockAPNsScenario",
+                "MockAPNsObservation",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The server: listeners, pipelines, and the embedding API.
         .target(
             name: "MockAPNs",
@@ -188,6 +206,7 @@ let package = Package(
                 "MockAPNsWire",
                 "MockAPNsTLS",
                 "MockAPNsHTTP2",
+                "MockAPNsConnections",
                 // The control token's random bytes (Control/Access/BearerToken.swift).
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -323,6 +342,7 @@ let package = Package(
                 "MockAPNsWire",
                 "MockAPNsTLS",
                 "MockAPNsHTTP2",
+                "MockAPNsConnections",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,3 +1,4 @@
+import MockAPNsConnections
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsTLS

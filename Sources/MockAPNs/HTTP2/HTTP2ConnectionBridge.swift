@@ -1,3 +1,4 @@
+import MockAPNsConnections
 import MockAPNsWire
 import Logging
 import MockAPNsCore

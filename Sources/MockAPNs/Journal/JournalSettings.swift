@@ -1,3 +1,6 @@
+// The journal in the server: its settings, the server's journal API (records, waits), and
+// the readers that run beside the event loops (ServerObservation).
+
 import MockAPNsObservation
 import MockAPNsCore
 import MockAPNsJournal

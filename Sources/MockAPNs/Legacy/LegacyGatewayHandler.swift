@@ -1,3 +1,4 @@
+import MockAPNsConnections
 import MockAPNsObservation
 import Logging
 import MockAPNsCore
@@ -15,9 +16,6 @@ import Darwin
 import MockAPNsScenario
 import MockAPNsLegacy
 
-/// Asks a gateway connection to go away as Apple's gateway did for maintenance: the status-10
-/// packet naming the last accepted notification, then close.
-struct LegacyShutdownEvent: Sendable {}
 
 /// How long a connection keeps reading after it answered a failure, before closing.
 ///

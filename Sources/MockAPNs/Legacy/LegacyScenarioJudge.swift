@@ -1,3 +1,4 @@
+import MockAPNsConnections
 import Logging
 import MockAPNsCore
 import MockAPNsJournal

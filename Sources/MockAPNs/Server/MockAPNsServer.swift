@@ -1,3 +1,4 @@
+import MockAPNsConnections
 import MockAPNsControl
 import MockAPNsObservation
 import Logging

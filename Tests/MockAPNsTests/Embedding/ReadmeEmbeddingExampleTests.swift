@@ -1,3 +1,4 @@
+import MockAPNsConnections
 import Foundation
 import MockAPNs
 import MockAPNsCore

@@ -10,13 +10,13 @@ import Darwin
 #endif
 
 /// Connection faults that do not depend on the protocol spoken over the connection.
-enum WireFaults {
+package enum WireFaults {
     /// Closes normally: the client reads EOF (TCP FIN), after TLS's close_notify.
     ///
     /// The close waits for the end of the current read batch, so the answers already given
     /// to earlier requests of the batch (which the HTTP/2 handler writes when the batch
     /// ends) reach the client first, as they would from a server that crashed mid-batch.
-    static func close(_ channel: any Channel) {
+    package static func close(_ channel: any Channel) {
         channel.eventLoop.execute {
             channel.close(promise: nil)
         }
@@ -26,7 +26,7 @@ enum WireFaults {
     /// the client reports as "connection reset by peer". The close is issued below the TLS
     /// handler, so no close_notify precedes the reset (the client would take it for a clean
     /// end and never see the reset).
-    static func reset(_ channel: any Channel) {
+    package static func reset(_ channel: any Channel) {
         channel.eventLoop.execute {
             noteServerCloses(channel, reason: "scenario resetConnection: reset (RST)")
             let belowTLS = try? channel.pipeline.syncOperations.context(handlerType: OpenSSLHandler.self)
@@ -41,7 +41,7 @@ enum WireFaults {
 
     /// Tells the connection's journal handler that the server closes the connection, when
     /// the close is issued below it (where the handler cannot see it pass).
-    static func noteServerCloses(_ channel: any Channel, reason: String) {
+    package static func noteServerCloses(_ channel: any Channel, reason: String) {
         (try? channel.pipeline.syncOperations.handler(type: JournalConnectionHandler.self))?.serverCloses(reason: reason)
     }
 
@@ -49,7 +49,7 @@ enum WireFaults {
     /// after the TLS handler) they are encrypted like any application data, so the client's
     /// protocol parser sees them; otherwise they bypass TLS and go raw on the socket, so the
     /// client's TLS layer sees a broken record.
-    static func sendGarbage(_ bytes: [UInt8], insideTLS: Bool, applicationContext: ChannelHandlerContext?, on channel: any Channel) {
+    package static func sendGarbage(_ bytes: [UInt8], insideTLS: Bool, applicationContext: ChannelHandlerContext?, on channel: any Channel) {
         let buffer = channel.allocator.buffer(bytes: bytes)
         let done: EventLoopFuture<Void>
         if insideTLS, let applicationContext {
@@ -65,7 +65,7 @@ enum WireFaults {
     /// Lets only `bytes` more bytes of the protocol's stream out (counted inside TLS, so the
     /// client reads exactly those bytes), then closes. The budget sits right behind the
     /// journal's connection handler, so the close passes it and is recorded as the server's.
-    static func closeAfter(bytes: Int, on channel: any Channel) {
+    package static func closeAfter(bytes: Int, on channel: any Channel) {
         let operations = channel.pipeline.syncOperations
         do {
             let budget = ByteBudgetHandler(budget: bytes)
@@ -85,22 +85,22 @@ enum WireFaults {
 /// Passes outbound bytes until its budget is spent, cutting the write that crosses it, and
 /// closes the connection at the next flush. (HTTP/2 cuts its answers itself, in
 /// `NGHTTP2ServerHandler.cutOutput`, where it knows which frames went out whole.)
-final class ByteBudgetHandler: ChannelOutboundHandler {
-    typealias OutboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
+package final class ByteBudgetHandler: ChannelOutboundHandler {
+    package typealias OutboundIn = ByteBuffer
+    package typealias OutboundOut = ByteBuffer
 
     private var remaining: Int
     private var spent = false
 
-    init(budget: Int) {
+    package init(budget: Int) {
         self.remaining = budget
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         if remaining == 0 { spent = true }
     }
 
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+    package func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         var buffer = unwrapOutboundIn(data)
         guard !spent else {
             promise?.succeed()
@@ -114,7 +114,7 @@ final class ByteBudgetHandler: ChannelOutboundHandler {
         context.write(wrapOutboundOut(buffer), promise: promise)
     }
 
-    func flush(context: ChannelHandlerContext) {
+    package func flush(context: ChannelHandlerContext) {
         context.flush()
         if spent {
             context.close(promise: nil)

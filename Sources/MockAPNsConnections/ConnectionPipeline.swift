@@ -10,12 +10,12 @@ import MockAPNsScenario
 /// gate comes first (when the listener reads from providers), then TLS, then the journal's
 /// connection recorder, then the guard of the connection's deadlines and reading pace, then
 /// the protocol's own handler.
-enum ConnectionPipeline {
+package enum ConnectionPipeline {
     /// Installs the handlers on `channel` (on its event loop).
     /// - Parameter protocolHandler: makes the protocol's handler from the scenario's view of
     ///   the connection and the connection's way into the journal, which every handler that
     ///   records shares, so the connection's events stay in order.
-    static func install(
+    package static func install(
         on channel: any Channel,
         transport: Transport,
         tls: OpenSSLContext,

@@ -17,25 +17,31 @@ import NIOCore
 /// - while the channel cannot take more output (the client stopped reading), nothing more is
 ///   read from it, so a client that never reads cannot make the server buffer answers without
 ///   bound. Reading resumes when the channel drains.
-final class ConnectionGuardHandler: ChannelDuplexHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-    typealias OutboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
+package final class ConnectionGuardHandler: ChannelDuplexHandler {
+    package typealias InboundIn = ByteBuffer
+    package typealias InboundOut = ByteBuffer
+    package typealias OutboundIn = ByteBuffer
+    package typealias OutboundOut = ByteBuffer
 
-    struct Limits {
-        var handshakeTimeout: TimeAmount
+    package struct Limits {
+        package var handshakeTimeout: TimeAmount
         /// `nil`: the protocol has the client speak first only if it wants (legacy ports).
-        var firstBytesTimeout: TimeAmount?
+        package var firstBytesTimeout: TimeAmount?
         /// After the handshake, the longest the connection may receive nothing (legacy
         /// ports); `nil`: no limit (HTTP/2 has its own idle timeout, a GOAWAY).
-        var idleTimeout: TimeAmount? = nil
+        package var idleTimeout: TimeAmount? = nil
         /// How many bytes count as "the first bytes": HTTP/2's 24-byte preface and the 9-byte
         /// header of the SETTINGS frame that must follow it.
-        var firstBytesLength = 24 + 9
+        package var firstBytesLength = 24 + 9
         /// Reads wait while this gate is closed: the journal's file is behind
         /// (`ReadGateHandler`, first in the pipeline).
-        var readGate: JournalReadGate? = nil
+        package var readGate: JournalReadGate? = nil
+
+        package init(handshakeTimeout: TimeAmount, firstBytesTimeout: TimeAmount?, idleTimeout: TimeAmount? = nil) {
+            self.handshakeTimeout = handshakeTimeout
+            self.firstBytesTimeout = firstBytesTimeout
+            self.idleTimeout = idleTimeout
+        }
     }
 
     private enum Phase {
@@ -61,32 +67,32 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
     /// Bytes received since the handshake, while the first bytes are awaited.
     private var firstBytesReceived = 0
 
-    init(limits: Limits, listener: String, recorder: ConnectionJournal, logger: Logger) {
+    package init(limits: Limits, listener: String, recorder: ConnectionJournal, logger: Logger) {
         self.limits = limits
         self.listener = listener
         self.recorder = recorder
         self.logger = logger
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { arm(limits.handshakeTimeout, context: context) }
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         disarm()
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         if deadline == nil, case .handshaking = phase { arm(limits.handshakeTimeout, context: context) }
         context.fireChannelActive()
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         disarm()
         context.fireChannelInactive()
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
         case is TLSHandshakeCompleted:
             disarm()
@@ -109,7 +115,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         // Reading only notes the time: the idle deadline, when it comes, looks at it, so a
         // busy connection costs no timer per read.
         if limits.idleTimeout != nil, case .open = phase { lastReceived = .now() }
@@ -125,7 +131,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
 
     // MARK: Reading only while the client reads
 
-    func read(context: ChannelHandlerContext) {
+    package func read(context: ChannelHandlerContext) {
         guard context.channel.isWritable else {
             readHeld = true
             return
@@ -133,7 +139,7 @@ final class ConnectionGuardHandler: ChannelDuplexHandler {
         context.read()
     }
 
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
+    package func channelWritabilityChanged(context: ChannelHandlerContext) {
         if context.channel.isWritable, readHeld {
             readHeld = false
             context.read()

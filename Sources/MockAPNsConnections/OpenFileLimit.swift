@@ -8,18 +8,18 @@ import Darwin
 
 /// The process's open-file limit (RLIMIT_NOFILE), which caps how many connections the server
 /// can hold at once.
-enum OpenFileLimit {
+package enum OpenFileLimit {
     /// The soft limit before and after `raiseToHardLimit()`.
-    struct Change: Equatable {
-        var before: UInt64
-        var after: UInt64
+    package struct Change: Equatable {
+        package var before: UInt64
+        package var after: UInt64
     }
 
     /// Raises the soft limit to the hard limit, as most servers do at start (a soft limit of
     /// 256 or 1024 is common and far below what a load test opens). Where the hard limit is
     /// unlimited, the soft limit goes as high as the system allows (`OPEN_MAX` on macOS).
     /// Returns `nil` when the limit cannot be read.
-    static func raiseToHardLimit() -> Change? {
+    package static func raiseToHardLimit() -> Change? {
         var limit = rlimit()
         guard getrlimit(Self.resource, &limit) == 0 else { return nil }
         let before = UInt64(limit.rlim_cur)
@@ -34,7 +34,7 @@ enum OpenFileLimit {
     }
 
     /// The soft limit now.
-    static var current: UInt64? {
+    package static var current: UInt64? {
         var limit = rlimit()
         guard getrlimit(Self.resource, &limit) == 0 else { return nil }
         return UInt64(limit.rlim_cur)

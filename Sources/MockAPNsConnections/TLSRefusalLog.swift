@@ -3,8 +3,8 @@ import MockAPNsTLS
 
 /// How every listener logs a refused TLS handshake: why, and what the client offered (an old
 /// provider offering only SSLv3 or TLS 1.0, or only `http/1.1`, is the usual cause).
-enum TLSRefusalLog {
-    static func handshakeRefused(_ failed: TLSHandshakeFailed, listener: String, logger: Logger) {
+package enum TLSRefusalLog {
+    package static func handshakeRefused(_ failed: TLSHandshakeFailed, listener: String, logger: Logger) {
         var text = "\(listener): TLS handshake refused: \(failed.reason)"
         if let hello = failed.clientHello {
             text += "; the client offered [\(hello.offeredVersions.joined(separator: ", "))]"

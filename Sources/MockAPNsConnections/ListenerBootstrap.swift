@@ -8,8 +8,8 @@ import MockAPNsScenario
 
 /// What every listener's bootstrap shares: the limit reporter on the listening socket
 /// (a listener out of descriptors says so once), address reuse, and no Nagle delay.
-enum ListenerBootstrap {
-    static func make(
+package enum ListenerBootstrap {
+    package static func make(
         _ group: any EventLoopGroup, listener: String, journal: Journal?, logger: Logger, backlog: Int32 = 256
     ) -> ServerBootstrap {
         ServerBootstrap(group: group)
@@ -28,20 +28,34 @@ enum ListenerBootstrap {
     /// What a listener does with each connection it accepts: tracks it (for shutdown), then
     /// installs the shared pipeline (`ConnectionPipeline.install`) ending in the protocol's
     /// own handler.
-    struct Connections: Sendable {
-        var tracker: ConnectionTracker?
-        var transport: Transport
-        var tls: OpenSSLContext
-        var scenarios: ScenarioSwitch
-        var journal: Journal?
-        var limits: ConnectionGuardHandler.Limits
-        var listener: String
-        var logger: Logger
+    package struct Connections: Sendable {
+        package var tracker: ConnectionTracker?
+        package var transport: Transport
+        package var tls: OpenSSLContext
+        package var scenarios: ScenarioSwitch
+        package var journal: Journal?
+        package var limits: ConnectionGuardHandler.Limits
+        package var listener: String
+        package var logger: Logger
+
+        package init(
+            tracker: ConnectionTracker?, transport: Transport, tls: OpenSSLContext, scenarios: ScenarioSwitch, journal: Journal?,
+            limits: ConnectionGuardHandler.Limits, listener: String, logger: Logger
+        ) {
+            self.tracker = tracker
+            self.transport = transport
+            self.tls = tls
+            self.scenarios = scenarios
+            self.journal = journal
+            self.limits = limits
+            self.listener = listener
+            self.logger = logger
+        }
     }
 
     /// `bootstrap`, serving each accepted connection as `connections` says, with the handler
     /// `protocolHandler` makes last in its pipeline.
-    static func serving(
+    package static func serving(
         _ bootstrap: ServerBootstrap, _ connections: Connections,
         protocolHandler: @escaping @Sendable (ScenarioConnection, ConnectionJournal) -> any ChannelHandler
     ) -> ServerBootstrap {

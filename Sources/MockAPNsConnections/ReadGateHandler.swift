@@ -5,19 +5,19 @@ import NIOCore
 /// (`JournalReadGate` closed), and passes the held read on when the gate opens: the socket is
 /// left unread meanwhile, so TCP slows the client down. First in the pipeline, so reads the
 /// TLS handler asks for itself (mid-handshake) wait too.
-final class ReadGateHandler: ChannelOutboundHandler {
-    typealias OutboundIn = NIOAny
+package final class ReadGateHandler: ChannelOutboundHandler {
+    package typealias OutboundIn = NIOAny
 
     private let gate: JournalReadGate
     private let connectionID: UInt64
     private var readHeld = false
 
-    init(gate: JournalReadGate, connectionID: UInt64) {
+    package init(gate: JournalReadGate, connectionID: UInt64) {
         self.gate = gate
         self.connectionID = connectionID
     }
 
-    func read(context: ChannelHandlerContext) {
+    package func read(context: ChannelHandlerContext) {
         if !gate.isOpen {
             let bound = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
             let eventLoop = context.eventLoop
@@ -32,7 +32,7 @@ final class ReadGateHandler: ChannelOutboundHandler {
         context.read()
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         gate.forget(connectionID)
     }
 

@@ -7,9 +7,9 @@ import Darwin
 #endif
 
 /// Reads the process environment without Foundation.
-enum ProcessEnvironment {
+package enum ProcessEnvironment {
     /// The value of an environment variable, `nil` when unset or empty.
-    static func value(of name: String) -> String? {
+    package static func value(of name: String) -> String? {
         guard let raw = getenv(name) else { return nil }
         let value = String(cString: raw)
         return value.isEmpty ? nil : value

@@ -9,14 +9,14 @@ import MockAPNsScenario
 /// replacement never changes the answer of a request already decided (a delayed answer
 /// still goes out as decided). The new scenario starts with fresh counts, state and
 /// connection numbers; its registry entries are applied on top of the registry's contents.
-final class ScenarioSwitch: Sendable {
+package final class ScenarioSwitch: Sendable {
     private let engine: Mutex<ScenarioEngine>
     private let registry: DeviceRegistry
     private let logger: Logger
     /// Carries out the rules that take devices offline or bring them online.
     private let deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)?
 
-    init(scenario: Scenario, registry: DeviceRegistry, logger: Logger, deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)? = nil) {
+    package init(scenario: Scenario, registry: DeviceRegistry, logger: Logger, deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)? = nil) {
         self.engine = Mutex(ScenarioEngine(scenario: scenario, registry: registry, deviceChanges: deviceChanges))
         self.registry = registry
         self.logger = logger
@@ -24,11 +24,11 @@ final class ScenarioSwitch: Sendable {
     }
 
     /// The engine requests are decided by now.
-    var current: ScenarioEngine { engine.withLock { $0 } }
+    package var current: ScenarioEngine { engine.withLock { $0 } }
 
     /// Applies the current scenario's registry entries (at server start) and says which
     /// scenario runs with which seed, so a surprising run can be replayed.
-    func applyRegistryState() {
+    package func applyRegistryState() {
         let engine = current
         engine.scenario.registry.apply(to: registry)
         guard engine.scenario != .empty else { return }
@@ -40,7 +40,7 @@ final class ScenarioSwitch: Sendable {
     /// Starts the running scenario over: fresh counts, its initial state, the same seed (so
     /// the same requests meet the same fates again), its registry entries applied anew.
     /// Returns the engine it replaced.
-    func restart() -> ScenarioEngine {
+    package func restart() -> ScenarioEngine {
         let previous = engine.withLock { engine in
             defer { engine = ScenarioEngine(scenario: engine.scenario, seed: engine.seed, registry: registry, deviceChanges: deviceChanges) }
             return engine
@@ -51,7 +51,7 @@ final class ScenarioSwitch: Sendable {
 
     /// Installs `scenario` for every request decided from now on.
     @discardableResult
-    func replace(with scenario: Scenario) -> ScenarioEngine {
+    package func replace(with scenario: Scenario) -> ScenarioEngine {
         let next = ScenarioEngine(scenario: scenario, registry: registry, deviceChanges: deviceChanges)
         scenario.registry.apply(to: registry)
         engine.withLock { $0 = next }

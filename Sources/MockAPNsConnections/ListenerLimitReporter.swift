@@ -14,27 +14,27 @@ import Darwin
 /// system) is out of file descriptors: once in the log and once in the journal, not once per
 /// refused connection. NIO backs off and retries by itself; the next accepted connection ends
 /// the episode, so a later one is reported again.
-final class ListenerLimitReporter: ChannelInboundHandler {
-    typealias InboundIn = Any
-    typealias InboundOut = Any
+package final class ListenerLimitReporter: ChannelInboundHandler {
+    package typealias InboundIn = Any
+    package typealias InboundOut = Any
 
     private let listener: String
     private let journal: Journal?
     private let logger: Logger
     private var reporting = true
 
-    init(listener: String, journal: Journal?, logger: Logger) {
+    package init(listener: String, journal: Journal?, logger: Logger) {
         self.listener = listener
         self.journal = journal
         self.logger = logger
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         reporting = true
         context.fireChannelRead(data)
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if reporting, let ioError = error as? IOError, ioError.errnoCode == EMFILE || ioError.errnoCode == ENFILE {
             reporting = false
             let limit = OpenFileLimit.current.map { " (open-file limit \($0))" } ?? ""

@@ -14,11 +14,11 @@ import NIOCore
 /// It also paces the connection's recorder (`ConnectionJournal`): the events of one read are
 /// held from its first bytes and recorded together when the read is over, or sooner, before
 /// any bytes go out, since every flush of the handlers behind it passes here first.
-final class JournalConnectionHandler: ChannelDuplexHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-    typealias OutboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
+package final class JournalConnectionHandler: ChannelDuplexHandler {
+    package typealias InboundIn = ByteBuffer
+    package typealias InboundOut = ByteBuffer
+    package typealias OutboundIn = ByteBuffer
+    package typealias OutboundOut = ByteBuffer
 
     private let recorder: ConnectionJournal
     private let journal: Journal
@@ -27,21 +27,21 @@ final class JournalConnectionHandler: ChannelDuplexHandler {
     private var closedBy: ClosingSide?
     private var reason: String?
 
-    init(recorder: ConnectionJournal, journal: Journal, transport: Transport) {
+    package init(recorder: ConnectionJournal, journal: Journal, transport: Transport) {
         self.recorder = recorder
         self.journal = journal
         self.transport = transport
     }
 
-    func handlerAdded(context: ChannelHandlerContext) {
+    package func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { recordOpened(context: context) }
     }
 
-    func handlerRemoved(context: ChannelHandlerContext) {
+    package func handlerRemoved(context: ChannelHandlerContext) {
         recorder.endHolding()
     }
 
-    func channelActive(context: ChannelHandlerContext) {
+    package func channelActive(context: ChannelHandlerContext) {
         recordOpened(context: context)
         context.fireChannelActive()
     }
@@ -52,7 +52,7 @@ final class JournalConnectionHandler: ChannelDuplexHandler {
         recorder.record(.connectionOpened(transport: transport, peer: context.remoteAddress.map { "\($0)" }))
     }
 
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+    package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         switch event {
         case let completed as TLSHandshakeCompleted:
             recorder.record(.tlsEstablished(JournalTLS.session(completed.session)))
@@ -74,22 +74,22 @@ final class JournalConnectionHandler: ChannelDuplexHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+    package func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if reason == nil { reason = "\(error)" }
         context.fireErrorCaught(error)
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         recorder.hold()
         context.fireChannelRead(data)
     }
 
-    func channelReadComplete(context: ChannelHandlerContext) {
+    package func channelReadComplete(context: ChannelHandlerContext) {
         context.fireChannelReadComplete()
         recorder.endHolding()
     }
 
-    func flush(context: ChannelHandlerContext) {
+    package func flush(context: ChannelHandlerContext) {
         // Whoever reads these bytes finds their records in the journal.
         recorder.commit()
         context.flush()
@@ -97,12 +97,12 @@ final class JournalConnectionHandler: ChannelDuplexHandler {
 
     /// The server is closing the connection beneath this handler (a reset or a byte budget
     /// acts below TLS, where no close passes here): the close is the server's, for `reason`.
-    func serverCloses(reason: String) {
+    package func serverCloses(reason: String) {
         closedBy = closedBy ?? .server
         self.reason = self.reason ?? reason
     }
 
-    func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+    package func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
         recorder.endHolding()
         if closedBy == nil { closedBy = .server }
         context.close(mode: mode, promise: promise)
@@ -114,7 +114,7 @@ final class JournalConnectionHandler: ChannelDuplexHandler {
         reason.map(journal.options.providerTokens.apply)
     }
 
-    func channelInactive(context: ChannelHandlerContext) {
+    package func channelInactive(context: ChannelHandlerContext) {
         recorder.endHolding()
         recorder.record(.connectionClosed(transport: transport, closedBy: closedBy ?? .client, reason: printableReason))
         context.fireChannelInactive()

@@ -3,10 +3,10 @@ import MockAPNsJournal
 import MockAPNsTLS
 
 /// Turns the TLS handler's facts into journal values.
-enum JournalTLS {
+package enum JournalTLS {
     /// An established session, with the client certificate's subject, topics and environments
     /// when one was presented and can be read.
-    static func session(_ info: TLSSessionInfo) -> JournalTLSSession {
+    package static func session(_ info: TLSSessionInfo) -> JournalTLSSession {
         let identity = info.peerCertificateChainDER.first.flatMap { try? CertificateIdentity(derEncoded: $0) }
         let trusted: Bool?
         switch info.peerCertificate {
@@ -28,7 +28,7 @@ enum JournalTLS {
         )
     }
 
-    static func failure(_ failed: TLSHandshakeFailed) -> JournalTLSFailure {
+    package static func failure(_ failed: TLSHandshakeFailed) -> JournalTLSFailure {
         JournalTLSFailure(
             reason: failed.reason,
             alertSent: failed.alertSent?.name,

@@ -17,7 +17,7 @@ package struct ListenerBindFailed: Error, Sendable, CustomStringConvertible {
     }
 
     /// Runs `bind`, turning its failure into a `ListenerBindFailed` naming the listener.
-    static func binding<Result>(
+    package static func binding<Result>(
         _ listener: String, host: String, port: Int, portFlag: String,
         _ bind: () async throws -> Result
     ) async throws -> Result {

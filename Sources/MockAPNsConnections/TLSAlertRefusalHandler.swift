@@ -8,18 +8,18 @@ import NIOCore
 ///
 /// Waiting for the ClientHello matters: an alert written before the client has sent
 /// anything can be lost in a reset when the client's hello arrives at a closed socket.
-final class TLSAlertRefusalHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
+package final class TLSAlertRefusalHandler: ChannelInboundHandler {
+    package typealias InboundIn = ByteBuffer
+    package typealias OutboundOut = ByteBuffer
 
     private let alert: TLSAlert
     private var answered = false
 
-    init(alert: TLSAlert) {
+    package init(alert: TLSAlert) {
         self.alert = alert
     }
 
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !answered else { return }
         answered = true
         let record = context.channel.allocator.buffer(bytes: alert.record)
