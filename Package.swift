@@ -65,6 +65,16 @@ let package = Package(
         .target(name: "MockAPNsVerdicts", dependencies: ["MockAPNsCore", "MockAPNsJournal", "MockAPNsLegacy"]),
         // Devices, Apple's storage rules and the delivery log, as pure logic.
         .target(name: "MockAPNsDelivery", dependencies: ["MockAPNsCore", "MockAPNsJournal"]),
+        // Web push (Safari 16+, RFC 8030/8291/8292): subscriptions as a browser makes them,
+        // VAPID checks, aes128gcm decryption, Declarative Web Push, the decision. No I/O.
+        .target(
+            name: "MockAPNsWebPush",
+            dependencies: [
+                "MockAPNsCore",
+                "MockAPNsJSON",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
         // The development PKI: a generated CA, certificates and provider keys (tooling, not
         // the request path).
         .target(
@@ -151,6 +161,7 @@ let package = Package(
                 "MockAPNsVerdicts",
                 "MockAPNsDelivery",
                 "MockAPNsObservation",
+                "MockAPNsWebPush",
                 // The bearer token's random bytes (Access/BearerToken.swift).
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -206,6 +217,7 @@ let package = Package(
                 "MockAPNsWire",
                 "MockAPNsTLS",
                 "MockAPNsHTTP2",
+                "MockAPNsWebPush",
                 "MockAPNsConnections",
                 // The control token's random bytes (Control/Access/BearerToken.swift).
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -297,6 +309,16 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "MockAPNsWebPushTests",
+            dependencies: [
+                "MockAPNsTestSupport",
+                "MockAPNsWebPush",
+                "MockAPNsCore",
+                "MockAPNsJSON",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]
+        ),
+        .testTarget(
             name: "MockAPNsJournalTests",
             dependencies: ["MockAPNsTestSupport", "MockAPNsCore", "MockAPNsJournal"]
         ),
@@ -343,6 +365,8 @@ let package = Package(
                 "MockAPNsTLS",
                 "MockAPNsHTTP2",
                 "MockAPNsConnections",
+                "MockAPNsWebPush",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),

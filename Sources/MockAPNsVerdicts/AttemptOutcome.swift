@@ -113,7 +113,7 @@ extension Reason {
         switch self {
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .invalidProviderToken,
              .missingProviderToken, .unrelatedKeyIdInToken, .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken,
-             .tooManyProviderTokenUpdates:
+             .tooManyProviderTokenUpdates, .badJwtToken:
             return true
         case .badCollapseId, .badDeviceToken, .badExpirationDate, .badMessageId, .badPriority, .badTopic,
              .deviceTokenNotForTopic, .duplicateHeaders, .idleTimeout, .invalidPushType, .missingDeviceToken,

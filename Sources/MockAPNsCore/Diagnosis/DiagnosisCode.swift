@@ -68,6 +68,26 @@ package enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
     case deliveryForwardImpossible = "delivery.forwardImpossible"
     case deliveryFeedOverflow = "delivery.feedOverflow"
 
+    // Web push (Safari's endpoint, RFC 8030/8291/8292)
+    case webPushMethodNotAllowed = "webPush.methodNotAllowed"
+    case webPushBadPath = "webPush.badPath"
+    case webPushUnknownSubscription = "webPush.unknownSubscription"
+    case webPushVAPIDMissing = "webPush.vapidMissing"
+    case webPushVAPIDMalformed = "webPush.vapidMalformed"
+    case webPushVAPIDWrongKey = "webPush.vapidWrongKey"
+    case webPushVAPIDBadSignature = "webPush.vapidBadSignature"
+    case webPushVAPIDAudience = "webPush.vapidAudience"
+    case webPushVAPIDExpiration = "webPush.vapidExpiration"
+    case webPushVAPIDSubject = "webPush.vapidSubject"
+    case webPushGoneSubscription = "webPush.goneSubscription"
+    case webPushTTL = "webPush.ttl"
+    case webPushUrgency = "webPush.urgency"
+    case webPushTopic = "webPush.topic"
+    case webPushContentEncoding = "webPush.contentEncoding"
+    case webPushPayloadTooLarge = "webPush.payloadTooLarge"
+    case webPushUndecryptable = "webPush.undecryptable"
+    case webPushDeclarativeInvalid = "webPush.declarativeInvalid"
+
     /// Where the mistake was seen: the part before the dot.
     package var area: String {
         String(rawValue.prefix { $0 != "." })
@@ -126,6 +146,24 @@ package enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
         case .deliveryForwardQueueFull: "Deliveries came faster than a forwarder took them; the ones left out were not forwarded."
         case .deliveryForwardImpossible: "A delivered notification could not be forwarded (a simulator push needs a topic)."
         case .deliveryFeedOverflow: "The delivery model fell too far behind the journal; the inputs left out are counted."
+        case .webPushMethodNotAllowed: "A web push request used a method other than POST (405 MethodNotAllowed)."
+        case .webPushBadPath: "A web push request's path is not /<subscription token> (404 BadPath)."
+        case .webPushUnknownSubscription: "A web push went to a subscription token MockAPNs never issued (400 BadDeviceToken)."
+        case .webPushVAPIDMissing: "A web push has no Authorization header: the VAPID JWT is missing (403 BadJwtToken)."
+        case .webPushVAPIDMalformed: "A web push's Authorization is not RFC 8292's vapid t=<JWT>, k=<key> with an ES256 JWT (403 BadJwtToken)."
+        case .webPushVAPIDWrongKey: "A web push's VAPID key is not the applicationServerKey the subscription was made with (403 BadJwtToken)."
+        case .webPushVAPIDBadSignature: "A web push's VAPID JWT signature does not verify with its k= key (403 BadJwtToken)."
+        case .webPushVAPIDAudience: "A web push's VAPID aud is missing or not the push service's origin (403 BadJwtToken)."
+        case .webPushVAPIDExpiration: "A web push's VAPID exp is missing, past, or more than a day ahead (403 BadJwtToken)."
+        case .webPushVAPIDSubject: "A web push's VAPID sub is missing or not a reachable mailto: or https: URL (403 BadJwtToken)."
+        case .webPushGoneSubscription: "A web push went to an expired or revoked subscription: nothing reaches the browser."
+        case .webPushTTL: "A web push's TTL header is missing or not a non-negative integer (400 BadExpirationDate)."
+        case .webPushUrgency: "A web push's Urgency is not very-low, low, normal or high (400 BadPriority)."
+        case .webPushTopic: "A web push's Topic is longer than 32 characters or not base64url (400 BadCollapseId)."
+        case .webPushContentEncoding: "A web push body is not declared Content-Encoding: aes128gcm (400 BadRequestPayload)."
+        case .webPushPayloadTooLarge: "A web push body is larger than the push service takes (413 PayloadTooLarge)."
+        case .webPushUndecryptable: "A web push body cannot be decrypted with the subscription's keys; the browser would drop it."
+        case .webPushDeclarativeInvalid: "A web push body has web_push but is not a valid Declarative Web Push message."
         }
     }
 }

@@ -80,6 +80,11 @@ public enum Reason: String, CaseIterable, Sendable, Hashable, Codable {
     /// Broadcast push: the bundle ids the token or certificate covers do not include the
     /// path's (403 in Apple's broadcast error table; also seen on a forum, 2024).
     case topicMismatch = "TopicMismatch"
+    /// Web push (Safari, web.push.apple.com): the VAPID JWT is missing, signed with the wrong
+    /// private key, or its `sub`, `aud` or `exp` is not acceptable — the one refusal Apple
+    /// documents in "Sending web push notifications in web apps and browsers"
+    /// (developer.apple.com/documentation/usernotifications/sending-web-push-notifications-in-web-apps-and-browsers).
+    case badJwtToken = "BadJwtToken"
     // 404, 405
     /// The request path is not one APNs serves.
     case badPath = "BadPath"
@@ -117,7 +122,7 @@ public enum Reason: String, CaseIterable, Sendable, Hashable, Codable {
             return 400
         case .badCertificate, .badCertificateEnvironment, .expiredProviderToken, .forbidden,
              .invalidProviderToken, .missingProviderToken, .unrelatedKeyIdInToken,
-             .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken, .topicMismatch:
+             .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken, .topicMismatch, .badJwtToken:
             return 403
         case .badPath: return 404
         case .methodNotAllowed: return 405
@@ -154,6 +159,10 @@ public enum Reason: String, CaseIterable, Sendable, Hashable, Codable {
              .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken, .badPath, .methodNotAllowed,
              .tooManyProviderTokenUpdates, .tooManyRequests:
             return .unknown
+        // Web push has no binary-gateway counterpart; the closest failure there, a provider
+        // token refused, has no status byte of its own either.
+        case .badJwtToken:
+            return .unknown
         }
     }
 
@@ -173,7 +182,8 @@ public enum Reason: String, CaseIterable, Sendable, Hashable, Codable {
              .featureNotEnabled, .missingChannelId, .missingPushType, .topicMismatch, .badRequestPayload,
              .badRequestParams, .badMessageStoragePolicy, .badCertificate, .badCertificateEnvironment, .expiredProviderToken,
              .invalidProviderToken, .missingProviderToken, .unrelatedKeyIdInToken,
-             .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken, .badPath, .methodNotAllowed:
+             .badEnvironmentKeyIdInToken, .badEnvironmentKeyInToken, .badPath, .methodNotAllowed,
+             .badJwtToken:
             return .fixRequest
         }
     }
@@ -220,6 +230,7 @@ extension Reason {
         case .missingChannelId: "The request needs an apns-channel-id header and has none."
         case .missingPushType: "The request needs a push type and has none."
         case .topicMismatch: "The bundle ids the token or certificate covers do not include the one in the path."
+        case .badJwtToken: "Web push: the VAPID JWT is missing, signed with the wrong private key, or its subject, audience or expiration is not acceptable."
         case .badRequestPayload: "The JSON request body cannot be parsed."
         case .badRequestParams: "The JSON request body has an attribute APNs does not recognize."
         case .badMessageStoragePolicy: "The message storage policy is missing or not 0 or 1 (a MockAPNs reason: Apple names none)."
