@@ -124,6 +124,57 @@ enum JournalPacking {
         writer.string(record.problem)
         writer.optionalInt(record.handlingMicroseconds)
         writer.optionalInt(record.environment.map { index(of: $0) })
+        writer.bool(record.webPush != nil)
+        if let webPush = record.webPush { pack(webPush, into: &writer) }
+    }
+
+    private static func pack(_ details: WebPushDetails, into writer: inout JournalByteWriter) {
+        writer.optionalInt(details.ttl)
+        writer.string(details.urgency)
+        writer.string(details.contentEncoding)
+        writer.string(details.subject)
+        writer.string(details.audience)
+        writer.optionalInt64(details.jwtExpiration)
+        writer.string(details.applicationServerKey)
+        writer.data(details.message)
+        writer.string(details.messageProblem)
+        writer.bool(details.notification != nil)
+        if let notification = details.notification {
+            writer.string(notification.title)
+            writer.string(notification.body)
+            writer.string(notification.navigate)
+            writer.string(notification.lang)
+            writer.string(notification.dir)
+            writer.string(notification.tag)
+            writer.optionalInt(notification.silent.map { $0 ? 1 : 0 })
+            writer.optionalInt(notification.appBadge)
+            writer.bool(notification.mutable)
+        }
+        writer.string(details.notificationProblem)
+    }
+
+    private static func unpackWebPush(from reader: inout JournalByteReader) -> WebPushDetails {
+        var details = WebPushDetails()
+        details.ttl = reader.optionalInt()
+        details.urgency = reader.string()
+        details.contentEncoding = reader.string()
+        details.subject = reader.string()
+        details.audience = reader.string()
+        details.jwtExpiration = reader.optionalInt64()
+        details.applicationServerKey = reader.string()
+        details.message = reader.data()
+        details.messageProblem = reader.string()
+        if reader.bool() {
+            let title = reader.text()
+            let body = reader.string()
+            let navigate = reader.text()
+            details.notification = WebPushNotificationContent(
+                title: title, body: body, navigate: navigate, lang: reader.string(), dir: reader.string(), tag: reader.string(),
+                silent: reader.optionalInt().map { $0 != 0 }, appBadge: reader.optionalInt(), mutable: reader.bool()
+            )
+        }
+        details.notificationProblem = reader.string()
+        return details
     }
 
     private static func unpackNotification(from reader: inout JournalByteReader) -> NotificationRecord? {
@@ -149,6 +200,7 @@ enum JournalPacking {
         let problem = reader.string()
         let handling = reader.optionalInt()
         let environment = reader.optionalInt().flatMap { value(APNsEnvironment.self, at: UInt8(truncatingIfNeeded: $0)) }
+        let webPush = reader.bool() ? unpackWebPush(from: &reader) : nil
 
         var record = NotificationRecord(
             transport: transport, deviceToken: token, topic: topic, pushType: pushType,
@@ -163,6 +215,7 @@ enum JournalPacking {
         record.problem = problem
         record.handlingMicroseconds = handling
         record.environment = environment
+        record.webPush = webPush
         return record
     }
 
@@ -439,6 +492,7 @@ enum JournalPacking {
         case .legacy: 1
         case .feedback: 2
         case .channelManagement: 3
+        case .webPush: 4
         }
     }
 

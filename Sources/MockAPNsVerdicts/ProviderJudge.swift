@@ -161,7 +161,8 @@ package struct ProviderJudge: Sendable {
         let limit = settings.reconnectStormConnections
         update(provider) { track in
             track.connections += 1
-            churn = track.churn.connectionOpened(id, at: Self.nanoseconds(openedAt))
+            // Web push is HTTP/1.1 as often as HTTP/2, where a connection per request is the norm.
+            if connection.transport != .webPush { churn = track.churn.connectionOpened(id, at: Self.nanoseconds(openedAt)) }
             for index in track.drops.indices {
                 let drop = track.drops[index]
                 guard drop.connection != id, drop.at <= openedAt, openedAt <= drop.at + window else { continue }
@@ -194,7 +195,9 @@ package struct ProviderJudge: Sendable {
         var churn: HTTP2Churn?
         let keep = settings.reconnectStormWindowMilliseconds * 1000 + 60_000_000
         update(provider) { track in
-            churn = track.churn.connectionClosed(id, requests: connection.notifications, at: Self.nanoseconds(now))
+            if connection.transport != .webPush {
+                churn = track.churn.connectionClosed(id, requests: connection.notifications, at: Self.nanoseconds(now))
+            }
             track.drops.removeAll { $0.at + keep < now }
             if side == .server, !connection.dropped { track.drops.append(Drop(connection: id, at: now)) }
         }
@@ -234,6 +237,8 @@ package struct ProviderJudge: Sendable {
         let authentication = record.authentication
         if authentication.kind == "providerToken", let team = authentication.teamID, let key = authentication.keyID {
             identify(id, as: .providerToken(teamID: team, keyID: key), at: answeredAt, into: &found)
+        } else if authentication.kind == "vapid", authentication.refusal == nil, let key = authentication.keyID {
+            identify(id, as: .vapidKey(key), at: answeredAt, into: &found)
         } else if authentication.kind == "none" {
             identify(id, as: .unidentified, at: answeredAt, into: &found)
         }

@@ -8,4 +8,6 @@ public enum Transport: String, CaseIterable, Sendable, Hashable, Codable {
     case feedback
     /// The broadcast channel management API (Apple: 2195 sandbox, 2196 production; here 2199).
     case channelManagement
+    /// Safari's web push endpoint (RFC 8030 push requests with VAPID; its own port).
+    case webPush
 }

@@ -150,6 +150,7 @@ package enum JournalJSON {
         writer.integer("handlingMicros", record.handlingMicroseconds)
         if record.dropped { writer.bool("dropped", true) }
         writer.string("environment", record.environment?.rawValue)
+        if let webPush = record.webPush { write(webPush, into: &writer) }
         writer.endObject()
     }
 
@@ -345,6 +346,7 @@ extension JournalJSON {
         record.problem = try object.string("problem")
         record.handlingMicroseconds = try object.integer("handlingMicros", in: 0...Int64(Int32.max)).map { Int($0) }
         record.environment = try object.oneOf("environment", APNsEnvironment.self)
+        record.webPush = try readWebPush(&object)
         try object.finish()
         return record
     }

@@ -31,6 +31,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @usableFromInline @exclusivity(unchecked) var problem: String?
         @usableFromInline @exclusivity(unchecked) var handlingMicroseconds: Int? = nil
         @usableFromInline @exclusivity(unchecked) var environment: APNsEnvironment? = nil
+        @usableFromInline @exclusivity(unchecked) var webPush: WebPushDetails? = nil
 
         init(transport: Transport, deviceToken: String, payload: [UInt8], payloadLength: Int,
              authentication: JournalAuthentication, answer: SentAnswer, dropped: Bool) {
@@ -61,6 +62,7 @@ public struct NotificationRecord: Sendable, Equatable {
             copy.problem = problem
             copy.handlingMicroseconds = handlingMicroseconds
             copy.environment = environment
+            copy.webPush = webPush
             return copy
         }
     }
@@ -96,6 +98,7 @@ public struct NotificationRecord: Sendable, Equatable {
             && left.problem == right.problem
             && left.handlingMicroseconds == right.handlingMicroseconds
             && left.environment == right.environment
+            && left.webPush == right.webPush
     }
     /// The journal position of the event holding this record (set when it is recorded).
     public var sequence: UInt64 {
@@ -219,6 +222,12 @@ public struct NotificationRecord: Sendable, Equatable {
     public var environment: APNsEnvironment? {
         @inlinable get { storage.environment }
         set { uniqueStorage().environment = newValue }
+    }
+    /// What a web push request carried besides the common fields (`transport == .webPush`):
+    /// its headers, VAPID claims and the decrypted message; `nil` on every other transport.
+    public var webPush: WebPushDetails? {
+        @inlinable get { storage.webPush }
+        set { uniqueStorage().webPush = newValue }
     }
 
     /// Whether the client was told the notification was accepted (`SentAnswer.accepted`).

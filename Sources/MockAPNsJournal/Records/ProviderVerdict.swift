@@ -74,6 +74,9 @@ public enum ProviderIdentity: Sendable, Hashable, Comparable {
     case certificate(subject: String)
     /// A provider with provider tokens, by the team and key that signed them.
     case providerToken(teamID: String, keyID: String)
+    /// A web push application server, by the VAPID public key (`k=`) its accepted pushes
+    /// were signed with.
+    case vapidKey(String)
     /// Connections that never showed credentials.
     case unidentified
 
@@ -83,15 +86,17 @@ public enum ProviderIdentity: Sendable, Hashable, Comparable {
         switch self {
         case .certificate(let subject): "certificate \(subject)"
         case .providerToken(let team, let key): "token team \(team) key \(key)"
+        case .vapidKey(let key): "web push key \(key.prefix(16))…"
         case .unidentified: "unidentified clients"
         }
     }
 
-    /// The JSON `kind`: `certificate`, `providerToken` or `unidentified`.
+    /// The JSON `kind`: `certificate`, `providerToken`, `vapidKey` or `unidentified`.
     public var kind: String {
         switch self {
         case .certificate: "certificate"
         case .providerToken: "providerToken"
+        case .vapidKey: "vapidKey"
         case .unidentified: "unidentified"
         }
     }

@@ -62,6 +62,8 @@ package enum VerdictJSON {
         case .providerToken(let team, let key):
             writer.string("teamId", team)
             writer.string("keyId", key)
+        case .vapidKey(let key):
+            writer.string("key", key)
         case .unidentified:
             break
         }
@@ -70,7 +72,7 @@ package enum VerdictJSON {
     }
 
     package static func readIdentity(_ object: inout JSONObjectReader) throws(JSONFileError) -> ProviderIdentity {
-        let kind = try required(object.string("kind"), object, "kind", "certificate, providerToken or unidentified")
+        let kind = try required(object.string("kind"), object, "kind", "certificate, providerToken, vapidKey or unidentified")
         let identity: ProviderIdentity
         switch kind {
         case "certificate":
@@ -79,11 +81,13 @@ package enum VerdictJSON {
             identity = .providerToken(
                 teamID: try required(object.string("teamId"), object, "teamId", "the team id"),
                 keyID: try required(object.string("keyId"), object, "keyId", "the key id"))
+        case "vapidKey":
+            identity = .vapidKey(try required(object.string("key"), object, "key", "the VAPID public key"))
         case "unidentified":
             identity = .unidentified
         default:
             throw JSONFileError(path: object.path(of: "kind"), position: object.position,
-                                message: "unknown provider kind \"\(kind)\"; known: certificate, providerToken, unidentified")
+                                message: "unknown provider kind \"\(kind)\"; known: certificate, providerToken, vapidKey, unidentified")
         }
         _ = try object.string("name")  // follows from the rest
         try object.finish()
