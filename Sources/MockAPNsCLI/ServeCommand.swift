@@ -113,6 +113,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.legacy.feedbackPort = Self.applePorts.feedback
         configuration.control.port = ObservationOptions.defaultControlPort
         configuration.broadcast.managePort = MockAPNsConfiguration.BroadcastSettings.defaultManagePort
+        configuration.webPush.port = MockAPNsConfiguration.WebPushSettings.defaultPort
         configuration.productionPorts = .commandLineDefaults
         if let config = everyday.config {
             let bytes: Data
@@ -160,6 +161,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let maxConcurrentStreams = connections.maxConcurrentStreams { configuration.http2.maxConcurrentStreams = maxConcurrentStreams }
         if let idleTimeout = connections.idleTimeout { configuration.http2.idleTimeoutSeconds = idleTimeout }
         if let broadcastManagePort = everyday.broadcastManagePort { configuration.broadcast.managePort = broadcastManagePort }
+        if let webPushPort = everyday.webPushPort { configuration.webPush.port = webPushPort }
+        if everyday.noWebPush { configuration.webPush.port = nil }
         applyTimeouts(to: &configuration.timeouts)
         applyLegacyOptions(to: &configuration.legacy)
         try observation.apply(to: &configuration)
@@ -178,6 +181,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.legacy.gatewayPort = 0
         configuration.legacy.feedbackPort = 0
         if configuration.broadcast.managePort != nil { configuration.broadcast.managePort = 0 }
+        if configuration.webPush.port != nil { configuration.webPush.port = 0 }
         if configuration.control.port != nil { configuration.control.port = 0 }
         configuration.productionPorts = MockAPNsConfiguration.ProductionPorts(http2: 0, gateway: 0, feedback: 0, channelManagement: 0)
     }
@@ -188,7 +192,8 @@ struct ServeCommand: AsyncParsableCommand {
         if everyday.ephemeralPorts {
             let fixed = [
                 ("--http2-port", everyday.http2Port), ("--gateway-port", everyday.gatewayPort), ("--feedback-port", everyday.feedbackPort),
-                ("--broadcast-manage-port", everyday.broadcastManagePort), ("--control-port", observation.controlPort),
+                ("--broadcast-manage-port", everyday.broadcastManagePort), ("--web-push-port", everyday.webPushPort),
+                ("--control-port", observation.controlPort),
                 ("--production-http2-port", environments.productionHTTP2Port), ("--production-gateway-port", environments.productionGatewayPort),
                 ("--production-feedback-port", environments.productionFeedbackPort),
                 ("--production-broadcast-manage-port", environments.productionBroadcastManagePort),
@@ -199,7 +204,8 @@ struct ServeCommand: AsyncParsableCommand {
         }
         for (flag, port) in [
             ("--http2-port", everyday.http2Port), ("--gateway-port", everyday.gatewayPort), ("--feedback-port", everyday.feedbackPort),
-            ("--broadcast-manage-port", everyday.broadcastManagePort), ("--production-http2-port", environments.productionHTTP2Port),
+            ("--broadcast-manage-port", everyday.broadcastManagePort), ("--web-push-port", everyday.webPushPort),
+            ("--production-http2-port", environments.productionHTTP2Port),
             ("--production-gateway-port", environments.productionGatewayPort), ("--production-feedback-port", environments.productionFeedbackPort),
             ("--production-broadcast-manage-port", environments.productionBroadcastManagePort),
         ] {

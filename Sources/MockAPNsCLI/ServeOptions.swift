@@ -24,7 +24,13 @@ struct EverydayServeOptions: ParsableArguments {
     @Option(name: .customLong("broadcast-manage-port"), help: ArgumentHelp("The broadcast channel management API port (default 2199; 0 picks a free port).", valueName: "port"))
     var broadcastManagePort: Int?
 
-    @Flag(name: .customLong("ephemeral-ports"), help: "Every listener on a free port (HTTP/2, gateway, feedback, channel management, control API, and with --environment both the production ones), reported in the listening line and --ports-file.")
+    @Option(name: .customLong("web-push-port"), help: ArgumentHelp("Safari's web push endpoint port, HTTP/2 and HTTP/1.1 (default 2200; 0 picks a free port).", valueName: "port"))
+    var webPushPort: Int?
+
+    @Flag(name: .customLong("no-web-push"), help: "Run no web push listener.")
+    var noWebPush = false
+
+    @Flag(name: .customLong("ephemeral-ports"), help: "Every listener on a free port (HTTP/2, gateway, feedback, channel management, web push, control API, and with --environment both the production ones), reported in the listening line and --ports-file.")
     var ephemeralPorts = false
 
     @Option(name: .customLong("cert-dir"), help: ArgumentHelp("Folder with server.pem, server-key.pem, ca.pem and provider keys (default: ./certs-dev if present, else $XDG_DATA_HOME/mockapns or ~/.mockapns, created on first run).", valueName: "folder"))

@@ -55,6 +55,7 @@ extension ControlAPI {
             json.integer("registryTokens", reset.registryTokens)
             json.integer("feedbackEntries", reset.feedbackEntries)
             json.integer("broadcastChannels", reset.broadcastChannels)
+            json.integer("webPushSubscriptions", reset.webPushSubscriptions)
             json.beginObject("scenario")
             json.string("name", reset.scenario)
             json.integer("requests", reset.scenarioRequests)

@@ -64,6 +64,7 @@ package struct ControlAPI: Sendable {
         router.addRoutes(feedbackRoutes, atPath: "/v1/feedback")
         router.addRoutes(clockRoutes, atPath: "/v1/clock")
         router.addRoutes(channelRoutes, atPath: "/v1/channels")
+        router.addRoutes(webPushRoutes, atPath: "/v1/web-push/subscriptions")
         router.addRoutes(deliveryRoutes, atPath: "/v1")
         router.addRoutes(Dashboard(server: server).routes)
     }

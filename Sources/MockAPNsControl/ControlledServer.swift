@@ -4,6 +4,7 @@ import MockAPNsDelivery
 import MockAPNsJournal
 import MockAPNsScenario
 import MockAPNsVerdicts
+import MockAPNsWebPush
 
 /// What the control API works on: the running server, seen through what it offers. The
 /// routes are thin: each reads its request, asks one of these, and writes the answer;
@@ -52,4 +53,16 @@ package protocol ControlledServer: AnyObject, Sendable {
     func devices() async throws(DeliveryModelOff) -> [DeviceDeliveryState]
     /// The delivery timelines of the notifications an id names.
     func deliveryLog(_ id: String) async throws(DeliveryModelOff) -> [DeliveryTimeline]
+
+    /// Makes a web push subscription for an application server key, as a page's
+    /// `pushManager.subscribe` does.
+    func makeWebPushSubscription(applicationServerKey: String) throws(WebPushSubscriptionError) -> WebPushSubscriptionInfo
+    /// Every web push subscription, oldest first.
+    var webPushSubscriptionList: [WebPushSubscriptionInfo] { get }
+    /// Marks a subscription expired; whether it existed.
+    func expireWebPushSubscription(_ id: String) -> Bool
+    /// Marks a subscription revoked; whether it existed.
+    func revokeWebPushSubscription(_ id: String) -> Bool
+    /// Forgets a subscription; whether it existed.
+    func forgetWebPushSubscription(_ id: String) -> Bool
 }

@@ -8,6 +8,8 @@ public struct ServerReset: Sendable, Equatable {
     public var feedbackEntries: Int
     /// Broadcast channels forgotten before the configured ones were added again.
     public var broadcastChannels: Int
+    /// Web push subscriptions forgotten.
+    public var webPushSubscriptions: Int
     /// The scenario started over: its name, the requests it had numbered, how often its rules
     /// had fired in all, the state it was in, and the seed it keeps.
     public var scenario: String
@@ -26,8 +28,10 @@ public struct ServerReset: Sendable, Equatable {
 
     package init(
         journalEvents: Int, registryTokens: Int, feedbackEntries: Int, broadcastChannels: Int, scenario: String,
-        scenarioRequests: Int, scenarioFirings: Int, scenarioState: String, seed: UInt64, clockMilliseconds: Int64, clockFixed: Bool
+        scenarioRequests: Int, scenarioFirings: Int, scenarioState: String, seed: UInt64, clockMilliseconds: Int64, clockFixed: Bool,
+        webPushSubscriptions: Int = 0
     ) {
+        self.webPushSubscriptions = webPushSubscriptions
         self.journalEvents = journalEvents
         self.registryTokens = registryTokens
         self.feedbackEntries = feedbackEntries

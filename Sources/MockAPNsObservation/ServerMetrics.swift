@@ -48,12 +48,13 @@ package final class ServerMetrics: Sendable {
     }
 
     /// The ports the listeners bound, for the `port` label.
-    package func setPorts(http2: Int, gateway: Int?, feedback: Int?, channelManagement: Int?) {
+    package func setPorts(http2: Int, gateway: Int?, feedback: Int?, channelManagement: Int?, webPush: Int? = nil) {
         state.withLock { state in
             state.ports[.http2] = http2
             state.ports[.legacy] = gateway
             state.ports[.feedback] = feedback
             state.ports[.channelManagement] = channelManagement
+            state.ports[.webPush] = webPush
         }
     }
 

@@ -114,6 +114,9 @@ final class ScenarioDecoder {
     }
 
     static let tokenCharacters = Set("0123456789abcdefABCDEF")
+    /// What a rule's `match.tokens` may hold: hex device tokens and web push subscription ids
+    /// (base64url).
+    static let matchTokenCharacters = Set("0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ-_")
 
     private func token(_ reader: inout JSONObjectReader) -> String? {
         guard let node = reader.node("token") else {
@@ -270,8 +273,8 @@ final class ScenarioDecoder {
         if let elements = read({ () throws(JSONFileError) in try reader.array("tokens") }) {
             var tokens: Set<String> = []
             for (elementPath, element) in elements {
-                guard case .string(let text) = element.value, !text.isEmpty, text.allSatisfy(Self.tokenCharacters.contains) else {
-                    fail(elementPath, element, "expected a device token in hex, found \(Self.describe(element.value))")
+                guard case .string(let text) = element.value, !text.isEmpty, text.allSatisfy(Self.matchTokenCharacters.contains) else {
+                    fail(elementPath, element, "expected a device token in hex or a web push subscription id, found \(Self.describe(element.value))")
                     continue
                 }
                 tokens.insert(text.lowercased())

@@ -46,9 +46,9 @@ extension WebPushSubscriptionInfo {
 
 /// Why a web push subscription could not be made: the application server key is not a
 /// P-256 public key, or the server runs no web push listener.
-public struct WebPushSubscriptionError: Error, Sendable, Equatable, CustomStringConvertible {
+package struct WebPushSubscriptionError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What was wrong, naming what was expected.
-    public var description: String
+    package var description: String
 
     package init(description: String) {
         self.description = description

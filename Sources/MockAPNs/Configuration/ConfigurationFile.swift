@@ -100,6 +100,9 @@ extension MockAPNsConfiguration {
         if var control = try root.object("control") {
             try configuration.control.read(&control)
         }
+        if var webPush = try root.object("webPush") {
+            try configuration.webPush.read(&webPush)
+        }
         if var broadcast = try root.object("broadcast") {
             try configuration.broadcast.read(&broadcast, environment: configuration.environment.primary)
         }
@@ -116,7 +119,7 @@ extension MockAPNsConfiguration {
             if let enabled = try verdicts.bool("enabled") { configuration.judgesProviders = enabled }
             try configuration.verdicts.read(&verdicts, alsoAllowed: ["enabled"])
         }
-        try root.finish(allowed: ["broadcast", "host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control", "timeouts", "registry", "productionPorts", "verdicts", "delivery"])
+        try root.finish(allowed: ["broadcast", "webPush", "host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control", "timeouts", "registry", "productionPorts", "verdicts", "delivery"])
         return configuration
     }
 }

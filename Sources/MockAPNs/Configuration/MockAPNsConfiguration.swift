@@ -48,6 +48,9 @@ public struct MockAPNsConfiguration: Sendable {
     /// Broadcast push: the channel management listener (off unless a port is set), its
     /// rules, and seeded channels.
     package var broadcast = BroadcastSettings()
+    /// Safari's web push endpoint: its listener (on a free port by default; `webPushPort`),
+    /// the origin its subscriptions name, and the rules Apple leaves unverified.
+    package var webPush = WebPushSettings()
     /// The device registry: the server-wide rate window per token.
     public var registry = RegistrySettings()
     /// How long connections may take to handshake and to start speaking.

@@ -15,7 +15,7 @@ struct HTTP2ConnectionServices: Sendable {
     let tokenVerifier: ProviderTokenVerifier
     let environment: APNsEnvironment
     /// `false` skips authentication entirely (`--no-auth`).
-    let requiresAuthentication: Bool
+    var requiresAuthentication: Bool
     /// The SETTINGS for certificate connections, and for token connections once a valid token
     /// has been seen.
     let http2Settings: HTTP2ServerConfiguration
@@ -36,6 +36,8 @@ struct HTTP2ConnectionServices: Sendable {
     var broadcasts: BroadcastDecider?
     /// Decides channel management requests on the management listener.
     var channelManagement: ChannelManagementDecider?
+    /// Decides web push requests on the web push listener.
+    var webPush: WebPushService?
 }
 
 /// The API an HTTP/2 listener serves.
@@ -44,6 +46,8 @@ enum HTTP2ListenerRole: Sendable {
     case provider
     /// `/1/apps/<bundleID>/channels` and `/all-channels`.
     case channelManagement
+    /// `POST /<subscription>`: Safari's web push endpoint (VAPID, no TLS client identity).
+    case webPush
 }
 
 /// Joins one HTTP/2 connection to the decision core.
@@ -197,6 +201,9 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         switch services.role {
         case .channelManagement:
             answerChannelManagement(request, authorization: authorization, path: path, handler: handler)
+            return
+        case .webPush:
+            answerWebPush(request, handler: handler)
             return
         case .provider:
             if let path, BroadcastDecider.isBroadcastPath(path) {

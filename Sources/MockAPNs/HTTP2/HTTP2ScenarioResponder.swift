@@ -196,19 +196,8 @@ final class HTTP2ScenarioResponder {
         guard let verdict = decision.verdict(
             apnsID: apnsID ?? apnsIDs.next(), uniqueID: carriesUniqueID ? uniqueIDs.next() : nil, now: clock.millisecondsSince1970
         ) else { return .nothing() }
-        var response = HTTP2ResponseRenderer.render(verdict)
-        if !answer.shape.includesAPNsID {
-            response.headers.removeAll { $0.name == "apns-id" || $0.name == "apns-unique-id" }
-        }
-        response.headers.append(contentsOf: answer.shape.extraHeaders)
-        return deliver(response, streamID: streamID, handler: handler) {
-            var sent = SentAnswer.http2(verdict)
-            if !answer.shape.includesAPNsID {
-                sent.apnsID = nil
-                sent.uniqueID = nil
-            }
-            return sent
-        }
+        let response = answer.shape.render(verdict)
+        return deliver(response, streamID: streamID, handler: handler) { answer.shape.sent(verdict) }
     }
 
     /// Writes `response` and returns `sent()`, what it says; or, when the stream is already
@@ -322,9 +311,34 @@ struct ResponseShape: Sendable {
     /// Whether an accepted answer carries `apns-unique-id` in production too (broadcasts);
     /// device pushes get it on the sandbox only.
     var uniqueIDInEveryEnvironment = false
+    /// The status of an acceptance when it is not APNs' 200: web push answers 201 Created.
+    var acceptedStatus: Int? = nil
 
     /// A device push: the verdict as `HTTP2ResponseRenderer` writes it.
     static let push = ResponseShape()
+
+    /// `verdict` as an answer of this shape: APNs' response, without the ids the shape does
+    /// not carry, with its accepted status and extra headers.
+    func render(_ verdict: Verdict) -> HTTP2PushResponse {
+        var response = HTTP2ResponseRenderer.render(verdict)
+        if !includesAPNsID {
+            response.headers.removeAll { $0.name == "apns-id" || $0.name == "apns-unique-id" }
+        }
+        if case .accepted = verdict, let acceptedStatus { response.status = acceptedStatus }
+        response.headers.append(contentsOf: extraHeaders)
+        return response
+    }
+
+    /// What `render(verdict)` tells the client, for the record.
+    func sent(_ verdict: Verdict) -> SentAnswer {
+        var sent = SentAnswer.http2(verdict)
+        if !includesAPNsID {
+            sent.apnsID = nil
+            sent.uniqueID = nil
+        }
+        if case .accepted = verdict, let acceptedStatus { sent.status = acceptedStatus }
+        return sent
+    }
 }
 
 /// What the core concluded about one request: its verdict and, for a core that writes its

@@ -16,13 +16,16 @@ public struct BoundPorts: Sendable, Equatable, Codable {
     public var control: Int?
     /// The broadcast channel management API; `nil` when it is not listening.
     public var channelManagement: Int?
+    /// Safari's web push endpoint (HTTP/2 and HTTP/1.1); `nil` when it is not listening.
+    public var webPush: Int?
     /// Each environment's listeners, sandbox first.
     public var environments: [EnvironmentPorts]
 
     package init(
         http2: Int, gateway: Int? = nil, feedback: Int? = nil, control: Int? = nil, channelManagement: Int? = nil,
-        environments: [EnvironmentPorts] = []
+        webPush: Int? = nil, environments: [EnvironmentPorts] = []
     ) {
+        self.webPush = webPush
         self.http2 = http2
         self.gateway = gateway
         self.feedback = feedback
@@ -48,6 +51,7 @@ public struct BoundPorts: Sendable, Equatable, Codable {
                 environment: .sandbox, http2: http2, gateway: gateway, feedback: feedback, channelManagement: channelManagement
             ).summary(host: host)]
         }
+        if let webPush { parts.append("webPush=\(host):\(webPush)") }
         if let control { parts.append("control=\(controlHost ?? host):\(control)") }
         return parts.joined(separator: " ")
     }
@@ -62,6 +66,7 @@ public struct BoundPorts: Sendable, Equatable, Codable {
         writer.integer("feedback", feedback)
         writer.integer("control", control)
         writer.integer("channelManagement", channelManagement)
+        writer.integer("webPush", webPush)
         if !environments.isEmpty {
             writer.beginObject("environments")
             for ports in environments {

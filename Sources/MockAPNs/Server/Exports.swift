@@ -7,3 +7,4 @@
 @_exported import MockAPNsJournal
 @_exported import MockAPNsScenario
 @_exported import MockAPNsVerdicts
+@_exported import MockAPNsWebPush

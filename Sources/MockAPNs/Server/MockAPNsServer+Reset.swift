@@ -5,7 +5,7 @@ import MockAPNsJournal
 extension MockAPNsServer {
     /// Puts the server back where the configuration started it, between tests: clears the
     /// journal, forgets every device token and queued feedback tuple, puts the broadcast
-    /// channels back to the configured ones, starts the running
+    /// channels back to the configured ones, forgets every web push subscription, starts the running
     /// scenario over (counts, named state, random streams from the same seed) and applies its
     /// registry entries again, starts the provider verdicts over, sets the clock back to the
     /// configured start (or real time), and forgets the delivery model's devices (every device
@@ -36,7 +36,8 @@ extension MockAPNsServer {
             scenarioState: previous.currentState,
             seed: previous.seed,
             clockMilliseconds: clock.millisecondsSince1970,
-            clockFixed: clock.isFixed
+            clockFixed: clock.isFixed,
+            webPushSubscriptions: webPushSubscriptions.removeAll()
         )
         return summary
     }

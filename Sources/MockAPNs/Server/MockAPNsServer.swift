@@ -15,6 +15,7 @@ import Glibc
 import Darwin
 #endif
 import MockAPNsBroadcast
+import MockAPNsWebPush
 
 /// A MockAPNs server running in this process: the embedding API for Swift tests.
 ///
@@ -66,6 +67,10 @@ public final class MockAPNsServer: Sendable {
     let observation: ServerObservation
     /// Apple's storage and delivery rules, run beside the server, and the forwarders.
     let delivery: DeliveryService
+    /// The web push subscriptions, made through `subscribeWebPush` or the control API.
+    let webPushSubscriptions = WebPushSubscriptions()
+    /// The origin web push endpoints name, settled once the listener is bound.
+    let webPushEndpoint = WebPushEndpointOrigin("https://127.0.0.1")
     private let state = Mutex<State>(.idle)
     /// Whether the folder was chosen by the server (no `certificateDirectory` configured),
     /// so it may fill it with a development set.
@@ -224,6 +229,7 @@ public final class MockAPNsServer: Sendable {
         // One set of listeners per environment played, over the same registry and journal.
         let churn = HTTP2ChurnWatch(logger: logger)
         var environmentPorts: [EnvironmentPorts] = []
+        var primaryServices: HTTP2ConnectionServices?
         for environment in configuration.environment.environments {
             let services = HTTP2ConnectionServices(
                 decider: makeDecider(),
@@ -239,6 +245,7 @@ public final class MockAPNsServer: Sendable {
                 churn: churn,
                 broadcasts: makeBroadcastDecider()
             )
+            if primaryServices == nil { primaryServices = services }
             let ports = configuration.listenerPorts(for: environment)
             let http2Listener = try await startHTTP2(
                 services: services, tls: http2Context, guarding: guardLimits, port: ports.http2, group: group
@@ -259,6 +266,17 @@ public final class MockAPNsServer: Sendable {
                 channelManagement: managementListener?.localAddress?.port
             ))
         }
+        // One web push listener: Safari's web push service has no sandbox.
+        var webPushPort: Int?
+        if let primary = primaryServices {
+            let listener = try await startWebPush(
+                services: primary, guarding: guardLimits, port: configuration.webPush.port, group: group
+            )
+            if let listener {
+                listeners.append(listener)
+                webPushPort = listener.localAddress?.port
+            }
+        }
         let controlPort = try await observation.startServices(
             configuration.control, requestHeaderTimeout: ConnectionTimeouts.amount(configuration.timeouts.controlRequestHeaderSeconds),
             server: self, logger: logger
@@ -270,10 +288,12 @@ public final class MockAPNsServer: Sendable {
             feedback: primary?.feedback,
             control: controlPort,
             channelManagement: primary?.channelManagement,
+            webPush: webPushPort,
             environments: environmentPorts
         )
         observation.metrics.setPorts(
-            http2: ports.http2, gateway: ports.gateway, feedback: ports.feedback, channelManagement: ports.channelManagement
+            http2: ports.http2, gateway: ports.gateway, feedback: ports.feedback, channelManagement: ports.channelManagement,
+            webPush: ports.webPush
         )
         return ports
     }

@@ -37,6 +37,7 @@ package enum DashboardPage {
         <option value="">any protocol</option>
         <option value="http2">HTTP/2</option>
         <option value="legacy">legacy</option>
+        <option value="webPush">web push</option>
       </select>
     </form>
     <div id="notifications" class="cards"></div>

@@ -372,6 +372,7 @@ function notificationCard(event) {
       el("div", { class: "meta" }, [`${kindLabel}${facts.protocol}`, facts.topic || "(no topic)", destination(event, facts),
         scenarioNote(facts), time(event.time)].filter(Boolean).join(" · ")));
   }
+  if (facts.protocol === "webPush") return webPushCard(event, facts);
   const payload = parsePayload(record);
   const aps = (payload && payload.aps) || {};
   const note = scenarioNote(facts);
@@ -405,6 +406,46 @@ function notificationCard(event) {
     deliveryTag(event));
 }
 
+// A web push message as the browser would take it: the notification a person sees when it
+// is a Declarative Web Push message, else what the service worker reads.
+function webPushCard(event, facts) {
+  const record = facts.record;
+  const web = record.webPush || {};
+  const open = () => showNotification(event);
+  const note = scenarioNote(facts);
+  const shown = web.notification;
+  if (shown) {
+    return el("div", { class: "card banner web", "data-seq": event.seq, onclick: open },
+      el("div", { class: "top" }, el("span", {}, `web · ${hostOf(shown.navigate)}`), el("span", {}, time(event.time))),
+      el("div", { class: "title" }, shown.title),
+      shown.body && el("div", { class: "body" }, shown.body),
+      el("div", { class: "meta" },
+        shown.appBadge !== undefined && el("span", { class: "badge" }, shown.appBadge),
+        el("span", {}, `opens ${shown.navigate}`),
+        el("span", {}, destination(event, facts)),
+        statusTag(facts.status),
+        note && el("span", {}, note),
+        deliveryTag(event)));
+  }
+  const message = web.message !== undefined ? web.message : web.messageHex !== undefined ? `hex ${web.messageHex}` : "";
+  return el("div", { class: "card compact web", "data-seq": event.seq, onclick: open },
+    el("span", { class: "kind" }, "web push"),
+    el("span", { class: "mono" }, destination(event, facts)),
+    el("span", { class: web.messageProblem ? "reason" : "mono" },
+      web.messageProblem ? `not readable: ${web.messageProblem}` : message ? shortText(message, 80) : "(no message)"),
+    statusTag(facts.status),
+    note && el("span", {}, note),
+    el("span", {}, time(event.time)),
+    deliveryTag(event));
+}
+
+const statusTag = (text) => text && el("span", { class: "status" }, text);
+const shortText = (text, length) => (text.length > length ? `${text.slice(0, length - 1)}…` : text);
+
+function hostOf(url) {
+  try { return new URL(url).host; } catch (_) { return url; }
+}
+
 // A details dialog's title: what the push was, where it went and what it was told, e.g.
 // "Alert notification · com.example.app → 1a2b3c4d…5e6f70 · 200".
 function notificationTitle(event, facts) {
@@ -427,6 +468,32 @@ function openDetail(title, ...content) {
   if (!$("detail").open) $("detail").showModal();
 }
 
+// A web push request's own facts for its details dialog: the message as decrypted, the
+// notification it shows, and the headers and VAPID claims it came with.
+function webPushDetail(web) {
+  const parts = [];
+  if (web.notification) {
+    const shown = web.notification;
+    parts.push(el("h3", {}, "Notification (Declarative Web Push)"),
+      el("div", { class: "banner web" },
+        el("div", { class: "top" }, el("span", {}, `web · ${hostOf(shown.navigate)}`)),
+        el("div", { class: "title" }, shown.title),
+        shown.body && el("div", { class: "body" }, shown.body),
+        el("div", { class: "meta" }, el("span", {}, `opens ${shown.navigate}`))));
+  }
+  if (web.notificationProblem) parts.push(el("p", { class: "error" }, `Not a valid Declarative Web Push message: ${web.notificationProblem}`));
+  parts.push(el("h3", {}, "Message (decrypted)"));
+  if (web.message !== undefined) parts.push(el("pre", { id: "detail-web-message" }, pretty(web.message)));
+  else if (web.messageHex !== undefined) parts.push(el("pre", { id: "detail-web-message" }, `hex ${web.messageHex}`));
+  else parts.push(el("p", { class: web.messageProblem ? "error" : "hint" }, web.messageProblem || "No message: the request had no body."));
+  const vapid = web.vapid || {};
+  const rows = [["TTL", web.ttl], ["Urgency", web.urgency], ["Content-Encoding", web.contentEncoding],
+    ["VAPID sub", vapid.sub], ["VAPID aud", vapid.aud], ["VAPID exp", vapid.exp], ["VAPID k", vapid.k]]
+    .filter(([, value]) => value !== undefined);
+  parts.push(el("h3", {}, "Web push"), el("table", {}, rows.map(([name, value]) => el("tr", {}, el("th", {}, name), el("td", { class: "mono" }, String(value))))));
+  return parts;
+}
+
 async function showNotification(event) {
   const facts = cardFacts(event);
   const record = facts.record;
@@ -435,7 +502,8 @@ async function showNotification(event) {
   if (record.payload !== undefined || record.payloadHex !== undefined) {
     body.append(el("h3", {}, "Payload"), el("pre", { id: "detail-payload" }, record.payload !== undefined ? pretty(record.payload) : `hex ${record.payloadHex}`));
   }
-  if ((record.transport || "http2") === "http2" && event.connection && event.stream) {
+  if (record.webPush) body.append(...webPushDetail(record.webPush));
+  if (["http2", "webPush"].includes(record.transport || "http2") && event.connection && event.stream) {
     const reply = await api("GET", `/v1/events?connection=${event.connection}&stream=${event.stream}&type=http2Frame`);
     const frames = (reply.json && reply.json.events) || [];
     const headerFrames = frames.filter((frame) => frame.frameType === "HEADERS");

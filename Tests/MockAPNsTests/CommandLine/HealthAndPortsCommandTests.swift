@@ -75,9 +75,9 @@ final class HealthAndPortsCommandTests: XCTestCase {
             let serving = try world.serve(["--ephemeral-ports", "--cert-dir", Fixtures.certificateDirectory, "--ports-file", portsFile])
             let listening = try serving.line(startingWith: "mockapns listening ")
             let ports = try PortsFile.wait(portsFile, for: "control")
-            XCTAssertEqual(Set(ports.keys), ["http2", "gateway", "feedback", "control", "channelManagement"], "\(ports)")
+            XCTAssertEqual(Set(ports.keys), ["http2", "gateway", "feedback", "control", "channelManagement", "webPush"], "\(ports)")
             for (name, port) in ports {
-                XCTAssertFalse([2195, 2196, 2197, 2198, 2199].contains(port), "\(name) on Apple's or the default port \(port)")
+                XCTAssertFalse([2195, 2196, 2197, 2198, 2199, 2200].contains(port), "\(name) on Apple's or the default port \(port)")
                 XCTAssertTrue(listening.contains("\(name)=127.0.0.1:\(port)"), listening)
             }
             servers.append((serving, ports))

@@ -1,3 +1,4 @@
+import Crypto
 import MockAPNsControl
 import MockAPNsTestSupport
 import Foundation
@@ -131,6 +132,20 @@ final class ControlOpenAPITests: XCTestCase {
                         ) { response in
                             XCTAssertEqual(response.status, .created)
                         }
+                    }
+                    var concrete = concrete
+                    if path.hasPrefix("/v1/web-push/subscriptions/{id}") {
+                        // A subscription that exists, so the route reaches the handler.
+                        let key = P256.Signing.PrivateKey().publicKey.x963Representation.base64EncodedString()
+                        let id = try await client.execute(
+                            uri: "/v1/web-push/subscriptions", method: .post, headers: [.contentType: "application/json"],
+                            body: ByteBuffer(string: #"{"applicationServerKey": "\#(key)"}"#)
+                        ) { response in
+                            XCTAssertEqual(response.status, .created)
+                            let made = try JSONSerialization.jsonObject(with: Data(buffer: response.body)) as? [String: Any]
+                            return try XCTUnwrap(made?["id"] as? String)
+                        }
+                        concrete = path.replacingOccurrences(of: "{id}", with: id)
                     }
                     let httpMethod = try XCTUnwrap(HTTPRequest.Method(method))
                     let headers: HTTPFields = ["GET", "HEAD"].contains(method) ? [:] : [.contentType: "application/json"]

@@ -1,0 +1,64 @@
+// Web push in the server: its settings, its listener (HTTP/2 and HTTP/1.1 over TLS), the
+// exchange both protocols answer through, and the Swift API for subscriptions (the rules
+// are MockAPNsWebPush's).
+
+import MockAPNsCore
+import MockAPNsHTTP2
+import MockAPNsJournal
+import MockAPNsScenario
+import MockAPNsWebPush
+import MockAPNsWire
+
+extension HTTP2ConnectionBridge {
+    /// A request on the web push listener, over HTTP/2: every path is a push to a
+    /// subscription (`POST /<token>`), decided by the web push core.
+    func answerWebPush(_ request: HTTP2Request, handler: NGHTTP2ServerHandler) {
+        guard let service = services.webPush else { return }
+        var method = ""
+        var path = ""
+        var authority: String?
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(request.headers.count)
+        for field in request.headers {
+            switch field.name {
+            case ":method": method = field.value
+            case ":path": path = field.value
+            case ":authority": authority = field.value
+            case ":scheme": break
+            default: headers.append((field.name, field.value))
+            }
+        }
+        let flow = WebPushFlow(
+            WebPushRequest(method: method, path: path, headers: headers, body: request.body, bodyLength: request.bodyLength),
+            authority: authority, service: service
+        )
+        let exchange = WebPushExchange(flow, streamID: request.streamID, journaling: journaling)
+        scenario.answer(request, through: exchange, handler: handler)
+    }
+}
+
+/// A web push request on HTTP/2, as one exchange of the shared answer flow.
+final class WebPushExchange: HTTP2Exchange {
+    let shape = WebPushFlow.shape
+    private let flow: WebPushFlow
+    private let streamID: Int32
+    private let journaling: HTTP2Journaling
+
+    init(_ flow: WebPushFlow, streamID: Int32, journaling: HTTP2Journaling) {
+        self.flow = flow
+        self.streamID = streamID
+        self.journaling = journaling
+    }
+
+    func scenarioFacts() -> ScenarioRequest { flow.scenarioFacts() }
+
+    func decide() -> CoreAnswer { flow.coreAnswer() }
+
+    func record(_ sent: SentAnswer) {
+        // The diagnoses first: whoever waits for the notification finds what was noticed about it.
+        for diagnosis in flow.diagnoses {
+            journaling.recorder.record(diagnosis.event, stream: streamID)
+        }
+        journaling.recorder.record(.notification(flow.record(sent)), stream: streamID)
+    }
+}

@@ -1,0 +1,238 @@
+import MockAPNsConnections
+import Logging
+import MockAPNsCore
+import MockAPNsJournal
+import MockAPNsScenario
+import MockAPNsWebPush
+import MockAPNsWire
+import NIOCore
+import NIOHTTP1
+
+/// Web push over HTTP/1.1, as the common server libraries send it (pywebpush, web-push for
+/// Node, web-push-php): one request at a time on a keep-alive connection (NIO's pipelining
+/// helper holds a pipelined request until the answer before it is written).
+///
+/// Each request goes through the same flow as on HTTP/2 (`WebPushFlow`): the core decides,
+/// the scenario may answer or fault instead, and the record is written once the answer has
+/// gone out. HTTP/1.1 has no streams: faults that act on one (RST_STREAM, a lowered stream
+/// limit, GOAWAY) act on the connection, and the record says what was done.
+final class WebPushHTTP1Handler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let service: WebPushService
+    private let scenarios: ScenarioSwitch
+    private let recorder: ConnectionJournal
+    private let logger: Logger
+    private var connection: ScenarioConnection
+    /// The request being read: its head, the body kept (at most `bodyLimit` bytes) and its
+    /// true length.
+    private var head: HTTPRequestHead?
+    private var body: [UInt8] = []
+    private var bodyLength = 0
+    private let bodyLimit: Int
+    /// Set once a fault or `Connection: close` ends the connection: later requests get nothing.
+    private var closing = false
+
+    init(service: WebPushService, scenarios: ScenarioSwitch, connection: ScenarioConnection, recorder: ConnectionJournal, logger: Logger) {
+        self.service = service
+        self.scenarios = scenarios
+        self.connection = connection
+        self.recorder = recorder
+        self.logger = logger
+        // Enough to judge any body: one byte over the limit is already a 413.
+        self.bodyLimit = service.maximumPayloadBytes + 1
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let requestHead):
+            head = requestHead
+            body = []
+            bodyLength = 0
+        case .body(var buffer):
+            let (sum, overflow) = bodyLength.addingReportingOverflow(buffer.readableBytes)
+            bodyLength = overflow ? .max : sum
+            let room = bodyLimit - body.count
+            if room > 0, let bytes = buffer.readBytes(length: min(room, buffer.readableBytes)) {
+                body.append(contentsOf: bytes)
+            }
+        case .end:
+            guard let requestHead = head else { return }
+            head = nil
+            answer(requestHead, context: context)
+        }
+    }
+
+    private func answer(_ requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard !closing else { return }
+        var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(requestHead.headers.count)
+        for (name, value) in requestHead.headers { headers.append((name.lowercased(), value)) }
+        let request = WebPushRequest(
+            method: requestHead.method.rawValue, path: requestHead.uri, headers: headers, body: body, bodyLength: bodyLength
+        )
+        body = []
+        let flow = WebPushFlow(request, authority: requestHead.headers.first(name: "host"), service: service)
+        let engine = scenarios.current
+        var coreAnswer: CoreAnswer?
+        let decision = engine.decide(flow.scenarioFacts(), connection: &connection) {
+            let answered = flow.coreAnswer()
+            coreAnswer = answered
+            return answered.verdict
+        }
+        var keepAlive = requestHead.isKeepAlive
+        if let limit = engine.scenario.connection.goAwayAfterRequests, connection.requestCount >= limit {
+            // HTTP/1.1's way of going away: this answer says `Connection: close`.
+            keepAlive = false
+        }
+        let core = coreAnswer
+        if let delay = decision.delayMilliseconds, delay > 0 {
+            let later = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
+            context.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1_000_000))) {
+                later.value.handler.apply(decision, flow: flow, core: core, keepAlive: keepAlive, context: later.value.context)
+            }
+        } else {
+            apply(decision, flow: flow, core: core, keepAlive: keepAlive, context: context)
+        }
+    }
+
+    /// Carries out `decision` and records the request once what went out is known.
+    private func apply(
+        _ decision: ScenarioDecision, flow: WebPushFlow, core: CoreAnswer?, keepAlive: Bool, context: ChannelHandlerContext
+    ) {
+        let recorder = self.recorder
+        func finish(_ sent: SentAnswer) {
+            var sent = sent
+            sent.rule = decision.rule
+            if let delay = decision.delayMilliseconds, delay > 0 { sent.delayMilliseconds = Int(delay.rounded()) }
+            for diagnosis in flow.diagnoses { recorder.record(diagnosis.event) }
+            recorder.record(.notification(flow.record(sent)))
+        }
+        guard !closing, context.channel.isActive else {
+            return finish(.nothing(undelivered: "the connection was closed before the answer could be written"))
+        }
+        switch decision.action {
+        case .respond(let scripted)?:
+            let response = HTTP2PushResponse(status: scripted.status, headers: scripted.headers, body: scripted.bodyBytes)
+            write(response, keepAlive: keepAlive, context: context, sent: SentAnswer.http2(response, scripted: true), finish: finish)
+        case .fault(let fault)?:
+            recorder.recordFault(stream: nil, description: "scenario rule \"\(decision.rule ?? "")\": \(fault)")
+            logger.notice("scenario fault", metadata: ["rule": "\(decision.rule ?? "")", "fault": "\(fault)"])
+            applyFault(fault, decision: decision, flow: flow, core: core, keepAlive: keepAlive, context: context, finish: finish)
+        case nil, .accept?, .reject?, .refuseHandshake?, .limitRate?, .setDevice?:
+            let (response, sent) = verdictAnswer(decision, flow: flow, core: core)
+            guard let response else { return finish(sent) }
+            write(response, keepAlive: keepAlive, context: context, sent: sent, finish: finish)
+        }
+    }
+
+    /// The answer for the verdict the decision stands for: the core's own response when the
+    /// scenario kept the core's verdict, else the rule's verdict in web push's shape.
+    private func verdictAnswer(_ decision: ScenarioDecision, flow: WebPushFlow, core: CoreAnswer?) -> (HTTP2PushResponse?, SentAnswer) {
+        let keepsCoreVerdict: Bool
+        switch decision.action {
+        case nil, .fault?, .limitRate?, .setDevice?: keepsCoreVerdict = true
+        case .accept?, .reject?, .respond?, .refuseHandshake?: keepsCoreVerdict = false
+        }
+        if keepsCoreVerdict, let response = core?.response {
+            return (response, SentAnswer.http2(response, scripted: false))
+        }
+        let shape = WebPushFlow.shape
+        guard let verdict = decision.verdict(apnsID: "", uniqueID: nil, now: service.clock.millisecondsSince1970) else {
+            return (nil, .nothing())
+        }
+        return (shape.render(verdict), shape.sent(verdict))
+    }
+
+    private func applyFault(
+        _ fault: ScenarioFault, decision: ScenarioDecision, flow: WebPushFlow, core: CoreAnswer?, keepAlive: Bool,
+        context: ChannelHandlerContext, finish: @escaping (SentAnswer) -> Void
+    ) {
+        let channel = context.channel
+        func answered(_ applied: AppliedFault, keepAlive: Bool, note: String? = nil) {
+            let (response, sent) = verdictAnswer(decision, flow: flow, core: core)
+            var marked = sent
+            marked.fault = applied
+            if let note { marked.undelivered = note }
+            guard let response else { return finish(marked) }
+            write(response, keepAlive: keepAlive, context: context, sent: marked, finish: finish)
+        }
+        switch fault {
+        case .closeConnection:
+            closing = true
+            WireFaults.close(channel)
+            finish(.nothing(fault: .closeConnection))
+        case .resetConnection:
+            closing = true
+            WireFaults.reset(channel)
+            finish(.nothing(fault: .resetConnection))
+        case .resetStream:
+            // No streams on HTTP/1.1: the connection is reset instead.
+            closing = true
+            WireFaults.reset(channel)
+            finish(.nothing(fault: .resetConnection, undelivered: "HTTP/1.1 has no streams: resetStream reset the connection"))
+        case .goAway(let goAway):
+            // No GOAWAY on HTTP/1.1: the answer (when the rule answers) says `Connection: close`.
+            let applied = AppliedFault.goAway(errorCode: goAway.errorCode, lastStreamID: nil)
+            if goAway.answerRequest {
+                answered(applied, keepAlive: false)
+            } else {
+                closing = true
+                WireFaults.close(channel)
+                finish(.nothing(fault: applied))
+            }
+        case .stall:
+            finish(.nothing(fault: .stall))
+        case .lowerMaxConcurrentStreams(let limit):
+            answered(.lowerMaxConcurrentStreams(limit), keepAlive: keepAlive,
+                     note: "HTTP/1.1 has no stream limit: the answer went out as usual")
+        case .sendGarbage(let garbage):
+            closing = true
+            let bytes = garbage.bytes ?? decision.garbage ?? []
+            WireFaults.sendGarbage(bytes, insideTLS: garbage.insideTLS, applicationContext: nil, on: channel)
+            finish(.nothing(fault: .sendGarbage(length: bytes.count, insideTLS: garbage.insideTLS)))
+        case .closeAfterBytes(let bytes):
+            closing = true
+            WireFaults.closeAfter(bytes: bytes, on: channel)
+            answered(.closeAfterBytes(bytes), keepAlive: false)
+        case .shutdown:
+            answered(.shutdown, keepAlive: false)
+        }
+    }
+
+    /// Writes `response`, then records `sent` once the write is done (or that nothing went
+    /// out when the connection closed first); closes after it unless `keepAlive`.
+    private func write(
+        _ response: HTTP2PushResponse, keepAlive: Bool, context: ChannelHandlerContext, sent: SentAnswer,
+        finish: @escaping (SentAnswer) -> Void
+    ) {
+        var headers = HTTPHeaders()
+        for field in response.headers { headers.add(name: field.name, value: field.value) }
+        headers.replaceOrAdd(name: "content-length", value: String(response.body?.count ?? 0))
+        if !keepAlive {
+            headers.replaceOrAdd(name: "connection", value: "close")
+            closing = true
+        }
+        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if let body = response.body, !body.isEmpty {
+            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
+        }
+        let written = context.eventLoop.makePromise(of: Void.self)
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
+        let channel = context.channel
+        written.futureResult.whenComplete { result in
+            switch result {
+            case .success:
+                finish(sent)
+            case .failure:
+                finish(.nothing(undelivered: "the connection closed before the answer could be written"))
+            }
+            if !keepAlive { channel.close(promise: nil) }
+        }
+    }
+}
+
+@available(*, unavailable)
+extension WebPushHTTP1Handler: Sendable {}
