@@ -8,6 +8,7 @@ A refusal raises `ControlAPIError` with the server's `{"error", "parameter"}`.
 
 from __future__ import annotations
 
+import base64
 import http.client
 import json
 import os
@@ -168,7 +169,7 @@ class ControlClient:
         limit: Optional[int] = None,
     ) -> List[Notification]:
         """The recorded notifications that match every filter given, oldest first (at most
-        `limit`, default 1000). `protocol` is `http2`, `legacy` or `feedback`; `reason` one of
+        `limit`, default 1000). `protocol` is `http2`, `legacy`, `feedback` or `webPush`; `reason` one of
         Apple's reasons (`BadDeviceToken`); `after` a journal sequence number (`seq`)."""
         filters = _notification_filters(token, topic, protocol, status, reason, accepted, connection, after)
         return self.get("/v1/notifications", limit=limit, **filters)["notifications"]
@@ -345,6 +346,46 @@ class ControlClient:
             body["topic"] = topic
         return self.post(f"/v1/registry/{urllib.parse.quote(token, safe='')}/unregister", body)
 
+    # Web push subscriptions (Safari's web push endpoint)
+
+    def subscribe_web_push(self, application_server_key: Union[str, bytes]) -> Dict[str, Any]:
+        """Subscribes a page, as `pushManager.subscribe({applicationServerKey})` does in Safari:
+        `application_server_key` is the VAPID public key, the 65-byte uncompressed P-256 point
+        (bytes, or their base64url text). Returns the subscription: what `PushSubscription.toJSON()`
+        gives the page (`endpoint`, `expirationTime`, `keys` with `p256dh` and `auth`), usable
+        as it is as pywebpush's `subscription_info`, plus its `id` (the journal's `deviceToken`
+        of each push to it) and `state` (`active`). A key that is not such a point raises
+        `ControlAPIError` with `parameter` `$.applicationServerKey`."""
+        if isinstance(application_server_key, (bytes, bytearray)):
+            application_server_key = base64.urlsafe_b64encode(bytes(application_server_key)).rstrip(b"=").decode()
+        return self.post("/v1/web-push/subscriptions", {"applicationServerKey": application_server_key})
+
+    def web_push_subscriptions(self) -> List[Dict[str, Any]]:
+        """Every web push subscription the server knows, whatever its `state` (`active`,
+        `expired`, `revoked`), oldest first. `reset()` forgets them all."""
+        return self.get("/v1/web-push/subscriptions")["subscriptions"]
+
+    def web_push_subscription(self, id: str) -> Dict[str, Any]:
+        """One web push subscription by its `id`; an unknown one raises `ControlAPIError` (404)."""
+        return self.get(_web_push_path(id))
+
+    def expire_web_push(self, id: str) -> Dict[str, Any]:
+        """Lets a subscription expire, as Safari does when it drops one: pushes to its endpoint
+        are then answered 410 `Unregistered`. Returns the subscription (`state` `expired`)."""
+        return self.post(_web_push_path(id) + "/expire", {})
+
+    def revoke_web_push(self, id: str) -> Dict[str, Any]:
+        """Revokes a subscription, as when the user turns the site's notifications off or the
+        page calls `unsubscribe()`: pushes to its endpoint are then answered 410 `Unregistered`
+        (and a provider that keeps pushing breaks the `unregistered-token` rule of `report()`).
+        Returns the subscription (`state` `revoked`)."""
+        return self.post(_web_push_path(id) + "/revoke", {})
+
+    def forget_web_push(self, id: str) -> Dict[str, Any]:
+        """Removes a subscription altogether (`DELETE`): pushes to its endpoint are then answered
+        400 `BadDeviceToken`, as for one the server never issued. Returns `{"id", "deleted"}`."""
+        return self.request("DELETE", _web_push_path(id), {})
+
     # The clock
 
     def clock(self) -> Dict[str, Any]:
@@ -399,6 +440,10 @@ def _refusal(method: str, path: str, status: int, raw: bytes, content_type: str)
         if isinstance(answer, dict) and isinstance(answer.get("error"), str):
             error, parameter = answer["error"], answer.get("parameter")
     return ControlAPIError(method, path, status, error, parameter, raw)
+
+
+def _web_push_path(id: str) -> str:
+    return f"/v1/web-push/subscriptions/{urllib.parse.quote(id, safe='')}"
 
 
 def _notification_filters(

@@ -306,6 +306,12 @@ class MockAPNs(ControlClient):
         return self._port("channelManagement")
 
     @property
+    def web_push_port(self) -> int:
+        """Safari's web push endpoint (HTTP/2 and HTTP/1.1 over TLS), where Apple's is
+        `https://web.push.apple.com`; subscriptions' endpoints point here."""
+        return self._port("webPush")
+
+    @property
     def control_port(self) -> int:
         """The control API (and the dashboard at `/`)."""
         return self._port("control")
@@ -322,6 +328,11 @@ class MockAPNs(ControlClient):
     def http2_url(self) -> str:
         """`https://127.0.0.1:<port>`, where Apple's is `https://api.sandbox.push.apple.com`."""
         return f"https://{_bracketed(self.host)}:{self.http2_port}"
+
+    @property
+    def web_push_url(self) -> str:
+        """`https://127.0.0.1:<port>`, the origin of every web push endpoint (a VAPID JWT's `aud`)."""
+        return f"https://{_bracketed(self.host)}:{self.web_push_port}"
 
     def device_url(self, token: str) -> str:
         """The URL a notification to `token` is POSTed to."""
