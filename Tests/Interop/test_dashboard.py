@@ -400,6 +400,132 @@ def test_delivery_states_the_devices_view_and_the_delivery_log(page, dashboard_s
     close_detail(page)
 
 
+# ---- Web push: Safari's endpoint (RFC 8030, 8291, 8292), sent with pywebpush -----------------
+
+def web_push(server, message: str) -> str:
+    """One push with pywebpush, as a provider's back end sends it, to a subscription of its own
+    made over the control API; returns the subscription's id (the record's deviceToken).
+    The VAPID `exp` is reckoned from the server's clock, which a test here moves years ahead:
+    pywebpush would reckon it from real time, an expiration already past by that clock."""
+    pytest.importorskip("pywebpush")
+    import requests
+    from pywebpush import webpush
+    from test_web_push import SUBJECT, new_vapid, public_key
+
+    key = new_vapid()
+    subscription = server.subscribe_web_push(public_key(key))
+    now = server.journal.get("/v1/clock")["millisecondsSince1970"] // 1000
+    with requests.Session() as http:
+        http.verify = str(CA)
+        http.trust_env = False  # else REQUESTS_CA_BUNDLE would replace `verify`
+        response = webpush(subscription_info=subscription, data=message, vapid_private_key=key,
+                           vapid_claims={"sub": SUBJECT, "exp": now + 12 * 3600}, requests_session=http)
+    assert (response.status_code, response.text) == (201, "")
+    return subscription["id"]
+
+
+def web_card(driver, css, subscription):
+    """What the card matching `css` for `subscription` shows, part by part (textContent: the
+    text as written, before the style sheet upper-cases a banner's top line), or None."""
+    return driver.execute_script(
+        "const card = Array.from(document.querySelectorAll(arguments[0])).find(c => c.innerText.includes(arguments[1]));"
+        "if (!card) return null;"
+        "const part = (css) => { const e = card.querySelector(css); return e ? e.textContent : null; };"
+        "return {top: part('.top span'), title: part('.title'), body: part('.body'), kind: part('.kind'),"
+        " status: part('.status'), text: card.innerText};", css, f"{subscription[:8]}…{subscription[-6:]}")
+
+
+def open_web_message(driver, css, subscription):
+    """Opens the card's details dialog; returns the decrypted message it shows."""
+    click_text(driver, css, subscription[:8])
+    return WebDriverWait(driver, 3).until(
+        lambda d: d.execute_script("const pre = document.getElementById('detail-web-message'); return pre && pre.textContent"))
+
+
+def test_a_declarative_web_push_is_the_banner_safari_shows(page, dashboard_server):
+    """A Declarative Web Push message shows the notification Safari would show without a
+    service worker: its title, its body, and the site it opens; its details dialog shows the
+    message as the server decrypted it."""
+    navigate = "https://bistro.example.org/bookings/42?from=push"
+    message = {"web_push": 8030, "notification": {"title": "Table booked", "body": "Friday 8 pm, 4 people",
+                                                  "navigate": navigate, "app_badge": 2}}
+    subscription = web_push(dashboard_server, json.dumps(message))
+    sent = time.monotonic()
+    card = WebDriverWait(page, 3, poll_frequency=0.05).until(lambda d: web_card(d, ".card.banner.web", subscription))
+    assert time.monotonic() - sent <= 1.0
+    assert (card["title"], card["body"]) == ("Table booked", "Friday 8 pm, 4 people"), card
+    assert card["top"] == "web · bistro.example.org", card  # the navigate URL's host
+    assert f"opens {navigate}" in card["text"] and card["status"] == "201", card
+    assert "undefined" not in card["text"] and "null" not in card["text"], card
+    assert not web_card(page, ".card.compact", subscription)  # one card, the banner
+    snap(page, "web-push-declarative")
+    shown = open_web_message(page, ".card.banner.web", subscription)
+    assert json.loads(shown) == message, shown
+    detail = page.find_element(By.ID, "detail-body").text
+    assert "Notification (Declarative Web Push)" in detail and "Message (decrypted)" in detail, detail
+    banner = texts(page, "#detail-body .banner.web .title")
+    assert banner == ["Table booked"], banner
+    assert "mailto:ops@example.com" in detail, detail  # the VAPID claims it was signed with
+    snap(page, "web-push-declarative-detail")
+    close_detail(page)
+
+
+def test_a_plain_web_push_shows_its_message(page, dashboard_server):
+    """A message that is not a Declarative Web Push message is for the page's service worker:
+    the card is a compact one showing the message's text, decrypted."""
+    message = "Your parcel is out for delivery (plain text, no Declarative Web Push)"
+    subscription = web_push(dashboard_server, message)
+    card = WebDriverWait(page, 3, poll_frequency=0.05).until(lambda d: web_card(d, ".card.compact.web", subscription))
+    assert card["kind"] == "web push" and card["status"] == "201", card
+    assert message in card["text"], card
+    assert not web_card(page, ".card.banner", subscription)
+    snap(page, "web-push-plain")
+    assert open_web_message(page, ".card.compact.web", subscription) == message
+    assert "Notification (Declarative Web Push)" not in page.find_element(By.ID, "detail-body").text
+    close_detail(page)
+
+
+def choose(driver, css, value):
+    """Picks the option of the select at `css` holding `value` from the keyboard, as a person
+    does: Home, then Down to it, each step firing input and change. (Selenium's Select clicks
+    the option, which fires change only; typing the label leans on the type-ahead's timing.)"""
+    from selenium.webdriver.common.keys import Keys
+
+    select = driver.find_element(By.CSS_SELECTOR, css)
+    index = driver.execute_script("return Array.from(arguments[0].options, o => o.value).indexOf(arguments[1])", select, value)
+    assert index >= 0, f"{css} has no option {value!r}"
+    select.send_keys(Keys.HOME + Keys.DOWN * index)
+    assert select.get_attribute("value") == value
+
+
+def test_the_protocol_filter_selects_the_web_pushes(page, dashboard_server):
+    """web push in the protocol select: the cards shown are exactly the web push cards, both
+    kinds, and none of the APNs ones; HTTP/2 shows none of them."""
+    token = unique_token()
+    assert push(dashboard_server, token, '{"aps":{"alert":{"title":"Not a web push"}}}') == 200
+    declarative = web_push(dashboard_server, json.dumps(
+        {"web_push": 8030, "notification": {"title": "Filtered in", "navigate": "https://example.com/in"}}))
+    plain = web_push(dashboard_server, "filtered in, plain")
+    WebDriverWait(page, 3, poll_frequency=0.05).until(
+        lambda d: web_card(d, ".card.banner.web", declarative) and web_card(d, ".card.compact.web", plain)
+        and any("Not a web push" in text for text in texts(d, ".banner")))
+    every = lambda d: d.execute_script(
+        "return Array.from(document.querySelectorAll('#notifications .card'), c => [Number(c.dataset.seq), c.classList.contains('web')])")
+    shown = every(page)
+    web = sorted(seq for seq, is_web in shown if is_web)
+    assert len(web) >= 2 and len(web) < len(shown), shown
+    protocol = '#filters select[name="protocol"]'
+    choose(page, protocol, "webPush")
+    WebDriverWait(page, 3).until(lambda d: sorted(seq for seq, _ in every(d)) == web)
+    assert all(is_web for _, is_web in every(page))
+    assert web_card(page, ".card.banner.web", declarative) and web_card(page, ".card.compact.web", plain)
+    snap(page, "web-push-filtered")
+    choose(page, protocol, "http2")
+    WebDriverWait(page, 3).until(lambda d: every(d) and not any(is_web for _, is_web in every(d)))
+    choose(page, protocol, "")
+    WebDriverWait(page, 3).until(lambda d: len(every(d)) == len(shown))
+
+
 # ---- A server with a scenario: scripted answers, faults, a 64-bit seed ----------------------
 
 # Above 2^53: a JavaScript number would show it as 12539804505817154000.

@@ -105,7 +105,8 @@ def test_pywebpush_declarative_push_is_accepted_and_recorded_decrypted(server, s
     record, diagnoses = outcome(server, subscription, after)
     assert (record["status"], record["accepted"], record.get("reason")) == (201, True, None)
     assert diagnoses == []
-    assert record["authentication"] == {"kind": "vapid"}
+    # The application server is known by its public key (no secret); the JWT is never kept.
+    assert record["authentication"] == {"kind": "vapid", "keyId": public_key(key)}
     details = record["webPush"]
     assert details["message"] == message
     assert details["notification"]["title"] == "Order shipped"

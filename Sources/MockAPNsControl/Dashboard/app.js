@@ -422,6 +422,7 @@ function webPushCard(event, facts) {
       el("div", { class: "meta" },
         shown.appBadge !== undefined && el("span", { class: "badge" }, shown.appBadge),
         el("span", {}, `opens ${shown.navigate}`),
+        facts.topic && el("span", {}, `topic: ${facts.topic}`),
         el("span", {}, destination(event, facts)),
         statusTag(facts.status),
         note && el("span", {}, note),
@@ -430,9 +431,11 @@ function webPushCard(event, facts) {
   const message = web.message !== undefined ? web.message : web.messageHex !== undefined ? `hex ${web.messageHex}` : "";
   return el("div", { class: "card compact web", "data-seq": event.seq, onclick: open },
     el("span", { class: "kind" }, "web push"),
+    facts.topic && el("span", {}, `topic: ${facts.topic}`),
     el("span", { class: "mono" }, destination(event, facts)),
     el("span", { class: web.messageProblem ? "reason" : "mono" },
       web.messageProblem ? `not readable: ${web.messageProblem}` : message ? shortText(message, 80) : "(no message)"),
+    web.notificationProblem && el("span", { class: "reason" }, "not valid Declarative Web Push"),
     statusTag(facts.status),
     note && el("span", {}, note),
     el("span", {}, time(event.time)),
@@ -453,6 +456,7 @@ function notificationTitle(event, facts) {
   let what;
   if (event.type === "channelOperation") what = `Channel ${record.operation || "request"}`;
   else if (event.type === "broadcast") what = `${capitalized(facts.pushType)} broadcast`;
+  else if (facts.protocol === "webPush") what = "Web push";
   else if (record.pushType) what = `${capitalized(record.pushType)} notification`;
   else what = facts.protocol === "legacy" ? "Legacy notification" : "Notification";
   const to = event.type === "channelOperation" ? (facts.target && shortToken(facts.target)) : destination(event, facts);
@@ -479,7 +483,9 @@ function webPushDetail(web) {
         el("div", { class: "top" }, el("span", {}, `web · ${hostOf(shown.navigate)}`)),
         el("div", { class: "title" }, shown.title),
         shown.body && el("div", { class: "body" }, shown.body),
-        el("div", { class: "meta" }, el("span", {}, `opens ${shown.navigate}`))));
+        el("div", { class: "meta" },
+          shown.appBadge !== undefined && el("span", { class: "badge" }, shown.appBadge),
+          el("span", {}, `opens ${shown.navigate}`))));
   }
   if (web.notificationProblem) parts.push(el("p", { class: "error" }, `Not a valid Declarative Web Push message: ${web.notificationProblem}`));
   parts.push(el("h3", {}, "Message (decrypted)"));
@@ -499,10 +505,12 @@ async function showNotification(event) {
   const record = facts.record;
   const body = el("div", {});
   openDetail(notificationTitle(event, facts), body);
-  if (record.payload !== undefined || record.payloadHex !== undefined) {
-    body.append(el("h3", {}, "Payload"), el("pre", { id: "detail-payload" }, record.payload !== undefined ? pretty(record.payload) : `hex ${record.payloadHex}`));
-  }
+  // A web push's message first, as the browser read it; its encrypted body after.
   if (record.webPush) body.append(...webPushDetail(record.webPush));
+  if (record.payload !== undefined || record.payloadHex !== undefined) {
+    const label = record.transport === "webPush" ? "Body as sent (encrypted, aes128gcm)" : "Payload";
+    body.append(el("h3", {}, label), el("pre", { id: "detail-payload" }, record.payload !== undefined ? pretty(record.payload) : `hex ${record.payloadHex}`));
+  }
   if (["http2", "webPush"].includes(record.transport || "http2") && event.connection && event.stream) {
     const reply = await api("GET", `/v1/events?connection=${event.connection}&stream=${event.stream}&type=http2Frame`);
     const frames = (reply.json && reply.json.events) || [];
@@ -826,6 +834,8 @@ async function clockAction(action) {
 async function start() {
   for (const button of document.querySelectorAll("nav button")) button.addEventListener("click", () => showView(button.dataset.view));
   $("filters").addEventListener("input", renderNotifications);
+  // A select changed by a script fires only `change`.
+  $("filters").addEventListener("change", renderNotifications);
   $("filters").addEventListener("submit", (event) => event.preventDefault());
   $("scenario-replace").addEventListener("click", replaceScenario);
   for (const button of document.querySelectorAll("#device-form button")) button.addEventListener("click", () => deviceAction(button.dataset.action));
