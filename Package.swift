@@ -396,6 +396,9 @@ if Context.environment["MOCKAPNS_FUZZ"] != nil {
         fuzzTarget("FuzzConfigurationDecoder", ["MockAPNs"]),
         fuzzTarget("FuzzProviderToken", ["MockAPNsCore"]),
         fuzzTarget("FuzzHTTP2RequestValidator", ["MockAPNsCore", "MockAPNsWire"]),
+        fuzzTarget("FuzzWebPush", [
+            "MockAPNsCore", "MockAPNsWebPush", .product(name: "Crypto", package: "swift-crypto"),
+        ]),
         fuzzTarget("FuzzHTTP2Connection", [
             "MockAPNsHTTP2", "MockAPNsWire",
             .product(name: "NIOCore", package: "swift-nio"),

@@ -19,7 +19,7 @@ cd "$(dirname "$0")/.."
 
 targets=(
     FuzzLegacyFrameDecoder FuzzJSONParser FuzzJournal FuzzScenarioDecoder FuzzConfigurationDecoder
-    FuzzProviderToken FuzzHTTP2RequestValidator FuzzHTTP2Connection
+    FuzzProviderToken FuzzHTTP2RequestValidator FuzzHTTP2Connection FuzzWebPush
 )
 flags=(-c debug -Xswiftc -sanitize=fuzzer,address -Xswiftc -parse-as-library)
 # On Linux, linked with lld: gold warns once per sanitizer symbol it cannot export (over a
