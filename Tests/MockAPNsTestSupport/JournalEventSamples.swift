@@ -23,6 +23,34 @@ package enum JournalEventSamples {
         let truncated = NotificationRecord(
             transport: .http2, deviceToken: "ff", payload: [0xFF, 0x00] + Array(repeating: 0x41, count: NotificationRecord.payloadLimit),
             authentication: JournalAuthentication(kind: "none"), accepted: true)
+        // A web push with every detail, and one whose body did not decrypt (its message in hex
+        // would be a non-UTF-8 plaintext; here none, with the problem instead).
+        var webPush = NotificationRecord(
+            transport: .webPush, deviceToken: "QsubscriptionId_-", topic: "order-42", expiration: 1_767_225_660, collapseID: "order-42",
+            payload: [0x00, 0xFF, 0x10], authentication: JournalAuthentication(kind: "vapid", keyID: "BKey"),
+            answer: SentAnswer(status: 201, accepted: true))
+        var details = WebPushDetails()
+        details.ttl = 60
+        details.urgency = "high"
+        details.contentEncoding = "aes128gcm"
+        details.subject = "mailto:ops@example.com"
+        details.audience = "https://127.0.0.1:2200"
+        details.jwtExpiration = 1_767_229_200
+        details.applicationServerKey = "BKey"
+        details.message = Array(#"{"web_push":8030,"notification":{"title":"T \"q\"","navigate":"https://e.example/"}}"#.utf8)
+        details.notification = WebPushNotificationContent(
+            title: "T \"q\"", body: "é 漢字", navigate: "https://e.example/", lang: "fr", dir: "ltr", tag: "t", silent: true,
+            appBadge: 3, mutable: true)
+        details.notificationProblem = nil
+        webPush.webPush = details
+        var undecryptable = NotificationRecord(
+            transport: .webPush, deviceToken: "Qother", payload: [1, 2, 3], authentication: JournalAuthentication(kind: "missing"),
+            answer: SentAnswer(status: 403, reason: .badJwtToken, accepted: false))
+        var unreadable = WebPushDetails()
+        unreadable.message = [0xFF, 0xFE]
+        unreadable.messageProblem = "the authentication tag does not match"
+        unreadable.notificationProblem = "$.notification.navigate: expected an absolute https: URL"
+        undecryptable.webPush = unreadable
         var operation = ChannelManagementOutcome(operation: .create, bundleID: "com.example.app", channelID: "Y2hhbm5lbA==", requestID: "r-1")
         operation.storagePolicy = .mostRecentMessageStored
         operation.response = HTTP2PushResponse(status: 201, headers: [], body: Array(#"{"a":[1,2.5,true,null,"x\"y"],"b":{}}"#.utf8))
@@ -55,6 +83,8 @@ package enum JournalEventSamples {
                                             problem: "bad", rawBytes: [0, 1, 0xFF], dropped: true)),
             .notification(notification),
             .notification(truncated),
+            .notification(webPush),
+            .notification(undecryptable),
             .notification(NotificationRecord(
                 transport: .http2, deviceToken: "a1", payload: [], authentication: JournalAuthentication(kind: "none"),
                 answer: SentAnswer(
