@@ -195,10 +195,36 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
         case .closeAfterBytes(let bytes):
             closing = true
             WireFaults.closeAfter(bytes: bytes, on: channel)
-            answered(.closeAfterBytes(bytes), keepAlive: false)
+            let (response, sent) = verdictAnswer(decision, flow: flow, core: core)
+            guard let response else { return finish(.nothing(fault: .closeAfterBytes(bytes))) }
+            // The record says what the client read: the whole answer, or, when the cut came
+            // inside it, no answer at all (HTTP/1.1 clients drop a response cut short).
+            let length = Self.wireLength(of: response, keepAlive: false)
+            var marked = sent
+            marked.fault = .closeAfterBytes(bytes)
+            if bytes < length {
+                marked = .nothing(
+                    fault: .closeAfterBytes(bytes),
+                    undelivered: "closeAfterBytes cut the HTTP/1.1 answer after \(bytes) of its \(length) bytes")
+            }
+            write(response, keepAlive: false, context: context, sent: marked, finish: finish)
         case .shutdown:
             answered(.shutdown, keepAlive: false)
         }
+    }
+
+    /// The bytes `write` puts on the wire for `response` (inside TLS): the status line, the
+    /// headers it sends, the blank line and the body, as NIO's HTTP/1.1 encoder writes them.
+    static func wireLength(of response: HTTP2PushResponse, keepAlive: Bool) -> Int {
+        let reason = HTTPResponseStatus(statusCode: response.status).reasonPhrase
+        var length = "HTTP/1.1 \(response.status) \(reason)\r\n".utf8.count
+        let bodyLength = response.body?.count ?? 0
+        var fields = response.headers.filter { $0.name != "content-length" && (keepAlive || $0.name != "connection") }
+            .map { ($0.name, $0.value) }
+        fields.append(("content-length", String(bodyLength)))
+        if !keepAlive { fields.append(("connection", "close")) }
+        for (name, value) in fields { length += name.utf8.count + 2 + value.utf8.count + 2 }
+        return length + 2 + bodyLength
     }
 
     /// Writes `response`, then records `sent` once the write is done (or that nothing went

@@ -1,9 +1,10 @@
 import Crypto
 import Foundation
-import MockAPNs
+@testable import MockAPNs
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsWebPush
+import MockAPNsWire
 import XCTest
 
 /// Safari's web push endpoint over real TLS on 127.0.0.1, driven by the real curl over
@@ -231,6 +232,33 @@ final class WebPushWireTests: XCTestCase {
         let record = try XCTUnwrap(records.first)
         XCTAssertEqual(record.fault, .closeConnection)
         XCTAssertNil(record.status)
+    }
+
+    /// A scripted cut inside the answer over HTTP/1.1: the client reads no answer, and the
+    /// record says none went out; a cut after the whole answer records the answer.
+    func testACutInsideTheHTTP1AnswerIsRecordedAsNoAnswer() async throws {
+        let scenario = try Scenario.decode(jsonText: #"""
+        {"name": "cut", "rules": [{"name": "cut", "match": {"protocols": ["webPush"]}, "action": {"type": "closeAfterBytes", "bytes": 10}}]}
+        """#)
+        let (server, port) = try await Self.start { $0.scenario = scenario }
+        defer { Task { try? await server.shutdown() } }
+        let subscription = try server.subscribeWebPush(applicationServerKey: applicationServerKey)
+        XCTAssertThrowsError(try push(subscription, port: port))
+        let records = await server.waitForNotifications(count: 1, matching: NotificationFilter(deviceToken: subscription.id))
+        let record = try XCTUnwrap(records.first)
+        XCTAssertEqual(record.fault, .closeAfterBytes(10))
+        XCTAssertNil(record.status)
+        XCTAssertFalse(record.accepted)
+    }
+
+    /// The length a cut is judged against is the answer as NIO's HTTP/1.1 encoder writes it:
+    /// status line, the headers sent (with content-length and connection), blank line, body.
+    func testTheHTTP1AnswersWireLengthCountsItsStatusLineHeadersAndBody() throws {
+        let answer = HTTP2PushResponse(status: 403, headers: [HTTPHeader(name: "content-type", value: "application/json")],
+                                       body: Array(#"{"reason":"BadJwtToken"}"#.utf8))
+        let expected = "HTTP/1.1 403 Forbidden\r\ncontent-type: application/json\r\ncontent-length: 24\r\nconnection: close\r\n\r\n"
+            + #"{"reason":"BadJwtToken"}"#
+        XCTAssertEqual(WebPushHTTP1Handler.wireLength(of: answer, keepAlive: false), expected.utf8.count)
     }
 
     /// RFC 8030 storage on the delivery model: `Topic` replaces a stored message of an offline
