@@ -231,6 +231,7 @@ enum JournalPacking {
         static let rule = AnswerParts(rawValue: 1 << 4)
         static let delay = AnswerParts(rawValue: 1 << 5)
         static let undelivered = AnswerParts(rawValue: 1 << 6)
+        static let upstream = AnswerParts(rawValue: 1 << 7)
     }
 
     private enum FaultTag: UInt8 {
@@ -255,6 +256,7 @@ enum JournalPacking {
         if answer.rule != nil { parts.insert(.rule) }
         if answer.delayMilliseconds != nil { parts.insert(.delay) }
         if answer.undelivered != nil { parts.insert(.undelivered) }
+        if answer.upstream != nil { parts.insert(.upstream) }
         writer.byte(parts.rawValue)
         if let headers = answer.scriptedHeaders {
             writer.int(headers.count)
@@ -272,6 +274,28 @@ enum JournalPacking {
         if let rule = answer.rule { writer.string(rule) }
         if let delay = answer.delayMilliseconds { writer.int(delay) }
         if let undelivered = answer.undelivered { writer.string(undelivered) }
+        if let upstream = answer.upstream { pack(upstream, into: &writer) }
+    }
+
+    private static func pack(_ upstream: UpstreamRelay, into writer: inout JournalByteWriter) {
+        writer.string(upstream.origin)
+        writer.int(upstream.latencyMicroseconds)
+        writer.string(upstream.failureKind)
+        writer.string(upstream.failure)
+        writer.int(upstream.ownStatus)
+        pack(upstream.ownReason, into: &writer)
+        writer.bool(upstream.disagrees)
+    }
+
+    private static func unpackUpstream(from reader: inout JournalByteReader) -> UpstreamRelay {
+        let origin = reader.text()
+        let latency = reader.int()
+        let failureKind = reader.string()
+        let failure = reader.string()
+        let ownStatus = reader.int()
+        let ownReason = unpackReason(from: &reader)
+        return UpstreamRelay(origin: origin, latencyMicroseconds: latency, failureKind: failureKind, failure: failure,
+                             ownStatus: ownStatus, ownReason: ownReason, disagrees: reader.bool())
     }
 
     static func unpackAnswer(from reader: inout JournalByteReader) -> SentAnswer {
@@ -299,6 +323,7 @@ enum JournalPacking {
         if parts.contains(.rule) { answer.rule = reader.text() }
         if parts.contains(.delay) { answer.delayMilliseconds = reader.int() }
         if parts.contains(.undelivered) { answer.undelivered = reader.text() }
+        if parts.contains(.upstream) { answer.upstream = unpackUpstream(from: &reader) }
         return answer
     }
 

@@ -44,6 +44,10 @@ package struct ProviderJudge: Sendable {
     package private(set) var lastSequence: UInt64 = 0
     /// Events a journal file left out (its gap lines): when not zero, findings may be missing.
     package private(set) var missedEvents: UInt64 = 0
+    /// Upstream mode: answers relayed, upstream failures, and the fidelity check's disagreements.
+    private var relayedToUpstream = 0
+    private var upstreamFailures = 0
+    private var disagreements: [String: Int] = [:]
 
     package init(settings: VerdictSettings = VerdictSettings()) {
         self.settings = settings
@@ -67,6 +71,7 @@ package struct ProviderJudge: Sendable {
                 identify(connection, as: .certificate(subject: subject), at: now, into: &found)
             }
         case .notification(let record):
+            if let upstream = record.upstream { countRelay(upstream, record) }
             if let connection { judge(record, sequence: event.sequence, connection: connection, at: now, into: &found) }
         case .connectionClosed(_, let closedBy, _):
             if let connection { close(connection, by: closedBy, at: now, into: &found) }
@@ -77,6 +82,23 @@ package struct ProviderJudge: Sendable {
             break
         }
         return found
+    }
+
+    /// Upstream mode: one relayed request, answered by the upstream or not, and whether its
+    /// answer differed from MockAPNs' own.
+    private mutating func countRelay(_ upstream: UpstreamRelay, _ record: NotificationRecord) {
+        guard upstream.failureKind == nil, let status = record.status else {
+            upstreamFailures += 1
+            return
+        }
+        relayedToUpstream += 1
+        if upstream.disagrees {
+            let key = VerdictReport.disagreementKey(
+                upstream: UpstreamRelay.describe(status: status, reason: record.reason),
+                mockAPNs: UpstreamRelay.describe(status: upstream.ownStatus, reason: upstream.ownReason)
+            )
+            disagreements[key, default: 0] += 1
+        }
     }
 
     /// Counts events a journal file left out (its gap lines).
@@ -552,7 +574,11 @@ package struct ProviderJudge: Sendable {
                 retryDelays: RetryDelays(track.retryDelays + (extraDelays[provider] ?? [])), rules: rules
             )
         }
-        return VerdictReport(settings: settings, lastSequence: lastSequence, missedEvents: missedEvents, providers: reports)
+        var report = VerdictReport(settings: settings, lastSequence: lastSequence, missedEvents: missedEvents, providers: reports)
+        report.relayedToUpstream = relayedToUpstream
+        report.upstreamFailures = upstreamFailures
+        report.disagreements = disagreements
+        return report
     }
 
     // MARK: Helpers

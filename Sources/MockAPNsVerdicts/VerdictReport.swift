@@ -13,12 +13,26 @@ public struct VerdictReport: Sendable, Equatable {
     /// One report per provider, certificate subjects first, then token teams and keys, then
     /// unidentified clients.
     public var providers: [ProviderReport]
+    /// Upstream mode: requests the upstream answered (relayed to the provider unchanged).
+    public var relayedToUpstream: Int = 0
+    /// Upstream mode: requests the upstream gave no answer to (the provider got 503 or 500).
+    public var upstreamFailures: Int = 0
+    /// Upstream mode, the fidelity check: how many relayed answers differed from what MockAPNs'
+    /// own rules would have answered, by the pair of answers, named
+    /// `"upstream 200; MockAPNs 400 BadDeviceToken"` (see `disagreementKey`).
+    public var disagreements: [String: Int] = [:]
 
     package init(settings: VerdictSettings, lastSequence: UInt64, missedEvents: UInt64, providers: [ProviderReport]) {
         self.settings = settings
         self.lastSequence = lastSequence
         self.missedEvents = missedEvents
         self.providers = providers
+    }
+
+    /// How `disagreements` names the pair: the upstream's answer, then MockAPNs' own, each as
+    /// its status and reason (`"upstream 200; MockAPNs 400 BadDeviceToken"`).
+    public static func disagreementKey(upstream: String, mockAPNs: String) -> String {
+        "upstream \(upstream); MockAPNs \(mockAPNs)"
     }
 
     /// Every provider's notifications added up.
@@ -193,6 +207,15 @@ extension VerdictReport {
                     let where_ = example.notifications.isEmpty ? "" : " [" + example.notifications.map { "#\($0)" }.joined(separator: " ") + "]"
                     lines.append("       \(example.message)\(where_)")
                 }
+            }
+        }
+        if relayedToUpstream + upstreamFailures > 0 {
+            let total = disagreements.values.reduce(0, +)
+            lines.append("")
+            lines.append("Upstream: \(relayedToUpstream) answered, \(upstreamFailures) unanswered (503/500); "
+                + "\(total) answer\(total == 1 ? "" : "s") differed from MockAPNs' own")
+            for (key, count) in disagreements.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
+                lines.append("  \(count) × \(key)")
             }
         }
         return lines.joined(separator: "\n")

@@ -47,8 +47,33 @@ extension VerdictJSON {
             writer.endObject()
         }
         writer.endArray()
+        if report.relayedToUpstream + report.upstreamFailures > 0 {
+            writer.beginObject("upstream")
+            writer.integer("relayed", report.relayedToUpstream)
+            writer.integer("failed", report.upstreamFailures)
+            writer.integer("disagreements", report.disagreements.values.reduce(0, +))
+            writer.beginArray("byAnswers")
+            for (key, count) in report.disagreements.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
+                let (upstream, mockAPNs) = splitDisagreementKey(key)
+                writer.beginObject()
+                writer.string("upstream", upstream)
+                writer.string("mockapns", mockAPNs)
+                writer.integer("count", count)
+                writer.endObject()
+            }
+            writer.endArray()
+            writer.endObject()
+        }
         writer.endObject()
         return writer.text
+    }
+
+    /// The two answers a `VerdictReport.disagreementKey` names.
+    private static func splitDisagreementKey(_ key: String) -> (upstream: String, mockAPNs: String) {
+        let parts = key.split(separator: "; ", maxSplits: 1)
+        let upstream = parts.first.map { String($0.dropFirst("upstream ".count)) } ?? key
+        let mockAPNs = parts.count > 1 ? String(parts[1].dropFirst("MockAPNs ".count)) : ""
+        return (upstream, mockAPNs)
     }
 
     private static func write(_ tally: NotificationTally, key: String, into writer: inout JSONWriter) {
@@ -76,8 +101,24 @@ extension VerdictJSON {
             var object = try JSONObjectReader(node, path: path)
             providers.append(try readProvider(&object))
         }
+        var report = VerdictReport(settings: settings, lastSequence: UInt64(lastSequence), missedEvents: UInt64(missed), providers: providers)
+        if var upstream = try root.object("upstream") {
+            report.relayedToUpstream = try count(&upstream, "relayed")
+            report.upstreamFailures = try count(&upstream, "failed")
+            _ = try upstream.integer("disagreements", in: 0...Int64.max)  // the sum of byAnswers
+            for (path, node) in try upstream.array("byAnswers") ?? [] {
+                var pair = try JSONObjectReader(node, path: path)
+                let key = VerdictReport.disagreementKey(
+                    upstream: try required(pair.string("upstream"), pair, "upstream", "the upstream's answer"),
+                    mockAPNs: try required(pair.string("mockapns"), pair, "mockapns", "MockAPNs' own answer")
+                )
+                report.disagreements[key] = try count(&pair, "count")
+                try pair.finish()
+            }
+            try upstream.finish()
+        }
         try root.finish()
-        return VerdictReport(settings: settings, lastSequence: UInt64(lastSequence), missedEvents: UInt64(missed), providers: providers)
+        return report
     }
 
     private static func readProvider(_ object: inout JSONObjectReader) throws(JSONFileError) -> ProviderReport {

@@ -51,6 +51,22 @@ package enum JournalEventSamples {
         unreadable.messageProblem = "the authentication tag does not match"
         unreadable.notificationProblem = "$.notification.navigate: expected an absolute https: URL"
         undecryptable.webPush = unreadable
+        // Upstream mode: an answer relayed with the fidelity check's disagreement, and a
+        // request the upstream left unanswered.
+        var relayedAnswer = SentAnswer.http2(
+            HTTP2PushResponse(status: 200, headers: [HTTPHeader(name: "apns-id", value: "A-1"), HTTPHeader(name: "x-extra", value: "1")], body: nil),
+            scripted: true)
+        relayedAnswer.upstream = UpstreamRelay(
+            origin: "https://api.sandbox.push.apple.com", latencyMicroseconds: 81_234, ownStatus: 400, ownReason: .badDeviceToken, disagrees: true)
+        let relayed = NotificationRecord(
+            transport: .http2, deviceToken: "a1b2", payload: Array(#"{"aps":{}}"#.utf8),
+            authentication: JournalAuthentication(kind: "providerToken", teamID: "TEAM000001", keyID: "KEY0000001"), answer: relayedAnswer)
+        var unansweredAnswer = SentAnswer(status: 503, reason: .serviceUnavailable, apnsID: "A-2", accepted: false)
+        unansweredAnswer.upstream = UpstreamRelay(
+            origin: "https://127.0.0.1:9443", latencyMicroseconds: 10_000_000, failureKind: "timedOut",
+            failure: "no answer within 10 s", ownStatus: 200, ownReason: nil, disagrees: false)
+        let unanswered = NotificationRecord(
+            transport: .http2, deviceToken: "a1b2", payload: [], authentication: JournalAuthentication(kind: "none"), answer: unansweredAnswer)
         var operation = ChannelManagementOutcome(operation: .create, bundleID: "com.example.app", channelID: "Y2hhbm5lbA==", requestID: "r-1")
         operation.storagePolicy = .mostRecentMessageStored
         operation.response = HTTP2PushResponse(status: 201, headers: [], body: Array(#"{"a":[1,2.5,true,null,"x\"y"],"b":{}}"#.utf8))
@@ -85,6 +101,8 @@ package enum JournalEventSamples {
             .notification(truncated),
             .notification(webPush),
             .notification(undecryptable),
+            .notification(relayed),
+            .notification(unanswered),
             .notification(NotificationRecord(
                 transport: .http2, deviceToken: "a1", payload: [], authentication: JournalAuthentication(kind: "none"),
                 answer: SentAnswer(

@@ -36,6 +36,9 @@ import MockAPNsWire
     /// Why no answer went out where one was due (the client closed the stream first, or a
     /// GOAWAY had already named an earlier stream as the last one answered).
     package var undelivered: String?
+    /// Upstream mode: the upstream this answer came from (or failed at), and MockAPNs' own
+    /// judgement of the request; `nil` when MockAPNs answered by itself.
+    package var upstream: UpstreamRelay?
 
     package init(
         status: Int? = nil, reason: Reason? = nil, apnsID: String? = nil, uniqueID: String? = nil,

@@ -88,6 +88,10 @@ package enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
     case webPushUndecryptable = "webPush.undecryptable"
     case webPushDeclarativeInvalid = "webPush.declarativeInvalid"
 
+    // Upstream mode (`--upstream`): the relay to the real APNs, and the fidelity check beside it
+    case upstreamFailed = "upstream.failed"
+    case fidelityDisagreement = "fidelity.disagreement"
+
     /// Where the mistake was seen: the part before the dot.
     package var area: String {
         String(rawValue.prefix { $0 != "." })
@@ -164,6 +168,8 @@ package enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
         case .webPushPayloadTooLarge: "A web push body is larger than the push service takes (413 PayloadTooLarge)."
         case .webPushUndecryptable: "A web push body cannot be decrypted with the subscription's keys; the browser would drop it."
         case .webPushDeclarativeInvalid: "A web push body has web_push but is not a valid Declarative Web Push message."
+        case .upstreamFailed: "The upstream APNs gave no answer (unreachable, TLS refused, timed out, reset, closed): the provider got 503 or 500."
+        case .fidelityDisagreement: "The upstream APNs answered a relayed request otherwise than MockAPNs' own rules would have."
         }
     }
 }

@@ -31,6 +31,34 @@ extension JournalJSON {
         writer.string("rule", answer.rule)
         writer.integer("delayMs", answer.delayMilliseconds)
         writer.string("undelivered", answer.undelivered)
+        if let upstream = answer.upstream { write(upstream, into: &writer) }
+    }
+
+    /// `"upstream":{"origin":"https://api.push.apple.com","latencyUs":81234,"ownStatus":200,"disagrees":false}`,
+    /// with `ownReason`, `failureKind` and `failure` when there are.
+    private static func write(_ upstream: UpstreamRelay, into writer: inout JSONWriter) {
+        writer.beginObject("upstream")
+        writer.string("origin", upstream.origin)
+        writer.integer("latencyUs", upstream.latencyMicroseconds)
+        writer.string("failureKind", upstream.failureKind)
+        writer.string("failure", upstream.failure)
+        writer.integer("ownStatus", upstream.ownStatus)
+        writer.string("ownReason", upstream.ownReason?.rawValue)
+        writer.bool("disagrees", upstream.disagrees)
+        writer.endObject()
+    }
+
+    private static func readUpstream(_ object: inout JSONObjectReader) throws(JSONFileError) -> UpstreamRelay {
+        let origin = try need(object.string("origin"), object, "origin", "the upstream's https origin")
+        let latency = try need(object.integer("latencyUs", in: 0...Int64(Int.max)), object, "latencyUs", "microseconds")
+        let ownStatus = try need(object.integer("ownStatus", in: 0...999), object, "ownStatus", "an HTTP status")
+        let relay = UpstreamRelay(
+            origin: origin, latencyMicroseconds: Int(latency), failureKind: try object.string("failureKind"),
+            failure: try object.string("failure"), ownStatus: Int(ownStatus), ownReason: try object.oneOf("ownReason", Reason.self),
+            disagrees: try need(object.bool("disagrees"), object, "disagrees", "true or false")
+        )
+        try object.finish()
+        return relay
     }
 
     private static func write(_ fault: AppliedFault, into writer: inout JSONWriter) {
@@ -90,6 +118,7 @@ extension JournalJSON {
         answer.rule = try object.string("rule")
         answer.delayMilliseconds = try object.integer("delayMs", in: 0...Int64(Int32.max)).map { Int($0) }
         answer.undelivered = try object.string("undelivered")
+        if var upstream = try object.object("upstream") { answer.upstream = try readUpstream(&upstream) }
         return answer
     }
 

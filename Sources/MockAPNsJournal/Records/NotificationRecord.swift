@@ -262,6 +262,9 @@ public struct NotificationRecord: Sendable, Equatable {
     @inlinable package var fault: AppliedFault? { storage.answer.fault }
     /// The scenario rule that decided the answer (`answer.rule`), read the same way.
     @inlinable public var rule: String? { storage.answer.rule }
+    /// Upstream mode: where the answer came from (or why the upstream gave none) and what
+    /// MockAPNs' own rules made of the request; `nil` when MockAPNs answered by itself.
+    public var upstream: UpstreamRelay? { storage.answer.upstream }
 
     /// How many payload bytes a record keeps (`RecordedPayload.limit`).
     package static let payloadLimit = RecordedPayload.limit

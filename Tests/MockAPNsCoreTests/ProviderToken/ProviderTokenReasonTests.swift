@@ -24,6 +24,12 @@ final class ProviderTokenReasonTests: XCTestCase {
     /// Signs tokens but is not registered.
     private let unknownKey = SigningKey("UNKNOWN001", team: "TEAM000001")
 
+    private static let trustingUnknownKeys: ProviderTokenPolicy = {
+        var policy = ProviderTokenPolicy()
+        policy.trustsUnknownKeys = true
+        return policy
+    }()
+
     private struct Request {
         var authorization: String?
         var topic: String? = "com.example.app"
@@ -117,6 +123,16 @@ final class ProviderTokenReasonTests: XCTestCase {
 
             // InvalidProviderToken (403): the signature and the key
             Row(name: "unknown kid", request: Request(authorization: unknownKey.authorization(iat: now)), reason: .invalidProviderToken, status: 403),
+            // Upstream mode takes unknown keys on trust (the upstream checks the signature), and judges the rest.
+            Row(name: "unknown kid taken on trust", policy: Self.trustingUnknownKeys,
+                request: Request(authorization: unknownKey.authorization(iat: now))),
+            Row(name: "unknown kid taken on trust, token expired", policy: Self.trustingUnknownKeys,
+                request: Request(authorization: unknownKey.authorization(iat: now - 3600)), reason: .expiredProviderToken, status: 403),
+            Row(name: "unknown kid taken on trust, kid not an Apple key id", policy: Self.trustingUnknownKeys,
+                request: Request(authorization: signed(#"{"alg":"ES256","kid":"short"}"#, claims)), reason: .invalidProviderToken, status: 403),
+            Row(name: "known kid still verified when unknown keys are trusted", policy: Self.trustingUnknownKeys,
+                request: Request(authorization: "bearer " + JWT.sign(header: header, claims: claims, with: otherTeamKey.privateKey)),
+                reason: .invalidProviderToken, status: 403),
             Row(name: "signed by another key", request: Request(authorization: "bearer " + input + "." + teamKeySecond.token(iat: now).split(separator: ".")[2]), reason: .invalidProviderToken, status: 403),
             Row(name: "claims changed after signing", request: Request(authorization: "bearer " + JWT.base64URL(header) + "." + JWT.base64URL(#"{"iss":"TEAM000001","iat":\#(now - 1)}"#) + "." + signature), reason: .invalidProviderToken, status: 403),
             Row(name: "empty signature", request: Request(authorization: "bearer " + input + "."), reason: .invalidProviderToken, status: 403),

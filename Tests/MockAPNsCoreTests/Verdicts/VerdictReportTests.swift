@@ -29,6 +29,42 @@ final class VerdictReportTests: XCTestCase {
         XCTAssertTrue(text.contains(#""backoffGrowthFactor":1.75"#), text)
     }
 
+    func testUpstreamRelaysAndDisagreementsAreCountedByTheirAnswersAndReadBack() throws {
+        var judge = ProviderJudge()
+        func relayed(_ sequence: UInt64, status: Int, reason: Reason?, own: Int, ownReason: Reason?, failure: String? = nil) -> JournalEvent {
+            var answer = SentAnswer(status: status, reason: reason, apnsID: "A", accepted: status == 200)
+            answer.upstream = UpstreamRelay(
+                origin: "https://127.0.0.1:9443", latencyMicroseconds: 1200, failureKind: failure, failure: failure.map { "the upstream \($0)" },
+                ownStatus: own, ownReason: ownReason,
+                disagrees: failure == nil && UpstreamRelay.differs(status: status, reason: reason, ownStatus: own, ownReason: ownReason)
+            )
+            let record = NotificationRecord(transport: .http2, deviceToken: String(repeating: "ab", count: 32), payload: [],
+                                            authentication: JournalAuthentication(.notRequired), answer: answer, connectionID: 1, streamID: 1)
+            return JournalEvent(sequence: sequence, wallTimeMilliseconds: 0, monotonicNanoseconds: sequence * 1_000_000,
+                                connectionID: 1, streamID: Int32(sequence * 2 - 1), kind: .notification(record))
+        }
+        _ = judge.consume(relayed(1, status: 200, reason: nil, own: 200, ownReason: nil))
+        _ = judge.consume(relayed(2, status: 200, reason: nil, own: 400, ownReason: .badDeviceToken))
+        _ = judge.consume(relayed(3, status: 200, reason: nil, own: 400, ownReason: .badDeviceToken))
+        _ = judge.consume(relayed(4, status: 410, reason: .unregistered, own: 200, ownReason: nil))
+        _ = judge.consume(relayed(5, status: 503, reason: .serviceUnavailable, own: 200, ownReason: nil, failure: "timedOut"))
+        let report = judge.report()
+        XCTAssertEqual(report.relayedToUpstream, 4)
+        XCTAssertEqual(report.upstreamFailures, 1)
+        XCTAssertEqual(report.disagreements, [
+            "upstream 200; MockAPNs 400 BadDeviceToken": 2,
+            "upstream 410 Unregistered; MockAPNs 200": 1,
+        ])
+        let text = VerdictJSON.encode(report)
+        XCTAssertTrue(text.contains(#""upstream":{"relayed":4,"failed":1,"disagreements":3,"byAnswers":[{"upstream":"200","mockapns":"400 BadDeviceToken","count":2},{"upstream":"410 Unregistered","mockapns":"200","count":1}]}"#), text)
+        XCTAssertEqual(try VerdictJSON.decodeReport(text), report)
+        let summary = report.summary()
+        XCTAssertTrue(summary.contains("Upstream: 4 answered, 1 unanswered (503/500); 3 answers differed from MockAPNs' own"), summary)
+        XCTAssertTrue(summary.contains("  2 × upstream 200; MockAPNs 400 BadDeviceToken"), summary)
+        // Without upstream mode the report says nothing of it.
+        XCTAssertFalse(VerdictJSON.encode(sampleReport()).contains("upstream"))
+    }
+
     func testAnUnknownMemberIsNamedWithItsPath() {
         let text = VerdictJSON.encode(sampleReport()).replacingOccurrences(of: #""connections":1,"#, with: #""connections":1,"extra":2,"#)
         XCTAssertThrowsError(try VerdictJSON.decodeReport(text)) { error in

@@ -26,6 +26,12 @@ package struct ProviderTokenPolicy: Sendable, Equatable {
     /// is pushy's mock's choice. Forbidden is the other plausible candidate.
     package var otherTeamReason: Reason
 
+    /// Whether a token naming a key this server does not know is taken on trust (its team
+    /// from `iss`, every topic and environment, the signature unverified) instead of being
+    /// refused. Upstream mode sets it: the provider signs with its real key, which only the
+    /// upstream can check, and MockAPNs judges the rest beside it.
+    package var trustsUnknownKeys = false
+
     package init(
         maximumTokenAgeSeconds: Int64 = 3600,
         futureIssuedAtToleranceSeconds: Int64 = 60,

@@ -1,3 +1,4 @@
+import Crypto
 import Synchronization
 #if canImport(Glibc)
 import Glibc
@@ -148,11 +149,18 @@ package final class ProviderTokenVerifier: Sendable {
         state: inout ProviderTokenConnectionState
     ) throws(ProviderTokenRejection) -> ProviderTokenConnectionState.CurrentToken {
         let decoded = try DecodedProviderToken(token)
-        guard let key = registry.withLock({ $0.key(id: decoded.keyID) }), Self.sameBytes(key.keyID, decoded.keyID) else {
+        let key: ProviderKey
+        var takenOnTrust = false
+        if let known = registry.withLock({ $0.key(id: decoded.keyID) }), Self.sameBytes(known.keyID, decoded.keyID) {
+            key = known
+        } else if policy.trustsUnknownKeys, let trusted = Self.keyTakenOnTrust(decoded) {
+            key = trusted
+            takenOnTrust = true
+        } else {
             throw ProviderTokenRejection(.invalidProviderToken, "no key registered with kid \"\(decoded.keyID)\"; \(knownKeys())")
         }
         state.signatureVerificationCount += 1
-        guard decoded.isSigned(by: key.publicKey) else {
+        guard takenOnTrust || decoded.isSigned(by: key.publicKey) else {
             throw ProviderTokenRejection(
                 .invalidProviderToken,
                 "signature does not verify with key \(key.keyID): the token was signed with another private key "
@@ -186,6 +194,18 @@ package final class ProviderTokenVerifier: Sendable {
         return ProviderTokenConnectionState.CurrentToken(
             token: String(token), key: key, issuedAt: decoded.issuedAt, notes: decoded.notes,
             adoptedAtMilliseconds: nowMilliseconds)
+    }
+
+    /// Stands in for the public half of keys taken on trust (never used to verify): a key
+    /// nobody holds the private half of.
+    private static let unverifiableKey = P256.Signing.PrivateKey().publicKey
+
+    /// A key this server does not know, as upstream mode takes it: the team the token names,
+    /// every environment and topic. `nil` when the token's `kid` or `iss` is not an
+    /// identifier Apple issues (10 upper-case letters or digits): that token is refused as usual.
+    private static func keyTakenOnTrust(_ decoded: DecodedProviderToken) -> ProviderKey? {
+        try? ProviderKey(keyID: decoded.keyID, teamID: decoded.issuer, environment: .both, scope: .team, topics: nil,
+                         publicKey: unverifiableKey)
     }
 
     /// The key ids a token may name, for a token that named another: a few, then how many more.
