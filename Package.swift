@@ -116,11 +116,13 @@ let package = Package(
         ),
         // A recycling allocator for each nghttp2 session (C, so nghttp2 can call it directly).
         .target(name: "CMemoryPool"),
-        // One NIO channel handler that drives an nghttp2 server session.
+        // One NIO channel handler that drives an nghttp2 server session, and one that drives a
+        // client session (upstream mode), after the TLS handler.
         .target(
             name: "MockAPNsHTTP2",
             dependencies: [
                 "MockAPNsWire",
+                "MockAPNsTLS",
                 "CNghttp2",
                 "CMemoryPool",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -200,6 +202,20 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Upstream mode: the upstream's address and settings, a pooled HTTP/2 client over
+        // OpenSSL and nghttp2, and the clients a running server relays through.
+        .target(
+            name: "MockAPNsUpstream",
+            dependencies: [
+                "MockAPNsWire",
+                "MockAPNsJSON",
+                "MockAPNsTLS",
+                "MockAPNsHTTP2",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The server: listeners, pipelines, and the embedding API.
         .target(
             name: "MockAPNs",
@@ -219,6 +235,7 @@ let package = Package(
                 "MockAPNsHTTP2",
                 "MockAPNsWebPush",
                 "MockAPNsConnections",
+                "MockAPNsUpstream",
                 // The control token's random bytes (Control/Access/BearerToken.swift).
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -255,6 +272,7 @@ let package = Package(
                 "MockAPNsVerdicts",
                 "MockAPNsDevelopmentPKI",
                 "MockAPNsJournal",
+                "MockAPNsUpstream",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -366,6 +384,7 @@ let package = Package(
                 "MockAPNsHTTP2",
                 "MockAPNsConnections",
                 "MockAPNsWebPush",
+                "MockAPNsUpstream",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

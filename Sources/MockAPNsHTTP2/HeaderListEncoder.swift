@@ -23,6 +23,23 @@ struct HeaderListEncoder {
         headers: [HTTPHeader],
         _ body: (UnsafePointer<nghttp2_nv>?, Int) -> Result
     ) -> Result {
+        withHeaderList(status: Optional(status), headers: headers, body)
+    }
+
+    /// Calls `body` with `fields` as they are (a request's: its pseudo-headers first), names
+    /// lowercased.
+    mutating func withHeaderList<Result>(
+        fields: [HTTPHeader],
+        _ body: (UnsafePointer<nghttp2_nv>?, Int) -> Result
+    ) -> Result {
+        withHeaderList(status: nil, headers: fields, body)
+    }
+
+    private mutating func withHeaderList<Result>(
+        status: Int?,
+        headers: [HTTPHeader],
+        _ body: (UnsafePointer<nghttp2_nv>?, Int) -> Result
+    ) -> Result {
         // The buffers leave `self` for the duration, so the bytes can stay pinned while the
         // entry list is filled without two overlapping accesses to `self`; they come back
         // emptied but with their capacity.
@@ -52,13 +69,13 @@ struct HeaderListEncoder {
             spans.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
         }
 
-        append(name: ":status", value: String(status).utf8)
+        if let status { append(name: ":status", value: String(status).utf8) }
         for header in headers {
             append(name: header.name, value: header.value.utf8)
         }
 
         return bytes.withUnsafeMutableBufferPointer { storage in
-            // Never empty in practice: ":status" is always there.
+            // Never empty in practice: a response has ":status", a request its pseudo-headers.
             guard let base = storage.baseAddress else { return body(nil, 0) }
             for span in spans {
                 entries.append(

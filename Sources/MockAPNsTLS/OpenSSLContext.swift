@@ -198,7 +198,11 @@ private enum ContextBuilder {
             try installPrivateKey(context, key)
         }
         let roots = try installTrustRoots(context, configuration.trustRootsPEM)
-        SSL_CTX_set_verify(context, roots.isEmpty ? SSL_VERIFY_NONE : SSL_VERIFY_PEER, OpenSSLCallbacks.verify)
+        if configuration.trustsSystemStore, SSL_CTX_set_default_verify_paths(context) != 1 {
+            throw .invalidConfiguration("OpenSSL could not load the system's trust store: \(OpenSSLErrorQueue.drain())")
+        }
+        let verifies = !roots.isEmpty || configuration.trustsSystemStore
+        SSL_CTX_set_verify(context, verifies ? SSL_VERIFY_PEER : SSL_VERIFY_NONE, OpenSSLCallbacks.verify)
         if !configuration.alpnOffer.isEmpty {
             var wire: [UInt8] = []
             for name in configuration.alpnOffer {

@@ -131,6 +131,10 @@ package struct TLSClientConfiguration: Sendable {
     /// CA certificates the server certificate must chain to. Empty skips verification of the
     /// server (the outcome is still reported in `TLSSessionInfo.peerCertificate`).
     package var trustRootsPEM: [PEMSource]
+    /// Whether the server certificate must also (or, without `trustRootsPEM`, only) chain to
+    /// the system's trust store (OpenSSL's default paths): how a client of a public service
+    /// such as Apple's verifies it.
+    package var trustsSystemStore = false
     /// Lowest protocol version offered.
     package var minimumVersion: TLSVersion
     /// Highest protocol version offered.
