@@ -7,6 +7,7 @@ import MockAPNsCore
 import MockAPNsJournal
 import UnixSignals
 import MockAPNsLegacy
+import MockAPNsUpstream
 
 /// `mockapns serve`: runs the mock server until SIGINT or SIGTERM.
 struct ServeCommand: AsyncParsableCommand {
@@ -26,6 +27,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Sandbox and production")
     var environments: EnvironmentServeOptions
+
+    @OptionGroup(title: "Upstream mode (in front of the real APNs)")
+    var upstream: UpstreamServeOptions
 
     @OptionGroup(title: "Connections and the clock")
     var connections: ConnectionServeOptions
@@ -163,6 +167,8 @@ struct ServeCommand: AsyncParsableCommand {
         if let broadcastManagePort = everyday.broadcastManagePort { configuration.broadcast.managePort = broadcastManagePort }
         if let webPushPort = everyday.webPushPort { configuration.webPush.port = webPushPort }
         if everyday.noWebPush { configuration.webPush.port = nil }
+        applyUpstream(to: &configuration)
+        if let problem = configuration.upstreamSettings.problem() { throw ServeError(problem) }
         applyTimeouts(to: &configuration.timeouts)
         applyLegacyOptions(to: &configuration.legacy)
         try observation.apply(to: &configuration)
@@ -233,6 +239,20 @@ struct ServeCommand: AsyncParsableCommand {
 }
 
 extension ServeCommand {
+    /// The upstream flags, over what the configuration file said.
+    func applyUpstream(to configuration: inout MockAPNsConfiguration) {
+        var settings = configuration.upstreamSettings
+        if let target = upstream.upstream { settings.target = target }
+        if let path = upstream.upstreamCA { settings.trustRoots = path }
+        if let path = upstream.upstreamCertificate { settings.certificateChain = path }
+        if let path = upstream.upstreamKey { settings.privateKey = path }
+        if let url = upstream.upstreamChannelManagement { settings.channelManagementTarget = url }
+        if let count = upstream.upstreamConnections { settings.connections = count }
+        if let seconds = upstream.upstreamTimeout { settings.requestTimeoutSeconds = seconds }
+        if let seconds = upstream.upstreamConnectTimeout { settings.connectTimeoutSeconds = seconds }
+        configuration.upstreamSettings = settings
+    }
+
     /// The timeout flags (checked by `validate`), over what the configuration file said.
     func applyTimeouts(to timeouts: inout MockAPNsConfiguration.Timeouts) {
         if let tlsHandshakeTimeout = connections.tlsHandshakeTimeout { timeouts.tlsHandshakeSeconds = tlsHandshakeTimeout }

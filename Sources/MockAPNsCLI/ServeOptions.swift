@@ -73,6 +73,33 @@ struct EnvironmentServeOptions: ParsableArguments {
     var productionBroadcastManagePort: Int?
 }
 
+/// `mockapns serve`: upstream mode, in front of the real APNs.
+struct UpstreamServeOptions: ParsableArguments {
+    @Option(name: .customLong("upstream"), help: ArgumentHelp("Relay every request no scenario answers to this APNs and give its answers back unchanged: sandbox, production, or https://host[:port]. MockAPNs' own verdict is recorded beside each (the fidelity check).", valueName: "upstream"))
+    var upstream: String?
+
+    @Option(name: .customLong("upstream-ca"), help: ArgumentHelp("PEM file of the CA certificates the upstream's certificate must chain to (default: the system's store).", valueName: "file"))
+    var upstreamCA: String?
+
+    @Option(name: .customLong("upstream-certificate"), help: ArgumentHelp("Client certificate (PEM) presented upstream for providers that connect with a certificate (one cannot be forwarded).", valueName: "file"))
+    var upstreamCertificate: String?
+
+    @Option(name: .customLong("upstream-key"), help: ArgumentHelp("The private key (PEM) of --upstream-certificate; never journaled or logged.", valueName: "file"))
+    var upstreamKey: String?
+
+    @Option(name: .customLong("upstream-channel-management"), help: ArgumentHelp("Where channel management requests go (default: Apple's management host for sandbox and production; with a URL upstream, answered here).", valueName: "url"))
+    var upstreamChannelManagement: String?
+
+    @Option(name: .customLong("upstream-connections"), help: ArgumentHelp("Connections kept to the upstream per kind of provider credential (default 2).", valueName: "count"))
+    var upstreamConnections: Int?
+
+    @Option(name: .customLong("upstream-timeout"), help: ArgumentHelp("Seconds the upstream has to answer a request before the provider gets 503 (default 10).", valueName: "seconds"))
+    var upstreamTimeout: Double?
+
+    @Option(name: .customLong("upstream-connect-timeout"), help: ArgumentHelp("Seconds to connect to the upstream and finish TLS before the provider gets 503 (default 5).", valueName: "seconds"))
+    var upstreamConnectTimeout: Double?
+}
+
 /// `mockapns serve`: HTTP/2 settings, timeouts and the server clock.
 struct ConnectionServeOptions: ParsableArguments {
     @Option(name: .long, help: ArgumentHelp("The server clock: real (default), epoch seconds, or an ISO 8601 UTC time to pin it at (e.g. 2026-01-01T00:00:00Z).", valueName: "time"))

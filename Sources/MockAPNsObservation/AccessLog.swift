@@ -171,6 +171,7 @@ package enum AccessEntry {
                 Self.append(reason.rawValue, to: &bytes)
             }
             Self.appendScenario(fault: record.fault, rule: record.rule, to: &bytes)
+            if let upstream = record.upstream { Self.appendUpstream(upstream, to: &bytes) }
             if let micros = record.handlingMicroseconds {
                 bytes.append(UInt8(ascii: " "))
                 Self.appendDecimal(UInt64(clamping: micros), to: &bytes)
@@ -214,6 +215,22 @@ package enum AccessEntry {
         if let rule {
             append(" rule=", to: &bytes)
             JSONWriter.appendQuoted(rule, to: &bytes)
+        }
+    }
+
+    /// ` upstream=81ms`, ` upstream=timedOut`, and ` mockapns=400 BadDeviceToken` when
+    /// MockAPNs' own answer would have differed: where an answer of upstream mode came from.
+    static func appendUpstream(_ upstream: UpstreamRelay, to bytes: inout [UInt8]) {
+        append(" upstream=", to: &bytes)
+        if let kind = upstream.failureKind {
+            append(kind, to: &bytes)
+        } else {
+            appendDecimal(UInt64(clamping: upstream.latencyMicroseconds / 1000), to: &bytes)
+            append("ms", to: &bytes)
+        }
+        if upstream.disagrees {
+            append(" mockapns=", to: &bytes)
+            append(UpstreamRelay.describe(status: upstream.ownStatus, reason: upstream.ownReason), to: &bytes)
         }
     }
 
@@ -303,6 +320,11 @@ package enum AccessEntry {
             json.string("reason", record.reason?.rawValue)
             json.string("fault", record.fault?.name)
             json.string("rule", record.rule)
+            if let upstream = record.upstream {
+                json.integer("upstreamMicros", upstream.latencyMicroseconds)
+                json.string("upstreamFailure", upstream.failureKind)
+                if upstream.disagrees { json.string("mockapnsAnswer", UpstreamRelay.describe(status: upstream.ownStatus, reason: upstream.ownReason)) }
+            }
             json.string("authentication", record.authentication.kind)
             json.string("authenticationDetail", record.authentication.detail)
             json.string("problem", record.problem)

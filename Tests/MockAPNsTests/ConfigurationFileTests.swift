@@ -2,6 +2,7 @@ import MockAPNs
 import MockAPNsCore
 import XCTest
 import MockAPNsVerdicts
+import MockAPNsUpstream
 
 final class ConfigurationFileTests: XCTestCase {
     func testEveryKeyIsRead() throws {
@@ -64,6 +65,41 @@ final class ConfigurationFileTests: XCTestCase {
         XCTAssertEqual(defaults.validation.payloadRules, .diagnose)
         XCTAssertEqual(defaults.legacy.invalidJSONPayload, .accept)
         XCTAssertEqual(defaults.broadcast.options.allowedPriorities, [.powerFirst, .powerAware, .immediate])
+    }
+
+    func testTheUpstreamObjectIsReadAndItsMistakesNameTheirPath() throws {
+        let text = """
+        {"upstream": {"url": "https://[::1]:8443", "trustRoots": "ca.pem", "certificateChain": "push.pem", "privateKey": "push-key.pem",
+                      "channelManagementUrl": "https://manage.example.test:2195", "connections": 4,
+                      "connectTimeoutSeconds": 2.5, "requestTimeoutSeconds": 7}}
+        """
+        let configuration = try MockAPNsConfiguration.parse(json: text)
+        XCTAssertEqual(configuration.upstream, "https://[::1]:8443")
+        XCTAssertEqual(configuration.upstreamSettings.trustRoots, "ca.pem")
+        XCTAssertEqual(configuration.upstreamSettings.certificateChain, "push.pem")
+        XCTAssertEqual(configuration.upstreamSettings.privateKey, "push-key.pem")
+        XCTAssertEqual(configuration.upstreamSettings.connections, 4)
+        XCTAssertEqual(configuration.upstreamSettings.connectTimeoutSeconds, 2.5)
+        XCTAssertEqual(configuration.upstreamSettings.requestTimeoutSeconds, 7)
+        XCTAssertEqual(configuration.upstreamSettings.channelManagementEndpoint()?.origin, "https://manage.example.test:2195")
+        XCTAssertNil(try MockAPNsConfiguration.parse(json: "{}").upstream, "no upstream mode by default")
+        // Apple's hosts by name, the management API's with them.
+        let sandbox = try MockAPNsConfiguration.parse(json: #"{"upstream": {"url": "sandbox"}}"#)
+        XCTAssertEqual(sandbox.upstreamSettings.channelManagementEndpoint()?.origin, "https://api-manage-broadcast.sandbox.push.apple.com:2195")
+
+        let mistakes: [(String, String)] = [
+            (#"{"upstream": {"url": "http://127.0.0.1:2197"}}"#, "$.upstream.url"),
+            (#"{"upstream": {"url": "api.push.apple.com"}}"#, "$.upstream.url"),
+            (#"{"upstream": {"url": "sandbox", "connections": 0}}"#, "$.upstream.connections"),
+            (#"{"upstream": {"url": "sandbox", "requestTimeoutSeconds": -1}}"#, "$.upstream.requestTimeoutSeconds"),
+            (#"{"upstream": {"url": "sandbox", "privateKey": "k.pem"}}"#, "certificateChain and privateKey go together"),
+            (#"{"upstream": {"url": "sandbox", "timeout": 3}}"#, "$.upstream.timeout"),
+        ]
+        for (text, expected) in mistakes {
+            XCTAssertThrowsError(try MockAPNsConfiguration.parse(json: text), text) { error in
+                XCTAssertTrue("\(error)".contains(expected), "\(text): \(error)")
+            }
+        }
     }
 
     func testMistakesNameTheirPath() {

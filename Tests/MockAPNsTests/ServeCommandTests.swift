@@ -42,6 +42,22 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertTrue(result.stderr.contains("unknown key"), result.stderr)
     }
 
+    /// Upstream flags that cannot work are refused before anything listens, saying why.
+    func testUpstreamMistakesAreRefusedBeforeServing() throws {
+        let cases: [([String], String)] = [
+            (["--upstream", "http://127.0.0.1:2197"], "APNs is TLS only"),
+            (["--upstream", "https://127.0.0.1:2197/3/device"], "path"),
+            (["--upstream", "sandbox", "--upstream-key", "k.pem"], "go together"),
+            (["--upstream", "sandbox", "--environment", "both"], "--environment both"),
+            (["--upstream", "sandbox", "--upstream-ca", "/nonexistent/ca.pem"], "/nonexistent/ca.pem"),
+        ]
+        for (flags, expected) in cases {
+            let result = try ProcessRunner.run(executable, ["serve", "--ephemeral-ports", "--cert-dir", Fixtures.certificateDirectory] + flags)
+            XCTAssertNotEqual(result.status, 0, "\(flags)")
+            XCTAssertTrue(result.stderr.contains(expected), "\(flags): \(result.stderr)")
+        }
+    }
+
     /// `--environment both`: a sandbox and a production listener for each protocol, in the
     /// ports file, with the production ports from their own flags.
     func testServeBothEnvironmentsReportsEachListener() throws {

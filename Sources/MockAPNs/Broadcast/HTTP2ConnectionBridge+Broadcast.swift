@@ -4,6 +4,7 @@ import MockAPNsJournal
 import MockAPNsHTTP2
 import MockAPNsScenario
 import MockAPNsBroadcast
+import MockAPNsUpstream
 
 /// Broadcast sends and channel management requests: the same connection, credentials,
 /// scenario and journal as device pushes, with their own decision cores.
@@ -23,7 +24,7 @@ extension HTTP2ConnectionBridge {
             context: DecisionContext(environment: services.environment, authentication: authentication),
             decider: decider, journaling: journaling
         )
-        scenario.answer(request, through: exchange, handler: handler)
+        scenario.answer(request, through: exchange, handler: handler, upstream: upstreamHop(request, api: .provider, comparesAnswers: false))
     }
 
     /// A request on the channel management listener.
@@ -37,7 +38,7 @@ extension HTTP2ConnectionBridge {
             context: DecisionContext(environment: services.environment, authentication: authentication),
             decider: decider, journaling: journaling
         )
-        scenario.answer(request, through: exchange, handler: handler)
+        scenario.answer(request, through: exchange, handler: handler, upstream: upstreamHop(request, api: .channelManagement, comparesAnswers: false))
     }
 
     /// The path segment after `prefix`, up to the next `/` or `?`; `nil` when the path does
@@ -91,8 +92,11 @@ final class BroadcastExchange: HTTP2Exchange {
 
     func record(_ sent: SentAnswer) {
         let record = judged?.record ?? decider.describe(push, requestID: requestID, authentication: authentication)
+        // A relayed broadcast was judged upstream, where its channel lives: this server's
+        // diagnoses of it (a channel it never made) would mislead.
+        let diagnoses = sent.upstream == nil ? judged?.diagnoses ?? [] : []
         journaling.recordBroadcast(
-            record, diagnoses: judged?.diagnoses ?? [], sent: sent, streamID: streamID, authenticationDetail: authenticationDetail)
+            record, diagnoses: diagnoses, sent: sent, streamID: streamID, authenticationDetail: authenticationDetail)
     }
 }
 
@@ -141,7 +145,19 @@ final class ChannelManagementExchange: HTTP2Exchange {
     }
 
     func record(_ sent: SentAnswer) {
-        let outcome = judged ?? decider.describe(push, requestID: requestID)
+        var outcome = judged ?? decider.describe(push, requestID: requestID)
+        if let upstream = sent.upstream {
+            // Relayed: the channel and the answer are the upstream's, and this server's
+            // registry did not change.
+            outcome.effect = nil
+            outcome.reason = sent.reason
+            if upstream.failureKind == nil, let status = sent.status {
+                let headers = sent.scriptedHeaders ?? []
+                outcome.response = HTTP2PushResponse(status: status, headers: headers, body: sent.scriptedBody)
+                if let id = headers.first(where: { $0.name == "apns-channel-id" })?.value { outcome.channelID = id }
+                if let id = headers.first(where: { $0.name == "apns-request-id" })?.value { outcome.requestID = id }
+            }
+        }
         journaling.recordChannelOperation(
             outcome, sent: sent, streamID: streamID, authentication: authentication, authenticationDetail: authenticationDetail)
     }

@@ -5,6 +5,7 @@
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsHTTP2
+import MockAPNsUpstream
 
 extension MockAPNsConfiguration {
     /// A configuration from the JSON a configuration file holds (`mockapns serve --config`):
@@ -43,6 +44,8 @@ extension MockAPNsConfiguration {
     ///   "timeouts": { "tlsHandshakeSeconds": 10, "http2PrefaceSeconds": 10, "controlRequestHeaderSeconds": 10,
     ///                 "legacyIdleSeconds": 300, "legacyFrameSeconds": 10 },
     ///   "verdicts": { "enabled": true, "minimumRetryDelayMilliseconds": 100, "reconnectStormConnections": 5, ... }
+    ///   "upstream": { "url": "sandbox", "trustRoots": "upstream-ca.pem", "certificateChain": "push.pem", "privateKey": "push-key.pem",
+    ///                 "channelManagementUrl": "https://...", "connections": 2, "connectTimeoutSeconds": 5, "requestTimeoutSeconds": 10 }
     ///   "delivery": { "batchDelaySeconds": 0, "maximumStorageSeconds": 2592000, "webhookUrl": "http://127.0.0.1:8080/push",
     ///                 "simulator": { "device": "booted", "devices": { "<token>": "<udid>" } }, "forwardTimeoutSeconds": 5 }
     /// }
@@ -103,6 +106,9 @@ extension MockAPNsConfiguration {
         if var webPush = try root.object("webPush") {
             try configuration.webPush.read(&webPush)
         }
+        if var upstream = try root.object("upstream") {
+            try configuration.upstreamSettings.read(&upstream)
+        }
         if var broadcast = try root.object("broadcast") {
             try configuration.broadcast.read(&broadcast, environment: configuration.environment.primary)
         }
@@ -119,7 +125,7 @@ extension MockAPNsConfiguration {
             if let enabled = try verdicts.bool("enabled") { configuration.judgesProviders = enabled }
             try configuration.verdicts.read(&verdicts, alsoAllowed: ["enabled"])
         }
-        try root.finish(allowed: ["broadcast", "webPush", "host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control", "timeouts", "registry", "productionPorts", "verdicts", "delivery"])
+        try root.finish(allowed: ["broadcast", "webPush", "upstream", "host", "environment", "certificateDirectory", "keyDirectory", "clock", "requireAuthentication", "generatedIdCase", "eventLoopThreads", "tls", "http2", "validation", "providerTokens", "legacy", "journal", "control", "timeouts", "registry", "productionPorts", "verdicts", "delivery"])
         return configuration
     }
 }

@@ -4,6 +4,7 @@ import MockAPNsJournal
 import MockAPNsHTTP2
 import MockAPNsScenario
 import MockAPNsVerdicts
+import MockAPNsUpstream
 
 /// Everything a MockAPNs server needs to start. The defaults are Apple-faithful, bind every
 /// listener to a free port, and use development credentials the server finds or generates
@@ -51,6 +52,9 @@ public struct MockAPNsConfiguration: Sendable {
     /// Safari's web push endpoint: its listener (on a free port by default; `webPushPort`),
     /// the origin its subscriptions name, and the rules Apple leaves unverified.
     package var webPush = WebPushSettings()
+    /// Upstream mode: the real APNs (or another server) requests are relayed to, how it is
+    /// trusted, the client certificate presented to it, the pool (`upstream` in a file).
+    package var upstreamSettings = UpstreamSettings()
     /// The device registry: the server-wide rate window per token.
     public var registry = RegistrySettings()
     /// How long connections may take to handshake and to start speaking.
@@ -157,4 +161,16 @@ public struct MockAPNsConfiguration: Sendable {
 extension MockAPNsConfiguration {
     /// Where the access log goes and how it looks (the journal's readers own the type).
     package typealias AccessLogSettings = MockAPNsObservation.AccessLogSettings
+}
+
+extension MockAPNsConfiguration {
+    /// Upstream mode: `"sandbox"`, `"production"` or an `https://host[:port]` URL to relay
+    /// every request no scenario answers to, with the upstream's answer given back unchanged
+    /// and MockAPNs' own judgement recorded beside it; `nil` (the default) answers everything
+    /// here. The upstream's CA, the client certificate for certificate providers and the
+    /// pool's limits are the configuration file's `upstream` object (`init(jsonText:)`).
+    public var upstream: String? {
+        get { upstreamSettings.target }
+        set { upstreamSettings.target = newValue }
+    }
 }

@@ -8,6 +8,7 @@ import MockAPNsTLS
 import NIOCore
 import MockAPNsScenario
 import MockAPNsBroadcast
+import MockAPNsUpstream
 
 /// What every HTTP/2 connection of one listener shares.
 struct HTTP2ConnectionServices: Sendable {
@@ -38,6 +39,8 @@ struct HTTP2ConnectionServices: Sendable {
     var channelManagement: ChannelManagementDecider?
     /// Decides web push requests on the web push listener.
     var webPush: WebPushService?
+    /// Upstream mode: where requests the scenario leaves to the core are relayed.
+    var upstream: UpstreamRelayService?
 }
 
 /// The API an HTTP/2 listener serves.
@@ -101,12 +104,14 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     init(services: HTTP2ConnectionServices, scenarioConnection: ScenarioConnection, recorder: ConnectionJournal) {
         self.services = services
         self.connectionID = recorder.connectionID
-        self.journaling = HTTP2Journaling(journal: services.journal, recorder: recorder, logger: services.logger)
+        let journaling = HTTP2Journaling(journal: services.journal, recorder: recorder, logger: services.logger)
+        self.journaling = journaling
         self.logger = services.logger
         self.scenario = HTTP2ScenarioResponder(
             scenarios: services.scenarios, connection: scenarioConnection, environment: services.environment,
             clock: services.clock, generatedIDCase: services.decider.options.generatedAPNsIDCase, logger: services.logger,
-            recordFault: { stream, description in recorder.recordFault(stream: stream, description: description) }
+            recordFault: { stream, description in recorder.recordFault(stream: stream, description: description) },
+            recordDiagnosis: { code, message, stream in journaling.note(message, code: code, streamID: stream) }
         )
     }
 
@@ -152,6 +157,11 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             // Clients that open streams before reading SETTINGS lose some; record what they were.
             settings.decodesRefusedStreamHeaders = true
         case .trusted:
+            credentials = .certificate(Self.certificateAuthentication(session.peerCertificateChainDER.first))
+        case .untrusted(let reason) where services.upstream != nil:
+            // Upstream mode: the provider's certificate is Apple's, not this server's CA's; the
+            // upstream is the judge of it, and MockAPNs reads its identity for its own verdicts.
+            logger.info("upstream mode: the client certificate is not this server's CA's (\(reason)); its topics are read as given")
             credentials = .certificate(Self.certificateAuthentication(session.peerCertificateChainDER.first))
         case .untrusted(let reason):
             let roots = services.clientTrustRootsPath.map { " (\($0))" } ?? ""
@@ -217,7 +227,21 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             context: DecisionContext(environment: services.environment, authentication: authentication),
             decider: services.decider, journaling: journaling, arrivedAt: arrivedAt
         )
-        scenario.answer(request, through: exchange, handler: handler)
+        scenario.answer(request, through: exchange, handler: handler, upstream: upstreamHop(request, api: .provider, comparesAnswers: true))
+    }
+
+    /// In upstream mode, where `request` goes upstream: the route for its API and the
+    /// provider's kind of credential. `nil` without upstream mode, for an API not relayed, or
+    /// for a request that cannot be relayed whole.
+    func upstreamHop(_ request: HTTP2Request, api: UpstreamRelayService.API, comparesAnswers: Bool) -> UpstreamHop? {
+        guard let upstream = services.upstream else { return nil }
+        let certificateProvider: Bool
+        switch credentials {
+        case .certificate: certificateProvider = true
+        case .pending, .providerToken: certificateProvider = false
+        }
+        guard let route = upstream.route(for: api, certificateProvider: certificateProvider) else { return nil }
+        return UpstreamHop(request, route: route, comparesAnswers: comparesAnswers)
     }
 
     func authenticate(authorization: String?, topic: String?, handler: NGHTTP2ServerHandler) -> AuthenticationResult {

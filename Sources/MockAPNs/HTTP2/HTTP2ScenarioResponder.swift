@@ -6,6 +6,7 @@ import MockAPNsJournal
 import MockAPNsHTTP2
 import NIOCore
 import MockAPNsScenario
+import MockAPNsUpstream
 
 /// Answers the requests of one HTTP/2 connection through the running scenario: asks the
 /// engine (which consults the decision core when no earlier rule decided), waits out any
@@ -22,6 +23,8 @@ final class HTTP2ScenarioResponder {
     private let logger: Logger
     /// Writes each injected fault to the journal: the stream and what was done.
     private let recordFault: (Int32?, String) -> Void
+    /// Writes a diagnosis to the journal (upstream mode's failures and disagreements).
+    private let recordDiagnosis: (DiagnosisCode, String, Int32) -> Void
     private var connection: ScenarioConnection
     private var channel: (any Channel)?
     /// The SETTINGS this connection was given (the server's, with the scenario's overrides).
@@ -38,8 +41,10 @@ final class HTTP2ScenarioResponder {
 
     init(scenarios: ScenarioSwitch, connection: ScenarioConnection, environment: APNsEnvironment,
          clock: ServerClock, generatedIDCase: UUIDLetterCase, logger: Logger,
-         recordFault: @escaping (Int32?, String) -> Void = { _, _ in }) {
+         recordFault: @escaping (Int32?, String) -> Void = { _, _ in },
+         recordDiagnosis: @escaping (DiagnosisCode, String, Int32) -> Void = { _, _, _ in }) {
         self.recordFault = recordFault
+        self.recordDiagnosis = recordDiagnosis
         self.scenarios = scenarios
         self.connection = connection
         self.environment = environment
@@ -64,7 +69,11 @@ final class HTTP2ScenarioResponder {
     /// the scenario's delay; then hands the exchange what was written (or done instead) to
     /// record, once, after it is done. The core's own response and change (the channel
     /// management API's) are used only when the scenario keeps the core's verdict.
-    func answer(_ request: HTTP2Request, through exchange: any HTTP2Exchange, handler: NGHTTP2ServerHandler) {
+    ///
+    /// In upstream mode (`upstream` given) an answer the scenario leaves to the core is the
+    /// upstream's instead, relayed unchanged; the core's verdict is kept beside it in the
+    /// record, for the fidelity check.
+    func answer(_ request: HTTP2Request, through exchange: any HTTP2Exchange, handler: NGHTTP2ServerHandler, upstream: UpstreamHop? = nil) {
         let engine = scenarios.current
         var coreAnswer: CoreAnswer?
         let decision = engine.decide(exchange.scenarioFacts(), connection: &connection) {
@@ -72,7 +81,7 @@ final class HTTP2ScenarioResponder {
             coreAnswer = answered
             return answered.verdict
         }
-        let answer = Answer(shape: exchange.shape, coreResponse: coreAnswer?.response, commit: coreAnswer?.commit)
+        let answer = Answer(shape: exchange.shape, coreResponse: coreAnswer?.response, commit: coreAnswer?.commit, upstream: upstream)
         let streamID = request.streamID
         let apnsID = request.firstValue(of: "apns-id")
         if let delay = decision.delayMilliseconds, delay > 0, let channel {
@@ -119,8 +128,86 @@ final class HTTP2ScenarioResponder {
             report(fault, decision: decision, streamID: streamID)
             finish(applyFault(fault, decision: decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer))
         case nil, .accept?, .reject?, .refuseHandshake?, .limitRate?, .setDevice?:
-            finish(respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer))
+            if let upstream = answer.upstream, Self.leavesAnswerToUpstream(decision) {
+                relay(upstream, decision: decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer, finish: finish)
+            } else {
+                finish(respond(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer))
+            }
         }
+    }
+
+    // MARK: Upstream mode
+
+    /// Whether the scenario left the answer to the core, which upstream mode hands to the
+    /// upstream: no rule, or one that acts beside the answer (a device change, a rate window
+    /// that did not refuse). A scripted answer or fault is MockAPNs' own and never goes upstream.
+    static func leavesAnswerToUpstream(_ decision: ScenarioDecision) -> Bool {
+        switch decision.action {
+        case nil, .setDevice?:
+            return true
+        case .limitRate?:
+            if case .rejected(.tooManyRequests, _, _)? = decision.coreVerdict { return false }
+            return true
+        case .accept?, .reject?, .respond?, .fault?, .refuseHandshake?:
+            return false
+        }
+    }
+
+    /// Sends the request upstream and, once it answers, writes its answer unchanged; when it
+    /// gives none (unreachable, refused TLS, timed out, reset, closed), answers 503
+    /// ServiceUnavailable (500 InternalServerError for a protocol failure) itself. Either way
+    /// the record carries `UpstreamRelay`: the origin, the latency, the failure, and the
+    /// core's own verdict, which is compared with the upstream's answer.
+    private func relay(
+        _ upstream: UpstreamHop, decision: ScenarioDecision, streamID: Int32, apnsID: String?, handler: NGHTTP2ServerHandler,
+        answer: Answer, finish: @escaping (SentAnswer) -> Void
+    ) {
+        guard let channel else { return finish(.nothing(undelivered: "the connection was gone")) }
+        let own = decision.coreVerdict.map(answer.shape.sent) ?? SentAnswer(status: 200, accepted: true)
+        let ownStatus = own.status ?? 200
+        let started = NIODeadline.now()
+        let later = NIOLoopBound((responder: self, handler: handler, finish: finish), eventLoop: channel.eventLoop)
+        upstream.route.client.send(method: upstream.method, path: upstream.path, headers: upstream.headers, body: upstream.body)
+            .hop(to: channel.eventLoop)
+            .whenComplete { result in
+                let (responder, handler, finish) = later.value
+                let latency = Int((NIODeadline.now() - started).nanoseconds / 1000)
+                var relay = UpstreamRelay(origin: upstream.route.origin, latencyMicroseconds: latency, ownStatus: ownStatus,
+                                          ownReason: own.reason, disagrees: false)
+                switch result {
+                case .success(let response):
+                    let written = HTTP2PushResponse(status: response.status, headers: response.headers, body: response.body.isEmpty ? nil : response.body)
+                    var sent = responder.deliver(written, streamID: streamID, handler: handler) { .http2(written, scripted: true) }
+                    if sent.status != nil, upstream.comparesAnswers,
+                       UpstreamRelay.differs(status: response.status, reason: sent.reason, ownStatus: ownStatus, ownReason: own.reason) {
+                        relay.disagrees = true
+                        let theirs = UpstreamRelay.describe(status: response.status, reason: sent.reason)
+                        let ours = UpstreamRelay.describe(status: ownStatus, reason: own.reason)
+                        responder.recordDiagnosis(
+                            .fidelityDisagreement,
+                            "\(upstream.method) \(upstream.path): the upstream \(upstream.route.origin) answered \(theirs); "
+                                + "MockAPNs' own rules answer \(ours)", streamID)
+                    }
+                    sent.upstream = relay
+                    finish(sent)
+                case .failure(let error):
+                    let failure = UpstreamFailureSummary(error)
+                    relay.failureKind = failure.kind
+                    relay.failure = failure.detail
+                    let verdict = Verdict.rejected(reason: failure.reason, apnsID: apnsID ?? responder.apnsIDs.next(), timestamp: nil)
+                    responder.logger.notice("upstream gave no answer", metadata: [
+                        "upstream": "\(upstream.route.origin)", "stream": "\(streamID)", "failure": "\(failure.detail)",
+                    ])
+                    responder.recordDiagnosis(
+                        .upstreamFailed,
+                        "\(upstream.method) \(upstream.path): the upstream \(upstream.route.origin) gave no answer (\(failure.detail)); "
+                            + "the provider got \(failure.reason.httpStatus) \(failure.reason.rawValue)", streamID)
+                    let response = answer.shape.render(verdict)
+                    var sent = responder.deliver(response, streamID: streamID, handler: handler) { answer.shape.sent(verdict) }
+                    sent.upstream = relay
+                    finish(sent)
+                }
+            }
     }
 
     /// `closeAfterBytes`: the usual answer, of which only `bytes` bytes (counted from its
@@ -349,9 +436,75 @@ struct CoreAnswer {
     var commit: (@Sendable () -> Void)? = nil
 }
 
-/// The shape of one answer, and the core's own response and change when it has them.
+/// The shape of one answer, the core's own response and change when it has them, and the
+/// upstream the answer is asked of in upstream mode.
 private struct Answer: Sendable {
     var shape: ResponseShape
     var coreResponse: HTTP2PushResponse?
     var commit: (@Sendable () -> Void)?
+    var upstream: UpstreamHop?
+}
+
+/// One request on its way upstream (upstream mode): where it goes and what is sent, the
+/// request as the provider sent it with only its pseudo-headers set anew by the client.
+struct UpstreamHop: Sendable {
+    let route: UpstreamRelayService.Route
+    let method: String
+    let path: String
+    /// The request's header fields but its pseudo-headers and `host` (the client names the upstream).
+    let headers: [HTTPHeader]
+    let body: [UInt8]
+    /// Whether the upstream's answer is compared with the core's: not where the core's
+    /// verdict rests on state only the upstream holds (broadcast channels it created).
+    let comparesAnswers: Bool
+
+    /// The hop for `request`, or `nil` when it cannot be relayed whole (its body was longer
+    /// than the server keeps; the core's answer, 413, is Apple's for it too).
+    init?(_ request: HTTP2Request, route: UpstreamRelayService.Route, comparesAnswers: Bool) {
+        guard !request.isBodyTruncated else { return nil }
+        var method = "POST"
+        var path = "/"
+        var headers: [HTTPHeader] = []
+        headers.reserveCapacity(request.headers.count)
+        for field in request.headers {
+            switch field.name {
+            case ":method": method = field.value
+            case ":path": path = field.value
+            case "host": continue
+            default:
+                if field.name.hasPrefix(":") { continue }
+                headers.append(field)
+            }
+        }
+        self.route = route
+        self.method = method
+        self.path = path
+        self.headers = headers
+        self.body = request.body
+        self.comparesAnswers = comparesAnswers
+    }
+}
+
+/// What an upstream failure tells the provider and the record: its kind, a sentence, and
+/// the reason answered in its place (503 ServiceUnavailable, or 500 InternalServerError when
+/// the upstream broke the protocol or reset the stream).
+struct UpstreamFailureSummary {
+    let kind: String
+    let detail: String
+    let reason: Reason
+
+    init(_ error: any Error) {
+        guard let failure = error as? UpstreamFailure else {
+            kind = "protocolError"
+            detail = "\(error)"
+            reason = .internalServerError
+            return
+        }
+        kind = failure.kind
+        detail = failure.description
+        switch failure {
+        case .reset, .protocolError: reason = .internalServerError
+        case .unreachable, .tlsFailed, .timedOut, .closed, .shutDown: reason = .serviceUnavailable
+        }
+    }
 }

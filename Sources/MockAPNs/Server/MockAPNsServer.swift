@@ -1,4 +1,5 @@
 import MockAPNsConnections
+import MockAPNsUpstream
 import MockAPNsControl
 import MockAPNsObservation
 import Logging
@@ -72,6 +73,8 @@ public final class MockAPNsServer: Sendable {
     /// The origin web push endpoints name, settled once the listener is bound.
     let webPushEndpoint = WebPushEndpointOrigin("https://127.0.0.1")
     private let state = Mutex<State>(.idle)
+    /// Upstream mode's clients while the server runs (shut down with it).
+    private let upstreamService = Mutex<UpstreamRelayService?>(nil)
     /// Whether the folder was chosen by the server (no `certificateDirectory` configured),
     /// so it may fill it with a development set.
     private let usesImplicitCredentials: Bool
@@ -134,7 +137,10 @@ public final class MockAPNsServer: Sendable {
         )
         self.channels = ChannelRegistry()
         for channel in configuration.broadcast.channels { channels.insert(channel) }
-        self.tokenVerifier = ProviderTokenVerifier(registry: ProviderKeyRegistry(), clock: clock, policy: configuration.providerTokens)
+        var tokenPolicy = configuration.providerTokens
+        // Upstream mode: providers sign with their real keys, which only the upstream can check.
+        if configuration.upstreamSettings.isEnabled { tokenPolicy.trustsUnknownKeys = true }
+        self.tokenVerifier = ProviderTokenVerifier(registry: ProviderKeyRegistry(), clock: clock, policy: tokenPolicy)
         self.controlToken = configuration.control.token
             ?? (configuration.control.allowsNonLoopbackHost ? BearerToken.generate() : nil)
         self.logger = logger
@@ -215,6 +221,7 @@ public final class MockAPNsServer: Sendable {
         }
         raiseOpenFileLimit()
         try configuration.delivery.check()
+        let upstream = try startUpstream(group: group)
         let http2Context = try OpenSSLContext(configuration: makeHTTP2TLSConfiguration())
         try loadProviderKeys()
         scenarios.applyRegistryState()
@@ -243,7 +250,8 @@ public final class MockAPNsServer: Sendable {
                 logger: logger,
                 clientTrustRootsPath: DevelopmentCredentials.absolute(caCertificatePath),
                 churn: churn,
-                broadcasts: makeBroadcastDecider()
+                broadcasts: makeBroadcastDecider(),
+                upstream: upstream
             )
             if primaryServices == nil { primaryServices = services }
             let ports = configuration.listenerPorts(for: environment)
@@ -354,6 +362,7 @@ public final class MockAPNsServer: Sendable {
             try? await channel.close()
         }
         await legacyClosed
+        await upstreamService.withLock { $0 }?.shutdown()
         // What the last notifications came to, before the journal file is written out.
         await delivery.stop()
         // Last, so the journal file also holds every connection's closing events.
@@ -369,6 +378,7 @@ public final class MockAPNsServer: Sendable {
         for listener in listeners { try? await listener.close() }
         await legacy.stop()
         for channel in connections.open { try? await channel.close() }
+        await upstreamService.withLock { $0 }?.shutdown()
         await delivery.stop()
         await observation.stop()
         await configuration.accessLog?.output.flush()
@@ -403,6 +413,21 @@ public final class MockAPNsServer: Sendable {
             tokenVerifier.register(key)
         }
         logger.info("provider keys loaded", metadata: ["keys": "\(registry.keys.map(\.keyID).sorted().joined(separator: ","))"])
+    }
+
+    /// Upstream mode's clients, when it is on (no connection opens before the first request).
+    private func startUpstream(group: any EventLoopGroup) throws -> UpstreamRelayService? {
+        let settings = configuration.upstreamSettings
+        guard settings.isEnabled else { return nil }
+        guard configuration.environment != .both else {
+            throw UpstreamSetupError("upstream mode relays to one APNs environment; --environment both is not for it")
+        }
+        let service = try UpstreamRelayService(settings: settings, group: group, logger: logger)
+        upstreamService.withLock { $0 = service }
+        let management = service.channelManagementOrigin.map { ", channel management to \($0)" }
+            ?? "; channel management is answered here (no upstream.channelManagementUrl)"
+        logger.notice("upstream mode: requests no scenario answers go to \(service.providerOrigin)\(management)")
+        return service
     }
 
     func makeDecider() -> PushDecider {

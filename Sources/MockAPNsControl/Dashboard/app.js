@@ -342,7 +342,15 @@ function faultText(fault) {
 function scenarioNote(facts) {
   const record = facts.record;
   return [record.rule && `rule "${record.rule}"`, record.accepted && facts.fault && `then ${facts.fault}`,
-    record.delayMs && `held ${record.delayMs} ms`].filter(Boolean).join(" · ");
+    record.delayMs && `held ${record.delayMs} ms`, upstreamNote(record.upstream)].filter(Boolean).join(" · ");
+}
+
+// Upstream mode: where the answer came from, and MockAPNs' own when it differed.
+function upstreamNote(upstream) {
+  if (!upstream) return "";
+  if (upstream.failureKind) return `upstream gave no answer (${upstream.failureKind})`;
+  const own = upstream.ownReason ? `${upstream.ownStatus} ${upstream.ownReason}` : `${upstream.ownStatus}`;
+  return `from upstream in ${Math.round(upstream.latencyUs / 1000)} ms` + (upstream.disagrees ? `; MockAPNs would answer ${own}` : "");
 }
 
 // An accepted legacy push is answered with silence, so it shows no status: its card says
