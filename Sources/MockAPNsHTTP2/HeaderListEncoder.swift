@@ -26,8 +26,9 @@ struct HeaderListEncoder {
         withHeaderList(status: Optional(status), headers: headers, body)
     }
 
-    /// Calls `body` with `fields` as they are (a request's: its pseudo-headers first), names
-    /// lowercased.
+    /// Calls `body` with a request's `fields`: its pseudo-headers (`:method`, `:scheme`,
+    /// `:authority`, `:path`) first, in their order, then the regular fields in theirs (HTTP/2
+    /// wants no pseudo-header after a regular field; RFC 9113, section 8.3), names lowercased.
     mutating func withHeaderList<Result>(
         fields: [HTTPHeader],
         _ body: (UnsafePointer<nghttp2_nv>?, Int) -> Result
@@ -69,9 +70,18 @@ struct HeaderListEncoder {
             spans.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
         }
 
-        if let status { append(name: ":status", value: String(status).utf8) }
-        for header in headers {
-            append(name: header.name, value: header.value.utf8)
+        if let status {
+            append(name: ":status", value: String(status).utf8)
+            for header in headers {
+                append(name: header.name, value: header.value.utf8)
+            }
+        } else {
+            for header in headers where header.name.utf8.first == UInt8(ascii: ":") {
+                append(name: header.name, value: header.value.utf8)
+            }
+            for header in headers where header.name.utf8.first != UInt8(ascii: ":") {
+                append(name: header.name, value: header.value.utf8)
+            }
         }
 
         return bytes.withUnsafeMutableBufferPointer { storage in

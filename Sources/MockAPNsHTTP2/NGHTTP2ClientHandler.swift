@@ -5,251 +5,326 @@ import NIOCore
 /// The client side of HTTP/2 on one connection, as a single channel handler around an
 /// nghttp2 client session; it sits after the TLS handler (`OpenSSLHandler` in client mode).
 ///
-/// The session starts once TLS completes with ALPN `h2`. Requests come in through
-/// ``send(_:timeout:promise:)`` (on the channel's event loop; those sent before the handshake
-/// finishes wait for it) and each promise is completed once: with the response, or with an
-/// ``HTTP2ClientError`` saying why there is none. Output is written and flushed after each
-/// read and each request. A request still unanswered at its deadline is reset (CANCEL) and
-/// fails with ``HTTP2ClientError/timedOut(_:)``.
-package final class NGHTTP2ClientHandler: ChannelInboundHandler, NGHTTP2ClientSessionListener {
+/// The session starts when `TLSHandshakeCompleted` arrives with ALPN `h2`; anything else
+/// fails every request (``HTTP2ClientError/alpnNotH2(negotiated:)``,
+/// ``HTTP2ClientError/tlsHandshakeFailed(reason:)``). Requests come in through
+/// ``send(_:timeout:promise:)``, on the channel's event loop; those sent before the session
+/// starts (even before the handler joins a pipeline) wait for it. nghttp2 holds streams back
+/// while the server's MAX_CONCURRENT_STREAMS is reached. Each promise is completed once: with
+/// the response, or with an ``HTTP2ClientError`` saying why there is none. A request still
+/// unanswered at its timeout is given up (its stream reset with CANCEL).
+///
+/// Promises are completed only once nghttp2 has returned, never from inside it, so whoever
+/// hears of an answer may send the next request at once.
+package final class NGHTTP2ClientHandler: ChannelDuplexHandler {
     package typealias InboundIn = ByteBuffer
+    package typealias InboundOut = Never
+    package typealias OutboundIn = Never
     package typealias OutboundOut = ByteBuffer
 
-    private struct Waiting {
+    private struct Request {
         var id: Int
         var request: HTTP2ClientRequest
         var promise: EventLoopPromise<HTTP2ClientResponse>
-        var timeout: TimeAmount
-        var deadline: Scheduled<Void>?
+        var timeout: TimeAmount?
+        var timer: Scheduled<Void>?
     }
 
-    private struct Pending {
-        var promise: EventLoopPromise<HTTP2ClientResponse>
-        var deadline: Scheduled<Void>?
-    }
-
-    private let handshakeTimeout: TimeAmount
+    private let handshakeTimeout: TimeAmount?
+    private let maximumResponseBodyBytes: Int
     private var context: ChannelHandlerContext?
     private var session: NGHTTP2ClientSession?
-    private var waiting: [Waiting] = []
-    private var nextWaitingID = 0
-    private var pending: [Int32: Pending] = [:]
-    private var handshakeDeadline: Scheduled<Void>?
-    private var goAwayReceived = false
+    /// Requests waiting for the session to start.
+    private var waiting: [Request] = []
+    /// Requests on their streams.
+    private var streams: [Int32: Request] = [:]
+    private var nextRequestID = 0
+    private var handshakeTimer: Scheduled<Void>?
+    private var wasActive = false
     /// Set once the connection can carry nothing more; every later request fails with it.
-    private var failure: HTTP2ClientError?
+    private var ended: HTTP2ClientError?
+    /// Calls into nghttp2 on the stack: output is not drained from inside one.
+    private var sessionCalls = 0
+    /// `finish()` was called: no new requests; the connection closes after its last answer.
+    private var finishing = false
 
-    /// - Parameter handshakeTimeout: how long TLS may take once connected before every
-    ///   request fails with ``HTTP2ClientError/handshakeTimedOut(_:)``.
-    package init(handshakeTimeout: TimeAmount) {
+    /// - Parameters:
+    ///   - handshakeTimeout: How long TLS may take once the connection is up before every
+    ///     request fails with ``HTTP2ClientError/handshakeTimedOut(after:)``; `nil` waits.
+    ///   - maximumResponseBodyBytes: The longest response body taken; a longer one fails its
+    ///     request with ``HTTP2ClientError/responseTooLarge(limit:)``.
+    package init(handshakeTimeout: TimeAmount? = nil, maximumResponseBodyBytes: Int = 64 * 1024) {
         self.handshakeTimeout = handshakeTimeout
+        self.maximumResponseBodyBytes = maximumResponseBodyBytes
     }
 
-    /// Whether new requests may be sent here: not failed, not closed, no GOAWAY received.
-    package var isUsable: Bool { failure == nil && !goAwayReceived }
+    /// Whether new requests may be sent here: the connection is neither over nor told by the
+    /// server to go away (a pool skips it otherwise).
+    package var acceptsNewRequests: Bool { ended == nil && session?.goAway == nil && !finishing }
 
-    /// Requests sent and not yet answered (waiting for the handshake included).
-    package var outstanding: Int { waiting.count + pending.count }
+    /// Requests sent and not yet answered, those waiting for the handshake included.
+    package var outstandingRequests: Int { waiting.count + streams.count }
 
     // MARK: Requests
 
-    /// Sends `request` and completes `promise` with its response, or fails it. Call on the
-    /// channel's event loop (a handler not yet in a pipeline takes requests too, and sends
-    /// them once the connection is ready).
-    package func send(_ request: HTTP2ClientRequest, timeout: TimeAmount, promise: EventLoopPromise<HTTP2ClientResponse>) {
-        if let failure { return promise.fail(failure) }
+    /// Sends `request` and completes `promise` with its response, or fails it with an
+    /// ``HTTP2ClientError``. Call on the channel's event loop (the promise's too). With a
+    /// `timeout`, a request unanswered by then fails with ``HTTP2ClientError/timedOut(after:)``
+    /// and its stream, if it has one, is reset with CANCEL.
+    package func send(_ request: HTTP2ClientRequest, timeout: TimeAmount? = nil, promise: EventLoopPromise<HTTP2ClientResponse>) {
+        if let ended { return promise.fail(ended) }
+        if let goAway = session?.goAway {
+            return promise.fail(HTTP2ClientError.goAwayBeforeProcessing(lastStreamID: goAway.lastStreamID, errorCode: goAway.errorCode))
+        }
+        nextRequestID &+= 1
+        let id = nextRequestID
+        var entry = Request(id: id, request: request, promise: promise, timeout: timeout)
+        if let timeout {
+            let loop = promise.futureResult.eventLoop
+            let handler = NIOLoopBound(self, eventLoop: loop)
+            entry.timer = loop.scheduleTask(in: timeout) { handler.value.expire(id) }
+        }
         guard let session else {
-            nextWaitingID += 1
-            let id = nextWaitingID
-            let bound = NIOLoopBound(self, eventLoop: promise.futureResult.eventLoop)
-            let deadline = promise.futureResult.eventLoop.scheduleTask(in: timeout) { bound.value.expireWaiting(id) }
-            waiting.append(Waiting(id: id, request: request, promise: promise, timeout: timeout, deadline: deadline))
+            waiting.append(entry)
             return
         }
-        submit(request, timeout: timeout, promise: promise, on: session)
+        submit(entry, on: session)
         flush()
     }
 
-    /// Fails every request, now and later, with `error` (the connection could not be made).
+    /// Takes no more requests and closes the connection (GOAWAY, then TLS close_notify) once
+    /// the requests still outstanding are answered or time out.
+    package func finish() {
+        finishing = true
+        closeIfFinished()
+    }
+
+    private func closeIfFinished() {
+        guard finishing, outstandingRequests == 0, ended == nil else { return }
+        if let context {
+            context.close(promise: nil)
+        } else {
+            failAll(.connectionClosed("the connection was closed on this side"))
+        }
+    }
+
+    /// Fails every request, now and later, with `error` (for instance: the connection could
+    /// not be made), and closes the connection if there is one.
     package func fail(_ error: HTTP2ClientError) {
-        guard failure == nil else { return }
-        failure = error
-        handshakeDeadline?.cancel()
-        let waiting = self.waiting
-        let pending = self.pending
-        self.waiting = []
-        self.pending = [:]
-        for entry in waiting {
-            entry.deadline?.cancel()
-            entry.promise.fail(error)
-        }
-        for (_, entry) in pending.sorted(by: { $0.key < $1.key }) {
-            entry.deadline?.cancel()
-            entry.promise.fail(error)
-        }
+        end(error)
     }
 
-    /// Says goodbye (GOAWAY NO_ERROR) and closes the connection; what is still unanswered
-    /// fails with `reason`.
-    package func close(reason: String) {
-        session?.submitGoAway()
+    private func submit(_ entry: Request, on session: NGHTTP2ClientSession) {
+        let body = entry.request.body.isEmpty ? nil : ByteBuffer(bytes: entry.request.body)
+        guard let streamID = session.submitRequest(headers: entry.request.headers, body: body) else {
+            entry.timer?.cancel()
+            entry.promise.fail(HTTP2ClientError.notSent(session.lastSubmitFailure ?? "nghttp2 refused it"))
+            return
+        }
+        streams[streamID] = entry
+    }
+
+    private func expire(_ id: Int) {
+        if let index = waiting.firstIndex(where: { $0.id == id }) {
+            let entry = waiting.remove(at: index)
+            entry.promise.fail(HTTP2ClientError.timedOut(after: entry.timeout ?? .zero))
+            return
+        }
+        guard let streamID = streams.first(where: { $0.value.id == id })?.key,
+              let entry = streams.removeValue(forKey: streamID) else { return }
+        session?.cancel(streamID: streamID)
         flush()
-        fail(.closed(reason))
-        context?.close(promise: nil)
-    }
-
-    private func submit(
-        _ request: HTTP2ClientRequest, timeout: TimeAmount, promise: EventLoopPromise<HTTP2ClientResponse>, on session: NGHTTP2ClientSession
-    ) {
-        let body = request.body.isEmpty ? nil : ByteBuffer(bytes: request.body)
-        guard let streamID = session.submitRequest(headers: request.headers, body: body) else {
-            return promise.fail(HTTP2ClientError.refused("the connection takes no more streams"))
-        }
-        let bound = NIOLoopBound(self, eventLoop: promise.futureResult.eventLoop)
-        let deadline = promise.futureResult.eventLoop.scheduleTask(in: timeout) { bound.value.expire(streamID, after: timeout) }
-        pending[streamID] = Pending(promise: promise, deadline: deadline)
-    }
-
-    private func expireWaiting(_ id: Int) {
-        guard let index = waiting.firstIndex(where: { $0.id == id }) else { return }
-        let entry = waiting.remove(at: index)
-        entry.promise.fail(HTTP2ClientError.timedOut(entry.timeout))
-    }
-
-    private func expire(_ streamID: Int32, after timeout: TimeAmount) {
-        guard let entry = pending.removeValue(forKey: streamID) else { return }
-        entry.promise.fail(HTTP2ClientError.timedOut(timeout))
-        session?.submitReset(streamID: streamID, errorCode: HTTP2ErrorCode.cancel)
-        flush()
+        entry.promise.fail(HTTP2ClientError.timedOut(after: entry.timeout ?? .zero))
+        closeIfFinished()
     }
 
     // MARK: Channel events
 
     package func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
-        if context.channel.isActive { startHandshakeDeadline(context) }
-    }
-
-    package func handlerRemoved(context: ChannelHandlerContext) {
-        fail(.closed("the connection closed before the answer"))
-        self.context = nil
-        session?.close()
-        session = nil
-    }
-
-    package func channelActive(context: ChannelHandlerContext) {
-        startHandshakeDeadline(context)
-        context.fireChannelActive()
-    }
-
-    private func startHandshakeDeadline(_ context: ChannelHandlerContext) {
-        guard handshakeDeadline == nil, session == nil else { return }
-        let timeout = handshakeTimeout
-        let bound = NIOLoopBound(self, eventLoop: context.eventLoop)
-        handshakeDeadline = context.eventLoop.scheduleTask(in: timeout) {
-            let handler = bound.value
-            guard handler.session == nil else { return }
-            handler.fail(.handshakeTimedOut(timeout))
-            handler.context?.close(promise: nil)
+        if context.channel.isActive {
+            wasActive = true
+            startHandshakeTimer(context: context)
         }
     }
 
+    package func handlerRemoved(context: ChannelHandlerContext) {
+        // A connection that never came up is failed by whoever made it, with the reason (a
+        // refused connect, say); a handler taken out of a live one fails what it holds.
+        if wasActive { failAll(.connectionClosed("the connection closed before the answer")) }
+        session?.close()
+        session = nil
+        self.context = nil
+    }
+
+    package func channelActive(context: ChannelHandlerContext) {
+        wasActive = true
+        startHandshakeTimer(context: context)
+        context.fireChannelActive()
+    }
+
+    package func channelInactive(context: ChannelHandlerContext) {
+        let detail: String
+        if let goAway = session?.goAway {
+            detail = "the server closed the connection after its GOAWAY (\(HTTP2ErrorCode.name(of: goAway.errorCode)), "
+                + "last stream \(goAway.lastStreamID)) before the answer"
+        } else if session == nil {
+            detail = "the server closed the connection before HTTP/2 started"
+        } else {
+            detail = "the server closed the connection before the answer"
+        }
+        failAll(.connectionClosed(detail))
+        session?.close()
+        session = nil
+        context.fireChannelInactive()
+    }
+
     package func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        switch event {
-        case let completed as TLSHandshakeCompleted:
-            handshakeDeadline?.cancel()
-            guard completed.session.negotiatedALPN == "h2" else {
-                fail(.notHTTP2(negotiated: completed.session.negotiatedALPN))
-                context.close(promise: nil)
-                return
+        if let completed = event as? TLSHandshakeCompleted {
+            handshakeTimer?.cancel()
+            handshakeTimer = nil
+            if completed.session.negotiatedALPN == "h2" {
+                start()
+            } else {
+                end(.alpnNotH2(negotiated: completed.session.negotiatedALPN))
             }
-            start(context: context)
-        case let failed as TLSHandshakeFailed:
-            fail(.handshakeFailed(failed.reason))
-        default:
-            break
+        } else if let failed = event as? TLSHandshakeFailed {
+            // The TLS handler closes the connection itself, after its alert.
+            failAll(.tlsHandshakeFailed(reason: failed.reason))
         }
         context.fireUserInboundEventTriggered(event)
     }
 
-    private func start(context: ChannelHandlerContext) {
-        guard failure == nil else { return }
-        do {
-            let session = try NGHTTP2ClientSession(listener: self)
-            self.session = session
-            let waiting = self.waiting
-            self.waiting = []
-            for entry in waiting {
-                entry.deadline?.cancel()
-                submit(entry.request, timeout: entry.timeout, promise: entry.promise, on: session)
-            }
-            flush()
-        } catch {
-            fail(.protocolError("could not start HTTP/2: \(error)"))
-            context.close(promise: nil)
-        }
-    }
-
     package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard let session else { return }
-        if let broken = session.receive(unwrapInboundIn(data)) {
-            flush()
-            fail(.protocolError(broken))
-            context.close(promise: nil)
-            return
-        }
+        guard let session, ended == nil else { return }
+        sessionCalls += 1
+        session.receive(unwrapInboundIn(data))
+        sessionCalls -= 1
+        // What nghttp2 answers (SETTINGS ACK, WINDOW_UPDATE) goes out, then the answers the
+        // read completed are handed over.
         flush()
     }
 
-    package func channelInactive(context: ChannelHandlerContext) {
-        fail(.closed("the connection closed before the answer"))
-        context.fireChannelInactive()
-    }
-
     package func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        // A handshake failure has already been reported by its event, with its reason.
-        if session != nil || !(error is TLSError) {
-            fail(.protocolError("\(error)"))
+        if ended == nil {
+            if session == nil, let tls = error as? TLSError {
+                failAll(.tlsHandshakeFailed(reason: "\(tls)"))
+            } else {
+                failAll(.connectionClosed("the connection failed: \(error)"))
+            }
         }
         context.close(promise: nil)
     }
 
-    /// Writes whatever nghttp2 has queued, in one buffer; closes once the session is over.
+    package func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {
+        if mode == .all, ended == nil {
+            failAll(.connectionClosed("the connection was closed on this side before the answer"))
+            // Tell the server this client is leaving before TLS says goodbye.
+            if let session {
+                session.submitGoAway()
+                flush()
+            }
+        }
+        context.close(mode: mode, promise: promise)
+    }
+
+    // MARK: Driving the session
+
+    private func startHandshakeTimer(context: ChannelHandlerContext) {
+        guard let timeout = handshakeTimeout, handshakeTimer == nil, session == nil, ended == nil else { return }
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        handshakeTimer = context.eventLoop.scheduleTask(in: timeout) {
+            let handler = handler.value
+            handler.handshakeTimer = nil
+            guard handler.session == nil else { return }
+            handler.end(.handshakeTimedOut(after: timeout))
+        }
+    }
+
+    private func start() {
+        guard ended == nil, session == nil else { return }
+        let session: NGHTTP2ClientSession
+        do {
+            session = try NGHTTP2ClientSession(maximumResponseBodyBytes: maximumResponseBodyBytes)
+        } catch {
+            return end(.protocolError("could not start an HTTP/2 session: \(error)"))
+        }
+        self.session = session
+        let waiting = self.waiting
+        self.waiting = []
+        for entry in waiting {
+            submit(entry, on: session)
+        }
+        flush()  // the preface and SETTINGS, then the requests
+    }
+
+    /// Writes what nghttp2 has queued as one buffer, hands over what happened, and ends the
+    /// connection once the session is over. Does nothing from inside a call into nghttp2.
     private func flush() {
-        guard let context, let session else { return }
-        var buffer: ByteBuffer?
-        session.drainOutput { bytes in
-            if buffer == nil { buffer = context.channel.allocator.buffer(capacity: max(bytes.count, 1024)) }
-            buffer?.writeBytes(bytes)
+        guard sessionCalls == 0, let context, let session else { return }
+        var output: ByteBuffer?
+        sessionCalls += 1
+        session.drainOutput { chunk in
+            if output == nil { output = context.channel.allocator.buffer(capacity: max(chunk.count, 1024)) }
+            output?.writeBytes(chunk)
         }
-        if let buffer { context.writeAndFlush(wrapOutboundOut(buffer), promise: nil) }
-        if let broken = session.failure {
-            fail(.protocolError(broken))
-            context.close(promise: nil)
-        } else if !session.isAlive {
-            fail(.closed("the server ended the HTTP/2 session"))
-            context.close(promise: nil)
-        }
-    }
-
-    // MARK: NGHTTP2ClientSessionListener
-
-    func session(didClose streamID: Int32, response: HTTP2ClientResponse?, errorCode: UInt32) {
-        guard let entry = pending.removeValue(forKey: streamID) else { return }
-        entry.deadline?.cancel()
-        if let response {
-            entry.promise.succeed(response)
-        } else if errorCode == HTTP2ErrorCode.refusedStream {
-            entry.promise.fail(HTTP2ClientError.refused("the server refused the stream (REFUSED_STREAM, or above its GOAWAY's last stream)"))
-        } else if errorCode == HTTP2ErrorCode.noError {
-            entry.promise.fail(HTTP2ClientError.closed("the stream ended without a complete answer"))
-        } else {
-            entry.promise.fail(HTTP2ClientError.reset(errorCode: errorCode))
+        sessionCalls -= 1
+        if let output { context.writeAndFlush(wrapOutboundOut(output), promise: nil) }
+        deliverEvents(of: session)
+        // The events' promises may have closed the connection meanwhile.
+        guard ended == nil, let session = self.session else { return }
+        if let failure = session.failure {
+            end(.protocolError(failure))
+        } else if session.isFinished {
+            let goAway = session.goAway.map { " (GOAWAY \(HTTP2ErrorCode.name(of: $0.errorCode)), last stream \($0.lastStreamID))" } ?? ""
+            end(.connectionClosed("the server ended the HTTP/2 session\(goAway)"))
         }
     }
 
-    func session(didReceiveGoAway lastStreamID: Int32, errorCode: UInt32) {
-        goAwayReceived = true
+    private func deliverEvents(of session: NGHTTP2ClientSession) {
+        for event in session.takeEvents() {
+            switch event {
+            case .response(let streamID, let response):
+                guard let entry = streams.removeValue(forKey: streamID) else { continue }
+                entry.timer?.cancel()
+                entry.promise.succeed(response)
+            case .streamFailed(let streamID, let error):
+                guard let entry = streams.removeValue(forKey: streamID) else { continue }
+                entry.timer?.cancel()
+                entry.promise.fail(error)
+            case .goAway:
+                // Its streams above the last one come as failures of their own; the pool
+                // sees `acceptsNewRequests` turn false.
+                continue
+            }
+        }
+        closeIfFinished()
+    }
+
+    /// Fails everything and closes the connection.
+    private func end(_ error: HTTP2ClientError) {
+        failAll(error)
+        context?.close(promise: nil)
+    }
+
+    /// Fails every waiting and sent request with the first reason the connection ended for.
+    private func failAll(_ error: HTTP2ClientError) {
+        if ended == nil { ended = error }
+        let reason = ended ?? error
+        handshakeTimer?.cancel()
+        handshakeTimer = nil
+        let waiting = self.waiting
+        let streams = self.streams
+        self.waiting = []
+        self.streams = [:]
+        for entry in waiting {
+            entry.timer?.cancel()
+            entry.promise.fail(reason)
+        }
+        for (_, entry) in streams.sorted(by: { $0.key < $1.key }) {
+            entry.timer?.cancel()
+            entry.promise.fail(reason)
+        }
     }
 }
 
@@ -258,10 +333,13 @@ extension NGHTTP2ClientHandler: Sendable {}
 
 /// One request an `NGHTTP2ClientHandler` sends.
 package struct HTTP2ClientRequest: Sendable {
-    /// The pseudo-headers (`:method`, `:scheme`, `:authority`, `:path`) first, then the rest.
+    /// `:method`, `:scheme`, `:authority` and `:path`, then the regular fields (pseudo-headers
+    /// go out first whatever their place here).
     package var headers: [HTTPHeader]
+    /// The body; empty sends the HEADERS frame with END_STREAM.
     package var body: [UInt8]
 
+    /// A request of these fields and body.
     package init(headers: [HTTPHeader], body: [UInt8]) {
         self.headers = headers
         self.body = body
@@ -270,51 +348,70 @@ package struct HTTP2ClientRequest: Sendable {
 
 /// Why a request sent through `NGHTTP2ClientHandler` got no response.
 package enum HTTP2ClientError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The TCP connection could not be made.
+    /// The TCP connection could not be made: why.
     case connectFailed(String)
-    /// TLS failed (the server's certificate did not verify, a protocol mismatch): OpenSSL's reason.
-    case handshakeFailed(String)
-    /// TLS did not finish in time.
-    case handshakeTimedOut(TimeAmount)
-    /// The server did not choose `h2` through ALPN.
-    case notHTTP2(negotiated: String?)
-    /// The server did not process the request (REFUSED_STREAM, a GOAWAY naming an earlier
-    /// stream, no streams left): it may be sent again on another connection.
-    case refused(String)
-    /// The server reset the stream with this error code.
-    case reset(errorCode: UInt32)
-    /// The connection or the stream ended before a complete answer.
-    case closed(String)
-    /// The server broke HTTP/2.
+    /// TLS failed (the server's certificate did not verify, an alert): the reason as the TLS
+    /// handler reports it, OpenSSL's words included.
+    case tlsHandshakeFailed(reason: String)
+    /// The connection was made but TLS did not complete in time.
+    case handshakeTimedOut(after: TimeAmount)
+    /// The server did not choose `h2` through ALPN (what it chose, if anything).
+    case alpnNotH2(negotiated: String?)
+    /// The server reset the stream with this error code (see `HTTP2ErrorCode`).
+    case streamReset(errorCode: UInt32)
+    /// The connection, or the stream, ended before a complete answer.
+    case connectionClosed(String)
+    /// The server's GOAWAY named an earlier stream: it did not process this request, which
+    /// may be sent again on another connection.
+    case goAwayBeforeProcessing(lastStreamID: Int32, errorCode: UInt32)
+    /// nghttp2 did not send the request (no stream IDs left, the session closing): it may be
+    /// sent again on another connection.
+    case notSent(String)
+    /// The server broke HTTP/2: nghttp2's words.
     case protocolError(String)
-    /// No complete answer in time; the stream was reset with CANCEL.
-    case timedOut(TimeAmount)
+    /// The response's body was longer than the handler takes.
+    case responseTooLarge(limit: Int)
+    /// No complete answer within this long.
+    case timedOut(after: TimeAmount)
 
-    /// Whether the request is known not to have been processed, so sending it again is safe.
+    /// Whether the server is known not to have processed the request, so that sending it
+    /// again (on another connection) is safe: a GOAWAY naming an earlier stream, a request
+    /// never sent, or RST_STREAM REFUSED_STREAM (RFC 9113, section 8.7).
     package var isRetryable: Bool {
         switch self {
-        case .refused: true
-        case .connectFailed, .handshakeFailed, .handshakeTimedOut, .notHTTP2, .reset, .closed, .protocolError, .timedOut: false
+        case .goAwayBeforeProcessing, .notSent: true
+        case .streamReset(let code): code == HTTP2ErrorCode.refusedStream
+        case .connectFailed, .tlsHandshakeFailed, .handshakeTimedOut, .alpnNotH2, .connectionClosed, .protocolError,
+             .responseTooLarge, .timedOut:
+            false
         }
     }
 
     package var description: String {
         switch self {
         case .connectFailed(let why): "could not connect: \(why)"
-        case .handshakeFailed(let why): "TLS handshake failed: \(why)"
-        case .handshakeTimedOut(let limit): "no TLS handshake within \(Self.seconds(limit))"
-        case .notHTTP2(let negotiated):
-            "the server did not agree to HTTP/2 through ALPN (it chose \(negotiated.map { "\"\($0)\"" } ?? "nothing"))"
-        case .refused(let why): why
-        case .reset(let code): "the server reset the stream (\(HTTP2ErrorCode.name(of: code)))"
-        case .closed(let why): why
-        case .protocolError(let why): why
-        case .timedOut(let limit): "no complete answer within \(Self.seconds(limit)); the stream was cancelled"
+        case .tlsHandshakeFailed(let reason): "the TLS handshake failed: \(reason)"
+        case .handshakeTimedOut(let limit):
+            "the connection was made, but no TLS handshake completed within \(Self.duration(limit))"
+        case .alpnNotH2(let negotiated):
+            "the server did not choose HTTP/2 (h2) through ALPN; it chose \(negotiated.map { "\"\($0)\"" } ?? "no protocol")"
+        case .streamReset(let code):
+            "the server reset the stream: RST_STREAM \(HTTP2ErrorCode.name(of: code)) (\(code))"
+        case .connectionClosed(let why): why
+        case .goAwayBeforeProcessing(let last, let code):
+            "the server's GOAWAY (\(HTTP2ErrorCode.name(of: code)), last stream \(last)) left the request unprocessed"
+        case .notSent(let why): "the request was not sent: \(why)"
+        case .protocolError(let why): "HTTP/2 protocol error: \(why)"
+        case .responseTooLarge(let limit): "the answer's body is longer than the \(limit) bytes taken"
+        case .timedOut(let limit): "no complete answer within \(Self.duration(limit))"
         }
     }
 
-    private static func seconds(_ amount: TimeAmount) -> String {
-        let milliseconds = amount.nanoseconds / 1_000_000
-        return milliseconds % 1000 == 0 ? "\(milliseconds / 1000) s" : "\(Double(milliseconds) / 1000) s"
+    /// `300 ms`, `5 s`, `1.5 s`: a duration as the descriptions say it.
+    package static func duration(_ amount: TimeAmount) -> String {
+        let nanoseconds = amount.nanoseconds
+        if nanoseconds % 1_000_000_000 == 0 { return "\(nanoseconds / 1_000_000_000) s" }
+        if nanoseconds < 1_000_000_000 { return "\(nanoseconds / 1_000_000) ms" }
+        return "\(Double(nanoseconds / 1_000_000) / 1000) s"
     }
 }

@@ -1,3 +1,10 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import Logging
 import MockAPNsHTTP2
 import MockAPNsTLS
@@ -6,43 +13,75 @@ import NIOCore
 import NIOPosix
 
 /// A bounded pool of HTTP/2 connections to one upstream, over TLS verified against the given
-/// CA (or the system's store), presenting a client certificate when given one.
+/// CA (or the system's trust store), presenting a client certificate when given one.
 ///
-/// The pool lives on one event loop of the server's group: its state and every connection's
-/// handler are touched only there, so it takes no lock. Connections open lazily, up to
-/// `connections`; requests go round-robin over those that can take them, and a connection
-/// that closed or received GOAWAY is dropped and replaced. A request the upstream refused
-/// unprocessed (REFUSED_STREAM, a GOAWAY naming an earlier stream) is sent once more on
-/// another connection. Every request ends within its timeout: with the upstream's answer, or
-/// an `UpstreamFailure`.
+/// A request sent with an `affinity` (the server passes the provider's connection) goes on a
+/// connection of that affinity's own, opened on its first request and closed after
+/// ``release(affinity:)``: the upstream sees each provider connection as a connection of its
+/// own, as it would without MockAPNs in between. APNs needs that: it ties a connection to one
+/// team and refuses a new provider token on it within 20 minutes of the last, so two
+/// providers (or two processes of one) sharing an upstream connection would be refused for
+/// each other's tokens. Requests without an affinity share connections round-robin.
+///
+/// The pool lives on one event loop of the group: its state and every connection's handler
+/// are touched only there, so it takes no lock, and no caller's closure runs while the pool
+/// is being changed. Connections open lazily, at most `connections` at once (a request that
+/// needs one more fails with `UpstreamFailure.overloaded`); a connection that closed or
+/// received GOAWAY is dropped and replaced by the next request. A request the upstream did not process (a
+/// GOAWAY naming an earlier stream, REFUSED_STREAM) is sent once more, on another connection.
+/// Every request ends within its timeout: with the upstream's answer, or an `UpstreamFailure`.
 package final class UpstreamClient: Sendable {
+    /// Where requests go.
     package let endpoint: UpstreamEndpoint
+    /// The most connections open at once.
+    package let connections: Int
+    /// How long TCP, then TLS, may take to connect.
+    package let connectTimeout: TimeAmount
+    /// How long a request may wait for its complete answer, from `send` on.
+    package let requestTimeout: TimeAmount
     private let loop: any EventLoop
     private let context: OpenSSLContext
-    private let maximumConnections: Int
-    private let connectTimeout: TimeAmount
-    private let requestTimeout: TimeAmount
     private let logger: Logger
     private let pool: NIOLoopBoundBox<Pool>
 
     /// The connections, confined to `loop`.
     private final class Pool {
-        var connections: [Connection] = []
+        /// The connections that take requests, in the order they opened.
+        var live: [Connection] = []
+        /// Every connection not yet closed (live or not): what shutdown closes.
+        var open: [ObjectIdentifier: Connection] = [:]
+        /// Each affinity's own connection.
+        var dedicated: [UInt64: Connection] = [:]
         var next = 0
+        var opened = 0
         var shutDown = false
     }
 
     private final class Connection {
+        let number: Int
         let handler: NGHTTP2ClientHandler
         var channel: (any Channel)?
+        /// Completed once the connection is closed, or could not be made.
+        let gone: EventLoopPromise<Void>
 
-        init(handler: NGHTTP2ClientHandler) {
+        init(number: Int, handler: NGHTTP2ClientHandler, gone: EventLoopPromise<Void>) {
+            self.number = number
             self.handler = handler
+            self.gone = gone
         }
     }
 
-    /// Makes the client; no connection opens before the first request. Throws a `TLSError`
-    /// naming the file when a certificate, key or CA file cannot be used (never their contents).
+    /// Makes the client; no connection opens before the first request.
+    ///
+    /// - Parameters:
+    ///   - certificateChain: The client certificate to present (leaf first), with its
+    ///     `privateKey`; empty presents none.
+    ///   - trustRoots: CA certificates the upstream's certificate must chain to; empty trusts
+    ///     the system's store (as for Apple's own servers).
+    ///   - group: Where connections run (one of its event loops).
+    ///   - connections: The most connections open at once (at least 1).
+    /// - Throws: A `TLSError` naming the file when a certificate, key or CA cannot be used
+    ///   (never their contents).
     package init(
         endpoint: UpstreamEndpoint, certificateChain: [PEMSource] = [], privateKey: PEMSource? = nil,
         trustRoots: [PEMSource] = [], group: any EventLoopGroup, connections: Int = 2,
@@ -54,149 +93,292 @@ package final class UpstreamClient: Sendable {
         tls.trustsSystemStore = trustRoots.isEmpty
         self.context = try OpenSSLContext(clientConfiguration: tls)
         self.endpoint = endpoint
-        let loop = group.next()
-        self.loop = loop
-        self.maximumConnections = max(1, connections)
+        self.connections = max(1, connections)
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
         self.logger = logger
+        let loop = group.next()
+        self.loop = loop
         self.pool = .makeBoxSendingValue(Pool(), eventLoop: loop)
     }
 
-    /// Sends one request (`headers` without pseudo-headers: the client sets `:method`,
-    /// `:scheme`, `:authority` and `:path`) and returns the upstream's answer, or fails with an
-    /// `UpstreamFailure`.
-    package func send(method: String, path: String, headers: [HTTPHeader], body: [UInt8]) -> EventLoopFuture<UpstreamResponse> {
+    /// Sends one request and returns the upstream's answer, or fails with an
+    /// `UpstreamFailure`. `headers` are the regular fields: the client sets `:method`,
+    /// `:scheme`, `:authority` (the endpoint's `host[:port]`) and `:path`, and leaves out any
+    /// pseudo-header given and the fields HTTP/2 forbids (`host`, `connection`, ...).
+    package func send(
+        method: String, path: String, headers: [HTTPHeader], body: [UInt8], affinity: UInt64? = nil
+    ) -> EventLoopFuture<UpstreamResponse> {
+        let started = NIODeadline.now()
+        let deadline = started + requestTimeout
+        let request = HTTP2ClientRequest(headers: requestHeaders(method: method, path: path, headers: headers), body: body)
+        let answer = loop.inEventLoop
+            ? attempt(request, affinity: affinity, deadline: deadline, retried: false)
+            : loop.flatSubmit { self.attempt(request, affinity: affinity, deadline: deadline, retried: false) }
+        return answer.map { response in
+            UpstreamResponse(
+                status: response.status, headers: response.headers, body: response.body,
+                latency: .nanoseconds((NIODeadline.now() - started).nanoseconds)
+            )
+        }
+    }
+
+    /// Fields HTTP/2 forbids in a request (RFC 9113, section 8.2.2); `:authority` replaces `host`.
+    private static let connectionSpecificFields: Set<String> = [
+        "host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade",
+    ]
+
+    private func requestHeaders(method: String, path: String, headers: [HTTPHeader]) -> [HTTPHeader] {
         var fields = [
             HTTPHeader(name: ":method", value: method), HTTPHeader(name: ":scheme", value: "https"),
             HTTPHeader(name: ":authority", value: endpoint.authority), HTTPHeader(name: ":path", value: path),
         ]
-        fields.append(contentsOf: headers)
-        let request = HTTP2ClientRequest(headers: fields, body: body)
-        return loop.flatSubmit { self.sendOnLoop(request, retried: false) }
+        fields.reserveCapacity(4 + headers.count)
+        for header in headers {
+            let name = header.name.lowercased()
+            if name.hasPrefix(":") || Self.connectionSpecificFields.contains(name) { continue }
+            if name == "te", header.value.lowercased() != "trailers" { continue }
+            fields.append(header)
+        }
+        return fields
     }
 
-    private func sendOnLoop(_ request: HTTP2ClientRequest, retried: Bool) -> EventLoopFuture<UpstreamResponse> {
+    /// One try on the loop; a request the upstream did not process is tried once more.
+    private func attempt(
+        _ request: HTTP2ClientRequest, affinity: UInt64?, deadline: NIODeadline, retried: Bool
+    ) -> EventLoopFuture<HTTP2ClientResponse> {
         let pool = self.pool.value
         guard !pool.shutDown else { return loop.makeFailedFuture(UpstreamFailure.shutDown) }
-        let connection = pick(pool)
+        let remaining = deadline - .now()
+        guard remaining > .zero else { return loop.makeFailedFuture(UpstreamFailure.timedOut(after: requestTimeout)) }
+        guard let connection = affinity.map({ pick(pool, affinity: $0) }) ?? pick(pool) else {
+            return loop.makeFailedFuture(UpstreamFailure.overloaded(
+                "all \(connections) upstream connections are taken by other provider connections (upstream.connections)"))
+        }
         let promise = loop.makePromise(of: HTTP2ClientResponse.self)
-        connection.handler.send(request, timeout: requestTimeout, promise: promise)
-        return promise.futureResult
-            .map { UpstreamResponse(status: $0.status, headers: $0.headers, body: $0.body) }
-            .flatMapError { error in
-                guard let clientError = error as? HTTP2ClientError else {
-                    return self.loop.makeFailedFuture(UpstreamFailure.protocolError("\(error)"))
-                }
-                if clientError.isRetryable, !retried, !self.pool.value.shutDown {
-                    return self.sendOnLoop(request, retried: true)
-                }
-                return self.loop.makeFailedFuture(UpstreamFailure(clientError))
+        connection.handler.send(request, timeout: remaining, promise: promise)
+        return promise.futureResult.flatMapError { error in
+            if !retried, !self.pool.value.shutDown, let clientError = error as? HTTP2ClientError, clientError.isRetryable {
+                self.logger.debug("the upstream did not process a request; sending it again", metadata: [
+                    "upstream": "\(self.endpoint.origin)", "reason": "\(clientError)",
+                ])
+                return self.attempt(request, affinity: affinity, deadline: deadline, retried: true)
             }
+            return self.loop.makeFailedFuture(self.failure(for: error))
+        }
     }
 
     /// A connection that takes requests: a new one while the pool has room, else the next
-    /// usable one in turn. Connections that can take no more are dropped first.
-    private func pick(_ pool: Pool) -> Connection {
-        pool.connections.removeAll { connection in
-            guard !connection.handler.isUsable else { return false }
-            if connection.handler.outstanding == 0 { connection.channel?.close(promise: nil) }
+    /// live one in turn. Connections that take no more are dropped from the turn first.
+    private func pick(_ pool: Pool) -> Connection? {
+        pool.live.removeAll { connection in
+            guard !connection.handler.acceptsNewRequests else { return false }
+            // One still answering (after GOAWAY) closes by itself once it is done.
+            if connection.handler.outstandingRequests == 0 { connection.channel?.close(promise: nil) }
             return true
         }
-        if pool.connections.count < maximumConnections {
-            return open(pool)
+        if pool.live.count < connections {
+            let connection = open(pool)
+            pool.live.append(connection)
+            return connection
         }
-        pool.next = (pool.next + 1) % pool.connections.count
-        return pool.connections[pool.next]
+        pool.next = pool.next + 1 < pool.live.count ? pool.next + 1 : 0
+        return pool.live[pool.next]
+    }
+
+    /// The affinity's own connection, opened when it has none that takes requests; `nil`
+    /// when that would pass `connections`.
+    private func pick(_ pool: Pool, affinity: UInt64) -> Connection? {
+        if let own = pool.dedicated[affinity] {
+            if own.handler.acceptsNewRequests { return own }
+            // Done with, or told to go away: it closes by itself once its answers are in.
+            pool.dedicated[affinity] = nil
+            own.handler.finish()
+        }
+        guard pool.open.count < connections else { return nil }
+        let own = open(pool)
+        pool.dedicated[affinity] = own
+        return own
+    }
+
+    /// The provider connection `affinity` closed: its upstream connection takes no more
+    /// requests and closes once its last answer is in.
+    package func release(affinity: UInt64) {
+        loop.execute {
+            self.pool.value.dedicated.removeValue(forKey: affinity)?.handler.finish()
+        }
     }
 
     private func open(_ pool: Pool) -> Connection {
-        let handler = NGHTTP2ClientHandler(handshakeTimeout: connectTimeout)
-        let connection = Connection(handler: handler)
-        pool.connections.append(connection)
-        let context = self.context
-        let endpoint = self.endpoint
+        pool.opened += 1
+        let connection = Connection(
+            number: pool.opened, handler: NGHTTP2ClientHandler(handshakeTimeout: connectTimeout), gone: loop.makePromise()
+        )
+        pool.open[ObjectIdentifier(connection)] = connection
         let bound = NIOLoopBound(connection, eventLoop: loop)
-        let logger = self.logger
+        let context = self.context
+        let serverName = endpoint.host
+        logger.debug("connecting to the upstream", metadata: ["upstream": "\(endpoint.origin)", "connection": "\(connection.number)"])
         ClientBootstrap(group: loop)
             .connectTimeout(connectTimeout)
             .channelOption(.socketOption(.tcp_nodelay), value: 1)
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(OpenSSLHandler(context: context, serverName: endpoint.host))
+                    try channel.pipeline.syncOperations.addHandler(OpenSSLHandler(context: context, serverName: serverName))
                     try channel.pipeline.syncOperations.addHandler(bound.value.handler)
                 }
             }
             .connect(host: endpoint.host, port: endpoint.port)
-            .whenComplete { result in
-                let connection = bound.value
-                switch result {
-                case .success(let channel):
-                    connection.channel = channel
-                case .failure(let error):
-                    logger.notice("could not connect to the upstream", metadata: ["upstream": "\(endpoint.origin)", "error": "\(error)"])
-                    connection.handler.fail(.connectFailed("\(endpoint.authority): \(error)"))
-                }
-            }
+            .whenComplete { result in self.connected(bound.value, result) }
         return connection
     }
 
-    /// Closes every connection (GOAWAY, then close); requests still waiting fail with
-    /// `UpstreamFailure.shutDown` or `.closed`, and later ones with `.shutDown`.
+    private func connected(_ connection: Connection, _ result: Result<any Channel, any Error>) {
+        switch result {
+        case .success(let channel):
+            connection.channel = channel
+            if pool.value.shutDown { channel.close(promise: nil) }
+            let bound = NIOLoopBound(connection, eventLoop: loop)
+            channel.closeFuture.whenComplete { _ in
+                self.logger.debug("upstream connection closed", metadata: [
+                    "upstream": "\(self.endpoint.origin)", "connection": "\(bound.value.number)",
+                ])
+                self.forget(bound.value)
+            }
+        case .failure(let error):
+            let detail = Self.describeConnectFailure(error)
+            logger.notice("could not connect to the upstream", metadata: ["upstream": "\(endpoint.origin)", "error": "\(detail)"])
+            connection.handler.fail(.connectFailed(detail))
+            forget(connection)
+        }
+    }
+
+    private func forget(_ connection: Connection) {
+        let pool = self.pool.value
+        pool.open[ObjectIdentifier(connection)] = nil
+        pool.live.removeAll { $0 === connection }
+        if let affinity = pool.dedicated.first(where: { $0.value === connection })?.key { pool.dedicated[affinity] = nil }
+        connection.gone.succeed(())
+    }
+
+    /// Closes every connection (GOAWAY, then TLS close_notify) and waits until they are
+    /// closed; requests still waiting fail with `UpstreamFailure.shutDown`, and so do later ones.
     package func shutdown() async {
-        let channels: [any Channel]? = try? await loop.submit {
+        let closed = loop.flatSubmit { () -> EventLoopFuture<Void> in
             let pool = self.pool.value
             pool.shutDown = true
-            let channels = pool.connections.compactMap(\.channel)
-            for connection in pool.connections { connection.handler.close(reason: "the server is shutting down") }
-            pool.connections = []
-            return channels
-        }.get()
-        for channel in channels ?? [] {
-            try? await channel.closeFuture.get()
+            pool.live = []
+            pool.dedicated = [:]
+            let connections = Array(pool.open.values)
+            for connection in connections {
+                if let channel = connection.channel {
+                    channel.close(promise: nil)
+                } else {
+                    // Still connecting: its requests fail now, and the channel closes once made.
+                    connection.handler.fail(.connectionClosed("the client shut down"))
+                }
+            }
+            return EventLoopFuture.andAllComplete(connections.map(\.gone.futureResult), on: self.loop)
         }
+        try? await closed.get()
+    }
+
+    // MARK: Failures
+
+    /// What `error` means for the caller.
+    private func failure(for error: any Error) -> UpstreamFailure {
+        if pool.value.shutDown { return .shutDown }
+        if let failure = error as? UpstreamFailure { return failure }
+        guard let error = error as? HTTP2ClientError else { return .protocolError("\(endpoint.authority): \(error)") }
+        let authority = endpoint.authority
+        switch error {
+        case .connectFailed(let detail):
+            return .unreachable("could not connect to \(authority): \(detail)")
+        case .handshakeTimedOut(let limit):
+            return .unreachable("\(authority) accepted the connection but completed no TLS handshake within \(HTTP2ClientError.duration(limit))")
+        case .tlsHandshakeFailed(let reason):
+            return .tlsFailed("TLS with \(authority) failed: \(reason)")
+        case .alpnNotH2:
+            return .tlsFailed("\(authority): \(error)")
+        case .timedOut:
+            return .timedOut(after: requestTimeout)
+        case .streamReset(let code):
+            return .reset(errorCode: code)
+        case .connectionClosed, .goAwayBeforeProcessing, .notSent:
+            return .closed("\(authority): \(error)")
+        case .protocolError, .responseTooLarge:
+            return .protocolError("\(authority): \(error)")
+        }
+    }
+
+    /// Why a TCP connection could not be made, in a few words: `connection refused`, `no TCP
+    /// connection within 5 s`, `the name could not be resolved (...)`.
+    static func describeConnectFailure(_ error: any Error) -> String {
+        if let error = error as? NIOConnectionError {
+            if let first = error.connectionErrors.first { return describeConnectFailure(first.error) }
+            if let resolution = error.dnsAError ?? error.dnsAAAAError { return "the name could not be resolved (\(resolution))" }
+            return "the name resolved to no address"
+        }
+        if case .connectTimeout(let limit)? = error as? ChannelError {
+            return "no TCP connection within \(HTTP2ClientError.duration(limit))"
+        }
+        if let error = error as? IOError {
+            return "\(String(cString: strerror(error.errnoCode)).lowercased()) (errno \(error.errnoCode))"
+        }
+        return "\(error)"
     }
 }
 
 /// The upstream's answer to one request.
 package struct UpstreamResponse: Sendable, Equatable {
+    /// The final `:status`.
     package var status: Int
     /// Every header field but the pseudo-headers, in the order received.
     package var headers: [HTTPHeader]
+    /// The body, byte for byte.
     package var body: [UInt8]
+    /// From `send` to the complete answer (a request sent again included).
+    package var latency: Duration
+
+    /// `latency` in whole microseconds.
+    package var latencyMicroseconds: Int {
+        let (seconds, attoseconds) = latency.components
+        return Int(seconds) &* 1_000_000 &+ Int(attoseconds / 1_000_000_000_000)
+    }
+
+    /// An answer of these parts.
+    package init(status: Int, headers: [HTTPHeader], body: [UInt8], latency: Duration = .zero) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.latency = latency
+    }
 }
 
-/// Why the upstream gave no answer.
+/// Why the upstream gave no answer. Each case names what happened; `kind` is the stable word
+/// records carry. Never holds the client's key or certificate, only their file names.
 package enum UpstreamFailure: Error, Sendable, Equatable, CustomStringConvertible {
-    /// No connection: refused, no route, no TLS within the connect timeout.
+    /// No connection: refused, the name not resolved, no TCP connection or no TLS handshake
+    /// within the connect timeout.
     case unreachable(String)
-    /// TLS failed: the upstream's certificate did not verify, or it would not speak HTTP/2.
+    /// TLS failed: the upstream's certificate did not verify (CA, name), or it would not speak
+    /// HTTP/2 (ALPN).
     case tlsFailed(String)
-    /// No complete answer within the request timeout.
-    case timedOut(String)
-    /// The upstream reset the request's stream.
+    /// No complete answer within the request timeout (a stream already sent was reset with CANCEL).
+    case timedOut(after: TimeAmount)
+    /// The upstream reset the request's stream with this error code.
     case reset(errorCode: UInt32)
-    /// The connection closed (or went away) before the answer.
+    /// The connection closed, or a GOAWAY left the request unprocessed even when sent again.
     case closed(String)
     /// The upstream broke HTTP/2.
     case protocolError(String)
-    /// The server was shutting down.
+    /// The client was shut down.
     case shutDown
-
-    init(_ error: HTTP2ClientError) {
-        switch error {
-        case .connectFailed: self = .unreachable(error.description)
-        case .handshakeTimedOut: self = .unreachable(error.description)
-        case .handshakeFailed, .notHTTP2: self = .tlsFailed(error.description)
-        case .timedOut: self = .timedOut(error.description)
-        case .reset(let code): self = .reset(errorCode: code)
-        case .refused, .closed: self = .closed(error.description)
-        case .protocolError: self = .protocolError(error.description)
-        }
-    }
+    /// The request needed a connection of its own and the pool had `connections` open already.
+    case overloaded(String)
 
     /// A stable word for records: `unreachable`, `tlsFailed`, `timedOut`, `reset`, `closed`,
-    /// `protocolError`, `shutDown`.
+    /// `protocolError`, `shutDown`, `overloaded`.
     package var kind: String {
         switch self {
         case .unreachable: "unreachable"
@@ -206,6 +388,7 @@ package enum UpstreamFailure: Error, Sendable, Equatable, CustomStringConvertibl
         case .closed: "closed"
         case .protocolError: "protocolError"
         case .shutDown: "shutDown"
+        case .overloaded: "overloaded"
         }
     }
 
@@ -213,11 +396,12 @@ package enum UpstreamFailure: Error, Sendable, Equatable, CustomStringConvertibl
         switch self {
         case .unreachable(let why): why
         case .tlsFailed(let why): why
-        case .timedOut(let why): why
-        case .reset(let code): "the upstream reset the stream (\(HTTP2ErrorCode.name(of: code)))"
+        case .timedOut(let limit): "no complete answer within \(HTTP2ClientError.duration(limit)) (the request timeout)"
+        case .reset(let code): "the upstream reset the stream: RST_STREAM \(HTTP2ErrorCode.name(of: code)) (\(code))"
         case .closed(let why): why
         case .protocolError(let why): why
-        case .shutDown: "the server is shutting down"
+        case .shutDown: "the upstream client was shut down before the answer"
+        case .overloaded(let why): why
         }
     }
 }

@@ -93,6 +93,14 @@ package final class UpstreamRelayService: Sendable {
     /// The origin channel management requests are relayed to, if any.
     package var channelManagementOrigin: String? { channelManagement?.origin }
 
+    /// The provider connection `affinity` closed: the upstream connections its requests
+    /// used close once their last answers are in.
+    package func release(affinity: UInt64) {
+        for route in [provider, providerWithCertificate, channelManagement, channelManagementWithCertificate].compactMap({ $0 }) {
+            route.client.release(affinity: affinity)
+        }
+    }
+
     /// Closes every upstream connection; requests still waiting fail (their providers get 503).
     package func shutdown() async {
         for route in [provider, providerWithCertificate, channelManagement, channelManagementWithCertificate].compactMap({ $0 }) {

@@ -17,8 +17,11 @@ package struct UpstreamSettings: Sendable, Equatable {
     package var certificateChain: String? = nil
     /// The private key of `certificateChain` (PEM). Never journaled nor logged.
     package var privateKey: String? = nil
-    /// Connections kept open to the upstream, per kind of provider credential.
-    package var connections = 2
+    /// The most upstream connections open at once, per upstream API and kind of provider
+    /// credential. Each provider connection gets an upstream connection of its own (APNs ties
+    /// a connection to one team and limits token changes on it), so this bounds the provider
+    /// connections relayed at once; one more gets 503.
+    package var connections = 64
     /// Seconds to connect and finish TLS before the request fails with 503.
     package var connectTimeoutSeconds = 5.0
     /// Seconds from sending a request upstream to its complete answer before it fails with 503.
@@ -30,7 +33,7 @@ package struct UpstreamSettings: Sendable, Equatable {
     package var isEnabled: Bool { target != nil }
 
     /// The ranges the numbers take, for the file and the command line alike.
-    package static let connectionRange: ClosedRange<Int> = 1...64
+    package static let connectionRange: ClosedRange<Int> = 1...4096
     package static let timeoutRange: ClosedRange<Double> = 0.01...600
 
     /// Every key of the `upstream` object in a configuration file.

@@ -5,6 +5,26 @@ import NIOPosix
 import XCTest
 
 final class ConfigurationTests: TLSTestCase {
+    /// The system's trust store (OpenSSL's default paths) turns verification on by itself: a
+    /// server whose CA it does not hold is refused, and trusted once that CA is given too.
+    func testTheSystemTrustStoreVerifiesTheServerAloneOrBesideGivenRoots() async throws {
+        let server = try await EchoServer.start(group: group, configuration: serverConfiguration())
+        var systemOnly = try clientConfiguration()
+        systemOnly.trustRootsPEM = []
+        systemOnly.trustsSystemStore = true
+        let refused = try await TestClient.connect(group: group, port: server.port, configuration: systemOnly)
+        let refusal = try await refused.recorder.wait { !$0.failed.isEmpty }
+        XCTAssertTrue(refusal.failed.first?.reason.hasPrefix("server certificate is not trusted") ?? false, "\(refusal.failed)")
+
+        var both = try clientConfiguration()
+        both.trustsSystemStore = true
+        let trusted = try await TestClient.connect(group: group, port: server.port, configuration: both)
+        let seen = try await trusted.recorder.wait { !$0.completed.isEmpty || !$0.failed.isEmpty }
+        XCTAssertEqual(seen.completed.first?.peerCertificate, .trusted, "\(seen.failed)")
+        try await trusted.channel.close()
+        try await server.stop()
+    }
+
     func testMissingCertificateFileNamesThePathAndOpenSSLReason() throws {
         let fixtures = try fixtures()
         let configuration = TLSConfiguration(
