@@ -207,6 +207,7 @@ let package = Package(
         .target(
             name: "MockAPNsUpstream",
             dependencies: [
+                "MockAPNsCore",
                 "MockAPNsWire",
                 "MockAPNsJSON",
                 "MockAPNsTLS",

@@ -28,9 +28,6 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Sandbox and production")
     var environments: EnvironmentServeOptions
 
-    @OptionGroup(title: "Upstream mode (in front of the real APNs)")
-    var upstream: UpstreamServeOptions
-
     @OptionGroup(title: "Connections and the clock")
     var connections: ConnectionServeOptions
 
@@ -44,6 +41,9 @@ struct ServeCommand: AsyncParsableCommand {
     @OptionGroup(title: "Delivery and forwarding")
     var deliveryFlags: DeliveryFlags
 
+
+    @OptionGroup(title: "Upstream mode (in front of the real APNs)")
+    var upstream: UpstreamServeOptions
 
     @OptionGroup(title: "Logging")
     var logging: LoggingServeOptions

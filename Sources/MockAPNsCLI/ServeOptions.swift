@@ -90,7 +90,7 @@ struct UpstreamServeOptions: ParsableArguments {
     @Option(name: .customLong("upstream-channel-management"), help: ArgumentHelp("Where channel management requests go (default: Apple's management host for sandbox and production; with a URL upstream, answered here).", valueName: "url"))
     var upstreamChannelManagement: String?
 
-    @Option(name: .customLong("upstream-connections"), help: ArgumentHelp("Connections kept to the upstream per kind of provider credential (default 2).", valueName: "count"))
+    @Option(name: .customLong("upstream-connections"), help: ArgumentHelp("The most upstream connections at once; each provider connection gets its own (default 64).", valueName: "count"))
     var upstreamConnections: Int?
 
     @Option(name: .customLong("upstream-timeout"), help: ArgumentHelp("Seconds the upstream has to answer a request before the provider gets 503 (default 10).", valueName: "seconds"))

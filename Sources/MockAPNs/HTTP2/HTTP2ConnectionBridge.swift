@@ -126,6 +126,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         if started, let churn = services.churn?.closed(connectionID, requests: requestCount) {
             journaling.churn(churn)
         }
+        services.upstream?.release(affinity: connectionID)
         context.fireChannelInactive()
     }
 
@@ -241,7 +242,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         case .pending, .providerToken: certificateProvider = false
         }
         guard let route = upstream.route(for: api, certificateProvider: certificateProvider) else { return nil }
-        return UpstreamHop(request, route: route, comparesAnswers: comparesAnswers)
+        return UpstreamHop(request, route: route, comparesAnswers: comparesAnswers, affinity: connectionID)
     }
 
     func authenticate(authorization: String?, topic: String?, handler: NGHTTP2ServerHandler) -> AuthenticationResult {

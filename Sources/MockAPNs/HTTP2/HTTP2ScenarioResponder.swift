@@ -167,7 +167,10 @@ final class HTTP2ScenarioResponder {
         let ownStatus = own.status ?? 200
         let started = NIODeadline.now()
         let later = NIOLoopBound((responder: self, handler: handler, finish: finish), eventLoop: channel.eventLoop)
-        upstream.route.client.send(method: upstream.method, path: upstream.path, headers: upstream.headers, body: upstream.body)
+        upstream.route.client.send(
+            method: upstream.method, path: upstream.path, headers: upstream.headers, body: upstream.body,
+            affinity: upstream.affinity
+        )
             .hop(to: channel.eventLoop)
             .whenComplete { result in
                 let (responder, handler, finish) = later.value
@@ -191,17 +194,18 @@ final class HTTP2ScenarioResponder {
                     sent.upstream = relay
                     finish(sent)
                 case .failure(let error):
-                    let failure = UpstreamFailureSummary(error)
+                    let failure = error as? UpstreamFailure ?? .protocolError("\(error)")
                     relay.failureKind = failure.kind
-                    relay.failure = failure.detail
-                    let verdict = Verdict.rejected(reason: failure.reason, apnsID: apnsID ?? responder.apnsIDs.next(), timestamp: nil)
+                    relay.failure = failure.description
+                    let reason = failure.answeredReason
+                    let verdict = Verdict.rejected(reason: reason, apnsID: apnsID ?? responder.apnsIDs.next(), timestamp: nil)
                     responder.logger.notice("upstream gave no answer", metadata: [
-                        "upstream": "\(upstream.route.origin)", "stream": "\(streamID)", "failure": "\(failure.detail)",
+                        "upstream": "\(upstream.route.origin)", "stream": "\(streamID)", "failure": "\(failure)",
                     ])
                     responder.recordDiagnosis(
                         .upstreamFailed,
-                        "\(upstream.method) \(upstream.path): the upstream \(upstream.route.origin) gave no answer (\(failure.detail)); "
-                            + "the provider got \(failure.reason.httpStatus) \(failure.reason.rawValue)", streamID)
+                        "\(upstream.method) \(upstream.path): the upstream \(upstream.route.origin) gave no answer (\(failure)); "
+                            + "the provider got \(reason.httpStatus) \(reason.rawValue)", streamID)
                     let response = answer.shape.render(verdict)
                     var sent = responder.deliver(response, streamID: streamID, handler: handler) { answer.shape.sent(verdict) }
                     sent.upstream = relay
@@ -443,68 +447,4 @@ private struct Answer: Sendable {
     var coreResponse: HTTP2PushResponse?
     var commit: (@Sendable () -> Void)?
     var upstream: UpstreamHop?
-}
-
-/// One request on its way upstream (upstream mode): where it goes and what is sent, the
-/// request as the provider sent it with only its pseudo-headers set anew by the client.
-struct UpstreamHop: Sendable {
-    let route: UpstreamRelayService.Route
-    let method: String
-    let path: String
-    /// The request's header fields but its pseudo-headers and `host` (the client names the upstream).
-    let headers: [HTTPHeader]
-    let body: [UInt8]
-    /// Whether the upstream's answer is compared with the core's: not where the core's
-    /// verdict rests on state only the upstream holds (broadcast channels it created).
-    let comparesAnswers: Bool
-
-    /// The hop for `request`, or `nil` when it cannot be relayed whole (its body was longer
-    /// than the server keeps; the core's answer, 413, is Apple's for it too).
-    init?(_ request: HTTP2Request, route: UpstreamRelayService.Route, comparesAnswers: Bool) {
-        guard !request.isBodyTruncated else { return nil }
-        var method = "POST"
-        var path = "/"
-        var headers: [HTTPHeader] = []
-        headers.reserveCapacity(request.headers.count)
-        for field in request.headers {
-            switch field.name {
-            case ":method": method = field.value
-            case ":path": path = field.value
-            case "host": continue
-            default:
-                if field.name.hasPrefix(":") { continue }
-                headers.append(field)
-            }
-        }
-        self.route = route
-        self.method = method
-        self.path = path
-        self.headers = headers
-        self.body = request.body
-        self.comparesAnswers = comparesAnswers
-    }
-}
-
-/// What an upstream failure tells the provider and the record: its kind, a sentence, and
-/// the reason answered in its place (503 ServiceUnavailable, or 500 InternalServerError when
-/// the upstream broke the protocol or reset the stream).
-struct UpstreamFailureSummary {
-    let kind: String
-    let detail: String
-    let reason: Reason
-
-    init(_ error: any Error) {
-        guard let failure = error as? UpstreamFailure else {
-            kind = "protocolError"
-            detail = "\(error)"
-            reason = .internalServerError
-            return
-        }
-        kind = failure.kind
-        detail = failure.description
-        switch failure {
-        case .reset, .protocolError: reason = .internalServerError
-        case .unreachable, .tlsFailed, .timedOut, .closed, .shutDown: reason = .serviceUnavailable
-        }
-    }
 }

@@ -10,7 +10,7 @@ public struct UpstreamRelay: Sendable, Equatable {
     /// From sending the request upstream to its complete answer (or its failure), in microseconds.
     public var latencyMicroseconds: Int
     /// Why the upstream gave no answer, in one of a few stable words: `unreachable`,
-    /// `tlsFailed`, `timedOut`, `reset`, `closed`, `protocolError`, `shutDown`; `nil` when it answered.
+    /// `tlsFailed`, `timedOut`, `reset`, `closed`, `protocolError`, `shutDown`, `overloaded`; `nil` when it answered.
     public var failureKind: String?
     /// What happened, in a sentence (`nil` when the upstream answered).
     public var failure: String?

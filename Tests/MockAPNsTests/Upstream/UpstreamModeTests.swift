@@ -151,6 +151,32 @@ final class UpstreamModeTests: XCTestCase {
         XCTAssertEqual(refused.body, #"{"reason":"InvalidProviderToken"}"#)
     }
 
+    /// Provider connections one after another, each with a token of its own: the proxy gives
+    /// each an upstream connection of its own and closes it after, because Apple refuses a new
+    /// provider token on a connection within 20 minutes of the last. Over a shared pool the
+    /// third push would meet the first one's connection and be answered 429.
+    func testEachProviderConnectionIsRelayedOverAnUpstreamConnectionOfItsOwn() async throws {
+        let pair = try await start(adjust: { $0.upstreamSettings.connections = 2 })
+        let curl = CurlClient(port: pair.proxyPorts.http2, certificate: nil)
+        for keyID in ["SANDBOX001", "BOTHENV001", "SANDBOX001", "BOTHENV001"] {
+            let pem = try String(contentsOfFile: Fixtures.certificateDirectory + "/AuthKey_\(keyID).p8", encoding: .utf8)
+            let token = try ProviderTokenSigner(keyID: keyID, teamID: "TEAM00000A", privateKeyPEM: pem)
+                .token(issuedAt: Int64(Date().timeIntervalSince1970))
+            let response = try curl.send(path: "/3/device/\(Fixtures.token)", headers: headers + [("authorization", "bearer \(token)")])
+            XCTAssertEqual(response.status, 200, response.body)
+            // The provider's connection is gone; so is its upstream one, before the next opens.
+            let closed = await pair.upstream.journal.waitForEvents(count: 1, after: pair.upstream.journal.notifications().last?.sequence,
+                                                                   timeout: .seconds(5)) { event in
+                if case .connectionClosed = event.kind { return true }
+                return false
+            }
+            XCTAssertEqual(closed.count, 1, "the upstream connection of \(keyID)'s push was not closed")
+        }
+        let upstreamRecords = pair.upstream.journal.notifications()
+        XCTAssertEqual(upstreamRecords.map(\.authentication.keyID), ["SANDBOX001", "BOTHENV001", "SANDBOX001", "BOTHENV001"])
+        XCTAssertEqual(Set(upstreamRecords.compactMap(\.connectionID)).count, 4, "one upstream connection per provider connection")
+    }
+
     // MARK: Chaos
 
     func testTheScenariosAnswersAndFaultsNeverReachTheUpstream() async throws {
