@@ -4,7 +4,7 @@ module and every module it re-exports), counted from the compiler's symbol graph
 doc comment on every public symbol of them.
 
 Fails when there are more public types than the ceiling (scripts/public-api.py [ceiling],
-43 by default: about 40, the three web push types (its record, its notification, a subscription) included), when a public symbol has no doc comment, or when a module outside the front
+44 by default: about 40, the three web push types (its record, its notification, a subscription) and upstream mode's record (UpstreamRelay) included), when a public symbol has no doc comment, or when a module outside the front
 door declares anything public (a library's own machinery is `package`).
 
     scripts/public-api.py          (scripts/test.sh runs it after the build)
@@ -16,7 +16,7 @@ import sys
 from pathlib import Path
 
 CHECKOUT = Path(__file__).resolve().parents[1]
-CEILING = int(sys.argv[1]) if len(sys.argv) > 1 else 43
+CEILING = int(sys.argv[1]) if len(sys.argv) > 1 else 44
 TYPE_KINDS = {"swift.struct", "swift.enum", "swift.class", "swift.protocol", "swift.typealias", "swift.actor"}
 # What a conformance brings without a declaration of ours (documented by the protocol).
 SYNTHESIZED = {"hashValue", "hash(into:)", "==(_:_:)", "!=(_:_:)", "rawValue", "init(rawValue:)",
