@@ -2,6 +2,7 @@ import Foundation
 import MockAPNs
 import MockAPNsCore
 import MockAPNsJournal
+import MockAPNsObservation
 import MockAPNsTestSupport
 import XCTest
 
@@ -175,6 +176,36 @@ final class UpstreamModeTests: XCTestCase {
         let upstreamRecords = pair.upstream.journal.notifications()
         XCTAssertEqual(upstreamRecords.map(\.authentication.keyID), ["SANDBOX001", "BOTHENV001", "SANDBOX001", "BOTHENV001"])
         XCTAssertEqual(Set(upstreamRecords.compactMap(\.connectionID)).count, 4, "one upstream connection per provider connection")
+    }
+
+    /// The access log says where each answer came from, and MockAPNs' own when it differs.
+    func testTheAccessLogSaysWhereAnswersCameFrom() async throws {
+        for format in [LogFormat.text, .json] {
+            let path = Fixtures.temporaryPath("upstream-access.log")
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            XCTAssertGreaterThanOrEqual(descriptor, 0)
+            let pair = try await start(adjust: {
+                $0.accessLog = MockAPNsConfiguration.AccessLogSettings(format: format, output: LogOutput(descriptor: descriptor))
+            })
+            let curl = CurlClient(port: pair.proxyPorts.http2)
+            XCTAssertEqual(try curl.send(path: "/3/device/\(Fixtures.token)", headers: headers).status, 200)
+            XCTAssertEqual(try curl.send(path: "/3/device/\(Self.goneToken)", headers: headers).status, 410)
+            try await pair.proxy.shutdown()
+            let pushes = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+                .filter { $0.contains("push c") || $0.contains(#""access":"push""#) }
+            close(descriptor)
+            unlink(path)
+            XCTAssertEqual(pushes.count, 2, "\(format)")
+            switch format {
+            case .text:
+                XCTAssertNotNil(pushes[0].range(of: #" 200 upstream=\d+ms \d+us$"#, options: .regularExpression), pushes[0])
+                XCTAssertNotNil(pushes[1].range(of: #" 410 Unregistered upstream=\d+ms mockapns=200 \d+us$"#, options: .regularExpression), pushes[1])
+            case .json:
+                XCTAssertNotNil(pushes[0].range(of: #""upstreamMicros":\d+"#, options: .regularExpression), pushes[0])
+                XCTAssertFalse(pushes[0].contains("mockapnsAnswer"), pushes[0])
+                XCTAssertTrue(pushes[1].contains(#""mockapnsAnswer":"200""#), pushes[1])
+            }
+        }
     }
 
     // MARK: Chaos
