@@ -726,3 +726,30 @@ def test_the_clock_label_says_how_far_from_real_time(driver, scripted_server):
     show(page, "devices")
     WebDriverWait(page, 3).until(lambda d: mode(d) == "(running, real time)")
     assert_no_console_errors(page)
+
+
+def test_a_relayed_answer_says_it_came_from_the_upstream(driver, tmp_path):
+    """Upstream mode: a card says where its answer came from, and what MockAPNs' own rules
+    would have answered when that differs (here the upstream refuses a token they accept)."""
+    gone = "0a" * 32
+    scenario = tmp_path / "apple.json"
+    scenario.write_text(json.dumps({"name": "apple", "rules": [
+        {"name": "gone", "match": {"tokens": [gone]}, "action": {"type": "reject", "reason": "Unregistered"}}]}))
+    upstream = Server(tmp_path / "up", "--scenario", str(scenario)).start()
+    proxy = Server(tmp_path / "proxy", "--upstream", f"https://127.0.0.1:{upstream.http2}", "--upstream-ca", str(CA),
+                   "--upstream-certificate", str(CERTS / "client-sandbox.pem"),
+                   "--upstream-key", str(CERTS / "client-sandbox-key.pem")).start()
+    try:
+        assert push(proxy, unique_token(), '{"aps":{"alert":"relayed"}}') == 200
+        assert push(proxy, gone, '{"aps":{"alert":"to a gone token"}}') == 410
+        page = open_page(driver, proxy)
+        relayed = wait_text(page, ".banner", "relayed", timeout=3)
+        assert re.search(r"from upstream in \d+ ms", relayed), relayed
+        assert "MockAPNs would answer" not in relayed, relayed
+        refused = wait_text(page, ".refusal", "Unregistered", timeout=3)
+        assert re.search(r"from upstream in \d+ ms; MockAPNs would answer 200", refused), refused
+        snap(page, "upstream")
+        assert_no_console_errors(page)
+    finally:
+        proxy.stop()
+        upstream.stop()

@@ -5,7 +5,7 @@ import XCTest
 /// The benchmark scripts take counts: `--help` prints their usage instead of starting a run
 /// with "--help" as the count, and anything else that is not a count is refused.
 final class BenchmarkScriptTests: XCTestCase {
-    private let scripts = ["http2.sh", "legacy.sh", "memory.sh", "slow-clients.sh", "startup.sh"]
+    private let scripts = ["http2.sh", "legacy.sh", "memory.sh", "slow-clients.sh", "startup.sh", "upstream.sh"]
 
     func testHelpPrintsTheUsageAndRunsNothing() throws {
         for script in scripts {
