@@ -58,6 +58,8 @@ package final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     @exclusivity(unchecked) private var recordsAwaitingCut: [HTTP2FrameRecord] = []
     /// While a cut's answer is queued, its output waits for the cut.
     @exclusivity(unchecked) private var flushHeld = false
+    /// Calls of `holdingOutput` under way: their answers go out when the outermost ends.
+    @exclusivity(unchecked) private var outputHolds = 0
     @exclusivity(unchecked) private var errorReported = false
 
     @exclusivity(unchecked) private var idleCheck: Scheduled<Void>?
@@ -146,6 +148,18 @@ package final class NGHTTP2ServerHandler: ChannelDuplexHandler {
         queueAnswer()
         flushHeld = false
         flush()
+    }
+
+    /// Runs `body` (answers written outside a read: a delayed or relayed one) with the output
+    /// held, then writes it: what `body` records of its answers is in the journal before the
+    /// client can read them, as an answer written during a read is.
+    package func holdingOutput<Result>(_ body: () -> Result) -> Result {
+        context?.eventLoop.assertInEventLoop()
+        outputHolds += 1
+        let result = body()
+        outputHolds -= 1
+        flush()
+        return result
     }
 
     /// Announces a new SETTINGS_MAX_CONCURRENT_STREAMS. Token-authenticated connections
@@ -286,7 +300,7 @@ package final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     /// resumes. A connection that must close (a GOAWAY that ends it, a protocol error) is
     /// written out regardless.
     private func flush() {
-        while let context, !readBatchOpen, sessionCallDepth == 0, !closing, !flushHeld {
+        while let context, !readBatchOpen, sessionCallDepth == 0, !closing, !flushHeld, outputHolds == 0 {
             guard let mayContinue = flushBatch(context: context), mayContinue, context.channel.isWritable else { return }
         }
     }

@@ -195,7 +195,9 @@ package final class UpstreamClient: Sendable {
             pool.dedicated[affinity] = nil
             own.handler.finish()
         }
-        guard pool.open.count < connections else { return nil }
+        // Connections still closing (released, or told to go away) are not counted: they
+        // take no request and are about to be gone.
+        guard pool.dedicated.count + pool.live.count < connections else { return nil }
         let own = open(pool)
         pool.dedicated[affinity] = own
         return own

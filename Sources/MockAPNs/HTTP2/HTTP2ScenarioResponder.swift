@@ -88,7 +88,9 @@ final class HTTP2ScenarioResponder {
             let later = NIOLoopBound((responder: self, handler: handler, exchange: exchange), eventLoop: channel.eventLoop)
             channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1_000_000))) {
                 let (responder, handler, exchange) = later.value
-                responder.apply(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer, exchange: exchange)
+                handler.holdingOutput {
+                    responder.apply(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer, exchange: exchange)
+                }
             }
         } else {
             apply(decision, streamID: streamID, apnsID: apnsID, handler: handler, answer: answer, exchange: exchange)
@@ -164,7 +166,6 @@ final class HTTP2ScenarioResponder {
     ) {
         guard let channel else { return finish(.nothing(undelivered: "the connection was gone")) }
         let own = decision.coreVerdict.map(answer.shape.sent) ?? SentAnswer(status: 200, accepted: true)
-        let ownStatus = own.status ?? 200
         let started = NIODeadline.now()
         let later = NIOLoopBound((responder: self, handler: handler, finish: finish), eventLoop: channel.eventLoop)
         upstream.route.client.send(
@@ -174,44 +175,50 @@ final class HTTP2ScenarioResponder {
             .hop(to: channel.eventLoop)
             .whenComplete { result in
                 let (responder, handler, finish) = later.value
-                let latency = Int((NIODeadline.now() - started).nanoseconds / 1000)
-                var relay = UpstreamRelay(origin: upstream.route.origin, latencyMicroseconds: latency, ownStatus: ownStatus,
-                                          ownReason: own.reason, disagrees: false)
-                switch result {
-                case .success(let response):
-                    let written = HTTP2PushResponse(status: response.status, headers: response.headers, body: response.body.isEmpty ? nil : response.body)
-                    var sent = responder.deliver(written, streamID: streamID, handler: handler) { .http2(written, scripted: true) }
-                    if sent.status != nil, upstream.comparesAnswers,
-                       UpstreamRelay.differs(status: response.status, reason: sent.reason, ownStatus: ownStatus, ownReason: own.reason) {
-                        relay.disagrees = true
-                        let theirs = UpstreamRelay.describe(status: response.status, reason: sent.reason)
-                        let ours = UpstreamRelay.describe(status: ownStatus, reason: own.reason)
-                        responder.recordDiagnosis(
-                            .fidelityDisagreement,
-                            "\(upstream.method) \(upstream.path): the upstream \(upstream.route.origin) answered \(theirs); "
-                                + "MockAPNs' own rules answer \(ours)", streamID)
-                    }
-                    sent.upstream = relay
-                    finish(sent)
-                case .failure(let error):
-                    let failure = error as? UpstreamFailure ?? .protocolError("\(error)")
-                    relay.failureKind = failure.kind
-                    relay.failure = failure.description
-                    let reason = failure.answeredReason
-                    let verdict = Verdict.rejected(reason: reason, apnsID: apnsID ?? responder.apnsIDs.next(), timestamp: nil)
-                    responder.logger.notice("upstream gave no answer", metadata: [
-                        "upstream": "\(upstream.route.origin)", "stream": "\(streamID)", "failure": "\(failure)",
-                    ])
-                    responder.recordDiagnosis(
-                        .upstreamFailed,
-                        "\(upstream.method) \(upstream.path): the upstream \(upstream.route.origin) gave no answer (\(failure)); "
-                            + "the provider got \(reason.httpStatus) \(reason.rawValue)", streamID)
-                    let response = answer.shape.render(verdict)
-                    var sent = responder.deliver(response, streamID: streamID, handler: handler) { answer.shape.sent(verdict) }
-                    sent.upstream = relay
-                    finish(sent)
-                }
+                handler.holdingOutput { responder.relayed(result, upstream, own: own, streamID: streamID, apnsID: apnsID,
+                                                          handler: handler, answer: answer, started: started, finish: finish) }
             }
+    }
+
+    /// Writes what the upstream said (or 503/500 when it said nothing) and records it.
+    private func relayed(
+        _ result: Result<UpstreamResponse, any Error>, _ upstream: UpstreamHop, own: SentAnswer, streamID: Int32, apnsID: String?,
+        handler: NGHTTP2ServerHandler, answer: Answer, started: NIODeadline, finish: (SentAnswer) -> Void
+    ) {
+        let ownStatus = own.status ?? 200
+        let latency = Int((NIODeadline.now() - started).nanoseconds / 1000)
+        var relay = UpstreamRelay(origin: upstream.route.origin, latencyMicroseconds: latency, ownStatus: ownStatus,
+                                  ownReason: own.reason, disagrees: false)
+        let where_ = "\(upstream.method) \(upstream.path): the upstream \(upstream.route.origin)"
+        switch result {
+        case .success(let response):
+            let written = HTTP2PushResponse(status: response.status, headers: response.headers, body: response.body.isEmpty ? nil : response.body)
+            var sent = deliver(written, streamID: streamID, handler: handler) { .http2(written, scripted: true) }
+            if sent.status != nil, upstream.comparesAnswers,
+               UpstreamRelay.differs(status: response.status, reason: sent.reason, ownStatus: ownStatus, ownReason: own.reason) {
+                relay.disagrees = true
+                let theirs = UpstreamRelay.describe(status: response.status, reason: sent.reason)
+                let ours = UpstreamRelay.describe(status: ownStatus, reason: own.reason)
+                recordDiagnosis(.fidelityDisagreement, "\(where_) answered \(theirs); MockAPNs' own rules answer \(ours)", streamID)
+            }
+            sent.upstream = relay
+            finish(sent)
+        case .failure(let error):
+            let failure = error as? UpstreamFailure ?? .protocolError("\(error)")
+            relay.failureKind = failure.kind
+            relay.failure = failure.description
+            let reason = failure.answeredReason
+            let verdict = Verdict.rejected(reason: reason, apnsID: apnsID ?? apnsIDs.next(), timestamp: nil)
+            logger.notice("upstream gave no answer", metadata: [
+                "upstream": "\(upstream.route.origin)", "stream": "\(streamID)", "failure": "\(failure)",
+            ])
+            recordDiagnosis(.upstreamFailed, "\(where_) gave no answer (\(failure)); the provider got \(reason.httpStatus) \(reason.rawValue)",
+                            streamID)
+            let response = answer.shape.render(verdict)
+            var sent = deliver(response, streamID: streamID, handler: handler) { answer.shape.sent(verdict) }
+            sent.upstream = relay
+            finish(sent)
+        }
     }
 
     /// `closeAfterBytes`: the usual answer, of which only `bytes` bytes (counted from its

@@ -92,8 +92,19 @@ final class ConnectionCapTests: XCTestCase {
         let original = limit
         let client = try RobustnessClient(["hold", String(ports.http2), "40"])
         defer { client.terminate() }
-        // Room for a few connections only, then every accept fails with EMFILE.
-        limit.rlim_cur = rlim_t(OpenDescriptors.allCount + 6)
+        // Room for a few connections only, then every accept fails with EMFILE. The limit caps
+        // descriptor numbers, not their count: the gaps below the highest open one are filled
+        // first (and freed after), so exactly six numbers are left whatever earlier tests left open.
+        let highest = OpenDescriptors.highestNumber
+        var fillers: [Int32] = []
+        while true {
+            let filler = open("/dev/null", O_RDONLY)
+            guard filler >= 0 else { break }
+            fillers.append(filler)
+            if filler > highest { break }
+        }
+        defer { for filler in fillers { close(filler) } }
+        limit.rlim_cur = rlim_t((fillers.last ?? Int32(highest)) + 1 + 6)
         XCTAssertEqual(setrlimit(__rlimit_resource_t(RLIMIT_NOFILE.rawValue), &limit), 0)
         client.send("go")
         let opened = await client.nextLine()

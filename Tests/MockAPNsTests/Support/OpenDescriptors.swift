@@ -68,9 +68,10 @@ enum OpenDescriptors {
         field.split(separator: ":").last.flatMap { Int($0, radix: 16) } ?? -1
     }
 
-    /// Every descriptor open now, sockets or not.
-    static var allCount: Int {
-        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+    /// The highest descriptor number this process holds (-1 when /proc cannot be read).
+    static var highestNumber: Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.compactMap { Int($0) }.max() ?? -1
     }
 
     /// What each open descriptor is (`socket:[123]`, a path), for failure messages.
