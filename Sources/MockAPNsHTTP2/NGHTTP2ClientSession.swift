@@ -371,24 +371,7 @@ final class NGHTTP2ClientSession {
     private func readRequestBody(
         _ streamID: Int32, _ buffer: UnsafeMutablePointer<UInt8>?, _ length: Int, _ flags: UnsafeMutablePointer<UInt32>?
     ) -> Int {
-        guard var body = requestBodies[streamID], let buffer else {
-            flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
-            return 0
-        }
-        let count = min(length, body.readableBytes)
-        body.withUnsafeReadableBytes { bytes in
-            if let base = bytes.baseAddress {
-                buffer.update(from: base.assumingMemoryBound(to: UInt8.self), count: count)
-            }
-        }
-        body.moveReaderIndex(forwardBy: count)
-        if body.readableBytes == 0 {
-            flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
-            requestBodies[streamID] = nil
-        } else {
-            requestBodies[streamID] = body
-        }
-        return count
+        NGHTTP2BodySource.copy(&requestBodies[streamID], into: buffer, length: length, flags: flags)
     }
 }
 

@@ -751,21 +751,7 @@ final class NGHTTP2Session {
         _ flags: UnsafeMutablePointer<UInt32>?
     ) -> Int {
         let copied = streams.update(streamID) { stream -> Int in
-            guard var body = stream.responseBody, let buffer else { return 0 }
-            let count = min(length, body.readableBytes)
-            body.withUnsafeReadableBytes { bytes in
-                if let base = bytes.baseAddress {
-                    buffer.update(from: base.assumingMemoryBound(to: UInt8.self), count: count)
-                }
-            }
-            body.moveReaderIndex(forwardBy: count)
-            if body.readableBytes == 0 {
-                flags?.pointee |= NGHTTP2_DATA_FLAG_EOF.rawValue
-                stream.responseBody = nil
-            } else {
-                stream.responseBody = body
-            }
-            return count
+            NGHTTP2BodySource.copy(&stream.responseBody, into: buffer, length: length, flags: flags)
         }
         // The stream vanished: have nghttp2 reset just this stream.
         return copied ?? Int(NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue)

@@ -8,7 +8,8 @@ package struct UpstreamHop: Sendable {
     package let route: UpstreamRelayService.Route
     package let method: String
     package let path: String
-    /// The request's header fields but its pseudo-headers and `host` (the client names the upstream).
+    /// The request's header fields as they came; the client leaves out the pseudo-headers
+    /// (it sets its own) and the fields HTTP/2 forbids.
     package let headers: [HTTPHeader]
     package let body: [UInt8]
     /// Whether the upstream's answer is compared with the core's: not where the core's
@@ -23,22 +24,14 @@ package struct UpstreamHop: Sendable {
         guard !request.isBodyTruncated else { return nil }
         var method = "POST"
         var path = "/"
-        var headers: [HTTPHeader] = []
-        headers.reserveCapacity(request.headers.count)
-        for field in request.headers {
-            switch field.name {
-            case ":method": method = field.value
-            case ":path": path = field.value
-            case "host": continue
-            default:
-                if field.name.hasPrefix(":") { continue }
-                headers.append(field)
-            }
+        for field in request.headers where field.name.hasPrefix(":") {
+            if field.name == ":method" { method = field.value }
+            if field.name == ":path" { path = field.value }
         }
         self.route = route
         self.method = method
         self.path = path
-        self.headers = headers
+        self.headers = request.headers
         self.body = request.body
         self.comparesAnswers = comparesAnswers
         self.affinity = affinity
