@@ -30,6 +30,9 @@ package protocol ControlledServer: AnyObject, Sendable {
     var scenarioEngine: ScenarioEngine { get }
     /// The delivery model's options.
     var deliveryOptions: DeliveryOptions { get }
+    /// The sequence through which the delivery model has taken in every accepted notification
+    /// (`nil` with the model off): one up to it with no recorded step was delivered on arrival.
+    var deliveryDerivedThrough: UInt64? { get }
 
     /// Puts the server back as its configuration started it.
     func reset() -> ServerReset

@@ -58,6 +58,7 @@ package enum DeliveryJSON {
             writer.integer("at", entry.atMilliseconds)
             writer.integer("until", entry.record?.untilMilliseconds)
             writer.integer("replacedBy", entry.record?.replacedBy)
+            if entry.isDerived { writer.bool("derived", true) }
             writer.endObject()
         }
         writer.endArray()

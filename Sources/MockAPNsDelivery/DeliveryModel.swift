@@ -39,6 +39,10 @@ package struct DeliveryModel: Sendable {
     package struct Change: Sendable, Equatable {
         package var record: DeliveryRecord
         package var notification: DeliveryNotification
+        /// Delivered on arrival to an online device that holds nothing for it: the usual case,
+        /// and the one step that is not recorded. Every reader derives it from the
+        /// notification's own record (`DeliveryTimeline`), so a push costs the journal one event.
+        package var isOnArrival = false
     }
 
     private struct Device: Sendable {
@@ -88,7 +92,7 @@ package struct DeliveryModel: Sendable {
         // No device held (the usual case under load) is known without hashing the token.
         guard holds || (!devices.isEmpty && devices[token] != nil) else {
             // The usual case: an online device with nothing waiting, which the model does not keep.
-            changes.append(change(.delivered, notification, at: now))
+            changes.append(change(.delivered, notification, at: now, onArrival: true))
             return
         }
         var device = devices[token] ?? Device()
@@ -96,7 +100,7 @@ package struct DeliveryModel: Sendable {
             if let expiresAt, notification.isPowerAware, options.batchDelayMilliseconds > 0 {
                 hold(notification, expiresAt: expiresAt, in: &device, at: now, changes: &changes)
             } else {
-                changes.append(change(.delivered, notification, at: now))
+                changes.append(change(.delivered, notification, at: now, onArrival: true))
             }
         } else if notification.expiration == 0 {
             changes.append(change(.discarded, cause: .expirationZero, notification, at: now))
@@ -106,6 +110,16 @@ package struct DeliveryModel: Sendable {
             changes.append(change(.expired, notification, at: now))
         }
         keep(device, for: token)
+    }
+
+    /// Whether a notification of this priority and push type, arriving now, is delivered on
+    /// arrival with nothing to keep, whatever its device: no device is offline or holding
+    /// anything, and it is not one a batch delay holds back. The model's check before a
+    /// notification's value is made: under load a reader that forwards nothing passes the
+    /// notification by on this alone (`receive` would take the same step, not recorded).
+    package func deliversOnArrival(priority: Int?, pushType: String?) -> Bool {
+        devices.isEmpty && deadlines.earliest == nil
+            && (options.batchDelayMilliseconds <= 0 || !DeliveryNotification.isPowerAware(priority: priority, pushType: pushType))
     }
 
     /// A device going online or offline at `now`. Coming online delivers what is stored for it.
@@ -292,14 +306,14 @@ package struct DeliveryModel: Sendable {
 
     private func change(
         _ step: DeliveryStep, cause: DeliveryCause? = nil, _ notification: DeliveryNotification, at time: Int64,
-        until: Int64? = nil, replacedBy: UInt64? = nil
+        until: Int64? = nil, replacedBy: UInt64? = nil, onArrival: Bool = false
     ) -> Change {
         Change(
             record: DeliveryRecord(
                 step: step, cause: cause, deviceToken: notification.deviceToken, notificationSequence: notification.sequence,
                 atMilliseconds: time, untilMilliseconds: until, replacedBy: replacedBy
             ),
-            notification: notification
+            notification: notification, isOnArrival: onArrival
         )
     }
 }

@@ -76,7 +76,10 @@ package struct DeliveryNotification: Sendable, Equatable {
 
     /// Whether Apple may hold it back for the device's power: priority 5 and 1 "might get
     /// grouped and delivered in bursts", and background pushes must use priority 5.
-    package var isPowerAware: Bool {
+    package var isPowerAware: Bool { Self.isPowerAware(priority: priority, pushType: pushType) }
+
+    /// `isPowerAware` for a notification of this priority and push type.
+    package static func isPowerAware(priority: Int?, pushType: String?) -> Bool {
         priority == Priority.powerAware.rawValue || priority == Priority.powerFirst.rawValue
             || pushType == PushType.background.rawValue
     }

@@ -393,6 +393,21 @@ def test_delivery_states_the_devices_view_and_the_delivery_log(page, dashboard_s
     assert unique_id in page.find_element(By.ID, "delivery-log").text
     wait_text(page, "#delivery-recent tr.delivery-line", "Device Online", token[:8], timeout=3)
     snap(page, "delivery-log")
+    # Back online, the next push is delivered on arrival: no delivery event is recorded for it,
+    # and its card and its log still say so (the stream tells the page how far the model has come).
+    assert push(dashboard_server, token, json.dumps({"aps": {"alert": {"title": "Third score"}}})) == 200
+    show(page, "notifications")
+    wait_text(page, ".banner", "Third score", "Delivered to Device", timeout=3)
+    third = dashboard_server.journal.notifications(token=token)[-1]
+    assert not [e for e in dashboard_server.journal.events(type="delivery")
+                if e["delivery"].get("notification") == third["seq"]]
+    show(page, "delivery")
+    form = page.find_element(By.CSS_SELECTOR, '#delivery-form input[name="id"]')
+    form.clear()
+    form.send_keys(third["uniqueId"])
+    page.find_element(By.CSS_SELECTOR, '#delivery-form button[type="submit"]').click()
+    WebDriverWait(page, 3).until(lambda d: len(texts(d, "#delivery-log tr.delivery-line")) == 2)
+    assert "Delivered to Device" in texts(page, "#delivery-log tr.delivery-line")[1]
     # A card's detail carries its delivery log too.
     show(page, "notifications")
     click_text(page, ".banner", "First score")

@@ -50,4 +50,9 @@ extension MockAPNsServer {
 
     /// The delivery rules' numbers in force.
     package var deliveryOptions: DeliveryOptions { configuration.delivery.options }
+
+    /// The sequence through which the delivery model has taken in every accepted notification
+    /// and recorded its steps (`nil` with the model off): one up to it that no `delivery`
+    /// event names was delivered on arrival.
+    package var deliveryDerivedThrough: UInt64? { delivery.derivedThrough }
 }

@@ -14,6 +14,7 @@ package struct Dashboard: Sendable {
     /// `GET /v1/event-kinds`, `GET /v1/diagnosis-codes`.
     package var routes: RouteCollection<ControlRequestContext> {
         let journal = server.journal
+        let server = self.server
         let routes = RouteCollection(context: ControlRequestContext.self)
         routes.get("/") { _, _ in Self.asset(DashboardPage.html, type: "text/html; charset=utf-8") }
         routes.get("dashboard/style.css") { _, _ in Self.asset(DashboardAssets.style, type: "text/css; charset=utf-8") }
@@ -23,7 +24,7 @@ package struct Dashboard: Sendable {
         }
         routes.get("v1/events/stream") { request, _ in
             do throws(ControlAPIError) {
-                return try JournalEventStream(journal: journal).response(request)
+                return try JournalEventStream(journal: journal, deliveredThrough: { server.deliveryDerivedThrough }).response(request)
             } catch {
                 return error.response
             }

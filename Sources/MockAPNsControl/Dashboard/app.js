@@ -211,6 +211,13 @@ function receive(message, opening) {
       : `${payload.skipped} events skipped: the page fell behind and the oldest waiting events were dropped.`;
     return false;
   }
+  if (type === "delivered") {
+    // How far the delivery model has come: an accepted notification up to it with no
+    // delivery record was delivered on arrival (the server derives it; it records no event).
+    takeDeliveredThrough(payload.through);
+    scheduleRender();
+    return false;
+  }
   take(payload);
   scheduleRender();
   return true;

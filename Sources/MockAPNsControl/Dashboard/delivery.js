@@ -11,8 +11,16 @@
 const delivery = {
   latest: new Map(),   // notification sequence -> its newest delivery record
   recent: [],          // delivery events, oldest first
+  through: 0,          // the delivery model has taken in every notification up to this sequence
   devicesStale: true,
 };
+
+// A delivery on arrival (an online device holding nothing) is not a journal event: the stream
+// says how far the model has come, and a notification up to there with no record of its own
+// was delivered when it arrived.
+function takeDeliveredThrough(through) {
+  if (through > delivery.through) delivery.through = through;
+}
 
 function takeDelivery(event) {
   const record = event.delivery;
@@ -31,9 +39,10 @@ function takeDelivery(event) {
 function deliveryTag(event) {
   if (event.type !== "notification" || !event.notification.accepted || event.notification.dropped) return null;
   const record = delivery.latest.get(event.seq);
-  const step = record ? record.step : "accepted";
+  const onArrival = !record && event.seq <= delivery.through;
+  const step = record ? record.step : onArrival ? "delivered" : "accepted";
   return el("span", { class: `delivery-state ${step}`, title: "Delivery state (open the card for its delivery log)" },
-    record ? record.console : "Received by APNs");
+    record ? record.console : onArrival ? "Delivered to Device" : "Received by APNs");
 }
 
 // ---- Delivery log --------------------------------------------------------------------------
@@ -99,7 +108,7 @@ function renderDeliveryRecent() {
         el("td", { class: "mono" }, shortToken(record.deviceToken)),
         el("td", {}, record.notification !== undefined ? `#${record.notification}` : ""),
         el("td", { class: "event" }, record.console + (record.rule ? ` (rule "${record.rule}")` : "")));
-    }))] : [el("p", { class: "empty" }, "Nothing delivered, stored or discarded yet.")]));
+    }))] : [el("p", { class: "empty" }, "Nothing stored, held, discarded or delivered from storage yet (a delivery on arrival, the usual case, shows on its card and in its log).")]));
 }
 
 // ---- Devices online and offline -------------------------------------------------------------

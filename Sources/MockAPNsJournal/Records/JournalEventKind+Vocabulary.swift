@@ -27,7 +27,7 @@ extension JournalEventKind.Name {
         case .broadcast: "One broadcast to a channel on the provider API, with its answer."
         case .channelOperation: "One channel management request (create, read, read all, delete) and its answer."
         case .verdict: "A finding on a provider's retry logic (a push after Unregistered, a retry too soon, a lost notification...), with its evidence."
-        case .delivery: "A step in a notification's life after its answer: stored, delivered, replaced, discarded or expired, and what a forwarder did with it."
+        case .delivery: "A step in a notification's life after its answer: stored, delivered from storage or a batch, replaced, discarded or expired, and a device going offline or online (a delivery on arrival is not recorded: it is derived from the notification's own event)."
         }
     }
 }

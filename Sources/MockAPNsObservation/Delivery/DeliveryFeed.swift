@@ -19,6 +19,9 @@ package final class DeliveryFeed: JournalSink {
         var inputs: [Input] = []
         /// Inputs left out because the reader fell this far behind.
         var overflow = 0
+        /// The sequences of the notifications left out since the last drain: once the feed
+        /// is full every later input is left out, so they lie in one range.
+        var leftOut: ClosedRange<UInt64>?
         /// The sequence of the newest device change handed over.
         var lastDeviceChange: UInt64 = 0
     }
@@ -74,6 +77,9 @@ package final class DeliveryFeed: JournalSink {
                     pending.inputs.append(input)
                 } else {
                     pending.overflow += 1
+                    if case .notification = input {
+                        pending.leftOut = (pending.leftOut?.lowerBound ?? sequence)...sequence
+                    }
                 }
             }
             return wasEmpty
@@ -89,14 +95,16 @@ package final class DeliveryFeed: JournalSink {
         pending.withLock { $0.lastDeviceChange }
     }
 
-    /// Everything received since the last call, oldest first, and how many were left out.
-    package func drain() -> (inputs: [Input], overflow: Int) {
+    /// Everything received since the last call, oldest first, how many were left out, and
+    /// the sequences of the notifications among them.
+    package func drain() -> (inputs: [Input], overflow: Int, leftOut: ClosedRange<UInt64>?) {
         pending.withLock { pending in
             defer {
                 pending.inputs.removeAll(keepingCapacity: true)
                 pending.overflow = 0
+                pending.leftOut = nil
             }
-            return (pending.inputs, pending.overflow)
+            return (pending.inputs, pending.overflow, pending.leftOut)
         }
     }
 }

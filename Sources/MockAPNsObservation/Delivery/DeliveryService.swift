@@ -8,8 +8,8 @@ import MockAPNsScenario
 
 /// Runs the delivery model beside the server: reads accepted notifications and device changes
 /// from the journal (through `DeliveryFeed`, in journal order), applies Apple's rules on the
-/// server clock, records each step as a `delivery` event, and hands what is delivered to the
-/// forwarders. It works on its own task, off the event loops; a request's only cost is the
+/// server clock, records each step as a `delivery` event (all but a delivery on arrival, which
+/// readers derive: `derivedThrough`), and hands what is delivered to the forwarders. It works on its own task, off the event loops; a request's only cost is the
 /// feed's hand-off.
 package actor DeliveryService {
     /// After each batch the reader rests this long, so that under load it takes events in
@@ -35,6 +35,14 @@ package actor DeliveryService {
     /// carried out before the model takes anything newer.
     private let resetsAsked = Atomic<UInt64>(0)
     private var resetsDone: UInt64 = 0
+    /// The sequence of the newest notification the model has taken in, stored once its steps
+    /// are recorded: an accepted notification up to it with no recorded step was delivered
+    /// on arrival. One atomic word, so the dashboard's stream reads it without the actor.
+    private let takenThrough = Atomic<UInt64>(0)
+    /// The notifications the feed left out (it overflowed): nothing is derived for them.
+    private var leftOut: [ClosedRange<UInt64>] = []
+    /// The most ranges kept; beyond it the oldest two are merged.
+    private static let leftOutLimit = 64
 
     package init(settings: DeliveryServiceSettings, journal: Journal, clock: ServerClock, logger: Logger) {
         self.model = DeliveryModel(options: settings.options)
@@ -114,17 +122,23 @@ package actor DeliveryService {
             resetsDone = asked
             _ = model.removeAll()
         }
-        let (inputs, overflow) = feed.drain()
+        let (inputs, overflow, leftOutNow) = feed.drain()
         if overflow > 0 {
             let message = "The delivery model fell \(DeliveryFeed.limit) inputs behind the journal: \(overflow) accepted notification(s) "
                 + "or device change(s) were left out of it (their answers were not affected)."
             logger.warning("\(message)", metadata: ["diagnosis": "delivery.feed-overflow"])
             journal.record(.diagnosis(code: .deliveryFeedOverflow, message: message, figures: [JournalFigure("leftOut", Int64(overflow))]))
         }
+        if let leftOutNow { remember(leftOut: leftOutNow) }
         var changes: [DeliveryModel.Change] = []
+        var newest: UInt64?
         for input in inputs {
             switch input {
             case .notification(let record, let sequence, let receivedAt):
+                newest = sequence
+                // The usual case under load, decided before the model's value of the
+                // notification is made: delivered on arrival, which nothing records.
+                if forwarding.isEmpty, model.deliversOnArrival(priority: record.priority, pushType: record.pushType) { continue }
                 guard let notification = DeliveryNotification(record, sequence: sequence, receivedAtMilliseconds: receivedAt) else { continue }
                 model.receive(notification, into: &changes)
             case .device(let token, let online, let time):
@@ -132,14 +146,32 @@ package actor DeliveryService {
             }
         }
         model.advance(to: clock.millisecondsSince1970, into: &changes)
-        // One lock for the batch: under load every accepted notification has a step here.
-        journal.record(changes.map { .delivery($0.record) })
+        // One lock for the batch. A delivery on arrival is not recorded: readers derive it.
+        var recorded: [JournalEventKind] = []
+        for change in changes where !change.isOnArrival { recorded.append(.delivery(change.record)) }
+        if !recorded.isEmpty { journal.record(recorded) }
+        if let newest { takenThrough.store(newest, ordering: .releasing) }
         guard !forwarding.isEmpty else { return }
         for change in changes {
             if let delivered = DeliveredNotification(change) {
                 for queue in forwarding { queue.offer(delivered) }
             }
         }
+    }
+
+    private func remember(leftOut range: ClosedRange<UInt64>) {
+        leftOut.append(range)
+        if leftOut.count > Self.leftOutLimit {
+            leftOut[1] = leftOut[0].lowerBound...leftOut[1].upperBound
+            leftOut.removeFirst()
+        }
+    }
+
+    /// The sequence through which every accepted notification has been taken in by the model
+    /// and its steps recorded: one with no recorded step up to here was delivered on arrival.
+    /// `nil` when the model is off.
+    package nonisolated var derivedThrough: UInt64? {
+        runsModel ? takenThrough.load(ordering: .acquiring) : nil
     }
 
     // MARK: What the control API and the embedding API ask
@@ -184,7 +216,7 @@ package actor DeliveryService {
         guard runsModel else { throw DeliveryModelOff() }
         catchUp()
         let events = journal.events(matching: JournalEventFilter(kinds: ["notification", "delivery"]))
-        return DeliveryTimeline.find(id, in: events)
+        return DeliveryTimeline.find(id, in: events, derivedThrough: takenThrough.load(ordering: .acquiring), leftOut: leftOut)
     }
 
     /// Forgets every device (all online again, nothing stored) and what waits in the feed:

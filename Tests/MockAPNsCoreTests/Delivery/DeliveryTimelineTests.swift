@@ -91,4 +91,57 @@ final class DeliveryTimelineTests: XCTestCase {
         XCTAssertTrue(device.text.hasPrefix(#"{"deviceToken":"d1","online":true,"stored":[],"held":[{"notification":"#), device.text)
         XCTAssertTrue(device.text.hasSuffix(#""batchReleaseAt":1767225600500}"#), device.text)
     }
+
+    /// A delivery on arrival is not recorded; the log derives it, but only for a notification
+    /// the model has taken in (up to `derivedThrough`), that it did not leave out, and that no
+    /// recorded step names.
+    func testADeliveryOnArrivalIsDerivedOnlyForWhatTheModelHasTakenIn() throws {
+        var model = DeliveryModel()
+        let online = record(token: "E1", apnsID: "ON-ARRIVAL", uniqueID: "u-e1")
+        let notification = try XCTUnwrap(events.last?.notification.flatMap(DeliveryNotification.init))
+        let changes = model.receive(notification)
+        XCTAssertEqual(changes.map(\.record.step), [.delivered])
+        XCTAssertEqual(changes.map(\.isOnArrival), [true], "the one step that is not recorded")
+        XCTAssertTrue(model.deliversOnArrival(priority: 10, pushType: "alert"))
+
+        let derived = try XCTUnwrap(DeliveryTimeline.find("u-e1", in: events, derivedThrough: online).first)
+        XCTAssertEqual(derived.entries.map(\.consoleText), ["Received by APNs", "Delivered to Device"])
+        XCTAssertEqual(derived.entries.map(\.isDerived), [false, true])
+        XCTAssertEqual(derived.entries.last?.sequence, online, "the line comes from the notification's own event")
+        XCTAssertEqual(derived.entries.last?.record?.deviceToken, "e1")
+        XCTAssertEqual(derived.state, "delivered")
+        var writer = JSONWriter()
+        DeliveryJSON.write(derived, into: &writer)
+        XCTAssertTrue(writer.text.contains(#""step":"delivered","console":"Delivered to Device","at":1767225600000,"derived":true}"#), writer.text)
+
+        // Not yet taken in, or left out by an overflowing feed: only the acceptance is known.
+        XCTAssertEqual(DeliveryTimeline.find("u-e1", in: events, derivedThrough: online - 1).first?.state, "accepted")
+        XCTAssertEqual(DeliveryTimeline.find("u-e1", in: events, derivedThrough: online, leftOut: [online...online]).first?.state, "accepted")
+        // A refused notification never enters delivery, whatever the model's progress.
+        let refused = record(token: "e2", apnsID: "REFUSED-E2", uniqueID: nil, accepted: false)
+        XCTAssertEqual(DeliveryTimeline.find("REFUSED-E2", in: events, derivedThrough: refused).first?.entries, [])
+
+        // A notification with a recorded step keeps it: nothing is derived beside it.
+        journal.record(.delivery(.device("e3", online: false, at: 1_767_225_600_000)))
+        _ = model.setOnline("e3", false, at: 1_767_225_600_000)
+        XCTAssertFalse(model.deliversOnArrival(priority: 10, pushType: "alert"), "a device is offline")
+        let stored = record(token: "e3", apnsID: "STORED-E3", uniqueID: "u-e3")
+        let offline = try XCTUnwrap(events.last?.notification.flatMap(DeliveryNotification.init))
+        for change in model.receive(offline) {
+            XCTAssertFalse(change.isOnArrival)
+            journal.record(.delivery(change.record))
+        }
+        let kept = try XCTUnwrap(DeliveryTimeline.find("u-e3", in: events, derivedThrough: stored).first)
+        XCTAssertEqual(kept.entries.map(\.step), ["accepted", "stored"])
+        XCTAssertEqual(kept.entries.map(\.isDerived), [false, false])
+    }
+
+    /// A batch delay holds power-aware pushes back, so those are never passed by unexamined.
+    func testAPowerAwarePushUnderABatchDelayIsNotDeliveredOnArrival() {
+        let model = DeliveryModel(options: DeliveryOptions(batchDelayMilliseconds: 500))
+        XCTAssertFalse(model.deliversOnArrival(priority: 5, pushType: "alert"))
+        XCTAssertFalse(model.deliversOnArrival(priority: 10, pushType: "background"))
+        XCTAssertTrue(model.deliversOnArrival(priority: 10, pushType: "alert"))
+        XCTAssertTrue(DeliveryModel().deliversOnArrival(priority: 5, pushType: "background"), "no batch delay: nothing is held")
+    }
 }

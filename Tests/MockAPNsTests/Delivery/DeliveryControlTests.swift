@@ -189,8 +189,15 @@ final class DeliveryControlTests: XCTestCase {
         XCTAssertEqual(states, ["delivered", "delivered", "superseded", "superseded", "delivered", "delivered"])
         XCTAssertEqual(consoleWords(try timeline(ids[4]).first).last, "Delivered to Device (From Storage)")
         XCTAssertEqual(consoleWords(try timeline(ids[5]).first).last, "Delivered to Device")
-        let rules = try XCTUnwrap(try call("GET", "/v1/events?type=delivery").json["events"] as? [[String: Any]])
-            .compactMap { $0["delivery"] as? [String: Any] }.filter { $0["rule"] != nil }
+        let last = try XCTUnwrap(try timeline(ids[5]).first?["timeline"] as? [[String: Any]]).last
+        XCTAssertEqual(last?["derived"] as? Bool, true, "a delivery on arrival is derived from the notification's record")
+        let recorded = try XCTUnwrap(try call("GET", "/v1/events?type=delivery").json["events"] as? [[String: Any]])
+            .compactMap { $0["delivery"] as? [String: Any] }
+        // Four on arrival (the first two and the last two) are not events; the stored ones are.
+        XCTAssertEqual(recorded.compactMap { $0["step"] as? String },
+                       ["offline", "stored", "superseded", "stored", "superseded", "stored", "online", "delivered"])
+        XCTAssertEqual(recorded.last?["cause"] as? String, "fromStorage")
+        let rules = recorded.filter { $0["rule"] != nil }
         XCTAssertEqual(rules.compactMap { $0["step"] as? String }, ["offline", "online"])
         XCTAssertEqual(rules.compactMap { $0["rule"] as? String }, ["the phone goes dark", "the phone is back"])
     }

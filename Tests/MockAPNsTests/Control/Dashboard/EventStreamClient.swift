@@ -83,9 +83,10 @@ final class EventStreamClient {
         return pending
     }
 
-    /// The next message (`data` lines joined); comments and retry fields are skipped.
+    /// The next message (`data` lines joined); comments and retry fields are skipped, and so
+    /// are the delivery model's progress messages (`event: delivered`) unless `progress`.
     /// Throws when nothing arrives within the socket's timeout.
-    func next() throws -> Message {
+    func next(progress: Bool = false) throws -> Message {
         try readHead()
         while true {
             if let end = pending.range(of: "\n\n") {
@@ -103,7 +104,7 @@ final class EventStreamClient {
                     default: break
                     }
                 }
-                guard !dataLines.isEmpty else { continue }
+                guard !dataLines.isEmpty, progress || message.event != "delivered" else { continue }
                 message.data = dataLines.joined(separator: "\n")
                 return message
             }

@@ -81,6 +81,27 @@ final class JournalEventStreamTests: XCTestCase {
         XCTAssertTrue(((next["notification"] as? [String: Any])?["payload"] as? String ?? "").contains("message 6"))
     }
 
+    /// A delivery on arrival is no journal event: after the notification, the stream says the
+    /// delivery model has come that far, and says it once.
+    func testTheStreamSaysHowFarTheDeliveryModelHasCome() throws {
+        let stream = try EventStreamClient(port: controlPort, path: "/v1/events/stream?type=notification")
+        XCTAssertEqual(try stream.status(), 200)
+        try push(1)
+        let notification = try stream.next(progress: true)
+        XCTAssertEqual(try json(notification)["type"] as? String, "notification")
+        let sequence = try XCTUnwrap(notification.id.flatMap { Int($0) })
+        // The model takes the push in within milliseconds; the stream looks again without a
+        // new record to say so.
+        let progress = try stream.next(progress: true)
+        XCTAssertEqual(progress.event, "delivered")
+        XCTAssertNil(progress.id, "not a journal event")
+        XCTAssertGreaterThanOrEqual(try json(progress)["through"] as? Int ?? 0, sequence)
+        try push(2)
+        let next = try stream.next(progress: true)
+        XCTAssertEqual(next.event, "message", "progress is told once per notification that waited for it")
+        XCTAssertEqual(try stream.next(progress: true).event, "delivered")
+    }
+
     func testAResumeFromAnEarlierRunStartsWithNewEvents() throws {
         // A browser that saw event 1,000,000 of a previous run of the server reconnects.
         let stream = try EventStreamClient(
