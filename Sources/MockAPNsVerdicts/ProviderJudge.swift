@@ -121,6 +121,10 @@ package struct ProviderJudge: Sendable {
         var reportedStreamAfterGoAway = false
         /// A scenario fault dropped it: the drop counts from then, not from its close.
         var dropped = false
+        /// The provider token its last notification carried, already counted in its provider's
+        /// `tokensSeen`: the next notification with the same token (nearly every one) is
+        /// passed by without hashing the provider's identity.
+        var lastToken: (issuedAt: Int64, teamID: String, keyID: String)?
     }
 
     private struct ProviderTrack: Sendable {
@@ -291,7 +295,7 @@ package struct ProviderJudge: Sendable {
         }
         judgeToken(record, outcome: outcome, sequence: sequence, connection: id, arrivedAt: arrivedAt, into: &found)
 
-        if let gone = goneTokens[record.deviceToken], arrivedAt >= gone.answeredAt {
+        if !goneTokens.isEmpty, let gone = goneTokens[record.deviceToken], arrivedAt >= gone.answeredAt {
             if outcome == .accepted {
                 // Accepted: the device registered again, so the provider may push to it.
                 goneTokens[record.deviceToken] = nil
@@ -480,6 +484,8 @@ package struct ProviderJudge: Sendable {
         }
         guard let issuedAt = record.authentication.issuedAt, let team = record.authentication.teamID,
               let key = record.authentication.keyID else { return }
+        if let last = connections[id]?.lastToken, last.issuedAt == issuedAt, last.teamID == team, last.keyID == key { return }
+        connections[id]?.lastToken = (issuedAt, team, key)
         let provider = ProviderIdentity.providerToken(teamID: team, keyID: key)
         var early: ProviderVerdict?
         let minimum = settings.minimumTokenRenewalSeconds

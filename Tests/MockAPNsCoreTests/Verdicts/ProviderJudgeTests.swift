@@ -263,6 +263,22 @@ final class ProviderJudgeTests: XCTestCase {
         XCTAssertEqual(verdicts.first?.figure("secondsSincePrevious"), 300)
     }
 
+    /// The judge passes a connection's repeated token by without looking at its provider: a
+    /// new token on the same connection must still be seen, and an older one sent again is
+    /// no renewal.
+    func testANewTokenTooSoonOnTheSameConnectionIsFound() {
+        var script = JournalScript()
+        script.open(1)
+        let first = script.push(1, credentials: .token(issuedAt: 1000), answer: .ok)
+        script.push(1, payload: #"{"n":2}"#, credentials: .token(issuedAt: 1000), answer: .ok, stream: 3)
+        script.wait(5 * 60_000)
+        let renewed = script.push(1, payload: #"{"n":3}"#, credentials: .token(issuedAt: 1300), answer: .ok, stream: 5)
+        script.push(1, payload: #"{"n":4}"#, credentials: .token(issuedAt: 1000), answer: .ok, stream: 7)
+        let (verdicts, _) = script.judged()
+        XCTAssertEqual(checks(verdicts), [.earlyTokenRenewal])
+        XCTAssertEqual(verdicts.first?.notifications, [first, renewed])
+    }
+
     func testATokenRenewedAfterTwentyMinutesOnAPinnedClockIsFine() {
         var script = JournalScript()
         script.pinned = true
