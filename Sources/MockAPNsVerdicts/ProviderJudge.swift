@@ -310,7 +310,6 @@ package struct ProviderJudge: Sendable {
         }
 
         let key = NotificationKey(record)
-        let shape = RequestShape(record)
         let chainKey = record.requestAPNsID.flatMap { chainsByAPNsID[$0] }.flatMap { chains[$0] == nil ? nil : $0 } ?? key
         if chains[chainKey] == nil, let acceptance = recentlyAccepted[key],
            outcome == .accepted || acceptance.named(by: record)
@@ -328,10 +327,17 @@ package struct ProviderJudge: Sendable {
             return
         }
         if var chain = chains[chainKey] {
-            judgeRetry(of: &chain, record: record, shape: shape, outcome: outcome, sequence: sequence, connection: id,
+            judgeRetry(of: &chain, record: record, shape: RequestShape(record), outcome: outcome, sequence: sequence, connection: id,
                        arrivedAt: arrivedAt, answeredAt: answeredAt, into: &found)
             finish(chain, key: chainKey, outcome: outcome, connection: id)
+        } else if outcome == .accepted {
+            // Accepted at the first attempt, nearly every notification: what `finish` does
+            // with a one-attempt chain, without making the chain.
+            if let apnsID = record.requestAPNsID, chainsByAPNsID[apnsID] == key { chainsByAPNsID[apnsID] = nil }
+            remember(key, acceptance: Acceptance(connection: id, apnsID: record.requestAPNsID))
+            tracks[connection.providerSlot ?? slot(of: connection.provider ?? .unidentified)].acceptedAtOnce += 1
         } else {
+            let shape = RequestShape(record)
             let chain = Chain(
                 deviceToken: record.deviceToken, topic: record.topic, apnsID: record.requestAPNsID, provider: connection.provider,
                 connections: [id], sequences: [sequence], attempts: 1, outcome: outcome, answeredAt: answeredAt, shape: shape
