@@ -333,9 +333,8 @@ package struct ProviderJudge: Sendable {
         } else if outcome == .accepted {
             // Accepted at the first attempt, nearly every notification: what `finish` does
             // with a one-attempt chain, without making the chain.
-            if let apnsID = record.requestAPNsID, chainsByAPNsID[apnsID] == key { chainsByAPNsID[apnsID] = nil }
-            remember(key, acceptance: Acceptance(connection: id, apnsID: record.requestAPNsID))
-            tracks[connection.providerSlot ?? slot(of: connection.provider ?? .unidentified)].acceptedAtOnce += 1
+            let slot = connection.providerSlot ?? slot(of: connection.provider ?? .unidentified)
+            countAcceptance(key: key, apnsID: record.requestAPNsID, connection: id, slot: slot, atFirstAttempt: true)
         } else {
             let shape = RequestShape(record)
             let chain = Chain(
@@ -354,10 +353,8 @@ package struct ProviderJudge: Sendable {
     private mutating func finish(_ chain: Chain, key: NotificationKey, outcome: AttemptOutcome, connection: UInt64) {
         if outcome == .accepted {
             chains[key] = nil
-            if let id = chain.apnsID, chainsByAPNsID[id] == key { chainsByAPNsID[id] = nil }
-            remember(key, acceptance: Acceptance(connection: connection, apnsID: chain.apnsID))
             let slot = connections[connection]?.providerSlot ?? slot(of: chain.provider ?? .unidentified)
-            if chain.attempts > 1 { tracks[slot].acceptedAfterRetries += 1 } else { tracks[slot].acceptedAtOnce += 1 }
+            countAcceptance(key: key, apnsID: chain.apnsID, connection: connection, slot: slot, atFirstAttempt: chain.attempts <= 1)
             if !chain.unattributedDelays.isEmpty {
                 let room = max(0, Self.delayLimit - tracks[slot].retryDelays.count)
                 tracks[slot].retryDelays.append(contentsOf: chain.unattributedDelays.prefix(room))
@@ -366,6 +363,14 @@ package struct ProviderJudge: Sendable {
             chains[key] = chain
             if let id = chain.apnsID { chainsByAPNsID[id] = key }
         }
+    }
+
+    /// An accepted notification counted for the provider in `slot` and remembered, so a send
+    /// of it again is known for a duplicate.
+    private mutating func countAcceptance(key: NotificationKey, apnsID: String?, connection: UInt64, slot: Int, atFirstAttempt: Bool) {
+        if let apnsID, chainsByAPNsID[apnsID] == key { chainsByAPNsID[apnsID] = nil }
+        remember(key, acceptance: Acceptance(connection: connection, apnsID: apnsID))
+        if atFirstAttempt { tracks[slot].acceptedAtOnce += 1 } else { tracks[slot].acceptedAfterRetries += 1 }
     }
 
     /// Whether the server dropped the connection that carried an acceptance, so its answer

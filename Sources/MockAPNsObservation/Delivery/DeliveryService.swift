@@ -9,8 +9,8 @@ import MockAPNsScenario
 /// Runs the delivery model beside the server: reads accepted notifications and device changes
 /// from the journal (through `DeliveryFeed`, in journal order), applies Apple's rules on the
 /// server clock, records each step as a `delivery` event (all but a delivery on arrival, which
-/// readers derive: `derivedThrough`), and hands what is delivered to the forwarders. It works on its own task, off the event loops; a request's only cost is the
-/// feed's hand-off.
+/// readers derive: `derivedThrough`), and hands what is delivered to the forwarders. It works
+/// on its own task, off the event loops; a request's only cost is the feed's hand-off.
 package actor DeliveryService {
     /// After each batch the reader rests this long, so that under load it takes events in
     /// batches rather than waking for each one.
@@ -41,7 +41,8 @@ package actor DeliveryService {
     private let takenThrough = Atomic<UInt64>(0)
     /// The notifications the feed left out (it overflowed): nothing is derived for them.
     private var leftOut: [ClosedRange<UInt64>] = []
-    /// The most ranges kept; beyond it the oldest two are merged.
+    /// The most ranges kept; beyond it the oldest two are merged (the gap between them is then
+    /// left out too: its notifications stay `accepted` rather than be claimed delivered).
     private static let leftOutLimit = 64
 
     package init(settings: DeliveryServiceSettings, journal: Journal, clock: ServerClock, logger: Logger) {
