@@ -13,7 +13,7 @@
 # while the server runs (Benchmarks/AllocationCounter/measure.py says how a figure is taken).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source Benchmarks/lib.sh   # counts_only
+source Benchmarks/lib.sh   # counts_only, release_mockapns
 counts_only "$0" "$@"
 count=${1:-20000}
 command -v h2load >/dev/null || scripts/install-deps.sh --test
@@ -22,13 +22,7 @@ compiler=$(command -v clang || command -v cc)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-if [[ -n "${MOCKAPNS_BIN:-}" ]]; then
-    bin=$MOCKAPNS_BIN
-else
-    # The flags of scripts/package.sh: after the release stage this is a no-op.
-    echo "== swift build -c release --product mockapns --static-swift-stdlib" >&2
-    swift build -c release --product mockapns --static-swift-stdlib >&2
-    bin="$(swift build -c release --static-swift-stdlib --show-bin-path)/mockapns"
-fi
+# The flags of scripts/package.sh: after the release stage this build is a no-op.
+bin=$(release_mockapns --static-swift-stdlib)
 "$compiler" -O2 -shared -fPIC -o "$work/malloc-counter.so" Benchmarks/AllocationCounter/malloc-counter.c
 python3 Benchmarks/AllocationCounter/measure.py "$bin" "$work/malloc-counter.so" Benchmarks/allocation-ceilings.txt "$count"

@@ -17,20 +17,14 @@
 #                                     same sitting, and prints mockapns against it
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source Benchmarks/lib.sh   # counts_only, free_port, wait_port, cpu_seconds
+source Benchmarks/lib.sh   # counts_only, free_port, wait_port, cpu_seconds, release_mockapns
 counts_only "$0" "$@"
 scripts/install-deps.sh --test
 requests=${1:-300000}
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 
-if [[ -n "${MOCKAPNS_BIN:-}" ]]; then
-    bin=$MOCKAPNS_BIN   # a release binary built elsewhere
-else
-    echo "== swift build -c release --product mockapns" >&2
-    swift build -c release --product mockapns >&2
-    bin="$(swift build -c release --show-bin-path)/mockapns"
-fi
+bin=$(release_mockapns)
 
 token=$(printf 'a1b2c3d4%.0s' {1..8})
 jwt=$("$bin" token --key-id SANDBOX001)

@@ -36,3 +36,13 @@ wait_port() {
 
 # CPU seconds (user + system) process $1 has used so far.
 cpu_seconds() { awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' "/proc/$1/stat"; }
+
+# The release mockapns to measure: $MOCKAPNS_BIN when set (a build made elsewhere), else this
+# checkout built in release with the flags given (progress on stderr). Prints its path.
+#   bin=$(release_mockapns)    bin=$(release_mockapns --static-swift-stdlib)
+release_mockapns() {
+    if [[ -n "${MOCKAPNS_BIN:-}" ]]; then echo "$MOCKAPNS_BIN"; return 0; fi
+    echo "== swift build -c release --product mockapns $*" >&2
+    swift build -c release --product mockapns "$@" >&2 || return 1
+    echo "$(swift build -c release "$@" --show-bin-path)/mockapns"
+}

@@ -11,19 +11,14 @@
 #   MOCKAPNS_BIN=path/to/release/mockapns Benchmarks/memory.sh    (skip the build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source Benchmarks/lib.sh   # counts_only, free_port, wait_port, cpu_seconds
+source Benchmarks/lib.sh   # counts_only, free_port, wait_port, cpu_seconds, release_mockapns
 counts_only "$0" "$@"
 scripts/install-deps.sh --test
 requests=${1:-1000000}
 work=$(mktemp -d)
 trap 'kill $(jobs -p) 2>/dev/null || true; wait 2>/dev/null || true; rm -rf "$work"' EXIT
 
-if [[ -z "${MOCKAPNS_BIN:-}" ]]; then
-    echo "== swift build -c release --product mockapns" >&2
-    swift build -c release --product mockapns >&2
-    MOCKAPNS_BIN="$(swift build -c release --show-bin-path)/mockapns"
-fi
-bin=$MOCKAPNS_BIN
+bin=$(release_mockapns)
 token=$(printf 'a1b2c3d4%.0s' {1..8})
 jwt=$("$bin" token --key-id SANDBOX001)
 printf '{"aps":{"alert":{"title":"Benchmark","body":"%s"},"badge":1,"sound":"default"},"custom":{"id":12345}}' \
