@@ -210,7 +210,7 @@ package struct WebPushDecider: Sendable {
         if topic.count > 32 {
             return "Topic is \(topic.count) characters (`\(topic.prefix(64))`); RFC 8030 §5.4 allows at most 32 base64url characters (hash longer keys)."
         }
-        if !WebPushBase64.isURLAlphabet(topic) {
+        if !Base64URL.isURLAlphabet(topic) {
             return "Topic `\(topic)` has characters outside the base64url alphabet (A–Z a–z 0–9 - _), as RFC 8030 §5.4 requires."
         }
         return nil

@@ -196,7 +196,7 @@ package enum ProviderTokenRedaction {
         var opened = false
         var last: UInt8 = 0
         for character in part {
-            guard let value = ProviderTokenBase64URL.sextet(character) else { return false }
+            guard let value = Base64URL.sextet(character) else { return false }
             buffer = (buffer << 6 | UInt32(value)) & 0xFFFF
             bits += 6
             guard bits >= 8 else { continue }
@@ -222,6 +222,6 @@ package enum ProviderTokenRedaction {
 
     /// Base64url characters and the dots that join a JWS's parts.
     private static func isRunByte(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: ".") || ProviderTokenBase64URL.sextet(byte) != nil
+        byte == UInt8(ascii: ".") || Base64URL.sextet(byte) != nil
     }
 }
