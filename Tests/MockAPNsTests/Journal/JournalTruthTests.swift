@@ -284,6 +284,40 @@ final class JournalTruthTests: XCTestCase {
         XCTAssertEqual(replay.status, 403)
     }
 
+    /// A token sent where none belongs (`apns-collapse-id`, `apns-id`, the path), the bare
+    /// signature after `bearer`, and a signature split by a blank: the journal keeps no piece
+    /// of a signature, in frames, notifications or diagnoses, and the JWS's header and claims
+    /// stay readable.
+    func testATokenInAnyFieldOrInPiecesIsNeverJournaled() async throws {
+        let (server, ports) = try await TestServer.start()
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
+        let jwt = try jwt()
+        let signature = String(jwt.split(separator: ".").last ?? "")
+        let headerAndClaims = String(jwt.dropLast(signature.count + 1))
+        let half = signature.count / 2
+        let client = CurlClient(port: ports.http2, certificate: nil)
+        let sends: [(path: String, headers: [(String, String)], status: Int)] = [
+            ("/3/device/\(token)", [("authorization", "bearer \(jwt)"), ("apns-collapse-id", jwt)], 400),
+            ("/3/device/\(token)", [("authorization", "bearer \(jwt)"), ("apns-id", jwt)], 400),
+            ("/3/device/\(jwt)", [("authorization", "bearer \(jwt)")], 400),
+            ("/3/device/\(token)", [("authorization", "bearer \(signature)")], 403),
+            ("/3/device/\(token)", [("authorization", "bearer \(headerAndClaims).\(signature.prefix(half)) \(signature.dropFirst(half))")], 403),
+        ]
+        for send in sends {
+            let response = try client.send(path: send.path, headers: [("apns-topic", "com.example.app")] + send.headers)
+            XCTAssertEqual(response.status, send.status, "\(send.headers)")
+        }
+        let records = await server.waitForNotifications(count: sends.count, timeout: .seconds(10))
+        XCTAssertEqual(records.count, sends.count)
+        let everything = server.journal.events().map { JournalJSON.encode($0) }.joined(separator: "\n")
+        for piece in [signature, String(signature.prefix(half)), String(signature.dropFirst(half))] {
+            XCTAssertFalse(everything.contains(piece), "a piece of the signature is journaled: \(piece)")
+        }
+        XCTAssertEqual(records[0].collapseID, headerAndClaims + "." + ProviderTokenRedaction.signaturePlaceholder)
+        XCTAssertEqual(records[1].requestAPNsID, headerAndClaims + "." + ProviderTokenRedaction.signaturePlaceholder)
+        XCTAssertEqual(records[2].deviceToken, headerAndClaims + "." + ProviderTokenRedaction.signaturePlaceholder)
+    }
+
     func testRedactionFindsTokensWhereverTextQuotesThem() {
         let jwt = "eyJhbGciOiJFUzI1NiIsImtpZCI6IkFCQyJ9.eyJpc3MiOiJUIiwiaWF0IjoxfQ.c2ln-_x"
         let cases: [(String, String)] = [
