@@ -72,6 +72,7 @@ let package = Package(
             dependencies: [
                 "MockAPNsCore",
                 "MockAPNsJSON",
+                "MockAPNsWire",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -333,9 +334,14 @@ let package = Package(
                 "MockAPNsTestSupport",
                 "MockAPNsWebPush",
                 "MockAPNsCore",
+                "MockAPNsWire",
                 "MockAPNsJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
+        ),
+        .testTarget(
+            name: "MockAPNsWireTests",
+            dependencies: ["MockAPNsWire"]
         ),
         .testTarget(
             name: "MockAPNsJournalTests",
@@ -417,7 +423,7 @@ if Context.environment["MOCKAPNS_FUZZ"] != nil {
         fuzzTarget("FuzzProviderToken", ["MockAPNsCore"]),
         fuzzTarget("FuzzHTTP2RequestValidator", ["MockAPNsCore", "MockAPNsWire"]),
         fuzzTarget("FuzzWebPush", [
-            "MockAPNsCore", "MockAPNsWebPush", .product(name: "Crypto", package: "swift-crypto"),
+            "MockAPNsCore", "MockAPNsWebPush", "MockAPNsWire", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         fuzzTarget("FuzzHTTP2Connection", [
             "MockAPNsHTTP2", "MockAPNsWire",

@@ -37,8 +37,8 @@ package struct ChannelManagementDecider: Sendable {
 
     /// The `apns-request-id` a response to these headers carries: the request's when it sent
     /// a UUID, otherwise a new lowercase one (Apple: "APNs creates a new UUID").
-    package func responseRequestID(for headers: [HTTPHeader]) -> String {
-        if let sent = ManagementHeaders(headers).requestID, UUIDSyntax.isCanonical(sent, allowsUppercase: true) {
+    package func responseRequestID(for head: RequestHead) -> String {
+        if let sent = head[.apnsRequestID], UUIDSyntax.isCanonical(sent, allowsUppercase: true) {
             return sent
         }
         return requestIDs.next()
@@ -70,19 +70,19 @@ package struct ChannelManagementDecider: Sendable {
     /// What a request asks for, as far as its headers and path say, without judging it: the
     /// record of a request a scenario answered before the core was consulted.
     package func describe(_ request: HTTP2PushRequest, requestID: String) -> ChannelManagementOutcome {
-        let fields = ManagementHeaders(request.headers)
-        let route = ChannelManagementRoute.resolve(method: fields.method, path: fields.path)
+        let head = request.head
+        let route = ChannelManagementRoute.resolve(method: head[.method], path: head[.path])
         return ChannelManagementOutcome(
-            operation: route.operation, bundleID: route.bundleID, channelID: fields.channelID, requestID: requestID
+            operation: route.operation, bundleID: route.bundleID, channelID: head[.apnsChannelID], requestID: requestID
         )
     }
 
     /// Decides one request without changing the registry; `apply(_:)` makes the change.
     package func judge(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
-        let fields = ManagementHeaders(request.headers)
-        var outcome = ChannelManagementOutcome(operation: nil, bundleID: nil, channelID: fields.channelID, requestID: requestID)
+        let head = request.head
+        var outcome = ChannelManagementOutcome(operation: nil, bundleID: nil, channelID: head[.apnsChannelID], requestID: requestID)
 
-        let route = ChannelManagementRoute.resolve(method: fields.method, path: fields.path)
+        let route = ChannelManagementRoute.resolve(method: head[.method], path: head[.path])
         outcome.operation = route.operation
         outcome.bundleID = route.bundleID
         if let refusal = route.refusal {
@@ -93,7 +93,7 @@ package struct ChannelManagementDecider: Sendable {
         if let refusal = BroadcastCredentials.authenticationRefusal(context.authentication, environment: context.environment) {
             return outcome.refused(refusal)
         }
-        if let sent = fields.requestID, !UUIDSyntax.isCanonical(sent, allowsUppercase: true) {
+        if let sent = head[.apnsRequestID], !UUIDSyntax.isCanonical(sent, allowsUppercase: true) {
             return outcome.refused(.badMessageId)
         }
         if BroadcastCredentials.hasPushTypeSuffix(bundleID) { return outcome.refused(.topicDisallowed) }
@@ -132,7 +132,7 @@ package struct ChannelManagementDecider: Sendable {
             return outcome.answered(status: 200, json: writer.text)
 
         case .read, .delete:
-            guard let channelID = fields.channelID else { return outcome.refused(.missingChannelId) }
+            guard let channelID = head[.apnsChannelID] else { return outcome.refused(.missingChannelId) }
             guard ChannelID.isWellFormed(channelID, maximumLength: options.maximumChannelIDLength) else {
                 return outcome.refused(.badChannelId)
             }
@@ -258,23 +258,3 @@ struct ChannelCreationBody: Equatable {
     }
 }
 
-/// The headers the management API reads: the first of each (a repeated one is ignored;
-/// Apple documents no duplicate check here).
-package struct ManagementHeaders {
-    package var method: String?
-    package var path: String?
-    package var channelID: String?
-    var requestID: String?
-
-    package init(_ headers: [HTTPHeader]) {
-        for header in headers {
-            switch header.name {
-            case ":method" where method == nil: method = header.value
-            case ":path" where path == nil: path = header.value
-            case "apns-channel-id" where channelID == nil: channelID = header.value
-            case "apns-request-id" where requestID == nil: requestID = header.value
-            default: break
-            }
-        }
-    }
-}

@@ -83,7 +83,7 @@ final class HTTP2ScenarioResponder {
         }
         let answer = Answer(shape: exchange.shape, coreResponse: coreAnswer?.response, commit: coreAnswer?.commit, upstream: upstream)
         let streamID = request.streamID
-        let apnsID = request.firstValue(of: "apns-id")
+        let apnsID = request.head[.apnsID]
         if let delay = decision.delayMilliseconds, delay > 0, let channel {
             let later = NIOLoopBound((responder: self, handler: handler, exchange: exchange), eventLoop: channel.eventLoop)
             channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1_000_000))) {

@@ -66,14 +66,14 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
 
     private func answer(_ requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
         guard !closing else { return }
-        var headers: [(name: String, value: String)] = []
-        headers.reserveCapacity(requestHead.headers.count)
-        for (name, value) in requestHead.headers { headers.append((name.lowercased(), value)) }
+        // The request line and header fields read once into the head every transport shares.
         let request = WebPushRequest(
-            method: requestHead.method.rawValue, path: requestHead.uri, headers: headers, body: body, bodyLength: bodyLength
+            method: requestHead.method.rawValue, path: requestHead.uri,
+            fields: requestHead.headers.map { HTTPHeader(name: $0.name.lowercased(), value: $0.value) },
+            body: body, bodyLength: bodyLength
         )
         body = []
-        let flow = WebPushFlow(request, authority: requestHead.headers.first(name: "host"), service: service)
+        let flow = WebPushFlow(request, authority: request.head[.host], service: service)
         let engine = scenarios.current
         var coreAnswer: CoreAnswer?
         let decision = engine.decide(flow.scenarioFacts(), connection: &connection) {

@@ -131,7 +131,7 @@ final class BroadcastDeciderTests: XCTestCase {
             registry.insert(Self.stored)
             registry.insert(Self.unstored)
             let decider = BroadcastDecider(options: row.options, registry: registry)
-            let requestID = decider.responseRequestID(for: row.request.headers)
+            let requestID = decider.responseRequestID(for: row.request.head)
             let record = decider.decide(row.request, requestID: requestID,
                                         context: DecisionContext(environment: row.environment, authentication: row.authentication))
             XCTAssertEqual(record.reason, row.reason, row.name)
@@ -192,7 +192,7 @@ final class BroadcastDeciderTests: XCTestCase {
         let apnsID = "8F0C5AB2-4D1E-4C8A-9B7E-2F3A4B5C6D7E"
         let requestID = "0309f412-aa57-46a8-9ac6-b5aeca8c4594"
         let request = Self.request { $0["apns-id"] = apnsID; $0["apns-request-id"] = requestID }
-        XCTAssertEqual(decider.responseRequestID(for: request.headers), requestID)
+        XCTAssertEqual(decider.responseRequestID(for: request.head), requestID)
 
         let sandbox = decider.decide(request, requestID: requestID, context: DecisionContext(environment: .sandbox, authentication: Self.teamKey))
         guard case .accepted(let echoed, let uniqueID) = sandbox.verdict else { return XCTFail("\(sandbox.verdict)") }

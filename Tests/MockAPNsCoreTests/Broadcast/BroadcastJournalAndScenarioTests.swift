@@ -57,7 +57,7 @@ final class BroadcastJournalAndScenarioTests: XCTestCase {
         func management(_ method: String, _ path: String, channel: String?) -> ScenarioRequest {
             var headers = [HTTPHeader(name: ":method", value: method), HTTPHeader(name: ":path", value: path)]
             if let channel { headers.append(HTTPHeader(name: "apns-channel-id", value: channel)) }
-            return ScenarioRequest(channelManagement: headers, body: [], authentication: Self.teamKey)
+            return ScenarioRequest(channelManagement: RequestHead(headers), body: [], authentication: Self.teamKey)
         }
         let numbers = ScenarioRequestNumbers(global: 1, connection: 1, token: 1)
         let connection = ScenarioConnection(transport: .channelManagement, index: 1)

@@ -135,7 +135,7 @@ final class ChannelManagementDeciderTests: XCTestCase {
             let registry = ChannelRegistry()
             registry.insert(Self.existing)
             let decider = ChannelManagementDecider(options: row.options, registry: registry, clock: ServerClock(fixedAt: 1_000))
-            let requestID = decider.responseRequestID(for: row.request.headers)
+            let requestID = decider.responseRequestID(for: row.request.head)
             let outcome = decider.decide(row.request, requestID: requestID,
                                          context: DecisionContext(environment: row.environment, authentication: row.authentication))
             XCTAssertEqual(outcome.response.status, row.status, row.name)
@@ -154,7 +154,7 @@ final class ChannelManagementDeciderTests: XCTestCase {
 
     private func decide(_ decider: ChannelManagementDecider, _ request: HTTP2PushRequest,
                         environment: APNsEnvironment = .sandbox) -> ChannelManagementOutcome {
-        decider.decide(request, requestID: decider.responseRequestID(for: request.headers),
+        decider.decide(request, requestID: decider.responseRequestID(for: request.head),
                        context: DecisionContext(environment: environment, authentication: Self.teamKey))
     }
 
@@ -195,10 +195,10 @@ final class ChannelManagementDeciderTests: XCTestCase {
     func testGeneratedRequestIDIsALowercaseUUIDWhenNoneOrAMalformedOneIsSent() {
         let decider = decider(ChannelRegistry())
         for headers in [[HTTPHeader](), [HTTPHeader(name: "apns-request-id", value: "nope")]] {
-            let id = decider.responseRequestID(for: headers)
+            let id = decider.responseRequestID(for: RequestHead(headers))
             XCTAssertTrue(UUIDSyntax.isCanonical(id, allowsUppercase: false), id)
         }
-        XCTAssertEqual(decider.responseRequestID(for: [HTTPHeader(name: "apns-request-id", value: Self.requestID.uppercased())]),
+        XCTAssertEqual(decider.responseRequestID(for: RequestHead([HTTPHeader(name: "apns-request-id", value: Self.requestID.uppercased())])),
                        Self.requestID.uppercased())
     }
 

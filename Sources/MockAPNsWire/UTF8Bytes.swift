@@ -7,7 +7,7 @@
 /// equivalent but measured several times slower on small strings.)
 extension String {
     @inline(__always)
-    func withUTF8Bytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    package func withUTF8Bytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         var copy = self
         return copy.withUTF8(body)
     }
@@ -15,7 +15,7 @@ extension String {
 
 extension Substring {
     @inline(__always)
-    func withUTF8Bytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    package func withUTF8Bytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         var copy = self
         return copy.withUTF8(body)
     }
@@ -24,19 +24,19 @@ extension Substring {
 extension UnsafeBufferPointer<UInt8> {
     /// Whether the buffer holds exactly the bytes of `text`.
     @inline(__always)
-    func equals(_ text: StaticString) -> Bool {
+    package func equals(_ text: StaticString) -> Bool {
         count == text.utf8CodeUnitCount && matches(text, at: 0)
     }
 
     /// Whether the buffer ends with the bytes of `suffix`.
     @inline(__always)
-    func hasSuffix(_ suffix: StaticString) -> Bool {
+    package func hasSuffix(_ suffix: StaticString) -> Bool {
         count >= suffix.utf8CodeUnitCount && matches(suffix, at: count - suffix.utf8CodeUnitCount)
     }
 
     /// Whether the buffer starts with the bytes of `prefix`.
     @inline(__always)
-    func hasPrefix(_ prefix: StaticString) -> Bool {
+    package func hasPrefix(_ prefix: StaticString) -> Bool {
         count >= prefix.utf8CodeUnitCount && matches(prefix, at: 0)
     }
 
