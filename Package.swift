@@ -47,7 +47,6 @@ let package = Package(
                 "MockAPNsWire",
                 "MockAPNsJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
@@ -57,12 +56,12 @@ let package = Package(
         .target(name: "MockAPNsLegacy", dependencies: ["MockAPNsCore"]),
         // Broadcast push (iOS 18): channels, the channel management API's and broadcast sends'
         // decisions. No I/O.
-        .target(name: "MockAPNsBroadcast", dependencies: ["MockAPNsCore", "MockAPNsWire"]),
+        .target(name: "MockAPNsBroadcast", dependencies: ["MockAPNsCore", "MockAPNsWire", "MockAPNsJournal"]),
         // The JSON scenario model, its decoder and the rule engine. No I/O.
         .target(name: "MockAPNsScenario", dependencies: ["MockAPNsCore", "MockAPNsWire", "MockAPNsBroadcast"]),
         // The provider judge and its report: what the journal's notifications say about a
         // provider's retry logic. No I/O.
-        .target(name: "MockAPNsVerdicts", dependencies: ["MockAPNsCore", "MockAPNsJournal", "MockAPNsLegacy"]),
+        .target(name: "MockAPNsVerdicts", dependencies: ["MockAPNsCore", "MockAPNsJournal", "MockAPNsLegacy", "MockAPNsWire"]),
         // Devices, Apple's storage rules and the delivery log, as pure logic.
         .target(name: "MockAPNsDelivery", dependencies: ["MockAPNsCore", "MockAPNsJournal"]),
         // Web push (Safari 16+, RFC 8030/8291/8292): subscriptions as a browser makes them,
@@ -71,7 +70,6 @@ let package = Package(
             name: "MockAPNsWebPush",
             dependencies: [
                 "MockAPNsCore",
-                "MockAPNsJSON",
                 "MockAPNsWire",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -92,7 +90,7 @@ let package = Package(
         // readers and sinks.
         .target(
             name: "MockAPNsJournal",
-            dependencies: ["MockAPNsCore", "MockAPNsWire", "MockAPNsBroadcast", "MockAPNsLegacy"]
+            dependencies: ["MockAPNsCore", "MockAPNsJSON", "MockAPNsWire"]
         ),
         // System OpenSSL (libssl/libcrypto 3.x), used only by MockAPNsTLS.
         .systemLibrary(
@@ -165,10 +163,12 @@ let package = Package(
                 "MockAPNsDelivery",
                 "MockAPNsObservation",
                 "MockAPNsWebPush",
+                "MockAPNsConnections",
                 // The bearer token's random bytes (Access/BearerToken.swift).
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                // The low-level 400s answered before Hummingbird sees a request.
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -197,7 +197,6 @@ let package = Package(
                 "MockAPNsTLS",
                 "MockAPNsHTTP2",
                 "MockAPNsScenario",
-                "MockAPNsObservation",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -238,19 +237,12 @@ let package = Package(
                 "MockAPNsWebPush",
                 "MockAPNsConnections",
                 "MockAPNsUpstream",
-                // The control token's random bytes (Control/Access/BearerToken.swift).
-                .product(name: "Crypto", package: "swift-crypto"),
+                "MockAPNsJSON",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                // The webhook forwarder's HTTP/1.1 client (Hummingbird builds it anyway).
+                // Web push over HTTP/1.1 (NIO's codec).
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                // The HTTP/1 request parts the control API's connection handler sees.
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -270,8 +262,8 @@ let package = Package(
                 "MockAPNsCore",
                 "MockAPNsScenario",
                 "MockAPNsLegacy",
-                "MockAPNsBroadcast",
                 "MockAPNsVerdicts",
+                "MockAPNsDelivery",
                 "MockAPNsDevelopmentPKI",
                 "MockAPNsJournal",
                 "MockAPNsUpstream",
@@ -306,7 +298,7 @@ let package = Package(
         // waits that fail on timeout.
         .target(
             name: "MockAPNsTestSupport",
-            dependencies: ["MockAPNsCore", "MockAPNsJournal", "MockAPNsWire"],
+            dependencies: ["MockAPNsCore", "MockAPNsJournal", "MockAPNsWire", "MockAPNsBroadcast"],
             path: "Tests/MockAPNsTestSupport"
         ),
         .testTarget(
@@ -331,11 +323,9 @@ let package = Package(
         .testTarget(
             name: "MockAPNsWebPushTests",
             dependencies: [
-                "MockAPNsTestSupport",
                 "MockAPNsWebPush",
                 "MockAPNsCore",
                 "MockAPNsWire",
-                "MockAPNsJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),

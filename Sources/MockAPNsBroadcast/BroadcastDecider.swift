@@ -1,5 +1,6 @@
 import MockAPNsWire
 import MockAPNsCore
+import MockAPNsJournal
 /// The decision core for broadcast sends on the provider API (`POST
 /// /4/broadcasts/apps/<bundleID>`, docs/broadcast-protocol.md section 2): one request in, the
 /// verdict APNs gives, the facts the journal keeps and what it should add out.

@@ -1,5 +1,6 @@
 import MockAPNsWire
 import MockAPNsCore
+import MockAPNsJournal
 /// The channel management API's decision core: one request's headers and body in, the
 /// response APNs gives and what it did to the channel registry out (docs/broadcast-protocol.md
 /// section 1). Apple documents the API in "Sending channel management requests to APNs"
@@ -154,29 +155,22 @@ package struct ChannelManagementDecider: Sendable {
     }
 }
 
-/// What one management request did and the answer it got: the journal's record of it.
+/// What one management request did and the answer it got (its record's fields,
+/// `ChannelOperationOutcome`), and the change it asks of the registry.
+@dynamicMemberLookup
 package struct ChannelManagementOutcome: Sendable, Equatable {
-    /// `nil` when the path or method named no operation.
-    package var operation: ChannelOperation?
-    package var bundleID: String?
-    /// The channel concerned: the created one, or the `apns-channel-id` the request sent.
-    package var channelID: String?
-    /// `apns-request-id` as answered (echoed, or generated when absent or malformed).
-    package var requestID: String
-    /// The channel's storage policy, when the request concerned one that exists or was made.
-    package var storagePolicy: MessageStoragePolicy?
-    /// Why it was refused (`nil`: it succeeded).
-    package var reason: Reason?
-    /// The response, byte for byte.
-    package var response: HTTP2PushResponse = HTTP2PushResponse(status: 0, headers: [], body: nil)
+    /// What the journal records of it.
+    package var recorded: ChannelOperationOutcome
     /// The change to the registry the request asks for (`nil`: none, or refused).
     package var effect: ChannelEffect?
 
     package init(operation: ChannelOperation?, bundleID: String?, channelID: String?, requestID: String) {
-        self.operation = operation
-        self.bundleID = bundleID
-        self.channelID = channelID
-        self.requestID = requestID
+        recorded = ChannelOperationOutcome(operation: operation, bundleID: bundleID, channelID: channelID, requestID: requestID)
+    }
+
+    package subscript<Value>(dynamicMember field: WritableKeyPath<ChannelOperationOutcome, Value>) -> Value {
+        get { recorded[keyPath: field] }
+        set { recorded[keyPath: field] = newValue }
     }
 
     fileprivate func refused(_ reason: Reason) -> ChannelManagementOutcome {
@@ -187,7 +181,7 @@ package struct ChannelManagementOutcome: Sendable, Equatable {
             status: reason.httpStatus,
             headers: [
                 HTTPHeader(name: "content-type", value: "application/json"),
-                HTTPHeader(name: "apns-request-id", value: requestID),
+                HTTPHeader(name: "apns-request-id", value: outcome.requestID),
             ],
             body: HTTP2ResponseRenderer.errorBody(reason: reason, timestamp: nil)
         )
@@ -196,10 +190,17 @@ package struct ChannelManagementOutcome: Sendable, Equatable {
 
     fileprivate func answered(status: Int, extraHeaders: [HTTPHeader] = [], json: String? = nil) -> ChannelManagementOutcome {
         var outcome = self
-        var headers = [HTTPHeader(name: "apns-request-id", value: requestID)] + extraHeaders
+        var headers = [HTTPHeader(name: "apns-request-id", value: outcome.requestID)] + extraHeaders
         if json != nil { headers.insert(HTTPHeader(name: "content-type", value: "application/json"), at: 0) }
         outcome.response = HTTP2PushResponse(status: status, headers: headers, body: json.map { Array($0.utf8) })
         return outcome
+    }
+}
+
+extension ChannelOperationRecord {
+    /// The record of a judged request: answered as the core decided (`answer` `nil`), or otherwise.
+    package init(outcome: ChannelManagementOutcome, authentication: JournalAuthentication, answer: SentAnswer? = nil) {
+        self.init(outcome: outcome.recorded, authentication: authentication, answer: answer)
     }
 }
 

@@ -1,4 +1,3 @@
-import MockAPNsObservation
 import Logging
 import MockAPNsCore
 import MockAPNsJournal

@@ -69,7 +69,7 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
         // The request line and header fields read once into the head every transport shares.
         let request = WebPushRequest(
             method: requestHead.method.rawValue, path: requestHead.uri,
-            fields: requestHead.headers.map { HTTPHeader(name: $0.name.lowercased(), value: $0.value) },
+            fields: requestHead.headers.lazy.map { HTTPHeader(name: $0.name.lowercased(), value: $0.value) },
             body: body, bodyLength: bodyLength
         )
         body = []

@@ -1,4 +1,3 @@
-import MockAPNsBroadcast
 import MockAPNsCore
 
 extension JournalEventKind {

@@ -1,4 +1,8 @@
 import MockAPNsCore
+
+// The records of broadcast sends and channel management requests: the journal's vocabulary,
+// filled in by the broadcast module's deciders.
+
 /// One broadcast send (`POST /4/broadcasts/apps/<bundleID>`) as the journal keeps it: the
 /// request, how it authenticated, and the answer as written.
 package struct BroadcastRecord: Sendable, Equatable {
@@ -61,13 +65,13 @@ package struct BroadcastRecord: Sendable, Equatable {
 /// One channel management request (create, read, read all, delete) as the journal keeps it.
 package struct ChannelOperationRecord: Sendable, Equatable {
     /// What the core made of the request: the operation, the channel, the response it wrote.
-    package var outcome: ChannelManagementOutcome
+    package var outcome: ChannelOperationOutcome
     package var authentication: JournalAuthentication
     /// What the client was sent: the core's response, unless a scenario rule answered instead.
     package var answer: SentAnswer
 
     /// A record of a request answered as the core decided (`answer` `nil`), or otherwise.
-    package init(outcome: ChannelManagementOutcome, authentication: JournalAuthentication, answer: SentAnswer? = nil) {
+    package init(outcome: ChannelOperationOutcome, authentication: JournalAuthentication, answer: SentAnswer? = nil) {
         self.outcome = outcome
         self.authentication = authentication
         self.answer = answer ?? .http2(outcome.response, scripted: false)
@@ -82,4 +86,29 @@ package struct ChannelOperationRecord: Sendable, Equatable {
     /// Whether the core's own response is the one that was written (so its body is the one
     /// the client read, and its change to the registry was made).
     package var answeredByCore: Bool { answer.rule == nil && answer.fault == nil && answer.status == outcome.response.status }
+}
+
+/// What one channel management request did and the answer the core made for it, as the
+/// journal keeps it (the broadcast module's decider fills it in).
+package struct ChannelOperationOutcome: Sendable, Equatable {
+    /// `nil` when the path or method named no operation.
+    package var operation: ChannelOperation?
+    package var bundleID: String?
+    /// The channel concerned: the created one, or the `apns-channel-id` the request sent.
+    package var channelID: String?
+    /// `apns-request-id` as answered (echoed, or generated when absent or malformed).
+    package var requestID: String
+    /// The channel's storage policy, when the request concerned one that exists or was made.
+    package var storagePolicy: MessageStoragePolicy?
+    /// Why it was refused (`nil`: it succeeded).
+    package var reason: Reason?
+    /// The response, byte for byte.
+    package var response: HTTP2PushResponse = HTTP2PushResponse(status: 0, headers: [], body: nil)
+
+    package init(operation: ChannelOperation?, bundleID: String?, channelID: String?, requestID: String) {
+        self.operation = operation
+        self.bundleID = bundleID
+        self.channelID = channelID
+        self.requestID = requestID
+    }
 }
