@@ -7,7 +7,8 @@ extension MockAPNsConfiguration {
     /// silence and over each frame, before the server closes it (`timeouts` in a
     /// configuration file). Each one that fires is logged and journaled as a `diagnosis`
     /// (`timeout.tlsHandshake`, `timeout.http2Preface`, `timeout.controlRequestHeader`,
-    /// `timeout.legacyIdle`, `timeout.legacyFrame`). Apple's own limits are not published;
+    /// `timeout.legacyIdle`, `timeout.legacyFrame`, `timeout.http1Idle`,
+    /// `timeout.http1RequestHeader`, `timeout.http1RequestBody`). Apple's own limits are not published;
     /// ten seconds for each step is generous for any real client and short enough that idle
     /// sockets cannot pile up.
     package struct Timeouts: Sendable, Equatable {
@@ -29,6 +30,13 @@ extension MockAPNsConfiguration {
         /// each frame in one go, so a frame still incomplete after ten seconds (a command-2
         /// item that declares 65,535 bytes and sends ten) will not be finished.
         package var legacyFrameSeconds: Double = 10
+        /// An HTTP/1.1 web push connection between requests (from the handshake or the end of
+        /// an answer) until the next request's first byte; then it is closed without an answer.
+        package var webPushIdleSeconds: Double = 60
+        /// An HTTP/1.1 web push request's line and headers, from its first byte (408 after it).
+        package var webPushHeaderSeconds: Double = 10
+        /// An HTTP/1.1 web push request's body, from the end of its headers (408 after it).
+        package var webPushBodySeconds: Double = 10
 
         package init() {}
 
@@ -37,6 +45,7 @@ extension MockAPNsConfiguration {
 
         static let fileKeys = [
             "tlsHandshakeSeconds", "http2PrefaceSeconds", "controlRequestHeaderSeconds", "legacyIdleSeconds", "legacyFrameSeconds",
+            "webPushIdleSeconds", "webPushHeaderSeconds", "webPushBodySeconds",
         ]
 
         /// Reads the `timeouts` object of a configuration file over these values.
@@ -46,6 +55,9 @@ extension MockAPNsConfiguration {
             if let value = try object.double("controlRequestHeaderSeconds", in: Self.range) { controlRequestHeaderSeconds = value }
             if let value = try object.double("legacyIdleSeconds", in: Self.range) { legacyIdleSeconds = value }
             if let value = try object.double("legacyFrameSeconds", in: Self.range) { legacyFrameSeconds = value }
+            if let value = try object.double("webPushIdleSeconds", in: Self.range) { webPushIdleSeconds = value }
+            if let value = try object.double("webPushHeaderSeconds", in: Self.range) { webPushHeaderSeconds = value }
+            if let value = try object.double("webPushBodySeconds", in: Self.range) { webPushBodySeconds = value }
             try object.finish(allowed: Self.fileKeys)
         }
     }

@@ -1,6 +1,7 @@
 import MockAPNsConnections
 import MockAPNsCore
 import MockAPNsJournal
+import MockAPNsObservation
 import MockAPNsTLS
 import MockAPNsWebPush
 import NIOCore
@@ -25,7 +26,12 @@ extension MockAPNsServer {
         services.churn = nil
         services.webPush = WebPushService(
             decider: WebPushDecider(subscriptions: webPushSubscriptions, options: configuration.webPush.options, clock: clock),
-            endpoint: webPushEndpoint, clock: clock, maximumPayloadBytes: configuration.webPush.options.maximumPayloadBytes
+            endpoint: webPushEndpoint, clock: clock, maximumPayloadBytes: configuration.webPush.options.maximumPayloadBytes,
+            http1Limits: .init(
+                headerTimeout: ConnectionTimeouts.amount(configuration.timeouts.webPushHeaderSeconds),
+                bodyTimeout: ConnectionTimeouts.amount(configuration.timeouts.webPushBodySeconds),
+                idleTimeout: ConnectionTimeouts.amount(configuration.timeouts.webPushIdleSeconds),
+                bodyLimit: configuration.webPush.options.maximumPayloadBytes)
         )
         let tls = try OpenSSLContext(configuration: makeWebPushTLSConfiguration())
         let webPushServices = services

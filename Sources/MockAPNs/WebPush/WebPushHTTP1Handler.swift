@@ -15,7 +15,9 @@ import NIOHTTP1
 /// Each request goes through the same flow as on HTTP/2 (`WebPushFlow`): the core decides,
 /// the scenario may answer or fault instead, and the record is written once the answer has
 /// gone out. HTTP/1.1 has no streams: faults that act on one (RST_STREAM, a lowered stream
-/// limit, GOAWAY) act on the connection, and the record says what was done.
+/// limit, GOAWAY) act on the connection, and the record says what was done. `HTTP1RequestGuard`
+/// bounds each request in time and size before it gets here; a body it refused for its
+/// declared size is answered 413 here, recorded, and the connection closed.
 final class WebPushHTTP1Handler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -24,6 +26,9 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
     private let scenarios: ScenarioSwitch
     private let recorder: ConnectionJournal
     private let logger: Logger
+    private let requestGuard: HTTP1RequestGuard
+    /// Requests whose head came, counting from 1 (as the guard counts them).
+    private var requestsSeen = 0
     private var connection: ScenarioConnection
     /// The request being read: its head, the body kept (at most `bodyLimit` bytes) and its
     /// true length.
@@ -34,7 +39,11 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
     /// Set once a fault or `Connection: close` ends the connection: later requests get nothing.
     private var closing = false
 
-    init(service: WebPushService, scenarios: ScenarioSwitch, connection: ScenarioConnection, recorder: ConnectionJournal, logger: Logger) {
+    init(
+        service: WebPushService, scenarios: ScenarioSwitch, connection: ScenarioConnection, recorder: ConnectionJournal, logger: Logger,
+        requestGuard: HTTP1RequestGuard
+    ) {
+        self.requestGuard = requestGuard
         self.service = service
         self.scenarios = scenarios
         self.connection = connection
@@ -47,6 +56,7 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let requestHead):
+            requestsSeen += 1
             head = requestHead
             body = []
             bodyLength = 0
@@ -60,20 +70,53 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
         case .end:
             guard let requestHead = head else { return }
             head = nil
+            if let refusal = requestGuard.bodyRefusal, refusal.requestIndex == requestsSeen {
+                bodyLength = refusal.declaredBytes
+                return answer(requestHead, refusedBody: refusal, context: context)
+            }
             answer(requestHead, context: context)
         }
     }
 
-    private func answer(_ requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
-        guard !closing else { return }
+    /// The request as the web push core reads it, or `nil` when its target and `Host` lines
+    /// were refused (answered here: 400 and closed, or 421).
+    private func flow(_ requestHead: HTTPRequestHead, context: ChannelHandlerContext) -> WebPushFlow? {
+        let target = WebPushHTTP1Target.resolve(
+            target: requestHead.uri, hostLines: requestHead.headers[canonicalForm: "host"].map(String.init),
+            requiresHost: requestHead.version != .http1_0, endpointOrigin: service.endpoint.origin)
         var headers: [(name: String, value: String)] = []
         headers.reserveCapacity(requestHead.headers.count)
         for (name, value) in requestHead.headers { headers.append((name.lowercased(), value)) }
-        let request = WebPushRequest(
-            method: requestHead.method.rawValue, path: requestHead.uri, headers: headers, body: body, bodyLength: bodyLength
-        )
-        body = []
-        let flow = WebPushFlow(request, authority: requestHead.headers.first(name: "host"), service: service)
+        defer { body = [] }
+        switch target {
+        case .served(let path, let authority):
+            let request = WebPushRequest(method: requestHead.method.rawValue, path: path, headers: headers, body: body, bodyLength: bodyLength)
+            return WebPushFlow(request, authority: authority, service: service)
+        case .malformed(let problem), .misdirected(let problem):
+            let malformed = target == .malformed(problem)
+            recorder.record(.diagnosis(code: malformed ? .webPushMalformedHTTP1 : .webPushMisdirected, message: problem))
+            closing = closing || malformed || !requestHead.isKeepAlive
+            HTTP1Answer.write(status: malformed ? .badRequest : .misdirectedRequest, closing: closing, context: context)
+            return nil
+        }
+    }
+
+    /// A body the guard refused for its declared size: 413, recorded with what the core made of
+    /// the rest, and the connection closed (the body was not read).
+    private func answer(_ requestHead: HTTPRequestHead, refusedBody refusal: HTTP1RequestGuard.BodyRefusal, context: ChannelHandlerContext) {
+        guard !closing, let flow = flow(requestHead, context: context) else { return }
+        let verdict = Verdict.rejected(reason: .payloadTooLarge, apnsID: "", timestamp: nil)
+        let diagnosis = Diagnosis(.webPushPayloadTooLarge, "The body declared \(refusal.declaredBytes) bytes or more by \(refusal.declaredBy); "
+            + "the push service takes at most \(service.maximumPayloadBytes). Refused before it was read, and the connection closed.")
+        write(WebPushFlow.shape.render(verdict), keepAlive: false, context: context, sent: WebPushFlow.shape.sent(verdict)) { [recorder] sent in
+            for noticed in flow.diagnoses where noticed.code != .webPushPayloadTooLarge { recorder.record(noticed.event) }
+            recorder.record(diagnosis.event)
+            recorder.record(.notification(flow.record(sent)))
+        }
+    }
+
+    private func answer(_ requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
+        guard !closing, let flow = flow(requestHead, context: context) else { return }
         let engine = scenarios.current
         var coreAnswer: CoreAnswer?
         let decision = engine.decide(flow.scenarioFacts(), connection: &connection) {
