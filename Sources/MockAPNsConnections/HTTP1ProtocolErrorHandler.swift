@@ -103,13 +103,15 @@ package final class HTTP1ProtocolErrorHandler: ChannelDuplexHandler, RemovableCh
 @available(*, unavailable)
 extension HTTP1ProtocolErrorHandler: Sendable {}
 
-/// One whole answer on an HTTP/1.1 connection, written by a handler that answers without the
-/// application (a low-level 400, a deadline's 408, a refused body's 413): `Content-Length`
-/// always, `Connection: close` and the socket closed once the answer is out when `closing`.
+/// One whole answer on an HTTP/1.1 connection (a low-level 400, a deadline's 408, the web push
+/// listener's answers): `Content-Length` always, `Connection: close` and the socket closed once
+/// the answer is out when `closing`.
 package enum HTTP1Answer {
+    /// - Parameter onWritten: told, on the event loop, whether the answer went out (before the
+    ///   connection closes, when `closing`).
     package static func write(
         status: HTTPResponseStatus, headers extra: [(name: String, value: String)] = [], body: [UInt8] = [], closing: Bool,
-        context: ChannelHandlerContext
+        context: ChannelHandlerContext, onWritten: ((Bool) -> Void)? = nil
     ) {
         var headers = HTTPHeaders()
         for field in extra { headers.add(name: field.name, value: field.value) }
@@ -121,8 +123,25 @@ package enum HTTP1Answer {
         }
         let written = context.eventLoop.makePromise(of: Void.self)
         context.writeAndFlush(NIOAny(HTTPServerResponsePart.end(nil)), promise: written)
-        guard closing else { return }
+        guard closing || onWritten != nil else { return }
         let channel = context.channel
-        written.futureResult.whenComplete { _ in channel.close(promise: nil) }
+        let told = NIOLoopBound(onWritten, eventLoop: context.eventLoop)
+        written.futureResult.whenComplete { result in
+            if case .success = result { told.value?(true) } else { told.value?(false) }
+            if closing { channel.close(promise: nil) }
+        }
+    }
+
+    /// The bytes `write` puts on the wire (inside TLS) for an answer of `status` with `headers`
+    /// and a body of `bodyLength` bytes: status line, the headers NIO's encoder writes (with
+    /// `content-length`, and `connection` when `closing`), blank line, body.
+    package static func wireLength(status: Int, headers: [(name: String, value: String)], bodyLength: Int, closing: Bool) -> Int {
+        let reason = HTTPResponseStatus(statusCode: status).reasonPhrase
+        var length = "HTTP/1.1 \(status) \(reason)\r\n".utf8.count
+        var fields = headers.filter { $0.name != "content-length" && (!closing || $0.name != "connection") }
+        fields.append(("content-length", String(bodyLength)))
+        if closing { fields.append(("connection", "close")) }
+        for (name, value) in fields { length += name.utf8.count + 2 + value.utf8.count + 2 }
+        return length + 2 + bodyLength
     }
 }

@@ -37,10 +37,11 @@ package final class HTTP1RequestGuard {
         /// The most body bytes a request may declare.
         package var bodyLimit: Int
 
-        package init(headerTimeout: TimeAmount, bodyTimeout: TimeAmount, idleTimeout: TimeAmount, bodyLimit: Int) {
-            self.headerTimeout = headerTimeout
-            self.bodyTimeout = bodyTimeout
-            self.idleTimeout = idleTimeout
+        /// The timeouts in seconds, as the configuration gives them.
+        package init(headerSeconds: Double, bodySeconds: Double, idleSeconds: Double, bodyLimit: Int) {
+            headerTimeout = ConnectionTimeouts.amount(headerSeconds)
+            bodyTimeout = ConnectionTimeouts.amount(bodySeconds)
+            idleTimeout = ConnectionTimeouts.amount(idleSeconds)
             self.bodyLimit = bodyLimit
         }
     }
@@ -51,6 +52,13 @@ package final class HTTP1RequestGuard {
         package var requestIndex: Int
         package var declaredBytes: Int
         package var declaredBy: String
+        package var limit: Int
+
+        /// What was refused and why, for the journal.
+        package var explanation: String {
+            "The body declared \(declaredBytes) bytes or more by \(declaredBy); the push service takes at most \(limit). "
+                + "Refused before it was read, and the connection closed."
+        }
     }
 
     /// Where the connection is in its current request.
@@ -111,12 +119,16 @@ package final class HTTP1RequestGuard {
 
     /// Adds an HTTP/1.1 server after `handler` (the last one so far), in this order: the
     /// guard's `InboundBytes`, NIO's encoder and decoder, the guard's `Messages`, NIO's
-    /// pipelining helper (one answer at a time, in order), NIO's check of outbound headers,
-    /// `refusals` (the low-level 400), and the listener's `application` handler.
+    /// pipelining helper (one answer at a time, in order), NIO's check of outbound headers, the
+    /// low-level 400 (`HTTP1ProtocolErrorHandler`, journaled as `malformed`), and the listener's
+    /// `application` handler.
     package func installServerPipeline(
-        after handler: any ChannelHandler, refusals: HTTP1ProtocolErrorHandler, application: any ChannelHandler,
+        after handler: any ChannelHandler, application: any ChannelHandler, malformed: DiagnosisCode,
         on operations: ChannelPipeline.SynchronousOperations
     ) throws {
+        let refusals = HTTP1ProtocolErrorHandler { [recorder, listener] problem in
+            recorder.record(.diagnosis(code: malformed, message: "\(listener) request refused with 400, connection closed: \(problem)"))
+        }
         try operations.addHandler(application, position: .after(handler))
         try operations.configureHTTPServerPipeline(position: .after(handler), withPipeliningAssistance: true, withErrorHandling: false)
         try operations.addHandler(refusals, position: .before(application))
@@ -249,7 +261,7 @@ package final class HTTP1RequestGuard {
     /// A body declared over the limit: the request ends here for the application, which answers
     /// it (413, closing); nothing more is read.
     private func refuseBody(declared: Int, by declaredBy: String) {
-        bodyRefusal = BodyRefusal(requestIndex: requestsSeen, declaredBytes: declared, declaredBy: declaredBy)
+        bodyRefusal = BodyRefusal(requestIndex: requestsSeen, declaredBytes: declared, declaredBy: declaredBy, limit: limits.bodyLimit)
         phase = .finished
         disarm()
         messagesContext?.fireChannelRead(NIOAny(HTTPServerRequestPart.end(nil)))

@@ -30,13 +30,10 @@ extension MockAPNsConfiguration {
         /// each frame in one go, so a frame still incomplete after ten seconds (a command-2
         /// item that declares 65,535 bytes and sends ten) will not be finished.
         package var legacyFrameSeconds: Double = 10
-        /// An HTTP/1.1 web push connection between requests (from the handshake or the end of
-        /// an answer) until the next request's first byte; then it is closed without an answer.
-        package var webPushIdleSeconds: Double = 60
-        /// An HTTP/1.1 web push request's line and headers, from its first byte (408 after it).
-        package var webPushHeaderSeconds: Double = 10
-        /// An HTTP/1.1 web push request's body, from the end of its headers (408 after it).
-        package var webPushBodySeconds: Double = 10
+        /// HTTP/1.1 web push: from the handshake or an answer's end to the next request's first
+        /// byte (then closed); from that byte to the end of its headers, and from there to the
+        /// end of its body (then 408 and closed). See `HTTP1RequestGuard`.
+        package var webPushIdleSeconds: Double = 60, webPushHeaderSeconds: Double = 10, webPushBodySeconds: Double = 10
 
         package init() {}
 

@@ -1,7 +1,6 @@
 import MockAPNsConnections
 import MockAPNsCore
 import MockAPNsJournal
-import MockAPNsObservation
 import MockAPNsTLS
 import MockAPNsWebPush
 import NIOCore
@@ -27,11 +26,8 @@ extension MockAPNsServer {
         services.webPush = WebPushService(
             decider: WebPushDecider(subscriptions: webPushSubscriptions, options: configuration.webPush.options, clock: clock),
             endpoint: webPushEndpoint, clock: clock, maximumPayloadBytes: configuration.webPush.options.maximumPayloadBytes,
-            http1Limits: .init(
-                headerTimeout: ConnectionTimeouts.amount(configuration.timeouts.webPushHeaderSeconds),
-                bodyTimeout: ConnectionTimeouts.amount(configuration.timeouts.webPushBodySeconds),
-                idleTimeout: ConnectionTimeouts.amount(configuration.timeouts.webPushIdleSeconds),
-                bodyLimit: configuration.webPush.options.maximumPayloadBytes)
+            http1Limits: .init(headerSeconds: configuration.timeouts.webPushHeaderSeconds, bodySeconds: configuration.timeouts.webPushBodySeconds,
+                               idleSeconds: configuration.timeouts.webPushIdleSeconds, bodyLimit: configuration.webPush.options.maximumPayloadBytes)
         )
         let tls = try OpenSSLContext(configuration: makeWebPushTLSConfiguration())
         let webPushServices = services

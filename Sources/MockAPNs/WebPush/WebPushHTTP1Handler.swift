@@ -16,8 +16,7 @@ import NIOHTTP1
 /// the scenario may answer or fault instead, and the record is written once the answer has
 /// gone out. HTTP/1.1 has no streams: faults that act on one (RST_STREAM, a lowered stream
 /// limit, GOAWAY) act on the connection, and the record says what was done. `HTTP1RequestGuard`
-/// bounds each request in time and size before it gets here; a body it refused for its
-/// declared size is answered 413 here, recorded, and the connection closed.
+/// bounds each request in time and declared size before it gets here.
 final class WebPushHTTP1Handler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -106,8 +105,7 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
     private func answer(_ requestHead: HTTPRequestHead, refusedBody refusal: HTTP1RequestGuard.BodyRefusal, context: ChannelHandlerContext) {
         guard !closing, let flow = flow(requestHead, context: context) else { return }
         let verdict = Verdict.rejected(reason: .payloadTooLarge, apnsID: "", timestamp: nil)
-        let diagnosis = Diagnosis(.webPushPayloadTooLarge, "The body declared \(refusal.declaredBytes) bytes or more by \(refusal.declaredBy); "
-            + "the push service takes at most \(service.maximumPayloadBytes). Refused before it was read, and the connection closed.")
+        let diagnosis = Diagnosis(.webPushPayloadTooLarge, refusal.explanation)
         write(WebPushFlow.shape.render(verdict), keepAlive: false, context: context, sent: WebPushFlow.shape.sent(verdict)) { [recorder] sent in
             for noticed in flow.diagnoses where noticed.code != .webPushPayloadTooLarge { recorder.record(noticed.event) }
             recorder.record(diagnosis.event)
@@ -256,49 +254,25 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
         }
     }
 
-    /// The bytes `write` puts on the wire for `response` (inside TLS): the status line, the
-    /// headers it sends, the blank line and the body, as NIO's HTTP/1.1 encoder writes them.
+    /// The bytes `write` puts on the wire for `response` (inside TLS), as NIO's encoder writes them.
     static func wireLength(of response: HTTP2PushResponse, keepAlive: Bool) -> Int {
-        let reason = HTTPResponseStatus(statusCode: response.status).reasonPhrase
-        var length = "HTTP/1.1 \(response.status) \(reason)\r\n".utf8.count
-        let bodyLength = response.body?.count ?? 0
-        var fields = response.headers.filter { $0.name != "content-length" && (keepAlive || $0.name != "connection") }
-            .map { ($0.name, $0.value) }
-        fields.append(("content-length", String(bodyLength)))
-        if !keepAlive { fields.append(("connection", "close")) }
-        for (name, value) in fields { length += name.utf8.count + 2 + value.utf8.count + 2 }
-        return length + 2 + bodyLength
+        HTTP1Answer.wireLength(
+            status: response.status, headers: response.headers.map { ($0.name, $0.value) }, bodyLength: response.body?.count ?? 0,
+            closing: !keepAlive)
     }
 
-    /// Writes `response`, then records `sent` once the write is done (or that nothing went
-    /// out when the connection closed first); closes after it unless `keepAlive`.
+    /// Writes `response` (closing the connection after it unless `keepAlive`), then records
+    /// `sent` once it is out, or that nothing went out when the connection closed first.
     private func write(
         _ response: HTTP2PushResponse, keepAlive: Bool, context: ChannelHandlerContext, sent: SentAnswer,
         finish: @escaping (SentAnswer) -> Void
     ) {
-        var headers = HTTPHeaders()
-        for field in response.headers { headers.add(name: field.name, value: field.value) }
-        headers.replaceOrAdd(name: "content-length", value: String(response.body?.count ?? 0))
-        if !keepAlive {
-            headers.replaceOrAdd(name: "connection", value: "close")
-            closing = true
-        }
-        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        if let body = response.body, !body.isEmpty {
-            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
-        }
-        let written = context.eventLoop.makePromise(of: Void.self)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
-        let channel = context.channel
-        written.futureResult.whenComplete { result in
-            switch result {
-            case .success:
-                finish(sent)
-            case .failure:
-                finish(.nothing(undelivered: "the connection closed before the answer could be written"))
-            }
-            if !keepAlive { channel.close(promise: nil) }
+        if !keepAlive { closing = true }
+        HTTP1Answer.write(
+            status: HTTPResponseStatus(statusCode: response.status), headers: response.headers.map { ($0.name, $0.value) },
+            body: response.body ?? [], closing: !keepAlive, context: context
+        ) { delivered in
+            finish(delivered ? sent : .nothing(undelivered: "the connection closed before the answer could be written"))
         }
     }
 }

@@ -50,15 +50,12 @@ final class WebPushProtocolSelector: ChannelInboundHandler, RemovableChannelHand
                 position: .after(self)
             )
         } else if let webPush = services.webPush {
+            try operations.handler(type: ConnectionGuardHandler.self).expectNoPreface()
             let requestGuard = HTTP1RequestGuard(limits: webPush.http1Limits, listener: "web push", recorder: recorder, logger: services.logger)
-            let peer = context.remoteAddress.map { "\($0)" } ?? "unknown peer"
-            let refusals = HTTP1ProtocolErrorHandler { [recorder] problem in
-                recorder.record(.diagnosis(code: .webPushMalformedHTTP1, message: "web push request from \(peer) refused with 400, connection closed: \(problem)"))
-            }
-            try requestGuard.installServerPipeline(after: self, refusals: refusals, application: WebPushHTTP1Handler(
+            try requestGuard.installServerPipeline(after: self, application: WebPushHTTP1Handler(
                 service: webPush, scenarios: services.scenarios, connection: scenarioConnection, recorder: recorder,
                 logger: services.logger, requestGuard: requestGuard
-            ), on: operations)
+            ), malformed: .webPushMalformedHTTP1, on: operations)
         }
     }
 }

@@ -55,12 +55,28 @@ final class WebPushHTTP1LimitsTests: XCTestCase {
     func testASilentConnectionIsClosedAtTheIdleLimitWithoutAnAnswer() async throws {
         let (server, port) = try await Self.start(deadlines: 0.5)
         defer { Task { try? await server.shutdown() } }
-        // The HTTP/2 preface deadline (10 s) would close it too, but only after the client gave up.
         let outcome = try HTTP1WireClient(port: port).exchange([], readFor: 6)
         XCTAssertTrue(outcome.closed, "\(outcome)")
         XCTAssertEqual(outcome.received, "")
         let diagnosis = await waitForDiagnosis(.timeoutHTTP1Idle, on: server)
         XCTAssertTrue(diagnosis?.contains("no request within 500 ms") == true, diagnosis ?? "none")
+    }
+
+    /// HTTP/1.1 has no connection preface: the HTTP/2 preface deadline (which the listener's
+    /// HTTP/2 connections keep) does not close a fresh HTTP/1.1 connection; the idle limit bounds it.
+    func testTheFirstRequestIsBoundedByTheIdleLimitNotByTheHTTP2Preface() async throws {
+        let (server, ports) = try await TestServer.start { configuration in
+            configuration.webPush.port = 0
+            configuration.timeouts.http2PrefaceSeconds = 0.2
+            configuration.timeouts.webPushIdleSeconds = 120
+        }
+        defer { Task { try? await server.shutdown() } }
+        let request = Array("POST /x HTTP/1.1\r\nHost: 127.0.0.1\r\nTTL: 60\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8)
+        // The client takes a second before its first request (five times the preface deadline).
+        let outcome = try HTTP1WireClient(port: try XCTUnwrap(ports.webPush)).exchange([([], 1), (request, 0)])
+        XCTAssertEqual(outcome.statuses, [400], "\(outcome)")
+        XCTAssertTrue(outcome.closed, "\(outcome)")
+        XCTAssertFalse(Self.diagnosisCodes(server).contains(.timeoutHTTP2Preface))
     }
 
     func testAStalledRequestLineIsAnswered408AndClosed() async throws {
