@@ -163,6 +163,8 @@ let package = Package(
                 "MockAPNsDelivery",
                 "MockAPNsObservation",
                 "MockAPNsWebPush",
+                // The low-level 400 every HTTP/1.1 listener answers alike (HTTP1ProtocolErrorHandler),
+                // and the connection timeouts' conversions.
                 "MockAPNsConnections",
                 // The bearer token's random bytes (Access/BearerToken.swift).
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -199,6 +201,8 @@ let package = Package(
                 "MockAPNsScenario",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // The HTTP/1.1 listeners' shared guard and low-level refusals.
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
