@@ -14,19 +14,20 @@ package enum HTTP2RequestProblem {
     /// The problem behind `reason`, as `headers` show it; `nil` when the headers show none
     /// (a scripted answer, say) or when the reason concerns a field the record keeps.
     package static func describe(_ reason: Reason?, headers: [HTTPHeader], scope: DuplicateHeaderScope) -> String? {
-        switch reason {
-        case .duplicateHeaders?:
+        // Three reasons of the many: compared one by one rather than switched over them all.
+        if reason == .duplicateHeaders {
             return repeatedNames(headers, scope: scope)
-        case .badPath?:
+        }
+        if reason == .badPath {
             let method = headers.first { $0.name == ":method" }?.value ?? "no :method"
             guard let path = headers.first(where: { $0.name == ":path" })?.value else { return "the request has no :path" }
             return "no endpoint serves \(method) \(quoted(path)): a push goes to POST /3/device/<device token>"
-        case .methodNotAllowed?:
+        }
+        if reason == .methodNotAllowed {
             let method = headers.first { $0.name == ":method" }?.value
             return "\(method.map { "method \($0)" } ?? "no :method"): a push is a POST"
-        default:
-            return nil
         }
+        return nil
     }
 
     /// `apns-topic sent 2 times`: every name sent more than once, in the order first seen.
