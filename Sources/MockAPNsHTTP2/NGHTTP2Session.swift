@@ -54,6 +54,9 @@ final class NGHTTP2Session {
     /// The lowest last-stream ID of the GOAWAY frames sent: nghttp2 ignores any stream the
     /// client opens above it, which the listener hears of (a client that ignores GOAWAY).
     @exclusivity(unchecked) private var goAwayLastStreamID: Int32?
+    /// The error code of the client's GOAWAY, when it came before any GOAWAY of the server's
+    /// went out: the client ended the connection, and the close that follows is its doing.
+    @exclusivity(unchecked) private(set) var clientGoAwayFirst: UInt32?
     /// Reads the frames nghttp2 drops unseen once it stops reading after that GOAWAY.
     @exclusivity(unchecked) private var ignoredInput: IgnoredFrameWalker?
     /// The last message nghttp2's error callback gave, to explain the error that follows.
@@ -559,6 +562,9 @@ final class NGHTTP2Session {
                 } ?? []
                 : nil
             listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .inbound, headers: block))
+        }
+        if header.type == UInt8(NGHTTP2_GOAWAY.rawValue), goAwayLastStreamID == nil, clientGoAwayFirst == nil {
+            clientGoAwayFirst = frame.pointee.goaway.error_code
         }
         if isHeaders, streams.update(header.stream_id, { $0.headerListOverflowed }) == true {
             answerOversizedHeaderList(on: header.stream_id)

@@ -24,6 +24,13 @@ struct LegacyChurnDetector: Sendable {
         self.windowNanoseconds = UInt64(windowSeconds) * 1_000_000_000
     }
 
+    /// Forgets the connections seen and the quiet period after the last diagnosis (a server
+    /// reset): a burst that follows is judged on its own.
+    mutating func startOver() {
+        recent.removeAll()
+        quietUntil = 0
+    }
+
     /// Records a closed connection; returns the diagnosis when this one completes the churn.
     /// `now` is monotonic nanoseconds.
     mutating func connectionClosed(notifications: Int, at now: UInt64) -> LegacyDiagnosis? {

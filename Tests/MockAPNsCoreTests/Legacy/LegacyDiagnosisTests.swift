@@ -160,7 +160,16 @@ final class LegacyMisleadingSymptomTests: XCTestCase {
             let header: [UInt8] = command == 0 ? [0] : [1] + LegacyFixtures.bigEndian(9) + [0, 0, 0, 0]
             let events = legacyDecodeAll(header + [0, 32] + [0, UInt8(long.count)] + long)
             let misread = Int(long[30]) << 8 | Int(long[31])
-            XCTAssertEqual(events.errors.first?.problem, .invalidPayloadSize(length: misread))
+            // The refusal names the cause the diagnosis found; its status stays what Apple's
+            // gateway answered the same bytes with.
+            let error = try XCTUnwrap(events.errors.first)
+            XCTAssertEqual(error.status, .invalidPayloadSize)
+            XCTAssertEqual(error.problem.reason, .missingDeviceToken)
+            XCTAssertTrue(error.problem.description.hasPrefix("token left out"), error.problem.description)
+            XCTAssertTrue(error.problem.description.contains("payload length of \(misread)"), error.problem.description)
+            XCTAssertFalse(error.problem.description.contains("too large"), error.problem.description)
+            XCTAssertNil(error.token, "what was read as the token is the payload length and the start of the JSON")
+            XCTAssertEqual(error.payloadLength, long.count)
             let diagnosis = try XCTUnwrap(events.diagnoses.first)
             XCTAssertEqual(diagnosis, .tokenShorterThanItsLength(
                 identifier: command == 0 ? nil : 9, declaredTokenLength: 32, tokenLength: 0, payloadLength: long.count,

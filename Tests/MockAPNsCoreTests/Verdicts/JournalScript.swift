@@ -64,7 +64,7 @@ struct JournalScript {
         _ connection: UInt64, token: String = "a1b2c3d4" + String(repeating: "0", count: 56), topic: String = "com.example.app",
         payload: String = #"{"aps":{"alert":"hi"}}"#, apnsID: String? = nil, priority: Int? = nil,
         credentials: Credentials = .token(issuedAt: 1_767_225_000), answer: SentAnswer, stream: Int32 = 1,
-        handlingMicroseconds: Int = 80
+        handlingMicroseconds: Int = 80, problem: String? = nil
     ) -> UInt64 {
         let authentication: JournalAuthentication
         switch credentials {
@@ -78,6 +78,7 @@ struct JournalScript {
             payload: Array(payload.utf8), authentication: authentication, answer: answer
         )
         record.handlingMicroseconds = handlingMicroseconds
+        record.problem = problem
         let sequence = nextSequence
         append(.notification(record), connection: connection, stream: stream)
         return sequence
@@ -142,4 +143,12 @@ extension SentAnswer {
     static func fault(_ fault: AppliedFault) -> SentAnswer {
         .nothing(fault: fault)
     }
+
+    /// The legacy gateway's error packet for `reason`, naming notification `identifier`.
+    static func legacyRefusal(_ reason: Reason, identifier: UInt32) -> SentAnswer {
+        SentAnswer(reason: reason, legacyPacket: LegacyErrorResponse(status: reason.legacyStatus, identifier: identifier), accepted: false)
+    }
+
+    /// What the gateway records for a frame it dropped unexamined after the connection's error.
+    static let droppedAfterError = SentAnswer(accepted: false)
 }

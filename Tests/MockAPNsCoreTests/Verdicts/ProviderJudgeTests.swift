@@ -45,6 +45,78 @@ final class ProviderJudgeTests: XCTestCase {
         XCTAssertEqual(checks(script.judged().verdicts), [])
     }
 
+    /// The notification accepted on a connection that then closed, sent again after its token
+    /// was unregistered: each 410 reached the provider, so the first is a refusal and every
+    /// push after it is one to an unregistered token, however the accepting connection ended
+    /// (a drop by the server, where the acceptance may never have reached the provider, or
+    /// the client's own clean close).
+    func testA410ToANotificationAcceptedBeforeIsARefusalAndPushesAfterItAreFound() {
+        for side in [ClosingSide.server, .client] {
+            var script = JournalScript()
+            script.open(1)
+            script.push(1, answer: .ok)
+            script.close(1, by: side)
+            script.wait(200)
+            var refusals: [UInt64] = []
+            for connection in UInt64(2)...4 {
+                script.open(connection)
+                refusals.append(script.push(connection, answer: .refused(.unregistered)))
+                script.close(connection, by: .client)
+                script.wait(100)
+            }
+            let (verdicts, report) = script.judged()
+            XCTAssertEqual(checks(verdicts), [.pushAfterUnregistered, .pushAfterUnregistered], "closed by \(side)")
+            XCTAssertEqual(verdicts.map(\.notifications), [[refusals[0], refusals[1]], [refusals[1], refusals[2]]], "closed by \(side)")
+            XCTAssertEqual(report.provider(provider)?.notifications, NotificationTally(acceptedAtOnce: 1, refused: 1), "closed by \(side)")
+            XCTAssertEqual(report.brokenRules, [.unregisteredToken], "closed by \(side)")
+        }
+    }
+
+    /// Unregistered, then sent twice back to back on the gateway: the second frame, and any
+    /// other to that token written before the error packet could be read, was dropped by the
+    /// close. Neither is a push after the refusal nor a notification lost. A push after the
+    /// connection is over is one, worded with the status the gateway sent, not HTTP's 410.
+    func testLegacyFramesInFlightWhenTheErrorWentOutAreNeitherPushesAfterItNorLost() {
+        var script = JournalScript()
+        script.open(1, certificate: true, transport: .legacy)
+        let refused = script.legacyPush(1, identifier: 1, answer: .legacyRefusal(.unregistered, identifier: 1))
+        script.legacyPush(1, identifier: 2, answer: .droppedAfterError, dropped: true)
+        script.legacyPush(1, payload: #"{"aps":{"alert":"another"}}"#, identifier: 3, answer: .droppedAfterError, dropped: true)
+        script.close(1, by: .server, transport: .legacy)
+        let inFlight = script.judged()
+        XCTAssertEqual(checks(inFlight.verdicts), [])
+        XCTAssertEqual(inFlight.report.totals, NotificationTally(refused: 1))
+        XCTAssertEqual(inFlight.report.brokenRules, [])
+
+        script.wait(1000)
+        script.open(2, certificate: true, transport: .legacy)
+        let again = script.legacyPush(2, identifier: 4, answer: .legacyRefusal(.unregistered, identifier: 4))
+        let (verdicts, report) = script.judged()
+        XCTAssertEqual(checks(verdicts), [.pushAfterUnregistered])
+        XCTAssertEqual(verdicts.first?.notifications, [refused, again])
+        let message = verdicts.first?.message ?? ""
+        XCTAssertTrue(message.contains("answered status 8 (Unregistered)"), message)
+        XCTAssertFalse(message.contains("410"), message)
+        XCTAssertEqual(report.totals.lost, 0)
+    }
+
+    /// A frame dropped after an error on its connection is still lost when its token was not
+    /// the one refused: Apple discards it, and the provider must send it again.
+    func testALegacyFrameDroppedAfterAnotherTokensErrorIsLostUntilSentAgain() {
+        var script = JournalScript()
+        script.open(1, certificate: true, transport: .legacy)
+        script.legacyPush(1, identifier: 1, answer: .legacyRefusal(.unregistered, identifier: 1))
+        let dropped = script.legacyPush(1, token: other, identifier: 2, answer: .droppedAfterError, dropped: true)
+        script.close(1, by: .server, transport: .legacy)
+        let lost = script.judged().report
+        XCTAssertEqual(lost.totals, NotificationTally(refused: 1, lost: 1))
+        XCTAssertEqual(lost.providers.first?.rule(.lost).examples.map(\.notifications), [[dropped]])
+        script.wait(500)
+        script.open(2, certificate: true, transport: .legacy)
+        script.legacyPush(2, token: other, identifier: 3)
+        XCTAssertEqual(script.judged().report.totals, NotificationTally(acceptedAfterRetries: 1, refused: 1))
+    }
+
     // MARK: 2. Permanent refusals
 
     func testRetryingAPermanentRefusalIsFound() {
@@ -75,6 +147,31 @@ final class ProviderJudgeTests: XCTestCase {
         let (verdicts, report) = script.judged()
         XCTAssertEqual(checks(verdicts), [])
         XCTAssertEqual(report.provider(provider)?.notifications, NotificationTally(acceptedAfterRetries: 2))
+    }
+
+    /// What made a request wrong is part of what it is: `apns-topic` sent twice, refused with
+    /// `DuplicateHeaders`, then sent once and accepted, was fixed; sent twice again, it was
+    /// sent again unchanged.
+    func testARequestRidOfWhatMadeItWrongIsAFixNotARetry() {
+        let twice = "apns-topic sent 2 times"
+        var fixed = JournalScript()
+        fixed.open(1)
+        fixed.push(1, answer: .refused(.duplicateHeaders), problem: twice)
+        fixed.wait(100)
+        fixed.push(1, answer: .ok, stream: 3)
+        let (verdicts, report) = fixed.judged()
+        XCTAssertEqual(checks(verdicts), [])
+        XCTAssertEqual(report.provider(provider)?.notifications, NotificationTally(acceptedAfterRetries: 1))
+
+        var unchanged = JournalScript()
+        unchanged.open(1)
+        let first = unchanged.push(1, answer: .refused(.duplicateHeaders), problem: twice)
+        unchanged.wait(100)
+        let second = unchanged.push(1, answer: .refused(.duplicateHeaders), stream: 3, problem: twice)
+        let found = unchanged.judged().verdicts
+        XCTAssertEqual(checks(found), [.retriedPermanentRefusal])
+        XCTAssertEqual(found.first?.notifications, [first, second])
+        XCTAssertTrue(found.first?.message.contains("sent again unchanged") == true, found.first?.message ?? "")
     }
 
     // MARK: 3. Backoff
