@@ -61,7 +61,7 @@ let package = Package(
         .target(name: "MockAPNsScenario", dependencies: ["MockAPNsCore", "MockAPNsWire", "MockAPNsBroadcast"]),
         // The provider judge and its report: what the journal's notifications say about a
         // provider's retry logic. No I/O.
-        .target(name: "MockAPNsVerdicts", dependencies: ["MockAPNsCore", "MockAPNsJournal", "MockAPNsLegacy", "MockAPNsWire"]),
+        .target(name: "MockAPNsVerdicts", dependencies: ["MockAPNsCore", "MockAPNsJournal", "MockAPNsWire"]),
         // Devices, Apple's storage rules and the delivery log, as pure logic.
         .target(name: "MockAPNsDelivery", dependencies: ["MockAPNsCore", "MockAPNsJournal"]),
         // Web push (Safari 16+, RFC 8030/8291/8292): subscriptions as a browser makes them,
@@ -311,10 +311,6 @@ let package = Package(
                 "MockAPNsTestSupport",
                 "MockAPNsCore",
                 "MockAPNsScenario",
-                "MockAPNsLegacy",
-                "MockAPNsBroadcast",
-                "MockAPNsVerdicts",
-                "MockAPNsDelivery",
                 "MockAPNsDevelopmentPKI",
                 "MockAPNsJournal",
                 "MockAPNsWire",
@@ -332,6 +328,30 @@ let package = Package(
                 "MockAPNsWire",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
+        ),
+        .testTarget(
+            name: "MockAPNsJSONTests",
+            dependencies: ["MockAPNsJSON"]
+        ),
+        .testTarget(
+            name: "MockAPNsLegacyTests",
+            dependencies: ["MockAPNsLegacy", "MockAPNsCore"]
+        ),
+        .testTarget(
+            name: "MockAPNsBroadcastTests",
+            dependencies: ["MockAPNsBroadcast", "MockAPNsCore", "MockAPNsScenario", "MockAPNsJournal", "MockAPNsWire"]
+        ),
+        .testTarget(
+            name: "MockAPNsScenarioTests",
+            dependencies: ["MockAPNsScenario", "MockAPNsCore", "MockAPNsBroadcast", "MockAPNsWire"]
+        ),
+        .testTarget(
+            name: "MockAPNsVerdictsTests",
+            dependencies: ["MockAPNsVerdicts", "MockAPNsCore", "MockAPNsJournal", "MockAPNsLegacy", "MockAPNsTestSupport"]
+        ),
+        .testTarget(
+            name: "MockAPNsDeliveryTests",
+            dependencies: ["MockAPNsDelivery", "MockAPNsCore", "MockAPNsJournal"]
         ),
         .testTarget(
             name: "MockAPNsWireTests",

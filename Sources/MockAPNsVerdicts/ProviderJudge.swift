@@ -1,6 +1,5 @@
 import MockAPNsCore
 import MockAPNsJournal
-import MockAPNsLegacy
 /// Judges each provider's retry logic from the journal: it reads events in sequence order (a
 /// live journal's, or a JSONL file's: the same code either way), follows every notification
 /// from its first attempt to its acceptance, and says what the provider did wrong, as it

@@ -72,7 +72,7 @@ final class DevicePushExchange: HTTP2Exchange {
         journaling.recordNotification(
             request, sent: sent, bodyLength: bodyLength, streamID: streamID, authentication: authentication,
             environment: context.environment, tokenIssuedAt: tokenIssuedAt, authenticationDetail: authenticationDetail,
-            problem: HTTP2RequestProblem.describe(sent.reason, headers: push.headers, scope: decider.options.duplicateHeaderScope),
+            problem: HTTP2RequestProblem.describe(sent.reason, head: push.head, scope: decider.options.duplicateHeaderScope),
             handlingMicroseconds: handlingMicroseconds ?? microsecondsSinceArrival()
         )
     }

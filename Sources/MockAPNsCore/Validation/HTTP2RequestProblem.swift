@@ -11,31 +11,31 @@ package enum HTTP2RequestProblem {
     /// The longest path quoted: enough to recognise it, bounded whatever a client sends.
     static let quotedPathLimit = 120
 
-    /// The problem behind `reason`, as `headers` show it; `nil` when the headers show none
+    /// The problem behind `reason`, as the request's `head` shows it; `nil` when it shows none
     /// (a scripted answer, say) or when the reason concerns a field the record keeps.
-    package static func describe(_ reason: Reason?, headers: [HTTPHeader], scope: DuplicateHeaderScope) -> String? {
+    package static func describe(_ reason: Reason?, head: RequestHead, scope: DuplicateHeaderScope) -> String? {
         // Three reasons of the many: compared one by one rather than switched over them all.
         if reason == .duplicateHeaders {
-            return repeatedNames(headers, scope: scope)
+            return repeatedNames(head.fields, scope: scope)
         }
         if reason == .badPath {
-            let method = headers.first { $0.name == ":method" }?.value ?? "no :method"
-            guard let path = headers.first(where: { $0.name == ":path" })?.value else { return "the request has no :path" }
+            let method = head[.method] ?? "no :method"
+            guard let path = head[.path] else { return "the request has no :path" }
             return "no endpoint serves \(method) \(quoted(path)): a push goes to POST /3/device/<device token>"
         }
         if reason == .methodNotAllowed {
-            let method = headers.first { $0.name == ":method" }?.value
-            return "\(method.map { "method \($0)" } ?? "no :method"): a push is a POST"
+            return "\(head[.method].map { "method \($0)" } ?? "no :method"): a push is a POST"
         }
         return nil
     }
 
-    /// `apns-topic sent 2 times`: every name sent more than once, in the order first seen.
+    /// `apns-topic sent 2 times`: every name sent more than once, in the order first seen (the
+    /// list walked again: only for this refusal's record).
     private static func repeatedNames(_ headers: [HTTPHeader], scope: DuplicateHeaderScope) -> String? {
         var counts: [String: Int] = [:]
         var order: [String] = []
         for header in headers {
-            if scope == .appleHeaders, HTTP2HeaderName(header.name) == nil { continue }
+            if scope == .appleHeaders, !HTTP2RequestValidator.isAppleField(header.name) { continue }
             counts[header.name, default: 0] += 1
             if counts[header.name] == 2 { order.append(header.name) }
         }

@@ -140,6 +140,12 @@ package struct HTTP2RequestValidator: Sendable {
         .apnsID, .apnsExpiration, .apnsPriority, .apnsTopic, .apnsPushType, .apnsCollapseID,
     ])
 
+    /// Whether `name` is a field APNs defines.
+    static func isAppleField(_ name: String) -> Bool {
+        guard let field = name.withUTF8Bytes(RequestHead.Field.init) else { return false }
+        return apnsFields.contains(field)
+    }
+
     /// Step 1: whether a field came twice. A field APNs defines always counts; any other
     /// only when `scope` is every header.
     private static func hasDuplicate(_ head: RequestHead, scope: DuplicateHeaderScope) -> Bool {

@@ -44,6 +44,7 @@ final class DependencyTests: XCTestCase {
     func testNoDependencyPointsTheWrongWay() throws {
         let forbidden: [(from: String, to: String)] = [
             ("MockAPNsConnections", "MockAPNsObservation"),
+            ("MockAPNsVerdicts", "MockAPNsLegacy"),
             ("MockAPNsJournal", "MockAPNsObservation"),
             ("MockAPNsCore", "MockAPNsJournal"),
             ("MockAPNsWire", "MockAPNsCore"),
@@ -53,6 +54,16 @@ final class DependencyTests: XCTestCase {
             let target = try XCTUnwrap(targets.first { $0.name == edge.from }, edge.from)
             XCTAssertFalse(target.dependencies.contains(edge.to), "\(edge.from) depends on \(edge.to)")
         }
+    }
+
+    /// Tests mirror the targets: each target of rules or codecs has a test target of its own.
+    func testEachTargetOfRulesHasItsTestTarget() throws {
+        let names = Set(try Self.manifestTargets().map(\.name))
+        let logic = [
+            "MockAPNsWire", "MockAPNsJSON", "MockAPNsCore", "MockAPNsLegacy", "MockAPNsBroadcast", "MockAPNsScenario",
+            "MockAPNsVerdicts", "MockAPNsDelivery", "MockAPNsWebPush", "MockAPNsJournal", "MockAPNsTLS", "MockAPNsHTTP2",
+        ]
+        XCTAssertEqual(logic.filter { !names.contains($0 + "Tests") }, [], "targets without a test target")
     }
 
     // MARK: Reading the manifest and the sources

@@ -1,5 +1,5 @@
 import XCTest
-@testable import MockAPNsCore
+@testable import MockAPNsJSON
 
 /// The one JSON syntax checker: where a value ends (the legacy payload diagnoses), and
 /// whether a payload is one JSON object (the payload rules).

@@ -1,4 +1,4 @@
-import MockAPNsCore
+import MockAPNsJSON
 import XCTest
 
 final class JSONParserTests: XCTestCase {
@@ -56,9 +56,13 @@ final class JSONParserTests: XCTestCase {
         }
     }
 
+    private enum Environment: String, CaseIterable {
+        case sandbox, production
+    }
+
     func testOneOfListsTheChoices() throws {
         var reader = try JSONObjectReader(try JSONParser.parse(#"{"environment": "prod"}"#))
-        XCTAssertThrowsError(try reader.oneOf("environment", APNsEnvironment.self)) { error in
+        XCTAssertThrowsError(try reader.oneOf("environment", Environment.self)) { error in
             XCTAssertEqual((error as? JSONFileError)?.message, #"expected one of "sandbox", "production", found "prod""#)
         }
     }

@@ -1,4 +1,4 @@
-import MockAPNsCore
+import MockAPNsJSON
 import XCTest
 
 /// Scenario and configuration files must be UTF-8; a file that is not says where.

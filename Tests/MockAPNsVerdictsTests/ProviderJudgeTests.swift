@@ -1,3 +1,4 @@
+import MockAPNsTestSupport
 import XCTest
 @testable import MockAPNsCore
 @testable import MockAPNsVerdicts

@@ -132,23 +132,3 @@ struct JournalScript {
         return (verdicts, judge.report())
     }
 }
-
-extension SentAnswer {
-    static let ok = SentAnswer(status: 200, apnsID: "00000000-0000-0000-0000-000000000001", accepted: true)
-
-    static func refused(_ reason: Reason) -> SentAnswer {
-        SentAnswer(status: reason.httpStatus, reason: reason, timestamp: reason.carriesTimestamp ? 1_767_225_600_000 : nil, accepted: false)
-    }
-
-    static func fault(_ fault: AppliedFault) -> SentAnswer {
-        .nothing(fault: fault)
-    }
-
-    /// The legacy gateway's error packet for `reason`, naming notification `identifier`.
-    static func legacyRefusal(_ reason: Reason, identifier: UInt32) -> SentAnswer {
-        SentAnswer(reason: reason, legacyPacket: LegacyErrorResponse(status: reason.legacyStatus, identifier: identifier), accepted: false)
-    }
-
-    /// What the gateway records for a frame it dropped unexamined after the connection's error.
-    static let droppedAfterError = SentAnswer(accepted: false)
-}

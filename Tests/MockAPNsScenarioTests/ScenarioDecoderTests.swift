@@ -8,7 +8,7 @@ import MockAPNsScenario
 /// JSON path, line and column, and what was expected.
 final class ScenarioDecoderTests: XCTestCase {
     static let examplesDirectory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("scenarios")
 
     static func example(_ name: String) throws -> Scenario {
