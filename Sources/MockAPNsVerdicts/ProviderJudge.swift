@@ -147,13 +147,30 @@ package struct ProviderJudge: Sendable {
         /// Provider tokens seen (`iat`), and when the newest new one was first used.
         var tokensSeen: Set<Int64> = []
         var lastRenewal: (issuedAt: Int64, at: Int64, sequence: UInt64)?
+
+        /// Keeps the most recent `StateBounds.dropsPerProvider` drops (junk on a port is a
+        /// drop a connection, hundreds a second).
+        mutating func addDrop(_ drop: Drop) {
+            drops.append(drop)
+            if drops.count > StateBounds.dropsPerProvider { drops.removeFirst(drops.count / 10) }
+        }
     }
 
     /// A connection the server closed, and the connections the provider opened after it.
     private struct Drop: Sendable {
         var connection: UInt64
         var at: Int64
+        /// The first connections opened after it (at most `reconnectionsKept`: they are the
+        /// evidence), and how many there were.
         var reconnections: [UInt64] = []
+        var reconnectionCount = 0
+
+        static let reconnectionsKept = 50
+
+        mutating func reconnected(_ id: UInt64) {
+            reconnectionCount += 1
+            if reconnections.count < Self.reconnectionsKept { reconnections.append(id) }
+        }
     }
 
     private static let delayLimit = 10_000
@@ -168,6 +185,8 @@ package struct ProviderJudge: Sendable {
         static let connectionsOwningChains = 10_000
         /// Provider tokens (`iat`) remembered per provider.
         static let tokensPerProvider = 10_000
+        /// Connections the server dropped, remembered per provider for the reconnect-storm rule.
+        static let dropsPerProvider = 1_000
     }
 
     /// The numbers of entries in each part of the judge's state, for tests of its bounds.
@@ -180,6 +199,8 @@ package struct ProviderJudge: Sendable {
         package var pendingFindings: Int
         package var connectionsOwningChains: Int
         package var tokensSeen: Int
+        package var drops: Int
+        package var dropReconnections: Int
     }
 
     package var stateCounts: StateCounts {
@@ -189,7 +210,9 @@ package struct ProviderJudge: Sendable {
             goneTokens: goneTokens.count,
             pendingFindings: pending.values.reduce(0) { $0 + $1.kept.count + $1.counted.count },
             connectionsOwningChains: connectionsOwningChains.count,
-            tokensSeen: tracks.reduce(0) { $0 + $1.tokensSeen.count }
+            tokensSeen: tracks.reduce(0) { $0 + $1.tokensSeen.count },
+            drops: tracks.reduce(0) { $0 + $1.drops.count },
+            dropReconnections: tracks.reduce(0) { $0 + $1.drops.reduce(0) { $0 + $1.reconnections.count } }
         )
     }
 
@@ -232,8 +255,8 @@ package struct ProviderJudge: Sendable {
             for index in track.drops.indices {
                 let drop = track.drops[index]
                 guard drop.connection != id, drop.at <= openedAt, openedAt <= drop.at + window else { continue }
-                track.drops[index].reconnections.append(id)
-                let count = track.drops[index].reconnections.count
+                track.drops[index].reconnected(id)
+                let count = track.drops[index].reconnectionCount
                 if count > limit, openedAt >= track.stormQuietUntil, storm == nil {
                     track.stormQuietUntil = drop.at + window
                     storm = ProviderVerdict(
@@ -271,7 +294,7 @@ package struct ProviderJudge: Sendable {
                 churn = track.churn.connectionClosed(id, requests: connection.notifications, at: Self.nanoseconds(now))
             }
             track.drops.removeAll { $0.at + keep < now }
-            if side == .server, !connection.dropped { track.drops.append(Drop(connection: id, at: now)) }
+            if side == .server, !connection.dropped { track.addDrop(Drop(connection: id, at: now)) }
         }
         if let churn { emit(Self.churnVerdict(churn, provider: provider, connection: id), into: &found) }
         // Forget the closed connection, so a long run keeps nothing per past connection,
@@ -341,7 +364,7 @@ package struct ProviderJudge: Sendable {
             // The server dropped the connection here; the client may reconnect before the
             // close is recorded, so the drop counts from the fault.
             connections[id]?.dropped = true
-            update(provider) { $0.drops.append(Drop(connection: id, at: answeredAt)) }
+            update(provider) { $0.addDrop(Drop(connection: id, at: answeredAt)) }
         }
         judgeToken(record, outcome: outcome, sequence: sequence, connection: id, arrivedAt: arrivedAt, into: &found)
 

@@ -79,6 +79,35 @@ final class ProviderJudgeBoundsTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(judge.forgottenChains, pushes - ProviderJudge.StateBounds.notifications)
     }
 
+    /// Junk on the gateway: hundreds of connections a second, each failing its handshake and
+    /// closed by the server. Each is a drop, and every connection opened within a second after
+    /// one is a reconnection after it: kept whole, that is quadratic in the rate.
+    func testJunkConnectionsAtHundredsASecondKeepBoundedDrops() {
+        var judge = ProviderJudge()
+        var storms = 0
+        for connection in UInt64(1)...20_000 {
+            monotonic += 1_000_000  // 2 ms apart with the event's own millisecond: 500 a second
+            let events = [
+                event(.connectionOpened(transport: .legacy, peer: "127.0.0.1:1"), connection: connection),
+                event(.tlsFailed(JournalTLSFailure(
+                    reason: "not TLS", alertSent: "unexpected_message", alertReceived: nil, serverName: nil, offeredALPN: nil,
+                    offeredVersions: [], offeredCipherSuites: []
+                )), connection: connection),
+                event(.connectionClosed(transport: .legacy, closedBy: .server, reason: "handshake failed"), connection: connection),
+            ]
+            for event in events {
+                let found = judge.consume(event).filter { $0.check == .reconnectStorm }
+                storms += found.count
+                XCTAssertTrue(found.allSatisfy { $0.connections.count <= 51 }, "the evidence is the first 50 reconnections")
+            }
+        }
+        let counts = judge.stateCounts
+        XCTAssertLessThanOrEqual(counts.drops, ProviderJudge.StateBounds.dropsPerProvider)
+        XCTAssertLessThanOrEqual(counts.dropReconnections, ProviderJudge.StateBounds.dropsPerProvider * 50)
+        XCTAssertLessThanOrEqual(counts.connections, 1)
+        XCTAssertGreaterThan(storms, 0, "the storm is still found")
+    }
+
     func testAConnectionPerRefusedPushKeepsAtMostTheBoundOfClosedConnections() {
         var judge = ProviderJudge()
         let connections = UInt64(ProviderJudge.StateBounds.connectionsOwningChains + 2_000)
