@@ -359,7 +359,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MockAPNsJournalTests",
-            dependencies: ["MockAPNsTestSupport", "MockAPNsCore", "MockAPNsJournal"]
+            dependencies: ["MockAPNsTestSupport", "MockAPNsCore", "MockAPNsJournal", "MockAPNsWire"]
         ),
         .testTarget(
             name: "MockAPNsTLSTests",

@@ -18,6 +18,9 @@ struct ObservationOptions: ParsableArguments {
     @Option(name: .customLong("journal-capacity"), help: ArgumentHelp("Events kept in memory, at least 1; the oldest go first (default 100000).", valueName: "events"))
     var journalCapacity: Int?
 
+    @Option(name: .customLong("journal-capacity-bytes"), help: ArgumentHelp("Bytes the events kept in memory may take, at least 1M; the oldest go first when this or --journal-capacity is reached (default 1K an event of --journal-capacity, at least 128M). A number of bytes, or with K, M or G (powers of 1024).", valueName: "bytes"))
+    var journalCapacityBytes: ByteCount?
+
     @Option(name: .customLong("journal-file-when-behind"), help: "When the --journal file falls behind: wait (default: read provider connections more slowly, the file stays complete) or gap (never slow down; events the memory journal has dropped become gap lines).")
     var journalFileWhenBehind: JournalFileBehindPolicy?
 
@@ -50,6 +53,27 @@ struct ObservationOptions: ParsableArguments {
 
     @Option(name: .customLong("control-token"), help: ArgumentHelp("The bearer token requests from other machines must send (with --control-allow-remote; default: generated and printed). The environment variable MOCKAPNS_CONTROL_TOKEN keeps it out of the process list.", valueName: "token"))
     var controlToken: String?
+
+    /// A number of bytes: `134217728`, or with a suffix K, M or G (KiB, MiB, GiB: `128M`).
+    struct ByteCount: ExpressibleByArgument {
+        var bytes: Int
+        var text: String
+
+        init?(argument: String) {
+            let units: [Character: Int] = ["K": 1 << 10, "k": 1 << 10, "M": 1 << 20, "m": 1 << 20, "G": 1 << 30, "g": 1 << 30]
+            var digits = Substring(argument)
+            var unit = 1
+            if let last = digits.last, let multiplier = units[last] {
+                unit = multiplier
+                digits = digits.dropLast()
+            }
+            guard let number = Int(digits), number >= 0 else { return nil }
+            let (bytes, overflow) = number.multipliedReportingOverflow(by: unit)
+            guard !overflow else { return nil }
+            self.bytes = bytes
+            self.text = argument
+        }
+    }
 
     /// `on` or `off` (`true` and `false` are read the same way).
     enum Switch: String, ExpressibleByArgument {
@@ -87,6 +111,9 @@ struct ObservationOptions: ParsableArguments {
     /// Checks the flags' values before anything runs (with `serve`'s usage on a mistake).
     func validate() throws {
         if let journalCapacity, journalCapacity < 1 { throw ValidationError("--journal-capacity must be at least 1, not \(journalCapacity)") }
+        if let journalCapacityBytes, journalCapacityBytes.bytes < JournalOptions.minimumCapacityBytes {
+            throw ValidationError("--journal-capacity-bytes must be at least 1M (\(JournalOptions.minimumCapacityBytes) bytes), not \(journalCapacityBytes.text)")
+        }
         if let controlPort, !(0...65535).contains(controlPort) { throw ValidationError("--control-port must be 0-65535, not \(controlPort)") }
     }
 
@@ -94,6 +121,7 @@ struct ObservationOptions: ParsableArguments {
     func apply(to configuration: inout MockAPNsConfiguration) throws {
         if let journalFile { configuration.journal.file = journalFile }
         if let journalCapacity { configuration.journal.capacity = journalCapacity }
+        if let journalCapacityBytes { configuration.journal.capacityBytes = journalCapacityBytes.bytes }
         if let journalFrames { configuration.journal.recordsFrames = journalFrames == .on }
         if let journalFileWhenBehind { configuration.journal.fileWhenBehind = journalFileWhenBehind }
         if redactTokens { configuration.journal.redactsTokens = true }

@@ -32,6 +32,8 @@ extension ControlAPI {
         return ControlResponse.object { json in
             json.integer("count", statistics.count)
             json.integer("capacity", statistics.capacity)
+            json.integer("bytes", statistics.bytes)
+            json.integer("capacityBytes", statistics.capacityBytes)
             json.integer("dropped", statistics.dropped)
             json.integer("lastSequence", statistics.lastSequence)
             json.bool("frames", server.journal.options.recordsFrames)

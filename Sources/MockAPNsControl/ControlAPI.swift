@@ -100,6 +100,8 @@ package struct ControlAPI: Sendable {
         json.beginObject(key)
         json.integer("count", statistics.count)
         json.integer("capacity", statistics.capacity)
+        json.integer("bytes", statistics.bytes)
+        json.integer("capacityBytes", statistics.capacityBytes)
         json.integer("dropped", statistics.dropped)
         json.integer("lastSequence", statistics.lastSequence)
         json.endObject()

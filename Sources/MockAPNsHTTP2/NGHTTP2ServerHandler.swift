@@ -75,6 +75,9 @@ package final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     /// Streams the client has opened that have not closed yet.
     package var openStreamCount: Int { session?.openStreamCount ?? 0 }
 
+    /// What the session keeps per stream now; `nil` once the session is gone.
+    package var streamStateCounts: HTTP2StreamStateCounts? { session?.streamStateCounts }
+
     /// What the session's memory pool has done; `nil` once the session is gone.
     package var memoryPoolUse: NGHTTP2MemoryPoolUse? { session?.memoryPoolUse }
 

@@ -145,6 +145,14 @@ final class NGHTTP2Session {
     /// Streams the client has opened and that have not closed yet.
     var openStreamCount: Int { streams.count }
 
+    /// What the session keeps per stream now, for tests that it keeps nothing per past stream.
+    var streamStateCounts: HTTP2StreamStateCounts {
+        HTTP2StreamStateCounts(
+            openStreams: streams.count, errorReasons: streamErrorReasons.count, applicationResets: applicationResets.count,
+            refusalsAwaitingHeaders: refusals.count
+        )
+    }
+
     /// How many blocks the session's memory pool took from the system allocator so far, and
     /// how many the session holds now.
     var memoryPoolUse: NGHTTP2MemoryPoolUse {
@@ -774,6 +782,25 @@ enum NGHTTP2SessionError: Error, CustomStringConvertible {
         case .outOfMemory: "nghttp2 ran out of memory"
         case .library(let code): "nghttp2: \(NGHTTP2Session.describe(code))"
         }
+    }
+}
+
+/// The entries a session keeps per stream, for tests and diagnostics.
+package struct HTTP2StreamStateCounts: Equatable, Sendable {
+    /// Streams opened and not closed (`StreamTable`).
+    package var openStreams: Int
+    /// Reasons kept until a stream's RST_STREAM is sent.
+    package var errorReasons: Int
+    /// Streams the application reset whose RST_STREAM is not sent yet.
+    package var applicationResets: Int
+    /// Streams refused in the current read, waiting for their header block to be decoded.
+    package var refusalsAwaitingHeaders: Int
+
+    package init(openStreams: Int, errorReasons: Int, applicationResets: Int, refusalsAwaitingHeaders: Int) {
+        self.openStreams = openStreams
+        self.errorReasons = errorReasons
+        self.applicationResets = applicationResets
+        self.refusalsAwaitingHeaders = refusalsAwaitingHeaders
     }
 }
 

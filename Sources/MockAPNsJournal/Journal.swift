@@ -39,14 +39,32 @@ extension JournalSink {
 package struct JournalOptions: Sendable, Equatable {
     /// How many events are kept in memory; older ones are dropped first and counted.
     package var capacity: Int
+    /// How many bytes the events kept in memory may take (at least
+    /// `JournalStore.minimumCapacityBytes`); whichever bound is reached first drops the oldest.
+    package var capacityBytes: Int
     /// Whether every HTTP/2 frame is recorded. Notifications are always recorded.
     package var recordsFrames: Bool
     /// How provider tokens appear in what is recorded (frames, diagnoses, close reasons):
     /// without their signature by default.
     package var providerTokens: ProviderTokenRecording
 
-    package init(capacity: Int = 100_000, recordsFrames: Bool = true, providerTokens: ProviderTokenRecording = .withoutSignature) {
+    /// The default byte bound for a journal of `capacity` events: 1 KiB an event, at least
+    /// 128 MiB. The default 100,000 events of usual traffic (a notification packs to a few
+    /// hundred bytes, a frame to tens) fit well within it, so the count is the bound that
+    /// usually applies; events of large or junk input cannot take more.
+    package static func defaultCapacityBytes(forCapacity capacity: Int) -> Int {
+        max(128 << 20, capacity.multipliedReportingOverflow(by: 1024).overflow ? .max : capacity * 1024)
+    }
+    /// The least byte bound taken (`JournalStore.minimumCapacityBytes`).
+    package static let minimumCapacityBytes = JournalStore.minimumCapacityBytes
+
+    /// `capacityBytes` `nil`: `defaultCapacityBytes(forCapacity:)`.
+    package init(
+        capacity: Int = 100_000, capacityBytes: Int? = nil, recordsFrames: Bool = true,
+        providerTokens: ProviderTokenRecording = .withoutSignature
+    ) {
         self.capacity = capacity
+        self.capacityBytes = capacityBytes ?? Self.defaultCapacityBytes(forCapacity: capacity)
         self.recordsFrames = recordsFrames
         self.providerTokens = providerTokens
     }
@@ -72,12 +90,17 @@ package struct JournalStatistics: Sendable, Equatable {
     package var dropped: UInt64
     /// The sequence number of the newest event ever recorded (0: none yet).
     package var lastSequence: UInt64
+    /// The bytes the events held take (`JournalStore.bytesCounted`), and their bound.
+    package var bytes: Int
+    package var capacityBytes: Int
 
-    package init(count: Int, capacity: Int, dropped: UInt64, lastSequence: UInt64) {
+    package init(count: Int, capacity: Int, dropped: UInt64, lastSequence: UInt64, bytes: Int = 0, capacityBytes: Int = .max) {
         self.count = count
         self.capacity = capacity
         self.dropped = dropped
         self.lastSequence = lastSequence
+        self.bytes = bytes
+        self.capacityBytes = capacityBytes
     }
 }
 
@@ -96,8 +119,6 @@ public final class Journal: Sendable {
     private struct State {
         var store: JournalStore
         var lastSequence: UInt64 = 0
-        /// The transport of each connection seen, for filtering events by protocol.
-        var transports: [UInt64: Transport] = [:]
         var sinks: [any JournalSink] = []
         /// Every kind some sink wants (`JournalEventKind.bit`).
         var sinkKinds: UInt32 = 0
@@ -116,7 +137,7 @@ public final class Journal: Sendable {
     package init(options: JournalOptions = JournalOptions(), clock: ServerClock = ServerClock()) {
         self.options = options
         self.clock = clock
-        self.state = Mutex(State(store: JournalStore(capacity: options.capacity)))
+        self.state = Mutex(State(store: JournalStore(capacity: options.capacity, capacityBytes: options.capacityBytes)))
     }
 
     /// The journal clock's time now, in milliseconds since 1970.
@@ -234,9 +255,6 @@ public final class Journal: Sendable {
     ) -> Bool {
         state.lastSequence += 1
         let sequence = state.lastSequence
-        if case .connectionOpened(let transport, _) = kind, let connection {
-            state.transports[connection] = transport
-        }
         state.store.append(
             sequence: sequence, wallTime: wallTime, monotonic: monotonic, connection: connection, stream: stream, kind: kind
         )
@@ -303,9 +321,9 @@ public final class Journal: Sendable {
     public func events(matching filter: JournalEventFilter = .all, limit: Int = .max) -> [JournalEvent] {
         state.withLock { state in
             var found: [JournalEvent] = []
-            let transports = state.transports
-            state.store.forEach(after: filter.afterSequence ?? 0) { event in
-                if filter.matches(event, transportOf: { transports[$0] }) { found.append(event) }
+            let store = state.store
+            store.forEach(after: filter.afterSequence ?? 0) { event in
+                if filter.matches(event, transportOf: { store.transport(ofConnection: $0) }) { found.append(event) }
                 return found.count < limit
             }
             return found
@@ -364,7 +382,8 @@ public final class Journal: Sendable {
         state.withLock { state in
             JournalStatistics(
                 count: state.store.count, capacity: state.store.capacity,
-                dropped: state.store.dropped, lastSequence: state.lastSequence
+                dropped: state.store.dropped, lastSequence: state.lastSequence,
+                bytes: state.store.bytesCounted, capacityBytes: state.store.capacityBytes
             )
         }
     }
@@ -377,7 +396,7 @@ public final class Journal: Sendable {
 
     /// The transport of a connection the journal has seen open.
     package func transport(ofConnection id: UInt64) -> Transport? {
-        state.withLock { $0.transports[id] }
+        state.withLock { $0.store.transport(ofConnection: id) }
     }
 
     // MARK: Waiting

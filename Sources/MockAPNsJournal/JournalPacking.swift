@@ -19,6 +19,45 @@ enum JournalPacking {
         }
     }
 
+    /// The most bytes of a byte string from the wire kept in memory: a legacy frame's raw
+    /// bytes, a GOAWAY's debug data. Longer ones (the bytes of a frame that is no frame) are
+    /// kept as their first bytes, beside the length they had (`frameLength`, the frame's
+    /// `length`), as a notification's payload is (`RecordedPayload.limit`, its `payloadLength`).
+    static let keptBytesLimit = RecordedPayload.limit
+
+    /// `bytes`, or their first `keptBytesLimit`.
+    static func keptPrefix(_ bytes: [UInt8]) -> [UInt8] {
+        bytes.count <= keptBytesLimit ? bytes : Array(bytes[..<keptBytesLimit])
+    }
+
+    /// What an event kept as a value costs the store, roughly: its record, and each string's
+    /// bytes and allocation. Cheap (no formatting): it runs under the journal's lock.
+    static func estimatedBytes(of kind: JournalEventKind) -> Int {
+        let record = 128
+        func text(_ value: String?) -> Int { value.map { 32 + $0.utf8.count } ?? 0 }
+        func texts(_ values: [String]?) -> Int { values.map { $0.reduce(32) { $0 + text($1) } } ?? 0 }
+        switch kind {
+        case .tlsEstablished(let session):
+            return record + text(session.version) + text(session.cipher) + text(session.serverName)
+                + texts(session.offeredALPN) + text(session.negotiatedALPN) + text(session.clientCertificateSubject)
+                + texts(session.topics) + texts(session.environments)
+        case .tlsFailed(let failure):
+            return record + text(failure.reason) + text(failure.alertSent) + text(failure.alertReceived)
+                + text(failure.serverName) + texts(failure.offeredALPN) + texts(failure.offeredVersions)
+                + texts(failure.offeredCipherSuites)
+        case .broadcast(let broadcast):
+            return 4 * record + broadcast.payload.count
+        case .channelOperation:
+            return 4 * record
+        case .verdict(let verdict):
+            return record + text(verdict.message) + text(verdict.deviceToken)
+                + 8 * (verdict.notifications.count + verdict.connections.count) + 48 * verdict.figures.count
+        case .connectionOpened, .connectionClosed, .http2Frame, .legacyFrame, .notification, .fault, .feedbackTuple,
+             .diagnosis, .delivery:
+            return record
+        }
+    }
+
     /// Writes the fields of `kind` (nothing for a kind kept as a value).
     static func pack(_ kind: JournalEventKind, into writer: inout JournalByteWriter) {
         switch kind {
@@ -436,7 +475,8 @@ enum JournalPacking {
             writer.byte(DetailsTag.goaway.rawValue)
             writer.varint(UInt64(code))
             writer.signed(Int64(lastStream))
-            writer.data(debugData)
+            // The frame's `length` keeps how long the debug data was.
+            writer.data(keptPrefix(debugData))
         case .windowUpdate(let increment):
             writer.byte(DetailsTag.windowUpdate.rawValue)
             writer.signed(Int64(increment))
@@ -494,7 +534,7 @@ enum JournalPacking {
         writer.optionalInt(frame.payloadLength)
         writer.optionalInt(frame.frameLength)
         writer.string(frame.problem)
-        writer.data(frame.rawBytes)
+        writer.data(frame.rawBytes.map(keptPrefix))
         writer.bool(frame.dropped)
     }
 

@@ -30,6 +30,8 @@ package struct AccessLog {
     }
 
     private var connections: [UInt64: Connection] = [:]
+    /// Connections open now (each is forgotten at its close).
+    package var connectionsTracked: Int { connections.count }
     private var clock = LogTimestamp()
 
     package init(format: LogFormat, output: LogOutput) {

@@ -131,6 +131,16 @@ package actor ActivityReader: Service {
         self.judge = judge
     }
 
+    /// What the readers keep now (after taking in what the feed holds), for tests that they
+    /// keep nothing per past request or connection.
+    package func stateCounts() -> ReaderStateCounts {
+        catchUp()
+        return ReaderStateCounts(
+            judge: judge?.stateCounts, accessLogConnections: accessLog?.connectionsTracked,
+            metricsConnections: metrics.connectionsTracked
+        )
+    }
+
     /// The verdicts on every provider so far (after taking in what the feed holds).
     package func report() -> VerdictReport? {
         catchUp()
@@ -166,6 +176,16 @@ package actor ActivityReader: Service {
         }
         catchUp()
     }
+}
+
+/// The entries each reader beside the server keeps (`ActivityReader.stateCounts`).
+package struct ReaderStateCounts: Sendable {
+    /// The provider judge's, when verdicts are on.
+    package var judge: ProviderJudge.StateCounts?
+    /// The access log's open connections, when it is on.
+    package var accessLogConnections: Int?
+    /// The metrics' open connections.
+    package var metricsConnections: Int
 }
 
 /// The sequence a server reset left the journal at: the verdicts judge only what follows.

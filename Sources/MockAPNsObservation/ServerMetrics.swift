@@ -18,6 +18,9 @@ package final class ServerMetrics: Sendable {
     private let factory: PrometheusMetricsFactory
     private let state = Mutex(State())
 
+    /// Connections whose transport is kept for their labels (each is forgotten at its close).
+    package var connectionsTracked: Int { state.withLock { $0.transports.count } }
+
     private struct State {
         var ports: [Transport: Int] = [:]
         /// Open connections' transports, for labelling their TLS failures.

@@ -8,9 +8,10 @@ import MockAPNsJournal
 /// Pure bookkeeping over journal values: no clock of its own (time comes from the events,
 /// `JudgeClock`), no locks, no I/O. The server feeds it off the event loops.
 ///
-/// What it keeps: one small entry per connection, and one per notification that has not been
-/// accepted (accepted ones are counted and forgotten), so memory follows the failures, not
-/// the traffic.
+/// What it keeps: one small entry per open connection, and one per notification that has not
+/// been accepted (accepted ones are counted and forgotten), so memory follows the failures, not
+/// the traffic; and every collection has a bound (`StateBounds`), so not even failures without
+/// end (a provider resetting every stream, refused again and again) make it grow for ever.
 package struct ProviderJudge: Sendable {
     package let settings: VerdictSettings
     private var clock = JudgeClock()
@@ -35,10 +36,12 @@ package struct ProviderJudge: Sendable {
     /// Tokens answered 410, until a push to them is accepted again.
     private var goneTokens: [String: GoneToken] = [:]
     /// Findings on connections whose provider is not known yet, given out when it is.
-    private var pending: [UInt64: [ProviderVerdict]] = [:]
+    private var pending: [UInt64: PendingFindings] = [:]
     /// Connections with failed notifications whose provider was not known when they failed:
     /// those notifications find their provider through the connection, so it is kept.
     private var connectionsOwningChains: Set<UInt64> = []
+    /// Notifications forgotten unaccepted to keep `chains` within its bound: not counted as lost.
+    package private(set) var forgottenChains = 0
     /// The sequence of the last event read.
     package private(set) var lastSequence: UInt64 = 0
     /// Events a journal file left out (its gap lines): when not zero, findings may be missing.
@@ -120,6 +123,8 @@ package struct ProviderJudge: Sendable {
         var reportedStreamAfterGoAway = false
         /// A scenario fault dropped it: the drop counts from then, not from its close.
         var dropped = false
+        /// Closed, and kept only because a failed notification names its provider through it.
+        var closed = false
         /// The provider token its last notification carried, already counted in its provider's
         /// `tokensSeen`: the next notification with the same token (nearly every one) is
         /// passed by without hashing the provider's identity.
@@ -141,16 +146,74 @@ package struct ProviderJudge: Sendable {
         /// Provider tokens seen (`iat`), and when the newest new one was first used.
         var tokensSeen: Set<Int64> = []
         var lastRenewal: (issuedAt: Int64, at: Int64, sequence: UInt64)?
+
+        /// Keeps the most recent `StateBounds.dropsPerProvider` drops (junk on a port is a
+        /// drop a connection, hundreds a second).
+        mutating func addDrop(_ drop: Drop) {
+            drops.append(drop)
+            if drops.count > StateBounds.dropsPerProvider { drops.removeFirst(drops.count / 10) }
+        }
     }
 
     /// A connection the server closed, and the connections the provider opened after it.
     private struct Drop: Sendable {
         var connection: UInt64
         var at: Int64
+        /// The first connections opened after it (at most `reconnectionsKept`: they are the
+        /// evidence), and how many there were.
         var reconnections: [UInt64] = []
+        var reconnectionCount = 0
+
+        static let reconnectionsKept = 50
+
+        mutating func reconnected(_ id: UInt64) {
+            reconnectionCount += 1
+            if reconnections.count < Self.reconnectionsKept { reconnections.append(id) }
+        }
     }
 
     private static let delayLimit = 10_000
+
+    /// How much of each kind of state is kept at most. When a bound is passed, the oldest
+    /// tenth goes at once (sorted by age), so keeping it costs O(log n) per entry, not a scan
+    /// per request.
+    enum StateBounds {
+        /// Notifications tried and not accepted (`chains`), and tokens answered 410.
+        static let notifications = 100_000
+        /// Closed connections kept because a failed notification names its provider through them.
+        static let connectionsOwningChains = 10_000
+        /// Provider tokens (`iat`) remembered per provider.
+        static let tokensPerProvider = 10_000
+        /// Connections the server dropped, remembered per provider for the reconnect-storm rule.
+        static let dropsPerProvider = 1_000
+    }
+
+    /// The numbers of entries in each part of the judge's state, for tests of its bounds.
+    package struct StateCounts: Equatable, Sendable {
+        package var connections: Int
+        package var chains: Int
+        package var chainsByAPNsID: Int
+        package var chainDelays: Int
+        package var goneTokens: Int
+        package var pendingFindings: Int
+        package var connectionsOwningChains: Int
+        package var tokensSeen: Int
+        package var drops: Int
+        package var dropReconnections: Int
+    }
+
+    package var stateCounts: StateCounts {
+        StateCounts(
+            connections: connections.count, chains: chains.count, chainsByAPNsID: chainsByAPNsID.count,
+            chainDelays: chains.values.reduce(0) { $0 + $1.delays.count + $1.unattributedDelays.count },
+            goneTokens: goneTokens.count,
+            pendingFindings: pending.values.reduce(0) { $0 + $1.kept.count + $1.counted.count },
+            connectionsOwningChains: connectionsOwningChains.count,
+            tokensSeen: tracks.reduce(0) { $0 + $1.tokensSeen.count },
+            drops: tracks.reduce(0) { $0 + $1.drops.count },
+            dropReconnections: tracks.reduce(0) { $0 + $1.drops.reduce(0) { $0 + $1.reconnections.count } }
+        )
+    }
 
     private func provider(ofConnection id: UInt64) -> ProviderIdentity? {
         connections[id]?.provider
@@ -191,8 +254,8 @@ package struct ProviderJudge: Sendable {
             for index in track.drops.indices {
                 let drop = track.drops[index]
                 guard drop.connection != id, drop.at <= openedAt, openedAt <= drop.at + window else { continue }
-                track.drops[index].reconnections.append(id)
-                let count = track.drops[index].reconnections.count
+                track.drops[index].reconnected(id)
+                let count = track.drops[index].reconnectionCount
                 if count > limit, openedAt >= track.stormQuietUntil, storm == nil {
                     track.stormQuietUntil = drop.at + window
                     storm = ProviderVerdict(
@@ -207,10 +270,16 @@ package struct ProviderJudge: Sendable {
         }
         if let churn { emit(Self.churnVerdict(churn, provider: provider, connection: id), into: &found) }
         if let storm { emit(storm, into: &found) }
-        for waiting in pending.removeValue(forKey: id) ?? [] {
-            var verdict = waiting
-            verdict.provider = provider
-            emit(verdict, into: &found)
+        if let waiting = pending.removeValue(forKey: id) {
+            for kept in waiting.kept {
+                var verdict = kept
+                verdict.provider = provider
+                emit(verdict, into: &found)
+            }
+            // Findings past the kept examples were counted only.
+            update(provider) { track in
+                for (rule, count) in waiting.counted { track.findings[rule, default: 0] += count }
+            }
         }
     }
 
@@ -224,12 +293,16 @@ package struct ProviderJudge: Sendable {
                 churn = track.churn.connectionClosed(id, requests: connection.notifications, at: Self.nanoseconds(now))
             }
             track.drops.removeAll { $0.at + keep < now }
-            if side == .server, !connection.dropped { track.drops.append(Drop(connection: id, at: now)) }
+            if side == .server, !connection.dropped { track.addDrop(Drop(connection: id, at: now)) }
         }
         if let churn { emit(Self.churnVerdict(churn, provider: provider, connection: id), into: &found) }
         // Forget the closed connection, so a long run keeps nothing per past connection,
         // unless a notification still needs it to name its provider.
-        if !connectionsOwningChains.contains(id) { connections[id] = nil }
+        if !connectionsOwningChains.contains(id) {
+            connections[id] = nil
+        } else {
+            connections[id]?.closed = true
+        }
     }
 
     private static func churnVerdict(_ churn: HTTP2Churn, provider: ProviderIdentity, connection: UInt64) -> ProviderVerdict {
@@ -291,7 +364,7 @@ package struct ProviderJudge: Sendable {
             // The server dropped the connection here; the client may reconnect before the
             // close is recorded, so the drop counts from the fault.
             connections[id]?.dropped = true
-            update(provider) { $0.drops.append(Drop(connection: id, at: answeredAt)) }
+            update(provider) { $0.addDrop(Drop(connection: id, at: answeredAt)) }
         }
         judgeToken(record, outcome: outcome, sequence: sequence, connection: id, arrivedAt: arrivedAt, into: &found)
 
@@ -312,6 +385,9 @@ package struct ProviderJudge: Sendable {
         if case .gone(let reason) = outcome {
             // Remembered whatever the attempt is judged as below: every later push to the token is one after it.
             goneTokens[record.deviceToken] = GoneToken(record, reason: reason, answeredAt: answeredAt, sequence: sequence, connection: id)
+            if goneTokens.count > StateBounds.notifications {
+                for token in Self.oldestTenth(of: goneTokens, by: \.sequence) { goneTokens[token] = nil }
+            }
         }
 
         let key = NotificationKey(record)
@@ -347,7 +423,9 @@ package struct ProviderJudge: Sendable {
                 deviceToken: record.deviceToken, topic: record.topic, apnsID: record.requestAPNsID, provider: connection.provider,
                 connections: [id], sequences: [sequence], attempts: 1, outcome: outcome, answeredAt: answeredAt, shape: shape
             )
-            if connection.provider == nil, outcome != .accepted { connectionsOwningChains.insert(id) }
+            if connection.provider == nil, outcome != .accepted, connectionsOwningChains.insert(id).inserted {
+                boundConnectionsOwningChains()
+            }
             finish(chain, key: key, outcome: outcome, connection: id)
         }
     }
@@ -375,6 +453,36 @@ package struct ProviderJudge: Sendable {
         } else {
             chains[key] = chain
             if let id = chain.apnsID { chainsByAPNsID[id] = key }
+            if chains.count > StateBounds.notifications { forgetOldestChains() }
+        }
+    }
+
+    // MARK: Bounds
+
+    /// The keys of the oldest tenth of `entries` by `age` (at least one).
+    private static func oldestTenth<Key, Value>(of entries: [Key: Value], by age: (Value) -> UInt64) -> [Key] {
+        let aged = entries.map { (key: $0.key, age: age($0.value)) }.sorted { $0.age < $1.age }
+        return aged.prefix(max(1, aged.count / 10)).map(\.key)
+    }
+
+    /// Forgets the oldest tenth of the notifications tried and not accepted (by their first
+    /// attempt): what a run of failures without end would otherwise keep for ever.
+    private mutating func forgetOldestChains() {
+        for key in Self.oldestTenth(of: chains, by: { $0.sequences.first ?? 0 }) {
+            guard let chain = chains.removeValue(forKey: key) else { continue }
+            if let id = chain.apnsID, chainsByAPNsID[id] == key { chainsByAPNsID[id] = nil }
+            forgottenChains += 1
+        }
+    }
+
+    /// Keeps the closed connections kept for their failed notifications within their bound,
+    /// forgetting the oldest (connection ids rise with time).
+    private mutating func boundConnectionsOwningChains() {
+        guard connectionsOwningChains.count > StateBounds.connectionsOwningChains else { return }
+        let closed = connectionsOwningChains.filter { connections[$0]?.closed ?? true }.sorted()
+        for id in closed.prefix(max(1, closed.count / 10)) {
+            connectionsOwningChains.remove(id)
+            connections[id] = nil
         }
     }
 
@@ -430,13 +538,15 @@ package struct ProviderJudge: Sendable {
         case .retryable, .interrupted:
             guard afterAnswer else { break }
             let delayMilliseconds = delay / 1000
+            // Only the latest run of delays is ever read (the backoff check).
             chain.delays.append(delayMilliseconds)
+            if chain.delays.count > settings.backoffRunLength { chain.delays.removeFirst(chain.delays.count - settings.backoffRunLength) }
             let provider = provider(ofConnection: id) ?? chain.provider
             if let provider {
                 update(provider) { track in
                     if track.retryDelays.count < Self.delayLimit { track.retryDelays.append(delayMilliseconds) }
                 }
-            } else {
+            } else if chain.unattributedDelays.count < Self.delayLimit {
                 chain.unattributedDelays.append(delayMilliseconds)
             }
             let exempt = settings.immediateRetryAfterDrop && previous == .interrupted(.dropped) && chain.dropsInARow == 1
@@ -515,6 +625,10 @@ package struct ProviderJudge: Sendable {
         let minimum = settings.minimumTokenRenewalSeconds
         update(provider) { track in
             guard track.tokensSeen.insert(issuedAt).inserted else { return }
+            if track.tokensSeen.count > StateBounds.tokensPerProvider {
+                // The oldest tokens (lowest `iat`) are the ones never sent again.
+                for old in track.tokensSeen.sorted().prefix(track.tokensSeen.count / 10) { track.tokensSeen.remove(old) }
+            }
             if let last = track.lastRenewal, arrivedAt - last.at < minimum * 1_000_000 {
                 let seconds = (arrivedAt - last.at) / 1_000_000
                 early = ProviderVerdict(
@@ -535,7 +649,8 @@ package struct ProviderJudge: Sendable {
     /// Gives out a finding for connection `id`'s provider, or keeps it until that is known.
     private mutating func emit(_ verdict: ProviderVerdict, on id: UInt64, into found: inout [ProviderVerdict]) {
         guard let provider = provider(ofConnection: id) else {
-            pending[id, default: []].append(verdict)
+            // Kept whole up to the examples a rule keeps; past them, only counted.
+            pending[id, default: PendingFindings()].add(verdict, keepingPerRule: settings.examplesPerRule)
             return
         }
         var verdict = verdict
@@ -818,5 +933,23 @@ struct Chain: Sendable {
         self.answeredAt = answeredAt
         self.shape = shape
         self.dropsInARow = outcome == .interrupted(.dropped) ? 1 : 0
+    }
+}
+
+/// Findings on one connection whose provider is not known yet: the first few of each rule
+/// kept whole, the rest counted.
+struct PendingFindings: Sendable {
+    var kept: [ProviderVerdict] = []
+    var keptPerRule: [VerdictRule: Int] = [:]
+    var counted: [VerdictRule: Int] = [:]
+
+    mutating func add(_ verdict: ProviderVerdict, keepingPerRule limit: Int) {
+        let rule = verdict.rule
+        if keptPerRule[rule, default: 0] < limit {
+            keptPerRule[rule, default: 0] += 1
+            kept.append(verdict)
+        } else {
+            counted[rule, default: 0] += 1
+        }
     }
 }

@@ -102,6 +102,22 @@ final class ConfigurationFileTests: XCTestCase {
         }
     }
 
+    /// The journal's bound in bytes: read from the file, derived from the count when absent,
+    /// and never below a mebibyte.
+    func testTheJournalsByteCapacityIsReadOrFollowsTheCount() throws {
+        let set = try MockAPNsConfiguration.parse(json: #"{"journal": {"capacity": 500, "capacityBytes": 67108864}}"#)
+        XCTAssertEqual(set.journal.capacityBytes, 64 << 20)
+        XCTAssertEqual(set.journal.options.capacityBytes, 64 << 20)
+        XCTAssertEqual(set.journal.options.capacity, 500)
+        let derived = try MockAPNsConfiguration.parse(json: #"{"journal": {"capacity": 1000000}}"#)
+        XCTAssertNil(derived.journal.capacityBytes)
+        XCTAssertEqual(derived.journal.options.capacityBytes, 1_000_000 * 1024, "1 KiB an event")
+        XCTAssertEqual(try MockAPNsConfiguration.parse(json: "{}").journal.options.capacityBytes, 128 << 20)
+        XCTAssertThrowsError(try MockAPNsConfiguration.parse(json: #"{"journal": {"capacityBytes": 1000}}"#)) { error in
+            XCTAssertEqual((error as? JSONFileError)?.path, "$.journal.capacityBytes")
+        }
+    }
+
     func testMistakesNameTheirPath() {
         let cases: [(String, String)] = [
             (#"{"environment": "all"}"#, "$.environment"),

@@ -36,7 +36,7 @@ extension MockAPNsConfiguration {
     ///   "legacy": { "gatewayPort": 2195, "feedbackPort": 2196, "allowOldTLS": false,
     ///               "parseErrorPolicy": "silentClose", "tokenLength": 32, "variableTokenLength": false,
     ///               "maximumPayloadLength": 2048 },
-    ///   "journal": { "capacity": 100000, "file": "journal.jsonl", "fileWhenBehind": "wait", "frames": true,
+    ///   "journal": { "capacity": 100000, "capacityBytes": 134217728, "file": "journal.jsonl", "fileWhenBehind": "wait", "frames": true,
     ///                "providerTokens": "withoutSignature" },
     ///   "control": { "port": 2198, "host": "127.0.0.1", "allowNonLoopback": false, "allowedHosts": ["mockapns.local"],
     ///                "allowedOrigins": ["http://localhost:3000"], "token": "..." },

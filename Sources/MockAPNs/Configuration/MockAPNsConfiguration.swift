@@ -124,6 +124,9 @@ public struct MockAPNsConfiguration: Sendable {
         /// bytes, as Apple announces): answered 431 (the default; RFC 9113 section 10.5.1)
         /// or reset with PROTOCOL_ERROR. What Apple does is not documented.
         package var headerListOverflow: HeaderListOverflowResponse = .answer431
+        /// How long after a refused stream's notice the log counts the refused streams that
+        /// follow rather than saying each (`StreamRefusalNotices`).
+        package var refusalNoticeWindow: Duration = .seconds(10)
 
         package init() {}
     }

@@ -1,3 +1,4 @@
+import MockAPNsObservation
 import MockAPNsConnections
 import MockAPNsWire
 import Logging
@@ -30,6 +31,8 @@ struct HTTP2ConnectionServices: Sendable {
     var clientTrustRootsPath: String? = nil
     /// Watches all connections together for a provider that uses each for one request.
     var churn: HTTP2ChurnWatch? = nil
+    /// Says refused streams in the log: the first of a spell whole, the rest with a count.
+    var refusalNotices: StreamRefusalNotices? = nil
     /// Which API the listener serves: the provider API (device pushes and broadcasts) or the
     /// broadcast channel management API.
     var role: HTTP2ListenerRole = .provider
@@ -100,6 +103,8 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     /// A server shutdown that arrived before HTTP/2 started (the TLS handshake was still
     /// running): HTTP/2 starts with its GOAWAY, so no request is ever taken.
     private var shutdownBeforeStart: HTTP2GracefulShutdownEvent?
+    /// The connection's event loop, where a summary of refused streams is scheduled.
+    private var eventLoop: (any EventLoop)?
 
     init(services: HTTP2ConnectionServices, scenarioConnection: ScenarioConnection, recorder: ConnectionJournal) {
         self.services = services
@@ -113,6 +118,10 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             recordFault: { stream, description in recorder.recordFault(stream: stream, description: description) },
             recordDiagnosis: { code, message, stream in journaling.note(message, code: code, streamID: stream) }
         )
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        eventLoop = context.eventLoop
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -271,7 +280,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
 
     func http2Handler(_ handler: NGHTTP2ServerHandler, streamError: HTTP2StreamError) {
         // nghttp2 reset a stream over a client mistake (e.g. an upper-case header name).
-        logger.notice("HTTP/2 stream \(streamError.streamID) reset: \(journaling.printable(streamError.message))")
+        noteRefusal(.reset) { "HTTP/2 stream \(streamError.streamID) reset: \(journaling.printable(streamError.message))" }
         journaling.streamError(streamError)
         if let headers = streamError.headers {
             // A request nobody read: its record, like every request's.
@@ -290,12 +299,12 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     }
 
     func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuseStream refused: HTTP2RefusedStream) {
-        logger.notice("HTTP/2 stream \(refused.streamID) refused: \(refused.reason). \(refused.meaning)")
+        noteRefusal(.refused) { "HTTP/2 stream \(refused.streamID) refused: \(refused.reason). \(refused.meaning)" }
         journaling.refusedStream(refused)
     }
 
     func http2Handler(_ handler: NGHTTP2ServerHandler, didRefuse refusal: HTTP2RequestRefusal) {
-        logger.notice("HTTP/2 \(journaling.printable(refusal.description))")
+        noteRefusal(.answeredEarly) { "HTTP/2 \(journaling.printable(refusal.description))" }
         journaling.refusal(refusal)
         journaling.refusedRequest(
             streamID: refusal.streamID, headers: refusal.headers,
@@ -305,8 +314,17 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     }
 
     func http2Handler(_ handler: NGHTTP2ServerHandler, didIgnoreStream streamID: Int32, afterGoAwayNaming lastStreamID: Int32) {
-        logger.notice("HTTP/2 stream \(streamID) opened after GOAWAY (last stream \(lastStreamID)); ignored")
+        noteRefusal(.openedAfterGoAway) { "HTTP/2 stream \(streamID) opened after GOAWAY (last stream \(lastStreamID)); ignored" }
         journaling.streamAfterGoAway(streamID, lastStreamID: lastStreamID)
+    }
+
+    /// Logs a refused stream, or counts it for the shared summary (`StreamRefusalNotices`).
+    private func noteRefusal(_ kind: StreamRefusalNotices.Kind, _ message: () -> String) {
+        guard let notices = services.refusalNotices, let eventLoop else {
+            logger.notice("\(message())")
+            return
+        }
+        notices.note(kind, logger: logger, on: eventLoop, message)
     }
 
     func http2Handler(_ handler: NGHTTP2ServerHandler, didRecord frame: HTTP2FrameRecord) {

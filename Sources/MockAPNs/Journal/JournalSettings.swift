@@ -10,6 +10,11 @@ extension MockAPNsConfiguration {
     public struct JournalSettings: Sendable, Equatable {
         /// Events kept in memory; when full, the oldest go first and are counted as dropped.
         public var capacity: Int = 100_000
+        /// Bytes the events kept in memory may take (at least 1 MiB); when reached before
+        /// `capacity`, the oldest go first all the same. `nil` (the default): 1 KiB for each
+        /// event of `capacity`, at least 128 MiB, which holds that many events of usual traffic
+        /// and bounds what large or junk input can make the journal hold.
+        public var capacityBytes: Int? = nil
         /// A JSON Lines file that receives every event, even those the memory store drops.
         /// `nil`: no file.
         public var file: String? = nil
@@ -35,21 +40,26 @@ extension MockAPNsConfiguration {
         /// not written by then are left out, marked by a gap line, and the log says so.
         package var fileCloseBound: Duration = .seconds(3)
 
-        /// The defaults: 100,000 events kept, every frame recorded, no file.
+        /// The defaults: 100,000 events kept, within 128 MiB, every frame recorded, no file.
         public init() {}
 
         /// The core journal's options.
         package var options: JournalOptions {
-            JournalOptions(capacity: capacity, recordsFrames: recordsFrames, providerTokens: providerTokens)
+            JournalOptions(
+                capacity: capacity, capacityBytes: capacityBytes, recordsFrames: recordsFrames, providerTokens: providerTokens
+            )
         }
 
         static let fileKeys = [
-            "capacity", "file", "fileBuffer", "fileCloseSeconds", "fileWhenBehind", "frames", "providerTokens", "redactTokens",
+            "capacity", "capacityBytes", "file", "fileBuffer", "fileCloseSeconds", "fileWhenBehind", "frames", "providerTokens", "redactTokens",
         ]
 
         /// Reads the `journal` object of a configuration file over these values.
         mutating func read(_ object: inout JSONObjectReader) throws(JSONFileError) {
             if let value = try object.integer("capacity", in: 1...100_000_000) { capacity = Int(value) }
+            if let value = try object.integer("capacityBytes", in: Int64(JournalOptions.minimumCapacityBytes)...(Int64(1) << 40)) {
+                capacityBytes = Int(value)
+            }
             if let value = try object.string("file") { file = value }
             if let value = try object.oneOf("fileWhenBehind", JournalFileBehindPolicy.self) { fileWhenBehind = value }
             if let value = try object.integer("fileBuffer", in: 1...10_000_000) { fileBufferEvents = Int(value) }

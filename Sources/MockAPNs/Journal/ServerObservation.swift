@@ -54,6 +54,11 @@ final class ServerObservation: Sendable {
         await activity.report()
     }
 
+    /// What the readers keep now, for tests of their bounds.
+    func readerStateCounts() async -> ReaderStateCounts {
+        await activity.stateCounts()
+    }
+
     /// Makes the verdicts judge only what is recorded from now on (the server was reset).
     func startVerdictsOver() {
         verdictsStart.start(after: journal.statistics.lastSequence)

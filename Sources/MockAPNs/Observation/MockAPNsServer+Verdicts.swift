@@ -1,3 +1,4 @@
+import MockAPNsObservation
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsVerdicts
@@ -16,6 +17,12 @@ extension MockAPNsServer {
     /// ```
     public func verdictReport() async -> VerdictReport? {
         await observation.verdictReport()
+    }
+
+    /// What the readers beside the server (the verdicts, the access log, the metrics) keep
+    /// now, for tests that they keep nothing per past request.
+    package func readerStateCounts() async -> ReaderStateCounts {
+        await observation.readerStateCounts()
     }
 
     /// Forgets every journal event (sequence numbers go on) and starts the provider verdicts

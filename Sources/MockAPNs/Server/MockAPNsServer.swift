@@ -68,6 +68,8 @@ public final class MockAPNsServer: Sendable {
     let observation: ServerObservation
     /// Apple's storage and delivery rules, run beside the server, and the forwarders.
     let delivery: DeliveryService
+    /// The log's notices of refused HTTP/2 streams, shared by every HTTP/2 listener.
+    let refusalNotices: StreamRefusalNotices
     /// The web push subscriptions, made through `subscribeWebPush` or the control API.
     let webPushSubscriptions = WebPushSubscriptions()
     /// The origin web push endpoints name, settled once the listener is bound.
@@ -144,6 +146,7 @@ public final class MockAPNsServer: Sendable {
         self.controlToken = configuration.control.token
             ?? (configuration.control.allowsNonLoopbackHost ? BearerToken.generate() : nil)
         self.logger = logger
+        self.refusalNotices = StreamRefusalNotices(logger: logger, window: configuration.http2.refusalNoticeWindow)
         self.legacy = LegacyListeners(logger: logger)
         let observation = ServerObservation(
             settings: configuration.journal, accessLog: configuration.accessLog,
@@ -250,6 +253,7 @@ public final class MockAPNsServer: Sendable {
                 logger: logger,
                 clientTrustRootsPath: DevelopmentCredentials.absolute(caCertificatePath),
                 churn: churn,
+                refusalNotices: refusalNotices,
                 broadcasts: makeBroadcastDecider(),
                 upstream: upstream
             )
@@ -362,6 +366,8 @@ public final class MockAPNsServer: Sendable {
             try? await channel.close()
         }
         await legacyClosed
+        // Refused streams counted since the last summary, said before the event loops stop.
+        refusalNotices.sayCounted()
         await upstreamService.withLock { $0 }?.shutdown()
         // What the last notifications came to, before the journal file is written out.
         await delivery.stop()

@@ -50,6 +50,8 @@ final class HelpAndMistakeTests: XCTestCase {
             (["--gateway-port", "65536"], "--gateway-port must be 0-65535, not 65536"),
             (["--control-port", "65536"], "--control-port must be 0-65535, not 65536"),
             (["--journal-capacity", "0"], "--journal-capacity must be at least 1, not 0"),
+            (["--journal-capacity-bytes", "512K"], "--journal-capacity-bytes must be at least 1M (1048576 bytes), not 512K"),
+            (["--journal-capacity-bytes", "lots"], "The value 'lots' is invalid for '--journal-capacity-bytes <bytes>'"),
             (["--legacy-max-payload", "0"], "--legacy-max-payload must be 1-65535, not 0"),
             (["--legacy-max-payload", "65536"], "--legacy-max-payload must be 1-65535, not 65536"),
             (["--legacy-token-length", "101"], "--legacy-token-length must be 1-100, not 101"),

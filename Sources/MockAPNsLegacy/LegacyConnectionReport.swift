@@ -1,5 +1,4 @@
 import MockAPNsCore
-import MockAPNsLegacy
 
 /// What one legacy gateway connection did, recorded when it closes: what a test asserts on
 /// after driving a provider against the gateway.
@@ -50,4 +49,9 @@ package struct LegacyGatewayActivity: Sendable, Equatable {
     package var connections: [LegacyConnectionReport]
     /// Diagnoses about the client's behaviour across connections (connection churn).
     package var diagnoses: [LegacyDiagnosis]
+
+    package init(connections: [LegacyConnectionReport], diagnoses: [LegacyDiagnosis]) {
+        self.connections = connections
+        self.diagnoses = diagnoses
+    }
 }
