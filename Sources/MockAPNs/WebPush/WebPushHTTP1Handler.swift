@@ -173,12 +173,7 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
     /// The answer for the verdict the decision stands for: the core's own response when the
     /// scenario kept the core's verdict, else the rule's verdict in web push's shape.
     private func verdictAnswer(_ decision: ScenarioDecision, flow: WebPushFlow, core: CoreAnswer?) -> (HTTP2PushResponse?, SentAnswer) {
-        let keepsCoreVerdict: Bool
-        switch decision.action {
-        case nil, .fault?, .limitRate?, .setDevice?: keepsCoreVerdict = true
-        case .accept?, .reject?, .respond?, .refuseHandshake?: keepsCoreVerdict = false
-        }
-        if keepsCoreVerdict, let response = core?.response {
+        if decision.keepsCoreVerdict, let response = core?.response {
             return (response, SentAnswer.http2(response, scripted: false))
         }
         let shape = WebPushFlow.shape
