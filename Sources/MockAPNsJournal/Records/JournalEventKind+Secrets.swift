@@ -44,6 +44,9 @@ extension NotificationRecord {
     /// Each field is looked at in place; the record is copied only when one changes (almost
     /// never: a device token, topic or UUID holds no JWS's structure).
     package func recordable(_ providerTokens: ProviderTokenRecording) -> NotificationRecord {
+        // A legacy record's fields are the server's own (the token as hex of its bytes, the
+        // certificate's topic); only a problem quoting what was sent needs a look.
+        if transport == .legacy, problem == nil, authentication.detail == nil { return self }
         var record = self
         func rewrite(_ keyPath: WritableKeyPath<NotificationRecord, String?>) {
             guard let value = record[keyPath: keyPath] else { return }

@@ -91,6 +91,8 @@ final class ProviderTokenRecordingTests: XCTestCase {
             ("apns-id", "5E8D1C1A-1B2C-4D5E-8F90-A1B2C3D4E5F6", "5E8D1C1A-1B2C-4D5E-8F90-A1B2C3D4E5F6"),
             ("apns-topic", "com.example.app", "com.example.app"),
             (":path", "/3/device/" + String(repeating: "a1", count: 32), "/3/device/" + String(repeating: "a1", count: 32)),
+            // A device token of 43 bytes is 86 hex digits: a signature's length, not its shape.
+            (":path", "/3/device/" + String(repeating: "a1", count: 43), "/3/device/" + String(repeating: "a1", count: 43)),
         ]
         for row in rows {
             let recorded = ProviderTokenRecording.withoutSignature.apply(field: row.field, value: row.value)

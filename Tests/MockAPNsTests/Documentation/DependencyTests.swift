@@ -124,23 +124,18 @@ final class DependencyTests: XCTestCase {
     /// The text of the call that starts at `start`, up to its closing parenthesis.
     private static func call(in text: String, from start: String.Index) -> Substring {
         guard let open = text[start...].firstIndex(of: "(") else { return text[start...] }
-        var depth = 0
-        var index = open
-        while index < text.endIndex {
-            switch text[index] {
-            case "(", "[": depth += 1
-            case ")", "]":
-                depth -= 1
-                if depth == 0 { return text[start...index] }
-            default: break
-            }
-            index = text.index(after: index)
-        }
-        return text[start...]
+        let close = closing(in: text[...], after: text.index(after: open))
+        return close < text.endIndex ? text[start...close] : text[start...]
     }
 
     /// The text inside the bracket opened just before `start`.
     private static func bracketed(in text: Substring, from start: Substring.Index) -> Substring {
+        text[start..<closing(in: text, after: start)]
+    }
+
+    /// Where the bracket or parenthesis opened just before `start` closes (the end of `text`
+    /// when it does not).
+    private static func closing(in text: Substring, after start: Substring.Index) -> Substring.Index {
         var depth = 1
         var index = start
         while index < text.endIndex {
@@ -148,11 +143,11 @@ final class DependencyTests: XCTestCase {
             case "[", "(": depth += 1
             case "]", ")":
                 depth -= 1
-                if depth == 0 { return text[start..<index] }
+                if depth == 0 { return index }
             default: break
             }
             index = text.index(after: index)
         }
-        return text[start...]
+        return text.endIndex
     }
 }

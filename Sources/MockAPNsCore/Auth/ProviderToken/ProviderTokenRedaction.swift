@@ -200,7 +200,7 @@ package enum ProviderTokenRedaction {
                 return true
             }
             if dots >= 2, holdsJWS(run) { return true }
-            if dots == 0, run.count == bareSignatureLength { return true }
+            if dots == 0, isBareSignature(run) { return true }
             index = end
         }
         return false
@@ -209,9 +209,17 @@ package enum ProviderTokenRedaction {
     /// An ES256 signature (64 bytes, r‖s) in unpadded base64url is 86 characters.
     private static let bareSignatureLength = 86
 
-    /// Whether `run` is one word of a bare ES256 signature's shape: 86 base64url characters.
-    private static func isBareSignature(_ run: ArraySlice<UInt8>) -> Bool {
-        run.count == bareSignatureLength && !run.contains(UInt8(ascii: "."))
+    /// Whether `run` is one word of a bare ES256 signature's shape: 86 base64url characters,
+    /// not all of them hex digits (a device token of 43 bytes is 86 hex digits; a signature's
+    /// base64url all in hex digits is as likely as 86 throws of a 64-sided die landing on 22
+    /// of its faces).
+    private static func isBareSignature(_ run: some Collection<UInt8>) -> Bool {
+        run.count == bareSignatureLength && !run.contains(UInt8(ascii: ".")) && !run.allSatisfy(isHexDigit)
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
     }
 
     /// Whether `credential` is exactly one JWS: three non-empty parts, the first a JOSE header.
