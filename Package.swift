@@ -47,7 +47,6 @@ let package = Package(
                 "MockAPNsWire",
                 "MockAPNsJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "_CryptoExtras", package: "swift-crypto"),
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
             ]
@@ -57,12 +56,12 @@ let package = Package(
         .target(name: "MockAPNsLegacy", dependencies: ["MockAPNsCore"]),
         // Broadcast push (iOS 18): channels, the channel management API's and broadcast sends'
         // decisions. No I/O.
-        .target(name: "MockAPNsBroadcast", dependencies: ["MockAPNsCore", "MockAPNsWire"]),
+        .target(name: "MockAPNsBroadcast", dependencies: ["MockAPNsCore", "MockAPNsWire", "MockAPNsJournal"]),
         // The JSON scenario model, its decoder and the rule engine. No I/O.
         .target(name: "MockAPNsScenario", dependencies: ["MockAPNsCore", "MockAPNsWire", "MockAPNsBroadcast"]),
         // The provider judge and its report: what the journal's notifications say about a
         // provider's retry logic. No I/O.
-        .target(name: "MockAPNsVerdicts", dependencies: ["MockAPNsCore", "MockAPNsJournal", "MockAPNsLegacy"]),
+        .target(name: "MockAPNsVerdicts", dependencies: ["MockAPNsCore", "MockAPNsJournal", "MockAPNsWire"]),
         // Devices, Apple's storage rules and the delivery log, as pure logic.
         .target(name: "MockAPNsDelivery", dependencies: ["MockAPNsCore", "MockAPNsJournal"]),
         // Web push (Safari 16+, RFC 8030/8291/8292): subscriptions as a browser makes them,
@@ -71,7 +70,7 @@ let package = Package(
             name: "MockAPNsWebPush",
             dependencies: [
                 "MockAPNsCore",
-                "MockAPNsJSON",
+                "MockAPNsWire",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
@@ -91,7 +90,7 @@ let package = Package(
         // readers and sinks.
         .target(
             name: "MockAPNsJournal",
-            dependencies: ["MockAPNsCore", "MockAPNsWire", "MockAPNsBroadcast", "MockAPNsLegacy"]
+            dependencies: ["MockAPNsCore", "MockAPNsJSON", "MockAPNsWire"]
         ),
         // System OpenSSL (libssl/libcrypto 3.x), used only by MockAPNsTLS.
         .systemLibrary(
@@ -164,10 +163,14 @@ let package = Package(
                 "MockAPNsDelivery",
                 "MockAPNsObservation",
                 "MockAPNsWebPush",
+                // The low-level 400 every HTTP/1.1 listener answers alike (HTTP1ProtocolErrorHandler),
+                // and the connection timeouts' conversions.
+                "MockAPNsConnections",
                 // The bearer token's random bytes (Access/BearerToken.swift).
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                // The low-level 400s answered before Hummingbird sees a request.
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -196,9 +199,10 @@ let package = Package(
                 "MockAPNsTLS",
                 "MockAPNsHTTP2",
                 "MockAPNsScenario",
-                "MockAPNsObservation",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // The HTTP/1.1 listeners' shared guard and low-level refusals.
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -237,19 +241,12 @@ let package = Package(
                 "MockAPNsWebPush",
                 "MockAPNsConnections",
                 "MockAPNsUpstream",
-                // The control token's random bytes (Control/Access/BearerToken.swift).
-                .product(name: "Crypto", package: "swift-crypto"),
+                "MockAPNsJSON",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                // The webhook forwarder's HTTP/1.1 client (Hummingbird builds it anyway).
+                // Web push over HTTP/1.1 (NIO's codec).
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                // The HTTP/1 request parts the control API's connection handler sees.
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -269,8 +266,8 @@ let package = Package(
                 "MockAPNsCore",
                 "MockAPNsScenario",
                 "MockAPNsLegacy",
-                "MockAPNsBroadcast",
                 "MockAPNsVerdicts",
+                "MockAPNsDelivery",
                 "MockAPNsDevelopmentPKI",
                 "MockAPNsJournal",
                 "MockAPNsUpstream",
@@ -305,7 +302,7 @@ let package = Package(
         // waits that fail on timeout.
         .target(
             name: "MockAPNsTestSupport",
-            dependencies: ["MockAPNsCore", "MockAPNsJournal", "MockAPNsWire"],
+            dependencies: ["MockAPNsCore", "MockAPNsJournal", "MockAPNsWire", "MockAPNsBroadcast"],
             path: "Tests/MockAPNsTestSupport"
         ),
         .testTarget(
@@ -314,10 +311,6 @@ let package = Package(
                 "MockAPNsTestSupport",
                 "MockAPNsCore",
                 "MockAPNsScenario",
-                "MockAPNsLegacy",
-                "MockAPNsBroadcast",
-                "MockAPNsVerdicts",
-                "MockAPNsDelivery",
                 "MockAPNsDevelopmentPKI",
                 "MockAPNsJournal",
                 "MockAPNsWire",
@@ -330,16 +323,43 @@ let package = Package(
         .testTarget(
             name: "MockAPNsWebPushTests",
             dependencies: [
-                "MockAPNsTestSupport",
                 "MockAPNsWebPush",
                 "MockAPNsCore",
-                "MockAPNsJSON",
+                "MockAPNsWire",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         .testTarget(
+            name: "MockAPNsJSONTests",
+            dependencies: ["MockAPNsJSON"]
+        ),
+        .testTarget(
+            name: "MockAPNsLegacyTests",
+            dependencies: ["MockAPNsLegacy", "MockAPNsCore"]
+        ),
+        .testTarget(
+            name: "MockAPNsBroadcastTests",
+            dependencies: ["MockAPNsBroadcast", "MockAPNsCore", "MockAPNsScenario", "MockAPNsJournal", "MockAPNsWire"]
+        ),
+        .testTarget(
+            name: "MockAPNsScenarioTests",
+            dependencies: ["MockAPNsScenario", "MockAPNsCore", "MockAPNsBroadcast", "MockAPNsWire"]
+        ),
+        .testTarget(
+            name: "MockAPNsVerdictsTests",
+            dependencies: ["MockAPNsVerdicts", "MockAPNsCore", "MockAPNsJournal", "MockAPNsLegacy", "MockAPNsTestSupport"]
+        ),
+        .testTarget(
+            name: "MockAPNsDeliveryTests",
+            dependencies: ["MockAPNsDelivery", "MockAPNsCore", "MockAPNsJournal"]
+        ),
+        .testTarget(
+            name: "MockAPNsWireTests",
+            dependencies: ["MockAPNsWire"]
+        ),
+        .testTarget(
             name: "MockAPNsJournalTests",
-            dependencies: ["MockAPNsTestSupport", "MockAPNsCore", "MockAPNsJournal"]
+            dependencies: ["MockAPNsTestSupport", "MockAPNsCore", "MockAPNsJournal", "MockAPNsWire"]
         ),
         .testTarget(
             name: "MockAPNsTLSTests",
@@ -417,7 +437,7 @@ if Context.environment["MOCKAPNS_FUZZ"] != nil {
         fuzzTarget("FuzzProviderToken", ["MockAPNsCore"]),
         fuzzTarget("FuzzHTTP2RequestValidator", ["MockAPNsCore", "MockAPNsWire"]),
         fuzzTarget("FuzzWebPush", [
-            "MockAPNsCore", "MockAPNsWebPush", .product(name: "Crypto", package: "swift-crypto"),
+            "MockAPNsCore", "MockAPNsWebPush", "MockAPNsWire", .product(name: "Crypto", package: "swift-crypto"),
         ]),
         fuzzTarget("FuzzHTTP2Connection", [
             "MockAPNsHTTP2", "MockAPNsWire",

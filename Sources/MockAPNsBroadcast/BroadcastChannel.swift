@@ -29,10 +29,3 @@ package struct BroadcastChannel: Sendable, Equatable, Hashable {
     }
 }
 
-/// A channel's `message-storage-policy`.
-package enum MessageStoragePolicy: Int, CaseIterable, Sendable, Hashable, Codable {
-    /// Only devices online when a broadcast arrives get it.
-    case noMessageStored = 0
-    /// APNs keeps the latest broadcast for devices that come online later.
-    case mostRecentMessageStored = 1
-}

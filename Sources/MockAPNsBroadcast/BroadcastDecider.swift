@@ -1,5 +1,6 @@
 import MockAPNsWire
 import MockAPNsCore
+import MockAPNsJournal
 /// The decision core for broadcast sends on the provider API (`POST
 /// /4/broadcasts/apps/<bundleID>`, docs/broadcast-protocol.md section 2): one request in, the
 /// verdict APNs gives, the facts the journal keeps and what it should add out.
@@ -69,8 +70,8 @@ package struct BroadcastDecider: Sendable {
 
     /// The `apns-request-id` a response to these headers carries: the request's when it sent
     /// a UUID, otherwise a new lowercase one.
-    package func responseRequestID(for headers: [HTTPHeader]) -> String {
-        if let sent = headers.first(where: { $0.name == "apns-request-id" })?.value,
+    package func responseRequestID(for head: RequestHead) -> String {
+        if let sent = head[.apnsRequestID],
            UUIDSyntax.isCanonical(sent, allowsUppercase: true) {
             return sent
         }
@@ -80,31 +81,31 @@ package struct BroadcastDecider: Sendable {
     /// The record of a broadcast as far as its headers and path say, without judging it: for
     /// a request a scenario answered before the core was consulted.
     package func describe(_ request: HTTP2PushRequest, requestID: String, authentication: AuthenticationResult) -> BroadcastRecord {
-        let fields = BroadcastHeaders(request.headers)
+        let head = request.head
         var bundleID: String?
-        if let path = fields.path, Self.isBroadcastPath(path) {
+        if let path = head[.path], Self.isBroadcastPath(path) {
             let segment = path.dropFirst(Self.pathPrefix.count)
             if !segment.isEmpty { bundleID = String(segment) }
         }
         return BroadcastRecord(
-            bundleID: bundleID, channelID: fields.channelID, topic: fields.topic, pushType: fields.pushType,
-            requestAPNsID: fields.apnsID, requestID: requestID, priority: fields.priority, expiration: fields.expiration,
+            bundleID: bundleID, channelID: head[.apnsChannelID], topic: head[.apnsTopic], pushType: head[.apnsPushType],
+            requestAPNsID: head[.apnsID], requestID: requestID, priority: head[.apnsPriority], expiration: head[.apnsExpiration],
             payload: request.body, authentication: JournalAuthentication(authentication), answer: .nothing()
         )
     }
 
     /// Decides one broadcast. `requestID` is the `apns-request-id` the answer carries.
     package func decide(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> BroadcastDecision {
-        let fields = BroadcastHeaders(request.headers)
+        let head = request.head
         var bundleID: String?
         var storagePolicy: MessageStoragePolicy?
         var diagnoses: [Diagnosis] = []
-        let apnsIDIsValid = fields.apnsID.map { UUIDSyntax.isCanonical($0, allowsUppercase: validation.acceptsUppercaseAPNsIDs) } ?? true
-        let apnsID = (apnsIDIsValid ? fields.apnsID : nil) ?? apnsIDs.next()
+        let apnsIDIsValid = head[.apnsID].map { UUIDSyntax.isCanonical($0, allowsUppercase: validation.acceptsUppercaseAPNsIDs) } ?? true
+        let apnsID = (apnsIDIsValid ? head[.apnsID] : nil) ?? apnsIDs.next()
         func record(_ verdict: Verdict) -> BroadcastDecision {
             BroadcastDecision(verdict: verdict, record: BroadcastRecord(
-                bundleID: bundleID, channelID: fields.channelID, topic: fields.topic, pushType: fields.pushType,
-                requestAPNsID: fields.apnsID, requestID: requestID, priority: fields.priority, expiration: fields.expiration,
+                bundleID: bundleID, channelID: head[.apnsChannelID], topic: head[.apnsTopic], pushType: head[.apnsPushType],
+                requestAPNsID: head[.apnsID], requestID: requestID, priority: head[.apnsPriority], expiration: head[.apnsExpiration],
                 storagePolicy: storagePolicy, payload: request.body,
                 authentication: JournalAuthentication(context.authentication), answer: .http2(verdict)
             ), diagnoses: diagnoses)
@@ -113,18 +114,19 @@ package struct BroadcastDecider: Sendable {
             record(.rejected(reason: reason, apnsID: apnsID, timestamp: nil))
         }
 
-        guard let path = fields.path, Self.isBroadcastPath(path) else { return refuse(.badPath) }
+        guard let path = head[.path], Self.isBroadcastPath(path) else { return refuse(.badPath) }
         let pathBundleID = String(path.dropFirst(Self.pathPrefix.count))
         guard !pathBundleID.isEmpty, !pathBundleID.contains("/"), !pathBundleID.contains("?") else { return refuse(.badPath) }
         bundleID = pathBundleID
-        if fields.method != "POST" { return refuse(options.wrongMethodReason) }
+        if head[.method] != "POST" { return refuse(options.wrongMethodReason) }
         if let refusal = BroadcastCredentials.authenticationRefusal(context.authentication, environment: context.environment) {
             return refuse(refusal)
         }
 
-        if fields.hasDuplicate { return refuse(.duplicateHeaders) }
+        // Any name sent twice, whether Apple defines it or not.
+        if !head.repeated.isEmpty || head.repeatsOtherField { return refuse(.duplicateHeaders) }
         if !apnsIDIsValid { return refuse(.badMessageId) }
-        if let sent = fields.requestID, !UUIDSyntax.isCanonical(sent, allowsUppercase: true) { return refuse(.badMessageId) }
+        if let sent = head[.apnsRequestID], !UUIDSyntax.isCanonical(sent, allowsUppercase: true) { return refuse(.badMessageId) }
         if BroadcastCredentials.hasPushTypeSuffix(pathBundleID) { return refuse(.topicDisallowed) }
         if let refusal = BroadcastCredentials.coverageRefusal(
             context.authentication, bundleID: pathBundleID, notCovered: options.bundleNotCoveredReason
@@ -133,11 +135,11 @@ package struct BroadcastDecider: Sendable {
         }
         if options.disabledBundleIDs.contains(pathBundleID) { return refuse(.featureNotEnabled) }
 
-        guard let pushType = fields.pushType else { return refuse(.missingPushType) }
+        guard let pushType = head[.apnsPushType] else { return refuse(.missingPushType) }
         guard options.isLiveActivityPushType(pushType, spellings: BroadcastOptions.headerPushTypeSpellings) else {
             return refuse(.invalidPushType)
         }
-        if let topic = fields.topic {
+        if let topic = head[.apnsTopic] {
             guard case .wellFormed = TopicRules.classify(topic) else { return refuse(.badTopic) }
             if topic != pathBundleID {
                 // A topic that is this app's with a suffix: "no push type suffix" (TopicDisallowed).
@@ -152,16 +154,16 @@ package struct BroadcastDecider: Sendable {
         }
 
         var expiration: Int64?
-        if let text = fields.expiration {
+        if let text = head[.apnsExpiration] {
             guard let value = HeaderValueSyntax.expiration(text) else { return refuse(.badExpirationDate) }
             expiration = value
         }
-        if let text = fields.priority {
+        if let text = head[.apnsPriority] {
             guard let priority = HeaderValueSyntax.priority(text), options.allowedPriorities.contains(priority) else {
                 return refuse(.badPriority)
             }
         }
-        let missing = [("apns-expiration", fields.expiration), ("apns-priority", fields.priority)].filter { $0.1 == nil }.map(\.0)
+        let missing = [("apns-expiration", head[.apnsExpiration]), ("apns-priority", head[.apnsPriority])].filter { $0.1 == nil }.map(\.0)
         if !missing.isEmpty {
             diagnoses.append(Diagnosis(
                 .broadcastMissingRequiredHeader,
@@ -171,13 +173,13 @@ package struct BroadcastDecider: Sendable {
                                                              : "Accepted (broadcast.refusesMissingRequiredHeaders is off).")
             ))
             if options.refusesMissingRequiredHeaders {
-                return refuse(fields.expiration == nil ? .badExpirationDate : .badPriority)
+                return refuse(head[.apnsExpiration] == nil ? .badExpirationDate : .badPriority)
             }
         }
-        if let collapseID = fields.collapseID, collapseID.utf8.count > HTTP2RequestValidator.maximumCollapseIDLength {
+        if let collapseID = head[.apnsCollapseID], collapseID.utf8.count > HTTP2RequestValidator.maximumCollapseIDLength {
             return refuse(.badCollapseId)
         }
-        guard let channelID = fields.channelID else { return refuse(.missingChannelId) }
+        guard let channelID = head[.apnsChannelID] else { return refuse(.missingChannelId) }
         guard ChannelID.isWellFormed(channelID, maximumLength: options.maximumChannelIDLength) else {
             return refuse(.badChannelId)
         }
@@ -220,37 +222,3 @@ package struct BroadcastDecision: Sendable, Equatable {
     }
 }
 
-/// The headers a broadcast reads: the first of each, and whether any name was repeated.
-struct BroadcastHeaders {
-    var method: String?
-    var path: String?
-    var channelID: String?
-    var requestID: String?
-    var apnsID: String?
-    var topic: String?
-    var pushType: String?
-    var priority: String?
-    var expiration: String?
-    var collapseID: String?
-    var hasDuplicate = false
-
-    init(_ headers: [HTTPHeader]) {
-        var seen = Set<String>()
-        for header in headers {
-            if !seen.insert(header.name).inserted { hasDuplicate = true; continue }
-            switch header.name {
-            case ":method": method = header.value
-            case ":path": path = header.value
-            case "apns-channel-id": channelID = header.value
-            case "apns-request-id": requestID = header.value
-            case "apns-id": apnsID = header.value
-            case "apns-topic": topic = header.value
-            case "apns-push-type": pushType = header.value
-            case "apns-priority": priority = header.value
-            case "apns-expiration": expiration = header.value
-            case "apns-collapse-id": collapseID = header.value
-            default: break
-            }
-        }
-    }
-}

@@ -1,5 +1,6 @@
 import MockAPNsWire
 import MockAPNsCore
+import MockAPNsJournal
 /// The channel management API's decision core: one request's headers and body in, the
 /// response APNs gives and what it did to the channel registry out (docs/broadcast-protocol.md
 /// section 1). Apple documents the API in "Sending channel management requests to APNs"
@@ -37,8 +38,8 @@ package struct ChannelManagementDecider: Sendable {
 
     /// The `apns-request-id` a response to these headers carries: the request's when it sent
     /// a UUID, otherwise a new lowercase one (Apple: "APNs creates a new UUID").
-    package func responseRequestID(for headers: [HTTPHeader]) -> String {
-        if let sent = ManagementHeaders(headers).requestID, UUIDSyntax.isCanonical(sent, allowsUppercase: true) {
+    package func responseRequestID(for head: RequestHead) -> String {
+        if let sent = head[.apnsRequestID], UUIDSyntax.isCanonical(sent, allowsUppercase: true) {
             return sent
         }
         return requestIDs.next()
@@ -70,19 +71,19 @@ package struct ChannelManagementDecider: Sendable {
     /// What a request asks for, as far as its headers and path say, without judging it: the
     /// record of a request a scenario answered before the core was consulted.
     package func describe(_ request: HTTP2PushRequest, requestID: String) -> ChannelManagementOutcome {
-        let fields = ManagementHeaders(request.headers)
-        let route = ChannelManagementRoute.resolve(method: fields.method, path: fields.path)
+        let head = request.head
+        let route = ChannelManagementRoute.resolve(method: head[.method], path: head[.path])
         return ChannelManagementOutcome(
-            operation: route.operation, bundleID: route.bundleID, channelID: fields.channelID, requestID: requestID
+            operation: route.operation, bundleID: route.bundleID, channelID: head[.apnsChannelID], requestID: requestID
         )
     }
 
     /// Decides one request without changing the registry; `apply(_:)` makes the change.
     package func judge(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
-        let fields = ManagementHeaders(request.headers)
-        var outcome = ChannelManagementOutcome(operation: nil, bundleID: nil, channelID: fields.channelID, requestID: requestID)
+        let head = request.head
+        var outcome = ChannelManagementOutcome(operation: nil, bundleID: nil, channelID: head[.apnsChannelID], requestID: requestID)
 
-        let route = ChannelManagementRoute.resolve(method: fields.method, path: fields.path)
+        let route = ChannelManagementRoute.resolve(method: head[.method], path: head[.path])
         outcome.operation = route.operation
         outcome.bundleID = route.bundleID
         if let refusal = route.refusal {
@@ -93,7 +94,7 @@ package struct ChannelManagementDecider: Sendable {
         if let refusal = BroadcastCredentials.authenticationRefusal(context.authentication, environment: context.environment) {
             return outcome.refused(refusal)
         }
-        if let sent = fields.requestID, !UUIDSyntax.isCanonical(sent, allowsUppercase: true) {
+        if let sent = head[.apnsRequestID], !UUIDSyntax.isCanonical(sent, allowsUppercase: true) {
             return outcome.refused(.badMessageId)
         }
         if BroadcastCredentials.hasPushTypeSuffix(bundleID) { return outcome.refused(.topicDisallowed) }
@@ -132,7 +133,7 @@ package struct ChannelManagementDecider: Sendable {
             return outcome.answered(status: 200, json: writer.text)
 
         case .read, .delete:
-            guard let channelID = fields.channelID else { return outcome.refused(.missingChannelId) }
+            guard let channelID = head[.apnsChannelID] else { return outcome.refused(.missingChannelId) }
             guard ChannelID.isWellFormed(channelID, maximumLength: options.maximumChannelIDLength) else {
                 return outcome.refused(.badChannelId)
             }
@@ -154,29 +155,22 @@ package struct ChannelManagementDecider: Sendable {
     }
 }
 
-/// What one management request did and the answer it got: the journal's record of it.
+/// What one management request did and the answer it got (its record's fields,
+/// `ChannelOperationOutcome`), and the change it asks of the registry.
+@dynamicMemberLookup
 package struct ChannelManagementOutcome: Sendable, Equatable {
-    /// `nil` when the path or method named no operation.
-    package var operation: ChannelOperation?
-    package var bundleID: String?
-    /// The channel concerned: the created one, or the `apns-channel-id` the request sent.
-    package var channelID: String?
-    /// `apns-request-id` as answered (echoed, or generated when absent or malformed).
-    package var requestID: String
-    /// The channel's storage policy, when the request concerned one that exists or was made.
-    package var storagePolicy: MessageStoragePolicy?
-    /// Why it was refused (`nil`: it succeeded).
-    package var reason: Reason?
-    /// The response, byte for byte.
-    package var response: HTTP2PushResponse = HTTP2PushResponse(status: 0, headers: [], body: nil)
+    /// What the journal records of it.
+    package var recorded: ChannelOperationOutcome
     /// The change to the registry the request asks for (`nil`: none, or refused).
     package var effect: ChannelEffect?
 
     package init(operation: ChannelOperation?, bundleID: String?, channelID: String?, requestID: String) {
-        self.operation = operation
-        self.bundleID = bundleID
-        self.channelID = channelID
-        self.requestID = requestID
+        recorded = ChannelOperationOutcome(operation: operation, bundleID: bundleID, channelID: channelID, requestID: requestID)
+    }
+
+    package subscript<Value>(dynamicMember field: WritableKeyPath<ChannelOperationOutcome, Value>) -> Value {
+        get { recorded[keyPath: field] }
+        set { recorded[keyPath: field] = newValue }
     }
 
     fileprivate func refused(_ reason: Reason) -> ChannelManagementOutcome {
@@ -187,7 +181,7 @@ package struct ChannelManagementOutcome: Sendable, Equatable {
             status: reason.httpStatus,
             headers: [
                 HTTPHeader(name: "content-type", value: "application/json"),
-                HTTPHeader(name: "apns-request-id", value: requestID),
+                HTTPHeader(name: "apns-request-id", value: outcome.requestID),
             ],
             body: HTTP2ResponseRenderer.errorBody(reason: reason, timestamp: nil)
         )
@@ -196,10 +190,17 @@ package struct ChannelManagementOutcome: Sendable, Equatable {
 
     fileprivate func answered(status: Int, extraHeaders: [HTTPHeader] = [], json: String? = nil) -> ChannelManagementOutcome {
         var outcome = self
-        var headers = [HTTPHeader(name: "apns-request-id", value: requestID)] + extraHeaders
+        var headers = [HTTPHeader(name: "apns-request-id", value: outcome.requestID)] + extraHeaders
         if json != nil { headers.insert(HTTPHeader(name: "content-type", value: "application/json"), at: 0) }
         outcome.response = HTTP2PushResponse(status: status, headers: headers, body: json.map { Array($0.utf8) })
         return outcome
+    }
+}
+
+extension ChannelOperationRecord {
+    /// The record of a judged request: answered as the core decided (`answer` `nil`), or otherwise.
+    package init(outcome: ChannelManagementOutcome, authentication: JournalAuthentication, answer: SentAnswer? = nil) {
+        self.init(outcome: outcome.recorded, authentication: authentication, answer: answer)
     }
 }
 
@@ -258,23 +259,3 @@ struct ChannelCreationBody: Equatable {
     }
 }
 
-/// The headers the management API reads: the first of each (a repeated one is ignored;
-/// Apple documents no duplicate check here).
-package struct ManagementHeaders {
-    package var method: String?
-    package var path: String?
-    package var channelID: String?
-    var requestID: String?
-
-    package init(_ headers: [HTTPHeader]) {
-        for header in headers {
-            switch header.name {
-            case ":method" where method == nil: method = header.value
-            case ":path" where path == nil: path = header.value
-            case "apns-channel-id" where channelID == nil: channelID = header.value
-            case "apns-request-id" where requestID == nil: requestID = header.value
-            default: break
-            }
-        }
-    }
-}

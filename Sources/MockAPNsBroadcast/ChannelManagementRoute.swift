@@ -1,15 +1,4 @@
 import MockAPNsCore
-/// The channel management API's four operations, named as the journal and scenarios name them.
-package enum ChannelOperation: String, CaseIterable, Sendable, Hashable, Codable {
-    /// `POST /1/apps/<bundleID>/channels`
-    case create
-    /// `GET /1/apps/<bundleID>/channels` with `apns-channel-id`
-    case read
-    /// `GET /1/apps/<bundleID>/all-channels`
-    case readAll
-    /// `DELETE /1/apps/<bundleID>/channels` with `apns-channel-id`
-    case delete
-}
 
 /// Which operation a method and path ask for.
 package enum ChannelManagementRoute {

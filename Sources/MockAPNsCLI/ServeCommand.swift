@@ -224,7 +224,8 @@ struct ServeCommand: AsyncParsableCommand {
         for (flag, value) in [
             ("--tls-handshake-timeout", connections.tlsHandshakeTimeout), ("--http2-preface-timeout", connections.http2PrefaceTimeout),
             ("--control-header-timeout", connections.controlHeaderTimeout), ("--legacy-idle-timeout", legacy.legacyIdleTimeout),
-            ("--legacy-frame-timeout", legacy.legacyFrameTimeout),
+            ("--legacy-frame-timeout", legacy.legacyFrameTimeout), ("--web-push-idle-timeout", connections.webPushIdleTimeout),
+            ("--web-push-header-timeout", connections.webPushHeaderTimeout), ("--web-push-body-timeout", connections.webPushBodyTimeout),
         ] {
             if let value, !range.contains(value) {
                 throw ValidationError("\(flag) must be from \(range.lowerBound) to \(Int(range.upperBound)) seconds, not \(value)")
@@ -260,6 +261,9 @@ extension ServeCommand {
         if let controlHeaderTimeout = connections.controlHeaderTimeout { timeouts.controlRequestHeaderSeconds = controlHeaderTimeout }
         if let legacyIdleTimeout = legacy.legacyIdleTimeout { timeouts.legacyIdleSeconds = legacyIdleTimeout }
         if let legacyFrameTimeout = legacy.legacyFrameTimeout { timeouts.legacyFrameSeconds = legacyFrameTimeout }
+        if let seconds = connections.webPushIdleTimeout { timeouts.webPushIdleSeconds = seconds }
+        if let seconds = connections.webPushHeaderTimeout { timeouts.webPushHeaderSeconds = seconds }
+        if let seconds = connections.webPushBodyTimeout { timeouts.webPushBodySeconds = seconds }
     }
 
     /// The legacy gateway and feedback flags (checked by `validate`), over what the

@@ -119,6 +119,15 @@ struct ConnectionServeOptions: ParsableArguments {
 
     @Option(name: .customLong("control-header-timeout"), help: ArgumentHelp("Seconds a control API client has to send each request's header block (default 10).", valueName: "seconds"))
     var controlHeaderTimeout: Double?
+
+    @Option(name: .customLong("web-push-idle-timeout"), help: ArgumentHelp("Seconds an HTTP/1.1 web push connection may wait between requests before it is closed (default 60).", valueName: "seconds"))
+    var webPushIdleTimeout: Double?
+
+    @Option(name: .customLong("web-push-header-timeout"), help: ArgumentHelp("Seconds an HTTP/1.1 web push request has for its request line and headers, from its first byte (default 10; then 408).", valueName: "seconds"))
+    var webPushHeaderTimeout: Double?
+
+    @Option(name: .customLong("web-push-body-timeout"), help: ArgumentHelp("Seconds an HTTP/1.1 web push request has for its body, after its headers (default 10; then 408).", valueName: "seconds"))
+    var webPushBodyTimeout: Double?
 }
 
 /// `mockapns serve`: the binary gateway's and feedback service's rules.

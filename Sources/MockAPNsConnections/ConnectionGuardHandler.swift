@@ -1,4 +1,3 @@
-import MockAPNsObservation
 import Logging
 import MockAPNsCore
 import MockAPNsJournal
@@ -127,6 +126,14 @@ package final class ConnectionGuardHandler: ChannelDuplexHandler {
             }
         }
         context.fireChannelRead(data)
+    }
+
+    /// The protocol ALPN chose has no preface (HTTP/1.1 on the web push port, whose own
+    /// handlers bound each request from the handshake on): the first-bytes deadline is dropped.
+    package func expectNoPreface() {
+        guard case .awaitingFirstBytes = phase else { return }
+        disarm()
+        phase = .open
     }
 
     // MARK: Reading only while the client reads

@@ -2,6 +2,7 @@ import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsHTTP2
 import MockAPNsTLS
+import MockAPNsWire
 import NIOCore
 
 /// Records one connection's life in the journal: opened, TLS established or refused, and
@@ -9,7 +10,9 @@ import NIOCore
 ///
 /// It sits right after the TLS handler, so it hears TLS's events, and every close the
 /// protocol handlers behind it ask for passes through it: a close that passes here is the
-/// server's; a connection that goes inactive without one was closed by the client.
+/// server's, unless the client ended the connection with its own GOAWAY first (the HTTP/2
+/// handler then says so with `HTTP2ClientWentAwayEvent` before it closes); a connection
+/// that goes inactive without one was closed by the client.
 ///
 /// It also paces the connection's recorder (`ConnectionJournal`): the events of one read are
 /// held from its first bytes and recorded together when the read is over, or sooner, before
@@ -100,6 +103,17 @@ package final class JournalConnectionHandler: ChannelDuplexHandler {
     package func serverCloses(reason: String) {
         closedBy = closedBy ?? .server
         self.reason = self.reason ?? reason
+    }
+
+    package func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard let wentAway = event as? HTTP2ClientWentAwayEvent else {
+            context.triggerUserOutboundEvent(event, promise: promise)
+            return
+        }
+        // The HTTP/2 handler closes next, but only because the client's GOAWAY ended the connection.
+        closedBy = closedBy ?? .client
+        reason = reason ?? "client GOAWAY \(HTTP2ErrorCode.name(of: wentAway.errorCode))"
+        promise?.succeed(())
     }
 
     package func close(context: ChannelHandlerContext, mode: CloseMode, promise: EventLoopPromise<Void>?) {

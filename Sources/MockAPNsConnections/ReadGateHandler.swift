@@ -1,4 +1,4 @@
-import MockAPNsObservation
+import MockAPNsJournal
 import NIOCore
 
 /// Holds a provider connection's reads while the journal's file is behind

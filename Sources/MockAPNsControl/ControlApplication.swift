@@ -1,6 +1,7 @@
 import Hummingbird
 import HummingbirdCore
 import Logging
+import MockAPNsConnections
 import ServiceLifecycle
 import NIOCore
 import NIOHTTP1
@@ -46,9 +47,11 @@ package enum ControlApplication {
     }
 }
 
-/// Hummingbird's HTTP/1.1 child channel with `AbsoluteFormTargetHandler` where only it can
-/// work: after NIO's request decoder, before the conversion to HTTP types drops the host an
-/// absolute-form target names.
+/// Hummingbird's HTTP/1.1 child channel with two handlers after NIO's request decoder:
+/// `AbsoluteFormTargetHandler`, where only it can work (before the conversion to HTTP types
+/// drops the host an absolute-form target names), and the shared `HTTP1ProtocolErrorHandler`,
+/// so a request NIO's parser refuses gets its 400 with the headers of every other control
+/// answer (no framing), and the socket closes, as on the web push listener.
 package struct ControlHTTP1Channel: ServerChildChannel {
     package let http1: HTTP1Channel
 
@@ -57,6 +60,9 @@ package struct ControlHTTP1Channel: ServerChildChannel {
             let pipeline = channel.pipeline.syncOperations
             let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
             try pipeline.addHandler(AbsoluteFormTargetHandler(), position: .after(decoder))
+            try pipeline.addHandler(
+                HTTP1ProtocolErrorHandler(answerHeaders: ControlResponseHeadersMiddleware.fields), position: .after(decoder)
+            )
             return value
         }
     }

@@ -25,9 +25,16 @@ package struct ControlResponseHeadersMiddleware: RouterMiddleware {
         "base-uri 'none'", "form-action 'self'", "frame-ancestors 'none'",
     ].joined(separator: "; ")
 
-    /// HTTPTypes has no shorthand for this name; its initializer fails only for a name that
-    /// is not a token, which this is (the tests read the header).
-    private static let frameOptions = HTTPFields.Element.Name("X-Frame-Options")
+    /// The headers, by name and value: this middleware sets them on the router's answers, and
+    /// `HTTP1ProtocolErrorHandler` on the 400 the connection answers before a request reaches
+    /// the router (a bad request line, a header block over the limit, broken framing).
+    package static let fields: [(name: String, value: String)] = [
+        ("Content-Security-Policy", contentSecurityPolicy), ("X-Frame-Options", "DENY"), ("X-Content-Type-Options", "nosniff"),
+    ]
+
+    /// `fields` as HTTPTypes names; the initializer fails only for a name that is not a token,
+    /// which none is (the tests read the headers).
+    private static let typedFields = fields.compactMap { field in HTTPFields.Element.Name(field.name).map { ($0, field.value) } }
 
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response: Response
@@ -37,9 +44,7 @@ package struct ControlResponseHeadersMiddleware: RouterMiddleware {
             // What Hummingbird would answer for the error, with the headers too.
             response = try error.response(from: request, context: context)
         }
-        response.headers[.contentSecurityPolicy] = Self.contentSecurityPolicy
-        if let frameOptions = Self.frameOptions { response.headers[frameOptions] = "DENY" }
-        response.headers[.xContentTypeOptions] = "nosniff"
+        for (name, value) in Self.typedFields { response.headers[name] = value }
         return response
     }
 }

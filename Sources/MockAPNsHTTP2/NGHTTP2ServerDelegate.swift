@@ -74,3 +74,16 @@ package struct HTTP2GracefulShutdownEvent: Sendable, Hashable {
         self.debugData = debugData
     }
 }
+
+/// Sent outbound by ``NGHTTP2ServerHandler`` just before it closes a connection that the
+/// client ended with a GOAWAY of its own, sent before any of the server's (what HTTP/2 clients
+/// do when they close): whoever records who closed the connection learns it was the client,
+/// although the last close call is the server's.
+package struct HTTP2ClientWentAwayEvent: Sendable, Hashable {
+    /// The client's GOAWAY error code (`NO_ERROR` for a clean close).
+    package var errorCode: UInt32
+
+    package init(errorCode: UInt32) {
+        self.errorCode = errorCode
+    }
+}

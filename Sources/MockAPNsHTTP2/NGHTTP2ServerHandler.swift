@@ -355,6 +355,10 @@ package final class NGHTTP2ServerHandler: ChannelDuplexHandler {
             errorReported = true
             delegate?.http2Handler(self, connectionError: error)
         }
+        if session.connectionError == nil, !closeAfterFlush, let errorCode = session.clientGoAwayFirst {
+            // nghttp2 is done because the client went away first: the close is the client's.
+            context.triggerUserOutboundEvent(HTTP2ClientWentAwayEvent(errorCode: errorCode), promise: nil)
+        }
         let channel = context.channel
         if let output {
             context.writeAndFlush(wrapOutboundOut(output)).whenComplete { _ in

@@ -54,6 +54,9 @@ final class NGHTTP2Session {
     /// The lowest last-stream ID of the GOAWAY frames sent: nghttp2 ignores any stream the
     /// client opens above it, which the listener hears of (a client that ignores GOAWAY).
     @exclusivity(unchecked) private var goAwayLastStreamID: Int32?
+    /// The error code of the client's GOAWAY, when it came before any GOAWAY of the server's
+    /// went out: the client ended the connection, and the close that follows is its doing.
+    @exclusivity(unchecked) private(set) var clientGoAwayFirst: UInt32?
     /// Reads the frames nghttp2 drops unseen once it stops reading after that GOAWAY.
     @exclusivity(unchecked) private var ignoredInput: IgnoredFrameWalker?
     /// The last message nghttp2's error callback gave, to explain the error that follows.
@@ -464,7 +467,7 @@ final class NGHTTP2Session {
         } else {
             // Trailers: a new header block on a known stream.
             streams.update(header.stream_id) {
-                $0.headerBlockStart = $0.headers.count
+                $0.headerBlockStart = $0.head.fields.count
                 $0.headerListSize = 0
             }
         }
@@ -487,12 +490,12 @@ final class NGHTTP2Session {
             // A provider sends the same fields request after request (its token, its user
             // agent, often its topic and path): a field equal to the one at the same place in
             // the previous request shares that one's strings instead of decoding copies.
-            let index = stream.headers.count
+            let index = stream.head.fields.count
             if index < previousRequestHeaders.count,
                previousRequestHeaders[index].hasBytes(name: name, nameLength, value: value, valueLength) {
-                stream.headers.append(previousRequestHeaders[index])
+                stream.head.append(previousRequestHeaders[index])
             } else {
-                stream.headers.append(HTTPHeader(
+                stream.head.append(HTTPHeader(
                     name: HTTPHeader.string(name, nameLength),
                     value: HTTPHeader.string(value, valueLength)
                 ))
@@ -528,7 +531,7 @@ final class NGHTTP2Session {
     ) -> Int32 {
         let streamID = frame.pointee.hd.stream_id
         let field = HTTPHeader(name: HTTPHeader.string(name, nameLength), value: HTTPHeader.string(value, valueLength))
-        streams.update(streamID) { $0.headers.append(field) }
+        streams.update(streamID) { $0.head.append(field) }
         streamErrorReasons[streamID] = "the header field \(field.name) has a value HTTP/2 forbids (no NUL, CR or LF, and "
             + "no white space at either end; RFC 9113, section 8.2.1): \(HTTPHeader.quoted(field.value))"
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
@@ -568,6 +571,9 @@ final class NGHTTP2Session {
                 : nil
             listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .inbound, headers: block))
         }
+        if header.type == UInt8(NGHTTP2_GOAWAY.rawValue), goAwayLastStreamID == nil, clientGoAwayFirst == nil {
+            clientGoAwayFirst = frame.pointee.goaway.error_code
+        }
         if isHeaders, streams.update(header.stream_id, { $0.headerListOverflowed }) == true {
             answerOversizedHeaderList(on: header.stream_id)
         }
@@ -583,7 +589,7 @@ final class NGHTTP2Session {
     private func answerOversizedHeaderList(on streamID: Int32) {
         let kept = streams.update(streamID) { stream -> (size: Int, headers: [HTTPHeader])? in
             guard !stream.responded else { return nil }
-            defer { stream.headers = [] }
+            defer { stream.head = RequestHead() }
             return (stream.headerListSize, stream.headers)
         }
         guard case let (size, headers)? = kept ?? nil else { return }
@@ -600,15 +606,15 @@ final class NGHTTP2Session {
             guard !stream.headerListOverflowed else { return nil }
             let request = HTTP2Request(
                 streamID: streamID,
-                headers: stream.headers,
+                head: stream.head,
                 body: stream.body,
                 bodyLength: stream.bodyLength
             )
-            stream.headers = []
+            stream.head = RequestHead()
             stream.body = []
             return request
         }
-        if let request = request ?? nil { previousRequestHeaders = request.headers }
+        if let request = request ?? nil { previousRequestHeaders = request.head.fields }
         if let request = request ?? nil {
             listener.session(didReceive: request)
         }
@@ -712,7 +718,7 @@ final class NGHTTP2Session {
         // The request's fields as far as they came, unless it was already handed over.
         let headers = streams.update(streamID) { stream -> [HTTPHeader]? in
             guard !stream.headers.isEmpty else { return nil }
-            defer { stream.headers = [] }
+            defer { stream.head = RequestHead() }
             return stream.headers
         } ?? nil
         listener.session(didFailStream: HTTP2StreamError(

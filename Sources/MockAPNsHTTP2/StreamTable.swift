@@ -4,8 +4,11 @@ import NIOCore
 /// What the server keeps for one client stream between its first HEADERS and its close:
 /// the request as it is assembled, then the response body waiting to be framed.
 struct StreamState {
+    /// The request's head as it arrives: its fields (and trailers) in arrival order, each
+    /// field MockAPNs reads found on the way in.
+    var head = RequestHead()
     /// Request headers (and trailers) in arrival order.
-    var headers: [HTTPHeader] = []
+    var headers: [HTTPHeader] { head.fields }
     /// Where the header block being received starts in `headers`, so a frame record shows
     /// only that block (the request headers, or later the trailers).
     var headerBlockStart = 0
@@ -29,7 +32,7 @@ struct StreamState {
 
     init() {
         // A typical APNs request carries about ten header fields.
-        headers.reserveCapacity(12)
+        head.reserveCapacity(12)
     }
 }
 

@@ -38,6 +38,7 @@ package final class ConnectionJournal: @unchecked Sendable {
     /// Records `kind`, or holds it until `commit()` while a read is being worked through.
     package func record(_ kind: JournalEventKind, stream: Int32? = nil) {
         guard let journal else { return }
+        let kind = kind.recordable(journal.options.providerTokens)
         guard isHolding else {
             journal.record(kind, connection: connectionID, stream: stream)
             return
@@ -50,7 +51,8 @@ package final class ConnectionJournal: @unchecked Sendable {
     package func record(_ first: JournalEventKind, then second: JournalEventKind, stream: Int32? = nil) {
         guard let journal else { return }
         guard isHolding else {
-            journal.record(first, then: second, connection: connectionID, stream: stream)
+            let providerTokens = journal.options.providerTokens
+            journal.record(first.recordable(providerTokens), then: second.recordable(providerTokens), connection: connectionID, stream: stream)
             return
         }
         record(first, stream: stream)

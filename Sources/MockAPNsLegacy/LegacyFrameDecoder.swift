@@ -182,10 +182,12 @@ package struct LegacyFrameDecoder: Sendable {
             case .failure(let error): emit(.invalidFrame(error), nil)
             }
             return length
-        case .rejected(let error, let consumed, let skip):
+        case .rejected(var error, let consumed, let skip):
             let after = following ?? frameStart.legacySuffix(from: consumed)
             if detectsMistakes, let diagnosis = diagnose(error, frameStart: frameStart, following: after) {
                 emit(.diagnosis(diagnosis), nil)
+                // The record, the notice and the log name the cause the diagnosis found.
+                error = error.explained(by: diagnosis)
             }
             emit(.invalidFrame(error), nil)
             if let skip {

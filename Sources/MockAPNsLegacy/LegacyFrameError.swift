@@ -13,6 +13,12 @@ package enum LegacyFrameProblem: Sendable, Hashable, CustomStringConvertible {
     case missingPayload
     /// A payload over the limit. Status 7.
     case invalidPayloadSize(length: Int)
+    /// A command-0 or command-1 frame whose token was left out (`legacy.tokenLeftOut`): the
+    /// token length field announced `declaredTokenLength` bytes, so the payload length and
+    /// the start of the JSON were read as the token, and two bytes of the JSON as a payload
+    /// length of `misreadPayloadLength`. Status 7, as Apple's gateway, reading the same bytes,
+    /// answered a payload too large: the status is faithful, the words name the cause.
+    case tokenLeftOut(declaredTokenLength: Int, misreadPayloadLength: Int)
     /// A priority item other than 5 or 10. Apple's binary documentation allows only these two
     /// and names no status for anything else; the mock answers 255 (unknown), the status the
     /// shared `Reason.badPriority` maps to, so both mouths agree.
@@ -45,7 +51,7 @@ package enum LegacyFrameProblem: Sendable, Hashable, CustomStringConvertible {
         case .missingDeviceToken: return .missingDeviceToken
         case .invalidTokenSize: return .invalidTokenSize
         case .missingPayload: return .missingPayload
-        case .invalidPayloadSize: return .invalidPayloadSize
+        case .invalidPayloadSize, .tokenLeftOut: return .invalidPayloadSize
         case .invalidPriority, .unknownItem, .duplicateItem, .invalidItemLength, .emptyFrame:
             return .unknown
         case .unknownCommand, .frameTooLong, .malformedItems, .payloadNotJSON:
@@ -57,7 +63,7 @@ package enum LegacyFrameProblem: Sendable, Hashable, CustomStringConvertible {
     /// problems only the binary protocol has (unknown items, unparseable bytes).
     package var reason: Reason? {
         switch self {
-        case .missingDeviceToken: return .missingDeviceToken
+        case .missingDeviceToken, .tokenLeftOut: return .missingDeviceToken
         case .invalidTokenSize: return .badDeviceToken
         case .missingPayload: return .payloadEmpty
         case .invalidPayloadSize: return .payloadTooLarge
@@ -75,6 +81,9 @@ package enum LegacyFrameProblem: Sendable, Hashable, CustomStringConvertible {
         case .invalidTokenSize(let length): return "invalid token size (\(length) bytes)"
         case .missingPayload: return "missing payload"
         case .invalidPayloadSize(let length): return "payload too large (\(length) bytes)"
+        case .tokenLeftOut(let declared, let misread):
+            return "token left out: the token length field says \(declared) bytes but the payload length follows it, "
+                + "so the payload was read as the token and two bytes of its JSON as a payload length of \(misread)"
         case .invalidPriority(let value): return "invalid priority \(value) (only 5 and 10 are allowed)"
         case .unknownItem(let id): return "unknown item id \(id)"
         case .duplicateItem(let id): return "item \(id) appears more than once"
@@ -132,6 +141,20 @@ package struct LegacyFrameError: Error, Sendable, Equatable {
 
     /// The status Apple reports, or `nil` when the frame was unparseable.
     package var status: LegacyStatus? { problem.status }
+
+    /// The error as `diagnosis` explains it. A payload "too large" only because the token was
+    /// left out is `tokenLeftOut`, without the misread token (the payload length and the start
+    /// of the JSON) and with the payload length the frame really holds; any other error is
+    /// kept as it is.
+    package func explained(by diagnosis: LegacyDiagnosis) -> LegacyFrameError {
+        guard case .invalidPayloadSize(let misread) = problem,
+              case .tokenShorterThanItsLength(_, let declared, 0, let payloadLength, _, _) = diagnosis else { return self }
+        var explained = self
+        explained.problem = .tokenLeftOut(declaredTokenLength: declared, misreadPayloadLength: misread)
+        explained.token = nil
+        explained.payloadLength = payloadLength
+        return explained
+    }
 
     /// How many leading bytes an error keeps for the journal.
     static let leadingByteLimit = 64

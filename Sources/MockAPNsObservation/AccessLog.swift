@@ -179,7 +179,7 @@ package enum AccessEntry {
                 Self.appendDecimal(UInt64(clamping: micros), to: &bytes)
                 Self.append("us", to: &bytes)
             }
-            Self.appendCause(record.authentication.detail ?? record.problem, to: &bytes)
+            Self.appendCause(record.causeOfAnswer, to: &bytes)
         case .broadcast(let connection, let stream, let record):
             var text = "broadcast c\(connection)\(stream.map { "/s\($0)" } ?? "") bundle=\(record.bundleID ?? "-")"
             text += " channel=\(record.channelID ?? "-") \(record.status.map(String.init) ?? "-")"
@@ -400,5 +400,15 @@ package struct LogTimestamp {
         bytes.append(UInt8(ascii: "0") + tens)
         bytes.append(UInt8(ascii: "0") + units)
         bytes.append(UInt8(ascii: "Z"))
+    }
+}
+
+extension NotificationRecord {
+    /// Why the notification was answered as it was, for the log line: the credentials' cause
+    /// when the answer is their refusal (or there is no other), otherwise the request's own
+    /// problem. A request refused for its path says so, not why its credentials were wrong.
+    var causeOfAnswer: String? {
+        guard let reason, reason != authentication.refusal else { return authentication.detail ?? problem }
+        return problem
     }
 }

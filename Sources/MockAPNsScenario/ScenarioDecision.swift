@@ -25,6 +25,16 @@ package struct ScenarioDecision: Sendable, Equatable {
         self.garbage = garbage
     }
 
+    /// Whether the answer sent is the core's own: no rule answered, or the rule only acts
+    /// beside the answer (a fault, a rate window, a device change). Every transport asks this
+    /// one question before it writes.
+    package var keepsCoreVerdict: Bool {
+        switch action {
+        case nil, .fault?, .limitRate?, .setDevice?: true
+        case .accept?, .reject?, .respond?, .refuseHandshake?: false
+        }
+    }
+
     /// The verdict a protocol answers with: a `reject` or `accept` becomes a verdict; no
     /// action, or a fault that still answers (a GOAWAY covering the request, a lowered stream
     /// limit, a byte limit, a shutdown), keeps the core's. `nil` for arbitrary responses,

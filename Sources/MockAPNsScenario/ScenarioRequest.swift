@@ -44,37 +44,27 @@ package struct ScenarioRequest: Sendable {
         self.authentication = authentication
     }
 
-    /// The facts of an HTTP/2 request, from its raw header fields.
-    package init(http2 headers: [HTTPHeader], body: [UInt8], bodyLength: Int? = nil, authentication: AuthenticationResult) {
-        var token: String?
-        var topic: String?
-        var pushType: String?
-        var priority: Int?
-        var channelID: String?
-        for header in headers {
-            switch header.name {
-            case ":path" where token == nil:
-                token = HTTP2RequestValidator.deviceToken(inPath: header.value).map(String.init)
-            case "apns-topic" where topic == nil: topic = header.value
-            case "apns-push-type" where pushType == nil: pushType = header.value
-            case "apns-priority" where priority == nil: priority = Int(header.value)
-            case "apns-channel-id" where channelID == nil: channelID = header.value
-            default: break
-            }
-        }
-        self.init(transport: .http2, deviceToken: token, topic: topic, pushType: pushType, priority: priority,
+    /// The facts of an HTTP/2 request, from its head.
+    package init(http2 head: RequestHead, body: [UInt8], bodyLength: Int? = nil, authentication: AuthenticationResult) {
+        let token = head[.path].flatMap(HTTP2RequestValidator.deviceToken(inPath:)).map(String.init)
+        self.init(transport: .http2, deviceToken: token, topic: head[.apnsTopic], pushType: head[.apnsPushType],
+                  priority: head[.apnsPriority].flatMap { Int($0) },
                   payload: body, payloadSize: bodyLength, authentication: authentication)
-        self.channelID = channelID
+        self.channelID = head[.apnsChannelID]
+    }
+
+    /// The facts of an HTTP/2 request of `headers` (tests and tools that start from a list).
+    package init(http2 headers: [HTTPHeader], body: [UInt8], bodyLength: Int? = nil, authentication: AuthenticationResult) {
+        self.init(http2: RequestHead(headers), body: body, bodyLength: bodyLength, authentication: authentication)
     }
 
     /// The facts of a channel management request: its channel id header and the operation
     /// its method and path ask for.
-    package init(channelManagement headers: [HTTPHeader], body: [UInt8], authentication: AuthenticationResult) {
-        let fields = ManagementHeaders(headers)
+    package init(channelManagement head: RequestHead, body: [UInt8], authentication: AuthenticationResult) {
         self.init(transport: .channelManagement, deviceToken: nil, topic: nil, pushType: nil, priority: nil,
                   payload: body, authentication: authentication)
-        self.channelID = fields.channelID
-        self.channelOperation = ChannelManagementRoute.resolve(method: fields.method, path: fields.path).operation
+        self.channelID = head[.apnsChannelID]
+        self.channelOperation = ChannelManagementRoute.resolve(method: head[.method], path: head[.path]).operation
     }
 
     /// The facts of a legacy notification. Legacy frames name no topic: the certificate's

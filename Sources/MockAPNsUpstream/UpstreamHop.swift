@@ -22,16 +22,10 @@ package struct UpstreamHop: Sendable {
     /// than the server keeps; the core's answer, 413, is Apple's for it too).
     package init?(_ request: HTTP2Request, route: UpstreamRelayService.Route, comparesAnswers: Bool, affinity: UInt64) {
         guard !request.isBodyTruncated else { return nil }
-        var method = "POST"
-        var path = "/"
-        for field in request.headers where field.name.hasPrefix(":") {
-            if field.name == ":method" { method = field.value }
-            if field.name == ":path" { path = field.value }
-        }
         self.route = route
-        self.method = method
-        self.path = path
-        self.headers = request.headers
+        self.method = request.head[.method] ?? "POST"
+        self.path = request.head[.path] ?? "/"
+        self.headers = request.head.fields
         self.body = request.body
         self.comparesAnswers = comparesAnswers
         self.affinity = affinity

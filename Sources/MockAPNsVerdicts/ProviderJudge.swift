@@ -1,6 +1,5 @@
 import MockAPNsCore
 import MockAPNsJournal
-import MockAPNsLegacy
 /// Judges each provider's retry logic from the journal: it reads events in sequence order (a
 /// live journal's, or a JSONL file's: the same code either way), follows every notification
 /// from its first attempt to its acceptance, and says what the provider did wrong, as it
@@ -352,6 +351,7 @@ package struct ProviderJudge: Sendable {
             if connection.notifications == 2 { tracks[slot].churn.reused(id) }
         }
         guard !record.deviceToken.isEmpty else { return }
+        if record.isLegacyFrameDroppedAfterAnError, refusedOnItsConnection(record, connection: id) { return }
 
         // The answer went out `delayMilliseconds` plus the server's own handling after arrival.
         // Clamped: a journal file is input, and its numbers may be anything.
@@ -375,10 +375,18 @@ package struct ProviderJudge: Sendable {
             } else {
                 emit(ProviderVerdict(
                     check: .pushAfterUnregistered, provider: .unidentified,
-                    message: "pushed to token \(Self.short(record.deviceToken)) \(Self.milliseconds(arrivedAt - gone.answeredAt)) after it was answered \(gone.reason.httpStatus) \(gone.reason.rawValue)",
+                    message: "pushed to token \(Self.short(record.deviceToken)) \(Self.milliseconds(arrivedAt - gone.answeredAt)) after it was answered \(gone.answer)",
                     deviceToken: record.deviceToken, notifications: [gone.sequence, sequence], connections: [id],
                     figures: [JournalFigure("millisecondsAfter", (arrivedAt - gone.answeredAt) / 1000)]
                 ), on: id, into: &found)
+            }
+        }
+
+        if case .gone(let reason) = outcome {
+            // Remembered whatever the attempt is judged as below: every later push to the token is one after it.
+            goneTokens[record.deviceToken] = GoneToken(record, reason: reason, answeredAt: answeredAt, sequence: sequence, connection: id)
+            if goneTokens.count > StateBounds.notifications {
+                for token in Self.oldestTenth(of: goneTokens, by: \.sequence) { goneTokens[token] = nil }
             }
         }
 
@@ -386,14 +394,15 @@ package struct ProviderJudge: Sendable {
         let chainKey = record.requestAPNsID.flatMap { chainsByAPNsID[$0] }.flatMap { chains[$0] == nil ? nil : $0 } ?? key
         if chains[chainKey] == nil, let acceptance = recentlyAccepted[key],
            outcome == .accepted || acceptance.named(by: record)
-            || answerMayHaveBeenLost(acceptance.connection, provider: connection.provider ?? provider(ofConnection: id)) {
+            || (!outcome.isGone && answerMayHaveBeenLost(acceptance.connection, provider: connection.provider ?? provider(ofConnection: id))) {
             // Sent again after its acceptance, and accepted again at once, or with the
             // accepted request's own `apns-id`, or after the server dropped the connection
             // that carried the acceptance (its answer may never have reached the provider,
             // which then rightly sends it again): a duplicate of one delivered, not a new
             // notification. Any other repeat is judged below as a new notification: identical
             // payloads are common (silent pushes), and a refusal of one is as much the
-            // provider's to handle.
+            // provider's to handle. A 410 always is: whatever was resent, the provider must
+            // now stop pushing to the token, and the report counts it as a refusal.
             if let provider = connection.provider ?? provider(ofConnection: id) {
                 update(provider) { $0.sentAgainAfterAcceptance += 1 }
             }
@@ -419,12 +428,16 @@ package struct ProviderJudge: Sendable {
             }
             finish(chain, key: key, outcome: outcome, connection: id)
         }
-        if case .gone(let reason) = outcome {
-            goneTokens[record.deviceToken] = GoneToken(answeredAt: answeredAt, sequence: sequence, reason: reason)
-            if goneTokens.count > StateBounds.notifications {
-                for token in Self.oldestTenth(of: goneTokens, by: \.sequence) { goneTokens[token] = nil }
-            }
-        }
+    }
+
+    /// Whether the error that ended `record`'s connection already refused its token for good
+    /// or this very notification: the dropped frame repeats what that error answered, written
+    /// before the provider could read it, so it is neither a push after the refusal nor a
+    /// notification to send again.
+    private func refusedOnItsConnection(_ record: NotificationRecord, connection id: UInt64) -> Bool {
+        if let gone = goneTokens[record.deviceToken], gone.connection == id { return true }
+        guard let chain = chains[NotificationKey(record)] else { return false }
+        return chain.connections.last == id && !chain.outcome.isRetryable
     }
 
     /// Counts an accepted notification and forgets it, or keeps a failed one for its retries.
@@ -868,6 +881,9 @@ struct RequestShape: Equatable, Sendable {
     var expiration: Int64?
     var collapseID: String?
     var apnsID: String?
+    /// What the record says made the request wrong where its fields cannot show it (a header
+    /// sent twice, a path no endpoint serves): a request without that problem was fixed.
+    var problem: String?
 
     init(_ record: NotificationRecord) {
         pushType = record.pushType
@@ -875,6 +891,7 @@ struct RequestShape: Equatable, Sendable {
         expiration = record.expiration
         collapseID = record.collapseID
         apnsID = record.requestAPNsID
+        problem = record.problem
     }
 }
 
@@ -935,11 +952,4 @@ struct PendingFindings: Sendable {
             counted[rule, default: 0] += 1
         }
     }
-}
-
-/// A token answered 410, and when.
-struct GoneToken: Sendable {
-    var answeredAt: Int64
-    var sequence: UInt64
-    var reason: Reason
 }

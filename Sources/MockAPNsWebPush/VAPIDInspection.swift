@@ -21,25 +21,17 @@ struct VAPIDInspection {
         authorization: String?, cryptoKey: String?, applicationServerKey: [UInt8]?, origins: [String],
         nowSeconds: Int64, maximumExpirationSeconds: Int64
     ) {
-        guard let authorization, !authorization.trimmingWhitespace().isEmpty else {
+        guard let authorization, let field = AuthorizationField(Substring(authorization.trimmingWhitespace())) else {
             diagnoses.append(Diagnosis(.webPushVAPIDMissing,
                 "The JWT is missing: the request has no Authorization header; \(Self.refused). Send `Authorization: vapid t=<JWT>, k=<public key>` (RFC 8292)."))
             return
         }
-        let value = authorization.trimmingWhitespace()
-        let scheme = value.prefix { $0 != " " && $0 != "\t" }
-        let rest = value.dropFirst(scheme.count).trimmingWhitespace()
         var token: Substring?
         var key: Substring?
-        switch scheme.lowercased() {
-        case "vapid":
-            for parameter in rest.split(separator: ",") {
-                let trimmed = parameter.trimmingWhitespace()
-                guard let equals = trimmed.firstIndex(of: "=") else { continue }
-                let name = trimmed[..<equals].trimmingWhitespace().lowercased()
-                let parameterValue = trimmed[trimmed.index(after: equals)...].trimmingWhitespace()
-                if name == "t", token == nil { token = parameterValue }
-                if name == "k", key == nil { key = parameterValue }
+        if field.hasScheme("vapid") {
+            for parameter in field.parameters {
+                if parameter.name == "t", token == nil { token = parameter.value }
+                if parameter.name == "k", key == nil { key = parameter.value }
             }
             if token == nil {
                 malformed("`Authorization: vapid` has no `t=` parameter (the JWT): the JWT is missing; \(Self.refused).")
@@ -47,16 +39,16 @@ struct VAPIDInspection {
             if key == nil {
                 malformed("`Authorization: vapid` has no `k=` parameter: RFC 8292 §3.2 carries the public key there; \(Self.refused).")
             }
-        case "webpush":
-            token = rest.isEmpty ? nil : rest
+        } else if field.hasScheme("webpush") {
+            token = field.credentials.isEmpty ? nil : field.credentials
             key = cryptoKey.flatMap(Self.draftKey)
             malformed("`Authorization: WebPush <JWT>` (with `Crypto-Key: p256ecdsa=<key>`) is the draft VAPID scheme used with the aesgcm encoding; "
                 + "Safari takes only RFC 8292's `Authorization: vapid t=<JWT>, k=<key>`; \(Self.refused).")
-        case "bearer":
+        } else if field.hasScheme("bearer") {
             malformed("`Authorization: Bearer` is not VAPID (a provider token belongs to APNs' HTTP/2 API, not web push); "
                 + "send `Authorization: vapid t=<JWT>, k=<key>`; \(Self.refused).")
-        default:
-            malformed("`Authorization` scheme `\(scheme.prefix(40))` is not `vapid`; send `Authorization: vapid t=<JWT>, k=<key>`; \(Self.refused).")
+        } else {
+            malformed("`Authorization` scheme `\(field.scheme.prefix(40))` is not `vapid`; send `Authorization: vapid t=<JWT>, k=<key>`; \(Self.refused).")
         }
         var claims = VAPIDClaims(key: key.map(String.init))
         defer { self.claims = claims }
@@ -64,13 +56,13 @@ struct VAPIDInspection {
         // The key: k= must be a P-256 point, and the subscription's.
         var publicKey: P256.Signing.PublicKey?
         if let key {
-            if let bytes = WebPushBase64.decodeURL(key, allowingPadding: true), bytes.count == 65,
+            if let bytes = Base64URL.decode(key, alphabet: .url, allowingPadding: true), bytes.count == 65,
                let parsed = try? P256.Signing.PublicKey(x963Representation: bytes) {
                 publicKey = parsed
                 if let applicationServerKey, bytes != applicationServerKey {
                     diagnoses.append(Diagnosis(.webPushVAPIDWrongKey,
                         "The JWT is signed with a key other than the one the subscription was made with (applicationServerKey): "
-                        + "k= is `\(key)`, the subscription's key is `\(WebPushBase64.encodeURL(applicationServerKey))`; \(Self.refused). "
+                        + "k= is `\(key)`, the subscription's key is `\(Base64URL.encode(applicationServerKey))`; \(Self.refused). "
                         + "Sign with the private key whose public key the page passed to pushManager.subscribe, or subscribe again with the new key."))
                 }
             } else {
@@ -79,13 +71,21 @@ struct VAPIDInspection {
         }
 
         guard let token else { return }
-        let segments = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard segments.count == 3 else {
-            malformed("The JWT has \(segments.count) dot-separated segment\(segments.count == 1 ? "" : "s"), not 3 (header.claims.signature); \(Self.refused).")
+        let jws: CompactJWS
+        let header: [String: JSONValue]
+        do {
+            jws = try CompactJWS(token)
+            header = try jws.headerObject()
+        } catch {
+            malformed(error)
             return
         }
-        guard let header = jsonObject(segments[0], name: "header") else { return }
-        let payload = jsonObject(segments[1], name: "claims")
+        var payload: [String: JSONValue]?
+        do {
+            payload = try jws.claimsObject()
+        } catch {
+            malformed(error)
+        }
         guard case .string(let algorithm)? = header["alg"] else {
             malformed("The JWT header has no string `alg`; VAPID requires `\"alg\":\"ES256\"`; \(Self.refused).")
             return
@@ -94,8 +94,11 @@ struct VAPIDInspection {
             malformed("The JWT header's `alg` is `\(algorithm)`; VAPID requires ES256 (ECDSA with P-256 and SHA-256); \(Self.refused).")
             return
         }
-        guard let signatureBytes = WebPushBase64.decodeURL(segments[2]) else {
-            malformed("The JWT signature is not unpadded base64url; \(Self.refused).")
+        let signatureBytes: [UInt8]
+        do {
+            signatureBytes = try jws.signatureBytes()
+        } catch {
+            malformed(error)
             return
         }
         guard signatureBytes.count == 64, let signature = try? P256.Signing.ECDSASignature(rawRepresentation: signatureBytes) else {
@@ -103,7 +106,7 @@ struct VAPIDInspection {
             return
         }
         if let publicKey {
-            let signingInput = Array(token[token.startIndex..<segments[1].endIndex].utf8)
+            let signingInput = Array(jws.signingInput.utf8)
             if !publicKey.isValidSignature(signature, for: signingInput) {
                 diagnoses.append(Diagnosis(.webPushVAPIDBadSignature,
                     "The JWT's signature does not verify with k=: it was signed with the wrong private key (not the one k= names), "
@@ -124,22 +127,18 @@ struct VAPIDInspection {
         diagnoses.append(Diagnosis(.webPushVAPIDMalformed, message))
     }
 
-    /// The members of one JWT segment's JSON object, or `nil` (diagnosed) when it is not one.
-    private mutating func jsonObject(_ segment: Substring, name: String) -> [String: JSONValue]? {
-        guard let bytes = WebPushBase64.decodeURL(segment) else {
-            malformed("The JWT \(name) is not unpadded base64url; \(Self.refused).")
-            return nil
+    /// What is wrong with the JWT's form, in web push's words.
+    private mutating func malformed(_ failure: CompactJWS.Failure) {
+        switch failure {
+        case .partCount(let count):
+            malformed("The JWT has \(count) dot-separated segment\(count == 1 ? "" : "s"), not 3 (header.claims.signature); \(Self.refused).")
+        case .notBase64URL(let part):
+            malformed("The JWT \(part.rawValue) is not unpadded base64url; \(Self.refused).")
+        case .notUTF8(let part), .notJSON(let part, _):
+            malformed("The JWT \(part.rawValue) is not JSON; \(Self.refused).")
+        case .notObject(let part, let kind):
+            malformed("The JWT \(part.rawValue) is \(kind), not a JSON object; \(Self.refused).")
         }
-        guard let text = String(validating: bytes, as: UTF8.self), let node = try? JSONParser.parse(text) else {
-            malformed("The JWT \(name) is not JSON; \(Self.refused).")
-            return nil
-        }
-        guard case .object(let members) = node.value else {
-            malformed("The JWT \(name) is \(node.value.kindDescription), not a JSON object; \(Self.refused).")
-            return nil
-        }
-        // The parser refuses duplicate members, so this cannot lose one.
-        return Dictionary(members.map { ($0.key, $0.value.value) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// `aud` must be exactly one of `origins`: scheme://host[:port], no path, no trailing slash.

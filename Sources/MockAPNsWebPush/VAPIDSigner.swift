@@ -21,9 +21,9 @@ package enum VAPIDSigner {
         claims.integer("exp", expiration)
         claims.string("sub", subject)
         claims.endObject()
-        let signingInput = WebPushBase64.encodeURL(header.bytes) + "." + WebPushBase64.encodeURL(claims.bytes)
+        let signingInput = Base64URL.encode(header.bytes) + "." + Base64URL.encode(claims.bytes)
         let signature = (try? key.signature(for: Array(signingInput.utf8)))?.rawRepresentation
-        let token = signingInput + "." + WebPushBase64.encodeURL(signature.map { Array($0) } ?? [])
-        return "vapid t=\(token), k=\(WebPushBase64.encodeURL(key.publicKey.x963Representation))"
+        let token = signingInput + "." + Base64URL.encode(signature.map { Array($0) } ?? [])
+        return "vapid t=\(token), k=\(Base64URL.encode(key.publicKey.x963Representation))"
     }
 }

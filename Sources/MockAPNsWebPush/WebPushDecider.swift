@@ -49,11 +49,11 @@ package struct WebPushDecider: Sendable {
     package func decide(_ request: WebPushRequest, origins: [String]) -> WebPushDecision {
         var decision = WebPushDecision()
         // The headers as sent, for the record, whatever the answer.
-        let ttlText = request.header("ttl")
+        let ttlText = request.head[.ttl]
         decision.ttl = ttlText.flatMap(Self.ttl)
-        decision.urgency = request.header("urgency")
-        decision.topic = request.header("topic")
-        decision.contentEncoding = request.header("content-encoding")
+        decision.urgency = request.head[.urgency]
+        decision.topic = request.head[.topic]
+        decision.contentEncoding = request.head[.contentEncoding]
 
         // 1. Method and path.
         guard request.method == "POST" else {
@@ -69,7 +69,7 @@ package struct WebPushDecider: Sendable {
         // 2. The subscription; the VAPID claims are read for the record either way.
         let subscription = subscriptions.subscription(id: token)
         let vapid = VAPIDInspection(
-            authorization: request.header("authorization"), cryptoKey: request.header("crypto-key"),
+            authorization: request.head[.authorization], cryptoKey: request.head[.cryptoKey],
             applicationServerKey: subscription?.applicationServerKey, origins: origins,
             nowSeconds: clock.secondsSince1970, maximumExpirationSeconds: options.maximumExpirationSeconds
         )
@@ -128,7 +128,7 @@ package struct WebPushDecider: Sendable {
                         + "Safari will not show it declaratively and hands it to the service worker's push event, if there is one."))
                 }
             case .failure(let error):
-                let draftHint = request.header("encryption") != nil || request.header("crypto-key")?.lowercased().contains("dh=") == true
+                let draftHint = request.head[.encryption] != nil || request.head[.cryptoKey]?.lowercased().contains("dh=") == true
                     ? " The request carries `Encryption`/`Crypto-Key: dh=` headers, which only the draft aesgcm encoding uses." : ""
                 if options.rejectsUndecryptable {
                     return refuse(decision, .badRequestPayload, decision.diagnoses + [Diagnosis(.webPushUndecryptable,
@@ -210,7 +210,7 @@ package struct WebPushDecider: Sendable {
         if topic.count > 32 {
             return "Topic is \(topic.count) characters (`\(topic.prefix(64))`); RFC 8030 §5.4 allows at most 32 base64url characters (hash longer keys)."
         }
-        if !WebPushBase64.isURLAlphabet(topic) {
+        if !Base64URL.isURLAlphabet(topic) {
             return "Topic `\(topic)` has characters outside the base64url alphabet (A–Z a–z 0–9 - _), as RFC 8030 §5.4 requires."
         }
         return nil

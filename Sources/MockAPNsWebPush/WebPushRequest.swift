@@ -1,23 +1,31 @@
-/// One push request as the HTTP layer hands it over.
+import MockAPNsWire
+
+/// A push request as the web push endpoint received it, over HTTP/2 or HTTP/1.1: its head,
+/// read once as it arrived, and its body.
 package struct WebPushRequest: Sendable {
-    package var method: String
-    package var path: String
-    /// Names lowercased, in the order sent.
-    package var headers: [(name: String, value: String)]
+    /// The header block: HTTP/2's fields, or HTTP/1.1's request line as `:method` and `:path`
+    /// followed by its header fields, names lowercased.
+    package var head: RequestHead
     package var body: [UInt8]
     /// The body's true length (the body may be stored cut short when over a cap).
     package var bodyLength: Int
 
-    package init(method: String, path: String, headers: [(name: String, value: String)], body: [UInt8], bodyLength: Int? = nil) {
-        self.method = method
-        self.path = path
-        self.headers = headers
+    package init(head: RequestHead, body: [UInt8], bodyLength: Int? = nil) {
+        self.head = head
         self.body = body
         self.bodyLength = bodyLength ?? body.count
     }
 
-    /// The first value of header `name` (lowercase).
-    package func header(_ name: String) -> String? {
-        headers.first { $0.name == name }?.value
+    /// A request of `method`, `path` and the header `fields` (names lowercase), in order.
+    package init(method: String, path: String, fields: some Sequence<HTTPHeader>, body: [UInt8], bodyLength: Int? = nil) {
+        var head = RequestHead()
+        head.reserveCapacity(fields.underestimatedCount + 2)
+        head.append(HTTPHeader(name: ":method", value: method))
+        head.append(HTTPHeader(name: ":path", value: path))
+        for field in fields { head.append(field) }
+        self.init(head: head, body: body, bodyLength: bodyLength)
     }
+
+    package var method: String { head[.method] ?? "" }
+    package var path: String { head[.path] ?? "" }
 }

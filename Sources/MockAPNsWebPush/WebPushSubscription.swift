@@ -63,8 +63,8 @@ package struct WebPushSubscription: Sendable, Equatable {
         writer.string("endpoint", endpoint(origin: origin))
         writer.raw("expirationTime", json: "null")
         writer.beginObject("keys")
-        writer.string("p256dh", WebPushBase64.encodeURL(p256dh))
-        writer.string("auth", WebPushBase64.encodeURL(auth))
+        writer.string("p256dh", Base64URL.encode(p256dh))
+        writer.string("auth", Base64URL.encode(auth))
         writer.endObject()
         writer.endObject()
         return writer.text
@@ -80,7 +80,7 @@ package struct WebPushSubscription: Sendable, Equatable {
 extension WebPushSubscription: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// The public parts only: a log line must never carry the private key.
     package var description: String {
-        "WebPushSubscription(id: \(id), state: \(state), p256dh: \(WebPushBase64.encodeURL(p256dh)), auth: \(WebPushBase64.encodeURL(auth)))"
+        "WebPushSubscription(id: \(id), state: \(state), p256dh: \(Base64URL.encode(p256dh)), auth: \(Base64URL.encode(auth)))"
     }
 
     package var debugDescription: String { description }
@@ -88,8 +88,8 @@ extension WebPushSubscription: CustomStringConvertible, CustomDebugStringConvert
     /// `dump` and the debugger see the same public parts.
     package var customMirror: Mirror {
         Mirror(self, children: [
-            "id": id, "applicationServerKey": WebPushBase64.encodeURL(applicationServerKey),
-            "p256dh": WebPushBase64.encodeURL(p256dh), "auth": WebPushBase64.encodeURL(auth),
+            "id": id, "applicationServerKey": Base64URL.encode(applicationServerKey),
+            "p256dh": Base64URL.encode(p256dh), "auth": Base64URL.encode(auth),
             "state": state, "createdAtMilliseconds": createdAtMilliseconds,
         ])
     }

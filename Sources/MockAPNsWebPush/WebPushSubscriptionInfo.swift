@@ -1,3 +1,5 @@
+import MockAPNsCore
+
 /// A web push subscription as a page gets it from `PushSubscription.toJSON()`, with the id
 /// MockAPNs knows it by: what `MockAPNsServer.subscribeWebPush(applicationServerKey:)` and
 /// `POST /v1/web-push/subscriptions` return. Hand `json` (or `endpoint` and the keys) to the
@@ -38,7 +40,7 @@ extension WebPushSubscriptionInfo {
         }
         self.init(
             id: subscription.id, endpoint: subscription.endpoint(origin: origin),
-            p256dh: WebPushBase64.encodeURL(subscription.p256dh), auth: WebPushBase64.encodeURL(subscription.auth),
+            p256dh: Base64URL.encode(subscription.p256dh), auth: Base64URL.encode(subscription.auth),
             state: state, json: subscription.json(origin: origin)
         )
     }

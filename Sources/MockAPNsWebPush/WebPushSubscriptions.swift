@@ -23,7 +23,7 @@ package final class WebPushSubscriptions: Sendable {
         let key = try Self.decodeApplicationServerKey(applicationServerKey)
         var generator = SystemRandomNumberGenerator()
         let subscription = WebPushSubscription(
-            id: "Q" + WebPushBase64.encodeURL(Self.randomBytes(24, using: &generator)),
+            id: "Q" + Base64URL.encode(Self.randomBytes(24, using: &generator)),
             applicationServerKey: key, privateKey: P256.KeyAgreement.PrivateKey(),
             auth: Self.randomBytes(16, using: &generator), createdAtMilliseconds: now
         )
@@ -102,7 +102,7 @@ package final class WebPushSubscriptions: Sendable {
             throw WebPushKeyError("\(expected), got a PEM block; pass the raw public point (the VAPID \"public key\" web-push tools print), not a PEM file")
         }
         let standard = trimmed.utf8.contains(UInt8(ascii: "+")) || trimmed.utf8.contains(UInt8(ascii: "/"))
-        let decoded = standard ? WebPushBase64.decodeStandard(trimmed[...]) : WebPushBase64.decodeURL(trimmed[...], allowingPadding: true)
+        let decoded = Base64URL.decode(trimmed, alphabet: standard ? .standard : .url, allowingPadding: true)
         guard let bytes = decoded else {
             throw WebPushKeyError("\(expected), got \(JSONWriter.quoted(String(trimmed.prefix(100)))), which is neither base64url nor base64")
         }

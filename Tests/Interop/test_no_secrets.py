@@ -69,3 +69,54 @@ def test_no_signature_and_no_private_key_anywhere(tmp_path):
         assert "PRIVATE KEY" not in text, f"a private key is in the {name}"
         leaked = [fragment for fragment in fragments if fragment in text]
         assert not leaked, f"private key bytes are in the {name}: {leaked[:3]}"
+
+
+def test_a_token_in_any_field_or_in_pieces_is_never_recorded_whole(tmp_path):
+    """A provider token sent where none belongs (`apns-collapse-id`, `apns-id`, the device
+    token's place in the path), the signature alone after `bearer`, and a signature split by
+    a blank: none of it is in the events, the notifications, the JSONL file, the event stream
+    or the log, in any piece that would make a token whole again."""
+    journal_file = tmp_path / "journal.jsonl"
+    server = Server(tmp_path, "--journal", str(journal_file), "--log-level", "debug").start()
+    jwt = provider_token()
+    header_and_claims, signature = jwt.rsplit(".", 1)
+    half = len(signature) // 2
+    token = unique_token()
+    control = f"http://127.0.0.1:{server.ports['control']}"
+    try:
+        sends = [
+            [f"authorization: bearer {jwt}", f"apns-collapse-id: {jwt}"],
+            [f"authorization: bearer {jwt}", f"apns-id: {jwt}"],
+            [f"authorization: bearer {signature}"],
+            [f"authorization: bearer {header_and_claims}.{signature[:half]} {signature[half:]}"],
+        ]
+        for headers in sends:
+            run(["curl", "--http2", "-sS", "-o", "/dev/null", "--cacert", str(CA),
+                 *[arg for header in headers for arg in ("-H", header)],
+                 "-H", f"apns-topic: {TOPIC}", "-d", '{"aps":{"alert":"hi"}}', server.url(token)])
+        run(["curl", "--http2", "-sS", "-o", "/dev/null", "--cacert", str(CA), "-H", f"authorization: bearer {jwt}",
+             "-H", f"apns-topic: {TOPIC}", "-d", "{}", server.url(jwt)])
+        server.journal.expect(token, count=len(sends))
+        seen = {
+            "events": json.dumps(server.journal.events(limit=100000)),
+            "notifications": json.dumps(server.journal.notifications()),
+        }
+        # The dashboard's event stream, from the first event to the last one seen above.
+        last = max(event["seq"] for event in server.journal.events(limit=100000))
+        streamed = []
+        with urllib.request.urlopen(control + "/v1/events/stream?after=0", timeout=10) as stream:
+            while f"id: {last}" not in streamed:
+                line = stream.readline()
+                assert line, "the stream ended"
+                streamed.append(line.decode(errors="replace").strip())
+        seen["stream"] = "\n".join(streamed)
+    finally:
+        server.stop()
+    seen["journal file"] = journal_file.read_text()
+    seen["log"] = server.log_text()
+
+    assert "<signature removed>" in seen["events"], "the tokens' header and claims are recorded"
+    pieces = [signature, signature[:half], signature[half:]]
+    for name, text in seen.items():
+        for piece in pieces:
+            assert piece not in text, f"a piece of the provider token's signature is in the {name}"

@@ -24,7 +24,7 @@ import hyperframe.frame
 import junitparser
 import pytest
 
-from conftest import TOPIC, Server, mockapns_bin, provider_token, unique_token
+from conftest import CA, CERTS, TOPIC, Server, mockapns_bin, provider_token, unique_token
 from wire import TLSStream
 
 PAYLOAD = b'{"aps":{"alert":"verdicts"}}'
@@ -107,6 +107,22 @@ class Provider:
 
     def close(self):
         self.sock.close()
+
+    def close_cleanly(self, wait: float = 5.0) -> bool:
+        """Closes as HTTP/2 clients do: GOAWAY(NO_ERROR), then reads until the server, its
+        last answer out, closes the socket. Returns whether it did within `wait`."""
+        self.h2.close_connection()
+        self._flush()
+        deadline = time.monotonic() + wait
+        try:
+            while time.monotonic() < deadline:
+                if not self.sock.receive(deadline - time.monotonic()):
+                    return True
+        except (socket.timeout, ConnectionResetError, ssl.SSLError, OSError):
+            return False
+        finally:
+            self.sock.close()
+        return False
 
 
 def start(tmp_path: Path, scenario: dict | None = None, *extra: str) -> Server:
@@ -486,6 +502,47 @@ def test_report_junit_and_exit_status_from_the_live_server_and_from_the_file(tmp
     config.write_text(json.dumps({"verdicts": {"minimumRetryDelayMilliseconds": 0}}))
     lenient = mockapns_report("--file", str(journal), "--config", str(config), "--fail-on", "no-backoff")
     assert lenient.returncode == 0, lenient
+
+
+def curl_push(server: Server, token: str, payload: bytes) -> int:
+    """One push with curl (client-sandbox, the h2 providers' certificate): the status."""
+    result = subprocess.run(
+        ["curl", "-sS", "--http2", "--cacert", str(CA), "--max-time", "20",
+         "--cert", str(CERTS / "client-sandbox.pem"), "--key", str(CERTS / "client-sandbox-key.pem"),
+         "-H", f"apns-topic: {TOPIC}", "-H", "apns-push-type: alert", "-o", "/dev/null", "-w", "%{http_code}",
+         "--data-binary", payload.decode(), server.url(token)],
+        capture_output=True, text=True, timeout=30)
+    assert result.returncode == 0, result
+    return int(result.stdout)
+
+
+def test_pushes_after_a_410_fail_the_report_when_the_acceptance_came_on_a_cleanly_closed_connection(tmp_path):
+    """A push over a connection the client ends with GOAWAY(NO_ERROR), as h2 clients close; the
+    token unregistered; the same payload pushed three times with curl. The close is the
+    client's in the record, the 410s are refusals, and `--fail-on unregistered-token` fails,
+    from the live server and from its JSONL file alike."""
+    journal = tmp_path / "journal.jsonl"
+    server = start(tmp_path, None, "--journal", str(journal))
+    try:
+        token = unique_token()
+        client = Provider(server.http2)
+        assert client.push(token) == 200
+        assert client.close_cleanly(), "the server closes once the client's GOAWAY ended the connection"
+        server.journal.expect_event("connectionClosed", closedBy="client", reason="client GOAWAY NO_ERROR")
+        server.journal.post(f"/v1/registry/{token}/unregister")
+        assert [curl_push(server, token, PAYLOAD) for _ in range(3)] == [410, 410, 410]
+        eventually(lambda: len(server.journal.events(type="connectionClosed")) >= 4, lambda: "curl's connections closed")
+        control = f"http://127.0.0.1:{server.ports['control']}"
+        live = mockapns_report("--control", control, "--fail-on", "unregistered-token")
+        assert live.returncode == 1, live
+        assert "of 2 notifications tried, 1 accepted at once, 0 after retries, 1 refused, 0 lost" in live.stdout, live.stdout
+        assert "sent again after being accepted" not in live.stdout, live.stdout
+        assert "FAIL unregistered-token (2)" in live.stdout, live.stdout
+    finally:
+        assert server.stop() == 0
+    from_file = mockapns_report("--file", str(journal), "--fail-on", "unregistered-token")
+    assert from_file.returncode == 1, from_file
+    assert "FAIL unregistered-token (2)" in from_file.stdout, from_file.stdout
 
 
 def test_report_errors_are_plain(tmp_path):

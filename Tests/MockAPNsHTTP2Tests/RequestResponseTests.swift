@@ -40,14 +40,14 @@ final class RequestResponseTests: XCTestCase {
 
         let request = try XCTUnwrap(server.log.requests.first)
         XCTAssertEqual(request.streamID, 1)
-        XCTAssertEqual(request.firstValue(of: ":method"), "POST")
-        XCTAssertEqual(request.firstValue(of: ":path"), "/3/device/abcdef")
-        XCTAssertEqual(request.firstValue(of: "apns-topic"), "com.example.app")
-        XCTAssertEqual(request.firstValue(of: "apns-push-type"), "alert")
+        XCTAssertEqual(request.head[.method], "POST")
+        XCTAssertEqual(request.head[.path], "/3/device/abcdef")
+        XCTAssertEqual(request.head[.apnsTopic], "com.example.app")
+        XCTAssertEqual(request.head[.apnsPushType], "alert")
         XCTAssertEqual(String(decoding: request.body, as: UTF8.self), #"{"aps":{"alert":"hi"}}"#)
         XCTAssertEqual(request.bodyLength, 22)
         // Pseudo-headers arrive first, in the order the client sent them.
-        XCTAssertEqual(request.headers.prefix(4).map(\.name).filter { $0.hasPrefix(":") }.count, 4)
+        XCTAssertEqual(request.head.fields.prefix(4).map(\.name).filter { $0.hasPrefix(":") }.count, 4)
     }
 
     func testRequestWithoutBodyIsDeliveredOnHeadersEndStream() throws {
@@ -63,7 +63,7 @@ final class RequestResponseTests: XCTestCase {
         XCTAssertTrue(result.stdout.hasPrefix("HTTP/2 200"), result.stdout)
         XCTAssertTrue(result.stdout.contains("apns-id: A-1"), result.stdout)
         let request = try XCTUnwrap(server.log.requests.first)
-        XCTAssertEqual(request.firstValue(of: ":method"), "GET")
+        XCTAssertEqual(request.head[.method], "GET")
         XCTAssertEqual(request.bodyLength, 0)
         XCTAssertEqual(request.body.count, 0)
     }
@@ -243,7 +243,7 @@ final class RequestResponseTests: XCTestCase {
         let server = try TestServer(configuration: HTTP2ServerConfiguration(recordsFrames: true).withTestGoAwayDebugData) { handler, request, channel in
             // The first request starts the shutdown; every answer comes 100 ms later, so
             // all streams are still open when the GOAWAY goes out.
-            if request.firstValue(of: ":path") == "/first" {
+            if request.head[.path] == "/first" {
                 handler.gracefulShutdown()
             }
             let handler = NIOLoopBound(handler, eventLoop: channel.eventLoop)
@@ -270,7 +270,7 @@ final class RequestResponseTests: XCTestCase {
             // inbound for the first request and outbound for the second. The answer comes a
             // little later, so the client is still listening when the GOAWAY arrives.
             let event = HTTP2GracefulShutdownEvent()
-            if request.firstValue(of: ":path") == "/first" {
+            if request.head[.path] == "/first" {
                 channel.pipeline.fireUserInboundEventTriggered(event)
             } else {
                 channel.triggerUserOutboundEvent(event, promise: nil)

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import MockAPNsCore
 import MockAPNsWebPush
+import MockAPNsWire
 
 /// What the web push tests share: base64url both ways, a VAPID key with a subscription made
 /// for it, and well-formed requests to change one thing at a time.
@@ -65,7 +66,7 @@ enum WebPushFixtures {
             let body = try body ?? self.body(#"{"hello":"world"}"#)
             return WebPushRequest(
                 method: method, path: path ?? "/" + subscription.id,
-                headers: all.sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }, body: body
+                fields: all.sorted { $0.key < $1.key }.map { HTTPHeader(name: $0.key, value: $0.value) }, body: body
             )
         }
     }

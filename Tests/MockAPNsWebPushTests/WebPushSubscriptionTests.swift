@@ -111,7 +111,7 @@ final class WebPushSubscriptionTests: XCTestCase {
         XCTAssertEqual(Reason.badJwtToken.httpStatus, 403)
         XCTAssertEqual(Reason.badJwtToken.retryAdvice, .fixRequest)
         let webPushCodes = DiagnosisCode.allCases.filter { $0.area == "webPush" }
-        XCTAssertEqual(webPushCodes.count, 18)
+        XCTAssertEqual(webPushCodes.count, 20)
         XCTAssertTrue(webPushCodes.allSatisfy { !$0.meaning.isEmpty })
     }
 }

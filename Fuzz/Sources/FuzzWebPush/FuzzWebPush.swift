@@ -2,6 +2,7 @@ import CFuzzerDriver
 import Crypto
 import MockAPNsCore
 import MockAPNsWebPush
+import MockAPNsWire
 
 /// The program's `main`: libFuzzer runs `fuzz` over generated inputs.
 @_cdecl("FuzzWebPush_main")
@@ -22,12 +23,12 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let split = bytes.firstIndex(of: 0) ?? size
     let head = String(decoding: bytes[..<split], as: UTF8.self)
     let body = split < size ? Array(bytes[(split + 1)...]) : []
-    var headers: [(name: String, value: String)] = []
+    var headers: [HTTPHeader] = []
     for line in head.split(separator: "\n") {
         guard let colon = line.firstIndex(of: ":") else { continue }
-        headers.append((line[..<colon].lowercased(), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
+        headers.append(HTTPHeader(name: line[..<colon].lowercased(), value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
     }
-    let request = WebPushRequest(method: "POST", path: "/" + Fixture.subscription.id, headers: headers, body: body)
+    let request = WebPushRequest(method: "POST", path: "/" + Fixture.subscription.id, fields: headers, body: body)
     let decision = Fixture.decider.decide(request, origins: ["https://127.0.0.1:2200"])
     _ = decision.status
     _ = Fixture.subscription.decrypt(body)

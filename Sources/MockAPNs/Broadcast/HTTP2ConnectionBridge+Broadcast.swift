@@ -68,10 +68,10 @@ final class BroadcastExchange: HTTP2Exchange {
         _ request: HTTP2Request, authentication: AuthenticationResult, authenticationDetail: String?,
         context: DecisionContext, decider: BroadcastDecider, journaling: HTTP2Journaling
     ) {
-        push = HTTP2PushRequest(headers: request.headers, body: request.body)
+        push = HTTP2PushRequest(head: request.head, body: request.body)
         bodyLength = request.bodyLength
         streamID = request.streamID
-        requestID = decider.responseRequestID(for: request.headers)
+        requestID = decider.responseRequestID(for: request.head)
         shape = ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)], uniqueIDInEveryEnvironment: true)
         self.authentication = authentication
         self.authenticationDetail = authenticationDetail
@@ -81,7 +81,7 @@ final class BroadcastExchange: HTTP2Exchange {
     }
 
     func scenarioFacts() -> ScenarioRequest {
-        ScenarioRequest(http2: push.headers, body: push.body, bodyLength: bodyLength, authentication: authentication)
+        ScenarioRequest(http2: push.head, body: push.body, bodyLength: bodyLength, authentication: authentication)
     }
 
     func decide() -> CoreAnswer {
@@ -119,9 +119,9 @@ final class ChannelManagementExchange: HTTP2Exchange {
         _ request: HTTP2Request, authentication: AuthenticationResult, authenticationDetail: String?,
         context: DecisionContext, decider: ChannelManagementDecider, journaling: HTTP2Journaling
     ) {
-        push = HTTP2PushRequest(headers: request.headers, body: request.body)
+        push = HTTP2PushRequest(head: request.head, body: request.body)
         streamID = request.streamID
-        requestID = decider.responseRequestID(for: request.headers)
+        requestID = decider.responseRequestID(for: request.head)
         shape = ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)], includesAPNsID: false)
         self.authentication = authentication
         self.authenticationDetail = authenticationDetail
@@ -131,7 +131,7 @@ final class ChannelManagementExchange: HTTP2Exchange {
     }
 
     func scenarioFacts() -> ScenarioRequest {
-        ScenarioRequest(channelManagement: push.headers, body: push.body, authentication: authentication)
+        ScenarioRequest(channelManagement: push.head, body: push.body, authentication: authentication)
     }
 
     func decide() -> CoreAnswer {

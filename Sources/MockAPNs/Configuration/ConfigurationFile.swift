@@ -42,7 +42,8 @@ extension MockAPNsConfiguration {
     ///                "allowedOrigins": ["http://localhost:3000"], "token": "..." },
     ///   "registry": { "rateLimit": { "pushes": 10, "perSeconds": 60 } },
     ///   "timeouts": { "tlsHandshakeSeconds": 10, "http2PrefaceSeconds": 10, "controlRequestHeaderSeconds": 10,
-    ///                 "legacyIdleSeconds": 300, "legacyFrameSeconds": 10 },
+    ///                 "legacyIdleSeconds": 300, "legacyFrameSeconds": 10, "webPushIdleSeconds": 60, "webPushHeaderSeconds": 10,
+    ///                 "webPushBodySeconds": 10 },
     ///   "verdicts": { "enabled": true, "minimumRetryDelayMilliseconds": 100, "reconnectStormConnections": 5, ... }
     ///   "upstream": { "url": "sandbox", "trustRoots": "upstream-ca.pem", "certificateChain": "push.pem", "privateKey": "push-key.pem",
     ///                 "channelManagementUrl": "https://...", "connections": 2, "connectTimeoutSeconds": 5, "requestTimeoutSeconds": 10 }

@@ -7,7 +7,8 @@ extension MockAPNsConfiguration {
     /// silence and over each frame, before the server closes it (`timeouts` in a
     /// configuration file). Each one that fires is logged and journaled as a `diagnosis`
     /// (`timeout.tlsHandshake`, `timeout.http2Preface`, `timeout.controlRequestHeader`,
-    /// `timeout.legacyIdle`, `timeout.legacyFrame`). Apple's own limits are not published;
+    /// `timeout.legacyIdle`, `timeout.legacyFrame`, `timeout.http1Idle`,
+    /// `timeout.http1RequestHeader`, `timeout.http1RequestBody`). Apple's own limits are not published;
     /// ten seconds for each step is generous for any real client and short enough that idle
     /// sockets cannot pile up.
     package struct Timeouts: Sendable, Equatable {
@@ -29,6 +30,10 @@ extension MockAPNsConfiguration {
         /// each frame in one go, so a frame still incomplete after ten seconds (a command-2
         /// item that declares 65,535 bytes and sends ten) will not be finished.
         package var legacyFrameSeconds: Double = 10
+        /// HTTP/1.1 web push: from the handshake or an answer's end to the next request's first
+        /// byte (then closed); from that byte to the end of its headers, and from there to the
+        /// end of its body (then 408 and closed). See `HTTP1RequestGuard`.
+        package var webPushIdleSeconds: Double = 60, webPushHeaderSeconds: Double = 10, webPushBodySeconds: Double = 10
 
         package init() {}
 
@@ -37,6 +42,7 @@ extension MockAPNsConfiguration {
 
         static let fileKeys = [
             "tlsHandshakeSeconds", "http2PrefaceSeconds", "controlRequestHeaderSeconds", "legacyIdleSeconds", "legacyFrameSeconds",
+            "webPushIdleSeconds", "webPushHeaderSeconds", "webPushBodySeconds",
         ]
 
         /// Reads the `timeouts` object of a configuration file over these values.
@@ -46,6 +52,9 @@ extension MockAPNsConfiguration {
             if let value = try object.double("controlRequestHeaderSeconds", in: Self.range) { controlRequestHeaderSeconds = value }
             if let value = try object.double("legacyIdleSeconds", in: Self.range) { legacyIdleSeconds = value }
             if let value = try object.double("legacyFrameSeconds", in: Self.range) { legacyFrameSeconds = value }
+            if let value = try object.double("webPushIdleSeconds", in: Self.range) { webPushIdleSeconds = value }
+            if let value = try object.double("webPushHeaderSeconds", in: Self.range) { webPushHeaderSeconds = value }
+            if let value = try object.double("webPushBodySeconds", in: Self.range) { webPushBodySeconds = value }
             try object.finish(allowed: Self.fileKeys)
         }
     }

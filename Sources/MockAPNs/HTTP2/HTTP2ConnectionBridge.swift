@@ -1,3 +1,4 @@
+import MockAPNsObservation
 import MockAPNsConnections
 import MockAPNsWire
 import Logging
@@ -206,17 +207,10 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         requestsInFlight += 1
         if requestCount == 2 { services.churn?.reused(connectionID) }
         let arrivedAt = NIODeadline.now()
-        // The session's own list, shared: the header fields are decoded once, into the type
-        // every module reads.
-        let headers = request.headers
-        var authorization: String?
-        var topic: String?
-        var path: String?
-        for field in headers {
-            if field.name == "authorization", authorization == nil { authorization = field.value }
-            if field.name == "apns-topic", topic == nil { topic = field.value }
-            if field.name == ":path", path == nil { path = field.value }
-        }
+        // The head the session read as the fields arrived: every reader asks it for a field.
+        let authorization = request.head[.authorization]
+        let topic = request.head[.apnsTopic]
+        let path = request.head[.path]
         switch services.role {
         case .channelManagement:
             answerChannelManagement(request, authorization: authorization, path: path, handler: handler)

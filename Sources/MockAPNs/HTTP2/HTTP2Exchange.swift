@@ -43,7 +43,7 @@ final class DevicePushExchange: HTTP2Exchange {
         _ request: HTTP2Request, authentication: AuthenticationResult, tokenIssuedAt: Int64?, authenticationDetail: String?,
         context: DecisionContext, decider: PushDecider, journaling: HTTP2Journaling, arrivedAt: NIODeadline
     ) {
-        self.push = HTTP2PushRequest(headers: request.headers, body: request.body)
+        self.push = HTTP2PushRequest(head: request.head, body: request.body)
         self.bodyLength = request.bodyLength
         self.streamID = request.streamID
         self.authentication = authentication
@@ -56,7 +56,7 @@ final class DevicePushExchange: HTTP2Exchange {
     }
 
     func scenarioFacts() -> ScenarioRequest {
-        ScenarioRequest(http2: push.headers, body: push.body, bodyLength: bodyLength, authentication: authentication)
+        ScenarioRequest(http2: push.head, body: push.body, bodyLength: bodyLength, authentication: authentication)
             .routed(by: decider, context: context)
     }
 
@@ -72,6 +72,7 @@ final class DevicePushExchange: HTTP2Exchange {
         journaling.recordNotification(
             request, sent: sent, bodyLength: bodyLength, streamID: streamID, authentication: authentication,
             environment: context.environment, tokenIssuedAt: tokenIssuedAt, authenticationDetail: authenticationDetail,
+            problem: HTTP2RequestProblem.describe(sent.reason, head: push.head, scope: decider.options.duplicateHeaderScope),
             handlingMicroseconds: handlingMicroseconds ?? microsecondsSinceArrival()
         )
     }

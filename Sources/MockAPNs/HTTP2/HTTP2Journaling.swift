@@ -64,16 +64,19 @@ struct HTTP2Journaling {
 
     /// Records a notification once its answer has gone out (or its fault was carried out):
     /// the request as the core judged it (or, when a scenario answered before the core was
-    /// consulted, as its headers say), and `sent`, what the client was sent.
+    /// consulted, as its headers say), and `sent`, what the client was sent. `problem` is what
+    /// made the request wrong where its fields cannot show it (`HTTP2RequestProblem`).
     func recordNotification(
         _ request: PushRequest, sent: SentAnswer, bodyLength: Int, streamID: Int32, authentication: AuthenticationResult,
-        environment: APNsEnvironment, tokenIssuedAt: Int64? = nil, authenticationDetail: String? = nil, handlingMicroseconds: Int?
+        environment: APNsEnvironment, tokenIssuedAt: Int64? = nil, authenticationDetail: String? = nil, problem: String? = nil,
+        handlingMicroseconds: Int?
     ) {
         var record = NotificationRecord(
             request, answer: sent, authentication: JournalAuthentication(authentication), payloadLength: bodyLength
         )
         record.authentication.issuedAt = tokenIssuedAt
         record.authentication.detail = authenticationDetail.map { JournalAuthentication.boundedDetail(printable($0)) }
+        record.problem = problem.map(printable)
         record.handlingMicroseconds = handlingMicroseconds
         record.environment = environment
         recorder.record(.notification(record), stream: streamID)

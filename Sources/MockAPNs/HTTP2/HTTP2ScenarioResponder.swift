@@ -83,7 +83,7 @@ final class HTTP2ScenarioResponder {
         }
         let answer = Answer(shape: exchange.shape, coreResponse: coreAnswer?.response, commit: coreAnswer?.commit, upstream: upstream)
         let streamID = request.streamID
-        let apnsID = request.firstValue(of: "apns-id")
+        let apnsID = request.head[.apnsID]
         if let delay = decision.delayMilliseconds, delay > 0, let channel {
             let later = NIOLoopBound((responder: self, handler: handler, exchange: exchange), eventLoop: channel.eventLoop)
             channel.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1_000_000))) {
@@ -280,12 +280,7 @@ final class HTTP2ScenarioResponder {
     private func respond(
         _ decision: ScenarioDecision, streamID: Int32, apnsID: String?, handler: NGHTTP2ServerHandler, answer: Answer
     ) -> SentAnswer {
-        let keepsCoreVerdict: Bool
-        switch decision.action {
-        case nil, .fault?, .limitRate?, .setDevice?: keepsCoreVerdict = true
-        case .accept?, .reject?, .respond?, .refuseHandshake?: keepsCoreVerdict = false
-        }
-        if keepsCoreVerdict, let response = answer.coreResponse {
+        if decision.keepsCoreVerdict, let response = answer.coreResponse {
             let sent = deliver(response, streamID: streamID, handler: handler) { .http2(response, scripted: false) }
             if sent.status != nil { answer.commit?() }
             return sent

@@ -44,13 +44,7 @@ enum JournalHTTP2 {
 
     /// One field's value as it may be recorded.
     static func recordable(_ header: HTTPHeader, _ providerTokens: ProviderTokenRecording) -> String {
-        switch providerTokens {
-        case .redacted where header.name == "authorization":
-            ProviderTokenRedaction.placeholder
-        case .redacted, .withoutSignature, .whole:
-            // Any header may carry a token (a misspelt `authorization`, a proxy's copy).
-            providerTokens.apply(header.value)
-        }
+        providerTokens.apply(field: header.name, value: header.value)
     }
 
     /// GOAWAY debug data with any token in it as the journal records tokens (text only;

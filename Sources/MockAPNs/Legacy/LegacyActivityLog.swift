@@ -30,6 +30,12 @@ final class LegacyActivityLog: Sendable {
         state.withLock { LegacyGatewayActivity(connections: $0.connections, diagnoses: $0.diagnoses) }
     }
 
+    /// Starts the churn window over (`MockAPNsServer.reset()`): connections closed before
+    /// no longer count, and a churn diagnosed just before does not keep the next one quiet.
+    func startChurnOver() {
+        state.withLock { $0.churn.startOver() }
+    }
+
     /// Records a closed connection. Only connections that completed the TLS handshake count
     /// towards churn: a refused handshake carried no notification by design. Returns the churn
     /// diagnosis when this connection completed one (already logged), for the journal.

@@ -131,11 +131,16 @@ struct LegacyJournaling {
         var payloadLength: Int?
         var frameLength: Int?
         var problem: String?
+        // What the frame said of its delivery, kept as an examined notification's record keeps it.
+        var expiration: Int64?
+        var priority: Int?
         switch frame {
         case .notification(let notification):
             payload = notification.payload
             payloadLength = notification.payload.count
             frameLength = notification.frameLength
+            expiration = notification.expiry.map(Int64.init)
+            priority = notification.priority?.rawValue
         case .invalid(let error):
             payloadLength = error.payloadLength
             problem = error.problem.description
@@ -150,6 +155,8 @@ struct LegacyJournaling {
         )
         record.topic = routedRequest(PushRequest(transport: .legacy, deviceToken: "", payload: []), authentication: authentication).topic
         if let payloadLength { record.payloadLength = max(record.payloadLength, payloadLength) }
+        record.expiration = expiration
+        record.priority = priority
         record.legacyCommand = frame.command
         record.problem = problem
         record.environment = environment

@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsLegacy
 
 extension MockAPNsServer {
     /// Shuts every open legacy gateway connection down as Apple did for maintenance: the

@@ -8,8 +8,8 @@ extension MockAPNsServer {
     /// channels back to the configured ones, forgets every web push subscription, starts the running
     /// scenario over (counts, named state, random streams from the same seed) and applies its
     /// registry entries again, starts the provider verdicts over, sets the clock back to the
-    /// configured start (or real time), and forgets the delivery model's devices (every device
-    /// online, nothing stored).
+    /// configured start (or real time), forgets the delivery model's devices (every device
+    /// online, nothing stored), and starts the legacy gateway's churn window over.
     /// Open connections stay open; provider keys stay loaded.
     @discardableResult
     public func reset() -> ServerReset {
@@ -17,6 +17,7 @@ extension MockAPNsServer {
         delivery.reset()
         journal.clear()
         observation.startVerdictsOver()
+        legacy.activity.startChurnOver()
         let registryCleared = registry.removeAll()
         let channelsCleared = resetChannels()
         let previous = scenarios.restart()

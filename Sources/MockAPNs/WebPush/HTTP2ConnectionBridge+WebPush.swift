@@ -14,23 +14,9 @@ extension HTTP2ConnectionBridge {
     /// subscription (`POST /<token>`), decided by the web push core.
     func answerWebPush(_ request: HTTP2Request, handler: NGHTTP2ServerHandler) {
         guard let service = services.webPush else { return }
-        var method = ""
-        var path = ""
-        var authority: String?
-        var headers: [(name: String, value: String)] = []
-        headers.reserveCapacity(request.headers.count)
-        for field in request.headers {
-            switch field.name {
-            case ":method": method = field.value
-            case ":path": path = field.value
-            case ":authority": authority = field.value
-            case ":scheme": break
-            default: headers.append((field.name, field.value))
-            }
-        }
         let flow = WebPushFlow(
-            WebPushRequest(method: method, path: path, headers: headers, body: request.body, bodyLength: request.bodyLength),
-            authority: authority, service: service
+            WebPushRequest(head: request.head, body: request.body, bodyLength: request.bodyLength),
+            authority: request.head[.authority], service: service
         )
         let exchange = WebPushExchange(flow, streamID: request.streamID, journaling: journaling)
         scenario.answer(request, through: exchange, handler: handler)

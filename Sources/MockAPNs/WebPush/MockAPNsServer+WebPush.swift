@@ -25,7 +25,9 @@ extension MockAPNsServer {
         services.churn = nil
         services.webPush = WebPushService(
             decider: WebPushDecider(subscriptions: webPushSubscriptions, options: configuration.webPush.options, clock: clock),
-            endpoint: webPushEndpoint, clock: clock, maximumPayloadBytes: configuration.webPush.options.maximumPayloadBytes
+            endpoint: webPushEndpoint, clock: clock, maximumPayloadBytes: configuration.webPush.options.maximumPayloadBytes,
+            http1Limits: .init(headerSeconds: configuration.timeouts.webPushHeaderSeconds, bodySeconds: configuration.timeouts.webPushBodySeconds,
+                               idleSeconds: configuration.timeouts.webPushIdleSeconds, bodyLimit: configuration.webPush.options.maximumPayloadBytes)
         )
         let tls = try OpenSSLContext(configuration: makeWebPushTLSConfiguration())
         let webPushServices = services

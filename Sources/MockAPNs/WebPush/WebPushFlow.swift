@@ -1,3 +1,4 @@
+import MockAPNsConnections
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsScenario
@@ -14,6 +15,8 @@ struct WebPushService: Sendable {
     /// The largest body the core accepts (`WebPushOptions.maximumPayloadBytes`): an HTTP/1.1
     /// body is kept up to one byte more, enough to judge it.
     let maximumPayloadBytes: Int
+    /// How long an HTTP/1.1 request may take and how large a body it may declare.
+    let http1Limits: HTTP1RequestGuard.Limits
 }
 
 /// One web push request through the answer flow, whichever HTTP version carried it.

@@ -15,7 +15,8 @@ import NIOHTTP1
 /// Each request goes through the same flow as on HTTP/2 (`WebPushFlow`): the core decides,
 /// the scenario may answer or fault instead, and the record is written once the answer has
 /// gone out. HTTP/1.1 has no streams: faults that act on one (RST_STREAM, a lowered stream
-/// limit, GOAWAY) act on the connection, and the record says what was done.
+/// limit, GOAWAY) act on the connection, and the record says what was done. `HTTP1RequestGuard`
+/// bounds each request in time and declared size before it gets here.
 final class WebPushHTTP1Handler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
@@ -24,6 +25,9 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
     private let scenarios: ScenarioSwitch
     private let recorder: ConnectionJournal
     private let logger: Logger
+    private let requestGuard: HTTP1RequestGuard
+    /// Requests whose head came, counting from 1 (as the guard counts them).
+    private var requestsSeen = 0
     private var connection: ScenarioConnection
     /// The request being read: its head, the body kept (at most `bodyLimit` bytes) and its
     /// true length.
@@ -34,7 +38,11 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
     /// Set once a fault or `Connection: close` ends the connection: later requests get nothing.
     private var closing = false
 
-    init(service: WebPushService, scenarios: ScenarioSwitch, connection: ScenarioConnection, recorder: ConnectionJournal, logger: Logger) {
+    init(
+        service: WebPushService, scenarios: ScenarioSwitch, connection: ScenarioConnection, recorder: ConnectionJournal, logger: Logger,
+        requestGuard: HTTP1RequestGuard
+    ) {
+        self.requestGuard = requestGuard
         self.service = service
         self.scenarios = scenarios
         self.connection = connection
@@ -47,6 +55,7 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let requestHead):
+            requestsSeen += 1
             head = requestHead
             body = []
             bodyLength = 0
@@ -60,20 +69,54 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
         case .end:
             guard let requestHead = head else { return }
             head = nil
+            if let refusal = requestGuard.bodyRefusal, refusal.requestIndex == requestsSeen {
+                bodyLength = refusal.declaredBytes
+                return answer(requestHead, refusedBody: refusal, context: context)
+            }
             answer(requestHead, context: context)
         }
     }
 
+    /// The request as the web push core reads it, or `nil` when its target and `Host` lines
+    /// were refused (answered here: 400 and closed, or 421).
+    private func flow(_ requestHead: HTTPRequestHead, context: ChannelHandlerContext) -> WebPushFlow? {
+        let target = WebPushHTTP1Target.resolve(
+            target: requestHead.uri, hostLines: requestHead.headers[canonicalForm: "host"].map(String.init),
+            requiresHost: requestHead.version != .http1_0, endpointOrigin: service.endpoint.origin)
+        defer { body = [] }
+        switch target {
+        case .served(let path, let authority):
+            // The request line and header fields read once into the head every transport shares.
+            let request = WebPushRequest(
+                method: requestHead.method.rawValue, path: path,
+                fields: requestHead.headers.lazy.map { HTTPHeader(name: $0.name.lowercased(), value: $0.value) },
+                body: body, bodyLength: bodyLength
+            )
+            return WebPushFlow(request, authority: authority, service: service)
+        case .malformed(let problem), .misdirected(let problem):
+            let malformed = target == .malformed(problem)
+            recorder.record(.diagnosis(code: malformed ? .webPushMalformedHTTP1 : .webPushMisdirected, message: problem))
+            closing = closing || malformed || !requestHead.isKeepAlive
+            HTTP1Answer.write(status: malformed ? .badRequest : .misdirectedRequest, closing: closing, context: context)
+            return nil
+        }
+    }
+
+    /// A body the guard refused for its declared size: 413, recorded with what the core made of
+    /// the rest, and the connection closed (the body was not read).
+    private func answer(_ requestHead: HTTPRequestHead, refusedBody refusal: HTTP1RequestGuard.BodyRefusal, context: ChannelHandlerContext) {
+        guard !closing, let flow = flow(requestHead, context: context) else { return }
+        let verdict = Verdict.rejected(reason: .payloadTooLarge, apnsID: "", timestamp: nil)
+        let diagnosis = Diagnosis(.webPushPayloadTooLarge, refusal.explanation)
+        write(WebPushFlow.shape.render(verdict), keepAlive: false, context: context, sent: WebPushFlow.shape.sent(verdict)) { [recorder] sent in
+            for noticed in flow.diagnoses where noticed.code != .webPushPayloadTooLarge { recorder.record(noticed.event) }
+            recorder.record(diagnosis.event)
+            recorder.record(.notification(flow.record(sent)))
+        }
+    }
+
     private func answer(_ requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
-        guard !closing else { return }
-        var headers: [(name: String, value: String)] = []
-        headers.reserveCapacity(requestHead.headers.count)
-        for (name, value) in requestHead.headers { headers.append((name.lowercased(), value)) }
-        let request = WebPushRequest(
-            method: requestHead.method.rawValue, path: requestHead.uri, headers: headers, body: body, bodyLength: bodyLength
-        )
-        body = []
-        let flow = WebPushFlow(request, authority: requestHead.headers.first(name: "host"), service: service)
+        guard !closing, let flow = flow(requestHead, context: context) else { return }
         let engine = scenarios.current
         var coreAnswer: CoreAnswer?
         let decision = engine.decide(flow.scenarioFacts(), connection: &connection) {
@@ -130,12 +173,7 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
     /// The answer for the verdict the decision stands for: the core's own response when the
     /// scenario kept the core's verdict, else the rule's verdict in web push's shape.
     private func verdictAnswer(_ decision: ScenarioDecision, flow: WebPushFlow, core: CoreAnswer?) -> (HTTP2PushResponse?, SentAnswer) {
-        let keepsCoreVerdict: Bool
-        switch decision.action {
-        case nil, .fault?, .limitRate?, .setDevice?: keepsCoreVerdict = true
-        case .accept?, .reject?, .respond?, .refuseHandshake?: keepsCoreVerdict = false
-        }
-        if keepsCoreVerdict, let response = core?.response {
+        if decision.keepsCoreVerdict, let response = core?.response {
             return (response, SentAnswer.http2(response, scripted: false))
         }
         let shape = WebPushFlow.shape
@@ -213,49 +251,25 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
         }
     }
 
-    /// The bytes `write` puts on the wire for `response` (inside TLS): the status line, the
-    /// headers it sends, the blank line and the body, as NIO's HTTP/1.1 encoder writes them.
+    /// The bytes `write` puts on the wire for `response` (inside TLS), as NIO's encoder writes them.
     static func wireLength(of response: HTTP2PushResponse, keepAlive: Bool) -> Int {
-        let reason = HTTPResponseStatus(statusCode: response.status).reasonPhrase
-        var length = "HTTP/1.1 \(response.status) \(reason)\r\n".utf8.count
-        let bodyLength = response.body?.count ?? 0
-        var fields = response.headers.filter { $0.name != "content-length" && (keepAlive || $0.name != "connection") }
-            .map { ($0.name, $0.value) }
-        fields.append(("content-length", String(bodyLength)))
-        if !keepAlive { fields.append(("connection", "close")) }
-        for (name, value) in fields { length += name.utf8.count + 2 + value.utf8.count + 2 }
-        return length + 2 + bodyLength
+        HTTP1Answer.wireLength(
+            status: response.status, headers: response.headers.map { ($0.name, $0.value) }, bodyLength: response.body?.count ?? 0,
+            closing: !keepAlive)
     }
 
-    /// Writes `response`, then records `sent` once the write is done (or that nothing went
-    /// out when the connection closed first); closes after it unless `keepAlive`.
+    /// Writes `response` (closing the connection after it unless `keepAlive`), then records
+    /// `sent` once it is out, or that nothing went out when the connection closed first.
     private func write(
         _ response: HTTP2PushResponse, keepAlive: Bool, context: ChannelHandlerContext, sent: SentAnswer,
         finish: @escaping (SentAnswer) -> Void
     ) {
-        var headers = HTTPHeaders()
-        for field in response.headers { headers.add(name: field.name, value: field.value) }
-        headers.replaceOrAdd(name: "content-length", value: String(response.body?.count ?? 0))
-        if !keepAlive {
-            headers.replaceOrAdd(name: "connection", value: "close")
-            closing = true
-        }
-        let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: response.status), headers: headers)
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        if let body = response.body, !body.isEmpty {
-            context.write(wrapOutboundOut(.body(.byteBuffer(ByteBuffer(bytes: body)))), promise: nil)
-        }
-        let written = context.eventLoop.makePromise(of: Void.self)
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: written)
-        let channel = context.channel
-        written.futureResult.whenComplete { result in
-            switch result {
-            case .success:
-                finish(sent)
-            case .failure:
-                finish(.nothing(undelivered: "the connection closed before the answer could be written"))
-            }
-            if !keepAlive { channel.close(promise: nil) }
+        if !keepAlive { closing = true }
+        HTTP1Answer.write(
+            status: HTTPResponseStatus(statusCode: response.status), headers: response.headers.map { ($0.name, $0.value) },
+            body: response.body ?? [], closing: !keepAlive, context: context
+        ) { delivered in
+            finish(delivered ? sent : .nothing(undelivered: "the connection closed before the answer could be written"))
         }
     }
 }

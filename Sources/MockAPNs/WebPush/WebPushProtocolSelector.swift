@@ -1,14 +1,15 @@
 import Logging
+import MockAPNsConnections
 import MockAPNsJournal
 import MockAPNsScenario
 import MockAPNsTLS
 import NIOCore
-import NIOHTTP1
 
 /// The web push listener's last handler until TLS is done: it speaks whatever ALPN chose.
 /// `h2` gets the HTTP/2 bridge every HTTP/2 listener uses (its web push role); `http/1.1`, or a
 /// client that offered no ALPN (the HTTP/1.1 libraries of most languages), gets NIO's HTTP/1.1
-/// codec and `WebPushHTTP1Handler`. Then it steps out of the pipeline.
+/// codec between the two handlers of an `HTTP1RequestGuard`, NIO's pipelining helper, the
+/// shared `HTTP1ProtocolErrorHandler` and `WebPushHTTP1Handler`. Then it steps out of the pipeline.
 final class WebPushProtocolSelector: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -49,14 +50,12 @@ final class WebPushProtocolSelector: ChannelInboundHandler, RemovableChannelHand
                 position: .after(self)
             )
         } else if let webPush = services.webPush {
-            let handler = WebPushHTTP1Handler(
+            try operations.handler(type: ConnectionGuardHandler.self).expectNoPreface()
+            let requestGuard = HTTP1RequestGuard(limits: webPush.http1Limits, listener: "web push", recorder: recorder, logger: services.logger)
+            try requestGuard.installServerPipeline(after: self, application: WebPushHTTP1Handler(
                 service: webPush, scenarios: services.scenarios, connection: scenarioConnection, recorder: recorder,
-                logger: services.logger
-            )
-            try operations.addHandler(handler, position: .after(self))
-            try operations.configureHTTPServerPipeline(
-                position: .after(self), withPipeliningAssistance: true, withErrorHandling: true
-            )
+                logger: services.logger, requestGuard: requestGuard
+            ), malformed: .webPushMalformedHTTP1, on: operations)
         }
     }
 }

@@ -32,17 +32,17 @@ package struct BearerToken: Sendable, Equatable, CustomStringConvertible, Custom
     package static func generate() -> BearerToken {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<32).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-        return BearerToken(generated: ProviderTokenBase64URL.encode(bytes))
+        return BearerToken(generated: Base64URL.encode(bytes))
     }
 
     /// Whether `authorization` (an `Authorization` header value) is `Bearer` with this token.
     /// The comparison takes the same time whatever the two tokens share: both are hashed and
     /// every byte of the digests is compared, so timing tells nothing about how close a guess was.
     package func isPresented(in authorization: String?) -> Bool {
-        guard let authorization else { return false }
-        let parts = authorization.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return false }
-        let presented = parts[1].drop(while: { $0 == " " })
+        guard let authorization, let field = AuthorizationField(Substring(authorization)), field.hasScheme("bearer") else {
+            return false
+        }
+        let presented = field.credentials
         let expected = SHA256.hash(data: Array(value.utf8))
         let given = SHA256.hash(data: Array(presented.utf8))
         var difference: UInt8 = 0

@@ -11,6 +11,9 @@ package enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
     case timeoutControlRequestHeader = "timeout.controlRequestHeader"
     case timeoutLegacyIdle = "timeout.legacyIdle"
     case timeoutLegacyFrame = "timeout.legacyFrame"
+    case timeoutHTTP1Idle = "timeout.http1Idle"
+    case timeoutHTTP1RequestHeader = "timeout.http1RequestHeader"
+    case timeoutHTTP1RequestBody = "timeout.http1RequestBody"
     case connectionsLimitReached = "connections.limitReached"
 
     // HTTP/2 provider API
@@ -87,6 +90,8 @@ package enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
     case webPushPayloadTooLarge = "webPush.payloadTooLarge"
     case webPushUndecryptable = "webPush.undecryptable"
     case webPushDeclarativeInvalid = "webPush.declarativeInvalid"
+    case webPushMalformedHTTP1 = "webPush.malformedHTTP1"
+    case webPushMisdirected = "webPush.misdirected"
 
     // Upstream mode (`--upstream`): the relay to the real APNs, and the fidelity check beside it
     case upstreamFailed = "upstream.failed"
@@ -106,6 +111,9 @@ package enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
         case .timeoutControlRequestHeader: "A control API client did not send a request header block in time and was closed."
         case .timeoutLegacyIdle: "A legacy gateway or feedback connection received nothing for timeouts.legacyIdleSeconds after its handshake and was closed."
         case .timeoutLegacyFrame: "A legacy gateway frame did not arrive whole within timeouts.legacyFrameSeconds of its first byte; the connection was closed without a packet."
+        case .timeoutHTTP1Idle: "An HTTP/1.1 web push connection sent no next request within timeouts.webPushIdleSeconds and was closed."
+        case .timeoutHTTP1RequestHeader: "An HTTP/1.1 web push request's line and headers did not arrive whole within timeouts.webPushHeaderSeconds of its first byte; answered 408 and closed."
+        case .timeoutHTTP1RequestBody: "An HTTP/1.1 web push request's body did not arrive whole within timeouts.webPushBodySeconds of its headers; answered 408 and closed."
         case .connectionsLimitReached: "A listener met the open-file limit and could not accept a connection."
         case .http2ConnectionError: "The client broke the HTTP/2 protocol; the connection was ended with GOAWAY."
         case .http2StreamError: "The client broke the HTTP/2 protocol on one stream; the stream was reset."
@@ -168,6 +176,8 @@ package enum DiagnosisCode: String, CaseIterable, Sendable, Hashable {
         case .webPushPayloadTooLarge: "A web push body is larger than the push service takes (413 PayloadTooLarge)."
         case .webPushUndecryptable: "A web push body cannot be decrypted with the subscription's keys; the browser would drop it."
         case .webPushDeclarativeInvalid: "A web push body has web_push but is not a valid Declarative Web Push message."
+        case .webPushMalformedHTTP1: "A web push request broke HTTP/1.1's message syntax (framing, header lines, Host); answered 400 and closed."
+        case .webPushMisdirected: "A web push request's absolute-form target named another host or scheme (421 Misdirected Request)."
         case .upstreamFailed: "The upstream APNs gave no answer (unreachable, TLS refused, timed out, reset, closed): the provider got 503 or 500."
         case .fidelityDisagreement: "The upstream APNs answered a relayed request otherwise than MockAPNs' own rules would have."
         }

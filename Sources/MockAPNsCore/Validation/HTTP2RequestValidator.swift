@@ -56,50 +56,50 @@ package struct HTTP2RequestValidator: Sendable {
 
     /// Applies steps 1 to 12 of the documented order to one request.
     package func validate(_ request: HTTP2PushRequest) -> HTTP2Validation {
-        let headers = RecognizedHeaders(request.headers, duplicateScope: options.duplicateHeaderScope)
+        let head = request.head
 
         // Step 2 is evaluated first because every failure response echoes a valid apns-id.
-        let apnsID = headers.apnsID
+        let apnsID = head[.apnsID]
         let apnsIDIsValid = apnsID.map {
             UUIDSyntax.isCanonical($0, allowsUppercase: options.acceptsUppercaseAPNsIDs)
         } ?? true
-        let echoedID = apnsIDIsValid && !headers.apnsIDIsRepeated ? apnsID : nil
+        let echoedID = apnsIDIsValid && !head.repeated.contains(.apnsID) ? apnsID : nil
         func refuse(_ reason: Reason) -> HTTP2Validation {
             .invalid(reason, apnsID: echoedID)
         }
 
-        if headers.hasDuplicate { return refuse(.duplicateHeaders) }
+        if Self.hasDuplicate(head, scope: options.duplicateHeaderScope) { return refuse(.duplicateHeaders) }
         if !apnsIDIsValid { return refuse(.badMessageId) }
-        if headers.method != "POST" { return refuse(.methodNotAllowed) }
+        if head[.method] != "POST" { return refuse(.methodNotAllowed) }
         // The topic is scanned once; its suffix serves step 11.
-        let topic = headers.topic
+        let topic = head[.apnsTopic]
         var topicSuffix: PushType?
         if let topic {
             guard case .wellFormed(let suffix) = TopicRules.classify(topic) else { return refuse(.badTopic) }
             topicSuffix = suffix
         }
-        let collapseID = headers.collapseID
+        let collapseID = head[.apnsCollapseID]
         if let collapseID, collapseID.utf8.count > Self.maximumCollapseIDLength {
             return refuse(.badCollapseId)
         }
 
         var expiration: Int64?
-        if let text = headers.expiration {
+        if let text = head[.apnsExpiration] {
             guard let value = HeaderValueSyntax.expiration(text) else { return refuse(.badExpirationDate) }
             expiration = value
         }
         var priority: Priority?
-        if let text = headers.priority {
+        if let text = head[.apnsPriority] {
             guard let value = HeaderValueSyntax.priority(text) else { return refuse(.badPriority) }
             priority = value
         }
         var pushType: PushType?
-        if let text = headers.pushType {
+        if let text = head[.apnsPushType] {
             guard let value = HeaderValueSyntax.pushType(text) else { return refuse(.invalidPushType) }
             pushType = value
         }
 
-        guard let path = headers.path, let tokenText = Self.deviceToken(inPath: path) else {
+        guard let path = head[.path], let tokenText = Self.deviceToken(inPath: path) else {
             return refuse(.badPath)
         }
         if tokenText.isEmpty { return refuse(.missingDeviceToken) }
@@ -130,14 +130,36 @@ package struct HTTP2RequestValidator: Sendable {
             priority: priority,
             collapseID: collapseID,
             payload: request.body,
-            authorization: headers.authorization
+            authorization: head[.authorization]
         ))
+    }
+
+    /// The fields APNs defines: a repeat of one is always `DuplicateHeaders`.
+    private static let apnsFields = RequestHead.FieldSet([
+        .method, .scheme, .authority, .path, .authorization,
+        .apnsID, .apnsExpiration, .apnsPriority, .apnsTopic, .apnsPushType, .apnsCollapseID,
+    ])
+
+    /// Whether `name` is a field APNs defines.
+    static func isAppleField(_ name: String) -> Bool {
+        guard let field = name.withUTF8Bytes(RequestHead.Field.init) else { return false }
+        return apnsFields.contains(field)
+    }
+
+    /// Step 1: whether a field came twice. A field APNs defines always counts; any other
+    /// only when `scope` is every header.
+    private static func hasDuplicate(_ head: RequestHead, scope: DuplicateHeaderScope) -> Bool {
+        if !head.repeated.intersection(apnsFields).isEmpty { return true }
+        switch scope {
+        case .allHeaders: return !head.repeated.isEmpty || head.repeatsOtherField
+        case .appleHeaders: return false
+        }
     }
 
     /// Why the request's device token was refused `BadDeviceToken` by step 10, as a diagnosis
     /// (`http2.malformedDeviceToken`); `nil` when its token is well-formed or absent.
     package func deviceTokenDiagnosis(_ request: HTTP2PushRequest) -> Diagnosis? {
-        guard let path = request.headers.first(where: { $0.name == ":path" })?.value,
+        guard let path = request.head[.path],
               let token = Self.deviceToken(inPath: path), !token.isEmpty,
               let problem = tokenSyntax.problem(token) else { return nil }
         return Diagnosis(
@@ -167,101 +189,18 @@ package enum HTTP2Validation: Sendable, Equatable {
     case invalid(Reason, apnsID: String?)
 }
 
-/// One pass over the header list, noting where the first occurrence of each header APNs
-/// defines is and whether any header was repeated.
-///
-/// It keeps positions rather than values: copying a string costs reference counting, and
-/// most values are read once or not at all.
-private struct RecognizedHeaders {
-    private let headers: [HTTPHeader]
-    private var methodIndex = -1
-    private var pathIndex = -1
-    private var authorizationIndex = -1
-    private var apnsIDIndex = -1
-    private var expirationIndex = -1
-    private var priorityIndex = -1
-    private var topicIndex = -1
-    private var pushTypeIndex = -1
-    private var collapseIDIndex = -1
-
-    private(set) var hasDuplicate = false
-    private(set) var apnsIDIsRepeated = false
-
-    var method: String? { value(at: methodIndex) }
-    var path: String? { value(at: pathIndex) }
-    var authorization: String? { value(at: authorizationIndex) }
-    var apnsID: String? { value(at: apnsIDIndex) }
-    var expiration: String? { value(at: expirationIndex) }
-    var priority: String? { value(at: priorityIndex) }
-    var topic: String? { value(at: topicIndex) }
-    var pushType: String? { value(at: pushTypeIndex) }
-    var collapseID: String? { value(at: collapseIDIndex) }
-
-    init(_ headers: [HTTPHeader], duplicateScope: DuplicateHeaderScope) {
-        self.headers = headers
-        var seen: UInt16 = 0
-        for index in headers.indices {
-            guard let name = HTTP2HeaderName(headers[index].name) else {
-                if duplicateScope == .allHeaders, !hasDuplicate,
-                   Self.name(of: index, repeatsAnEarlierIn: headers) {
-                    hasDuplicate = true
-                }
-                continue
-            }
-            guard seen & name.bit == 0 else {
-                hasDuplicate = true
-                if name == .apnsID { apnsIDIsRepeated = true }
-                continue
-            }
-            seen |= name.bit
-            switch name {
-            case .method: methodIndex = index
-            case .path: pathIndex = index
-            case .authorization: authorizationIndex = index
-            case .apnsID: apnsIDIndex = index
-            case .apnsExpiration: expirationIndex = index
-            case .apnsPriority: priorityIndex = index
-            case .apnsTopic: topicIndex = index
-            case .apnsPushType: pushTypeIndex = index
-            case .apnsCollapseID: collapseIDIndex = index
-            case .scheme, .authority: break
-            }
-        }
-    }
-
-    private func value(at index: Int) -> String? {
-        index >= 0 ? headers[index].value : nil
-    }
-
-    /// Whether an earlier header has the same name. Quadratic, but requests carry about ten
-    /// headers, and this avoids building a set for every request.
-    private static func name(of index: Int, repeatsAnEarlierIn headers: [HTTPHeader]) -> Bool {
-        let name = headers[index].name
-        let length = name.utf8.count
-        for earlier in headers[..<index] where earlier.name.utf8.count == length && earlier.name == name {
-            return true
-        }
-        return false
-    }
-}
-
 extension PushRequest {
     /// The fields of an HTTP/2 request the header rules refused, as far as its headers tell
     /// them (for the journal's record of a refusal).
     package init(bestEffort push: HTTP2PushRequest) {
         self.init(transport: .http2, deviceToken: "", payload: push.body)
-        for header in push.headers {
-            switch header.name {
-            case ":path":
-                if let token = HTTP2RequestValidator.deviceToken(inPath: header.value) { deviceToken = String(token) }
-            case "apns-topic": topic = topic ?? header.value
-            case "apns-push-type": pushType = pushType ?? PushType(rawValue: header.value)
-            case "apns-id": apnsID = apnsID ?? header.value
-            case "apns-collapse-id": collapseID = collapseID ?? header.value
-            case "apns-priority": priority = priority ?? Int(header.value).flatMap(Priority.init(rawValue:))
-            case "apns-expiration": expiration = expiration ?? Int64(header.value)
-            default: break
-            }
-        }
+        let head = push.head
+        if let path = head[.path], let token = HTTP2RequestValidator.deviceToken(inPath: path) { deviceToken = String(token) }
+        topic = head[.apnsTopic]
+        pushType = head[.apnsPushType].flatMap(PushType.init(rawValue:))
+        apnsID = head[.apnsID]
+        collapseID = head[.apnsCollapseID]
+        priority = head[.apnsPriority].flatMap { Int($0) }.flatMap(Priority.init(rawValue:))
+        expiration = head[.apnsExpiration].flatMap { Int64($0) }
     }
 }

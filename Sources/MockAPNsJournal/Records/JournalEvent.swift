@@ -1,6 +1,5 @@
 import MockAPNsWire
 import MockAPNsCore
-import MockAPNsBroadcast
 /// One thing the server saw or did, as the journal keeps it: a compact value, turned into
 /// JSON only when someone reads it.
 public struct JournalEvent: Sendable, Equatable {

@@ -1,5 +1,4 @@
 import MockAPNsCore
-import MockAPNsBroadcast
 extension JournalJSON {
     /// A broadcast event's members: `"broadcast":{...}` with the request and the answer as
     /// written, like a notification's.

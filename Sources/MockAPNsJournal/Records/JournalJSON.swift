@@ -1,6 +1,5 @@
 import MockAPNsWire
 import MockAPNsCore
-import MockAPNsBroadcast
 /// The JSON form of journal events and notification records: one object per event, the
 /// same in the control API and in each line of the JSONL file.
 ///
@@ -368,7 +367,7 @@ extension JournalJSON {
     }
 
     private static func readChannelOperation(_ object: inout JSONObjectReader) throws(JSONFileError) -> ChannelOperationRecord {
-        var outcome = ChannelManagementOutcome(
+        var outcome = ChannelOperationOutcome(
             operation: try object.oneOf("operation", ChannelOperation.self),
             bundleID: try object.string("bundleId"), channelID: try object.string("channelId"),
             requestID: try need(object.string("requestId"), object, "requestId", "the apns-request-id")

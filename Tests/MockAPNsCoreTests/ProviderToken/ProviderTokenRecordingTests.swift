@@ -18,9 +18,10 @@ final class ProviderTokenRecordingTests: XCTestCase {
             ("invalid header value: [bearer \(jwt)]", "invalid header value: [bearer \(withoutSignature)]", "invalid header value: [bearer <redacted>]"),
             // A bare JWT anywhere in text, twice.
             ("\(jwt) and \(jwt)", "\(withoutSignature) and \(withoutSignature)", "<redacted> and <redacted>"),
-            // Not three parts: not a token that could be replayed, so kept; redaction hides it anyway.
-            ("bearer opaque-credential", "bearer opaque-credential", "bearer <redacted>"),
-            ("bearer a.b", "bearer a.b", "bearer <redacted>"),
+            // A bearer credential that is no JWS is a secret of unknown shape (a bare
+            // signature, an opaque token): hidden under both settings.
+            ("bearer opaque-credential", "bearer <redacted>", "bearer <redacted>"),
+            ("bearer a.b", "bearer <redacted>", "bearer <redacted>"),
             // Device tokens are hex and stay readable.
             ("token a1b2c3d4a1b2c3d4", "token a1b2c3d4a1b2c3d4", "token a1b2c3d4a1b2c3d4"),
         ]
@@ -65,6 +66,41 @@ final class ProviderTokenRecordingTests: XCTestCase {
         XCTAssertEqual(parts.count, 3)
         XCTAssertEqual(Array(parts.prefix(2)), Array(sent.prefix(2)), "a reader still finds the key id and the team")
         XCTAssertEqual(parts[2], "<signature removed>", "the record says what was removed")
+    }
+
+    /// A token is recognised by its shape wherever it is sent, and nothing that would make one
+    /// whole again is kept: a bare signature, the tail of a signature split by a blank.
+    func testSignaturesAndTheirPiecesAreNeverKept() {
+        let signature = String(repeating: "Ab9-_x", count: 14) + "Qw"
+        XCTAssertEqual(signature.count, 86, "an ES256 signature is 64 bytes: 86 base64url characters")
+        let (head, tail) = (jwt.prefix(jwt.count - 6), jwt.suffix(6))
+        let rows: [(field: String, value: String, recorded: String)] = [
+            // A JWT in a field where none belongs (answered 400) is kept as in `authorization`.
+            ("apns-collapse-id", jwt, withoutSignature),
+            ("apns-id", jwt, withoutSignature),
+            // The signature alone, where the token belongs and anywhere else.
+            ("authorization", "bearer \(signature)", "bearer <redacted>"),
+            ("apns-collapse-id", signature, "<signature removed>"),
+            ("x-note", "sig=\(signature);", "sig=<signature removed>;"),
+            // A signature split by a blank: its head is a JWS and goes, and so does its tail.
+            ("authorization", "bearer \(head) \(tail)", "bearer \(withoutSignature) <redacted>"),
+            ("authorization", "bearer \(jwt) \(jwt)", "bearer \(withoutSignature) <redacted>"),
+            // VAPID's parameters are one credential: the key is public and stays.
+            ("authorization", "vapid t=\(jwt), k=BPublicKey", "vapid t=\(withoutSignature), k=BPublicKey"),
+            // Values of no token's shape stay as sent.
+            ("apns-id", "5E8D1C1A-1B2C-4D5E-8F90-A1B2C3D4E5F6", "5E8D1C1A-1B2C-4D5E-8F90-A1B2C3D4E5F6"),
+            ("apns-topic", "com.example.app", "com.example.app"),
+            (":path", "/3/device/" + String(repeating: "a1", count: 32), "/3/device/" + String(repeating: "a1", count: 32)),
+        ]
+        for row in rows {
+            let recorded = ProviderTokenRecording.withoutSignature.apply(field: row.field, value: row.value)
+            XCTAssertEqual(recorded, row.recorded, "\(row.field): \(row.value)")
+            XCTAssertFalse(recorded.contains(signature), "\(row.field): \(row.value)")
+            XCTAssertFalse(recorded.contains("ZHVtbXktc2lnbmF0dXJl"), "\(row.field): \(row.value)")
+            // Recording twice changes nothing: a recorded value passed on is recorded as it is.
+            XCTAssertEqual(ProviderTokenRecording.withoutSignature.apply(field: row.field, value: recorded), recorded, row.value)
+            XCTAssertEqual(ProviderTokenRecording.withoutSignature.apply(recorded), recorded, row.value)
+        }
     }
 
     func testTheDefaultIsWithoutSignature() {

@@ -113,6 +113,30 @@ final class JournalFrameTests: XCTestCase {
         try await server.shutdown()
     }
 
+    /// An HTTP/2 client that closes as clients do, with GOAWAY(NO_ERROR) after its last answer:
+    /// the server closes the socket once nghttp2 is done, but the close is the client's, and
+    /// the record says so (the verdicts take a connection the server closed as dropped).
+    func testAClientThatEndsItsConnectionWithGoAwayIsRecordedAsClosingIt() async throws {
+        let (server, ports) = try await TestServer.start()
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
+        let block = ClientBytes.literal(":method", "POST") + ClientBytes.literal(":scheme", "https")
+            + ClientBytes.literal(":authority", "localhost") + ClientBytes.literal(":path", "/3/device/\(Fixtures.token)")
+            + ClientBytes.literal("apns-topic", "com.example.app")
+        let goAwayNoError = ClientBytes.frame(type: 0x7, streamID: 0, payload: [0, 0, 0, 0, 0, 0, 0, 0])
+        let bytes = ClientBytes.opening() + ClientBytes.frame(type: 0x1, flags: 0x4, streamID: 1, payload: block)
+            + ClientBytes.data(streamID: 1, Array(#"{"aps":{"alert":"hi"}}"#.utf8), endStream: true) + goAwayNoError
+        let outcome = try RawHTTP2Client.sendHTTP2(port: ports.http2, bytes: bytes, timeout: 5)
+        XCTAssertEqual(outcome.answeredStreams, [1])
+        XCTAssertEqual(outcome.ending, "eof", "the server closes once the last answer is out")
+        let closed = await server.journal.waitForEvents(count: 1, timeout: .seconds(10)) {
+            if case .connectionClosed = $0.kind { return true }
+            return false
+        }
+        guard case .connectionClosed(_, let side, let reason)? = closed.first?.kind else { return XCTFail("no close recorded") }
+        XCTAssertEqual(side, .client)
+        XCTAssertEqual(reason, "client GOAWAY NO_ERROR")
+    }
+
     func testRefusedHandshakeIsRecordedWithWhatTheClientOffered() async throws {
         let (server, ports) = try await TestServer.start()
         XCTAssertThrowsError(try CurlClient(port: ports.http2, extraArguments: ["--http1.1"]).send(path: "/3/device/\(Fixtures.token)"))

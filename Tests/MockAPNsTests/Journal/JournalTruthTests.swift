@@ -6,6 +6,7 @@ import MockAPNsCore
 import MockAPNsJournal
 import XCTest
 import MockAPNsLegacy
+import MockAPNsObservation
 
 /// The journal tells the whole truth: every notification (accepted, refused by the core,
 /// refused by the codec, dropped, refused by HTTP/2 flow control), with the topic and push
@@ -127,8 +128,8 @@ final class JournalTruthTests: XCTestCase {
         XCTAssertEqual(records.map(stable), [
             #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(1))","topic":"com.example.app","priority":10,"expiration":0,"identifier":1,"command":2,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":true,"environment":"sandbox"}"#,
             #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(2))","topic":"com.example.app","identifier":2,"command":1,"payloadLength":2049,"payload":"","payloadTruncated":true,"authentication":{"kind":"certificate"},"accepted":false,"reason":"PayloadTooLarge","legacyStatus":7,"legacyPacketIdentifier":2,"problem":"payload too large (2049 bytes)","environment":"sandbox"}"#,
-            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(3))","topic":"com.example.app","identifier":3,"command":2,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":false,"dropped":true,"environment":"sandbox"}"#,
-            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(4))","topic":"com.example.app","identifier":4,"command":1,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":false,"dropped":true,"environment":"sandbox"}"#,
+            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(3))","topic":"com.example.app","priority":10,"expiration":0,"identifier":3,"command":2,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":false,"dropped":true,"environment":"sandbox"}"#,
+            #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(4))","topic":"com.example.app","expiration":0,"identifier":4,"command":1,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":false,"dropped":true,"environment":"sandbox"}"#,
         ])
         let waited = await server.waitForNotifications(
             count: 1, matching: NotificationFilter(transport: .legacy, reason: .payloadTooLarge), timeout: .seconds(1))
@@ -198,6 +199,52 @@ final class JournalTruthTests: XCTestCase {
         let notices = logs.messages.filter { $0.contains("refused") }
         XCTAssertFalse(notices.isEmpty)
         XCTAssertFalse(notices.contains { $0.contains("status 7") }, "\(notices)")
+        // The cause, not the codec's misreading: the token was left out, and the bytes read as
+        // one (the payload length and the JSON's start) are no token.
+        XCTAssertTrue(record.problem?.hasPrefix("token left out") == true, record.problem ?? "no problem")
+        XCTAssertEqual(record.deviceToken, "")
+        XCTAssertEqual(record.payloadLength, json.count)
+        XCTAssertTrue(notices.allSatisfy { $0.contains("token left out") && !$0.contains("payload too large") }, "\(notices)")
+    }
+
+    /// The same mistake in a command-1 frame: status 7 goes out, as Apple's gateway read the
+    /// bytes the same way, but the record's reason, its problem, the notice and the access log
+    /// name the cause, a token left out, not a payload too large.
+    func testACommandOneFrameWithoutItsTokenNamesTheCauseBehindItsStatus7() async throws {
+        let logs = CapturedLogs()
+        let path = Fixtures.temporaryPath("access.log")
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        XCTAssertGreaterThanOrEqual(descriptor, 0)
+        addTeardownBlock { close(descriptor); unlink(path) }
+        let (server, ports) = try await LegacyTestServer.start(logger: logs.logger(level: .info)) {
+            $0.accessLog = MockAPNsConfiguration.AccessLogSettings(format: .text, output: LogOutput(descriptor: descriptor))
+        }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
+        let json = Array(#"{"aps":{"alert":"the token was left out of this frame"}}"#.utf8)
+        let frame: [UInt8] = [1, 0, 0, 0, 9, 0, 0, 0, 0, 0, 32, 0, UInt8(json.count)] + json
+        let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: frame)
+        XCTAssertEqual(outcome.received, [8, 7, 0, 0, 0, 9], "status 7, as Apple's gateway answered the same bytes")
+        let records = await server.waitForNotifications(count: 1, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
+        let record = try XCTUnwrap(records.first)
+        XCTAssertEqual(record.legacyStatus, .invalidPayloadSize)
+        XCTAssertEqual(record.reason, .missingDeviceToken)
+        XCTAssertTrue(record.problem?.hasPrefix("token left out") == true, record.problem ?? "no problem")
+        XCTAssertEqual(record.deviceToken, "")
+        let frames = server.journal.events(matching: JournalEventFilter(kinds: ["legacyFrame"], transport: .legacy))
+        guard case .legacyFrame(let recordedFrame)? = frames.first?.kind else { return XCTFail("no frame recorded") }
+        XCTAssertNil(recordedFrame.deviceToken)
+        let notices = logs.messages.filter { $0.contains("refused") }
+        XCTAssertFalse(notices.isEmpty)
+        XCTAssertTrue(notices.allSatisfy { $0.contains("token left out") && !$0.contains("payload too large") }, "\(notices)")
+
+        _ = await server.journal.waitForEvents(count: 1, timeout: .seconds(10)) {
+            if case .connectionClosed(.legacy, _, _) = $0.kind { return true }
+            return false
+        }
+        _ = await server.metricsText()  // the access log has read every event recorded so far
+        let line = try XCTUnwrap(String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").first { $0.contains("push c") })
+        XCTAssertTrue(line.contains("status 7 MissingDeviceToken") && line.contains(": token left out"), String(line))
+        XCTAssertFalse(line.contains("PayloadTooLarge") || line.contains("payload too large"), String(line))
     }
 
     /// A frame refused for a payload that is not JSON arrived whole: its record holds the
@@ -282,6 +329,40 @@ final class JournalTruthTests: XCTestCase {
         let replay = try client.send(
             path: "/3/device/\(token)", headers: [("apns-topic", "com.example.app"), ("authorization", journaled)])
         XCTAssertEqual(replay.status, 403)
+    }
+
+    /// A token sent where none belongs (`apns-collapse-id`, `apns-id`, the path), the bare
+    /// signature after `bearer`, and a signature split by a blank: the journal keeps no piece
+    /// of a signature, in frames, notifications or diagnoses, and the JWS's header and claims
+    /// stay readable.
+    func testATokenInAnyFieldOrInPiecesIsNeverJournaled() async throws {
+        let (server, ports) = try await TestServer.start()
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
+        let jwt = try jwt()
+        let signature = String(jwt.split(separator: ".").last ?? "")
+        let headerAndClaims = String(jwt.dropLast(signature.count + 1))
+        let half = signature.count / 2
+        let client = CurlClient(port: ports.http2, certificate: nil)
+        let sends: [(path: String, headers: [(String, String)], status: Int)] = [
+            ("/3/device/\(token)", [("authorization", "bearer \(jwt)"), ("apns-collapse-id", jwt)], 400),
+            ("/3/device/\(token)", [("authorization", "bearer \(jwt)"), ("apns-id", jwt)], 400),
+            ("/3/device/\(jwt)", [("authorization", "bearer \(jwt)")], 400),
+            ("/3/device/\(token)", [("authorization", "bearer \(signature)")], 403),
+            ("/3/device/\(token)", [("authorization", "bearer \(headerAndClaims).\(signature.prefix(half)) \(signature.dropFirst(half))")], 403),
+        ]
+        for send in sends {
+            let response = try client.send(path: send.path, headers: [("apns-topic", "com.example.app")] + send.headers)
+            XCTAssertEqual(response.status, send.status, "\(send.headers)")
+        }
+        let records = await server.waitForNotifications(count: sends.count, timeout: .seconds(10))
+        XCTAssertEqual(records.count, sends.count)
+        let everything = server.journal.events().map { JournalJSON.encode($0) }.joined(separator: "\n")
+        for piece in [signature, String(signature.prefix(half)), String(signature.dropFirst(half))] {
+            XCTAssertFalse(everything.contains(piece), "a piece of the signature is journaled: \(piece)")
+        }
+        XCTAssertEqual(records[0].collapseID, headerAndClaims + "." + ProviderTokenRedaction.signaturePlaceholder)
+        XCTAssertEqual(records[1].requestAPNsID, headerAndClaims + "." + ProviderTokenRedaction.signaturePlaceholder)
+        XCTAssertEqual(records[2].deviceToken, headerAndClaims + "." + ProviderTokenRedaction.signaturePlaceholder)
     }
 
     func testRedactionFindsTokensWhereverTextQuotesThem() {

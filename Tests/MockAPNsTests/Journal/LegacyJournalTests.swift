@@ -3,6 +3,7 @@ import MockAPNs
 import MockAPNsCore
 import MockAPNsJournal
 import XCTest
+import MockAPNsLegacy
 
 /// The journal of the legacy gateway and feedback service, driven by a real TLS client.
 final class LegacyJournalTests: XCTestCase {
@@ -31,6 +32,25 @@ final class LegacyJournalTests: XCTestCase {
             XCTAssertEqual(first.payloadLength, Legacy.payload.count)
         }
         try await server.shutdown()
+    }
+
+    /// A frame dropped after the connection's failure keeps what it said of its delivery, as
+    /// an examined one's record does: its expiry and priority.
+    func testADroppedFrameKeepsItsExpirationAndPriority() async throws {
+        let (server, ports) = try await LegacyTestServer.start()
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
+        server.registry.markUnregistered(Legacy.hex(Legacy.token(2)), since: 1_700_000_000_000)
+        let expiry: UInt32 = 1_900_000_000
+        func frame(_ identifier: UInt32, _ token: [UInt8]) -> [UInt8] {
+            LegacyNotification(command: .frame, identifier: identifier, expiry: expiry, token: token, payload: Legacy.payload,
+                               priority: .powerAware).encoded()
+        }
+        let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: frame(1, Legacy.token(2)) + frame(2, Legacy.token(3)))
+        XCTAssertEqual(outcome.received, [8, 8, 0, 0, 0, 1])
+        let records = await server.waitForNotifications(count: 2, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
+        XCTAssertEqual(records.map(\.dropped), [false, true])
+        XCTAssertEqual(records.map(\.expiration), [Int64(expiry), Int64(expiry)])
+        XCTAssertEqual(records.map(\.priority), [5, 5])
     }
 
     func testUnparseableFrameKeepsItsRawBytes() async throws {

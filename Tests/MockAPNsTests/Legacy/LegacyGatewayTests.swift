@@ -278,6 +278,38 @@ final class LegacyGatewayTests: XCTestCase {
         try await server.shutdown()
     }
 
+    /// `POST /v1/reset` starts the churn window over: a burst right after it is diagnosed,
+    /// though one was diagnosed just before (the window would otherwise keep quiet for 10 s).
+    func testAResetStartsTheChurnWindowOver() async throws {
+        let (server, ports) = try await LegacyTestServer.start { $0.control.port = 0 }
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
+        let gateway = try XCTUnwrap(ports.gateway)
+        func burst() throws {
+            let connections = (1...10).map { LegacyTLSClient.Connection(send: Legacy.frame(identifier: UInt32($0), token: Legacy.token(0x11)),
+                                                                         closeWithoutReadingAfter: 0) }
+            _ = try LegacyTLSClient.run(port: gateway, connections: connections)
+        }
+        func churnRecorded() async -> Bool {
+            let found = await server.journal.waitForEvents(count: 1, timeout: .seconds(10)) { event in
+                if case .diagnosis(.legacyConnectionChurn, _, _) = event.kind { return true }
+                return false
+            }
+            return !found.isEmpty
+        }
+        try burst()
+        _ = try await Legacy.reports(server, count: 10)
+        let diagnosedBefore = await churnRecorded()
+        XCTAssertTrue(diagnosedBefore)
+
+        let reset = try ControlClient(port: try XCTUnwrap(ports.control)).call("POST", "/v1/reset")
+        XCTAssertEqual(reset.status, 200, reset.text)
+        try burst()
+        _ = try await Legacy.reports(server, count: 20)
+        let diagnosedAfter = await churnRecorded()
+        XCTAssertTrue(diagnosedAfter, "the burst after the reset is churn of its own")
+        XCTAssertEqual(server.legacyActivity.diagnoses.filter { $0.code == .legacyConnectionChurn }.count, 2)
+    }
+
     func testOldTLSIsRefusedByDefaultAndAcceptedWhenAllowed() async throws {
         let logs = CapturedLogs()
         let (strict, strictPorts) = try await LegacyTestServer.start(logger: logs.logger())

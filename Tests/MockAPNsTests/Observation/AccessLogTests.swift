@@ -89,6 +89,29 @@ final class AccessLogTests: XCTestCase {
         XCTAssertEqual(close["notifications"] as? Int, 1)
     }
 
+    /// `POST /nope` with a provider token and no `apns-topic`: the answer is 404 BadPath, and
+    /// what the record and the line give as its cause is the path, not what the credentials
+    /// lacked (the token's own refusal is kept in the record's authentication).
+    func testABadPathIsExplainedByItsPathNotByTheCredentials() async throws {
+        let (server, ports, path) = try await start(format: .text)
+        let pem = try String(contentsOfFile: Fixtures.certificateDirectory + "/AuthKey_SANDBOX001.p8", encoding: .utf8)
+        let jwt = try ProviderTokenSigner(keyID: "SANDBOX001", teamID: "TEAM00000A", privateKeyPEM: pem)
+            .token(issuedAt: Int64(Date().timeIntervalSince1970))
+        let answer = try CurlClient(port: ports.http2, certificate: nil).send(path: "/nope", headers: [("authorization", "bearer \(jwt)")])
+        XCTAssertEqual(answer.status, 404)
+        XCTAssertTrue(answer.body.contains("BadPath"), answer.body)
+        let records = await server.waitForNotifications(count: 1)
+        let record = try XCTUnwrap(records.first)
+        XCTAssertEqual(record.reason, .badPath)
+        XCTAssertEqual(record.problem, "no endpoint serves POST /nope: a push goes to POST /3/device/<device token>")
+        XCTAssertEqual(record.authentication.refusal, .missingTopic, "the credentials' refusal stays in the record")
+        try await server.shutdown()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+        let push = try XCTUnwrap(lines.first { $0.contains(" push c") }, lines.joined(separator: "\n"))
+        XCTAssertTrue(push.contains(" 404 BadPath ") && push.hasSuffix(": no endpoint serves POST /nope: a push goes to POST /3/device/<device token>"), push)
+        XCTAssertFalse(push.contains("apns-topic"), push)
+    }
+
     /// A provider verdict gets a line of its own, in text and in JSON.
     func testAVerdictHasALine() async throws {
         for format in [LogFormat.text, .json] {

@@ -117,6 +117,88 @@ final class ProviderVerdictsTests: XCTestCase {
         XCTAssertEqual(provider.rule(.unregisteredToken).examples.map(\.notifications), [Array(pushes.dropFirst().map(\.sequence))])
     }
 
+    /// One push over a connection the client ends with GOAWAY(NO_ERROR), as HTTP/2 clients
+    /// close; the token unregistered; the same payload pushed three times with curl. Each 410
+    /// reached the provider: one refusal, and two pushes after it.
+    func testPushesAfterA410AreFoundWhenTheAcceptanceCameOnAConnectionTheClientEndedCleanly() async throws {
+        let (server, ports) = try await TestServer.start()
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
+        let body = #"{"aps":{"alert":"hello"}}"#
+        let block = ClientBytes.literal(":method", "POST") + ClientBytes.literal(":scheme", "https")
+            + ClientBytes.literal(":authority", "localhost") + ClientBytes.literal(":path", "/3/device/\(Fixtures.token)")
+            + ClientBytes.literal("apns-topic", "com.example.app") + ClientBytes.literal("apns-push-type", "alert")
+        let goAwayNoError = ClientBytes.frame(type: 0x7, streamID: 0, payload: [0, 0, 0, 0, 0, 0, 0, 0])
+        let bytes = ClientBytes.opening() + ClientBytes.frame(type: 0x1, flags: 0x4, streamID: 1, payload: block)
+            + ClientBytes.data(streamID: 1, Array(body.utf8), endStream: true) + goAwayNoError
+        let first = try RawHTTP2Client.sendHTTP2(port: ports.http2, bytes: bytes, timeout: 5)
+        XCTAssertEqual(first.answeredStreams, [1])
+        _ = await server.journal.waitForEvents(count: 1, timeout: .seconds(10)) {
+            if case .connectionClosed = $0.kind { return true }
+            return false
+        }
+        server.registry.markUnregistered(Fixtures.token, since: 1_767_225_600_000)
+        let curl = CurlClient(port: ports.http2)
+        let statuses = try (0..<3).map { _ in try curl.send(path: "/3/device/\(Fixtures.token)", headers: headers, body: body).status }
+        XCTAssertEqual(statuses, [410, 410, 410])
+
+        let judged = await server.verdictReport()
+        let report = try XCTUnwrap(judged)
+        XCTAssertEqual(report.brokenRules, [.unregisteredToken])
+        let provider = try XCTUnwrap(report.providers.first)
+        XCTAssertEqual(provider.notifications, NotificationTally(acceptedAtOnce: 1, refused: 1))
+        XCTAssertEqual(provider.rule(.unregisteredToken).findings, 2)
+    }
+
+    /// `apns-topic` sent twice (400 DuplicateHeaders), then once (200): the record of the
+    /// refusal names the repeated header, and the second request is a fix, not the same
+    /// request sent again.
+    func testARequestSentAgainWithoutItsRepeatedHeaderIsAFix() async throws {
+        let (server, ports) = try await TestServer.start()
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
+        let body = #"{"aps":{"alert":"hello"}}"#
+        let block = ClientBytes.literal(":method", "POST") + ClientBytes.literal(":scheme", "https")
+            + ClientBytes.literal(":authority", "localhost") + ClientBytes.literal(":path", "/3/device/\(Fixtures.token)")
+            + ClientBytes.literal("apns-topic", "com.example.app") + ClientBytes.literal("apns-topic", "com.example.app")
+            + ClientBytes.literal("apns-push-type", "alert")
+        let bytes = ClientBytes.opening() + ClientBytes.frame(type: 0x1, flags: 0x4, streamID: 1, payload: block)
+            + ClientBytes.data(streamID: 1, Array(body.utf8), endStream: true)
+        let twice = try RawHTTP2Client.sendHTTP2(port: ports.http2, bytes: bytes, timeout: 1)
+        XCTAssertEqual(twice.answeredStreams, [1])
+        let refused = await server.waitForNotifications(count: 1)
+        XCTAssertEqual(refused.first?.reason, .duplicateHeaders)
+        XCTAssertEqual(refused.first?.problem, "apns-topic sent 2 times")
+        XCTAssertEqual(try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: headers, body: body).status, 200)
+
+        let judged = await server.verdictReport()
+        let report = try XCTUnwrap(judged)
+        XCTAssertEqual(report.brokenRules, [])
+        XCTAssertEqual(report.totals, NotificationTally(acceptedAfterRetries: 1))
+    }
+
+    /// A token unregistered, then sent twice back to back on the gateway: the second frame was
+    /// written before the error packet could be read, and the close dropped it. It is neither
+    /// a push after the refusal nor a notification lost.
+    func testALegacyFrameInFlightWhenTheErrorWentOutIsNeitherAPushAfterItNorLost() async throws {
+        let (server, ports) = try await TestServer.start()
+        addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
+        let token = Legacy.token(0xBD)
+        server.registry.markUnregistered(Legacy.hex(token), since: 1_767_225_600_000)
+        let frames = Legacy.enhanced(identifier: 1, token: token) + Legacy.enhanced(identifier: 2, token: token)
+        let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: frames)
+        XCTAssertEqual(outcome.received, [8, 8, 0, 0, 0, 1])
+        let records = await server.waitForNotifications(count: 2, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
+        XCTAssertEqual(records.map(\.dropped), [false, true])
+        _ = await server.journal.waitForEvents(count: 1, timeout: .seconds(10)) {
+            if case .connectionClosed(.legacy, _, _) = $0.kind { return true }
+            return false
+        }
+
+        let judged = await server.verdictReport()
+        let report = try XCTUnwrap(judged)
+        XCTAssertEqual(report.brokenRules, [])
+        XCTAssertEqual(report.totals, NotificationTally(refused: 1))
+    }
+
     /// Legacy connections that each carry one notification whose payload length counts
     /// characters, not UTF-8 bytes, are churn for the verdicts as for the server's own
     /// diagnosis: the tail read as a second, unparseable "frame" is no notification.

@@ -45,10 +45,19 @@ final class ConnectionTimeoutTests: XCTestCase {
     }
 
     func testTimeoutsAreReadFromTheConfigurationFile() throws {
-        let configuration = try MockAPNsConfiguration.parse(json: #"{"timeouts": {"tlsHandshakeSeconds": 2.5, "http2PrefaceSeconds": 1, "controlRequestHeaderSeconds": 30}}"#)
+        let configuration = try MockAPNsConfiguration.parse(json: #"""
+        {"timeouts": {"tlsHandshakeSeconds": 2.5, "http2PrefaceSeconds": 1, "controlRequestHeaderSeconds": 30,
+                      "webPushIdleSeconds": 5, "webPushHeaderSeconds": 2, "webPushBodySeconds": 3}}
+        """#)
         XCTAssertEqual(configuration.timeouts.tlsHandshakeSeconds, 2.5)
         XCTAssertEqual(configuration.timeouts.http2PrefaceSeconds, 1)
         XCTAssertEqual(configuration.timeouts.controlRequestHeaderSeconds, 30)
+        XCTAssertEqual(configuration.timeouts.webPushIdleSeconds, 5)
+        XCTAssertEqual(configuration.timeouts.webPushHeaderSeconds, 2)
+        XCTAssertEqual(configuration.timeouts.webPushBodySeconds, 3)
+        XCTAssertThrowsError(try MockAPNsConfiguration.parse(json: #"{"timeouts": {"webPushBodySeconds": 0}}"#)) { error in
+            XCTAssertEqual((error as? JSONFileError)?.path, "$.timeouts.webPushBodySeconds")
+        }
         XCTAssertThrowsError(try MockAPNsConfiguration.parse(json: #"{"timeouts": {"tlsHandshakeSeconds": 0}}"#)) { error in
             XCTAssertEqual((error as? JSONFileError)?.path, "$.timeouts.tlsHandshakeSeconds")
         }
@@ -60,7 +69,8 @@ final class ConnectionTimeoutTests: XCTestCase {
     func testTimeoutFlagsAreRangeChecked() throws {
         let executable = Fixtures.executable
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: executable), "build mockapns first: \(executable)")
-        for flag in ["--tls-handshake-timeout", "--http2-preface-timeout", "--control-header-timeout"] {
+        for flag in ["--tls-handshake-timeout", "--http2-preface-timeout", "--control-header-timeout", "--web-push-idle-timeout",
+                     "--web-push-header-timeout", "--web-push-body-timeout"] {
             let result = try ProcessRunner.run(executable, ["serve", "--http2-port", "0", flag, "0"])
             XCTAssertNotEqual(result.status, 0, flag)
             XCTAssertTrue(result.stderr.contains("\(flag) must be from 0.001 to 86400 seconds"), "\(flag): \(result.stderr)")

@@ -1,6 +1,7 @@
 import MockAPNsTestSupport
 import Foundation
 import MockAPNs
+import MockAPNsControl
 import MockAPNsCore
 import XCTest
 
@@ -29,6 +30,33 @@ final class ControlConnectionTests: XCTestCase {
         try await OpenDescriptors.waitForOnlyListeners(on: ports.all, timeout: .seconds(30))
         XCTAssertEqual(try ProcessRunner.run("curl", ["-sS", "http://127.0.0.1:\(control)/v1/health"]).status, 0)
         try await server.shutdown()
+    }
+
+    /// What NIO's parser refuses before a request reaches the router (a bad request line,
+    /// `Transfer-Encoding` with `Content-Length`, a 2 MB header) is answered 400 with the
+    /// headers of every other control answer (no framing, no sniffing), and the socket closes.
+    func testLowLevel400sCarryTheAntiFramingHeadersAndClose() async throws {
+        let (server, ports) = try await TestServer.start { configuration in
+            configuration.control.port = 0
+            configuration.timeouts.controlRequestHeaderSeconds = 120
+        }
+        defer { Task { try? await server.shutdown() } }
+        let client = HTTP1WireClient(port: try XCTUnwrap(ports.control), tls: false)
+        let cases: [(String, [UInt8])] = [
+            ("a bad request line", Array("NOT AN HTTP REQUEST LINE\r\n\r\n".utf8)),
+            ("Transfer-Encoding with Content-Length", Array(
+                "POST /v1/reset HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n".utf8)),
+            ("a 2 MB header", Array(("GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Large: " + String(repeating: "a", count: 2 << 20) + "\r\n\r\n").utf8)),
+        ]
+        for (name, request) in cases {
+            let outcome = try client.exchange([(request, 0)], readFor: 10)
+            XCTAssertEqual(outcome.statuses, [400], "\(name): \(outcome)")
+            XCTAssertTrue(outcome.hasHeader("X-Frame-Options", "DENY"), "\(name): \(outcome)")
+            XCTAssertTrue(outcome.hasHeader("Content-Security-Policy", ControlResponseHeadersMiddleware.contentSecurityPolicy), "\(name): \(outcome)")
+            XCTAssertTrue(outcome.hasHeader("X-Content-Type-Options", "nosniff"), "\(name): \(outcome)")
+            XCTAssertTrue(outcome.hasHeader("Connection", "close"), "\(name): \(outcome)")
+            XCTAssertTrue(outcome.closed, "\(name): \(outcome)")
+        }
     }
 
     /// The request-header deadline runs only while nothing is being answered: a request sent

@@ -16,12 +16,16 @@ struct DecodedProviderToken: Sendable {
     var notes: [ProviderTokenNote]
 
     init(_ token: Substring) throws(ProviderTokenRejection) {
-        let segments = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard segments.count == 3 else {
-            throw Self.invalid("expected three dot-separated segments, found \(segments.count)")
+        let jws: CompactJWS
+        let header: [String: JSONValue]
+        let claims: [String: JSONValue]
+        do {
+            jws = try CompactJWS(token)
+            header = try jws.headerObject()
+            claims = try jws.claimsObject()
+        } catch {
+            throw Self.invalid(Self.describe(error))
         }
-        let header = try Self.jsonObject(segments[0], name: "header")
-        let claims = try Self.jsonObject(segments[1], name: "claims")
         var notes: [ProviderTokenNote] = []
 
         guard case .string(let algorithm)? = header["alg"] else {
@@ -49,8 +53,11 @@ struct DecodedProviderToken: Sendable {
         let extraClaims = claims.keys.filter { !["iss", "iat"].contains($0) }.sorted()
         if !extraClaims.isEmpty { notes.append(.additionalClaims(extraClaims)) }
 
-        guard let signatureBytes = ProviderTokenBase64URL.decode(segments[2]) else {
-            throw Self.invalid("signature is not unpadded base64url")
+        let signatureBytes: [UInt8]
+        do {
+            signatureBytes = try jws.signatureBytes()
+        } catch {
+            throw Self.invalid(Self.describe(error))
         }
         // JOSE's form is exactly 64 bytes (r‖s). Anything else is tried as DER, which APNs also
         // accepts; a DER signature is never 64 bytes in practice (70–72 for P-256).
@@ -66,9 +73,7 @@ struct DecodedProviderToken: Sendable {
         self.keyID = keyID
         self.issuer = issuer
         self.issuedAt = issuedAt
-        // The signed part ends at the second dot; both segments are ASCII-only by now.
-        let secondDot = segments[1].endIndex
-        self.signingInput = token[token.startIndex..<secondDot].utf8
+        self.signingInput = jws.signingInput.utf8
         self.notes = notes
     }
 
@@ -77,25 +82,15 @@ struct DecodedProviderToken: Sendable {
         key.isValidSignature(signature, for: Array(signingInput))
     }
 
-    /// Decodes one segment into a JSON object's members.
-    private static func jsonObject(_ segment: Substring, name: String) throws(ProviderTokenRejection) -> [String: JSONValue] {
-        guard let bytes = ProviderTokenBase64URL.decode(segment) else {
-            throw invalid("\(name) is not unpadded base64url")
+    /// What is wrong with the token's form, in this module's words.
+    private static func describe(_ failure: CompactJWS.Failure) -> String {
+        switch failure {
+        case .partCount(let count): "expected three dot-separated segments, found \(count)"
+        case .notBase64URL(let part): "\(part.rawValue) is not unpadded base64url"
+        case .notUTF8(let part): "\(part.rawValue) is not UTF-8"
+        case .notJSON(let part, let error): "\(part.rawValue) is not JSON (\(error.position): \(error.message))"
+        case .notObject(let part, let kind): "\(part.rawValue) is \(kind), not a JSON object"
         }
-        guard let text = String(validating: bytes, as: UTF8.self) else {
-            throw invalid("\(name) is not UTF-8")
-        }
-        let node: JSONNode
-        do {
-            node = try JSONParser.parse(text)
-        } catch {
-            throw invalid("\(name) is not JSON (\(error.position): \(error.message))")
-        }
-        guard case .object(let members) = node.value else {
-            throw invalid("\(name) is \(node.value.kindDescription), not a JSON object")
-        }
-        // The parser refuses duplicate members, so this cannot lose one.
-        return Dictionary(members.map { ($0.key, $0.value.value) }, uniquingKeysWith: { first, _ in first })
     }
 
     /// `iat` as a NumericDate: a JSON number, or (leniently, noted) a string holding one.

@@ -18,6 +18,19 @@ package enum ProviderTokenRecording: String, Sendable, Hashable, CaseIterable, C
         case .redacted: ProviderTokenRedaction.redact(text)
         }
     }
+
+    /// A header field's value as it may be recorded under this setting. Any field may carry a
+    /// token (a misspelt `authorization`, a proxy's copy, a JWT sent as `apns-collapse-id`);
+    /// `authorization`, the field whose value is a credential, keeps nothing after its
+    /// credential's first word: a signature split by a blank must not leave its tail.
+    package func apply(field name: String, value: String) -> String {
+        guard name == "authorization" else { return apply(value) }
+        switch self {
+        case .whole: return value
+        case .redacted: return ProviderTokenRedaction.placeholder
+        case .withoutSignature: return ProviderTokenRedaction.removeSignatures(authorization: value)
+        }
+    }
 }
 
 /// Hides provider tokens (JWTs), or their signatures, in text the server prints or records.
@@ -44,9 +57,28 @@ package enum ProviderTokenRedaction {
 
     /// `text` with the signature of every JWT in it (its third dot-separated part) replaced
     /// by `<signature removed>`: the header and claims stay readable, and the token cannot be
-    /// used again. Text that holds no JWS holds nothing that can be replayed, and stays as it is.
+    /// used again. A credential after `bearer` that is no JWS (a bare signature, an opaque
+    /// token) is replaced by `<redacted>`, and so is a lone word of a bare ES256 signature's
+    /// shape (86 base64url characters: 64 bytes), which a recorded header and claims would
+    /// make whole again.
     package static func removeSignatures(_ text: String) -> String {
         rewrite(text, mode: .removeSignature)
+    }
+
+    /// An `authorization` value with its signatures removed, and anything after the
+    /// credential's first word replaced by `<redacted>` (a signature split by a blank). VAPID's
+    /// `t=…, k=…` parameters are one credential: its key is public, its JWT loses its signature.
+    package static func removeSignatures(authorization value: String) -> String {
+        let recorded = removeSignatures(value)
+        guard let field = AuthorizationField(Substring(value)), !field.hasScheme("vapid"), field.credentialsHaveBlank else {
+            return recorded
+        }
+        // The first credential word ends at its first blank; what follows is hidden whole. A
+        // word holding `<` is no credential but a value already recorded (`<signature removed>`).
+        guard let blank = field.credentials.utf8.firstIndex(where: AuthorizationField.isBlank),
+              !field.credentials[..<blank].contains("<") else { return recorded }
+        let kept = removeSignatures(String(value[..<blank]))
+        return kept + " " + placeholder
     }
 
     private enum Mode {
@@ -58,7 +90,7 @@ package enum ProviderTokenRedaction {
         // Most text (every other header value of every request) holds no token: that is
         // found by one pass over its bytes in place, without copying them.
         var text = text
-        guard text.withUTF8({ holdsToken($0, mode: mode) }) else { return text }
+        guard text.withUTF8({ holdsToken($0) }) else { return text }
         let bytes = Array(text.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count)
@@ -72,10 +104,23 @@ package enum ProviderTokenRedaction {
             // A run: the longest stretch of base64url characters and dots from here.
             var end = index
             while end < bytes.count, isRunByte(bytes[end]) { end += 1 }
-            if mode == .redact, let credential = bearerCredential(bytes, run: index..<end) {
+            // A credential holding `<` is no token: it is text already recorded
+            // (`<signature removed>`), whose runs are looked at one by one below.
+            if let credential = bearerCredential(bytes, run: index..<end), !bytes[credential].contains(UInt8(ascii: "<")) {
                 out.append(contentsOf: bytes[index..<credential.lowerBound])
-                if !credential.isEmpty { out.append(contentsOf: placeholder.utf8) }
+                // A JWS keeps its header and claims unless redacting; any other credential is
+                // a secret of unknown shape (a bare signature, an opaque token): hidden.
+                if mode == .removeSignature, holdsWholeJWS(bytes[credential]) {
+                    rewriteRun(bytes[credential], mode: mode, into: &out)
+                } else if !credential.isEmpty {
+                    out.append(contentsOf: placeholder.utf8)
+                }
                 index = credential.upperBound
+                continue
+            }
+            if isBareSignature(bytes[index..<end]) {
+                out.append(contentsOf: (mode == .redact ? placeholder : signaturePlaceholder).utf8)
+                index = end
                 continue
             }
             rewriteRun(bytes[index..<end], mode: mode, into: &out)
@@ -91,7 +136,7 @@ package enum ProviderTokenRedaction {
         var part = 0
         while part < parts.count {
             if part > 0 { out.append(UInt8(ascii: ".")) }
-            if part + 2 < parts.count, isJOSEHeader(parts[part]), !parts[part + 1].isEmpty, !parts[part + 2].isEmpty {
+            if part + 2 < parts.count, CompactJWS.isHeaderShaped(parts[part]), !parts[part + 1].isEmpty, !parts[part + 2].isEmpty {
                 switch mode {
                 case .redact:
                     out.append(contentsOf: placeholder.utf8)
@@ -132,18 +177,11 @@ package enum ProviderTokenRedaction {
 
     private static let bearer: [UInt8] = Array("bearer".utf8)
 
-    /// Whether `bytes` hold a JWS (three parts, the first a JOSE header), or, when redacting,
-    /// the word `bearer` and a blank: the same structure `rewrite` looks for, found in place.
-    /// Text without a token (every other header value of every request, topics included)
-    /// costs one pass and no allocation.
-    private static func holdsToken(_ bytes: UnsafeBufferPointer<UInt8>, mode: Mode) -> Bool {
-        // A JWS has two dots: most values (a path, an id, a push type) have fewer, and
-        // without the redaction's `bearer` rule that settles it in a tight loop.
-        if mode == .removeSignature {
-            var dots = 0
-            for byte in bytes where byte == UInt8(ascii: ".") { dots += 1 }
-            if dots < 2 { return false }
-        }
+    /// Whether `bytes` hold a JWS (three parts, the first a JOSE header), the word `bearer`
+    /// and a blank, or a word of a bare signature's shape: the same structures `rewrite` looks
+    /// for, found in place. Text without them (every other header value of every request,
+    /// topics included) costs one pass and no allocation.
+    private static func holdsToken(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         var index = 0
         while index < bytes.count {
             guard isRunByte(bytes[index]) else {
@@ -157,14 +195,29 @@ package enum ProviderTokenRedaction {
                 end += 1
             }
             let run = bytes[index..<end]
-            if mode == .redact, run.count == bearer.count, zip(run, bearer).allSatisfy({ $0 | 0x20 == $1 }),
+            if run.count == bearer.count, zip(run, bearer).allSatisfy({ $0 | 0x20 == $1 }),
                end < bytes.count, isBlank(bytes[end]) {
                 return true
             }
             if dots >= 2, holdsJWS(run) { return true }
+            if dots == 0, run.count == bareSignatureLength { return true }
             index = end
         }
         return false
+    }
+
+    /// An ES256 signature (64 bytes, r‖s) in unpadded base64url is 86 characters.
+    private static let bareSignatureLength = 86
+
+    /// Whether `run` is one word of a bare ES256 signature's shape: 86 base64url characters.
+    private static func isBareSignature(_ run: ArraySlice<UInt8>) -> Bool {
+        run.count == bareSignatureLength && !run.contains(UInt8(ascii: "."))
+    }
+
+    /// Whether `credential` is exactly one JWS: three non-empty parts, the first a JOSE header.
+    private static func holdsWholeJWS(_ credential: ArraySlice<UInt8>) -> Bool {
+        let parts = credential.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false)
+        return parts.count == 3 && CompactJWS.isHeaderShaped(parts[0]) && !parts[1].isEmpty && !parts[2].isEmpty
     }
 
     /// Whether a run of base64url characters and dots has three consecutive non-empty parts
@@ -176,7 +229,7 @@ package enum ProviderTokenRedaction {
         var start = run.startIndex
         for index in run.startIndex...run.endIndex where index == run.endIndex || run[index] == UInt8(ascii: ".") {
             let part = start..<index
-            if let header = twoBack, let claims = oneBack, !claims.isEmpty, !part.isEmpty, isJOSEHeader(run[header]) {
+            if let header = twoBack, let claims = oneBack, !claims.isEmpty, !part.isEmpty, CompactJWS.isHeaderShaped(run[header]) {
                 return true
             }
             (twoBack, oneBack) = (oneBack, part)
@@ -185,43 +238,12 @@ package enum ProviderTokenRedaction {
         return false
     }
 
-    /// Whether `part` is unpadded base64url (as RFC 7515 writes a JWS) whose bytes are a JSON
-    /// object: `{`, anything, `}`, with JSON's whitespace around. That is a JOSE header's shape.
-    /// Decoded as it is read, without a copy; a first byte that is no `{` ends it at once.
-    private static func isJOSEHeader(_ part: some Collection<UInt8>) -> Bool {
-        // `{}` is the shortest object: 2 bytes, 3 characters. One leftover character is no byte.
-        guard part.count >= 3, part.count % 4 != 1 else { return false }
-        var buffer: UInt32 = 0
-        var bits = 0
-        var opened = false
-        var last: UInt8 = 0
-        for character in part {
-            guard let value = ProviderTokenBase64URL.sextet(character) else { return false }
-            buffer = (buffer << 6 | UInt32(value)) & 0xFFFF
-            bits += 6
-            guard bits >= 8 else { continue }
-            bits -= 8
-            let byte = UInt8(truncatingIfNeeded: buffer >> UInt32(bits))
-            if isJSONWhitespace(byte) { continue }
-            if !opened {
-                guard byte == UInt8(ascii: "{") else { return false }
-                opened = true
-            }
-            last = byte
-        }
-        return opened && last == UInt8(ascii: "}")
-    }
-
-    private static func isJSONWhitespace(_ byte: UInt8) -> Bool {
-        byte == 0x20 || byte == 0x09 || byte == 0x0A || byte == 0x0D
-    }
-
     private static func isBlank(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x09
     }
 
     /// Base64url characters and the dots that join a JWS's parts.
     private static func isRunByte(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: ".") || ProviderTokenBase64URL.sextet(byte) != nil
+        byte == UInt8(ascii: ".") || Base64URL.sextet(byte) != nil
     }
 }

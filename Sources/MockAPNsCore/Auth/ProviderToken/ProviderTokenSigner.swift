@@ -30,8 +30,8 @@ package struct ProviderTokenSigner: Sendable {
         claims.string("iss", teamID)
         claims.integer("iat", issuedAt)
         claims.endObject()
-        let signingInput = ProviderTokenBase64URL.encode(headerBytes) + "." + ProviderTokenBase64URL.encode(claims.bytes)
+        let signingInput = Base64URL.encode(headerBytes) + "." + Base64URL.encode(claims.bytes)
         let signature = try privateKey.signature(for: Array(signingInput.utf8))
-        return signingInput + "." + ProviderTokenBase64URL.encode(signature.rawRepresentation)
+        return signingInput + "." + Base64URL.encode(signature.rawRepresentation)
     }
 }

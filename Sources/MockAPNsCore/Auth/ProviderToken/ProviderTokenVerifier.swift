@@ -291,43 +291,19 @@ package final class ProviderTokenVerifier: Sendable {
     /// to case, as HTTP authentication schemes are. Works on UTF-8 bytes: this runs on every
     /// request, and only ASCII spaces and tabs separate the parts.
     static func bearerToken(_ authorization: String?) throws(ProviderTokenRejection) -> Substring {
-        let value = trimmingSpacesAndTabs(Substring(authorization ?? ""))
-        guard !value.isEmpty else {
+        guard let field = AuthorizationField(Substring(authorization ?? "")) else {
             throw ProviderTokenRejection(.missingProviderToken, "no authorization header")
         }
-        let schemeEnd = value.utf8.firstIndex(where: isBlank) ?? value.endIndex
-        guard isBearer(value[..<schemeEnd]) else {
+        guard field.hasScheme("bearer") else {
             throw ProviderTokenRejection(.invalidProviderToken, "authorization is not \"bearer <token>\"")
         }
-        let credentials = trimmingSpacesAndTabs(value[schemeEnd...])
-        guard !credentials.isEmpty else {
+        guard !field.credentials.isEmpty else {
             throw ProviderTokenRejection(.missingProviderToken, "authorization \"bearer\" carries no token")
         }
-        let hasBlank = credentials.utf8.withContiguousStorageIfAvailable { $0.contains(where: isBlank) }
-            ?? credentials.utf8.contains(where: isBlank)
-        guard !hasBlank else {
+        guard !field.credentialsHaveBlank else {
             throw ProviderTokenRejection(.invalidProviderToken, "authorization has more than one word after \"bearer\"")
         }
-        return credentials
-    }
-
-    /// Whether `scheme` is "bearer" in any mix of ASCII case (and nothing Unicode folds into it).
-    private static func isBearer(_ scheme: Substring) -> Bool {
-        scheme.utf8.elementsEqual("bearer".utf8) { byte, lowercase in
-            (0x41...0x5A).contains(byte) ? byte | 0x20 == lowercase : byte == lowercase
-        }
-    }
-
-    /// The text without leading and trailing spaces and tabs (HTTP's optional whitespace).
-    private static func trimmingSpacesAndTabs(_ text: Substring) -> Substring {
-        let bytes = text.utf8
-        guard let first = bytes.firstIndex(where: { !isBlank($0) }),
-              let last = bytes.lastIndex(where: { !isBlank($0) }) else {
-            return text[text.endIndex...]
-        }
-        // `last` is the final byte of a scalar (a blank or the end follows it), so the index
-        // after it is a valid boundary.
-        return text[first..<bytes.index(after: last)]
+        return field.credentials
     }
 
     /// Byte-for-byte equality. String's `==` compares canonical equivalents equal, and a KELVIN
@@ -344,10 +320,6 @@ package final class ProviderTokenVerifier: Sendable {
         }
         if let fast = fast ?? nil { return fast }
         return lhs.utf8.elementsEqual(rhs.utf8)
-    }
-
-    private static func isBlank(_ byte: UInt8) -> Bool {
-        byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t")
     }
 }
 

@@ -1,0 +1,66 @@
+import MockAPNsCore
+
+extension JournalEventKind {
+    /// The event as it may be recorded under `providerTokens`: every text field a client
+    /// chose (a request's header values, the device token from its path, what a problem or a
+    /// diagnosis quotes) with provider tokens rewritten by their structure, so a JWT sent in
+    /// `apns-collapse-id` or `apns-id` is kept no more replayable than one sent where it
+    /// belongs. Frames are made recordable by their own recorders (HTTP/2's remembers the
+    /// last header list; legacy frames carry bytes, and a token there is 32 bytes of binary),
+    /// and payloads are the content a test asserts on, recorded as sent.
+    package func recordable(_ providerTokens: ProviderTokenRecording) -> JournalEventKind {
+        guard providerTokens != .whole else { return self }
+        switch self {
+        case .notification(let record):
+            return .notification(record.recordable(providerTokens))
+        case .diagnosis(let code, let message, let figures):
+            let recorded = providerTokens.apply(message)
+            return recorded == message ? self : .diagnosis(code: code, message: recorded, figures: figures)
+        case .fault(let description):
+            let recorded = providerTokens.apply(description)
+            return recorded == description ? self : .fault(description: recorded)
+        case .connectionClosed(let transport, let closedBy, let reason?):
+            let recorded = providerTokens.apply(reason)
+            return recorded == reason ? self : .connectionClosed(transport: transport, closedBy: closedBy, reason: recorded)
+        case .broadcast(let record):
+            var recorded = record
+            recorded.channelID = record.channelID.map(providerTokens.apply)
+            recorded.topic = record.topic.map(providerTokens.apply)
+            recorded.pushType = record.pushType.map(providerTokens.apply)
+            recorded.requestAPNsID = record.requestAPNsID.map(providerTokens.apply)
+            recorded.requestID = providerTokens.apply(record.requestID)
+            recorded.priority = record.priority.map(providerTokens.apply)
+            recorded.expiration = record.expiration.map(providerTokens.apply)
+            return .broadcast(recorded)
+        case .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed, .http2Frame, .legacyFrame,
+             .feedbackTuple, .channelOperation, .verdict, .delivery:
+            return self
+        }
+    }
+}
+
+extension NotificationRecord {
+    /// The record with provider tokens in its text fields rewritten as `providerTokens` says.
+    /// Each field is looked at in place; the record is copied only when one changes (almost
+    /// never: a device token, topic or UUID holds no JWS's structure).
+    package func recordable(_ providerTokens: ProviderTokenRecording) -> NotificationRecord {
+        var record = self
+        func rewrite(_ keyPath: WritableKeyPath<NotificationRecord, String?>) {
+            guard let value = record[keyPath: keyPath] else { return }
+            let recorded = providerTokens.apply(value)
+            if recorded != value { record[keyPath: keyPath] = recorded }
+        }
+        let token = providerTokens.apply(deviceToken)
+        if token != deviceToken { record.deviceToken = token }
+        rewrite(\.topic)
+        rewrite(\.pushType)
+        rewrite(\.requestAPNsID)
+        rewrite(\.collapseID)
+        rewrite(\.problem)
+        if let detail = authentication.detail {
+            let recorded = providerTokens.apply(detail)
+            if recorded != detail { record.authentication.detail = recorded }
+        }
+        return record
+    }
+}

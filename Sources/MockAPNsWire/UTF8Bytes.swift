@@ -1,0 +1,52 @@
+/// Direct access to the UTF-8 bytes of header values.
+///
+/// The request rules run for every push, so they scan raw bytes: iterating a `String`'s
+/// `utf8` view element by element costs several times more than walking a buffer. Native
+/// strings are read in place and short ("small") strings from a stack copy; only a bridged
+/// string would be copied to the heap. (`utf8.withContiguousStorageIfAvailable` looked
+/// equivalent but measured several times slower on small strings.)
+extension String {
+    @inline(__always)
+    package func withUTF8Bytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        var copy = self
+        return copy.withUTF8(body)
+    }
+}
+
+extension Substring {
+    @inline(__always)
+    package func withUTF8Bytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        var copy = self
+        return copy.withUTF8(body)
+    }
+}
+
+extension UnsafeBufferPointer<UInt8> {
+    /// Whether the buffer holds exactly the bytes of `text`.
+    @inline(__always)
+    package func equals(_ text: StaticString) -> Bool {
+        count == text.utf8CodeUnitCount && matches(text, at: 0)
+    }
+
+    /// Whether the buffer ends with the bytes of `suffix`.
+    @inline(__always)
+    package func hasSuffix(_ suffix: StaticString) -> Bool {
+        count >= suffix.utf8CodeUnitCount && matches(suffix, at: count - suffix.utf8CodeUnitCount)
+    }
+
+    /// Whether the buffer starts with the bytes of `prefix`.
+    @inline(__always)
+    package func hasPrefix(_ prefix: StaticString) -> Bool {
+        count >= prefix.utf8CodeUnitCount && matches(prefix, at: 0)
+    }
+
+    /// Whether the bytes of `text` appear at `offset`; the caller checked they fit.
+    @inline(__always)
+    private func matches(_ text: StaticString, at offset: Int) -> Bool {
+        let expected = text.utf8Start
+        for index in 0..<text.utf8CodeUnitCount where self[offset + index] != expected[index] {
+            return false
+        }
+        return true
+    }
+}
