@@ -1,15 +1,26 @@
 import Synchronization
 
-/// Holds provider connections' reads while the journal's file falls behind: the JSONL file
-/// is the durable record, so when its writer cannot keep up the server reads more slowly
-/// instead of leaving events out of it.
+/// Holds provider connections' reads while a reader of the journal falls behind: the JSONL
+/// file is the durable record, so when its writer cannot keep up the server reads more slowly
+/// instead of leaving events out of it; and the readers beside the server (the verdicts, the
+/// access log, the metrics) take every event, so their backlog is bounded the same way.
 ///
-/// The file's writer closes the gate when its buffer passes a high-water mark and opens it
-/// again once the buffer has drained. Each connection asks before it reads
-/// (`ConnectionGuardHandler.read`); a connection that finds the gate closed leaves its
-/// socket unread (so TCP slows the client down) and is called back when the gate opens.
+/// A reader closes the gate when its backlog passes a high-water mark and opens it again
+/// once the backlog has drained; the gate is open when no reader holds it closed. Each
+/// connection asks before it reads (`ConnectionGuardHandler.read`); a connection that finds
+/// the gate closed leaves its socket unread (so TCP slows the client down) and is called
+/// back when the gate opens.
 package final class JournalReadGate: Sendable {
-    private let closed = Atomic<Bool>(false)
+    /// Who holds the gate closed, one bit each.
+    package enum Holder: UInt8, Sendable {
+        /// The JSONL file's writer.
+        case file = 1
+        /// The feed of the verdicts, the access log and the metrics (`ActivityFeed`).
+        case activity = 2
+    }
+
+    /// The holders' bits; open when zero.
+    private let closed = Atomic<UInt8>(0)
     private let waiters = Mutex<[UInt64: @Sendable () -> Void]>([:])
     /// How many times the gate closed: what a test or the log reports.
     private let closings = Atomic<Int>(0)
@@ -18,21 +29,23 @@ package final class JournalReadGate: Sendable {
 
     /// Whether connections may read now. Read on every read of every connection, so it is
     /// one atomic load.
-    package var isOpen: Bool { !closed.load(ordering: .acquiring) }
+    package var isOpen: Bool { closed.load(ordering: .acquiring) == 0 }
 
     /// How many times the gate has closed since the server started.
     package var closedCount: Int { closings.load(ordering: .relaxed) }
 
-    /// Holds reads from now on.
-    package func close() {
-        if !closed.exchange(true, ordering: .acquiringAndReleasing) {
+    /// Holds reads from now on, for `holder`.
+    package func close(_ holder: Holder = .file) {
+        if closed.bitwiseOr(holder.rawValue, ordering: .acquiringAndReleasing).oldValue == 0 {
             closings.add(1, ordering: .relaxed)
         }
     }
 
-    /// Lets reads go on, and calls back every connection that waited.
-    package func open() {
-        guard closed.exchange(false, ordering: .acquiringAndReleasing) else { return }
+    /// Lets reads go on as far as `holder` is concerned; when no other holds the gate, calls
+    /// back every connection that waited.
+    package func open(_ holder: Holder = .file) {
+        let (before, after) = closed.bitwiseAnd(~holder.rawValue, ordering: .acquiringAndReleasing)
+        guard before != 0, after == 0 else { return }
         let waiting = waiters.withLock { waiters in
             defer { waiters.removeAll(keepingCapacity: true) }
             return Array(waiters.values)
@@ -47,7 +60,7 @@ package final class JournalReadGate: Sendable {
         let registered = waiters.withLock { waiters -> Bool in
             // Checked under the lock that `open` takes, so a gate opening meanwhile either
             // sees this waiter or is seen here.
-            guard closed.load(ordering: .acquiring) else { return false }
+            guard closed.load(ordering: .acquiring) != 0 else { return false }
             waiters[id] = resume
             return true
         }

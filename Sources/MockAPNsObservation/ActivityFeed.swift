@@ -14,9 +14,20 @@ package final class ActivityFeed: JournalSink {
     /// the metrics count by is kept, a few bytes with nothing to retain, so the reader's
     /// thread never touches the strings and buffers the recording thread made.
     private let keepsWholeNotifications: Bool
+    /// Closed while the items waiting pass `highWater`, so provider connections read more
+    /// slowly rather than the backlog growing without end when the reader cannot keep up.
+    private let gate: JournalReadGate?
+    private let highWater: Int
 
-    package init(keepsWholeNotifications: Bool) {
+    /// Items waiting before the gate closes: 8,192 is more than the reader's 50 ms tick
+    /// brings at full speed, and as notification records with 5 KiB payloads (answered 413)
+    /// about 45 MiB, twice that with the batch the reader works through.
+    package static let defaultHighWater = 8_192
+
+    package init(keepsWholeNotifications: Bool, gate: JournalReadGate? = nil, highWater: Int = ActivityFeed.defaultHighWater) {
         self.keepsWholeNotifications = keepsWholeNotifications
+        self.gate = gate
+        self.highWater = max(1, highWater)
     }
 
     /// The kinds the metrics, the access log and the verdicts read; the journal skips this
@@ -39,7 +50,11 @@ package final class ActivityFeed: JournalSink {
     /// The journal hands over only the kinds in `wantedKinds`.
     package func receive(_ event: JournalEvent) {
         let item = self.item(event)
-        pending.withLock { $0.append(item) }
+        let waiting = pending.withLock { pending in
+            pending.append(item)
+            return pending.count
+        }
+        if waiting >= highWater { gate?.close(.activity) }
     }
 
     /// A run of events under one hold of the lock; the items are made before it.
@@ -48,7 +63,11 @@ package final class ActivityFeed: JournalSink {
         items.reserveCapacity(events.count)
         for event in events where event.kind.bit & wantedKinds != 0 { items.append(item(event)) }
         guard !items.isEmpty else { return }
-        pending.withLock { $0.append(contentsOf: items) }
+        let waiting = pending.withLock { pending in
+            pending.append(contentsOf: items)
+            return pending.count
+        }
+        if waiting >= highWater { gate?.close(.activity) }
     }
 
     private func item(_ event: JournalEvent) -> ActivityItem {
@@ -58,13 +77,19 @@ package final class ActivityFeed: JournalSink {
         return .event(event)
     }
 
-    /// Everything received since the last call, oldest first.
+    /// Everything received since the last call, oldest first. Opens the gate: the backlog is
+    /// taken, and what waits next is what arrives while the reader works through it.
     package func drain() -> [ActivityItem] {
-        pending.withLock { events in
+        let items = pending.withLock { events in
             defer { events.removeAll(keepingCapacity: true) }
             return events
         }
+        gate?.open(.activity)
+        return items
     }
+
+    /// Items waiting for the reader now.
+    package var waiting: Int { pending.withLock { $0.count } }
 }
 
 /// One thing the feed passed on: a notification as the metrics count it, or a whole event.

@@ -22,6 +22,30 @@ final class ActivityFeedTests: XCTestCase {
     private let opened = JournalEvent(sequence: 2, wallTimeMilliseconds: 1, monotonicNanoseconds: 1, connectionID: 4,
                                       streamID: nil, kind: .connectionOpened(transport: .http2, peer: "127.0.0.1:1"))
 
+    /// A reader that cannot keep up does not let the backlog grow without end: past the high-
+    /// water mark the read gate closes (provider connections read more slowly), and taking the
+    /// backlog opens it; the file's writer holding the gate keeps it closed all the same.
+    func testABacklogPastTheHighWaterMarkClosesTheReadGateUntilItIsTaken() {
+        let gate = JournalReadGate()
+        let feed = ActivityFeed(keepsWholeNotifications: true, gate: gate, highWater: 100)
+        for _ in 0..<99 { feed.receive(notification) }
+        XCTAssertTrue(gate.isOpen)
+        feed.receive(contentsOf: [opened, notification])
+        XCTAssertFalse(gate.isOpen, "101 items waiting")
+        XCTAssertEqual(feed.waiting, 101)
+        XCTAssertEqual(feed.drain().count, 101)
+        XCTAssertTrue(gate.isOpen)
+        XCTAssertEqual(feed.waiting, 0)
+
+        gate.close(.file)
+        for _ in 0..<100 { feed.receive(notification) }
+        _ = feed.drain()
+        XCTAssertFalse(gate.isOpen, "the file's writer still holds it")
+        gate.open(.file)
+        XCTAssertTrue(gate.isOpen)
+        XCTAssertEqual(gate.closedCount, 2)
+    }
+
     func testWithoutAnAccessLogANotificationIsPassedOnAsWhatIsCounted() throws {
         let feed = ActivityFeed(keepsWholeNotifications: false)
         feed.receive(opened)
