@@ -10,23 +10,21 @@ extension ProviderJudge {
         _ record: NotificationRecord, outcome: AttemptOutcome, sequence: UInt64, connection id: UInt64, arrivedAt: Int64,
         into found: inout [ProviderVerdict]
     ) {
-        switch record.reason {
-        case .expiredProviderToken? where connections[id]?.reportedExpiredToken == false:
+        // Each reported once per connection: the answers after the first say the same.
+        if record.reason == .expiredProviderToken, connections[id]?.reportedExpiredToken == false {
             connections[id]?.reportedExpiredToken = true
             emit(ProviderVerdict(
                 check: .expiredProviderToken, provider: .unidentified,
                 message: "sent an expired provider token on connection \(id) (ExpiredProviderToken: tokens last an hour)",
                 deviceToken: record.deviceToken, notifications: [sequence], connections: [id]
             ), on: id, into: &found)
-        case .tooManyProviderTokenUpdates? where connections[id]?.reportedTokenUpdates == false:
+        } else if record.reason == .tooManyProviderTokenUpdates, connections[id]?.reportedTokenUpdates == false {
             connections[id]?.reportedTokenUpdates = true
             emit(ProviderVerdict(
                 check: .tooManyTokenUpdates, provider: .unidentified,
                 message: "changed the provider token on connection \(id) too soon after the last (TooManyProviderTokenUpdates)",
                 deviceToken: record.deviceToken, notifications: [sequence], connections: [id]
             ), on: id, into: &found)
-        default:
-            break
         }
         guard let issuedAt = record.authentication.issuedAt, let team = record.authentication.teamID,
               let key = record.authentication.keyID else { return }
