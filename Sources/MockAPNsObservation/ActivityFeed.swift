@@ -134,15 +134,21 @@ package actor ActivityReader: Service {
         self.startsAfter = startsAfter
     }
 
-    /// Takes in everything the feed holds now.
-    package func catchUp() {
+    /// Takes in everything the feed holds now; returns how many items that was.
+    @discardableResult
+    package func catchUp() -> Int {
         let items = feed.drain()
-        guard !items.isEmpty else { return }
+        guard !items.isEmpty else { return 0 }
         metrics.record(items)
         if judge != nil { judgeProviders(items) }
-        guard accessLog != nil else { return }
         accessLog?.write(items)
+        return items.count
     }
+
+    /// A batch this large (an eighth of the feed's high-water mark) means traffic is heavy:
+    /// the reader takes the next one at once instead of resting `interval`, or the feed's gate
+    /// would hold the providers' reads for the rest of each interval while the reader slept.
+    package static let busyBatch = ActivityFeed.defaultHighWater / 8
 
     private func judgeProviders(_ items: [ActivityItem]) {
         startOverIfReset()
@@ -191,13 +197,18 @@ package actor ActivityReader: Service {
         catchUp()
     }
 
-    /// Catches up every `interval` until the server's services shut down (or the task is
-    /// cancelled), then once more, so the last events reach the metrics, the access log and
-    /// the verdicts.
+    /// Catches up every `interval`, or at once while batches are heavy, until the server's
+    /// services shut down (or the task is cancelled), then once more, so the last events
+    /// reach the metrics, the access log and the verdicts.
     package func run() async {
+        var taken = 0
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
-            try? await Task.sleep(for: Self.interval)
-            catchUp()
+            if taken >= Self.busyBatch {
+                await Task.yield()
+            } else {
+                try? await Task.sleep(for: Self.interval)
+            }
+            taken = catchUp()
         }
         catchUp()
     }

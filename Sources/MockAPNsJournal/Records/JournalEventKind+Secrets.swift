@@ -48,22 +48,23 @@ extension NotificationRecord {
         // certificate's topic); only a problem quoting what was sent needs a look.
         if transport == .legacy, problem == nil, authentication.detail == nil { return self }
         var record = self
-        func rewrite(_ keyPath: WritableKeyPath<NotificationRecord, String?>) {
-            guard let value = record[keyPath: keyPath] else { return }
-            let recorded = providerTokens.apply(value)
-            if recorded != value { record[keyPath: keyPath] = recorded }
-        }
-        let token = providerTokens.apply(deviceToken)
-        if token != deviceToken { record.deviceToken = token }
-        rewrite(\.topic)
-        rewrite(\.pushType)
-        rewrite(\.requestAPNsID)
-        rewrite(\.collapseID)
-        rewrite(\.problem)
-        if let detail = authentication.detail {
-            let recorded = providerTokens.apply(detail)
-            if recorded != detail { record.authentication.detail = recorded }
+        // Fields read and written one by one, not through key paths: this runs for every
+        // HTTP/2 and web push notification.
+        if let recorded = Self.changed(deviceToken, providerTokens) { record.deviceToken = recorded }
+        if let topic, let recorded = Self.changed(topic, providerTokens) { record.topic = recorded }
+        if let pushType, let recorded = Self.changed(pushType, providerTokens) { record.pushType = recorded }
+        if let requestAPNsID, let recorded = Self.changed(requestAPNsID, providerTokens) { record.requestAPNsID = recorded }
+        if let collapseID, let recorded = Self.changed(collapseID, providerTokens) { record.collapseID = recorded }
+        if let problem, let recorded = Self.changed(problem, providerTokens) { record.problem = recorded }
+        if let detail = authentication.detail, let recorded = Self.changed(detail, providerTokens) {
+            record.authentication.detail = recorded
         }
         return record
+    }
+
+    /// `value` as it may be recorded, when that differs from it.
+    private static func changed(_ value: String, _ providerTokens: ProviderTokenRecording) -> String? {
+        let recorded = providerTokens.apply(value)
+        return recorded == value ? nil : recorded
     }
 }

@@ -182,6 +182,23 @@ package enum ProviderTokenRedaction {
     /// for, found in place. Text without them (every other header value of every request,
     /// topics included) costs one pass and no allocation.
     private static func holdsToken(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        // Each structure needs two dots (a JWS), a blank (after `bearer`) or a word of 86
+        // base64url characters (a bare signature): most values (a device token, a UUID, a
+        // push type) have none, and a tight loop over their bytes settles it.
+        var dots = 0
+        var blank = false
+        var word = 0
+        var signatureLong = false
+        for byte in bytes {
+            if Base64URL.sextet(byte) != nil {
+                word += 1
+                continue
+            }
+            if word == bareSignatureLength { signatureLong = true }
+            word = 0
+            if byte == UInt8(ascii: ".") { dots += 1 } else if isBlank(byte) { blank = true }
+        }
+        if dots < 2, !blank, !signatureLong, word != bareSignatureLength { return false }
         var index = 0
         while index < bytes.count {
             guard isRunByte(bytes[index]) else {
