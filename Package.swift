@@ -166,6 +166,7 @@ let package = Package(
                 // The low-level 400 every HTTP/1.1 listener answers alike (HTTP1ProtocolErrorHandler),
                 // and the connection timeouts' conversions.
                 "MockAPNsConnections",
+                "MockAPNsWire",
                 // The bearer token's random bytes (Access/BearerToken.swift).
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

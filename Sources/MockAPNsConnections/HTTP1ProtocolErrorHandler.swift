@@ -1,3 +1,4 @@
+import MockAPNsWire
 import NIOCore
 import NIOHTTP1
 
@@ -26,13 +27,13 @@ package final class HTTP1ProtocolErrorHandler: ChannelDuplexHandler, RemovableCh
     }
 
     /// Headers every answer of the listener carries (the control API's anti-framing headers).
-    private let answerHeaders: [(name: String, value: String)]
+    private let answerHeaders: [HTTPHeader]
     /// Told what was wrong, once per connection, on the event loop (the listener journals it).
     private let onRefusal: (String) -> Void
     private var state = State.serving
     private var answerInProgress = false
 
-    package init(answerHeaders: [(name: String, value: String)] = [], onRefusal: @escaping (String) -> Void = { _ in }) {
+    package init(answerHeaders: [HTTPHeader] = [], onRefusal: @escaping (String) -> Void = { _ in }) {
         self.answerHeaders = answerHeaders
         self.onRefusal = onRefusal
     }
@@ -110,7 +111,7 @@ package enum HTTP1Answer {
     /// - Parameter onWritten: told, on the event loop, whether the answer went out (before the
     ///   connection closes, when `closing`).
     package static func write(
-        status: HTTPResponseStatus, headers extra: [(name: String, value: String)] = [], body: [UInt8] = [], closing: Bool,
+        status: HTTPResponseStatus, headers extra: [HTTPHeader] = [], body: [UInt8] = [], closing: Bool,
         context: ChannelHandlerContext, onWritten: ((Bool) -> Void)? = nil
     ) {
         var headers = HTTPHeaders()
@@ -135,13 +136,13 @@ package enum HTTP1Answer {
     /// The bytes `write` puts on the wire (inside TLS) for an answer of `status` with `headers`
     /// and a body of `bodyLength` bytes: status line, the headers NIO's encoder writes (with
     /// `content-length`, and `connection` when `closing`), blank line, body.
-    package static func wireLength(status: Int, headers: [(name: String, value: String)], bodyLength: Int, closing: Bool) -> Int {
+    package static func wireLength(status: Int, headers: [HTTPHeader], bodyLength: Int, closing: Bool) -> Int {
         let reason = HTTPResponseStatus(statusCode: status).reasonPhrase
         var length = "HTTP/1.1 \(status) \(reason)\r\n".utf8.count
         var fields = headers.filter { $0.name != "content-length" && (!closing || $0.name != "connection") }
-        fields.append(("content-length", String(bodyLength)))
-        if closing { fields.append(("connection", "close")) }
-        for (name, value) in fields { length += name.utf8.count + 2 + value.utf8.count + 2 }
+        fields.append(HTTPHeader(name: "content-length", value: String(bodyLength)))
+        if closing { fields.append(HTTPHeader(name: "connection", value: "close")) }
+        for field in fields { length += field.name.utf8.count + 2 + field.value.utf8.count + 2 }
         return length + 2 + bodyLength
     }
 }

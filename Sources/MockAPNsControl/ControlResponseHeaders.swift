@@ -1,4 +1,5 @@
 import Hummingbird
+import MockAPNsWire
 
 /// The control API's outermost middleware: every answer the router gives (the dashboard's
 /// page, script and style, JSON, the event stream, refusals) carries the headers that keep
@@ -28,8 +29,10 @@ package struct ControlResponseHeadersMiddleware: RouterMiddleware {
     /// The headers, by name and value: this middleware sets them on the router's answers, and
     /// `HTTP1ProtocolErrorHandler` on the 400 the connection answers before a request reaches
     /// the router (a bad request line, a header block over the limit, broken framing).
-    package static let fields: [(name: String, value: String)] = [
-        ("Content-Security-Policy", contentSecurityPolicy), ("X-Frame-Options", "DENY"), ("X-Content-Type-Options", "nosniff"),
+    package static let fields: [HTTPHeader] = [
+        HTTPHeader(name: "Content-Security-Policy", value: contentSecurityPolicy),
+        HTTPHeader(name: "X-Frame-Options", value: "DENY"),
+        HTTPHeader(name: "X-Content-Type-Options", value: "nosniff"),
     ]
 
     /// `fields` as HTTPTypes names; the initializer fails only for a name that is not a token,

@@ -254,7 +254,7 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
     /// The bytes `write` puts on the wire for `response` (inside TLS), as NIO's encoder writes them.
     static func wireLength(of response: HTTP2PushResponse, keepAlive: Bool) -> Int {
         HTTP1Answer.wireLength(
-            status: response.status, headers: response.headers.map { ($0.name, $0.value) }, bodyLength: response.body?.count ?? 0,
+            status: response.status, headers: response.headers, bodyLength: response.body?.count ?? 0,
             closing: !keepAlive)
     }
 
@@ -266,7 +266,7 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
     ) {
         if !keepAlive { closing = true }
         HTTP1Answer.write(
-            status: HTTPResponseStatus(statusCode: response.status), headers: response.headers.map { ($0.name, $0.value) },
+            status: HTTPResponseStatus(statusCode: response.status), headers: response.headers,
             body: response.body ?? [], closing: !keepAlive, context: context
         ) { delivered in
             finish(delivered ? sent : .nothing(undelivered: "the connection closed before the answer could be written"))
