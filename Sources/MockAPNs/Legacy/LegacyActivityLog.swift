@@ -13,6 +13,9 @@ final class LegacyActivityLog: Sendable {
     static let capacity = 10_000
 
     private struct State {
+        /// The latest `capacity` closed connections are its last `capacity` elements; older
+        /// ones are dropped in bulk once as many again have piled up, so recording one costs
+        /// O(1) amortized instead of shifting the whole list for every connection.
         var connections: [LegacyConnectionReport] = []
         var diagnoses: [LegacyDiagnosis] = []
         var churn = LegacyChurnDetector()
@@ -27,7 +30,7 @@ final class LegacyActivityLog: Sendable {
 
     /// Everything recorded so far.
     var activity: LegacyGatewayActivity {
-        state.withLock { LegacyGatewayActivity(connections: $0.connections, diagnoses: $0.diagnoses) }
+        state.withLock { LegacyGatewayActivity(connections: Array($0.connections.suffix(Self.capacity)), diagnoses: $0.diagnoses) }
     }
 
     /// Starts the churn window over (`MockAPNsServer.reset()`): connections closed before
@@ -42,8 +45,8 @@ final class LegacyActivityLog: Sendable {
     @discardableResult
     func record(_ report: LegacyConnectionReport, handshakeCompleted: Bool) -> LegacyDiagnosis? {
         let churn: LegacyDiagnosis? = state.withLock { state in
-            if state.connections.count >= Self.capacity {
-                state.connections.removeFirst(state.connections.count - Self.capacity + 1)
+            if state.connections.count >= 2 * Self.capacity {
+                state.connections.removeFirst(state.connections.count - Self.capacity)
             }
             state.connections.append(report)
             guard handshakeCompleted else { return nil }
