@@ -4,6 +4,7 @@ import MockAPNsControl
 import MockAPNsObservation
 import Logging
 import MockAPNsCore
+import MockAPNsDelivery
 import MockAPNsJournal
 import MockAPNsHTTP2
 import MockAPNsTLS
@@ -30,11 +31,11 @@ import MockAPNsWebPush
 /// ```
 ///
 /// Or by hand: `let ports = try await server.start()`, then `try await server.shutdown()`. A
-/// server starts once: a second `start()` throws `MockAPNsServer.LifecycleError`, and so does
+/// server starts once: a second `start()` throws `MockAPNsServer.UsageError`, and so does
 /// a start after a shutdown or after a failed start (which has already stopped whatever it
 /// had started).
 ///
-/// With `configuration.environment = .both` the server plays the sandbox and production at
+/// With `configuration.environments = [.sandbox, .production]` the server plays both at
 /// once: `ports.ports(of: .production)` has the production listeners, and
 /// `registry.environment(of:)` says which environment a token belongs to.
 /// It logs nothing unless given a `logger`.
@@ -91,17 +92,25 @@ public final class MockAPNsServer: Sendable {
         case stopped
     }
 
-    /// Why `start()` refused.
-    public enum LifecycleError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What the server refuses to do as asked: start twice, start again after a shutdown, or
+    /// answer for a delivery model it does not run.
+    public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
         /// `start()` was called on a server already starting or running.
         case alreadyStarted
         /// `start()` was called on a server shut down, or whose start failed: make a new one.
         case stopped
+        /// `start()` was called with `configuration.environments` empty.
+        case noEnvironment
+        /// A device or delivery log was asked for while the delivery model is off
+        /// (`configuration.delivery.runsModel` false).
+        case deliveryModelOff
 
         public var description: String {
             switch self {
             case .alreadyStarted: "the MockAPNs server is already started; it starts once"
             case .stopped: "the MockAPNs server was shut down (or its start failed); make a new MockAPNsServer to start again"
+            case .noEnvironment: "configuration.environments is empty: the server plays [.sandbox], [.production] or both"
+            case .deliveryModelOff: DeliveryModelOff().description
             }
         }
     }
@@ -183,7 +192,7 @@ public final class MockAPNsServer: Sendable {
 
     /// Binds every listener and returns the bound ports.
     ///
-    /// Throws `LifecycleError` when the server was started before. When a step fails (a port
+    /// Throws `UsageError` when the server was started before. When a step fails (a port
     /// taken, a credentials file missing), whatever had started is stopped again (listeners,
     /// the journal file, the delivery model, the event loops) before the error is thrown.
     @discardableResult
@@ -194,8 +203,8 @@ public final class MockAPNsServer: Sendable {
                 let group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads ?? System.coreCount)
                 state = .starting(group)
                 return group
-            case .starting, .running: throw LifecycleError.alreadyStarted
-            case .stopped: throw LifecycleError.stopped
+            case .starting, .running: throw UsageError.alreadyStarted
+            case .stopped: throw UsageError.stopped
             }
         }
         var listeners: [any Channel] = []
@@ -222,6 +231,7 @@ public final class MockAPNsServer: Sendable {
                 logger.notice("generated development credentials in \(credentials.directory) (development only: the keys are not secret)")
             }
         }
+        guard !configuration.environments.isEmpty else { throw UsageError.noEnvironment }
         raiseOpenFileLimit()
         try configuration.delivery.check()
         let upstream = try startUpstream(group: group)
