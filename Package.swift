@@ -222,6 +222,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The legacy binary gateway and feedback service over NIO: their listeners, channel
+        // handlers and journaling (MockAPNsLegacy holds their rules).
+        .target(
+            name: "MockAPNsLegacyServer",
+            dependencies: [
+                "MockAPNsCore",
+                "MockAPNsLegacy",
+                "MockAPNsJournal",
+                "MockAPNsScenario",
+                "MockAPNsConnections",
+                "MockAPNsTLS",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The server: listeners, pipelines, and the embedding API.
         .target(
             name: "MockAPNs",
@@ -231,6 +247,7 @@ let package = Package(
                 "MockAPNsCore",
                 "MockAPNsScenario",
                 "MockAPNsLegacy",
+                "MockAPNsLegacyServer",
                 "MockAPNsBroadcast",
                 "MockAPNsVerdicts",
                 "MockAPNsDelivery",
@@ -337,6 +354,10 @@ let package = Package(
         .testTarget(
             name: "MockAPNsLegacyTests",
             dependencies: ["MockAPNsLegacy", "MockAPNsCore"]
+        ),
+        .testTarget(
+            name: "MockAPNsLegacyServerTests",
+            dependencies: ["MockAPNsLegacyServer", "MockAPNsLegacy", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "MockAPNsBroadcastTests",

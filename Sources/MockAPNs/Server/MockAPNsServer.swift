@@ -6,6 +6,7 @@ import Logging
 import MockAPNsCore
 import MockAPNsDelivery
 import MockAPNsJournal
+import MockAPNsLegacyServer
 import MockAPNsHTTP2
 import MockAPNsTLS
 import NIOCore
@@ -278,7 +279,7 @@ public final class MockAPNsServer: Sendable {
             )
             if let managementListener { listeners.append(managementListener) }
             let legacyPorts = try await legacy.start(LegacyListeners.Dependencies(
-                configuration: configuration, group: group, decider: makeDecider(), registry: registry, scenarios: scenarios, logger: logger,
+                settings: configuration.legacyListenerSettings(environment), group: group, decider: makeDecider(), registry: registry, scenarios: scenarios, logger: logger,
                 journal: journal, readGate: observation.readGate, environment: environment,
                 gatewayPort: ports.gateway, feedbackPort: ports.feedback
             ))

@@ -1,4 +1,4 @@
-@testable import MockAPNs
+import MockAPNsLegacyServer
 import Logging
 import MockAPNsLegacy
 import XCTest
