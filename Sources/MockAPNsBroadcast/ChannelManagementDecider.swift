@@ -47,7 +47,7 @@ package struct ChannelManagementDecider: Sendable {
 
     /// Decides one request and applies its change to the registry at once.
     /// `requestID` is the `apns-request-id` the answer carries (`responseRequestID(for:)`).
-    package func decide(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
+    package func decide(_ request: ProviderRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
         let outcome = judge(request, requestID: requestID, context: context)
         apply(outcome)
         return outcome
@@ -70,7 +70,7 @@ package struct ChannelManagementDecider: Sendable {
 
     /// What a request asks for, as far as its headers and path say, without judging it: the
     /// record of a request a scenario answered before the core was consulted.
-    package func describe(_ request: HTTP2PushRequest, requestID: String) -> ChannelManagementOutcome {
+    package func describe(_ request: ProviderRequest, requestID: String) -> ChannelManagementOutcome {
         let head = request.head
         let route = ChannelManagementRoute.resolve(method: head[.method], path: head[.path])
         return ChannelManagementOutcome(
@@ -79,7 +79,7 @@ package struct ChannelManagementDecider: Sendable {
     }
 
     /// Decides one request without changing the registry; `apply(_:)` makes the change.
-    package func judge(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
+    package func judge(_ request: ProviderRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
         let head = request.head
         var outcome = ChannelManagementOutcome(operation: nil, bundleID: nil, channelID: head[.apnsChannelID], requestID: requestID)
 
@@ -177,7 +177,7 @@ package struct ChannelManagementOutcome: Sendable, Equatable {
         var outcome = self
         outcome.reason = reason
         outcome.effect = nil
-        outcome.response = HTTP2PushResponse(
+        outcome.response = ProviderAnswer(
             status: reason.httpStatus,
             headers: [
                 HTTPHeader(name: "content-type", value: "application/json"),
@@ -192,7 +192,7 @@ package struct ChannelManagementOutcome: Sendable, Equatable {
         var outcome = self
         var headers = [HTTPHeader(name: "apns-request-id", value: outcome.requestID)] + extraHeaders
         if json != nil { headers.insert(HTTPHeader(name: "content-type", value: "application/json"), at: 0) }
-        outcome.response = HTTP2PushResponse(status: status, headers: headers, body: json.map { Array($0.utf8) })
+        outcome.response = ProviderAnswer(status: status, headers: headers, body: json.map { Array($0.utf8) })
         return outcome
     }
 }

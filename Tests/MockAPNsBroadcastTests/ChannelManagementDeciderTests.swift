@@ -13,13 +13,13 @@ final class ChannelManagementDeciderTests: XCTestCase {
     /// A request to the management API.
     static func request(
         _ method: String?, _ path: String?, channel: String? = nil, requestID: String? = nil, body: String = ""
-    ) -> HTTP2PushRequest {
+    ) -> ProviderRequest {
         var headers: [HTTPHeader] = []
         if let method { headers.append(HTTPHeader(name: ":method", value: method)) }
         if let path { headers.append(HTTPHeader(name: ":path", value: path)) }
         if let channel { headers.append(HTTPHeader(name: "apns-channel-id", value: channel)) }
         if let requestID { headers.append(HTTPHeader(name: "apns-request-id", value: requestID)) }
-        return HTTP2PushRequest(headers: headers, body: Array(body.utf8))
+        return ProviderRequest(headers: headers, body: Array(body.utf8))
     }
 
     static let channelsPath = "/1/apps/\(bundle)/channels"
@@ -27,7 +27,7 @@ final class ChannelManagementDeciderTests: XCTestCase {
 
     private struct Row {
         var name: String
-        var request: HTTP2PushRequest
+        var request: ProviderRequest
         var authentication: AuthenticationResult = ChannelManagementDeciderTests.teamKey
         var environment: APNsEnvironment = .sandbox
         var options = BroadcastOptions.default
@@ -152,7 +152,7 @@ final class ChannelManagementDeciderTests: XCTestCase {
         ChannelManagementDecider(options: options, registry: registry, clock: ServerClock(fixedAt: 5_000))
     }
 
-    private func decide(_ decider: ChannelManagementDecider, _ request: HTTP2PushRequest,
+    private func decide(_ decider: ChannelManagementDecider, _ request: ProviderRequest,
                         environment: APNsEnvironment = .sandbox) -> ChannelManagementOutcome {
         decider.decide(request, requestID: decider.responseRequestID(for: request.head),
                        context: DecisionContext(environment: environment, authentication: Self.teamKey))

@@ -53,7 +53,7 @@ extension HTTP2ConnectionBridge {
 /// `POST /4/broadcasts/apps/<bundleID>`: a broadcast send, decided by the broadcast core.
 final class BroadcastExchange: HTTP2Exchange {
     let shape: ResponseShape
-    private let push: HTTP2PushRequest
+    private let push: ProviderRequest
     private let bodyLength: Int
     private let streamID: Int32
     private let requestID: String
@@ -68,7 +68,7 @@ final class BroadcastExchange: HTTP2Exchange {
         _ request: HTTP2Request, authentication: AuthenticationResult, authenticationDetail: String?,
         context: DecisionContext, decider: BroadcastDecider, journaling: HTTP2Journaling
     ) {
-        push = HTTP2PushRequest(head: request.head, body: request.body)
+        push = ProviderRequest(head: request.head, body: request.body)
         bodyLength = request.bodyLength
         streamID = request.streamID
         requestID = decider.responseRequestID(for: request.head)
@@ -105,7 +105,7 @@ final class BroadcastExchange: HTTP2Exchange {
 /// and changes the channel registry only once that response is sent.
 final class ChannelManagementExchange: HTTP2Exchange {
     let shape: ResponseShape
-    private let push: HTTP2PushRequest
+    private let push: ProviderRequest
     private let streamID: Int32
     private let requestID: String
     private let authentication: AuthenticationResult
@@ -119,7 +119,7 @@ final class ChannelManagementExchange: HTTP2Exchange {
         _ request: HTTP2Request, authentication: AuthenticationResult, authenticationDetail: String?,
         context: DecisionContext, decider: ChannelManagementDecider, journaling: HTTP2Journaling
     ) {
-        push = HTTP2PushRequest(head: request.head, body: request.body)
+        push = ProviderRequest(head: request.head, body: request.body)
         streamID = request.streamID
         requestID = decider.responseRequestID(for: request.head)
         shape = ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)], includesAPNsID: false)
@@ -153,7 +153,7 @@ final class ChannelManagementExchange: HTTP2Exchange {
             outcome.reason = sent.reason
             if upstream.failureKind == nil, let status = sent.status {
                 let headers = sent.scriptedHeaders ?? []
-                outcome.response = HTTP2PushResponse(status: status, headers: headers, body: sent.scriptedBody)
+                outcome.response = ProviderAnswer(status: status, headers: headers, body: sent.scriptedBody)
                 if let id = headers.first(where: { $0.name == "apns-channel-id" })?.value { outcome.channelID = id }
                 if let id = headers.first(where: { $0.name == "apns-request-id" })?.value { outcome.requestID = id }
             }

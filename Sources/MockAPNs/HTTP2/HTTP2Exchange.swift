@@ -25,7 +25,7 @@ protocol HTTP2Exchange: AnyObject {
 /// `POST /3/device/<token>`: a push to one device, decided by the push decision core.
 final class DevicePushExchange: HTTP2Exchange {
     let shape = ResponseShape.push
-    private let push: HTTP2PushRequest
+    private let push: ProviderRequest
     private let bodyLength: Int
     private let streamID: Int32
     private let authentication: AuthenticationResult
@@ -43,7 +43,7 @@ final class DevicePushExchange: HTTP2Exchange {
         _ request: HTTP2Request, authentication: AuthenticationResult, tokenIssuedAt: Int64?, authenticationDetail: String?,
         context: DecisionContext, decider: PushDecider, journaling: HTTP2Journaling, arrivedAt: NIODeadline
     ) {
-        self.push = HTTP2PushRequest(head: request.head, body: request.body)
+        self.push = ProviderRequest(head: request.head, body: request.body)
         self.bodyLength = request.bodyLength
         self.streamID = request.streamID
         self.authentication = authentication

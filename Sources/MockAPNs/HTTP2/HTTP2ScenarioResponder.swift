@@ -192,7 +192,7 @@ final class HTTP2ScenarioResponder {
         let where_ = "\(upstream.method) \(upstream.path): the upstream \(upstream.route.origin)"
         switch result {
         case .success(let response):
-            let written = HTTP2PushResponse(status: response.status, headers: response.headers, body: response.body.isEmpty ? nil : response.body)
+            let written = ProviderAnswer(status: response.status, headers: response.headers, body: response.body.isEmpty ? nil : response.body)
             var sent = deliver(written, streamID: streamID, handler: handler) { .http2(written, scripted: true) }
             if sent.status != nil, upstream.comparesAnswers,
                UpstreamRelay.differs(status: response.status, reason: sent.reason, ownStatus: ownStatus, ownReason: own.reason) {
@@ -272,7 +272,7 @@ final class HTTP2ScenarioResponder {
             headers.append(extra)
         }
         let body = scriptedBody(response)
-        let written = HTTP2PushResponse(status: response.status, headers: headers, body: body.map { Array($0.readableBytesView) })
+        let written = ProviderAnswer(status: response.status, headers: headers, body: body.map { Array($0.readableBytesView) })
         return deliver(written, streamID: streamID, handler: handler, body: body) { .http2(written, scripted: true) }
     }
 
@@ -296,7 +296,7 @@ final class HTTP2ScenarioResponder {
     /// Writes `response` and returns `sent()`, what it says; or, when the stream is already
     /// gone (the client reset it, or the connection closed), that nothing went out.
     private func deliver(
-        _ response: HTTP2PushResponse, streamID: Int32, handler: NGHTTP2ServerHandler, body: ByteBuffer? = nil,
+        _ response: ProviderAnswer, streamID: Int32, handler: NGHTTP2ServerHandler, body: ByteBuffer? = nil,
         _ sent: () -> SentAnswer
     ) -> SentAnswer {
         let written = handler.respond(
@@ -412,7 +412,7 @@ struct ResponseShape: Sendable {
 
     /// `verdict` as an answer of this shape: APNs' response, without the ids the shape does
     /// not carry, with its accepted status and extra headers.
-    func render(_ verdict: Verdict) -> HTTP2PushResponse {
+    func render(_ verdict: Verdict) -> ProviderAnswer {
         var response = HTTP2ResponseRenderer.render(verdict)
         if !includesAPNsID {
             response.headers.removeAll { $0.name == "apns-id" || $0.name == "apns-unique-id" }
@@ -438,7 +438,7 @@ struct ResponseShape: Sendable {
 /// own response, that response and the change to make once it is sent.
 struct CoreAnswer {
     var verdict: Verdict
-    var response: HTTP2PushResponse? = nil
+    var response: ProviderAnswer? = nil
     var commit: (@Sendable () -> Void)? = nil
 }
 
@@ -446,7 +446,7 @@ struct CoreAnswer {
 /// upstream the answer is asked of in upstream mode.
 private struct Answer: Sendable {
     var shape: ResponseShape
-    var coreResponse: HTTP2PushResponse?
+    var coreResponse: ProviderAnswer?
     var commit: (@Sendable () -> Void)?
     var upstream: UpstreamHop?
 }

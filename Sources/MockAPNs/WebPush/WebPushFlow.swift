@@ -65,7 +65,7 @@ struct WebPushFlow {
     }
 
     /// `201 Created`, no body: RFC 8030's answer to a push message the service took.
-    static let acceptedResponse = HTTP2PushResponse(status: 201, headers: [], body: nil)
+    static let acceptedResponse = ProviderAnswer(status: 201, headers: [], body: nil)
 
     /// What the core noticed, to be journaled before the record.
     var diagnoses: [Diagnosis] { decision.diagnoses }

@@ -157,7 +157,7 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
         }
         switch decision.action {
         case .respond(let scripted)?:
-            let response = HTTP2PushResponse(status: scripted.status, headers: scripted.headers, body: scripted.bodyBytes)
+            let response = ProviderAnswer(status: scripted.status, headers: scripted.headers, body: scripted.bodyBytes)
             write(response, keepAlive: keepAlive, context: context, sent: SentAnswer.http2(response, scripted: true), finish: finish)
         case .fault(let fault)?:
             recorder.recordFault(stream: nil, description: "scenario rule \"\(decision.rule ?? "")\": \(fault)")
@@ -172,7 +172,7 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
 
     /// The answer for the verdict the decision stands for: the core's own response when the
     /// scenario kept the core's verdict, else the rule's verdict in web push's shape.
-    private func verdictAnswer(_ decision: ScenarioDecision, flow: WebPushFlow, core: CoreAnswer?) -> (HTTP2PushResponse?, SentAnswer) {
+    private func verdictAnswer(_ decision: ScenarioDecision, flow: WebPushFlow, core: CoreAnswer?) -> (ProviderAnswer?, SentAnswer) {
         if decision.keepsCoreVerdict, let response = core?.response {
             return (response, SentAnswer.http2(response, scripted: false))
         }
@@ -252,7 +252,7 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
     }
 
     /// The bytes `write` puts on the wire for `response` (inside TLS), as NIO's encoder writes them.
-    static func wireLength(of response: HTTP2PushResponse, keepAlive: Bool) -> Int {
+    static func wireLength(of response: ProviderAnswer, keepAlive: Bool) -> Int {
         HTTP1Answer.wireLength(
             status: response.status, headers: response.headers, bodyLength: response.body?.count ?? 0,
             closing: !keepAlive)
@@ -261,7 +261,7 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
     /// Writes `response` (closing the connection after it unless `keepAlive`), then records
     /// `sent` once it is out, or that nothing went out when the connection closed first.
     private func write(
-        _ response: HTTP2PushResponse, keepAlive: Bool, context: ChannelHandlerContext, sent: SentAnswer,
+        _ response: ProviderAnswer, keepAlive: Bool, context: ChannelHandlerContext, sent: SentAnswer,
         finish: @escaping (SentAnswer) -> Void
     ) {
         if !keepAlive { closing = true }
