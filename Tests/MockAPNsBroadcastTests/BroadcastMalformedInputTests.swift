@@ -46,8 +46,8 @@ final class BroadcastMalformedInputTests: XCTestCase {
             let context = DecisionContext(environment: random.pick([.sandbox, .production]), authentication: random.pick(authentications))
 
             let outcome = management.decide(request, requestID: management.responseRequestID(for: RequestHead(headers)), context: context)
-            XCTAssertTrue(statuses.contains(outcome.response.status), "\(headers) \(outcome)")
-            XCTAssertEqual(outcome.reason == nil, outcome.response.status < 300, "\(headers)")
+            XCTAssertTrue(statuses.contains(outcome.answer.status), "\(headers) \(outcome)")
+            XCTAssertEqual(outcome.reason == nil, outcome.answer.status < 300, "\(headers)")
 
             let record = broadcasts.decide(request, requestID: broadcasts.responseRequestID(for: RequestHead(headers)), context: context)
             XCTAssertTrue(statuses.contains(record.status ?? 0), "\(headers) \(record)")
