@@ -63,7 +63,7 @@ final class BroadcastDeciderTests: XCTestCase {
         Row(name: "choice: another app's topic refused when asked", request: request { $0["apns-topic"] = "com.other.app" },
             options: BroadcastOptions(topicForOtherApp: .reject(.badTopic)), reason: .badTopic),
         Row(name: "choice: DuplicateHeaders", request: ProviderRequest(
-            headers: request().headers + [HTTPHeader(name: "apns-push-type", value: "liveactivity")], body: Array(payload.utf8)),
+            headers: request().head.fields + [HTTPHeader(name: "apns-push-type", value: "liveactivity")], body: Array(payload.utf8)),
             reason: .duplicateHeaders),
         Row(name: "documented: BadMessageId for apns-id", request: request { $0["apns-id"] = "123" }, reason: .badMessageId),
         Row(name: "documented: BadMessageId for apns-request-id (must be a UUID)", request: request { $0["apns-request-id"] = "123" },

@@ -18,9 +18,6 @@ package struct ProviderRequest: Sendable {
     package init(headers: [HTTPHeader], body: [UInt8]) {
         self.init(head: RequestHead(headers), body: body)
     }
-
-    /// Every header field, pseudo-headers included, in the order received.
-    package var headers: [HTTPHeader] { head.fields }
 }
 
 /// The answer a provider is sent for one request: status, header fields and body, whichever
