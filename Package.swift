@@ -238,10 +238,27 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The one answer flow every endpoint and transport shares: the scenario's decision,
+        // the core's verdict or the rule's answer or fault, rendered and handed to a
+        // transport's writer, then the record. No channel: the writers are the server's.
+        .target(
+            name: "MockAPNsAnswer",
+            dependencies: [
+                "MockAPNsCore",
+                "MockAPNsWire",
+                "MockAPNsScenario",
+                "MockAPNsJournal",
+                "MockAPNsConnections",
+                "MockAPNsUpstream",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The server: listeners, pipelines, and the embedding API.
         .target(
             name: "MockAPNs",
             dependencies: [
+                "MockAPNsAnswer",
                 "MockAPNsControl",
                 "MockAPNsObservation",
                 "MockAPNsCore",
@@ -405,6 +422,19 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "MockAPNsAnswerTests",
+            dependencies: [
+                "MockAPNsAnswer",
+                "MockAPNsCore",
+                "MockAPNsWire",
+                "MockAPNsScenario",
+                "MockAPNsJournal",
+                "MockAPNsConnections",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(

@@ -80,7 +80,7 @@ package struct BroadcastDecider: Sendable {
 
     /// The record of a broadcast as far as its headers and path say, without judging it: for
     /// a request a scenario answered before the core was consulted.
-    package func describe(_ request: HTTP2PushRequest, requestID: String, authentication: AuthenticationResult) -> BroadcastRecord {
+    package func describe(_ request: ProviderRequest, requestID: String, authentication: AuthenticationResult) -> BroadcastRecord {
         let head = request.head
         var bundleID: String?
         if let path = head[.path], Self.isBroadcastPath(path) {
@@ -95,7 +95,7 @@ package struct BroadcastDecider: Sendable {
     }
 
     /// Decides one broadcast. `requestID` is the `apns-request-id` the answer carries.
-    package func decide(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> BroadcastDecision {
+    package func decide(_ request: ProviderRequest, requestID: String, context: DecisionContext) -> BroadcastDecision {
         let head = request.head
         var bundleID: String?
         var storagePolicy: MessageStoragePolicy?

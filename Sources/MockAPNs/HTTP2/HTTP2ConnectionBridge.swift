@@ -2,6 +2,7 @@ import MockAPNsObservation
 import MockAPNsConnections
 import MockAPNsWire
 import Logging
+import MockAPNsAnswer
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsHTTP2
@@ -90,8 +91,10 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     /// Why this connection's client certificate is refused, when it is.
     private var certificateRefusalDetail: String?
     private var logger: Logger
-    /// Applies the scenario's decision to each request.
-    let scenario: HTTP2ScenarioResponder
+    /// Decides each request through the scenario and answers it on its stream.
+    let answers: AnswerFlow<HTTP2StreamWriter>
+    /// The SETTINGS this connection was given (the server's, with the scenario's overrides).
+    private var connectionSettings = HTTP2ServerConfiguration()
     /// Records this connection's frames, notifications and errors.
     let journaling: HTTP2Journaling
     private let connectionID: UInt64
@@ -112,10 +115,10 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         let journaling = HTTP2Journaling(journal: services.journal, recorder: recorder, logger: services.logger)
         self.journaling = journaling
         self.logger = services.logger
-        self.scenario = HTTP2ScenarioResponder(
-            scenarios: services.scenarios, connection: scenarioConnection, environment: services.environment,
-            clock: services.clock, generatedIDCase: services.decider.options.generatedAPNsIDCase, logger: services.logger,
-            recordFault: { stream, description in recorder.recordFault(stream: stream, description: description) },
+        self.answers = AnswerFlow(
+            writer: HTTP2StreamWriter(logger: services.logger), scenarios: services.scenarios, connection: scenarioConnection,
+            environment: services.environment, clock: services.clock, generatedIDCase: services.decider.options.generatedAPNsIDCase,
+            logger: services.logger, recorder: recorder,
             recordDiagnosis: { code, message, stream in journaling.note(message, code: code, streamID: stream) }
         )
     }
@@ -156,7 +159,9 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     }
 
     private func startHTTP2(context: ChannelHandlerContext, session: TLSSessionInfo) {
-        var settings = scenario.settings(services.http2Settings, channel: context.channel)
+        var settings = scenarioSettings(services.http2Settings)
+        connectionSettings = settings
+        answers.writer.channel = context.channel
         settings.recordsFrames = journaling.recordsFrames
         switch session.peerCertificate {
         case _ where !services.requiresAuthentication:
@@ -181,6 +186,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             credentials = .certificate(.rejected(.badCertificate))
         }
         let http2 = NGHTTP2ServerHandler(configuration: settings, delegate: self)
+        answers.writer.handler = http2
         do {
             try context.pipeline.syncOperations.addHandler(http2, position: .before(self))
             started = true
@@ -192,6 +198,15 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             logger.error("could not start HTTP/2 on the connection: \(error)")
             context.close(promise: nil)
         }
+    }
+
+    /// The SETTINGS for this connection: the server's, with the scenario's overrides.
+    private func scenarioSettings(_ base: HTTP2ServerConfiguration) -> HTTP2ServerConfiguration {
+        var settings = base
+        let overrides = services.scenarios.current.scenario.connection
+        if let streams = overrides.maxConcurrentStreams { settings.maxConcurrentStreams = UInt32(clamping: streams) }
+        if let idle = overrides.idleTimeoutSeconds { settings.idleTimeout = .nanoseconds(Int64(idle * 1_000_000_000)) }
+        return settings
     }
 
     /// A trusted certificate's identity as the decision core takes it.
@@ -230,7 +245,8 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             context: DecisionContext(environment: services.environment, authentication: authentication),
             decider: services.decider, journaling: journaling, arrivedAt: arrivedAt
         )
-        scenario.answer(request, through: exchange, handler: handler, upstream: upstreamHop(request, api: .provider, comparesAnswers: true))
+        answers.answer(
+            exchange, on: request.streamID, apnsID: request.head[.apnsID], upstream: upstreamHop(request, api: .provider, comparesAnswers: true))
     }
 
     /// In upstream mode, where `request` goes upstream: the route for its API and the
@@ -270,7 +286,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             var streamLimitRaised = raised
             if !raised, outcome.identity != nil {
                 // Apple raises the limit after the first request with a valid token.
-                handler.setMaxConcurrentStreams(scenario.connectionSettings.maxConcurrentStreams)
+                handler.setMaxConcurrentStreams(connectionSettings.maxConcurrentStreams)
                 streamLimitRaised = true
             }
             credentials = .providerToken(state, streamLimitRaised: streamLimitRaised)

@@ -41,7 +41,7 @@ struct HTTP2Journaling {
     /// payload that is not JSON, and whatever else the core noticed about the request, is
     /// diagnosed here, before the record, as on the legacy gateway.
     func judge(
-        _ push: HTTP2PushRequest, bodyLength: Int, streamID: Int32, context: DecisionContext, decider: PushDecider
+        _ push: ProviderRequest, bodyLength: Int, streamID: Int32, context: DecisionContext, decider: PushDecider
     ) -> (verdict: Verdict, request: PushRequest) {
         // A body stored cut short cannot be judged; one larger than APNs takes is refused anyway.
         // Examined once, for the decision's shape rule and for the diagnosis below.
@@ -119,7 +119,7 @@ struct HTTP2Journaling {
     /// PROTOCOL_ERROR): a notification record like every other request's, with its headers as
     /// far as they came and as sent, what the client got, and why.
     func refusedRequest(streamID: Int32, headers: [HTTPHeader], sent: SentAnswer, dropped: Bool, problem: String) {
-        let request = PushRequest(bestEffort: HTTP2PushRequest(headers: headers, body: []))
+        let request = PushRequest(bestEffort: ProviderRequest(headers: headers, body: []))
         var record = NotificationRecord(
             transport: .http2, deviceToken: request.deviceToken, topic: request.topic,
             pushType: request.pushType?.rawValue, requestAPNsID: request.apnsID, priority: request.priority?.rawValue,

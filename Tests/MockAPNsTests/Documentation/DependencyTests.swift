@@ -62,7 +62,7 @@ final class DependencyTests: XCTestCase {
         let logic = [
             "MockAPNsWire", "MockAPNsJSON", "MockAPNsCore", "MockAPNsLegacy", "MockAPNsBroadcast", "MockAPNsScenario",
             "MockAPNsVerdicts", "MockAPNsDelivery", "MockAPNsWebPush", "MockAPNsJournal", "MockAPNsTLS", "MockAPNsHTTP2",
-            "MockAPNsLegacyServer",
+            "MockAPNsLegacyServer", "MockAPNsAnswer",
         ]
         XCTAssertEqual(logic.filter { !names.contains($0 + "Tests") }, [], "targets without a test target")
     }
