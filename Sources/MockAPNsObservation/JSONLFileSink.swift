@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MockAPNsCore
 import MockAPNsJournal
+import MockAPNsLogging
 import Synchronization
 
 #if canImport(Glibc)

@@ -1,7 +1,8 @@
 import MockAPNsConnections
 import MockAPNsUpstream
 import MockAPNsControl
-import MockAPNsObservation
+import MockAPNsLogging
+import MockAPNsDeliveryRuntime
 import Logging
 import MockAPNsCore
 import MockAPNsDelivery

@@ -1,6 +1,5 @@
 import MockAPNsObservation
 import MockAPNsWire
-@testable import MockAPNs
 import MockAPNsCore
 import MockAPNsJournal
 import XCTest
