@@ -4,7 +4,6 @@ import MockAPNsJournal
 import NIOCore
 import Synchronization
 import MockAPNsDelivery
-import MockAPNsScenario
 
 /// Runs the delivery model beside the server: reads accepted notifications and device changes
 /// from the journal (through `DeliveryFeed`, in journal order), applies Apple's rules on the
@@ -53,15 +52,6 @@ package actor DeliveryService {
         self.clock = clock
         self.logger = logger
         if settings.runsModel { journal.addSink(feed) }
-    }
-
-    /// What carries out a scenario rule's device change: a `delivery` event in the journal,
-    /// recorded when the rule fires, so the model applies it before the request's own
-    /// notification (which is recorded after its answer).
-    package static func recorder(journal: Journal, clock: ServerClock) -> @Sendable (ScenarioDeviceChange) -> Void {
-        { change in
-            journal.record(.delivery(.device(change.deviceToken, online: change.online, at: clock.millisecondsSince1970, rule: change.rule)))
-        }
     }
 
     // MARK: Running

@@ -68,7 +68,11 @@ final class ServerObservation: Sendable {
     /// The metrics as Prometheus text, counting every event recorded so far.
     func metricsText(engine: ScenarioEngine) async -> String {
         await activity.catchUp()
-        return metrics.exposition(journal: journal.statistics, engine: engine)
+        let scenario = ScenarioFirings(
+            engine: ObjectIdentifier(engine), name: engine.scenario.name, ruleNames: engine.scenario.rules.map(\.name),
+            firings: engine.firingCounts
+        )
+        return metrics.exposition(journal: journal.statistics, scenario: scenario)
     }
 
     /// Opens the JSONL file, if one is configured.

@@ -52,6 +52,8 @@ final class DependencyTests: XCTestCase {
             ("MockAPNsLogging", "MockAPNsJournal"),
             ("MockAPNsObservation", "MockAPNsDeliveryRuntime"),
             ("MockAPNsDeliveryRuntime", "MockAPNsObservation"),
+            ("MockAPNsObservation", "MockAPNsScenario"),
+            ("MockAPNsDeliveryRuntime", "MockAPNsScenario"),
             ("MockAPNsCore", "MockAPNsJournal"),
             ("MockAPNsWire", "MockAPNsCore"),
         ]
