@@ -36,6 +36,7 @@ package final class ServerMetrics: Sendable {
         /// The journal's totals when last scraped, to count on from.
         var journalEvents: UInt64 = 0
         var journalDropped: UInt64 = 0
+        var journalHistoryReads: UInt64 = 0
         /// The scenario engine last scraped and its firing counts then.
         var engine: ObjectIdentifier?
         var firings: [Int] = []
@@ -124,6 +125,11 @@ package final class ServerMetrics: Sendable {
             let newlyDropped = dropped >= state.journalDropped ? dropped - state.journalDropped : dropped
             counter(&state, "mockapns_journal_dropped_events_total", []).increment(by: Int64(clamping: newlyDropped))
             state.journalDropped = dropped
+            gauge(&state, "mockapns_journal_readers", []).set(journal.readers)
+            let historyReads = journal.historyReads
+            counter(&state, "mockapns_journal_history_reads_total", [])
+                .increment(by: Int64(clamping: historyReads &- min(historyReads, state.journalHistoryReads)))
+            state.journalHistoryReads = historyReads
 
             // A replaced or reset scenario starts its counts at zero; the totals go on.
             let identity = scenario.engine

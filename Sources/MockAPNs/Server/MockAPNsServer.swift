@@ -240,6 +240,7 @@ public final class MockAPNsServer: Sendable {
         try loadProviderKeys()
         scenarios.applyRegistryState()
         try observation.openFile(configuration.journal, logger: logger)
+        observation.subscribeReaders(delivery: delivery)
         await delivery.start(group: group)
         let journal = observation.journal
         var guardLimits = ConnectionGuardHandler.Limits(
