@@ -113,7 +113,8 @@ package actor ActivityReader: Service {
     /// How long events may wait before the access log shows them.
     package static let interval = Duration.milliseconds(50)
 
-    private let feed: ActivityFeed
+    /// What it reads: the server subscribes it to the journal with its other readers.
+    package nonisolated let feed: ActivityFeed
     private let metrics: ServerMetrics
     private var accessLog: AccessLog?
     /// Judges the providers; `nil` when verdicts are off.

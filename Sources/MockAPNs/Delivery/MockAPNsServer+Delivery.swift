@@ -1,7 +1,6 @@
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsDelivery
-import MockAPNsScenario
 
 /// The delivery model through the embedding API: devices online and offline, what is stored
 /// for them, and each notification's delivery log.
@@ -57,15 +56,4 @@ extension MockAPNsServer {
     /// and recorded its steps (`nil` with the model off): one up to it that no `delivery`
     /// event names was delivered on arrival.
     package var deliveryDerivedThrough: UInt64? { delivery.derivedThrough }
-}
-
-extension MockAPNsServer {
-    /// What carries out a scenario rule's device change: a `delivery` event in the journal,
-    /// recorded when the rule fires, so the delivery model applies it before the request's own
-    /// notification (which is recorded after its answer).
-    static func deviceChangeRecorder(journal: Journal, clock: ServerClock) -> @Sendable (ScenarioDeviceChange) -> Void {
-        { change in
-            journal.record(.delivery(.device(change.deviceToken, online: change.online, at: clock.millisecondsSince1970, rule: change.rule)))
-        }
-    }
 }

@@ -27,8 +27,6 @@ final class ServerObservation: Sendable {
     private let fileSink = Mutex<JSONLFileSink?>(nil)
     /// How long the shutdown may spend finishing the file.
     private let fileCloseBound = Mutex<Duration>(JSONLFileSink.defaultCloseBound)
-    /// What the metrics, the access log and the verdicts read from the journal.
-    private let activityFeed: ActivityFeed
     /// Feeds the metrics and the access log from the journal, off the event loops.
     private let activity: ActivityReader
     /// The running group and the task that runs it (`start()` returns while it runs).
@@ -46,7 +44,6 @@ final class ServerObservation: Sendable {
         // The verdicts need whole notifications (token, topic, payload), as the access log does.
         // A reader that falls behind slows provider connections down, as the file's writer does.
         let feed = ActivityFeed(keepsWholeNotifications: accessLog != nil || verdicts != nil, gate: readGate)
-        activityFeed = feed
         activity = ActivityReader(
             feed: feed, metrics: metrics, accessLog: accessLog.map { AccessLog(format: $0.format, output: $0.output) },
             verdicts: verdicts, journal: journal, startsAfter: verdictsStart
@@ -71,11 +68,9 @@ final class ServerObservation: Sendable {
     /// The metrics as Prometheus text, counting every event recorded so far.
     func metricsText(engine: ScenarioEngine) async -> String {
         await activity.catchUp()
-        let scenario = ScenarioFirings(
-            engine: ObjectIdentifier(engine), name: engine.scenario.name, ruleNames: engine.scenario.rules.map(\.name),
-            firings: engine.firingCounts
-        )
-        return metrics.exposition(journal: journal.statistics, scenario: scenario)
+        let scenario = engine.scenario
+        return metrics.exposition(journal: journal.statistics, scenario: ScenarioFirings(
+            engine: ObjectIdentifier(engine), name: scenario.name, ruleNames: scenario.rules.map(\.name), firings: engine.firingCounts))
     }
 
     /// Opens the JSONL file, if one is configured.
@@ -92,19 +87,14 @@ final class ServerObservation: Sendable {
         fileCloseBound.withLock { $0 = settings.fileCloseBound }
     }
 
-    /// Subscribes every standing reader of the journal, here and nowhere else, before the
-    /// listeners start (so each reads from the first connection on):
-    /// - the JSONL file (`JSONLFileSink`, when configured; opened by `openFile`),
-    /// - the activity feed (`ActivityFeed`), which `ActivityReader` drains into the metrics,
-    ///   the access log and the provider verdicts,
-    /// - the delivery model's feed (`DeliveryFeed`), when the model runs.
-    /// The other readers subscribe through the same `Journal.subscribe` for as long as they
-    /// last: each dashboard stream (`JournalStreamReader`, `GET /v1/events/stream`) and each
-    /// wait (`Journal.waitForEvents`: the long polls `GET /v1/notifications/wait` and
-    /// `GET /v1/events?wait=`, and the embedding API's waits).
+    /// Every standing reader of the journal, subscribed here and nowhere else before the
+    /// listeners start: the JSONL file (when configured), the activity feed (metrics, access
+    /// log, verdicts), the delivery model's feed (when it runs). The others subscribe through
+    /// the same `Journal.subscribe` while they last: each dashboard stream
+    /// (`JournalStreamReader`) and each wait (long polls, the embedding API's waits).
     func subscribeReaders(delivery: DeliveryService) {
         if let file = fileSink.withLock({ $0 }) { journal.subscribe(file) }
-        journal.subscribe(activityFeed)
+        journal.subscribe(activity.feed)
         if delivery.runsModel { journal.subscribe(delivery.feed) }
     }
 

@@ -166,7 +166,7 @@ public final class MockAPNsServer: Sendable {
         self.delivery = DeliveryService(settings: configuration.delivery.service, journal: observation.journal, clock: clock, logger: logger)
         self.scenarios = ScenarioSwitch(
             scenario: configuration.scenario ?? .empty, registry: registry, logger: logger,
-            deviceChanges: Self.deviceChangeRecorder(journal: observation.journal, clock: clock)
+            deviceChanges: ScenarioSwitch.deviceChangeRecorder(journal: observation.journal, clock: clock)
         )
     }
 
