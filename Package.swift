@@ -127,27 +127,47 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        // The journal's readers beside the server: the access log and its outputs, the activity
-        // feed (metrics and verdicts), the Prometheus metrics, the JSONL file sink and the gate
-        // that slows reading when that file falls behind, the delivery service (the model run on
-        // the server clock) and its forwarders (the simulator command, the webhook).
+        // The server's own log lines: the swift-log handler in MockAPNs' formats (text or JSON),
+        // the outputs and their writer threads, the notices of refused HTTP/2 streams.
+        .target(
+            name: "MockAPNsLogging",
+            dependencies: [
+                "MockAPNsJSON",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The journal's readers beside the server: the access log, the activity feed (metrics
+        // and verdicts), the Prometheus metrics, the JSONL file sink.
         .target(
             name: "MockAPNsObservation",
             dependencies: [
                 "MockAPNsCore",
                 "MockAPNsJournal",
                 "MockAPNsVerdicts",
-                "MockAPNsScenario",
                 "MockAPNsBroadcast",
+                "MockAPNsLogging",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The delivery runtime: the delivery service (the model run on the server clock, fed
+        // from the journal) and its forwarders (the simulator command's process runner, the
+        // webhook's HTTP/1.1 client).
+        .target(
+            name: "MockAPNsDeliveryRuntime",
+            dependencies: [
+                "MockAPNsCore",
+                "MockAPNsJournal",
                 "MockAPNsDelivery",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // The webhook forwarder's HTTP/1.1 client.
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The control API (Hummingbird): thin routes over `ControlledServer`, the access checks,
@@ -261,6 +281,8 @@ let package = Package(
                 "MockAPNsAnswer",
                 "MockAPNsControl",
                 "MockAPNsObservation",
+                "MockAPNsLogging",
+                "MockAPNsDeliveryRuntime",
                 "MockAPNsCore",
                 "MockAPNsScenario",
                 "MockAPNsLegacy",
@@ -298,6 +320,7 @@ let package = Package(
                 "MockAPNs",
                 "MockAPNsControl",
                 "MockAPNsObservation",
+                "MockAPNsLogging",
                 "MockAPNsCore",
                 "MockAPNsScenario",
                 "MockAPNsLegacy",
@@ -393,6 +416,18 @@ let package = Package(
             dependencies: ["MockAPNsDelivery", "MockAPNsCore", "MockAPNsJournal"]
         ),
         .testTarget(
+            name: "MockAPNsLoggingTests",
+            dependencies: [
+                "MockAPNsLogging",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "MockAPNsObservationTests",
+            dependencies: ["MockAPNsObservation", "MockAPNsCore", "MockAPNsJournal", "MockAPNsWire"]
+        ),
+        .testTarget(
             name: "MockAPNsWireTests",
             dependencies: ["MockAPNsWire"]
         ),
@@ -444,6 +479,7 @@ let package = Package(
                 "MockAPNs",
                 "MockAPNsControl",
                 "MockAPNsObservation",
+                "MockAPNsLogging",
                 "MockAPNsCore",
                 "MockAPNsScenario",
                 "MockAPNsLegacy",

@@ -1,7 +1,7 @@
 // The delivery model in the server: its settings, and the server's API over the delivery
-// service (MockAPNsObservation runs it, MockAPNsDelivery holds its rules).
+// service (MockAPNsDeliveryRuntime runs it, MockAPNsDelivery holds its rules).
 
-import MockAPNsObservation
+import MockAPNsDeliveryRuntime
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsDelivery

@@ -1,4 +1,4 @@
-import MockAPNsObservation
+import MockAPNsLogging
 import MockAPNsConnections
 import MockAPNsWire
 import Logging

@@ -1,7 +1,8 @@
 import MockAPNsConnections
 import MockAPNsUpstream
 import MockAPNsControl
-import MockAPNsObservation
+import MockAPNsLogging
+import MockAPNsDeliveryRuntime
 import Logging
 import MockAPNsCore
 import MockAPNsDelivery
@@ -166,7 +167,7 @@ public final class MockAPNsServer: Sendable {
         self.delivery = DeliveryService(settings: configuration.delivery.service, journal: observation.journal, clock: clock, logger: logger)
         self.scenarios = ScenarioSwitch(
             scenario: configuration.scenario ?? .empty, registry: registry, logger: logger,
-            deviceChanges: DeliveryService.recorder(journal: observation.journal, clock: clock)
+            deviceChanges: ScenarioSwitch.deviceChangeRecorder(journal: observation.journal, clock: clock)
         )
     }
 
@@ -240,6 +241,7 @@ public final class MockAPNsServer: Sendable {
         try loadProviderKeys()
         scenarios.applyRegistryState()
         try observation.openFile(configuration.journal, logger: logger)
+        observation.subscribeReaders(delivery: delivery)
         await delivery.start(group: group)
         let journal = observation.journal
         var guardLimits = ConnectionGuardHandler.Limits(
