@@ -46,7 +46,8 @@ package struct ScenarioRequest: Sendable {
 
     /// The facts of an HTTP/2 request, from its head.
     package init(http2 head: RequestHead, body: [UInt8], bodyLength: Int? = nil, authentication: AuthenticationResult) {
-        let token = head[.path].flatMap(HTTP2RequestValidator.deviceToken(inPath:)).map(String.init)
+        // The token read from the path's bytes: the one string made of the path.
+        let token = head.withBytes(of: .path) { HTTP2RequestValidator.deviceToken(inPath: $0).map(HTTPHeader.text) } ?? nil
         self.init(transport: .http2, deviceToken: token, topic: head[.apnsTopic], pushType: head[.apnsPushType],
                   priority: head[.apnsPriority].flatMap { Int($0) },
                   payload: body, payloadSize: bodyLength, authentication: authentication)
