@@ -99,8 +99,12 @@ package struct BroadcastDecider: Sendable {
         )
     }
 
-    /// Decides one broadcast. `requestID` is the `apns-request-id` the answer carries.
-    package func decide(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> BroadcastDecision {
+    /// Decides one broadcast. `requestID` is the `apns-request-id` the answer carries;
+    /// `payloadJSON` is the body's one examination with its value kept, when the caller made
+    /// it (otherwise it is made here, when the rules reach the payload).
+    package func decide(
+        _ request: HTTP2PushRequest, requestID: String, context: DecisionContext, payloadJSON: PayloadJSON? = nil
+    ) -> BroadcastDecision {
         let head = request.head
         var bundleID: String?
         var storagePolicy: MessageStoragePolicy?
@@ -198,11 +202,13 @@ package struct BroadcastDecider: Sendable {
 
         if request.body.isEmpty { return refuse(.payloadEmpty) }
         if request.body.count > options.payloadLimit { return refuse(.payloadTooLarge) }
-        if case .reject(let reason) = options.unparseableBody, !JSONScanner.isObject(request.body) {
+        // Examined once, for the shape rule and the Live Activity rules (which read its value).
+        let json = payloadJSON.flatMap { $0.keepsValue ? $0 : nil } ?? PayloadJSON(request.body, keepingValue: true)
+        if case .reject(let reason) = options.unparseableBody, !json.isObject {
             return refuse(reason)
         }
         let mismatches = payloadTypeRules.check(
-            payload: request.body, pushType: .liveactivity, priority: nil,
+            json: json, pushType: .liveactivity, priority: nil,
             nowSeconds: clock.millisecondsSince1970 / 1000, isBroadcast: true
         )
         diagnoses += mismatches.map(\.diagnosis)

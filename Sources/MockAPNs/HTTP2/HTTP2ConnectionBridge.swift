@@ -232,7 +232,8 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         let exchange = DevicePushExchange(
             request, authentication: authentication, tokenIssuedAt: acceptedTokenIssuedAt, authenticationDetail: refusalDetail,
             context: DecisionContext(environment: services.environment, authentication: authentication),
-            decider: services.decider, journaling: journaling, arrivedAt: arrivedAt
+            decider: services.decider, journaling: journaling, arrivedAt: arrivedAt,
+            scenarioReadsPayload: services.scenarios.current.readsPayload
         )
         scenario.answer(request, through: exchange, handler: handler, upstream: upstreamHop(request, api: .provider, comparesAnswers: true))
     }
