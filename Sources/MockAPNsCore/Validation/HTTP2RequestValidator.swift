@@ -131,8 +131,7 @@ package struct HTTP2RequestValidator: Sendable {
             expiration: expiration,
             priority: priority,
             collapseID: collapseID,
-            payload: request.body,
-            authorization: head[.authorization]
+            payload: request.body
         ))
     }
 
