@@ -127,27 +127,47 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
-        // The journal's readers beside the server: the access log and its outputs, the activity
-        // feed (metrics and verdicts), the Prometheus metrics, the JSONL file sink and the gate
-        // that slows reading when that file falls behind, the delivery service (the model run on
-        // the server clock) and its forwarders (the simulator command, the webhook).
+        // The server's own log lines: the swift-log handler in MockAPNs' formats (text or JSON),
+        // the outputs and their writer threads, the notices of refused HTTP/2 streams.
+        .target(
+            name: "MockAPNsLogging",
+            dependencies: [
+                "MockAPNsJSON",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // The journal's readers beside the server: the access log, the activity feed (metrics
+        // and verdicts), the Prometheus metrics, the JSONL file sink.
         .target(
             name: "MockAPNsObservation",
             dependencies: [
                 "MockAPNsCore",
                 "MockAPNsJournal",
                 "MockAPNsVerdicts",
-                "MockAPNsScenario",
                 "MockAPNsBroadcast",
+                "MockAPNsLogging",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The delivery runtime: the delivery service (the model run on the server clock, fed
+        // from the journal) and its forwarders (the simulator command's process runner, the
+        // webhook's HTTP/1.1 client).
+        .target(
+            name: "MockAPNsDeliveryRuntime",
+            dependencies: [
+                "MockAPNsCore",
+                "MockAPNsJournal",
                 "MockAPNsDelivery",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // The webhook forwarder's HTTP/1.1 client.
                 .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         // The control API (Hummingbird): thin routes over `ControlledServer`, the access checks,
@@ -222,15 +242,51 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The legacy binary gateway and feedback service over NIO: their listeners, channel
+        // handlers and journaling (MockAPNsLegacy holds their rules).
+        .target(
+            name: "MockAPNsLegacyServer",
+            dependencies: [
+                "MockAPNsCore",
+                "MockAPNsLegacy",
+                "MockAPNsJournal",
+                "MockAPNsScenario",
+                "MockAPNsConnections",
+                "MockAPNsTLS",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The one answer flow every endpoint and transport shares: the scenario's decision,
+        // the core's verdict or the rule's answer or fault, rendered and handed to a
+        // transport's writer, then the record. No channel: the writers are the server's.
+        .target(
+            name: "MockAPNsAnswer",
+            dependencies: [
+                "MockAPNsCore",
+                "MockAPNsWire",
+                "MockAPNsScenario",
+                "MockAPNsJournal",
+                "MockAPNsConnections",
+                "MockAPNsUpstream",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
         // The server: listeners, pipelines, and the embedding API.
         .target(
             name: "MockAPNs",
             dependencies: [
+                "MockAPNsAnswer",
                 "MockAPNsControl",
                 "MockAPNsObservation",
+                "MockAPNsLogging",
+                "MockAPNsDeliveryRuntime",
                 "MockAPNsCore",
                 "MockAPNsScenario",
                 "MockAPNsLegacy",
+                "MockAPNsLegacyServer",
                 "MockAPNsBroadcast",
                 "MockAPNsVerdicts",
                 "MockAPNsDelivery",
@@ -264,6 +320,7 @@ let package = Package(
                 "MockAPNs",
                 "MockAPNsControl",
                 "MockAPNsObservation",
+                "MockAPNsLogging",
                 "MockAPNsCore",
                 "MockAPNsScenario",
                 "MockAPNsLegacy",
@@ -339,6 +396,10 @@ let package = Package(
             dependencies: ["MockAPNsLegacy", "MockAPNsCore"]
         ),
         .testTarget(
+            name: "MockAPNsLegacyServerTests",
+            dependencies: ["MockAPNsLegacyServer", "MockAPNsLegacy", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
             name: "MockAPNsBroadcastTests",
             dependencies: ["MockAPNsBroadcast", "MockAPNsCore", "MockAPNsScenario", "MockAPNsJournal", "MockAPNsWire"]
         ),
@@ -353,6 +414,18 @@ let package = Package(
         .testTarget(
             name: "MockAPNsDeliveryTests",
             dependencies: ["MockAPNsDelivery", "MockAPNsCore", "MockAPNsJournal"]
+        ),
+        .testTarget(
+            name: "MockAPNsLoggingTests",
+            dependencies: [
+                "MockAPNsLogging",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "MockAPNsObservationTests",
+            dependencies: ["MockAPNsObservation", "MockAPNsCore", "MockAPNsJournal", "MockAPNsWire"]
         ),
         .testTarget(
             name: "MockAPNsWireTests",
@@ -387,12 +460,26 @@ let package = Package(
             ]
         ),
         .testTarget(
+            name: "MockAPNsAnswerTests",
+            dependencies: [
+                "MockAPNsAnswer",
+                "MockAPNsCore",
+                "MockAPNsWire",
+                "MockAPNsScenario",
+                "MockAPNsJournal",
+                "MockAPNsConnections",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
             name: "MockAPNsTests",
             dependencies: [
                 "MockAPNsTestSupport",
                 "MockAPNs",
                 "MockAPNsControl",
                 "MockAPNsObservation",
+                "MockAPNsLogging",
                 "MockAPNsCore",
                 "MockAPNsScenario",
                 "MockAPNsLegacy",

@@ -3,9 +3,13 @@
 module and every module it re-exports), counted from the compiler's symbol graphs, and a
 doc comment on every public symbol of them.
 
+The front door is re-exported declaration by declaration (`@_exported import struct
+MockAPNsCore.Reason` in Sources/MockAPNs/Server/Exports.swift), so it counts MockAPNs' own
+public types and the re-exported declarations with the types nested in them.
+
 Fails when there are more public types than the ceiling (scripts/public-api.py [ceiling],
-44 by default: about 40, the three web push types (its record, its notification, a subscription) and upstream mode's record (UpstreamRelay) included), when a public symbol has no doc comment, or when a module outside the front
-door declares anything public (a library's own machinery is `package`).
+40 by default), when a public symbol has no doc comment, or when a module declares a public
+top-level symbol the front door does not re-export (a library's own machinery is `package`).
 
     scripts/public-api.py          (scripts/test.sh runs it after the build)
 """
@@ -16,7 +20,7 @@ import sys
 from pathlib import Path
 
 CHECKOUT = Path(__file__).resolve().parents[1]
-CEILING = int(sys.argv[1]) if len(sys.argv) > 1 else 44
+CEILING = int(sys.argv[1]) if len(sys.argv) > 1 else 40
 TYPE_KINDS = {"swift.struct", "swift.enum", "swift.class", "swift.protocol", "swift.typealias", "swift.actor"}
 # What a conformance brings without a declaration of ours (documented by the protocol).
 SYNTHESIZED = {"hashValue", "hash(into:)", "==(_:_:)", "!=(_:_:)", "rawValue", "init(rawValue:)",
@@ -25,7 +29,14 @@ SYNTHESIZED = {"hashValue", "hash(into:)", "==(_:_:)", "!=(_:_:)", "rawValue", "
 
 def main() -> int:
     exports = (CHECKOUT / "Sources/MockAPNs/Server/Exports.swift").read_text()
-    front = ["MockAPNs"] + re.findall(r"^@_exported import (\w+)", exports, re.M)
+    whole_modules = re.findall(r"^@_exported import (\w+)$", exports, re.M)
+    if whole_modules:
+        print(f"public-api: re-export declarations, not whole modules: {', '.join(whole_modules)}")
+        return 1
+    # module -> the top-level names it re-exports
+    exported: dict[str, set[str]] = {}
+    for module, name in re.findall(r"^@_exported import (?:struct|class|enum|protocol|typealias|func) (\w+)\.(\w+)$", exports, re.M):
+        exported.setdefault(module, set()).add(name)
     result = subprocess.run(["swift", "package", "dump-symbol-graph", "--minimum-access-level", "public"],
                             cwd=CHECKOUT, capture_output=True, text=True)
     if result.returncode != 0:
@@ -39,9 +50,11 @@ def main() -> int:
     for module in sorted(library_modules):
         graph = json.loads((folder / f"{module}.symbols.json").read_text())
         public = [s for s in graph["symbols"] if s.get("accessLevel") == "public"]
-        if module not in front:
-            stray += [f"{module}: {'.'.join(s['pathComponents'])}" for s in public]
-            continue
+        if module != "MockAPNs":
+            # Only what the front door re-exports (and what is nested in it) may be public.
+            names = exported.get(module, set())
+            stray += [f"{module}: {'.'.join(s['pathComponents'])}" for s in public if s["pathComponents"][0] not in names]
+            public = [s for s in public if s["pathComponents"][0] in names]
         for symbol in public:
             path = ".".join(symbol["pathComponents"])
             if symbol["kind"]["identifier"] in TYPE_KINDS:
@@ -57,7 +70,7 @@ def main() -> int:
         print(f"public-api: {len(undocumented)} public symbols without a doc comment:\n  " + "\n  ".join(undocumented))
         failed = True
     if stray:
-        print(f"public-api: modules outside the front door declare public symbols:\n  " + "\n  ".join(stray[:40]))
+        print(f"public-api: public symbols the front door does not re-export (make them `package`, or re-export them):\n  " + "\n  ".join(stray[:40]))
         failed = True
     return 1 if failed else 0
 

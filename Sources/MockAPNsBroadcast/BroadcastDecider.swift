@@ -85,7 +85,7 @@ package struct BroadcastDecider: Sendable {
 
     /// The record of a broadcast as far as its headers and path say, without judging it: for
     /// a request a scenario answered before the core was consulted.
-    package func describe(_ request: HTTP2PushRequest, requestID: String, authentication: AuthenticationResult) -> BroadcastRecord {
+    package func describe(_ request: ProviderRequest, requestID: String, authentication: AuthenticationResult) -> BroadcastRecord {
         let head = request.head
         var bundleID: String?
         if let path = head[.path], Self.isBroadcastPath(path) {
@@ -103,7 +103,7 @@ package struct BroadcastDecider: Sendable {
     /// `payloadJSON` is the body's one examination with its value kept, when the caller made
     /// it (otherwise it is made here, when the rules reach the payload).
     package func decide(
-        _ request: HTTP2PushRequest, requestID: String, context: DecisionContext, payloadJSON: PayloadJSON? = nil
+        _ request: ProviderRequest, requestID: String, context: DecisionContext, payloadJSON: PayloadJSON? = nil
     ) -> BroadcastDecision {
         let head = request.head
         var bundleID: String?

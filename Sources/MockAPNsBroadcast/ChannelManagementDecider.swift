@@ -2,7 +2,8 @@ import MockAPNsWire
 import MockAPNsCore
 import MockAPNsJournal
 /// The channel management API's decision core: one request's headers and body in, the
-/// response APNs gives and what it did to the channel registry out (docs/broadcast-protocol.md
+/// verdict APNs gives (with what an acceptance carries, which `ResponseShape` writes) and
+/// what it does to the channel registry out (docs/broadcast-protocol.md
 /// section 1). Apple documents the API in "Sending channel management requests to APNs"
 /// (developer.apple.com/documentation/usernotifications/sending-channel-management-requests-to-apns)
 /// and its refusals in "Handling error responses from Apple Push Notification service".
@@ -45,9 +46,15 @@ package struct ChannelManagementDecider: Sendable {
         return requestIDs.next()
     }
 
+    /// How the channel management API's answers look: no `apns-id`, the `apns-request-id`
+    /// (`requestID`, from `responseRequestID(for:)`) on every one.
+    package static func shape(requestID: String) -> ResponseShape {
+        ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)], includesAPNsID: false)
+    }
+
     /// Decides one request and applies its change to the registry at once.
     /// `requestID` is the `apns-request-id` the answer carries (`responseRequestID(for:)`).
-    package func decide(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
+    package func decide(_ request: ProviderRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
         let outcome = judge(request, requestID: requestID, context: context)
         apply(outcome)
         return outcome
@@ -70,7 +77,7 @@ package struct ChannelManagementDecider: Sendable {
 
     /// What a request asks for, as far as its headers and path say, without judging it: the
     /// record of a request a scenario answered before the core was consulted.
-    package func describe(_ request: HTTP2PushRequest, requestID: String) -> ChannelManagementOutcome {
+    package func describe(_ request: ProviderRequest, requestID: String) -> ChannelManagementOutcome {
         let head = request.head
         let route = ChannelManagementRoute.resolve(method: head[.method], path: head[.path])
         return ChannelManagementOutcome(
@@ -79,7 +86,7 @@ package struct ChannelManagementDecider: Sendable {
     }
 
     /// Decides one request without changing the registry; `apply(_:)` makes the change.
-    package func judge(_ request: HTTP2PushRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
+    package func judge(_ request: ProviderRequest, requestID: String, context: DecisionContext) -> ChannelManagementOutcome {
         let head = request.head
         var outcome = ChannelManagementOutcome(operation: nil, bundleID: nil, channelID: head[.apnsChannelID], requestID: requestID)
 
@@ -123,7 +130,7 @@ package struct ChannelManagementDecider: Sendable {
             )
             outcome.channelID = id
             outcome.effect = .create(channel)
-            return outcome.answered(status: 201, extraHeaders: [HTTPHeader(name: "apns-channel-id", value: id)])
+            return outcome.answered(status: 201, fields: [HTTPHeader(name: "apns-channel-id", value: id)])
 
         case .readAll:
             var writer = JSONWriter()
@@ -163,6 +170,9 @@ package struct ChannelManagementOutcome: Sendable, Equatable {
     package var recorded: ChannelOperationOutcome
     /// The change to the registry the request asks for (`nil`: none, or refused).
     package var effect: ChannelEffect?
+    /// What the acceptance carries (its status, the channel as JSON, `apns-channel-id`);
+    /// `nil` when refused or not judged.
+    package var acceptance: Acceptance?
 
     package init(operation: ChannelOperation?, bundleID: String?, channelID: String?, requestID: String) {
         recorded = ChannelOperationOutcome(operation: operation, bundleID: bundleID, channelID: channelID, requestID: requestID)
@@ -173,26 +183,30 @@ package struct ChannelManagementOutcome: Sendable, Equatable {
         set { recorded[keyPath: field] = newValue }
     }
 
+    /// The verdict: refused for `reason`, else accepted (`acceptance` says what it carries).
+    /// Neither carries an `apns-id` on the wire (`shape`); the request id stands in its place.
+    package var verdict: Verdict {
+        recorded.reason.map { .rejected(reason: $0, apnsID: recorded.requestID, timestamp: nil) }
+            ?? .accepted(apnsID: recorded.requestID, uniqueID: nil)
+    }
+
+    /// How the answer to this request looks (`ChannelManagementDecider.shape(requestID:)`).
+    package var shape: ResponseShape { ChannelManagementDecider.shape(requestID: recorded.requestID) }
+
+    /// The answer APNs gives for this outcome, as `shape` writes `verdict`.
+    package var answer: ProviderAnswer { shape.render(verdict, acceptance: acceptance) }
+
     fileprivate func refused(_ reason: Reason) -> ChannelManagementOutcome {
         var outcome = self
         outcome.reason = reason
         outcome.effect = nil
-        outcome.response = HTTP2PushResponse(
-            status: reason.httpStatus,
-            headers: [
-                HTTPHeader(name: "content-type", value: "application/json"),
-                HTTPHeader(name: "apns-request-id", value: outcome.requestID),
-            ],
-            body: HTTP2ResponseRenderer.errorBody(reason: reason, timestamp: nil)
-        )
+        outcome.acceptance = nil
         return outcome
     }
 
-    fileprivate func answered(status: Int, extraHeaders: [HTTPHeader] = [], json: String? = nil) -> ChannelManagementOutcome {
+    fileprivate func answered(status: Int, fields: [HTTPHeader] = [], json: String? = nil) -> ChannelManagementOutcome {
         var outcome = self
-        var headers = [HTTPHeader(name: "apns-request-id", value: outcome.requestID)] + extraHeaders
-        if json != nil { headers.insert(HTTPHeader(name: "content-type", value: "application/json"), at: 0) }
-        outcome.response = HTTP2PushResponse(status: status, headers: headers, body: json.map { Array($0.utf8) })
+        outcome.acceptance = Acceptance(status: status, json: json.map { Array($0.utf8) }, fields: fields)
         return outcome
     }
 }

@@ -32,7 +32,7 @@ struct DeliveryFlags: ParsableArguments {
         if let deliveryModel { delivery.runsModel = deliveryModel == .on }
         if let batchDelay {
             guard batchDelay >= 0, batchDelay <= 86_400 else { throw ValidationError("--batch-delay must be from 0 to 86400 seconds") }
-            delivery.options.batchDelayMilliseconds = Int64((batchDelay * 1000).rounded())
+            delivery.batchDelayMilliseconds = Int64((batchDelay * 1000).rounded())
         }
         if !forwardSimulator.isEmpty || forwardSimulatorCommand != nil {
             var simulator = delivery.simulator ?? MockAPNsConfiguration.SimulatorForwarding()

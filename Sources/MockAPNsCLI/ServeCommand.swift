@@ -1,3 +1,4 @@
+import MockAPNsLogging
 import MockAPNsObservation
 import ArgumentParser
 import Foundation

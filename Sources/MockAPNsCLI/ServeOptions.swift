@@ -2,7 +2,7 @@ import ArgumentParser
 import Logging
 import MockAPNs
 import MockAPNsLegacy
-import MockAPNsObservation
+import MockAPNsLogging
 
 // `mockapns serve`'s flags, one group per task, the everyday group first: `serve --help`
 // lists the groups in this order.

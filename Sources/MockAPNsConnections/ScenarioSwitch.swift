@@ -1,5 +1,6 @@
 import Logging
 import MockAPNsCore
+import MockAPNsJournal
 import Synchronization
 import MockAPNsScenario
 
@@ -15,6 +16,15 @@ package final class ScenarioSwitch: Sendable {
     private let logger: Logger
     /// Carries out the rules that take devices offline or bring them online.
     private let deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)?
+
+    /// What carries out a scenario rule's device change: a `delivery` event in the journal,
+    /// recorded when the rule fires, so the delivery model applies it before the request's own
+    /// notification (which is recorded after its answer).
+    package static func deviceChangeRecorder(journal: Journal, clock: ServerClock) -> @Sendable (ScenarioDeviceChange) -> Void {
+        { change in
+            journal.record(.delivery(.device(change.deviceToken, online: change.online, at: clock.millisecondsSince1970, rule: change.rule)))
+        }
+    }
 
     package init(scenario: Scenario, registry: DeviceRegistry, logger: Logger, deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)? = nil) {
         self.engine = Mutex(ScenarioEngine(scenario: scenario, registry: registry, deviceChanges: deviceChanges))

@@ -21,7 +21,7 @@ extension ControlAPI {
     /// rules' numbers.
     fileprivate func listDevices(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
         _ = try ControlQuery(request, allowed: [])
-        let devices = try await Self.asking { () throws(DeliveryModelOff) in try await server.devices() }
+        let devices = try await Self.asking { try await server.devices() }
         let options = server.deliveryOptions
         var writer = JSONWriter()
         writer.beginObject()
@@ -39,7 +39,7 @@ extension ControlAPI {
         _ = try ControlQuery(request, allowed: [])
         let token = try Self.token(context)
         var writer = JSONWriter()
-        let device = try await Self.asking { () throws(DeliveryModelOff) in try await server.device(token) }
+        let device = try await Self.asking { try await server.device(token) }
         DeliveryJSON.write(device, into: &writer)
         return ControlResponse.json(writer.text)
     }
@@ -61,7 +61,7 @@ extension ControlAPI {
                                   parameter: "$.online")
         }
         var writer = JSONWriter()
-        let device = try await Self.asking { () throws(DeliveryModelOff) in try await server.setDevice(token, online: online) }
+        let device = try await Self.asking { try await server.setDevice(token, online: online) }
         DeliveryJSON.write(device, into: &writer)
         return ControlResponse.json(writer.text)
     }
@@ -75,7 +75,7 @@ extension ControlAPI {
         guard !id.isEmpty, id.count <= 100 else {
             throw ControlAPIError("the id is an apns-unique-id, an apns-id or a journal sequence number", parameter: "id")
         }
-        let timelines = try await Self.asking { () throws(DeliveryModelOff) in try await server.deliveryLog(id) }
+        let timelines = try await Self.asking { try await server.deliveryLog(id) }
         guard !timelines.isEmpty else {
             throw ControlAPIError(
                 "no notification with apns-unique-id, apns-id or journal sequence \(id) is in the journal", parameter: "id",
@@ -92,12 +92,13 @@ extension ControlAPI {
         return ControlResponse.json(writer.text)
     }
 
-    /// `question`'s answer, or 503 when the delivery model is off.
-    private static func asking<Answer>(_ question: () async throws(DeliveryModelOff) -> Answer) async throws(ControlAPIError) -> Answer {
+    /// `question`'s answer, or 503 when the delivery model is off (the only reason a delivery
+    /// question fails).
+    private static func asking<Answer>(_ question: () async throws -> Answer) async throws(ControlAPIError) -> Answer {
         do {
             return try await question()
         } catch {
-            throw ControlAPIError(error.description, status: .serviceUnavailable)
+            throw ControlAPIError(String(describing: error), status: .serviceUnavailable)
         }
     }
 }

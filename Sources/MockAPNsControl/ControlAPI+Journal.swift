@@ -91,7 +91,11 @@ extension ControlAPI {
             // A follower waits for the next matching event instead of polling.
             // ... or until the server shuts down.
             _ = await cancelWhenGracefulShutdown {
-                await journal.waitForEvents(count: 1, after: filter.afterSequence, timeout: .milliseconds(wait)) { event in
+                // Its reader wants only the kinds asked for, so the journal hands it no others.
+                let kinds = filter.kinds.map { JournalEventKind.bits(named: $0) } ?? JournalEventKind.allBits
+                return await journal.waitForEvents(
+                    count: 1, after: filter.afterSequence, kinds: kinds, timeout: .milliseconds(wait)
+                ) { event in
                     filter.matches(event, transportOf: journal.transport(ofConnection:))
                 }
             }

@@ -1,5 +1,4 @@
 import MockAPNsConnections
-import MockAPNsObservation
 import Logging
 import MockAPNsCore
 import MockAPNsJournal

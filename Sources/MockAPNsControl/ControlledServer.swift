@@ -48,14 +48,15 @@ package protocol ControlledServer: AnyObject, Sendable {
     func legacyShutdown() async
     /// Lets the delivery model take in everything the journal holds.
     func catchUpDelivery() async
+    // The delivery questions throw only when the delivery model is off.
     /// Takes a device online or offline.
-    func setDevice(_ token: String, online: Bool) async throws(DeliveryModelOff) -> DeviceDeliveryState
+    func setDevice(_ token: String, online: Bool) async throws -> DeviceDeliveryState
     /// One device as the delivery model sees it.
-    func device(_ token: String) async throws(DeliveryModelOff) -> DeviceDeliveryState
+    func device(_ token: String) async throws -> DeviceDeliveryState
     /// Every device the model holds something for.
-    func devices() async throws(DeliveryModelOff) -> [DeviceDeliveryState]
+    func devices() async throws -> [DeviceDeliveryState]
     /// The delivery timelines of the notifications an id names.
-    func deliveryLog(_ id: String) async throws(DeliveryModelOff) -> [DeliveryTimeline]
+    func deliveryLog(_ id: String) async throws -> [DeliveryTimeline]
 
     /// Makes a web push subscription for an application server key, as a page's
     /// `pushManager.subscribe` does.

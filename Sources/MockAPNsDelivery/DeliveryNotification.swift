@@ -54,7 +54,7 @@ package struct DeliveryNotification: Sendable, Equatable {
     }
 
     /// The notification a journal record describes, if it was accepted, taking its sequence
-    /// and time from the event that holds it (a journal sink reads the record from the event's
+    /// and time from the event that holds it (a journal reader reads the record from the event's
     /// kind, so the record itself is not stamped).
     package init?(_ record: NotificationRecord, sequence: UInt64, receivedAtMilliseconds: Int64) {
         guard Self.entersModel(record) else { return nil }

@@ -5,7 +5,7 @@ import MockAPNsCore
 ///
 /// While the connection works through what one read brought (`hold()` to `endHolding()`),
 /// its events wait here, in order, and are then recorded together: one clock reading, one hold of
-/// the journal's lock per few dozen events and one hand-over to the sinks, rather than one of
+/// the journal's lock per few dozen events and one hand-over to the readers, rather than one of
 /// each per frame and per notification. The handler right after TLS commits before any of the
 /// connection's bytes go out (on flush) and when the read is over, so whoever sees an answer
 /// finds its record already in the journal. Outside a read (a timer, a delayed answer) events

@@ -10,31 +10,6 @@ import Musl
 import Darwin
 #endif
 
-/// Receives every event the journal records, in sequence order: the JSONL file sink.
-/// `receive` runs outside the journal's lock, on whichever recording thread is delivering
-/// (one at a time, so in order), so it should only hand the event over (append it to a
-/// buffer), never encode or write.
-package protocol JournalSink: AnyObject, Sendable {
-    /// The kinds of event this sink wants, as `JournalEventKind.bit` values ORed together;
-    /// the journal hands over only those, so a sink that wants no frames costs the hot path
-    /// nothing per frame. The default is every kind.
-    var wantedKinds: UInt32 { get }
-    func receive(_ event: JournalEvent)
-    /// A run of events in sequence order: those some sink wants, so possibly of kinds this
-    /// one does not. The default passes each wanted one to `receive(_:)`; a sink that takes
-    /// a lock per hand-over takes it once for the run instead.
-    func receive(contentsOf events: [JournalEvent])
-}
-
-extension JournalSink {
-    package var wantedKinds: UInt32 { JournalEventKind.allBits }
-
-    package func receive(contentsOf events: [JournalEvent]) {
-        let wanted = wantedKinds
-        for event in events where event.kind.bit & wanted != 0 { receive(event) }
-    }
-}
-
 /// How a journal behaves.
 package struct JournalOptions: Sendable, Equatable {
     /// How many events are kept in memory; older ones are dropped first and counted.
@@ -93,45 +68,62 @@ package struct JournalStatistics: Sendable, Equatable {
     /// The bytes the events held take (`JournalStore.bytesCounted`), and their bound.
     package var bytes: Int
     package var capacityBytes: Int
+    /// Readers subscribed now (`Journal.subscribe`): the server's standing ones, and each open
+    /// dashboard stream and wait.
+    package var readers: Int
+    /// Looks at the newest events (`Journal.tail`) since the journal was created: one per
+    /// dashboard stream as it opens, since the feed pushes it the rest.
+    package var historyReads: UInt64
 
-    package init(count: Int, capacity: Int, dropped: UInt64, lastSequence: UInt64, bytes: Int = 0, capacityBytes: Int = .max) {
+    package init(
+        count: Int, capacity: Int, dropped: UInt64, lastSequence: UInt64, bytes: Int = 0, capacityBytes: Int = .max,
+        readers: Int = 0, historyReads: UInt64 = 0
+    ) {
         self.count = count
         self.capacity = capacity
         self.dropped = dropped
         self.lastSequence = lastSequence
         self.bytes = bytes
         self.capacityBytes = capacityBytes
+        self.readers = readers
+        self.historyReads = historyReads
     }
 }
 
 /// The server's append-only record of everything it saw and did, shared by every connection.
 ///
 /// Recording is cheap: the event packed into bytes under a short lock (`JournalStore`); values and JSON are made only
-/// when someone reads. Readers query with filters, or wait until enough matching events have
-/// arrived: a waiter is woken by the next append and reads the new events itself, never by
-/// polling. No reader's predicate and no sink runs under the journal's lock.
+/// when someone reads. Readers query with filters, or subscribe (`subscribe`) and are handed
+/// the new events in batches; a wait is such a reader while it waits, woken by the batch that
+/// brings something new, never by polling. No reader's predicate and no reader runs under the
+/// journal's lock.
 public final class Journal: Sendable {
     package let options: JournalOptions
     private let clock: ServerClock
     private let state: Mutex<State>
     private let connectionCounter = Atomic<UInt64>(0)
+    /// Calls of `tail`, for `JournalStatistics.historyReads`.
+    private let tailCalls = Atomic<UInt64>(0)
 
     private struct State {
         var store: JournalStore
         var lastSequence: UInt64 = 0
-        var sinks: [any JournalSink] = []
-        /// Every kind some sink wants (`JournalEventKind.bit`).
-        var sinkKinds: UInt32 = 0
-        /// Events recorded but not yet handed to the sinks.
-        var sinkBacklog: [JournalEvent] = []
-        /// An empty buffer with capacity, swapped in for `sinkBacklog` when a batch is taken.
-        var spareSinkBacklog: [JournalEvent] = []
-        /// Whether a recording thread is handing the backlog to the sinks right now.
-        var deliveringToSinks = false
-        /// Readers parked until the next event is recorded (or their wait ends). Only
-        /// continuations live here: no reader's predicate ever runs under the lock.
-        var parked: [UInt64: CheckedContinuation<Void, Never>] = [:]
-        var nextWaiterID: UInt64 = 0
+        /// Every subscribed reader: the one list the recording threads hand batches to.
+        var readers: [any JournalReader] = []
+        /// Every kind some reader wants (`JournalEventKind.bit`).
+        var readerKinds: UInt32 = 0
+        /// Events recorded but not yet handed to the readers.
+        var readerBacklog: [JournalEvent] = []
+        /// An empty buffer with capacity, swapped in for `readerBacklog` when a batch is taken.
+        var spareReaderBacklog: [JournalEvent] = []
+        /// Whether a recording thread is handing the backlog to the readers right now.
+        var handingOver = false
+        /// While handing over, the first sequence of the backlog's oldest batch: every event
+        /// before it has been handed to the readers that want it (or no reader wanted it).
+        /// At least 1 whenever `handingOver` is set.
+        var handingOverFrom: UInt64 = 1
+        /// Waits in progress (each a reader subscribed while it waits).
+        var waits = 0
     }
 
     package init(options: JournalOptions = JournalOptions(), clock: ServerClock = ServerClock()) {
@@ -148,19 +140,31 @@ public final class Journal: Sendable {
         connectionCounter.add(1, ordering: .relaxed).newValue
     }
 
-    /// Adds a sink that receives every event from now on.
-    package func addSink(_ sink: any JournalSink) {
+    // MARK: Subscribing
+
+    /// The one subscription point: `reader` is handed, in batches, every event of its kinds
+    /// recorded from now on.
+    package func subscribe(_ reader: any JournalReader) {
         state.withLock { state in
-            state.sinks.append(sink)
-            state.sinkKinds |= sink.wantedKinds
+            state.readers.append(reader)
+            state.readerKinds |= reader.wantedKinds
         }
     }
 
-    /// Stops giving events to `sink` (a live reader that went away).
-    package func removeSink(_ sink: any JournalSink) {
+    /// Stops handing events to `reader` (a stream that closed, a wait that ended).
+    package func unsubscribe(_ reader: any JournalReader) {
         state.withLock { state in
-            state.sinks.removeAll { $0 === sink }
-            state.sinkKinds = state.sinks.reduce(0) { $0 | $1.wantedKinds }
+            state.readers.removeAll { $0 === reader }
+            state.readerKinds = state.readers.reduce(0) { $0 | $1.wantedKinds }
+        }
+    }
+
+    /// The sequence through which every recorded event has been handed to the readers that
+    /// want it: what a reader told of something else's progress (the delivery model's) checks
+    /// before it trusts that the events behind that progress have reached it.
+    package var handedOverThrough: UInt64 {
+        state.withLock { state in
+            state.handingOver ? state.handingOverFrom - 1 : state.lastSequence
         }
     }
 
@@ -199,7 +203,7 @@ public final class Journal: Sendable {
 
     /// Appends `events` in order, a slice at a time: a batch of hundreds (a connection's read,
     /// the delivery model under load) must not keep another thread waiting long to record its
-    /// own. The sinks get the new events once, after the last slice. Returns the last sequence.
+    /// own. The readers get the new events once, after the last slice. Returns the last sequence.
     private func record<Events: RandomAccessCollection>(
         _ events: Events, wallTime: Int64, monotonic: UInt64, connection: UInt64?,
         kind: (Events.Element) -> JournalEventKind, stream: (Events.Element) -> Int32?
@@ -209,7 +213,7 @@ public final class Journal: Sendable {
         var start = events.startIndex
         while start < events.endIndex {
             let end = min(start + Self.batchSlice, events.endIndex)
-            let (woken, slice, last) = state.withLock { state in
+            let (slice, last) = state.withLock { state in
                 var delivers = false
                 for index in start..<end {
                     delivers = Self.append(
@@ -217,14 +221,13 @@ public final class Journal: Sendable {
                         stream: stream(events[index])
                     ) || delivers
                 }
-                return Self.takeParked(&state, delivers: delivers)
+                return (delivers, state.lastSequence)
             }
-            finishRecording(woken: woken, delivers: false)
             delivers = delivers || slice
             recorded = last
             start = end
         }
-        if delivers { deliverToSinks() }
+        if delivers { handOverToReaders() }
         return recorded
     }
 
@@ -236,20 +239,20 @@ public final class Journal: Sendable {
     private func record(_ first: JournalEventKind, _ second: JournalEventKind?, connection: UInt64?, stream: Int32?) -> UInt64 {
         let wallTime = clock.millisecondsSince1970
         let monotonic = Self.monotonicNanoseconds()
-        let (woken, delivers, recorded) = state.withLock { state in
+        let (delivers, recorded) = state.withLock { state in
             var delivers = Self.append(first, to: &state, wallTime: wallTime, monotonic: monotonic, connection: connection, stream: stream)
             if let second {
                 delivers = Self.append(second, to: &state, wallTime: wallTime, monotonic: monotonic, connection: connection, stream: stream)
                     || delivers
             }
-            return Self.takeParked(&state, delivers: delivers)
+            return (delivers, state.lastSequence)
         }
-        finishRecording(woken: woken, delivers: delivers)
+        if delivers { handOverToReaders() }
         return recorded
     }
 
     /// Appends one event under the lock; returns whether this thread is to hand the backlog
-    /// to the sinks.
+    /// to the readers.
     private static func append(
         _ kind: JournalEventKind, to state: inout State, wallTime: Int64, monotonic: UInt64, connection: UInt64?, stream: Int32?
     ) -> Bool {
@@ -258,54 +261,39 @@ public final class Journal: Sendable {
         state.store.append(
             sequence: sequence, wallTime: wallTime, monotonic: monotonic, connection: connection, stream: stream, kind: kind
         )
-        guard state.sinkKinds & kind.bit != 0 else { return false }
-        state.sinkBacklog.append(JournalEvent(
+        guard state.readerKinds & kind.bit != 0 else { return false }
+        state.readerBacklog.append(JournalEvent(
             sequence: sequence, wallTimeMilliseconds: wallTime, monotonicNanoseconds: monotonic,
             connectionID: connection, streamID: stream, kind: kind
         ))
-        guard !state.deliveringToSinks else { return false }
-        state.deliveringToSinks = true
+        guard !state.handingOver else { return false }
+        // Not handing over means the backlog was empty: this event is its first.
+        state.handingOver = true
+        state.handingOverFrom = sequence
         return true
     }
 
-    /// The readers parked for new events (taken, to be woken outside the lock), whether this
-    /// thread delivers to the sinks, and the last sequence.
-    private static func takeParked(
-        _ state: inout State, delivers: Bool
-    ) -> (woken: [UInt64: CheckedContinuation<Void, Never>], delivers: Bool, recorded: UInt64) {
-        guard !state.parked.isEmpty else { return ([:], delivers, state.lastSequence) }
-        defer { state.parked.removeAll() }
-        return (state.parked, delivers, state.lastSequence)
-    }
-
-    private func finishRecording(woken: [UInt64: CheckedContinuation<Void, Never>], delivers: Bool) {
-        // Parked readers look at the new events themselves, on their own task.
-        for continuation in woken.values {
-            continuation.resume()
-        }
-        if delivers { deliverToSinks() }
-    }
-
-    /// Hands the backlog to the sinks, outside the lock, until it is empty. Only one thread
-    /// delivers at a time, so sinks see events in sequence order.
-    private func deliverToSinks() {
+    /// Hands the backlog to the readers, outside the lock, a batch at a time until it is
+    /// empty. Only one thread hands over at a time, so readers see events in sequence order.
+    private func handOverToReaders() {
         var batch: [JournalEvent] = []
         while true {
-            let sinks: [any JournalSink]? = state.withLock { state in
+            let readers: [any JournalReader]? = state.withLock { state in
                 // The emptied batch goes back as the spare, so its storage is used again
-                // rather than a new buffer allocated for every delivery.
-                if batch.capacity > 0 { state.spareSinkBacklog = batch }
-                guard !state.sinkBacklog.isEmpty else {
-                    state.deliveringToSinks = false
+                // rather than a new buffer allocated for every hand-over.
+                if batch.capacity > 0 { state.spareReaderBacklog = batch }
+                guard !state.readerBacklog.isEmpty else {
+                    state.handingOver = false
                     return nil
                 }
-                batch = state.sinkBacklog
-                state.sinkBacklog = state.spareSinkBacklog
-                state.spareSinkBacklog = []
-                return state.sinks
+                batch = state.readerBacklog
+                state.handingOverFrom = batch.first?.sequence ?? state.lastSequence + 1
+                state.readerBacklog = state.spareReaderBacklog
+                state.spareReaderBacklog = []
+                return state.readers
             }
-            guard let sinks else { return }
-            for sink in sinks { sink.receive(contentsOf: batch) }
+            guard let readers else { return }
+            for reader in readers { reader.read(batch) }
             batch.removeAll(keepingCapacity: true)
         }
     }
@@ -348,11 +336,11 @@ public final class Journal: Sendable {
     }
 
     /// The newest `limit` events after `sequence` whose kind is among `kinds`
-    /// (`JournalEventKind.bit`s), oldest first, with how many were passed over: a live reader
-    /// that looks now and then gets the latest events and a count of what it missed, and the
-    /// writers pay nothing for it between looks.
+    /// (`JournalEventKind.bit`s), oldest first, with how many were passed over: what a
+    /// dashboard stream shows when it opens (from then on the journal pushes it the rest).
     package func tail(after sequence: UInt64, kinds: UInt32, limit: Int) -> JournalTail {
-        state.withLock { state in
+        tailCalls.add(1, ordering: .relaxed)
+        return state.withLock { state in
             var newestFirst: [JournalEvent] = []
             var skipped: UInt64 = 0
             let store = state.store
@@ -383,15 +371,16 @@ public final class Journal: Sendable {
             JournalStatistics(
                 count: state.store.count, capacity: state.store.capacity,
                 dropped: state.store.dropped, lastSequence: state.lastSequence,
-                bytes: state.store.bytesCounted, capacityBytes: state.store.capacityBytes
+                bytes: state.store.bytesCounted, capacityBytes: state.store.capacityBytes,
+                readers: state.readers.count, historyReads: tailCalls.load(ordering: .relaxed)
             )
         }
     }
 
-    /// Readers suspended until the next event is recorded: lets a test know a wait has begun
-    /// before it records what the wait is for.
-    package var parkedReaders: Int {
-        state.withLock { $0.parked.count }
+    /// Waits in progress: lets a test know a wait has begun (its reader is subscribed) before
+    /// it records what the wait is for.
+    package var waitingReaders: Int {
+        state.withLock { $0.waits }
     }
 
     /// The transport of a connection the journal has seen open.
@@ -407,7 +396,8 @@ public final class Journal: Sendable {
     public func waitForNotifications(
         count: Int, matching filter: NotificationFilter = .all, timeout: Duration
     ) async -> [NotificationRecord] {
-        let events = await waitForEvents(count: count, after: filter.afterSequence, timeout: timeout) { event in
+        let notifications = JournalEventKind.bits(.notification)
+        let events = await waitForEvents(count: count, after: filter.afterSequence, kinds: notifications, timeout: timeout) { event in
             event.notification.map(filter.matches) ?? false
         }
         return events.compactMap(\.notification)
@@ -424,53 +414,37 @@ public final class Journal: Sendable {
         count: Int, after: UInt64? = nil, timeout: Duration,
         where predicate: @escaping @Sendable (JournalEvent) -> Bool
     ) async -> [JournalEvent] {
-        await withWaitTicket(timeout: timeout) { id, ticket in
-            var found: [JournalEvent] = []
-            var cursor = after ?? 0
-            while true {
-                let (batch, seen) = snapshot(after: cursor)
-                for event in batch where predicate(event) {
-                    found.append(event)
-                    if found.count >= count { return found }
-                }
-                cursor = seen
-                guard !ticket.hasEnded else { return found }
-                await park(id, untilAfter: cursor, ticket: ticket)
+        await waitForEvents(count: count, after: after, kinds: JournalEventKind.allBits, timeout: timeout, where: predicate)
+    }
+
+    /// A wait is a reader subscribed while it waits: a batch with events of `kinds` rings its
+    /// bell, and the waiting task reads what is new from the ring itself. It subscribes before
+    /// its first look, so an event recorded in between is either in that look or rings.
+    package func waitForEvents(
+        count: Int, after: UInt64?, kinds: UInt32, timeout: Duration,
+        where predicate: @escaping @Sendable (JournalEvent) -> Bool
+    ) async -> [JournalEvent] {
+        let reader = WaitingReader(wantedKinds: kinds)
+        subscribe(reader)
+        state.withLock { $0.waits += 1 }
+        defer {
+            state.withLock { $0.waits -= 1 }
+            unsubscribe(reader)
+        }
+        let clock = ContinuousClock()
+        let deadline = clock.now.advanced(by: timeout)
+        var found: [JournalEvent] = []
+        var cursor = after ?? 0
+        while true {
+            let (batch, seen) = snapshot(after: cursor)
+            for event in batch where predicate(event) {
+                found.append(event)
+                if found.count >= count { return found }
             }
-        }
-    }
-
-    /// Waits until an event after `sequence` is recorded (returns at once if one already
-    /// is), or `timeout` passes. Returns the newest sequence recorded then.
-    @discardableResult
-    package func waitForRecord(after sequence: UInt64, timeout: Duration) async -> UInt64 {
-        await withWaitTicket(timeout: timeout) { id, ticket in
-            await park(id, untilAfter: sequence, ticket: ticket)
-        }
-        return state.withLock { $0.lastSequence }
-    }
-
-    /// Runs `body` with a fresh waiter id and a ticket that ends after `timeout` or on
-    /// cancellation, waking the waiter if it is parked then.
-    private func withWaitTicket<Result>(
-        timeout: Duration, _ body: (UInt64, WaitTicket) async -> Result
-    ) async -> Result {
-        let id = state.withLock { state -> UInt64 in
-            state.nextWaiterID += 1
-            return state.nextWaiterID
-        }
-        let ticket = WaitTicket()
-        let timer = Task { [weak self] in
-            try? await Task.sleep(for: timeout)
-            ticket.end()
-            self?.wake(id)
-        }
-        defer { timer.cancel() }
-        return await withTaskCancellationHandler {
-            await body(id, ticket)
-        } onCancel: {
-            ticket.end()
-            wake(id)
+            cursor = seen
+            let left = clock.now.duration(to: deadline)
+            guard left > .zero, !Task.isCancelled else { return found }
+            await reader.bell.wait(timeout: left)
         }
     }
 
@@ -486,25 +460,6 @@ public final class Journal: Sendable {
         }
     }
 
-    /// Suspends until an event after `sequence` is recorded or the ticket ends. Returns at once
-    /// when either has already happened.
-    private func park(_ id: UInt64, untilAfter sequence: UInt64, ticket: WaitTicket) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let parked = state.withLock { state -> Bool in
-                guard state.lastSequence == sequence, !ticket.hasEnded else { return false }
-                state.parked[id] = continuation
-                return true
-            }
-            if !parked { continuation.resume() }
-        }
-    }
-
-    /// Resumes a parked waiter, if it is parked, so it looks at its ticket again.
-    private func wake(_ id: UInt64) {
-        let continuation = state.withLock { $0.parked.removeValue(forKey: id) }
-        continuation?.resume()
-    }
-
     static func monotonicNanoseconds() -> UInt64 {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
@@ -512,12 +467,17 @@ public final class Journal: Sendable {
     }
 }
 
-/// Whether one wait is over (timed out or cancelled); set from the timer or the canceller,
-/// read by the waiting task.
-private final class WaitTicket: Sendable {
-    private let ended = Atomic<Bool>(false)
+/// The reader a wait subscribes: rings the waiting task's bell when a batch brings an event
+/// it wants, and keeps nothing (the waiting task reads the ring).
+private final class WaitingReader: JournalReader {
+    let wantedKinds: UInt32
+    let bell = Doorbell()
 
-    var hasEnded: Bool { ended.load(ordering: .acquiring) }
+    init(wantedKinds: UInt32) {
+        self.wantedKinds = wantedKinds
+    }
 
-    func end() { ended.store(true, ordering: .releasing) }
+    func read(_ batch: [JournalEvent]) {
+        if batch.contains(where: { $0.kind.bit & wantedKinds != 0 }) { bell.ring() }
+    }
 }

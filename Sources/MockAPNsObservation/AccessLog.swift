@@ -1,6 +1,7 @@
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsBroadcast
+import MockAPNsLogging
 
 /// The access log: one `info` line per notification, and one per connection opened (when its
 /// TLS handshake ends, so the line can say the TLS version and who the client is) and closed.

@@ -1,3 +1,4 @@
+import MockAPNsLogging
 /// Where the access log goes and how it looks.
 package struct AccessLogSettings: Sendable {
     /// Text for people, or one JSON object per line.

@@ -8,7 +8,7 @@ import MockAPNsVerdicts
 /// (notifications, connections, TLS outcomes, diagnoses, verdicts) for `ActivityReader`. The
 /// journal hands them over on the hot path, so receiving only appends to a buffer; frames are
 /// not kept.
-package final class ActivityFeed: JournalSink {
+package final class ActivityFeed: JournalReader {
     private let pending = Mutex<[ActivityItem]>([])
     /// Whether notifications are kept whole (an access log prints them); otherwise only what
     /// the metrics count by is kept, a few bytes with nothing to retain, so the reader's
@@ -31,7 +31,7 @@ package final class ActivityFeed: JournalSink {
     }
 
     /// The kinds the metrics, the access log and the verdicts read; the journal skips this
-    /// sink for the others entirely.
+    /// reader for the others entirely.
     package let wantedKinds: UInt32 = JournalEventKind.Name.allCases.filter(ActivityFeed.wants).reduce(0) { $0 | $1.bit }
 
     /// Whether the feed passes events of `kind` on. A new kind must be decided here: frames
@@ -47,7 +47,7 @@ package final class ActivityFeed: JournalSink {
         }
     }
 
-    /// The journal hands over only the kinds in `wantedKinds`.
+    /// One event (of a kind in `wantedKinds`).
     package func receive(_ event: JournalEvent) {
         let item = self.item(event)
         let waiting = pending.withLock { pending in
@@ -57,11 +57,11 @@ package final class ActivityFeed: JournalSink {
         if waiting >= highWater { gate?.close(.activity) }
     }
 
-    /// A run of events under one hold of the lock; the items are made before it.
-    package func receive(contentsOf events: [JournalEvent]) {
+    /// A batch under one hold of the lock; the items are made before it.
+    package func read(_ batch: [JournalEvent]) {
         var items: [ActivityItem] = []
-        items.reserveCapacity(events.count)
-        for event in events where event.kind.bit & wantedKinds != 0 { items.append(item(event)) }
+        items.reserveCapacity(batch.count)
+        for event in batch where event.kind.bit & wantedKinds != 0 { items.append(item(event)) }
         guard !items.isEmpty else { return }
         let waiting = pending.withLock { pending in
             pending.append(contentsOf: items)
@@ -113,7 +113,8 @@ package actor ActivityReader: Service {
     /// How long events may wait before the access log shows them.
     package static let interval = Duration.milliseconds(50)
 
-    private let feed: ActivityFeed
+    /// What it reads: the server subscribes it to the journal with its other readers.
+    package nonisolated let feed: ActivityFeed
     private let metrics: ServerMetrics
     private var accessLog: AccessLog?
     /// Judges the providers; `nil` when verdicts are off.

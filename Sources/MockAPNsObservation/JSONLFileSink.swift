@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import MockAPNsCore
 import MockAPNsJournal
+import MockAPNsLogging
 import Synchronization
 
 #if canImport(Glibc)
@@ -37,7 +38,7 @@ package enum JournalFileBehindPolicy: String, Sendable, Equatable, CaseIterable 
 /// events beyond the mark are not buffered; the writer reads them back from the memory
 /// journal when it gets there, and marks with a gap line (`JournalFileGap`) only those the
 /// memory journal had already dropped. Either way the log says so once.
-package final class JSONLFileSink: JournalSink {
+package final class JSONLFileSink: JournalReader {
     /// How long events may wait in the buffer before a batch is written.
     package static let defaultBatchInterval = Duration.milliseconds(50)
     /// Events the buffer holds before the policy applies: about a quarter of a second of the
@@ -114,6 +115,14 @@ package final class JSONLFileSink: JournalSink {
         else { return false }
         writeBuffered()
         return true
+    }
+
+    /// The file holds every event.
+    package let wantedKinds = JournalEventKind.allBits
+
+    /// A batch, one event at a time: the policy (wait or gap) is decided per event.
+    package func read(_ batch: [JournalEvent]) {
+        for event in batch { receive(event) }
     }
 
     package func receive(_ event: JournalEvent) {

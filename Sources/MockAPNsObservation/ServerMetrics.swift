@@ -3,7 +3,6 @@ import MockAPNsCore
 import MockAPNsJournal
 import Prometheus
 import Synchronization
-import MockAPNsScenario
 
 /// The server's metrics, kept through swift-metrics in a Prometheus registry of this server's
 /// own (no global metrics system), and served as Prometheus text at `GET /metrics`.
@@ -37,6 +36,7 @@ package final class ServerMetrics: Sendable {
         /// The journal's totals when last scraped, to count on from.
         var journalEvents: UInt64 = 0
         var journalDropped: UInt64 = 0
+        var journalHistoryReads: UInt64 = 0
         /// The scenario engine last scraped and its firing counts then.
         var engine: ObjectIdentifier?
         var firings: [Int] = []
@@ -115,7 +115,7 @@ package final class ServerMetrics: Sendable {
     }
 
     /// The Prometheus text, after reading the journal's and the scenario's totals.
-    package func exposition(journal: JournalStatistics, engine: ScenarioEngine) -> String {
+    package func exposition(journal: JournalStatistics, scenario: ScenarioFirings) -> String {
         state.withLock { state in
             let events = journal.lastSequence
             counter(&state, "mockapns_journal_events_total", []).increment(by: Int64(clamping: events &- min(events, state.journalEvents)))
@@ -125,15 +125,20 @@ package final class ServerMetrics: Sendable {
             let newlyDropped = dropped >= state.journalDropped ? dropped - state.journalDropped : dropped
             counter(&state, "mockapns_journal_dropped_events_total", []).increment(by: Int64(clamping: newlyDropped))
             state.journalDropped = dropped
+            gauge(&state, "mockapns_journal_readers", []).set(journal.readers)
+            let historyReads = journal.historyReads
+            counter(&state, "mockapns_journal_history_reads_total", [])
+                .increment(by: Int64(clamping: historyReads &- min(historyReads, state.journalHistoryReads)))
+            state.journalHistoryReads = historyReads
 
             // A replaced or reset scenario starts its counts at zero; the totals go on.
-            let identity = ObjectIdentifier(engine)
-            let firings = engine.firingCounts
+            let identity = scenario.engine
+            let firings = scenario.firings
             let before = state.engine == identity ? state.firings : Array(repeating: 0, count: firings.count)
-            for (index, rule) in engine.scenario.rules.enumerated() where index < firings.count {
+            for (index, ruleName) in scenario.ruleNames.enumerated() where index < firings.count {
                 let earlier = index < before.count ? before[index] : 0
-                let name = rule.name.isEmpty ? "#\(index + 1)" : rule.name
-                let fired = counter(&state, "mockapns_scenario_actions_fired_total", [("scenario", engine.scenario.name), ("rule", name)])
+                let name = ruleName.isEmpty ? "#\(index + 1)" : ruleName
+                let fired = counter(&state, "mockapns_scenario_actions_fired_total", [("scenario", scenario.name), ("rule", name)])
                 if firings[index] > earlier { fired.increment(by: Int64(firings[index] - earlier)) }
             }
             state.engine = identity
@@ -247,5 +252,24 @@ package struct NotificationOutcome: Sendable, Equatable {
     package init(_ record: NotificationRecord) {
         labels = ServerMetrics.NotificationLabels(record)
         handlingMicroseconds = record.handlingMicroseconds
+    }
+}
+
+/// What the metrics count of the running scenario: how often each rule fired, read from the
+/// engine at a scrape (the server reads it; the readers know no scenario type).
+package struct ScenarioFirings: Sendable {
+    /// The engine the counts are from: a replaced or reset scenario starts its counts again.
+    package var engine: ObjectIdentifier
+    package var name: String
+    /// Each rule's name (empty when it has none), in the scenario's order.
+    package var ruleNames: [String]
+    /// How often each rule has fired, in the same order.
+    package var firings: [Int]
+
+    package init(engine: ObjectIdentifier, name: String, ruleNames: [String], firings: [Int]) {
+        self.engine = engine
+        self.name = name
+        self.ruleNames = ruleNames
+        self.firings = firings
     }
 }

@@ -18,6 +18,9 @@ final class ByteBufferBIO {
     private let allocator: ByteBufferAllocator
     /// The `BIO *`, owned by the `SSL` it is given to.
     let pointer: OpaquePointer
+    /// Whether OpenSSL has destroyed the `BIO *` (its last reference went with `SSL_free`):
+    /// a BIO that outlived its connection would be memory kept for every connection ever made.
+    private(set) var destroyed = false
 
     /// Room the outbound buffer starts with: a full TLS record and its overhead.
     private static let outboundCapacity = 16 * 1024 + 256
@@ -123,7 +126,9 @@ final class ByteBufferBIO {
         }
         BIO_meth_set_create(method) { _ in 1 }
         BIO_meth_set_destroy(method) { bio in
-            // The Swift object is owned by the connection, not by the BIO.
+            // The Swift object is owned by the connection, not by the BIO, and is still alive
+            // here (`OpenSSLConnection` releases it only after `SSL_free`).
+            ByteBufferBIO.from(bio)?.destroyed = true
             BIO_set_data(bio, nil)
             BIO_set_init(bio, 0)
             return 1

@@ -28,7 +28,7 @@ final class OpenSSLConnection {
     private let ssl: OpaquePointer
     /// Both BIOs of `ssl`; kept alive here until after `SSL_free`, since the BIO holds it
     /// without a retain.
-    private let bio: ByteBufferBIO
+    let bio: ByteBufferBIO
 
     init(context: OpenSSLContext, serverName: String?, allocator: ByteBufferAllocator) throws(TLSError) {
         OpenSSLErrorQueue.clear()
@@ -39,9 +39,9 @@ final class OpenSSLConnection {
             SSL_free(ssl)
             throw .cannotCreateConnection(reason: OpenSSLErrorQueue.drain())
         }
-        // The SSL takes ownership of the BIO, once as its read BIO and once as its write
-        // BIO, and frees it in SSL_free.
-        BIO_up_ref(bio.pointer)
+        // The SSL frees the BIO twice in SSL_free, as its read BIO and as its write BIO;
+        // given the same BIO for both, SSL_set_bio takes the second reference itself, so the
+        // one from BIO_new is all it needs (one more here would keep every BIO for ever).
         SSL_set_bio(ssl, bio.pointer, bio.pointer)
 
         self.context = context

@@ -715,6 +715,51 @@ def test_a_page_opened_on_a_full_journal_says_what_it_does_not_show(driver, tmp_
         server.stop()
 
 
+# Counts the page's fetches, installed before its own script runs.
+FETCH_COUNTER = """
+window.fetchedPaths = [];
+const pageFetch = window.fetch;
+window.fetch = function (input, init) {
+  window.fetchedPaths.push(String((input && input.url) || input));
+  return pageFetch.apply(this, arguments);
+};
+"""
+
+
+def test_a_push_reaches_the_open_page_without_a_poll(driver, tmp_path):
+    """The page is pushed to: once its stream is open, each push shows up without the page
+    asking for events again and without the server looking at the journal again (its one
+    look is the stream's opening one), the open stream being one of the journal's readers."""
+    from test_everyday import scrape, value
+
+    def history_reads():
+        return value(scrape(server)["mockapns_journal_history_reads"], "mockapns_journal_history_reads_total")
+
+    def event_fetches():
+        return [path for path in driver.execute_script("return window.fetchedPaths.slice()") if "/v1/events" in path]
+
+    server = Server(tmp_path).start()
+    script = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": FETCH_COUNTER})
+    try:
+        readers_before = value(scrape(server)["mockapns_journal_readers"], "mockapns_journal_readers")
+        page = open_page(driver, server)
+        # The stream takes its look at the history as it opens.
+        WebDriverWait(page, 5, poll_frequency=0.05).until(lambda _: history_reads() == 1)
+        opened = event_fetches()
+        assert len(opened) == 1 and "/v1/events/stream" in opened[0], opened
+        assert value(scrape(server)["mockapns_journal_readers"], "mockapns_journal_readers") == readers_before + 1
+        for number in range(3):
+            assert push(server, unique_token(), json.dumps({"aps": {"alert": {"title": f"Pushed {number}"}}})) == 200
+            wait_text(page, ".banner", f"Pushed {number}", timeout=2)
+        snap(page, "pushed")
+        assert history_reads() == 1, "the server looked at the journal again instead of pushing"
+        assert event_fetches() == opened, "the page asked for events again instead of being pushed them"
+        assert_no_console_errors(page)
+    finally:
+        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": script["identifier"]})
+        server.stop()
+
+
 def test_the_clock_label_says_how_far_from_real_time(driver, scripted_server):
     """An advance keeps a running clock running, ahead of real time: the label says so, and
     the reading ticks on. A reset brings back real time."""

@@ -13,7 +13,7 @@ final class BroadcastDeciderTests: XCTestCase {
     static let payload = #"{"aps":{"timestamp":1700000000,"event":"update","content-state":{"score":"1-0"}}}"#
 
     /// A well-formed broadcast to `stored`, with headers changed by `edit`.
-    static func request(payload: String = payload, _ edit: (inout [String: String?]) -> Void = { _ in }) -> HTTP2PushRequest {
+    static func request(payload: String = payload, _ edit: (inout [String: String?]) -> Void = { _ in }) -> ProviderRequest {
         var fields: [String: String?] = [
             ":method": "POST", ":path": "/4/broadcasts/apps/\(bundle)", "apns-channel-id": stored.id,
             "apns-push-type": "liveactivity", "apns-priority": "10",
@@ -23,12 +23,12 @@ final class BroadcastDeciderTests: XCTestCase {
                      "apns-id", "apns-request-id", "apns-collapse-id"]
         var headers: [HTTPHeader] = []
         for name in order { if let value = fields[name] ?? nil { headers.append(HTTPHeader(name: name, value: value)) } }
-        return HTTP2PushRequest(headers: headers, body: Array(payload.utf8))
+        return ProviderRequest(headers: headers, body: Array(payload.utf8))
     }
 
     private struct Row {
         var name: String
-        var request: HTTP2PushRequest
+        var request: ProviderRequest
         var authentication: AuthenticationResult = BroadcastDeciderTests.teamKey
         var environment: APNsEnvironment = .sandbox
         var options = BroadcastOptions.default
@@ -62,8 +62,8 @@ final class BroadcastDeciderTests: XCTestCase {
         Row(name: "choice: another app's topic is accepted (and diagnosed)", request: request { $0["apns-topic"] = "com.other.app" }),
         Row(name: "choice: another app's topic refused when asked", request: request { $0["apns-topic"] = "com.other.app" },
             options: BroadcastOptions(topicForOtherApp: .reject(.badTopic)), reason: .badTopic),
-        Row(name: "choice: DuplicateHeaders", request: HTTP2PushRequest(
-            headers: request().headers + [HTTPHeader(name: "apns-push-type", value: "liveactivity")], body: Array(payload.utf8)),
+        Row(name: "choice: DuplicateHeaders", request: ProviderRequest(
+            headers: request().head.fields + [HTTPHeader(name: "apns-push-type", value: "liveactivity")], body: Array(payload.utf8)),
             reason: .duplicateHeaders),
         Row(name: "documented: BadMessageId for apns-id", request: request { $0["apns-id"] = "123" }, reason: .badMessageId),
         Row(name: "documented: BadMessageId for apns-request-id (must be a UUID)", request: request { $0["apns-request-id"] = "123" },
@@ -153,7 +153,7 @@ final class BroadcastDeciderTests: XCTestCase {
         registry.insert(Self.stored)
         let decider = BroadcastDecider(registry: registry, clock: ServerClock(fixedAt: 1_700_000_000_000))
         let context = DecisionContext(environment: .sandbox, authentication: Self.teamKey)
-        func codes(_ request: HTTP2PushRequest) -> [DiagnosisCode] {
+        func codes(_ request: ProviderRequest) -> [DiagnosisCode] {
             decider.decide(request, requestID: "r", context: context).diagnoses.map(\.code)
         }
         XCTAssertEqual(codes(Self.request { $0["apns-expiration"] = "0" }), [])

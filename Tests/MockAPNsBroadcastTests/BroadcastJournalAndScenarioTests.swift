@@ -21,7 +21,7 @@ final class BroadcastJournalAndScenarioTests: XCTestCase {
         let journal = Journal(options: JournalOptions(capacity: 100))
         var outcome = ChannelManagementOutcome(operation: .create, bundleID: "com.example.app", channelID: Self.channel, requestID: "r")
         outcome.storagePolicy = .noMessageStored
-        outcome.response = HTTP2PushResponse(status: 201, headers: [], body: nil)
+        outcome.response = ProviderAnswer(status: 201, headers: [], body: nil)
         journal.record(.channelOperation(ChannelOperationRecord(outcome: outcome, authentication: JournalAuthentication(Self.teamKey))), connection: 1, stream: 1)
         journal.record(.broadcast(broadcast(Self.channel)), connection: 2, stream: 1)
         journal.record(.broadcast(broadcast("b3RoZXI=")), connection: 2, stream: 3)

@@ -42,12 +42,12 @@ final class BroadcastMalformedInputTests: XCTestCase {
                 headers.append(HTTPHeader(name: random.pick(Self.names), value: random.pick(Self.values)))
             }
             let body = random.next() % 5 == 0 ? random.bytes(Int(random.next() % 64)) : Array(random.pick(Self.bodies).utf8)
-            let request = HTTP2PushRequest(headers: headers, body: body)
+            let request = ProviderRequest(headers: headers, body: body)
             let context = DecisionContext(environment: random.pick([.sandbox, .production]), authentication: random.pick(authentications))
 
             let outcome = management.decide(request, requestID: management.responseRequestID(for: RequestHead(headers)), context: context)
-            XCTAssertTrue(statuses.contains(outcome.response.status), "\(headers) \(outcome)")
-            XCTAssertEqual(outcome.reason == nil, outcome.response.status < 300, "\(headers)")
+            XCTAssertTrue(statuses.contains(outcome.answer.status), "\(headers) \(outcome)")
+            XCTAssertEqual(outcome.reason == nil, outcome.answer.status < 300, "\(headers)")
 
             let record = broadcasts.decide(request, requestID: broadcasts.responseRequestID(for: RequestHead(headers)), context: context)
             XCTAssertTrue(statuses.contains(record.status ?? 0), "\(headers) \(record)")

@@ -13,13 +13,13 @@ final class ChannelManagementDeciderTests: XCTestCase {
     /// A request to the management API.
     static func request(
         _ method: String?, _ path: String?, channel: String? = nil, requestID: String? = nil, body: String = ""
-    ) -> HTTP2PushRequest {
+    ) -> ProviderRequest {
         var headers: [HTTPHeader] = []
         if let method { headers.append(HTTPHeader(name: ":method", value: method)) }
         if let path { headers.append(HTTPHeader(name: ":path", value: path)) }
         if let channel { headers.append(HTTPHeader(name: "apns-channel-id", value: channel)) }
         if let requestID { headers.append(HTTPHeader(name: "apns-request-id", value: requestID)) }
-        return HTTP2PushRequest(headers: headers, body: Array(body.utf8))
+        return ProviderRequest(headers: headers, body: Array(body.utf8))
     }
 
     static let channelsPath = "/1/apps/\(bundle)/channels"
@@ -27,7 +27,7 @@ final class ChannelManagementDeciderTests: XCTestCase {
 
     private struct Row {
         var name: String
-        var request: HTTP2PushRequest
+        var request: ProviderRequest
         var authentication: AuthenticationResult = ChannelManagementDeciderTests.teamKey
         var environment: APNsEnvironment = .sandbox
         var options = BroadcastOptions.default
@@ -138,12 +138,12 @@ final class ChannelManagementDeciderTests: XCTestCase {
             let requestID = decider.responseRequestID(for: row.request.head)
             let outcome = decider.decide(row.request, requestID: requestID,
                                          context: DecisionContext(environment: row.environment, authentication: row.authentication))
-            XCTAssertEqual(outcome.response.status, row.status, row.name)
+            XCTAssertEqual(outcome.answer.status, row.status, row.name)
             XCTAssertEqual(outcome.reason, row.reason, row.name)
-            XCTAssertEqual(outcome.response.headers.first { $0.name == "apns-request-id" }?.value, requestID, row.name)
+            XCTAssertEqual(outcome.answer.headers.first { $0.name == "apns-request-id" }?.value, requestID, row.name)
             if let reason = row.reason {
-                XCTAssertEqual(outcome.response.body.map { String(decoding: $0, as: UTF8.self) }, #"{"reason":"\#(reason.rawValue)"}"#, row.name)
-                XCTAssertEqual(outcome.response.headers.first?.name, "content-type", row.name)
+                XCTAssertEqual(outcome.answer.body.map { String(decoding: $0, as: UTF8.self) }, #"{"reason":"\#(reason.rawValue)"}"#, row.name)
+                XCTAssertEqual(outcome.answer.headers.first?.name, "content-type", row.name)
             }
         }
     }
@@ -152,7 +152,7 @@ final class ChannelManagementDeciderTests: XCTestCase {
         ChannelManagementDecider(options: options, registry: registry, clock: ServerClock(fixedAt: 5_000))
     }
 
-    private func decide(_ decider: ChannelManagementDecider, _ request: HTTP2PushRequest,
+    private func decide(_ decider: ChannelManagementDecider, _ request: ProviderRequest,
                         environment: APNsEnvironment = .sandbox) -> ChannelManagementOutcome {
         decider.decide(request, requestID: decider.responseRequestID(for: request.head),
                        context: DecisionContext(environment: environment, authentication: Self.teamKey))
@@ -162,9 +162,9 @@ final class ChannelManagementDeciderTests: XCTestCase {
         let registry = ChannelRegistry()
         let decider = decider(registry)
         let created = decide(decider, Self.request("POST", Self.channelsPath, requestID: Self.requestID, body: Self.createBody))
-        XCTAssertEqual(created.response.status, 201)
-        XCTAssertNil(created.response.body)
-        let id = try XCTUnwrap(created.response.headers.first { $0.name == "apns-channel-id" }?.value)
+        XCTAssertEqual(created.answer.status, 201)
+        XCTAssertNil(created.answer.body)
+        let id = try XCTUnwrap(created.answer.headers.first { $0.name == "apns-channel-id" }?.value)
         XCTAssertEqual(created.channelID, id)
         XCTAssertEqual(created.operation, .create)
         XCTAssertEqual(created.requestID, Self.requestID, "a request's apns-request-id is echoed")
@@ -172,24 +172,24 @@ final class ChannelManagementDeciderTests: XCTestCase {
         XCTAssertEqual(registry.channel(id: id, bundleID: Self.bundle, environment: .sandbox)?.createdAtMilliseconds, 5_000)
 
         let read = decide(decider, Self.request("GET", Self.channelsPath, channel: id))
-        XCTAssertEqual(read.response.status, 200)
-        XCTAssertEqual(read.response.body.map { String(decoding: $0, as: UTF8.self) },
+        XCTAssertEqual(read.answer.status, 200)
+        XCTAssertEqual(read.answer.body.map { String(decoding: $0, as: UTF8.self) },
                        #"{"message-storage-policy":1,"push-type":"LiveActivity"}"#)
 
         let second = decide(decider, Self.request("POST", Self.channelsPath, body: #"{"message-storage-policy":0,"push-type":"LiveActivity"}"#))
         let secondID = try XCTUnwrap(second.channelID)
         XCTAssertNotEqual(secondID, id)
         let all = decide(decider, Self.request("GET", "/1/apps/\(Self.bundle)/all-channels"))
-        XCTAssertEqual(all.response.body.map { String(decoding: $0, as: UTF8.self) }, #"{"channels":["\#(id)","\#(secondID)"]}"#)
-        XCTAssertEqual(all.response.headers.first?.value, "application/json")
+        XCTAssertEqual(all.answer.body.map { String(decoding: $0, as: UTF8.self) }, #"{"channels":["\#(id)","\#(secondID)"]}"#)
+        XCTAssertEqual(all.answer.headers.first?.value, "application/json")
 
-        XCTAssertEqual(decide(decider, Self.request("DELETE", Self.channelsPath, channel: id)).response.status, 204)
+        XCTAssertEqual(decide(decider, Self.request("DELETE", Self.channelsPath, channel: id)).answer.status, 204)
         XCTAssertEqual(decide(decider, Self.request("GET", Self.channelsPath, channel: id)).reason, .channelNotRegistered)
         XCTAssertEqual(decide(decider, Self.request("DELETE", Self.channelsPath, channel: id)).reason, .channelNotRegistered)
         XCTAssertEqual(registry.channels(bundleID: Self.bundle, environment: .sandbox).map(\.id), [secondID])
         // Channels of one environment are unknown in the other.
         XCTAssertEqual(decide(decider, Self.request("GET", "/1/apps/\(Self.bundle)/all-channels"), environment: .production)
-            .response.body.map { String(decoding: $0, as: UTF8.self) }, #"{"channels":[]}"#)
+            .answer.body.map { String(decoding: $0, as: UTF8.self) }, #"{"channels":[]}"#)
     }
 
     func testGeneratedRequestIDIsALowercaseUUIDWhenNoneOrAMalformedOneIsSent() {
@@ -224,10 +224,10 @@ final class ChannelManagementDeciderTests: XCTestCase {
     func testChannelLimitCountsPerBundleAndEnvironment() {
         let registry = ChannelRegistry()
         let decider = decider(registry, options: BroadcastOptions(channelLimit: 2))
-        for _ in 0..<2 { XCTAssertEqual(decide(decider, Self.request("POST", Self.channelsPath, body: Self.createBody)).response.status, 201) }
+        for _ in 0..<2 { XCTAssertEqual(decide(decider, Self.request("POST", Self.channelsPath, body: Self.createBody)).answer.status, 201) }
         XCTAssertEqual(decide(decider, Self.request("POST", Self.channelsPath, body: Self.createBody)).reason, .cannotCreateChannelConfig)
-        XCTAssertEqual(decide(decider, Self.request("POST", "/1/apps/com.other.app/channels", body: Self.createBody)).response.status, 201)
+        XCTAssertEqual(decide(decider, Self.request("POST", "/1/apps/com.other.app/channels", body: Self.createBody)).answer.status, 201)
         XCTAssertEqual(decide(decider, Self.request("POST", Self.channelsPath, body: Self.createBody), environment: .production)
-            .response.status, 201)
+            .answer.status, 201)
     }
 }

@@ -62,14 +62,14 @@ final class ConnectionJournalTests: XCTestCase {
     }
 
     func testWaitersAndSinksSeeACommittedRead() async {
-        final class Collector: JournalSink, @unchecked Sendable {
+        final class Collector: JournalReader, @unchecked Sendable {
+            let wantedKinds = JournalEventKind.allBits
             var runs: [[String]] = []
-            func receive(_ event: JournalEvent) { runs.append([event.kind.name]) }
-            func receive(contentsOf events: [JournalEvent]) { runs.append(events.map(\.kind.name)) }
+            func read(_ batch: [JournalEvent]) { runs.append(batch.map(\.kind.name)) }
         }
         let journal = Journal()
         let sink = Collector()
-        journal.addSink(sink)
+        journal.subscribe(sink)
         let recorder = ConnectionJournal(journal: journal, connectionID: 1)
         recorder.hold()
         for index in 0..<70 { recorder.record(fault("\(index)")) }

@@ -2,7 +2,7 @@ import MockAPNsCore
 import MockAPNsJournal
 import XCTest
 
-/// `Journal.tail` (what a live reader takes on each look) and `Journal.waitForRecord`.
+/// `Journal.tail` (what a dashboard stream shows when it opens).
 final class JournalTailTests: XCTestCase {
     private let fault = JournalEventKind.fault(description: "x")
     private let diagnosis = JournalEventKind.diagnosis(code: .http2StreamError, message: "m")
@@ -71,18 +71,5 @@ final class JournalTailTests: XCTestCase {
         let tail = journal.tail(after: .max, kinds: JournalEventKind.allBits, limit: 10)
         XCTAssertTrue(tail.events.isEmpty)
         XCTAssertEqual(tail.skipped, 0)
-    }
-
-    func testWaitForRecordReturnsAtOnceWhenSomethingIsNewerAndWakesOnTheNextRecord() async {
-        let journal = Journal()
-        journal.record(fault)
-        let atOnce = await journal.waitForRecord(after: 0, timeout: .seconds(30))
-        XCTAssertEqual(atOnce, 1)
-        let timedOut = await journal.waitForRecord(after: 1, timeout: .milliseconds(20))
-        XCTAssertEqual(timedOut, 1, "nothing new: the wait ends at its timeout")
-        async let woken = journal.waitForRecord(after: 1, timeout: .seconds(30))
-        journal.record(fault)
-        let newest = await woken
-        XCTAssertEqual(newest, 2)
     }
 }

@@ -110,6 +110,20 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(records.count, 1)
     }
 
+    /// A wait is fed from the journal's one subscription point: a reader subscribed while it
+    /// waits (woken by the batch that brings its event), and gone once it ends.
+    func testAWaitIsAReaderOnlyWhileItWaits() async {
+        let journal = Journal()
+        XCTAssertEqual(journal.statistics.readers, 0)
+        async let waited = journal.waitForNotifications(count: 1, timeout: .seconds(30))
+        await Self.parked(journal)
+        XCTAssertEqual(journal.statistics.readers, 1)
+        journal.record(notification())
+        let records = await waited
+        XCTAssertEqual(records.count, 1)
+        XCTAssertEqual(journal.statistics.readers, 0)
+    }
+
     func testWaitTimesOutWithWhatItFound() async {
         let journal = Journal()
         journal.record(notification())
@@ -134,15 +148,15 @@ final class JournalTests: XCTestCase {
         XCTAssertTrue(JournalJSON.encode(record).contains(#""payloadTruncated":true"#))
     }
 
-    func testASinkReceivesOnlyTheKindsItWants() {
-        final class FaultsOnly: JournalSink, @unchecked Sendable {
+    func testAReaderIsHandedOnlyTheKindsSomeReaderWants() {
+        final class FaultsOnly: JournalReader, @unchecked Sendable {
             let wantedKinds = JournalEventKind.bits(named: ["fault"])
             var received: [String] = []
-            func receive(_ event: JournalEvent) { received.append(event.kind.name) }
+            func read(_ batch: [JournalEvent]) { received += batch.map(\.kind.name) }
         }
         let journal = Journal()
         let sink = FaultsOnly()
-        journal.addSink(sink)
+        journal.subscribe(sink)
         journal.record(.diagnosis(code: .http2StreamError, message: "m"))
         journal.record(.fault(description: "f"))
         journal.record(.feedbackTuple(deviceToken: "ab", timestampMilliseconds: 0))
@@ -150,12 +164,12 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(journal.statistics.lastSequence, 3, "every event is still journaled")
     }
 
-    /// Returns once a reader is parked in `journal` (a wait has begun); fails the test after 10 s.
+    /// Returns once a wait has begun in `journal` (its reader is subscribed); fails the test after 10 s.
     private static func parked(_ journal: Journal, file: StaticString = #filePath, line: UInt = #line) async {
         let clock = ContinuousClock()
         let deadline = clock.now + .seconds(10)
-        while journal.parkedReaders == 0 {
-            guard clock.now < deadline else { return XCTFail("no reader parked within 10 s", file: file, line: line) }
+        while journal.waitingReaders == 0 {
+            guard clock.now < deadline else { return XCTFail("no wait began within 10 s", file: file, line: line) }
             try? await Task.sleep(for: .milliseconds(1))
         }
     }

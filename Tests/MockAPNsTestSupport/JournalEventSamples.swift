@@ -54,7 +54,7 @@ package enum JournalEventSamples {
         // Upstream mode: an answer relayed with the fidelity check's disagreement, and a
         // request the upstream left unanswered.
         var relayedAnswer = SentAnswer.http2(
-            HTTP2PushResponse(status: 200, headers: [HTTPHeader(name: "apns-id", value: "A-1"), HTTPHeader(name: "x-extra", value: "1")], body: nil),
+            ProviderAnswer(status: 200, headers: [HTTPHeader(name: "apns-id", value: "A-1"), HTTPHeader(name: "x-extra", value: "1")], body: nil),
             scripted: true)
         relayedAnswer.upstream = UpstreamRelay(
             origin: "https://api.sandbox.push.apple.com", latencyMicroseconds: 81_234, ownStatus: 400, ownReason: .badDeviceToken, disagrees: true)
@@ -69,10 +69,10 @@ package enum JournalEventSamples {
             transport: .http2, deviceToken: "a1b2", payload: [], authentication: JournalAuthentication(kind: "none"), answer: unansweredAnswer)
         var operation = ChannelManagementOutcome(operation: .create, bundleID: "com.example.app", channelID: "Y2hhbm5lbA==", requestID: "r-1")
         operation.storagePolicy = .mostRecentMessageStored
-        operation.response = HTTP2PushResponse(status: 201, headers: [], body: Array(#"{"a":[1,2.5,true,null,"x\"y"],"b":{}}"#.utf8))
+        operation.response = ProviderAnswer(status: 201, headers: [], body: Array(#"{"a":[1,2.5,true,null,"x\"y"],"b":{}}"#.utf8))
         var refusedOperation = ChannelManagementOutcome(operation: nil, bundleID: nil, channelID: nil, requestID: "r-2")
         refusedOperation.reason = .badPath
-        refusedOperation.response = HTTP2PushResponse(status: 404, headers: [], body: nil)
+        refusedOperation.response = ProviderAnswer(status: 404, headers: [], body: nil)
         return [
             .connectionOpened(transport: .http2, peer: "127.0.0.1:5000"),
             .connectionClosed(transport: .feedback, closedBy: .server, reason: "idle"),

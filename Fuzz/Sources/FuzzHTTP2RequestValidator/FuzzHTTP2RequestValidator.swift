@@ -43,7 +43,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     }
     var options = ValidationOptions.default
     options.acceptsUppercaseDeviceTokens = selector & 1 != 0
-    let request = HTTP2PushRequest(headers: headers, body: body)
+    let request = ProviderRequest(headers: headers, body: body)
     switch HTTP2RequestValidator(options: options).validate(request) {
     case .valid(let push):
         precondition(!push.deviceToken.isEmpty, "a valid request names a device token")

@@ -1,4 +1,5 @@
 import MockAPNsWire
+import MockAPNsAnswer
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsHTTP2
@@ -24,7 +25,8 @@ extension HTTP2ConnectionBridge {
             context: DecisionContext(environment: services.environment, authentication: authentication),
             decider: decider, journaling: journaling
         )
-        scenario.answer(request, through: exchange, handler: handler, upstream: upstreamHop(request, api: .provider, comparesAnswers: false))
+        answers.answer(
+            exchange, on: request.streamID, apnsID: request.head[.apnsID], upstream: upstreamHop(request, api: .provider, comparesAnswers: false))
     }
 
     /// A request on the channel management listener.
@@ -38,7 +40,9 @@ extension HTTP2ConnectionBridge {
             context: DecisionContext(environment: services.environment, authentication: authentication),
             decider: decider, journaling: journaling
         )
-        scenario.answer(request, through: exchange, handler: handler, upstream: upstreamHop(request, api: .channelManagement, comparesAnswers: false))
+        answers.answer(
+            exchange, on: request.streamID, apnsID: request.head[.apnsID],
+            upstream: upstreamHop(request, api: .channelManagement, comparesAnswers: false))
     }
 
     /// The path segment after `prefix`, up to the next `/` or `?`; `nil` when the path does
@@ -51,9 +55,9 @@ extension HTTP2ConnectionBridge {
 }
 
 /// `POST /4/broadcasts/apps/<bundleID>`: a broadcast send, decided by the broadcast core.
-final class BroadcastExchange: HTTP2Exchange {
+final class BroadcastExchange: ProviderExchange {
     let shape: ResponseShape
-    private let push: HTTP2PushRequest
+    private let push: ProviderRequest
     private let bodyLength: Int
     /// The body examined once, its value kept (the Live Activity rules read it), for the
     /// scenario's payload matches and the broadcast core; `nil` for a body stored cut short.
@@ -71,7 +75,7 @@ final class BroadcastExchange: HTTP2Exchange {
         _ request: HTTP2Request, authentication: AuthenticationResult, authenticationDetail: String?,
         context: DecisionContext, decider: BroadcastDecider, journaling: HTTP2Journaling
     ) {
-        push = HTTP2PushRequest(head: request.head, body: request.body)
+        push = ProviderRequest(head: request.head, body: request.body)
         bodyLength = request.bodyLength
         payloadJSON = request.isBodyTruncated ? nil : PayloadJSON(request.body, keepingValue: true)
         streamID = request.streamID
@@ -105,11 +109,12 @@ final class BroadcastExchange: HTTP2Exchange {
 }
 
 /// A request on the channel management listener (`/1/apps/<bundleID>/channels`,
-/// `/all-channels`): decided by the channel management core, which writes its own response
-/// and changes the channel registry only once that response is sent.
-final class ChannelManagementExchange: HTTP2Exchange {
+/// `/all-channels`): decided by the channel management core, whose verdict (and what its
+/// acceptance carries) the flow renders in `shape`; the channel registry changes only once
+/// that answer is sent.
+final class ChannelManagementExchange: ProviderExchange {
     let shape: ResponseShape
-    private let push: HTTP2PushRequest
+    private let push: ProviderRequest
     private let streamID: Int32
     private let requestID: String
     private let authentication: AuthenticationResult
@@ -123,10 +128,10 @@ final class ChannelManagementExchange: HTTP2Exchange {
         _ request: HTTP2Request, authentication: AuthenticationResult, authenticationDetail: String?,
         context: DecisionContext, decider: ChannelManagementDecider, journaling: HTTP2Journaling
     ) {
-        push = HTTP2PushRequest(head: request.head, body: request.body)
+        push = ProviderRequest(head: request.head, body: request.body)
         streamID = request.streamID
         requestID = decider.responseRequestID(for: request.head)
-        shape = ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)], includesAPNsID: false)
+        shape = ChannelManagementDecider.shape(requestID: requestID)
         self.authentication = authentication
         self.authenticationDetail = authenticationDetail
         self.context = context
@@ -141,15 +146,17 @@ final class ChannelManagementExchange: HTTP2Exchange {
     func decide() -> CoreAnswer {
         let outcome = decider.judge(push, requestID: requestID, context: context)
         judged = outcome
-        let verdict: Verdict = outcome.reason.map { .rejected(reason: $0, apnsID: requestID, timestamp: nil) }
-            ?? .accepted(apnsID: requestID, uniqueID: nil)
         // The registry changes only if this answer is the one sent.
         let decider = self.decider
-        return CoreAnswer(verdict: verdict, response: outcome.response, commit: { decider.apply(outcome) })
+        return CoreAnswer(verdict: outcome.verdict, acceptance: outcome.acceptance, commit: { decider.apply(outcome) })
     }
 
     func record(_ sent: SentAnswer) {
         var outcome = judged ?? decider.describe(push, requestID: requestID)
+        if judged != nil {
+            // The record keeps the core's answer byte for byte (its body is the channel's JSON).
+            outcome.response = outcome.answer
+        }
         if let upstream = sent.upstream {
             // Relayed: the channel and the answer are the upstream's, and this server's
             // registry did not change.
@@ -157,7 +164,7 @@ final class ChannelManagementExchange: HTTP2Exchange {
             outcome.reason = sent.reason
             if upstream.failureKind == nil, let status = sent.status {
                 let headers = sent.scriptedHeaders ?? []
-                outcome.response = HTTP2PushResponse(status: status, headers: headers, body: sent.scriptedBody)
+                outcome.response = ProviderAnswer(status: status, headers: headers, body: sent.scriptedBody)
                 if let id = headers.first(where: { $0.name == "apns-channel-id" })?.value { outcome.channelID = id }
                 if let id = headers.first(where: { $0.name == "apns-request-id" })?.value { outcome.requestID = id }
             }

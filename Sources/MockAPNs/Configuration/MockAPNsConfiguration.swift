@@ -15,10 +15,23 @@ public struct MockAPNsConfiguration: Sendable {
     /// The HTTP/2 provider API's port. `0` (the default) picks a free port, so tests running
     /// in parallel never collide; `mockapns serve` uses Apple's 2197 unless told otherwise.
     public var http2Port: Int = 0
-    /// The environment this server plays, or both: it decides `apns-unique-id`, certificate
-    /// and key environment checks, and which device tokens belong here. With `.both`, the
-    /// ports above serve the sandbox and `productionPorts` the production environment.
-    public var environment: ServerEnvironment = .sandbox
+    /// The environments this server plays, `[.sandbox]` by default: they decide
+    /// `apns-unique-id`, certificate and key environment checks, and which device tokens
+    /// belong here. With both, the ports above serve the sandbox and `productionPorts` the
+    /// production environment, over one device registry in which each token belongs to one
+    /// environment. Empty, `start()` refuses (`MockAPNsServer.UsageError.noEnvironment`).
+    public var environments: Set<APNsEnvironment> = [.sandbox]
+    /// `environments` as the configuration file and the command line name it.
+    package var environment: ServerEnvironment {
+        get {
+            switch (environments.contains(.sandbox), environments.contains(.production)) {
+            case (true, true): .both
+            case (false, true): .production
+            case (true, false), (false, false): .sandbox
+            }
+        }
+        set { environments = Set(newValue.environments) }
+    }
     /// The production listeners' ports when `environment` is `.both`.
     package var productionPorts = ProductionPorts()
     /// The folder holding the server certificate, the CA that client certificates must chain

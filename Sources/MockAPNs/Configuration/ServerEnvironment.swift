@@ -1,10 +1,11 @@
 import MockAPNsCore
 
-/// The APNs environments a server plays: one, or both at once, each with its own listeners
+/// The APNs environments a server plays, as a configuration file and the command line name
+/// them (`MockAPNsConfiguration.environments` is the Swift API's): one, or both at once, each with its own listeners
 /// (HTTP/2 provider API, legacy gateway and feedback, channel management) over one device
 /// registry, so a test can send a sandbox token to the production host and see what a
 /// provider meets when it mixes them up: `400 BadDeviceToken`.
-public enum ServerEnvironment: String, CaseIterable, Sendable, Hashable {
+package enum ServerEnvironment: String, CaseIterable, Sendable, Hashable {
     /// `api.sandbox.push.apple.com`: development builds.
     case sandbox
     /// `api.push.apple.com`: App Store, TestFlight and ad-hoc builds.

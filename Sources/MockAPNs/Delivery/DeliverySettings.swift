@@ -1,7 +1,7 @@
 // The delivery model in the server: its settings, and the server's API over the delivery
-// service (MockAPNsObservation runs it, MockAPNsDelivery holds its rules).
+// service (MockAPNsDeliveryRuntime runs it, MockAPNsDelivery holds its rules).
 
-import MockAPNsObservation
+import MockAPNsDeliveryRuntime
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsDelivery
@@ -16,8 +16,24 @@ extension MockAPNsConfiguration {
         /// `--journal-frames off` is: the model costs each accepted notification a `delivery`
         /// event and a few microseconds of CPU off the event loops.
         public var runsModel = true
-        /// The batch delay and storage limit.
-        public var options = DeliveryOptions.default
+        /// The batch delay and storage limit, as the model reads them.
+        package var options = DeliveryOptions.default
+        /// How long priority 5 and 1 notifications (and background pushes) to an online device
+        /// are held before they go out together, in milliseconds. Apple says they "might get
+        /// grouped and delivered in bursts" without saying when; `0` (the default, MockAPNs'
+        /// choice) delivers them at once, so only a test that asks for batching sees it.
+        /// Held within 0 and ten years.
+        public var batchDelayMilliseconds: Int64 {
+            get { options.batchDelayMilliseconds }
+            set { options = DeliveryOptions(batchDelayMilliseconds: newValue, maximumStorageMilliseconds: options.maximumStorageMilliseconds) }
+        }
+        /// The longest a notification is stored for an offline device, in milliseconds, and how
+        /// long one without `apns-expiration` is kept. Apple: "it may store the notification for
+        /// 30 days or less"; 30 days is the default. Held within 0 and ten years.
+        public var maximumStorageMilliseconds: Int64 {
+            get { options.maximumStorageMilliseconds }
+            set { options = DeliveryOptions(batchDelayMilliseconds: options.batchDelayMilliseconds, maximumStorageMilliseconds: newValue) }
+        }
         /// Hands each delivered notification to an iOS Simulator; `nil`: no simulator.
         package var simulator: SimulatorForwarding?
         /// POSTs each delivered notification as JSON to this `http://` URL; `nil`: none.
@@ -60,10 +76,10 @@ extension MockAPNsConfiguration {
             if let model = try object.bool("model") { runsModel = model }
             let longest = Double(DeliveryOptions.range.upperBound / 1000)
             if let seconds = try object.double("batchDelaySeconds", in: 0...longest) {
-                options.batchDelayMilliseconds = Int64((seconds * 1000).rounded())
+                batchDelayMilliseconds = Int64((seconds * 1000).rounded())
             }
             if let seconds = try object.double("maximumStorageSeconds", in: 0...longest) {
-                options.maximumStorageMilliseconds = Int64((seconds * 1000).rounded())
+                maximumStorageMilliseconds = Int64((seconds * 1000).rounded())
             }
             if var simulator = try object.object("simulator") {
                 var forwarding = SimulatorForwarding()

@@ -12,33 +12,34 @@ import MockAPNsDelivery
 /// let log = try await server.deliveryLog(apnsUniqueID)  // accepted, stored, superseded ...
 /// ```
 ///
-/// Each throws `DeliveryModelOff` when `configuration.delivery.runsModel` is false.
+/// Each throws `MockAPNsServer.UsageError.deliveryModelOff` when
+/// `configuration.delivery.runsModel` is false.
 extension MockAPNsServer {
     /// Takes `token`'s device offline (`online: false`) or brings it online, as of now: every
     /// notification already recorded meets the device as it was, every later one as it is now.
     /// Coming online delivers what is stored for it. Returns the device as it then is.
     @discardableResult
-    public func setDevice(_ token: String, online: Bool) async throws(DeliveryModelOff) -> DeviceDeliveryState {
-        try await delivery.setDevice(token, online: online)
+    public func setDevice(_ token: String, online: Bool) async throws(UsageError) -> DeviceDeliveryState {
+        do { return try await delivery.setDevice(token, online: online) } catch { throw .deliveryModelOff }
     }
 
     /// One device: online or not, what is stored for it and what is held for its next batch.
-    public func device(_ token: String) async throws(DeliveryModelOff) -> DeviceDeliveryState {
-        try await delivery.device(token)
+    public func device(_ token: String) async throws(UsageError) -> DeviceDeliveryState {
+        do { return try await delivery.device(token) } catch { throw .deliveryModelOff }
     }
 
     /// Every device that is offline or has notifications waiting, by token (every other
     /// device is online with nothing waiting).
-    public func devices() async throws(DeliveryModelOff) -> [DeviceDeliveryState] {
-        try await delivery.devices()
+    public func devices() async throws(UsageError) -> [DeviceDeliveryState] {
+        do { return try await delivery.devices() } catch { throw .deliveryModelOff }
     }
 
     /// The delivery log of the notifications `id` names, oldest first: `id` is an
     /// `apns-unique-id`, an `apns-id` as answered, or the journal sequence number of the
     /// notification's event (the id of a legacy notification). Empty when the journal holds
     /// none.
-    public func deliveryLog(_ id: String) async throws(DeliveryModelOff) -> [DeliveryTimeline] {
-        try await delivery.timelines(for: id)
+    public func deliveryLog(_ id: String) async throws(UsageError) -> [DeliveryTimeline] {
+        do { return try await delivery.timelines(for: id) } catch { throw .deliveryModelOff }
     }
 
     /// Takes in what the journal handed to the delivery model and passes the deadlines due

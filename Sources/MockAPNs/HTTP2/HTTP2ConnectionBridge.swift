@@ -1,7 +1,8 @@
-import MockAPNsObservation
+import MockAPNsLogging
 import MockAPNsConnections
 import MockAPNsWire
 import Logging
+import MockAPNsAnswer
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsHTTP2
@@ -90,8 +91,10 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     /// Why this connection's client certificate is refused, when it is.
     private var certificateRefusalDetail: String?
     private var logger: Logger
-    /// Applies the scenario's decision to each request.
-    let scenario: HTTP2ScenarioResponder
+    /// Decides each request through the scenario and answers it on its stream.
+    let answers: AnswerFlow<HTTP2StreamWriter>
+    /// The SETTINGS this connection was given (the server's, with the scenario's overrides).
+    private var connectionSettings = HTTP2ServerConfiguration()
     /// Records this connection's frames, notifications and errors.
     let journaling: HTTP2Journaling
     private let connectionID: UInt64
@@ -116,10 +119,10 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         let journaling = HTTP2Journaling(journal: services.journal, recorder: recorder, logger: services.logger)
         self.journaling = journaling
         self.logger = services.logger
-        self.scenario = HTTP2ScenarioResponder(
-            scenarios: services.scenarios, connection: scenarioConnection, environment: services.environment,
-            clock: services.clock, generatedIDCase: services.decider.options.generatedAPNsIDCase, logger: services.logger,
-            recordFault: { stream, description in recorder.recordFault(stream: stream, description: description) },
+        self.answers = AnswerFlow(
+            writer: HTTP2StreamWriter(logger: services.logger), scenarios: services.scenarios, connection: scenarioConnection,
+            environment: services.environment, clock: services.clock, generatedIDCase: services.decider.options.generatedAPNsIDCase,
+            logger: services.logger, recorder: recorder,
             recordDiagnosis: { code, message, stream in journaling.note(message, code: code, streamID: stream) }
         )
     }
@@ -160,7 +163,9 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     }
 
     private func startHTTP2(context: ChannelHandlerContext, session: TLSSessionInfo) {
-        var settings = scenario.settings(services.http2Settings, channel: context.channel)
+        var settings = scenarioSettings(services.http2Settings)
+        connectionSettings = settings
+        answers.writer.channel = context.channel
         settings.recordsFrames = journaling.recordsFrames
         switch session.peerCertificate {
         case _ where !services.requiresAuthentication:
@@ -185,6 +190,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             credentials = .certificate(.rejected(.badCertificate))
         }
         let http2 = NGHTTP2ServerHandler(configuration: settings, delegate: self)
+        answers.writer.handler = http2
         do {
             try context.pipeline.syncOperations.addHandler(http2, position: .before(self))
             started = true
@@ -196,6 +202,15 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             logger.error("could not start HTTP/2 on the connection: \(error)")
             context.close(promise: nil)
         }
+    }
+
+    /// The SETTINGS for this connection: the server's, with the scenario's overrides.
+    private func scenarioSettings(_ base: HTTP2ServerConfiguration) -> HTTP2ServerConfiguration {
+        var settings = base
+        let overrides = services.scenarios.current.scenario.connection
+        if let streams = overrides.maxConcurrentStreams { settings.maxConcurrentStreams = UInt32(clamping: streams) }
+        if let idle = overrides.idleTimeoutSeconds { settings.idleTimeout = .nanoseconds(Int64(idle * 1_000_000_000)) }
+        return settings
     }
 
     /// A trusted certificate's identity as the decision core takes it.
@@ -235,7 +250,8 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             decider: services.decider, journaling: journaling, arrivedAt: arrivedAt,
             scenarioReadsPayload: services.scenarios.current.readsPayload
         )
-        scenario.answer(request, through: exchange, handler: handler, upstream: upstreamHop(request, api: .provider, comparesAnswers: true))
+        answers.answer(
+            exchange, on: request.streamID, apnsID: request.head[.apnsID], upstream: upstreamHop(request, api: .provider, comparesAnswers: true))
     }
 
     /// The `authorization` and `apns-topic` of `head`, each the last request's string when it
@@ -283,7 +299,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             var streamLimitRaised = raised
             if !raised, outcome.identity != nil {
                 // Apple raises the limit after the first request with a valid token.
-                handler.setMaxConcurrentStreams(scenario.connectionSettings.maxConcurrentStreams)
+                handler.setMaxConcurrentStreams(connectionSettings.maxConcurrentStreams)
                 streamLimitRaised = true
             }
             credentials = .providerToken(state, streamLimitRaised: streamLimitRaised)

@@ -41,7 +41,7 @@ struct HTTP2Journaling {
     /// payload that is not JSON, and whatever else the core noticed about the request, is
     /// diagnosed here, before the record, as on the legacy gateway.
     func judge(
-        _ push: HTTP2PushRequest, payloadJSON: PayloadJSON?, streamID: Int32, context: DecisionContext, decider: PushDecider
+        _ push: ProviderRequest, payloadJSON: PayloadJSON?, streamID: Int32, context: DecisionContext, decider: PushDecider
     ) -> (verdict: Verdict, request: PushRequest) {
         // `payloadJSON` is the body's one examination (none for a body stored cut short), for
         // the decision and for the diagnosis below.
@@ -120,7 +120,7 @@ struct HTTP2Journaling {
     /// PROTOCOL_ERROR): a notification record like every other request's, with its headers as
     /// far as they came and as sent, what the client got, and why.
     func refusedRequest(streamID: Int32, headers: [HTTPHeader], sent: SentAnswer, dropped: Bool, problem: String) {
-        let request = PushRequest(bestEffort: HTTP2PushRequest(headers: headers, body: []))
+        let request = PushRequest(bestEffort: ProviderRequest(headers: headers, body: []))
         var record = NotificationRecord(
             transport: .http2, deviceToken: request.deviceToken, topic: request.topic,
             pushType: request.pushType?.rawValue, requestAPNsID: request.apnsID, priority: request.priority?.rawValue,

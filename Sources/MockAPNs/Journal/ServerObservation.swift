@@ -1,5 +1,6 @@
 import MockAPNsControl
 import MockAPNsObservation
+import MockAPNsDeliveryRuntime
 import Logging
 import MockAPNsCore
 import MockAPNsJournal
@@ -43,7 +44,6 @@ final class ServerObservation: Sendable {
         // The verdicts need whole notifications (token, topic, payload), as the access log does.
         // A reader that falls behind slows provider connections down, as the file's writer does.
         let feed = ActivityFeed(keepsWholeNotifications: accessLog != nil || verdicts != nil, gate: readGate)
-        journal.addSink(feed)
         activity = ActivityReader(
             feed: feed, metrics: metrics, accessLog: accessLog.map { AccessLog(format: $0.format, output: $0.output) },
             verdicts: verdicts, journal: journal, startsAfter: verdictsStart
@@ -68,7 +68,9 @@ final class ServerObservation: Sendable {
     /// The metrics as Prometheus text, counting every event recorded so far.
     func metricsText(engine: ScenarioEngine) async -> String {
         await activity.catchUp()
-        return metrics.exposition(journal: journal.statistics, engine: engine)
+        let scenario = engine.scenario
+        return metrics.exposition(journal: journal.statistics, scenario: ScenarioFirings(
+            engine: ObjectIdentifier(engine), name: scenario.name, ruleNames: scenario.rules.map(\.name), firings: engine.firingCounts))
     }
 
     /// Opens the JSONL file, if one is configured.
@@ -81,9 +83,19 @@ final class ServerObservation: Sendable {
             },
             logger: logger
         )
-        journal.addSink(sink)
         fileSink.withLock { $0 = sink }
         fileCloseBound.withLock { $0 = settings.fileCloseBound }
+    }
+
+    /// Every standing reader of the journal, subscribed here and nowhere else before the
+    /// listeners start: the JSONL file (when configured), the activity feed (metrics, access
+    /// log, verdicts), the delivery model's feed (when it runs). The others subscribe through
+    /// the same `Journal.subscribe` while they last: each dashboard stream
+    /// (`JournalStreamReader`) and each wait (long polls, the embedding API's waits).
+    func subscribeReaders(delivery: DeliveryService) {
+        if let file = fileSink.withLock({ $0 }) { journal.subscribe(file) }
+        journal.subscribe(activity.feed)
+        if delivery.runsModel { journal.subscribe(delivery.feed) }
     }
 
     /// Starts the activity reader and, if configured, the control API, as one ServiceGroup;

@@ -3,7 +3,7 @@ import MockAPNsCore
 /// The ports the listeners actually bound (useful when the configuration asked for `0`).
 ///
 /// `http2`, `gateway`, `feedback` and `channelManagement` are the primary environment's (the
-/// only one, or the sandbox on a server playing both); `environments` has every
+/// only one, or the sandbox on a server playing both); `ports(of:)` gives another
 /// environment's, so a server playing both reports its production listeners there.
 public struct BoundPorts: Sendable, Equatable, Codable {
     /// The HTTP/2 provider API.
@@ -19,7 +19,7 @@ public struct BoundPorts: Sendable, Equatable, Codable {
     /// Safari's web push endpoint (HTTP/2 and HTTP/1.1); `nil` when it is not listening.
     public var webPush: Int?
     /// Each environment's listeners, sandbox first.
-    public var environments: [EnvironmentPorts]
+    package var environments: [EnvironmentPorts]
 
     package init(
         http2: Int, gateway: Int? = nil, feedback: Int? = nil, control: Int? = nil, channelManagement: Int? = nil,
@@ -34,9 +34,15 @@ public struct BoundPorts: Sendable, Equatable, Codable {
         self.environments = environments
     }
 
-    /// The listeners of one environment, if the server plays it.
-    public func ports(of environment: APNsEnvironment) -> EnvironmentPorts? {
-        environments.first { $0.environment == environment }
+    /// The ports a client of one environment uses, if the server plays it: that environment's
+    /// HTTP/2, gateway, feedback and channel management listeners, and the listeners every
+    /// environment shares (control, web push).
+    public func ports(of environment: APNsEnvironment) -> BoundPorts? {
+        guard let own = environments.first(where: { $0.environment == environment }) else { return nil }
+        return BoundPorts(
+            http2: own.http2, gateway: own.gateway, feedback: own.feedback, control: control,
+            channelManagement: own.channelManagement, webPush: webPush, environments: [own]
+        )
     }
 
     /// One line for logs and humans: `http2=127.0.0.1:2197 gateway=127.0.0.1:2195 feedback=127.0.0.1:2196`;
@@ -82,17 +88,17 @@ public struct BoundPorts: Sendable, Equatable, Codable {
 }
 
 /// The listeners of one environment.
-public struct EnvironmentPorts: Sendable, Equatable, Codable {
+package struct EnvironmentPorts: Sendable, Equatable, Codable {
     /// The environment these listeners play.
-    public var environment: APNsEnvironment
+    package var environment: APNsEnvironment
     /// The HTTP/2 provider API.
-    public var http2: Int
+    package var http2: Int
     /// The legacy binary gateway, when it listens.
-    public var gateway: Int?
+    package var gateway: Int?
     /// The feedback service, when it listens.
-    public var feedback: Int?
+    package var feedback: Int?
     /// The broadcast channel management API, when it listens.
-    public var channelManagement: Int?
+    package var channelManagement: Int?
 
     package init(environment: APNsEnvironment, http2: Int, gateway: Int? = nil, feedback: Int? = nil, channelManagement: Int? = nil) {
         self.environment = environment

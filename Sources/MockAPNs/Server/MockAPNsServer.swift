@@ -1,10 +1,13 @@
 import MockAPNsConnections
 import MockAPNsUpstream
 import MockAPNsControl
-import MockAPNsObservation
+import MockAPNsLogging
+import MockAPNsDeliveryRuntime
 import Logging
 import MockAPNsCore
+import MockAPNsDelivery
 import MockAPNsJournal
+import MockAPNsLegacyServer
 import MockAPNsHTTP2
 import MockAPNsTLS
 import NIOCore
@@ -30,11 +33,11 @@ import MockAPNsWebPush
 /// ```
 ///
 /// Or by hand: `let ports = try await server.start()`, then `try await server.shutdown()`. A
-/// server starts once: a second `start()` throws `MockAPNsServer.LifecycleError`, and so does
+/// server starts once: a second `start()` throws `MockAPNsServer.UsageError`, and so does
 /// a start after a shutdown or after a failed start (which has already stopped whatever it
 /// had started).
 ///
-/// With `configuration.environment = .both` the server plays the sandbox and production at
+/// With `configuration.environments = [.sandbox, .production]` the server plays both at
 /// once: `ports.ports(of: .production)` has the production listeners, and
 /// `registry.environment(of:)` says which environment a token belongs to.
 /// It logs nothing unless given a `logger`.
@@ -91,17 +94,25 @@ public final class MockAPNsServer: Sendable {
         case stopped
     }
 
-    /// Why `start()` refused.
-    public enum LifecycleError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What the server refuses to do as asked: start twice, start again after a shutdown, or
+    /// answer for a delivery model it does not run.
+    public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
         /// `start()` was called on a server already starting or running.
         case alreadyStarted
         /// `start()` was called on a server shut down, or whose start failed: make a new one.
         case stopped
+        /// `start()` was called with `configuration.environments` empty.
+        case noEnvironment
+        /// A device or delivery log was asked for while the delivery model is off
+        /// (`configuration.delivery.runsModel` false).
+        case deliveryModelOff
 
         public var description: String {
             switch self {
             case .alreadyStarted: "the MockAPNs server is already started; it starts once"
             case .stopped: "the MockAPNs server was shut down (or its start failed); make a new MockAPNsServer to start again"
+            case .noEnvironment: "configuration.environments is empty: the server plays [.sandbox], [.production] or both"
+            case .deliveryModelOff: DeliveryModelOff().description
             }
         }
     }
@@ -156,7 +167,7 @@ public final class MockAPNsServer: Sendable {
         self.delivery = DeliveryService(settings: configuration.delivery.service, journal: observation.journal, clock: clock, logger: logger)
         self.scenarios = ScenarioSwitch(
             scenario: configuration.scenario ?? .empty, registry: registry, logger: logger,
-            deviceChanges: DeliveryService.recorder(journal: observation.journal, clock: clock)
+            deviceChanges: ScenarioSwitch.deviceChangeRecorder(journal: observation.journal, clock: clock)
         )
     }
 
@@ -183,7 +194,7 @@ public final class MockAPNsServer: Sendable {
 
     /// Binds every listener and returns the bound ports.
     ///
-    /// Throws `LifecycleError` when the server was started before. When a step fails (a port
+    /// Throws `UsageError` when the server was started before. When a step fails (a port
     /// taken, a credentials file missing), whatever had started is stopped again (listeners,
     /// the journal file, the delivery model, the event loops) before the error is thrown.
     @discardableResult
@@ -194,8 +205,8 @@ public final class MockAPNsServer: Sendable {
                 let group = MultiThreadedEventLoopGroup(numberOfThreads: configuration.eventLoopThreads ?? System.coreCount)
                 state = .starting(group)
                 return group
-            case .starting, .running: throw LifecycleError.alreadyStarted
-            case .stopped: throw LifecycleError.stopped
+            case .starting, .running: throw UsageError.alreadyStarted
+            case .stopped: throw UsageError.stopped
             }
         }
         var listeners: [any Channel] = []
@@ -222,6 +233,7 @@ public final class MockAPNsServer: Sendable {
                 logger.notice("generated development credentials in \(credentials.directory) (development only: the keys are not secret)")
             }
         }
+        guard !configuration.environments.isEmpty else { throw UsageError.noEnvironment }
         raiseOpenFileLimit()
         try configuration.delivery.check()
         let upstream = try startUpstream(group: group)
@@ -229,6 +241,7 @@ public final class MockAPNsServer: Sendable {
         try loadProviderKeys()
         scenarios.applyRegistryState()
         try observation.openFile(configuration.journal, logger: logger)
+        observation.subscribeReaders(delivery: delivery)
         await delivery.start(group: group)
         let journal = observation.journal
         var guardLimits = ConnectionGuardHandler.Limits(
@@ -268,7 +281,7 @@ public final class MockAPNsServer: Sendable {
             )
             if let managementListener { listeners.append(managementListener) }
             let legacyPorts = try await legacy.start(LegacyListeners.Dependencies(
-                configuration: configuration, group: group, decider: makeDecider(), registry: registry, scenarios: scenarios, logger: logger,
+                settings: configuration.legacyListenerSettings(environment), group: group, decider: makeDecider(), registry: registry, scenarios: scenarios, logger: logger,
                 journal: journal, readGate: observation.readGate, environment: environment,
                 gatewayPort: ports.gateway, feedbackPort: ports.feedback
             ))

@@ -2,6 +2,7 @@
 // exchange both protocols answer through, and the Swift API for subscriptions (the rules
 // are MockAPNsWebPush's).
 
+import MockAPNsAnswer
 import MockAPNsCore
 import MockAPNsHTTP2
 import MockAPNsJournal
@@ -18,22 +19,23 @@ extension HTTP2ConnectionBridge {
             WebPushRequest(head: request.head, body: request.body, bodyLength: request.bodyLength),
             authority: request.head[.authority], service: service
         )
-        let exchange = WebPushExchange(flow, streamID: request.streamID, journaling: journaling)
-        scenario.answer(request, through: exchange, handler: handler)
+        let exchange = WebPushExchange(flow, streamID: request.streamID, recorder: journaling.recorder)
+        answers.answer(exchange, on: request.streamID, apnsID: request.head[.apnsID])
     }
 }
 
-/// A web push request on HTTP/2, as one exchange of the shared answer flow.
-final class WebPushExchange: HTTP2Exchange {
+/// A web push request, over HTTP/2 or HTTP/1.1, as one exchange of the shared answer flow.
+final class WebPushExchange: ProviderExchange {
     let shape = WebPushFlow.shape
-    private let flow: WebPushFlow
-    private let streamID: Int32
-    private let journaling: HTTP2Journaling
+    let flow: WebPushFlow
+    /// The request's HTTP/2 stream; `nil` on HTTP/1.1.
+    private let streamID: Int32?
+    private let recorder: ConnectionJournal
 
-    init(_ flow: WebPushFlow, streamID: Int32, journaling: HTTP2Journaling) {
+    init(_ flow: WebPushFlow, streamID: Int32?, recorder: ConnectionJournal) {
         self.flow = flow
         self.streamID = streamID
-        self.journaling = journaling
+        self.recorder = recorder
     }
 
     func scenarioFacts() -> ScenarioRequest { flow.scenarioFacts() }
@@ -43,8 +45,8 @@ final class WebPushExchange: HTTP2Exchange {
     func record(_ sent: SentAnswer) {
         // The diagnoses first: whoever waits for the notification finds what was noticed about it.
         for diagnosis in flow.diagnoses {
-            journaling.recorder.record(diagnosis.event, stream: streamID)
+            recorder.record(diagnosis.event, stream: streamID)
         }
-        journaling.recorder.record(.notification(flow.record(sent)), stream: streamID)
+        recorder.record(.notification(flow.record(sent)), stream: streamID)
     }
 }

@@ -1,4 +1,5 @@
 import MockAPNsConnections
+import MockAPNsAnswer
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsScenario
@@ -53,19 +54,12 @@ struct WebPushFlow {
         )
     }
 
-    /// The core's answer: its verdict, and the response as Apple's web push service writes it.
+    /// The core's answer: its verdict, which `shape` writes as Apple's web push service does
+    /// (`201 Created` and no body for a message it took, RFC 8030; no `apns-id`).
     func coreAnswer() -> CoreAnswer {
-        if let reason = decision.reason {
-            let timestamp = reason.carriesTimestamp ? arrivedAtMilliseconds : nil
-            var response = HTTP2ResponseRenderer.render(.rejected(reason: reason, apnsID: "", timestamp: timestamp))
-            response.headers.removeAll { $0.name == "apns-id" }
-            return CoreAnswer(verdict: .rejected(reason: reason, apnsID: "", timestamp: timestamp), response: response)
-        }
-        return CoreAnswer(verdict: .accepted(apnsID: "", uniqueID: nil), response: Self.acceptedResponse)
+        guard let reason = decision.reason else { return CoreAnswer(verdict: .accepted(apnsID: "", uniqueID: nil)) }
+        return CoreAnswer(verdict: .rejected(reason: reason, apnsID: "", timestamp: reason.carriesTimestamp ? arrivedAtMilliseconds : nil))
     }
-
-    /// `201 Created`, no body: RFC 8030's answer to a push message the service took.
-    static let acceptedResponse = HTTP2PushResponse(status: 201, headers: [], body: nil)
 
     /// What the core noticed, to be journaled before the record.
     var diagnoses: [Diagnosis] { decision.diagnoses }

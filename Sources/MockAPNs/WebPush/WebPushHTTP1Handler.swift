@@ -1,5 +1,6 @@
 import MockAPNsConnections
 import Logging
+import MockAPNsAnswer
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsScenario
@@ -12,23 +13,30 @@ import NIOHTTP1
 /// Node, web-push-php): one request at a time on a keep-alive connection (NIO's pipelining
 /// helper holds a pipelined request until the answer before it is written).
 ///
-/// Each request goes through the same flow as on HTTP/2 (`WebPushFlow`): the core decides,
-/// the scenario may answer or fault instead, and the record is written once the answer has
-/// gone out. HTTP/1.1 has no streams: faults that act on one (RST_STREAM, a lowered stream
-/// limit, GOAWAY) act on the connection, and the record says what was done. `HTTP1RequestGuard`
-/// bounds each request in time and declared size before it gets here.
-final class WebPushHTTP1Handler: ChannelInboundHandler {
+/// It reads each request into the head every transport shares and hands it, as one
+/// `WebPushExchange`, to the answer flow every endpoint goes through (`AnswerFlow`); it is
+/// that flow's writer on HTTP/1.1. HTTP/1.1 has no streams: faults that act on one
+/// (RST_STREAM, a lowered stream limit, GOAWAY) act on the connection, and the record says
+/// what was done. `HTTP1RequestGuard` bounds each request in time and declared size before it
+/// gets here.
+final class WebPushHTTP1Handler: ChannelInboundHandler, AnswerWriter {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
+    /// Where an answer goes on HTTP/1.1: the connection, kept open after it or not.
+    struct Slot {
+        var keepAlive: Bool
+    }
+
     private let service: WebPushService
-    private let scenarios: ScenarioSwitch
     private let recorder: ConnectionJournal
-    private let logger: Logger
     private let requestGuard: HTTP1RequestGuard
+    /// The flow this handler writes for; released when the handler leaves the pipeline (the
+    /// flow holds its writer, this handler).
+    private var answers: AnswerFlow<WebPushHTTP1Handler>?
+    private var context: ChannelHandlerContext?
     /// Requests whose head came, counting from 1 (as the guard counts them).
     private var requestsSeen = 0
-    private var connection: ScenarioConnection
     /// The request being read: its head, the body kept (at most `bodyLimit` bytes) and its
     /// true length.
     private var head: HTTPRequestHead?
@@ -44,12 +52,25 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
     ) {
         self.requestGuard = requestGuard
         self.service = service
-        self.scenarios = scenarios
-        self.connection = connection
         self.recorder = recorder
-        self.logger = logger
         // Enough to judge any body: one byte over the limit is already a 413.
         self.bodyLimit = service.maximumPayloadBytes + 1
+        self.answers = nil
+        // Safari's web push service has one environment, and its answers carry no ids: the
+        // environment and the ids' letter case change nothing here.
+        self.answers = AnswerFlow(
+            writer: self, scenarios: scenarios, connection: connection, environment: .production, clock: service.clock,
+            generatedIDCase: .uppercase, logger: logger, recorder: recorder
+        )
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+        answers = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -73,7 +94,9 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
                 bodyLength = refusal.declaredBytes
                 return answer(requestHead, refusedBody: refusal, context: context)
             }
-            answer(requestHead, context: context)
+            guard !closing, let answers, let flow = flow(requestHead, context: context) else { return }
+            answers.answer(
+                WebPushExchange(flow, streamID: nil, recorder: recorder), on: Slot(keepAlive: requestHead.isKeepAlive), apnsID: nil)
         }
     }
 
@@ -103,113 +126,102 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
     }
 
     /// A body the guard refused for its declared size: 413, recorded with what the core made of
-    /// the rest, and the connection closed (the body was not read).
+    /// the rest, and the connection closed (the body was not read). Answered before the
+    /// scenario, as HTTP/2 refuses a stream nghttp2 could not take.
     private func answer(_ requestHead: HTTPRequestHead, refusedBody refusal: HTTP1RequestGuard.BodyRefusal, context: ChannelHandlerContext) {
         guard !closing, let flow = flow(requestHead, context: context) else { return }
         let verdict = Verdict.rejected(reason: .payloadTooLarge, apnsID: "", timestamp: nil)
         let diagnosis = Diagnosis(.webPushPayloadTooLarge, refusal.explanation)
-        write(WebPushFlow.shape.render(verdict), keepAlive: false, context: context, sent: WebPushFlow.shape.sent(verdict)) { [recorder] sent in
+        let answer = PreparedAnswer(answer: WebPushFlow.shape.render(verdict), sent: WebPushFlow.shape.sent(verdict))
+        send(answer, keepAlive: false) { [recorder] sent in
             for noticed in flow.diagnoses where noticed.code != .webPushPayloadTooLarge { recorder.record(noticed.event) }
             recorder.record(diagnosis.event)
             recorder.record(.notification(flow.record(sent)))
         }
     }
 
-    private func answer(_ requestHead: HTTPRequestHead, context: ChannelHandlerContext) {
-        guard !closing, let flow = flow(requestHead, context: context) else { return }
-        let engine = scenarios.current
-        var coreAnswer: CoreAnswer?
-        let decision = engine.decide(flow.scenarioFacts(), connection: &connection) {
-            let answered = flow.coreAnswer()
-            coreAnswer = answered
-            return answered.verdict
+    // MARK: Writing answers (`AnswerWriter`)
+
+    func stream(of slot: Slot) -> Int32? { nil }
+
+    func unanswerable(_ slot: Slot) -> String? {
+        guard !closing, context?.channel.isActive == true else {
+            return "the connection was closed before the answer could be written"
         }
-        var keepAlive = requestHead.isKeepAlive
-        if let limit = engine.scenario.connection.goAwayAfterRequests, connection.requestCount >= limit {
-            // HTTP/1.1's way of going away: this answer says `Connection: close`.
-            keepAlive = false
-        }
-        let core = coreAnswer
-        if let delay = decision.delayMilliseconds, delay > 0 {
-            let later = NIOLoopBound((handler: self, context: context), eventLoop: context.eventLoop)
-            context.eventLoop.scheduleTask(in: .nanoseconds(Int64(delay * 1_000_000))) {
-                later.value.handler.apply(decision, flow: flow, core: core, keepAlive: keepAlive, context: later.value.context)
-            }
-        } else {
-            apply(decision, flow: flow, core: core, keepAlive: keepAlive, context: context)
+        return nil
+    }
+
+    /// HTTP/1.1's way of going away: this answer says `Connection: close`.
+    func endsConnection(after slot: inout Slot) {
+        slot.keepAlive = false
+    }
+
+    /// Done by `endsConnection(after:)`: HTTP/1.1 has no GOAWAY.
+    func goesAway(afterRequests limit: Int) {}
+
+    func afterDelay(nanoseconds: Int64, _ body: @escaping () -> Void) {
+        guard let eventLoop = context?.eventLoop else { return }
+        let later = NIOLoopBound(body, eventLoop: eventLoop)
+        eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) { later.value() }
+    }
+
+    func whenComplete<Value: Sendable>(
+        _ future: EventLoopFuture<Value>, _ body: @escaping (Result<Value, any Error>) -> Void
+    ) -> Bool {
+        guard let eventLoop = context?.eventLoop else { return false }
+        let later = NIOLoopBound(body, eventLoop: eventLoop)
+        future.hop(to: eventLoop).whenComplete { later.value($0) }
+        return true
+    }
+
+    func write(_ answer: PreparedAnswer, to slot: Slot, record: AnswerRecord) {
+        send(answer, keepAlive: slot.keepAlive) { record($0) }
+    }
+
+    /// Writes `answer` (closing the connection after it unless `keepAlive`), then hands `then`
+    /// what was sent once it is out (its change made), or that nothing went out when the
+    /// connection closed first.
+    private func send(_ answer: PreparedAnswer, keepAlive: Bool, then: @escaping (SentAnswer) -> Void) {
+        guard let context else { return then(.nothing(undelivered: "the connection was gone")) }
+        if !keepAlive { closing = true }
+        let response = answer.answer
+        HTTP1Answer.write(
+            status: HTTPResponseStatus(statusCode: response.status), headers: response.headers,
+            body: response.body ?? [], closing: !keepAlive, context: context
+        ) { delivered in
+            guard delivered else { return then(.nothing(undelivered: "the connection closed before the answer could be written")) }
+            answer.commit?()
+            then(answer.sent)
         }
     }
 
-    /// Carries out `decision` and records the request once what went out is known.
-    private func apply(
-        _ decision: ScenarioDecision, flow: WebPushFlow, core: CoreAnswer?, keepAlive: Bool, context: ChannelHandlerContext
+    func carryOut(
+        _ fault: ScenarioFault, garbage: [UInt8]?, on slot: Slot, usual: () -> PreparedAnswer?, record: AnswerRecord
     ) {
-        let recorder = self.recorder
-        func finish(_ sent: SentAnswer) {
-            var sent = sent
-            sent.rule = decision.rule
-            if let delay = decision.delayMilliseconds, delay > 0 { sent.delayMilliseconds = Int(delay.rounded()) }
-            for diagnosis in flow.diagnoses { recorder.record(diagnosis.event) }
-            recorder.record(.notification(flow.record(sent)))
-        }
-        guard !closing, context.channel.isActive else {
-            return finish(.nothing(undelivered: "the connection was closed before the answer could be written"))
-        }
-        switch decision.action {
-        case .respond(let scripted)?:
-            let response = HTTP2PushResponse(status: scripted.status, headers: scripted.headers, body: scripted.bodyBytes)
-            write(response, keepAlive: keepAlive, context: context, sent: SentAnswer.http2(response, scripted: true), finish: finish)
-        case .fault(let fault)?:
-            recorder.recordFault(stream: nil, description: "scenario rule \"\(decision.rule ?? "")\": \(fault)")
-            logger.notice("scenario fault", metadata: ["rule": "\(decision.rule ?? "")", "fault": "\(fault)"])
-            applyFault(fault, decision: decision, flow: flow, core: core, keepAlive: keepAlive, context: context, finish: finish)
-        case nil, .accept?, .reject?, .refuseHandshake?, .limitRate?, .setDevice?:
-            let (response, sent) = verdictAnswer(decision, flow: flow, core: core)
-            guard let response else { return finish(sent) }
-            write(response, keepAlive: keepAlive, context: context, sent: sent, finish: finish)
-        }
-    }
-
-    /// The answer for the verdict the decision stands for: the core's own response when the
-    /// scenario kept the core's verdict, else the rule's verdict in web push's shape.
-    private func verdictAnswer(_ decision: ScenarioDecision, flow: WebPushFlow, core: CoreAnswer?) -> (HTTP2PushResponse?, SentAnswer) {
-        if decision.keepsCoreVerdict, let response = core?.response {
-            return (response, SentAnswer.http2(response, scripted: false))
-        }
-        let shape = WebPushFlow.shape
-        guard let verdict = decision.verdict(apnsID: "", uniqueID: nil, now: service.clock.millisecondsSince1970) else {
-            return (nil, .nothing())
-        }
-        return (shape.render(verdict), shape.sent(verdict))
-    }
-
-    private func applyFault(
-        _ fault: ScenarioFault, decision: ScenarioDecision, flow: WebPushFlow, core: CoreAnswer?, keepAlive: Bool,
-        context: ChannelHandlerContext, finish: @escaping (SentAnswer) -> Void
-    ) {
-        let channel = context.channel
+        guard let channel = context?.channel else { return record(.nothing(undelivered: "the connection was gone")) }
         func answered(_ applied: AppliedFault, keepAlive: Bool, note: String? = nil) {
-            let (response, sent) = verdictAnswer(decision, flow: flow, core: core)
-            var marked = sent
-            marked.fault = applied
-            if let note { marked.undelivered = note }
-            guard let response else { return finish(marked) }
-            write(response, keepAlive: keepAlive, context: context, sent: marked, finish: finish)
+            let answer = usual()
+            var sent = answer?.sent ?? .nothing()
+            sent.fault = applied
+            if let note { sent.undelivered = note }
+            guard var answer else { return record(sent) }
+            answer.sent = sent
+            write(answer, to: Slot(keepAlive: keepAlive), record: record)
         }
         switch fault {
         case .closeConnection:
             closing = true
             WireFaults.close(channel)
-            finish(.nothing(fault: .closeConnection))
+            record(.nothing(fault: .closeConnection))
         case .resetConnection:
             closing = true
             WireFaults.reset(channel)
-            finish(.nothing(fault: .resetConnection))
+            record(.nothing(fault: .resetConnection))
         case .resetStream:
             // No streams on HTTP/1.1: the connection is reset instead.
             closing = true
             WireFaults.reset(channel)
-            finish(.nothing(fault: .resetConnection, undelivered: "HTTP/1.1 has no streams: resetStream reset the connection"))
+            record(.nothing(fault: .resetConnection, undelivered: "HTTP/1.1 has no streams: resetStream reset the connection"))
         case .goAway(let goAway):
             // No GOAWAY on HTTP/1.1: the answer (when the rule answers) says `Connection: close`.
             let applied = AppliedFault.goAway(errorCode: goAway.errorCode, lastStreamID: nil)
@@ -218,59 +230,42 @@ final class WebPushHTTP1Handler: ChannelInboundHandler {
             } else {
                 closing = true
                 WireFaults.close(channel)
-                finish(.nothing(fault: applied))
+                record(.nothing(fault: applied))
             }
         case .stall:
-            finish(.nothing(fault: .stall))
+            record(.nothing(fault: .stall))
         case .lowerMaxConcurrentStreams(let limit):
-            answered(.lowerMaxConcurrentStreams(limit), keepAlive: keepAlive,
+            answered(.lowerMaxConcurrentStreams(limit), keepAlive: slot.keepAlive,
                      note: "HTTP/1.1 has no stream limit: the answer went out as usual")
-        case .sendGarbage(let garbage):
+        case .sendGarbage(let sent):
             closing = true
-            let bytes = garbage.bytes ?? decision.garbage ?? []
-            WireFaults.sendGarbage(bytes, insideTLS: garbage.insideTLS, applicationContext: nil, on: channel)
-            finish(.nothing(fault: .sendGarbage(length: bytes.count, insideTLS: garbage.insideTLS)))
+            let bytes = sent.bytes ?? garbage ?? []
+            WireFaults.sendGarbage(bytes, insideTLS: sent.insideTLS, applicationContext: nil, on: channel)
+            record(.nothing(fault: .sendGarbage(length: bytes.count, insideTLS: sent.insideTLS)))
         case .closeAfterBytes(let bytes):
             closing = true
             WireFaults.closeAfter(bytes: bytes, on: channel)
-            let (response, sent) = verdictAnswer(decision, flow: flow, core: core)
-            guard let response else { return finish(.nothing(fault: .closeAfterBytes(bytes))) }
+            guard var answer = usual() else { return record(.nothing(fault: .closeAfterBytes(bytes))) }
             // The record says what the client read: the whole answer, or, when the cut came
             // inside it, no answer at all (HTTP/1.1 clients drop a response cut short).
-            let length = Self.wireLength(of: response, keepAlive: false)
-            var marked = sent
-            marked.fault = .closeAfterBytes(bytes)
+            let length = Self.wireLength(of: answer.answer, keepAlive: false)
+            answer.sent.fault = .closeAfterBytes(bytes)
             if bytes < length {
-                marked = .nothing(
+                answer.sent = .nothing(
                     fault: .closeAfterBytes(bytes),
                     undelivered: "closeAfterBytes cut the HTTP/1.1 answer after \(bytes) of its \(length) bytes")
             }
-            write(response, keepAlive: false, context: context, sent: marked, finish: finish)
+            write(answer, to: Slot(keepAlive: false), record: record)
         case .shutdown:
             answered(.shutdown, keepAlive: false)
         }
     }
 
     /// The bytes `write` puts on the wire for `response` (inside TLS), as NIO's encoder writes them.
-    static func wireLength(of response: HTTP2PushResponse, keepAlive: Bool) -> Int {
+    static func wireLength(of response: ProviderAnswer, keepAlive: Bool) -> Int {
         HTTP1Answer.wireLength(
             status: response.status, headers: response.headers, bodyLength: response.body?.count ?? 0,
             closing: !keepAlive)
-    }
-
-    /// Writes `response` (closing the connection after it unless `keepAlive`), then records
-    /// `sent` once it is out, or that nothing went out when the connection closed first.
-    private func write(
-        _ response: HTTP2PushResponse, keepAlive: Bool, context: ChannelHandlerContext, sent: SentAnswer,
-        finish: @escaping (SentAnswer) -> Void
-    ) {
-        if !keepAlive { closing = true }
-        HTTP1Answer.write(
-            status: HTTPResponseStatus(statusCode: response.status), headers: response.headers,
-            body: response.body ?? [], closing: !keepAlive, context: context
-        ) { delivered in
-            finish(delivered ? sent : .nothing(undelivered: "the connection closed before the answer could be written"))
-        }
     }
 }
 

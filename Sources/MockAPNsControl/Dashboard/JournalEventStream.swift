@@ -11,28 +11,31 @@ import ServiceLifecycle
 /// the event's JSON (as in `GET /v1/events`). A browser that reconnects sends the last id it
 /// saw as `Last-Event-ID` and resumes right after it.
 ///
-/// The stream reads the journal; the journal never pushes to it. It waits for the next record,
-/// takes the newest `buffer` wanted events since its last look (`Journal.tail`), writes them,
-/// and rests `writeInterval` before it looks again. So a subscriber costs the recording
-/// threads nothing per event, a busy server costs at most one write of at most `buffer`
-/// events per interval, and a reader that falls behind (or a burst larger than `buffer`) is
-/// told with an `event: skipped` message whose data is `{"skipped": N}`. A comment line every
-/// `heartbeat` keeps proxies from closing an idle stream and lets a closed browser be noticed.
+/// The journal pushes to the stream: while it is open the stream is one of the journal's
+/// readers (`JournalStreamReader`, subscribed through `Journal.subscribe` like every other),
+/// handed the events of its kinds in batches as they are recorded. It looks at the journal's
+/// history once, when it opens (`Journal.tail`, for the events after `after`), and from then on
+/// writes when its reader rings, then rests `coalescing` so that a busy server's events go out
+/// in a few large writes rather than many small ones. A reader that falls behind (or a burst
+/// larger than `buffer`) keeps the newest `buffer` events and is told with an
+/// `event: skipped` message whose data is `{"skipped": N}`. A comment line every `heartbeat`
+/// keeps proxies from closing an idle stream and lets a closed browser be noticed.
 ///
 /// A delivery on arrival is not a journal event (readers derive it), so the stream says how
 /// far the delivery model has come: `event: delivered` with `{"through": N}`, after the
-/// events of the same look, whenever N moved past what the page was last told. An accepted
+/// events of the same round, whenever N moved past what the page was last told. An accepted
 /// notification up to N that no `delivery` event names was delivered when it arrived. N is
-/// read before the events, so every step recorded for a notification up to N is among the
-/// events already sent. While a sent notification waits for it, the stream looks again
-/// after `writeInterval` even when nothing new is recorded.
+/// read first, and told only once the journal has handed the stream every event recorded by
+/// then (`Journal.handedOverThrough`), so every step recorded for a notification up to N is
+/// among the events already sent. The model's progress is no journal event, so while a sent
+/// notification waits for it the stream looks at it again after `coalescing`.
 package struct JournalEventStream: Sendable {
     package let journal: Journal
     /// The delivery model's progress (`DeliveryService.derivedThrough`); `nil` when it is off.
     package var deliveredThrough: @Sendable () -> UInt64? = { nil }
     package var heartbeat: Duration = .seconds(10)
-    /// The shortest time between two looks at the journal.
-    package var writeInterval: Duration = .milliseconds(250)
+    /// How long the stream rests after a write, gathering what arrives meanwhile into the next.
+    package var coalescing: Duration = .milliseconds(50)
 
     package static let parameters: Set<String> = ["after", "type", "buffer"]
     package static let defaultBuffer = 1_000
@@ -52,7 +55,7 @@ package struct JournalEventStream: Sendable {
         let journal = self.journal
         let deliveredThrough = self.deliveredThrough
         let heartbeat = self.heartbeat
-        let writeInterval = self.writeInterval
+        let coalescing = self.coalescing
         // Without `after`, the stream starts with what is recorded from now on. A cursor past
         // the newest event comes from an earlier run of the server (a browser resuming after a
         // restart): it starts from now too, or it would wait for numbers this run never reaches.
@@ -63,34 +66,43 @@ package struct JournalEventStream: Sendable {
             .cacheControl: "no-cache",
         ]
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            // Subscribed before the look at the history, so an event recorded in between is in
+            // the look or pushed (the reader drops what the look already held).
+            let reader = JournalStreamReader(wantedKinds: wanted, capacity: capacity)
+            journal.subscribe(reader)
+            defer { journal.unsubscribe(reader) }
             // Browsers retry after this many milliseconds when the stream drops.
             try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
-            var cursor = start
+            // The model's progress before the look, so every step behind it is in the look.
+            let throughBeforeLook = deliveredThrough()
+            let history = journal.tail(after: start, kinds: wanted, limit: capacity)
+            reader.start(after: history.lastSequence)
             var progress = DeliveryProgress()
+            progress.sent(history.events)
+            // The look read the ring itself: nothing waits on a hand-over.
+            var text = (Self.messages(history.events, skipped: history.skipped) ?? "")
+                + (progress.message(through: throughBeforeLook, handedOver: true) ?? "")
             // The stream ends when the server shuts down (its services' graceful shutdown).
             while !Task.isCancelled, !Task.isShuttingDownGracefully {
-                let waitsForModel = progress.waiting
-                let newest = await cancelWhenGracefulShutdown { [cursor] in
-                    await journal.waitForRecord(after: cursor, timeout: waitsForModel ? writeInterval : heartbeat)
-                }
-                let through = deliveredThrough()
-                guard newest > cursor else {
-                    if Task.isShuttingDownGracefully { break }
-                    if let text = progress.message(through: through) {
-                        try await writer.write(ByteBuffer(string: text))
-                    } else if !waitsForModel {
-                        try await writer.write(ByteBuffer(string: ": idle\n\n"))
-                    }
-                    continue
-                }
-                let tail = journal.tail(after: cursor, kinds: wanted, limit: capacity)
-                cursor = tail.lastSequence
-                progress.sent(tail.events)
-                let text = (Self.messages(tail) ?? "") + (progress.message(through: through) ?? "")
                 if !text.isEmpty {
                     try await writer.write(ByteBuffer(string: text))
+                    try await Task.sleep(for: coalescing)
                 }
-                try await Task.sleep(for: writeInterval)
+                let waitsForModel = progress.waiting
+                await cancelWhenGracefulShutdown {
+                    await reader.bell.wait(timeout: waitsForModel ? coalescing : heartbeat)
+                }
+                if Task.isShuttingDownGracefully { break }
+                // The model's progress first, and the journal's place then: the events behind
+                // that progress are recorded by then, and told once they reached the reader.
+                let through = deliveredThrough()
+                let recorded = journal.statistics.lastSequence
+                let handedOver = journal.handedOverThrough >= recorded
+                let taken = reader.take()
+                progress.sent(taken.events)
+                text = (Self.messages(taken.events, skipped: taken.skipped) ?? "")
+                    + (progress.message(through: through, handedOver: handedOver) ?? "")
+                if text.isEmpty, !waitsForModel { text = ": idle\n\n" }
             }
             try await writer.finish(nil)
         })
@@ -118,23 +130,25 @@ package struct JournalEventStream: Sendable {
             }
         }
 
-        /// The `delivered` message when the model has come further than the page was told and
-        /// a sent notification waited for it.
-        package mutating func message(through: UInt64?) -> String? {
-            guard let through, through > told, waiting else { return nil }
+        /// The `delivered` message when the model has come further than the page was told, a
+        /// sent notification waited for it, and the events recorded by then have reached the
+        /// stream (`handedOver`; otherwise it is told on a later round).
+        package mutating func message(through: UInt64?, handedOver: Bool) -> String? {
+            guard let through, through > told, waiting, handedOver else { return nil }
             told = through
             return "event: delivered\ndata: {\"through\":\(through)}\n\n"
         }
     }
 
-    /// The SSE text for what one look found; `nil` when it found nothing to send.
-    package static func messages(_ tail: JournalTail) -> String? {
-        guard tail.skipped > 0 || !tail.events.isEmpty else { return nil }
+    /// The SSE text for a round's events and how many were passed over before them; `nil`
+    /// when there is nothing to send.
+    package static func messages(_ events: [JournalEvent], skipped: UInt64) -> String? {
+        guard skipped > 0 || !events.isEmpty else { return nil }
         var text = ""
-        if tail.skipped > 0 {
-            text += "event: skipped\ndata: {\"skipped\":\(tail.skipped)}\n\n"
+        if skipped > 0 {
+            text += "event: skipped\ndata: {\"skipped\":\(skipped)}\n\n"
         }
-        for event in tail.events {
+        for event in events {
             var json = JSONWriter()
             JournalJSON.write(event, into: &json)
             text += "id: \(event.sequence)\ndata: \(json.text)\n\n"

@@ -144,7 +144,7 @@ function take(event) {
 // ---- Live stream ---------------------------------------------------------------------------
 
 let renderPending = false;
-// The most events the stream holds for the page between two looks (see `connect`).
+// The most events the server's stream holds for the page while the page is behind (see `connect`).
 const streamBuffer = 500;
 
 function scheduleRender() {
@@ -153,9 +153,10 @@ function scheduleRender() {
   requestAnimationFrame(() => { renderPending = false; render(); });
 }
 
-// Reads the stream until it ends or fails, then starts again a second later after the last
-// event seen. The page shows the newest few hundred notifications, so it asks the server to
-// hold no more than 500 events for it: a burst costs the server at most that much encoding.
+// Reads the stream, which the server pushes events to as they are recorded, until it ends or
+// fails, then starts again a second later after the last event seen. The page shows the
+// newest few hundred notifications, so it asks the server to hold no more than 500 events for
+// it: a burst costs the server at most that much memory and encoding.
 async function connect() {
   // A page that has just opened asks for the newest events only: what its first look passes
   // over is history older than it loads, not events it fell behind on.

@@ -10,16 +10,16 @@ import MockAPNsWire
 /// escaping, and an encoder would cost more than the rest of the response.
 package enum HTTP2ResponseRenderer {
     /// The response for `verdict`.
-    package static func render(_ verdict: Verdict) -> HTTP2PushResponse {
+    package static func render(_ verdict: Verdict) -> ProviderAnswer {
         switch verdict {
         case .accepted(let apnsID, let uniqueID):
             // One array of the right size: appending the second header would grow it.
             let apnsIDHeader = HTTPHeader(name: "apns-id", value: apnsID)
             let headers = uniqueID.map { [apnsIDHeader, HTTPHeader(name: "apns-unique-id", value: $0)] } ?? [apnsIDHeader]
-            return HTTP2PushResponse(status: 200, headers: headers, body: nil)
+            return ProviderAnswer(status: 200, headers: headers, body: nil)
 
         case .rejected(let reason, let apnsID, let timestamp):
-            return HTTP2PushResponse(
+            return ProviderAnswer(
                 status: reason.httpStatus,
                 headers: [
                     HTTPHeader(name: "content-type", value: "application/json"),

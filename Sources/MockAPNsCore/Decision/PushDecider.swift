@@ -54,21 +54,21 @@ package struct PushDecider: Sendable {
     /// Validates a raw HTTP/2 request (steps 1 to 12), then decides it (steps 13 to 17).
     /// A refused request keeps its `apns-id` when that was well-formed; otherwise the
     /// verdict carries a generated one.
-    package func decide(http2 raw: HTTP2PushRequest, context: DecisionContext) -> Verdict {
+    package func decide(http2 raw: ProviderRequest, context: DecisionContext) -> Verdict {
         assess(http2: raw, context: context).verdict
     }
 
     /// Validates, then decides, an HTTP/2 request: the verdict, and the request as every
     /// record, filter and scenario rule reads it (routed, when it was valid; when it was not,
     /// what its headers say as far as they could be read).
-    package func judge(http2 raw: HTTP2PushRequest, context: DecisionContext) -> (verdict: Verdict, request: PushRequest) {
+    package func judge(http2 raw: ProviderRequest, context: DecisionContext) -> (verdict: Verdict, request: PushRequest) {
         let assessment = assess(http2: raw, context: context)
         return (assessment.verdict, assessment.request)
     }
 
     /// What `judge(http2:context:)` says, with the diagnoses the journal records beside it.
     /// `payloadJSON` is the body already examined, when the caller has it (so it is scanned once).
-    package func assess(http2 raw: HTTP2PushRequest, context: DecisionContext, payloadJSON: PayloadJSON? = nil) -> PushAssessment {
+    package func assess(http2 raw: ProviderRequest, context: DecisionContext, payloadJSON: PayloadJSON? = nil) -> PushAssessment {
         switch validator.validate(raw) {
         case .valid(let request):
             let decided = assess(request, context: context, payloadJSON: payloadJSON)

@@ -76,7 +76,7 @@ import MockAPNsWire
 
     /// An HTTP/2 response written as given (a scenario's `respond`, the channel management
     /// API's own answers): its status and headers, and the reason and timestamp its body names.
-    package static func http2(_ response: HTTP2PushResponse, scripted: Bool) -> SentAnswer {
+    package static func http2(_ response: ProviderAnswer, scripted: Bool) -> SentAnswer {
         var answer = SentAnswer(status: response.status, accepted: (200..<300).contains(response.status))
         var others: [HTTPHeader] = []
         for header in response.headers {

@@ -55,7 +55,7 @@ package struct HTTP2RequestValidator: Sendable {
     }
 
     /// Applies steps 1 to 12 of the documented order to one request.
-    package func validate(_ request: HTTP2PushRequest) -> HTTP2Validation {
+    package func validate(_ request: ProviderRequest) -> HTTP2Validation {
         let head = request.head
 
         // Step 2 is evaluated first because every failure response echoes a valid apns-id.
@@ -172,7 +172,7 @@ package struct HTTP2RequestValidator: Sendable {
 
     /// Why the request's device token was refused `BadDeviceToken` by step 10, as a diagnosis
     /// (`http2.malformedDeviceToken`); `nil` when its token is well-formed or absent.
-    package func deviceTokenDiagnosis(_ request: HTTP2PushRequest) -> Diagnosis? {
+    package func deviceTokenDiagnosis(_ request: ProviderRequest) -> Diagnosis? {
         guard let path = request.head[.path],
               let token = Self.deviceToken(inPath: path), !token.isEmpty,
               let problem = tokenSyntax.problem(token) else { return nil }
@@ -212,7 +212,7 @@ package enum HTTP2Validation: Sendable, Equatable {
 extension PushRequest {
     /// The fields of an HTTP/2 request the header rules refused, as far as its headers tell
     /// them (for the journal's record of a refusal).
-    package init(bestEffort push: HTTP2PushRequest) {
+    package init(bestEffort push: ProviderRequest) {
         self.init(transport: .http2, deviceToken: "", payload: push.body)
         let head = push.head
         if let path = head[.path], let token = HTTP2RequestValidator.deviceToken(inPath: path) { deviceToken = String(token) }

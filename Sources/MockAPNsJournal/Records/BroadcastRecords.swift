@@ -103,7 +103,7 @@ package struct ChannelOperationOutcome: Sendable, Equatable {
     /// Why it was refused (`nil`: it succeeded).
     package var reason: Reason?
     /// The response, byte for byte.
-    package var response: HTTP2PushResponse = HTTP2PushResponse(status: 0, headers: [], body: nil)
+    package var response: ProviderAnswer = ProviderAnswer(status: 0, headers: [], body: nil)
 
     package init(operation: ChannelOperation?, bundleID: String?, channelID: String?, requestID: String) {
         self.operation = operation

@@ -97,7 +97,7 @@ package enum JournalEventKind: Sendable, Equatable {
         /// The name as JSON and filters spell it.
         package var text: String { Self.texts[Int(rawValue)] }
 
-        /// One bit per kind: the journal's sinks say which kinds they want with these.
+        /// One bit per kind: the journal's readers say which kinds they want with these.
         package var bit: UInt32 { 1 << UInt32(rawValue) }
 
         /// The kind named `text`, if there is one.

@@ -382,7 +382,7 @@ extension JournalJSON {
             writer.value(nil, response.value)
             body = writer.bytes
         }
-        outcome.response = HTTP2PushResponse(status: answer.status ?? 0, headers: [], body: body)
+        outcome.response = ProviderAnswer(status: answer.status ?? 0, headers: [], body: body)
         try object.finish()
         return ChannelOperationRecord(outcome: outcome, authentication: authentication, answer: answer)
     }

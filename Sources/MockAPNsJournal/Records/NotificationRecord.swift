@@ -3,7 +3,7 @@ import MockAPNsCore
 /// the verdict, and the answer the client got. What a test asserts on.
 public struct NotificationRecord: Sendable, Equatable {
     // The fields live in one reference-counted box: a record is handed from the event loop to
-    // the journal, its sinks and their readers, and copying it then costs one retain rather
+    // the journal, its readers and what they feed, and copying it then costs one retain rather
     // than one for each of its strings and arrays. Writes copy the box when it is shared.
     // Unchecked: a box is written only while this record holds its one reference. For the
     // same reason its fields skip the run-time exclusivity check, which the packer and every

@@ -41,14 +41,14 @@ final class HTTP2ResponseRendererTests: XCTestCase {
     func testSuccessHasNoBodyAndTheUniqueIDAfterTheAPNsID() {
         XCTAssertEqual(
             HTTP2ResponseRenderer.render(.accepted(apnsID: apnsID, uniqueID: "a-unique-id")),
-            HTTP2PushResponse(status: 200, headers: [
+            ProviderAnswer(status: 200, headers: [
                 HTTPHeader(name: "apns-id", value: apnsID),
                 HTTPHeader(name: "apns-unique-id", value: "a-unique-id"),
             ], body: nil)
         )
         XCTAssertEqual(
             HTTP2ResponseRenderer.render(.accepted(apnsID: apnsID, uniqueID: nil)),
-            HTTP2PushResponse(status: 200, headers: [HTTPHeader(name: "apns-id", value: apnsID)], body: nil)
+            ProviderAnswer(status: 200, headers: [HTTPHeader(name: "apns-id", value: apnsID)], body: nil)
         )
     }
 

@@ -174,7 +174,7 @@ final class PushDeciderTests: XCTestCase {
     func testSuccessEchoesTheAPNsIDByteForByte() {
         for apnsID in [Fixture.apnsID, Fixture.apnsID.uppercased(), "AbCdEf01-2345-6789-aBcD-ef0123456789"] {
             let response = HTTP2ResponseRenderer.render(decide(Fixture().setting("apns-id", apnsID), environment: .production))
-            XCTAssertEqual(response, HTTP2PushResponse(
+            XCTAssertEqual(response, ProviderAnswer(
                 status: 200, headers: [HTTPHeader(name: "apns-id", value: apnsID)], body: nil
             ))
         }

@@ -67,7 +67,7 @@ final class DevicePathTests: XCTestCase {
         for row in rows {
             let headers = [HTTPHeader(name: ":method", value: "POST"), HTTPHeader(name: ":path", value: row.path)]
             XCTAssertEqual(HTTP2RequestValidator.deviceToken(inPath: row.path).map(String.init), row.token, row.path)
-            XCTAssertEqual(PushRequest(bestEffort: HTTP2PushRequest(headers: headers, body: [])).deviceToken, row.token ?? "", row.path)
+            XCTAssertEqual(PushRequest(bestEffort: ProviderRequest(headers: headers, body: [])).deviceToken, row.token ?? "", row.path)
             XCTAssertEqual(ScenarioRequest(http2: headers, body: [], authentication: authentication).deviceToken, row.token, row.path)
         }
     }

@@ -247,7 +247,7 @@ final class HTTP2RequestValidatorTests: XCTestCase {
     // MARK: - Helpers
 
     private func XCTAssertValid(
-        _ request: HTTP2PushRequest, _ message: String = "", file: StaticString = #filePath, line: UInt = #line
+        _ request: ProviderRequest, _ message: String = "", file: StaticString = #filePath, line: UInt = #line
     ) {
         if case .invalid(let reason, _) = validator.validate(request) {
             XCTFail("\(message): refused with \(reason)", file: file, line: line)

@@ -58,7 +58,7 @@ struct PushRequestFixture {
         body(Array(text.utf8))
     }
 
-    var request: HTTP2PushRequest {
-        HTTP2PushRequest(headers: headers, body: body)
+    var request: ProviderRequest {
+        ProviderRequest(headers: headers, body: body)
     }
 }

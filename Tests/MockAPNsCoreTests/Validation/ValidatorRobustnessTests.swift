@@ -31,7 +31,7 @@ final class ValidatorRobustnessTests: XCTestCase {
                 .certificate(topics: ["com.x", "com.x.voip"], defaultTopic: "com.x", environments: [.sandbox]),
             ].randomElement(using: &random) ?? .notRequired
             let verdict = decider.decide(
-                http2: HTTP2PushRequest(headers: headers, body: body),
+                http2: ProviderRequest(headers: headers, body: body),
                 context: DecisionContext(environment: .sandbox, authentication: authentication)
             )
             let response = HTTP2ResponseRenderer.render(verdict)

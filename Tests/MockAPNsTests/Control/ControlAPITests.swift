@@ -88,7 +88,7 @@ final class ControlAPITests: XCTestCase {
         async let reply = Task.detached {
             try ProcessRunner.run("curl", ["-sS", "http://127.0.0.1:\(control)/v1/notifications/wait?count=2&timeout=60000&token=\(Fixtures.token)"], timeout: 90)
         }.value
-        try await waitUntil("the long-poll to park") { server.journal.parkedReaders > 0 }
+        try await waitUntil("the long-poll to park") { server.journal.waitingReaders > 0 }
         try push()
         try push()
         let result = try await reply
@@ -112,7 +112,7 @@ final class ControlAPITests: XCTestCase {
         async let reply = Task.detached {
             try ProcessRunner.run("curl", ["-sS", "http://127.0.0.1:\(control)/v1/events?after=\(last)&type=notification&wait=60000"], timeout: 90)
         }.value
-        try await waitUntil("the long-poll to park") { server.journal.parkedReaders > 0 }
+        try await waitUntil("the long-poll to park") { server.journal.waitingReaders > 0 }
         try push()
         let output = try await reply.stdout
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
@@ -133,7 +133,7 @@ final class ControlAPITests: XCTestCase {
         async let reply = Task.detached {
             try ProcessRunner.run("curl", ["-sS", "http://127.0.0.1:\(control)/v1/events?after=\(last)&protocol=http2&wait=5000"], timeout: 30)
         }.value
-        try await waitUntil("the long-poll to park") { server.journal.parkedReaders > 0 }
+        try await waitUntil("the long-poll to park") { server.journal.waitingReaders > 0 }
         try push()
         let output = try await reply.stdout
         let json = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])

@@ -98,6 +98,7 @@ final class DeliverySettingsTests: XCTestCase {
             _ = try await server.devices()
             XCTFail("answered with the model off")
         } catch {
+            XCTAssertEqual(error, .deliveryModelOff)
             XCTAssertTrue(error.description.contains("--delivery-model off"), error.description)
         }
         let refused = try ProcessRunner.run("curl", ["-sS", "-w", "\n%{http_code}", "http://127.0.0.1:\(ports.control ?? 0)/v1/delivery/1"])

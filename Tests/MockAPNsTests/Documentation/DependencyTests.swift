@@ -34,18 +34,26 @@ final class DependencyTests: XCTestCase {
         let protocols: Set<String> = [
             "MockAPNsLegacy", "MockAPNsBroadcast", "MockAPNsWebPush", "MockAPNsHTTP2", "MockAPNsTLS", "MockAPNsConnections",
             "MockAPNsUpstream", "MockAPNsScenario", "MockAPNsVerdicts", "MockAPNsDelivery", "MockAPNsObservation",
+            "MockAPNsDeliveryRuntime", "MockAPNsLogging",
         ]
         XCTAssertEqual(journal.dependencies.intersection(protocols).sorted(), [])
         XCTAssertEqual(try Self.imports(under: Fixtures.root + "/" + journal.path).intersection(protocols).sorted(), [])
     }
 
     /// Edges that would point the wrong way: the plumbing every listener shares knows nothing
-    /// of the readers beside the server.
+    /// of the readers beside the server; the server's log lines know nothing of the journal;
+    /// the journal's readers and the delivery runtime are fed side by side, neither through
+    /// the other.
     func testNoDependencyPointsTheWrongWay() throws {
         let forbidden: [(from: String, to: String)] = [
             ("MockAPNsConnections", "MockAPNsObservation"),
             ("MockAPNsVerdicts", "MockAPNsLegacy"),
             ("MockAPNsJournal", "MockAPNsObservation"),
+            ("MockAPNsLogging", "MockAPNsJournal"),
+            ("MockAPNsObservation", "MockAPNsDeliveryRuntime"),
+            ("MockAPNsDeliveryRuntime", "MockAPNsObservation"),
+            ("MockAPNsObservation", "MockAPNsScenario"),
+            ("MockAPNsDeliveryRuntime", "MockAPNsScenario"),
             ("MockAPNsCore", "MockAPNsJournal"),
             ("MockAPNsWire", "MockAPNsCore"),
         ]
@@ -62,6 +70,7 @@ final class DependencyTests: XCTestCase {
         let logic = [
             "MockAPNsWire", "MockAPNsJSON", "MockAPNsCore", "MockAPNsLegacy", "MockAPNsBroadcast", "MockAPNsScenario",
             "MockAPNsVerdicts", "MockAPNsDelivery", "MockAPNsWebPush", "MockAPNsJournal", "MockAPNsTLS", "MockAPNsHTTP2",
+            "MockAPNsLegacyServer", "MockAPNsAnswer", "MockAPNsLogging", "MockAPNsObservation",
         ]
         XCTAssertEqual(logic.filter { !names.contains($0 + "Tests") }, [], "targets without a test target")
     }

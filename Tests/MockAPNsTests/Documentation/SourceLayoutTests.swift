@@ -39,7 +39,6 @@ final class SourceLayoutTests: XCTestCase {
         "NGHTTP2ServerHandler", // MockAPNsHTTP2, 408
         "MockAPNsServer", // MockAPNs/Server, 404
         "Journal", // MockAPNsJournal, 401
-        "HTTP2ScenarioResponder", // MockAPNs/HTTP2, 381
         "DeviceRegistry", // MockAPNsCore/Registry, 355
         "NGHTTP2ClientSession", // MockAPNsHTTP2, 350
         "NotificationRecord", // MockAPNsJournal/Records, 337

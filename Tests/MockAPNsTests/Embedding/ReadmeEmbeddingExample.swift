@@ -9,8 +9,7 @@ import Testing
 @Test func tellsTheAppWhenItsTokenIsGone() async throws {
     // Every listener on a free port; development credentials found or generated on first start.
     // The server is shut down when the closure ends, whether it returns or throws.
-    try await withMockAPNsServer(MockAPNsConfiguration()) { server in
-        let ports = try #require(server.ports)
+    try await withMockAPNsServer(MockAPNsConfiguration()) { server, ports in
         let credentials = server.developmentCredentials   // the CA and client files for your client
         let token = String(repeating: "a1b2c3d4", count: 8)
         server.registry.markUnregistered(token, since: 1_767_225_600_000)

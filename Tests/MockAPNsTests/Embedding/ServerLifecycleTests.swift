@@ -26,12 +26,26 @@ final class ServerLifecycleTests: XCTestCase {
         }
     }
 
+    func testAServerThatPlaysNoEnvironmentRefusesToStartAndSaysWhy() async throws {
+        var configuration = MockAPNsConfiguration()
+        configuration.environments = []
+        let server = MockAPNsServer(configuration: configuration)
+        do {
+            try await server.start()
+            XCTFail("a server with no environment started")
+        } catch let error as MockAPNsServer.UsageError {
+            XCTAssertEqual(error, .noEnvironment)
+            XCTAssertTrue(error.description.contains("configuration.environments"), error.description)
+        }
+        XCTAssertNil(server.ports)
+    }
+
     func testAServerStartsOnceAndNotAgainAfterItsShutdown() async throws {
         let (server, _) = try await TestServer.start()
         do {
             try await server.start()
             XCTFail("a second start was accepted")
-        } catch let error as MockAPNsServer.LifecycleError {
+        } catch let error as MockAPNsServer.UsageError {
             XCTAssertEqual(error, .alreadyStarted)
         }
         try await server.shutdown()
@@ -41,7 +55,7 @@ final class ServerLifecycleTests: XCTestCase {
         do {
             try await server.start()
             XCTFail("a start after the shutdown was accepted")
-        } catch let error as MockAPNsServer.LifecycleError {
+        } catch let error as MockAPNsServer.UsageError {
             XCTAssertEqual(error, .stopped)
             XCTAssertTrue(error.description.contains("make a new MockAPNsServer"), error.description)
         }
@@ -68,7 +82,7 @@ final class ServerLifecycleTests: XCTestCase {
         do {
             try await clashing.start()
             XCTFail("a server whose start failed started again")
-        } catch let error as MockAPNsServer.LifecycleError {
+        } catch let error as MockAPNsServer.UsageError {
             XCTAssertEqual(error, .stopped)
         }
     }
@@ -81,7 +95,7 @@ final class ServerLifecycleTests: XCTestCase {
         do {
             try await server.start()
             XCTFail("a server without a certificate started")
-        } catch is MockAPNsServer.LifecycleError {
+        } catch is MockAPNsServer.UsageError {
             XCTFail("the first start was refused as a lifecycle error rather than for its certificate")
         } catch {
             XCTAssertTrue(String(describing: error).contains(missing), "the error names the folder: \(error)")
@@ -91,7 +105,7 @@ final class ServerLifecycleTests: XCTestCase {
         do {
             try await server.start()
             XCTFail("a server whose start failed started again")
-        } catch let error as MockAPNsServer.LifecycleError {
+        } catch let error as MockAPNsServer.UsageError {
             XCTAssertEqual(error, .stopped)
         }
     }
@@ -101,9 +115,10 @@ final class ServerLifecycleTests: XCTestCase {
         let http2Port = try await releasedPort()
         var seen: MockAPNsServer?
         do {
-            try await withMockAPNsServer(TestServer.configuration { $0.http2Port = http2Port }) { server in
+            try await withMockAPNsServer(TestServer.configuration { $0.http2Port = http2Port }) { server, ports in
                 seen = server
-                XCTAssertEqual(server.ports?.http2, http2Port)
+                XCTAssertEqual(ports.http2, http2Port)
+                XCTAssertEqual(server.ports, ports)
                 throw Failure()
             }
             XCTFail("the body's error was not thrown")
@@ -114,10 +129,10 @@ final class ServerLifecycleTests: XCTestCase {
 
     func testTheScopedHelperReturnsWhatItsBodyReturnsAndThenShutsDown() async throws {
         let http2Port = try await releasedPort()
-        let bound = try await withMockAPNsServer(TestServer.configuration { $0.http2Port = http2Port }) { server in
-            server.ports
+        let bound = try await withMockAPNsServer(TestServer.configuration { $0.http2Port = http2Port }) { _, ports in
+            ports
         }
-        XCTAssertEqual(bound?.http2, http2Port)
+        XCTAssertEqual(bound.http2, http2Port)
         try await assertPortIsFree(http2Port, "the scoped helper left its listener bound after returning")
     }
 }

@@ -14,12 +14,12 @@ final class EnvironmentBothTests: XCTestCase {
     private let otherToken = String(repeating: "0f", count: 32)
 
     private var server: MockAPNsServer!
-    private var sandbox: EnvironmentPorts!
-    private var production: EnvironmentPorts!
+    private var sandbox: BoundPorts!
+    private var production: BoundPorts!
 
     override func setUp() async throws {
         let (server, ports) = try await TestServer.start {
-            $0.environment = .both
+            $0.environments = [.sandbox, .production]
             $0.broadcast.managePort = 0
             $0.control.port = 0
         }

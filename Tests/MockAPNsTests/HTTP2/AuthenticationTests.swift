@@ -1,3 +1,4 @@
+import MockAPNsLogging
 import MockAPNsObservation
 import MockAPNsTestSupport
 import Foundation

@@ -40,7 +40,7 @@ import Testing
         let (server, ports) = try await TestServer.start()
         let started = ContinuousClock.now
         async let waited = server.waitForNotifications(count: 2, timeout: .seconds(60))
-        try await waitUntil("the wait to park") { server.journal.parkedReaders > 0 }
+        try await waitUntil("the wait to park") { server.journal.waitingReaders > 0 }
         let client = CurlClient(port: ports.http2)
         _ = try client.send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
         _ = try client.send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])

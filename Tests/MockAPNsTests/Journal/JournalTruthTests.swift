@@ -6,6 +6,7 @@ import MockAPNsCore
 import MockAPNsJournal
 import XCTest
 import MockAPNsLegacy
+import MockAPNsLogging
 import MockAPNsObservation
 
 /// The journal tells the whole truth: every notification (accepted, refused by the core,

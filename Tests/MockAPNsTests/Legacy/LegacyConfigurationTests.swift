@@ -30,13 +30,13 @@ final class LegacyConfigurationTests: XCTestCase {
 
     func testOldTLSMeansTLS1AtSecurityLevel0AndNeverTLS13() {
         var configuration = MockAPNsConfiguration()
-        var tls = LegacyListeners.tlsConfiguration(configuration)
+        var tls = configuration.legacyListenerSettings(.sandbox).tls
         XCTAssertEqual(tls.minimumVersion, .tlsv12)
         XCTAssertEqual(tls.maximumVersion, .tlsv12)
         XCTAssertEqual(tls.clientCertificate, .require)
         XCTAssertNil(tls.securityLevel)
         configuration.legacy.allowOldTLS = true
-        tls = LegacyListeners.tlsConfiguration(configuration)
+        tls = configuration.legacyListenerSettings(.sandbox).tls
         XCTAssertEqual(tls.minimumVersion, .tlsv1)
         XCTAssertEqual(tls.maximumVersion, .tlsv12)
         XCTAssertEqual(tls.securityLevel, 0)

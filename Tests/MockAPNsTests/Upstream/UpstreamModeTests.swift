@@ -2,6 +2,7 @@ import Foundation
 import MockAPNs
 import MockAPNsCore
 import MockAPNsJournal
+import MockAPNsLogging
 import MockAPNsObservation
 import MockAPNsTestSupport
 import XCTest

@@ -254,7 +254,7 @@ final class WebPushWireTests: XCTestCase {
     /// The length a cut is judged against is the answer as NIO's HTTP/1.1 encoder writes it:
     /// status line, the headers sent (with content-length and connection), blank line, body.
     func testTheHTTP1AnswersWireLengthCountsItsStatusLineHeadersAndBody() throws {
-        let answer = HTTP2PushResponse(status: 403, headers: [HTTPHeader(name: "content-type", value: "application/json")],
+        let answer = ProviderAnswer(status: 403, headers: [HTTPHeader(name: "content-type", value: "application/json")],
                                        body: Array(#"{"reason":"BadJwtToken"}"#.utf8))
         let expected = "HTTP/1.1 403 Forbidden\r\ncontent-type: application/json\r\ncontent-length: 24\r\nconnection: close\r\n\r\n"
             + #"{"reason":"BadJwtToken"}"#

@@ -4,8 +4,8 @@ import MockAPNsCore
 import MockAPNsJournal
 import XCTest
 
-/// `GET /v1/events/stream` over real sockets: live delivery, resume from `Last-Event-ID`,
-/// and the "skipped" notice when a reader's buffer overflows.
+/// `GET /v1/events/stream` over real sockets: live delivery pushed by the journal, resume from
+/// `Last-Event-ID`, and the "skipped" notice when a reader's buffer overflows.
 final class JournalEventStreamTests: XCTestCase {
     private var server: MockAPNsServer!
     private var ports: BoundPorts!
@@ -43,6 +43,22 @@ final class JournalEventStreamTests: XCTestCase {
         let record = try XCTUnwrap(event["notification"] as? [String: Any])
         XCTAssertEqual(record["deviceToken"] as? String, Fixtures.token)
         XCTAssertEqual(record["payload"] as? String, #"{"aps":{"alert":{"title":"Hello","body":"message 1"}}}"#)
+    }
+
+    /// The journal pushes to the stream: it looks at the journal's history once, when it
+    /// opens, and every later event reaches it through its reader, without another look.
+    func testTheJournalPushesToTheStreamAfterItsOneLook() throws {
+        let journal = server.journal
+        let readersBefore = journal.statistics.readers
+        let stream = try EventStreamClient(port: controlPort, path: "/v1/events/stream?type=notification")
+        XCTAssertEqual(try stream.status(), 200)
+        for number in 1...3 {
+            try push(number)
+            let record = try XCTUnwrap(try json(try stream.next())["notification"] as? [String: Any])
+            XCTAssertTrue((record["payload"] as? String ?? "").contains("message \(number)"))
+        }
+        XCTAssertEqual(journal.statistics.historyReads, 1, "one look when the stream opened; the journal pushed the rest")
+        XCTAssertEqual(journal.statistics.readers, readersBefore + 1, "the open stream is one of the journal's readers")
     }
 
     func testUnfilteredStreamCarriesConnectionsAndFrames() throws {

@@ -1,6 +1,8 @@
 import MockAPNsWire
-/// An HTTP/2 request as the protocol mouth received it, before any of Apple's rules apply.
-package struct HTTP2PushRequest: Sendable {
+/// What a provider sent, as the protocol mouth received it, before any of Apple's rules apply:
+/// its head and its body. A device push, a broadcast send and a channel management request
+/// are each one (web push reads its head into `WebPushRequest`, which adds what its rules need).
+package struct ProviderRequest: Sendable {
     /// The header block, read once as it arrived.
     package var head: RequestHead
     /// The DATA frames' bytes, concatenated.
@@ -16,17 +18,16 @@ package struct HTTP2PushRequest: Sendable {
     package init(headers: [HTTPHeader], body: [UInt8]) {
         self.init(head: RequestHead(headers), body: body)
     }
-
-    /// Every header field, pseudo-headers included, in the order received.
-    package var headers: [HTTPHeader] { head.fields }
 }
 
-/// The response a protocol mouth writes back for one HTTP/2 request.
-package struct HTTP2PushResponse: Sendable, Equatable {
+/// The answer a provider is sent for one request: status, header fields and body, whichever
+/// HTTP version carries it (an HTTP/2 stream, web push over HTTP/1.1), and as the channel
+/// operation's record keeps it.
+package struct ProviderAnswer: Sendable, Equatable {
     package var status: Int
     /// Regular headers (no `:status`), in the order they are sent.
     package var headers: [HTTPHeader]
-    /// `nil` means HEADERS carries END_STREAM and no DATA frame follows.
+    /// `nil`: no body (on HTTP/2, HEADERS carries END_STREAM and no DATA frame follows).
     package var body: [UInt8]?
 
     package init(status: Int, headers: [HTTPHeader], body: [UInt8]?) {

@@ -1,6 +1,5 @@
-import MockAPNsObservation
+import MockAPNsLogging
 import Foundation
-@testable import MockAPNs
 import NIOCore
 import NIOPosix
 import XCTest

@@ -11,6 +11,8 @@ package final class Doorbell: Sendable {
 
     private let state = Mutex(State())
 
+    package init() {}
+
     /// Wakes the waiter, or the next one to wait.
     package func ring() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in

@@ -4,10 +4,9 @@ import MockAPNsJournal
 import NIOCore
 import Synchronization
 import MockAPNsDelivery
-import MockAPNsScenario
 
 /// Runs the delivery model beside the server: reads accepted notifications and device changes
-/// from the journal (through `DeliveryFeed`, in journal order), applies Apple's rules on the
+/// from the journal (through `DeliveryFeed`, in journal order, once the server subscribes it), applies Apple's rules on the
 /// server clock, records each step as a `delivery` event (all but a delivery on arrival, which
 /// readers derive: `derivedThrough`), and hands what is delivered to the forwarders. It works
 /// on its own task, off the event loops; a request's only cost is the feed's hand-off.
@@ -23,7 +22,9 @@ package actor DeliveryService {
     /// Off (`delivery.model: false`), the service takes nothing from the journal and refuses
     /// every question.
     package nonisolated let runsModel: Bool
-    private let feed = DeliveryFeed()
+    /// The model's reader of the journal, subscribed with the server's other readers
+    /// (`ServerObservation.subscribeReaders`) when the model runs.
+    package nonisolated let feed = DeliveryFeed()
     private let journal: Journal
     private let clock: ServerClock
     private let settings: DeliveryServiceSettings
@@ -52,16 +53,6 @@ package actor DeliveryService {
         self.journal = journal
         self.clock = clock
         self.logger = logger
-        if settings.runsModel { journal.addSink(feed) }
-    }
-
-    /// What carries out a scenario rule's device change: a `delivery` event in the journal,
-    /// recorded when the rule fires, so the model applies it before the request's own
-    /// notification (which is recorded after its answer).
-    package static func recorder(journal: Journal, clock: ServerClock) -> @Sendable (ScenarioDeviceChange) -> Void {
-        { change in
-            journal.record(.delivery(.device(change.deviceToken, online: change.online, at: clock.millisecondsSince1970, rule: change.rule)))
-        }
     }
 
     // MARK: Running
@@ -188,7 +179,7 @@ package actor DeliveryService {
     }
 
     /// Waits (at most a second) until the feed holds the device change at `sequence`. The journal
-    /// hands an event to its sinks on the thread that recorded it, unless another thread is
+    /// hands an event to its readers on the thread that recorded it, unless another thread is
     /// handing over events then; this waits out the second case.
     private func feedReaches(_ sequence: UInt64) async {
         var waited = 0

@@ -1,6 +1,5 @@
 import Logging
-import MockAPNsCore
-import MockAPNsJournal
+import MockAPNsJSON
 import NIOPosix
 
 #if canImport(Glibc)

@@ -1,31 +1,13 @@
+import MockAPNsAnswer
 import MockAPNsCore
 import MockAPNsHTTP2
 import MockAPNsScenario
 import NIOCore
 
-/// One request on its way through the answer flow every HTTP/2 endpoint shares:
-/// route → authenticate → decide → answer → record. The bridge routes and authenticates,
-/// the scenario responder decides (through the scenario) and answers; what differs per
-/// endpoint (device pushes, broadcasts, channel management, and whatever comes next) is only
-/// this conformance: its facts, its answer's shape, its decision core and its record.
-///
-/// One object per request, living until its record is written (after a scripted delay, or
-/// once a `closeAfterBytes` cut is known); it lives on the connection's event loop.
-protocol HTTP2Exchange: AnyObject {
-    /// How every answer to the request is shaped (which IDs it carries, extra headers).
-    var shape: ResponseShape { get }
-    /// The request's facts for the scenario's rules; read only when it has rules.
-    func scenarioFacts() -> ScenarioRequest
-    /// The decision core's answer. Called at most once, and not when a rule decided first.
-    func decide() -> CoreAnswer
-    /// Writes the request's one record, from what was sent (or done instead). Called once.
-    func record(_ sent: SentAnswer)
-}
-
 /// `POST /3/device/<token>`: a push to one device, decided by the push decision core.
-final class DevicePushExchange: HTTP2Exchange {
+final class DevicePushExchange: ProviderExchange {
     let shape = ResponseShape.push
-    private let push: HTTP2PushRequest
+    private let push: ProviderRequest
     private let bodyLength: Int
     /// The body examined once, for every reader of it: the scenario's payload matches, the
     /// decision (its shape rule and payload type rules), the not-JSON diagnosis and the
@@ -49,7 +31,7 @@ final class DevicePushExchange: HTTP2Exchange {
         context: DecisionContext, decider: PushDecider, journaling: HTTP2Journaling, arrivedAt: NIODeadline,
         scenarioReadsPayload: Bool = false
     ) {
-        self.push = HTTP2PushRequest(head: request.head, body: request.body)
+        self.push = ProviderRequest(head: request.head, body: request.body)
         self.bodyLength = request.bodyLength
         self.payloadJSON = request.isBodyTruncated ? nil : PayloadJSON(
             request.body,

@@ -1,5 +1,4 @@
 import MockAPNsConnections
-import MockAPNsObservation
 import Logging
 import MockAPNsCore
 import MockAPNsJournal
@@ -24,7 +23,7 @@ import MockAPNsLegacy
 /// typically has many notifications in flight when one fails, so the gateway first reads and
 /// discards what the client already sent, then closes once the client has been quiet for a
 /// moment (or a cap is reached, so a client that never stops cannot hold the connection).
-struct LegacyDrainPolicy: Sendable {
+package struct LegacyDrainPolicy: Sendable {
     /// Close after this long without receiving anything.
     var quietPeriod: TimeAmount = .milliseconds(200)
     /// Close after this long regardless.

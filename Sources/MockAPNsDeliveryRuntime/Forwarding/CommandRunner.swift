@@ -1,4 +1,5 @@
 import Foundation
+import MockAPNsJournal
 import Synchronization
 
 #if canImport(Glibc)

@@ -7,7 +7,7 @@ import MockAPNsDelivery
 /// and device changes. The journal hands events over on the recording thread (often an event
 /// loop), so receiving only keeps the record (one reference) and rings the reader's bell; the
 /// reader makes the model's value of it on its own thread.
-package final class DeliveryFeed: JournalSink {
+package final class DeliveryFeed: JournalReader {
     /// One input for the model.
     package enum Input: Sendable, Equatable {
         /// An accepted notification's record, with its event's sequence and time.
@@ -37,15 +37,10 @@ package final class DeliveryFeed: JournalSink {
     /// notifications and frames never reach the model.
     package let wantedKinds: UInt32 = JournalEventKind.bits(.notification, .delivery)
 
-    package func receive(_ event: JournalEvent) {
-        guard let input = Self.input(event) else { return }
-        hand(over: CollectionOfOne((input, event.sequence)))
-    }
-
-    /// A run of events under one hold of the lock.
-    package func receive(contentsOf events: [JournalEvent]) {
+    /// A batch under one hold of the lock.
+    package func read(_ batch: [JournalEvent]) {
         var inputs: [(Input, sequence: UInt64)] = []
-        for event in events {
+        for event in batch {
             if let input = Self.input(event) { inputs.append((input, event.sequence)) }
         }
         hand(over: inputs)

@@ -1,6 +1,5 @@
 import MockAPNsObservation
 import MockAPNsWire
-@testable import MockAPNs
 import MockAPNsCore
 import MockAPNsJournal
 import XCTest
@@ -30,7 +29,7 @@ final class ActivityFeedTests: XCTestCase {
         let feed = ActivityFeed(keepsWholeNotifications: true, gate: gate, highWater: 100)
         for _ in 0..<99 { feed.receive(notification) }
         XCTAssertTrue(gate.isOpen)
-        feed.receive(contentsOf: [opened, notification])
+        feed.read([opened, notification])
         XCTAssertFalse(gate.isOpen, "101 items waiting")
         XCTAssertEqual(feed.waiting, 101)
         XCTAssertEqual(feed.drain().count, 101)
@@ -67,7 +66,7 @@ final class ActivityFeedTests: XCTestCase {
     func testTheJournalHandsTheFeedOnlyTheKindsItsReadersRead() {
         let journal = Journal()
         let feed = ActivityFeed(keepsWholeNotifications: true)
-        journal.addSink(feed)
+        journal.subscribe(feed)
         journal.record(.connectionOpened(transport: .http2, peer: nil), connection: 1)
         journal.record(.http2Frame(HTTP2FrameRecord(direction: .inbound, type: .ping, flags: 0, streamID: 0, length: 8, details: .ping(opaqueData: [0, 0, 0, 0, 0, 0, 0, 0]))), connection: 1)
         journal.record(.diagnosis(code: .http2StreamError, message: "m"), connection: 1)
