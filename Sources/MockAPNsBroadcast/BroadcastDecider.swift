@@ -68,6 +68,11 @@ package struct BroadcastDecider: Sendable {
         path.hasPrefix(pathPrefix)
     }
 
+    /// Whether `head`'s `:path` is a broadcast's, read from its bytes (no string made).
+    package static func isBroadcastPath(_ head: RequestHead) -> Bool {
+        head.withBytes(of: .path) { path in pathPrefix.withUTF8Bytes { path.hasPrefix($0) } } ?? false
+    }
+
     /// The `apns-request-id` a response to these headers carries: the request's when it sent
     /// a UUID, otherwise a new lowercase one.
     package func responseRequestID(for head: RequestHead) -> String {
@@ -94,8 +99,12 @@ package struct BroadcastDecider: Sendable {
         )
     }
 
-    /// Decides one broadcast. `requestID` is the `apns-request-id` the answer carries.
-    package func decide(_ request: ProviderRequest, requestID: String, context: DecisionContext) -> BroadcastDecision {
+    /// Decides one broadcast. `requestID` is the `apns-request-id` the answer carries;
+    /// `payloadJSON` is the body's one examination with its value kept, when the caller made
+    /// it (otherwise it is made here, when the rules reach the payload).
+    package func decide(
+        _ request: ProviderRequest, requestID: String, context: DecisionContext, payloadJSON: PayloadJSON? = nil
+    ) -> BroadcastDecision {
         let head = request.head
         var bundleID: String?
         var storagePolicy: MessageStoragePolicy?
@@ -118,7 +127,7 @@ package struct BroadcastDecider: Sendable {
         let pathBundleID = String(path.dropFirst(Self.pathPrefix.count))
         guard !pathBundleID.isEmpty, !pathBundleID.contains("/"), !pathBundleID.contains("?") else { return refuse(.badPath) }
         bundleID = pathBundleID
-        if head[.method] != "POST" { return refuse(options.wrongMethodReason) }
+        if !head.value(.method, is: "POST") { return refuse(options.wrongMethodReason) }
         if let refusal = BroadcastCredentials.authenticationRefusal(context.authentication, environment: context.environment) {
             return refuse(refusal)
         }
@@ -154,16 +163,15 @@ package struct BroadcastDecider: Sendable {
         }
 
         var expiration: Int64?
-        if let text = head[.apnsExpiration] {
-            guard let value = HeaderValueSyntax.expiration(text) else { return refuse(.badExpirationDate) }
+        if let value = head.withBytes(of: .apnsExpiration, HeaderValueSyntax.expiration) {
+            guard let value else { return refuse(.badExpirationDate) }
             expiration = value
         }
-        if let text = head[.apnsPriority] {
-            guard let priority = HeaderValueSyntax.priority(text), options.allowedPriorities.contains(priority) else {
-                return refuse(.badPriority)
-            }
+        if let priority = head.withBytes(of: .apnsPriority, HeaderValueSyntax.priority) {
+            guard let priority, options.allowedPriorities.contains(priority) else { return refuse(.badPriority) }
         }
-        let missing = [("apns-expiration", head[.apnsExpiration]), ("apns-priority", head[.apnsPriority])].filter { $0.1 == nil }.map(\.0)
+        let missing = [("apns-expiration", RequestHead.Field.apnsExpiration), ("apns-priority", .apnsPriority)]
+            .filter { !head.contains($0.1) }.map(\.0)
         if !missing.isEmpty {
             diagnoses.append(Diagnosis(
                 .broadcastMissingRequiredHeader,
@@ -173,7 +181,7 @@ package struct BroadcastDecider: Sendable {
                                                              : "Accepted (broadcast.refusesMissingRequiredHeaders is off).")
             ))
             if options.refusesMissingRequiredHeaders {
-                return refuse(head[.apnsExpiration] == nil ? .badExpirationDate : .badPriority)
+                return refuse(head.contains(.apnsExpiration) ? .badPriority : .badExpirationDate)
             }
         }
         if let collapseID = head[.apnsCollapseID], collapseID.utf8.count > HTTP2RequestValidator.maximumCollapseIDLength {
@@ -194,11 +202,13 @@ package struct BroadcastDecider: Sendable {
 
         if request.body.isEmpty { return refuse(.payloadEmpty) }
         if request.body.count > options.payloadLimit { return refuse(.payloadTooLarge) }
-        if case .reject(let reason) = options.unparseableBody, !JSONScanner.isObject(request.body) {
+        // Examined once, for the shape rule and the Live Activity rules (which read its value).
+        let json = payloadJSON.flatMap { $0.keepsValue ? $0 : nil } ?? PayloadJSON(request.body, keepingValue: true)
+        if case .reject(let reason) = options.unparseableBody, !json.isObject {
             return refuse(reason)
         }
         let mismatches = payloadTypeRules.check(
-            payload: request.body, pushType: .liveactivity, priority: nil,
+            json: json, pushType: .liveactivity, priority: nil,
             nowSeconds: clock.millisecondsSince1970 / 1000, isBroadcast: true
         )
         diagnoses += mismatches.map(\.diagnosis)

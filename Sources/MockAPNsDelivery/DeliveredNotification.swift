@@ -24,8 +24,9 @@ package struct DeliveredNotification: Sendable, Equatable {
     }
 
     /// The JSON object the webhook forwarder POSTs: the notification's headers as APNs read
-    /// them, when it was received and delivered, and its payload (as JSON when it is JSON,
-    /// else as text or hex).
+    /// them, when it was received and delivered, and its payload (as JSON when the request's
+    /// one examination of it found it JSON, `DeliveryNotification.payloadIsJSON`; else as text
+    /// or hex). The payload is not parsed again here.
     ///
     /// ```json
     /// {"notification":12,"transport":"http2","deviceToken":"a1b2…","topic":"com.example.app",
@@ -41,7 +42,7 @@ package struct DeliveredNotification: Sendable, Equatable {
         writer.integer("deliveredAt", deliveredAtMilliseconds)
         writer.bool("fromStorage", fromStorage)
         if let text = String(validating: notification.payload, as: UTF8.self) {
-            if (try? JSONParser.parse(text)) != nil {
+            if notification.payloadIsJSON {
                 writer.raw("payload", json: text)
             } else {
                 writer.string("payloadText", text)

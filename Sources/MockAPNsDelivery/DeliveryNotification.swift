@@ -20,13 +20,16 @@ package struct DeliveryNotification: Sendable, Equatable {
     package var transport: Transport
     /// The payload as the journal keeps it (every byte of an APNs payload).
     package var payload: [UInt8]
+    /// Whether the payload is one JSON value, as the request's one examination found (for a
+    /// notification whose record carries none, the payload is examined when the value is made).
+    package var payloadIsJSON: Bool
     /// When APNs received it, milliseconds since 1970 (the event's time).
     package var receivedAtMilliseconds: Int64
 
     package init(
         sequence: UInt64, deviceToken: String, topic: String? = nil, pushType: String? = nil, priority: Int? = nil,
         expiration: Int64? = nil, collapseID: String? = nil, apnsID: String? = nil, uniqueID: String? = nil,
-        transport: Transport = .http2, payload: [UInt8] = [], receivedAtMilliseconds: Int64
+        transport: Transport = .http2, payload: [UInt8] = [], payloadIsJSON: Bool? = nil, receivedAtMilliseconds: Int64
     ) {
         self.sequence = sequence
         self.deviceToken = DeviceRegistry.canonical(deviceToken)
@@ -39,6 +42,7 @@ package struct DeliveryNotification: Sendable, Equatable {
         self.uniqueID = uniqueID
         self.transport = transport
         self.payload = payload
+        self.payloadIsJSON = payloadIsJSON ?? PayloadJSON(payload).isJSON
         self.receivedAtMilliseconds = receivedAtMilliseconds
     }
 
@@ -58,7 +62,10 @@ package struct DeliveryNotification: Sendable, Equatable {
             sequence: sequence, deviceToken: record.deviceToken, topic: record.topic, pushType: record.pushType,
             priority: record.priority, expiration: record.expiration, collapseID: record.collapseID,
             apnsID: record.responseAPNsID, uniqueID: record.answer.uniqueID, transport: record.transport,
-            payload: record.payload, receivedAtMilliseconds: receivedAtMilliseconds
+            payload: record.payload,
+            // Only a payload kept whole is what was examined.
+            payloadIsJSON: record.payload.count == record.payloadLength ? record.payloadIsJSON : nil,
+            receivedAtMilliseconds: receivedAtMilliseconds
         )
     }
 

@@ -1,10 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import MockAPNsWire
 internal import CNghttp2
 
@@ -88,56 +81,11 @@ extension HTTPHeader {
     /// U+FFFD (HTTP/2 allows any octet but NUL, CR and LF in a value).
     static func string(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> String {
         guard let bytes, count > 0 else { return "" }
-        let buffer = UnsafeBufferPointer(start: bytes, count: count)
-        // Header fields are nearly always ASCII: decoded on the fast path, without the generic
-        // validation (which costs a metadata lookup per field on every request).
-        let decoded = String(decoding: buffer, as: UTF8.self)
-        if !buffer.contains(where: { $0 >= 0x80 }) || decoded.utf8.elementsEqual(buffer) { return decoded }
-        return escapingInvalidUTF8(buffer)
-    }
-
-    /// Whether this field is `count` bytes of name and value as nghttp2 lent them: compared
-    /// byte for byte, without decoding (a value written with `\xHH` escapes never matches).
-    func hasBytes(name: UnsafePointer<UInt8>?, _ nameLength: Int, value: UnsafePointer<UInt8>?, _ valueLength: Int) -> Bool {
-        Self.equals(self.value, value, valueLength) && Self.equals(self.name, name, nameLength)
-    }
-
-    private static func equals(_ string: String, _ bytes: UnsafePointer<UInt8>?, _ count: Int) -> Bool {
-        guard string.utf8.count == count else { return false }
-        guard count > 0, let bytes else { return true }
-        // memcmp: the generic element-by-element comparison cost about 2% of a request's
-        // samples, a provider token being some 200 bytes.
-        return string.utf8.withContiguousStorageIfAvailable { stored in
-            guard let base = stored.baseAddress else { return false }
-            return memcmp(base, bytes, count) == 0
-        } ?? string.utf8.elementsEqual(UnsafeBufferPointer(start: bytes, count: count))
+        return text(UnsafeBufferPointer(start: bytes, count: count))
     }
 
     static func string(_ bytes: UnsafeMutablePointer<UInt8>?, _ count: Int) -> String {
         string(UnsafePointer(bytes), count)
-    }
-
-    /// The text of `bytes` with each byte that is not part of a UTF-8 character written `\xHH`.
-    static func escapingInvalidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
-        var text = ""
-        text.reserveCapacity(bytes.count + 8)
-        var iterator = bytes.makeIterator()
-        var parser = Unicode.UTF8.ForwardParser()
-        var index = 0
-        while true {
-            switch parser.parseScalar(from: &iterator) {
-            case .valid(let encoded):
-                text.unicodeScalars.append(Unicode.UTF8.decode(encoded))
-                index += encoded.count
-            case .error(let length):
-                for byte in bytes[index..<min(index + length, bytes.count)] {
-                    text += "\\x" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
-                }
-                index += length
-            case .emptyInput:
-                return text
-            }
-        }
     }
 
     /// `value` in double quotes for a message, every control character written `\u{HH}`, so a

@@ -76,9 +76,12 @@ final class NGHTTP2Session {
     @exclusivity(unchecked) private var settingsAwaitingAck = 0
     @exclusivity(unchecked) private var announcedStreamLimit: UInt32 = 0
 
-    /// The header list of the last request handed over, whose strings the next request's
-    /// equal fields share (see `onHeader`).
-    @exclusivity(unchecked) private var previousRequestHeaders: [HTTPHeader] = []
+    /// The head of the last request handed over: the next request's head starts on its
+    /// storage, which it keeps while its fields repeat that one's (`RequestHead.recycled()`).
+    @exclusivity(unchecked) private var previousHead = RequestHead()
+    /// The last request header list recorded, whose strings the next record's equal fields
+    /// share (the whole list, when every field repeats).
+    @exclusivity(unchecked) private var previousRecordedHeaders: [HTTPHeader] = []
 
     /// Set once the client has broken the connection; nothing more is read after it.
     @exclusivity(unchecked) private(set) var connectionError: HTTP2ConnectionError?
@@ -462,12 +465,12 @@ final class NGHTTP2Session {
         let header = frame.pointee.hd
         guard header.type == UInt8(NGHTTP2_HEADERS.rawValue) else { return 0 }
         if frame.pointee.headers.cat == NGHTTP2_HCAT_REQUEST {
-            streams.open(header.stream_id)
+            streams.open(header.stream_id, head: previousHead.recycled())
             highestClientStreamID = max(highestClientStreamID, header.stream_id)
         } else {
             // Trailers: a new header block on a known stream.
             streams.update(header.stream_id) {
-                $0.headerBlockStart = $0.head.fields.count
+                $0.headerBlockStart = $0.head.count
                 $0.headerListSize = 0
             }
         }
@@ -487,19 +490,9 @@ final class NGHTTP2Session {
                 stream.headerListOverflowed = true
                 return false
             }
-            // A provider sends the same fields request after request (its token, its user
-            // agent, often its topic and path): a field equal to the one at the same place in
-            // the previous request shares that one's strings instead of decoding copies.
-            let index = stream.head.fields.count
-            if index < previousRequestHeaders.count,
-               previousRequestHeaders[index].hasBytes(name: name, nameLength, value: value, valueLength) {
-                stream.head.append(previousRequestHeaders[index])
-            } else {
-                stream.head.append(HTTPHeader(
-                    name: HTTPHeader.string(name, nameLength),
-                    value: HTTPHeader.string(value, valueLength)
-                ))
-            }
+            // The bytes as decoded; a string is made only where a reader needs one.
+            stream.head.append(name: UnsafeBufferPointer(start: name, count: nameLength),
+                               value: UnsafeBufferPointer(start: value, count: valueLength))
             return true
         }
         guard withinLimit == false, let session else { return 0 }
@@ -531,7 +524,10 @@ final class NGHTTP2Session {
     ) -> Int32 {
         let streamID = frame.pointee.hd.stream_id
         let field = HTTPHeader(name: HTTPHeader.string(name, nameLength), value: HTTPHeader.string(value, valueLength))
-        streams.update(streamID) { $0.head.append(field) }
+        streams.update(streamID) {
+            $0.head.append(name: UnsafeBufferPointer(start: name, count: nameLength),
+                           value: UnsafeBufferPointer(start: value, count: valueLength))
+        }
         streamErrorReasons[streamID] = "the header field \(field.name) has a value HTTP/2 forbids (no NUL, CR or LF, and "
             + "no white space at either end; RFC 9113, section 8.2.1): \(HTTPHeader.quoted(field.value))"
         return NGHTTP2_ERR_TEMPORAL_CALLBACK_FAILURE.rawValue
@@ -561,12 +557,14 @@ final class NGHTTP2Session {
         }
         if configuration.recordsFrames {
             // Inbound header fields reached the header callback, not the frame: take this
-            // block's fields from the stream.
-            // The request's own block is the stream's whole list, shared rather than copied;
-            // trailers are the part after it.
+            // block's fields from the stream's head (trailers are the part after the request's
+            // own block). A request's fields that repeat the last recorded request's share its
+            // strings, and its whole list when all do.
             let block = isHeaders
-                ? streams.update(header.stream_id) { stream in
-                    stream.headerBlockStart == 0 ? stream.headers : Array(stream.headers[stream.headerBlockStart...])
+                ? streams.update(header.stream_id) { stream -> [HTTPHeader] in
+                    guard stream.headerBlockStart == 0 else { return stream.head.fields(from: stream.headerBlockStart) }
+                    previousRecordedHeaders = stream.head.fields(from: 0, reusing: previousRecordedHeaders)
+                    return previousRecordedHeaders
                 } ?? []
                 : nil
             listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .inbound, headers: block))
@@ -590,7 +588,7 @@ final class NGHTTP2Session {
         let kept = streams.update(streamID) { stream -> (size: Int, headers: [HTTPHeader])? in
             guard !stream.responded else { return nil }
             defer { stream.head = RequestHead() }
-            return (stream.headerListSize, stream.headers)
+            return (stream.headerListSize, stream.head.fields)
         }
         guard case let (size, headers)? = kept ?? nil else { return }
         guard submitResponse(streamID: streamID, status: 431, headers: [], body: nil) else { return }
@@ -614,7 +612,7 @@ final class NGHTTP2Session {
             stream.body = []
             return request
         }
-        if let request = request ?? nil { previousRequestHeaders = request.head.fields }
+        if let request = request ?? nil { previousHead = request.head }
         if let request = request ?? nil {
             listener.session(didReceive: request)
         }
@@ -717,9 +715,9 @@ final class NGHTTP2Session {
         guard applicationResets.remove(streamID) == nil else { return }
         // The request's fields as far as they came, unless it was already handed over.
         let headers = streams.update(streamID) { stream -> [HTTPHeader]? in
-            guard !stream.headers.isEmpty else { return nil }
+            guard stream.head.count > 0 else { return nil }
             defer { stream.head = RequestHead() }
-            return stream.headers
+            return stream.head.fields
         } ?? nil
         listener.session(didFailStream: HTTP2StreamError(
             streamID: streamID, errorCode: errorCode, message: reason ?? Self.explainReset(errorCode), headers: headers

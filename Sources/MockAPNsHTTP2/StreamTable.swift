@@ -6,10 +6,8 @@ import NIOCore
 struct StreamState {
     /// The request's head as it arrives: its fields (and trailers) in arrival order, each
     /// field MockAPNs reads found on the way in.
-    var head = RequestHead()
-    /// Request headers (and trailers) in arrival order.
-    var headers: [HTTPHeader] { head.fields }
-    /// Where the header block being received starts in `headers`, so a frame record shows
+    var head: RequestHead
+    /// Where the header block being received starts in `head`, so a frame record shows
     /// only that block (the request headers, or later the trailers).
     var headerBlockStart = 0
     /// The size of the header block being received, counted as SETTINGS_MAX_HEADER_LIST_SIZE
@@ -30,9 +28,8 @@ struct StreamState {
     /// frame (kept only while frames are recorded).
     var submittedResponse: (status: Int, headers: [HTTPHeader])?
 
-    init() {
-        // A typical APNs request carries about ten header fields.
-        head.reserveCapacity(12)
+    init(head: RequestHead = RequestHead()) {
+        self.head = head
     }
 }
 
@@ -42,8 +39,9 @@ struct StreamTable {
 
     var count: Int { states.count }
 
-    mutating func open(_ streamID: Int32) {
-        states[streamID] = StreamState()
+    /// Opens a stream whose request head starts as `head` (empty; see `RequestHead.recycled()`).
+    mutating func open(_ streamID: Int32, head: RequestHead = RequestHead()) {
+        states[streamID] = StreamState(head: head)
     }
 
     @discardableResult

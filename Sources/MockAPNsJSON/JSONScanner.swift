@@ -33,17 +33,21 @@ package enum JSONScanner {
         bytes.withUnsafeBytes { examine($0).isObject }
     }
 
-    /// One pass over `bytes` for both questions asked of a payload: where it stops being one
-    /// JSON value (if it does), and whether it is a JSON object as `isObject` means it.
-    package static func examine(_ bytes: UnsafeRawBufferPointer) -> (outcome: Outcome, trailing: Int?, isObject: Bool) {
+    /// One pass over `bytes` for every question asked of a payload: where it stops being one
+    /// JSON value (if it does), whether it is one JSON value in valid UTF-8 with nothing but
+    /// whitespace around it (`isDocument`), and whether it is a JSON object as `isObject`
+    /// means it.
+    package static func examine(
+        _ bytes: UnsafeRawBufferPointer
+    ) -> (outcome: Outcome, trailing: Int?, isDocument: Bool, isObject: Bool) {
         var reader = Reader(bytes: bytes, maximumDepth: .max)
         let outcome = reader.scan()
         let trailing: Int? = if case .complete(let end) = outcome { firstNonWhitespace(bytes, from: end) } else { nil }
-        let startsObject = firstNonWhitespace(bytes, from: 0).map { bytes[$0] == UInt8(ascii: "{") } ?? false
-        guard case .complete = outcome, trailing == nil, startsObject, reader.deepest <= objectMaximumDepth else {
-            return (outcome, trailing, false)
+        guard case .complete = outcome, trailing == nil, !reader.sawNonASCII || isValidUTF8(bytes) else {
+            return (outcome, trailing, false, false)
         }
-        return (outcome, trailing, !reader.sawNonASCII || isValidUTF8(bytes))
+        let startsObject = firstNonWhitespace(bytes, from: 0).map { bytes[$0] == UInt8(ascii: "{") } ?? false
+        return (outcome, trailing, true, startsObject && reader.deepest <= objectMaximumDepth)
     }
 
     private static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {

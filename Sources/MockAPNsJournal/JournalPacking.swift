@@ -165,6 +165,7 @@ enum JournalPacking {
         writer.optionalInt(record.environment.map { index(of: $0) })
         writer.bool(record.webPush != nil)
         if let webPush = record.webPush { pack(webPush, into: &writer) }
+        writer.optionalInt(record.payloadIsJSON.map { $0 ? 1 : 0 })
     }
 
     private static func pack(_ details: WebPushDetails, into writer: inout JournalByteWriter) {
@@ -240,6 +241,7 @@ enum JournalPacking {
         let handling = reader.optionalInt()
         let environment = reader.optionalInt().flatMap { value(APNsEnvironment.self, at: UInt8(truncatingIfNeeded: $0)) }
         let webPush = reader.bool() ? unpackWebPush(from: &reader) : nil
+        let payloadIsJSON = reader.optionalInt().map { $0 != 0 }
 
         var record = NotificationRecord(
             transport: transport, deviceToken: token, topic: topic, pushType: pushType,
@@ -255,6 +257,7 @@ enum JournalPacking {
         record.handlingMicroseconds = handling
         record.environment = environment
         record.webPush = webPush
+        record.payloadIsJSON = payloadIsJSON
         return record
     }
 

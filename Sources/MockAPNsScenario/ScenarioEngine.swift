@@ -27,6 +27,9 @@ package final class ScenarioEngine: Sendable {
 
     private let state: Mutex<State>
     private let hasRequestRules: Bool
+    /// Whether a request rule matches on the payload: a request's examination of its payload
+    /// then keeps its JSON value for the rules (`ScenarioRequest.payloadJSON`).
+    package let readsPayload: Bool
     /// Where `limitRate` rules set a token's window; `nil` ignores them.
     private let registry: DeviceRegistry?
     /// Told when a rule takes a device offline or brings it online (`setDevice`), after the
@@ -71,6 +74,7 @@ package final class ScenarioEngine: Sendable {
         self.deviceChanges = deviceChanges
         self.state = Mutex(State(firings: Array(repeating: 0, count: scenario.rules.count), named: scenario.initialState))
         self.hasRequestRules = scenario.rules.contains { !$0.isConnectionRule }
+        self.readsPayload = scenario.rules.contains { !$0.isConnectionRule && !$0.match.payload.isEmpty }
     }
 
     /// The named state rules are in now.

@@ -18,6 +18,9 @@ package struct ScenarioRequest: Sendable {
     package var payload: [UInt8]
     /// The payload's true size (an HTTP/2 body may be stored cut short).
     package var payloadSize: Int
+    /// The request's one examination of its payload, when its mouth made it keeping the JSON
+    /// value (`PayloadJSON(_:keepingValue:)`): payload matches read that value.
+    package var payloadJSON: PayloadJSON?
     package var authentication: AuthenticationResult
     /// `apns-channel-id` as sent (broadcasts and channel management requests).
     package var channelID: String?
@@ -44,13 +47,19 @@ package struct ScenarioRequest: Sendable {
         self.authentication = authentication
     }
 
-    /// The facts of an HTTP/2 request, from its head.
-    package init(http2 head: RequestHead, body: [UInt8], bodyLength: Int? = nil, authentication: AuthenticationResult) {
-        let token = head[.path].flatMap(HTTP2RequestValidator.deviceToken(inPath:)).map(String.init)
+    /// The facts of an HTTP/2 request, from its head; `payloadJSON` is its body's one
+    /// examination, when the caller made it.
+    package init(
+        http2 head: RequestHead, body: [UInt8], bodyLength: Int? = nil, authentication: AuthenticationResult,
+        payloadJSON: PayloadJSON? = nil
+    ) {
+        // The token read from the path's bytes: the one string made of the path.
+        let token = head.withBytes(of: .path) { HTTP2RequestValidator.deviceToken(inPath: $0).map(HTTPHeader.text) } ?? nil
         self.init(transport: .http2, deviceToken: token, topic: head[.apnsTopic], pushType: head[.apnsPushType],
                   priority: head[.apnsPriority].flatMap { Int($0) },
                   payload: body, payloadSize: bodyLength, authentication: authentication)
         self.channelID = head[.apnsChannelID]
+        self.payloadJSON = payloadJSON
     }
 
     /// The facts of an HTTP/2 request of `headers` (tests and tools that start from a list).
@@ -94,15 +103,13 @@ package struct ScenarioRequest: Sendable {
         return routed
     }
 
-    /// The payload as JSON, or `nil` when it is not JSON.
-    func parsedPayload() -> JSONValue? {
-        try? JSONParser.parse(String(decoding: payload, as: UTF8.self)).value
-    }
 }
 
-/// A request's payload parsed at most once, when the first rule with a payload match looks
-/// into it, however many rules do (before validation and after). A value that lives for one
-/// decision, so it costs no allocation when no rule looks.
+/// A request's payload as JSON for the rules with a payload match, however many look (before
+/// validation and after): the value its one examination kept (`ScenarioRequest.payloadJSON`),
+/// shared with the decision core's payload rules. A request whose mouth kept none (the legacy
+/// gateway, a tool) has its payload examined when the first such rule looks, once per
+/// decision. A value that lives for one decision, so it costs nothing when no rule looks.
 struct ParsedPayload {
     private let request: ScenarioRequest
     private var parsed: JSONValue??
@@ -113,9 +120,9 @@ struct ParsedPayload {
 
     mutating func value() -> JSONValue? {
         if let parsed { return parsed }
-        let value = request.parsedPayload()
-        parsed = .some(value)
-        return value
+        let json = request.payloadJSON.flatMap { $0.keepsValue ? $0 : nil } ?? PayloadJSON(request.payload, keepingValue: true)
+        parsed = .some(json.value)
+        return json.value
     }
 }
 

@@ -19,7 +19,6 @@ package struct WebPushRequest: Sendable {
     /// A request of `method`, `path` and the header `fields` (names lowercase), in order.
     package init(method: String, path: String, fields: some Sequence<HTTPHeader>, body: [UInt8], bodyLength: Int? = nil) {
         var head = RequestHead()
-        head.reserveCapacity(fields.underestimatedCount + 2)
         head.append(HTTPHeader(name: ":method", value: method))
         head.append(HTTPHeader(name: ":path", value: path))
         for field in fields { head.append(field) }

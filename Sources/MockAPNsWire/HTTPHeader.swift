@@ -14,3 +14,40 @@ package struct HTTPHeader: Sendable, Hashable, CustomStringConvertible {
 
     package var description: String { "\(name): \(value)" }
 }
+
+extension HTTPHeader {
+    /// A field's name or value as text, from its bytes as decoded. Bytes that are not UTF-8
+    /// are written `\xHH`, so a record shows the bytes sent rather than U+FFFD (HTTP/2 allows
+    /// any octet but NUL, CR and LF in a value).
+    package static func text(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        guard !bytes.isEmpty else { return "" }
+        // Header fields are nearly always ASCII: decoded on the fast path, without the generic
+        // validation (which costs a metadata lookup per field on every request).
+        let decoded = String(decoding: bytes, as: UTF8.self)
+        if !bytes.contains(where: { $0 >= 0x80 }) || decoded.utf8.elementsEqual(bytes) { return decoded }
+        return escapingInvalidUTF8(bytes)
+    }
+
+    /// The text of `bytes` with each byte that is not part of a UTF-8 character written `\xHH`.
+    package static func escapingInvalidUTF8(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        var text = ""
+        text.reserveCapacity(bytes.count + 8)
+        var iterator = bytes.makeIterator()
+        var parser = Unicode.UTF8.ForwardParser()
+        var index = 0
+        while true {
+            switch parser.parseScalar(from: &iterator) {
+            case .valid(let encoded):
+                text.unicodeScalars.append(Unicode.UTF8.decode(encoded))
+                index += encoded.count
+            case .error(let length):
+                for byte in bytes[index..<min(index + length, bytes.count)] {
+                    text += "\\x" + String(byte >> 4, radix: 16, uppercase: true) + String(byte & 0xF, radix: 16, uppercase: true)
+                }
+                index += length
+            case .emptyInput:
+                return text
+            }
+        }
+    }
+}

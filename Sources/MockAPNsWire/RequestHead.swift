@@ -5,107 +5,23 @@
 /// validator, the scenario's facts, the broadcast and web push deciders, the upstream hop,
 /// the record) asks the head for a field instead of walking the list again.
 ///
-/// A field's place is kept, not its value: a lookup costs one load and no reference
-/// counting, and the head itself holds no reference besides its list.
+/// The head keeps the bytes as decoded, not strings: a reader that compares or checks a value
+/// reads its bytes in place, and a string is made only where one is needed. A known field's
+/// place is kept in the head itself, so a lookup costs a load and no search.
 package struct RequestHead: Sendable, Equatable {
-    /// A header field some rule of MockAPNs reads. Every other name is kept in the list and
-    /// otherwise ignored (Apple: APNs ignores headers it does not define), except by the
-    /// duplicate-header rule.
-    package enum Field: Int, CaseIterable, Sendable {
-        // Pseudo-headers (HTTP/2); HTTP/1.1's request line fills the same places.
-        case method, scheme, authority, path
-        case authorization
-        // The provider API's own fields.
-        case apnsID, apnsExpiration, apnsPriority, apnsTopic, apnsPushType, apnsCollapseID
-        // Broadcast push and channel management.
-        case apnsChannelID, apnsRequestID
-        // Web push (RFC 8030, RFC 8291, RFC 8292) and HTTP/1.1.
-        case host, ttl, urgency, topic, contentEncoding, cryptoKey, encryption
-
-        /// The name as it travels, in lowercase (a static string: comparing with it touches no
-        /// heap memory).
-        package var name: StaticString {
-            switch self {
-            case .method: ":method"
-            case .scheme: ":scheme"
-            case .authority: ":authority"
-            case .path: ":path"
-            case .authorization: "authorization"
-            case .apnsID: "apns-id"
-            case .apnsExpiration: "apns-expiration"
-            case .apnsPriority: "apns-priority"
-            case .apnsTopic: "apns-topic"
-            case .apnsPushType: "apns-push-type"
-            case .apnsCollapseID: "apns-collapse-id"
-            case .apnsChannelID: "apns-channel-id"
-            case .apnsRequestID: "apns-request-id"
-            case .host: "host"
-            case .ttl: "ttl"
-            case .urgency: "urgency"
-            case .topic: "topic"
-            case .contentEncoding: "content-encoding"
-            case .cryptoKey: "crypto-key"
-            case .encryption: "encryption"
-            }
-        }
-
-        /// Classifies a field name as received. HTTP/2 sends names in lowercase (a peer
-        /// sending uppercase breaks the protocol) and the HTTP/1.1 mouth lowercases them, so
-        /// the match is exact. This runs for every field of every request: the length and one
-        /// or two bytes pick the only candidate, and one comparison confirms it.
-        package init?(_ name: UnsafeBufferPointer<UInt8>) {
-            let candidate: Field
-            switch name.count {
-            case 3: candidate = .ttl
-            case 4: candidate = .host
-            case 5: candidate = name[0] == UInt8(ascii: ":") ? .path : .topic
-            case 7:
-                switch name[1] {
-                case UInt8(ascii: "m"): candidate = .method
-                case UInt8(ascii: "s"): candidate = .scheme
-                case UInt8(ascii: "r"): candidate = .urgency
-                default: candidate = .apnsID
-                }
-            case 10:
-                switch name[0] {
-                case UInt8(ascii: ":"): candidate = .authority
-                case UInt8(ascii: "a"): candidate = .apnsTopic
-                case UInt8(ascii: "c"): candidate = .cryptoKey
-                default: candidate = .encryption
-                }
-            case 13: candidate = name[1] == UInt8(ascii: "u") ? .authorization : .apnsPriority
-            case 14: candidate = .apnsPushType
-            case 15:
-                switch name[5] {
-                case UInt8(ascii: "c"): candidate = .apnsChannelID
-                case UInt8(ascii: "r"): candidate = .apnsRequestID
-                default: candidate = .apnsExpiration
-                }
-            case 16: candidate = name[0] == UInt8(ascii: "a") ? .apnsCollapseID : .contentEncoding
-            default: return nil
-            }
-            guard name.equals(candidate.name) else { return nil }
-            self = candidate
-        }
-
-        /// This field's bit in a ``FieldSet``.
-        var bit: UInt32 { 1 << UInt32(rawValue) }
-    }
-
-    /// A set of fields, as a bit mask.
-    package struct FieldSet: Sendable, Equatable {
-        package var bits: UInt32
-        package init(_ fields: [Field] = []) { bits = fields.reduce(0) { $0 | $1.bit } }
-        package func contains(_ field: Field) -> Bool { bits & field.bit != 0 }
-        package var isEmpty: Bool { bits == 0 }
-        package func intersection(_ other: FieldSet) -> FieldSet { FieldSet(bits: bits & other.bits) }
-        package func subtracting(_ other: FieldSet) -> FieldSet { FieldSet(bits: bits & ~other.bits) }
-        private init(bits: UInt32) { self.bits = bits }
-    }
-
-    /// Every field, pseudo-headers included, in arrival order (then trailers, if any): the
-    /// request as sent, for the record and for whoever forwards it whole.
-    package private(set) var fields: [HTTPHeader] = []
+    /// The fields as decoded, back to back: each field's name, then its value, in arrival
+    /// order (then trailers, if any). `bytes[0..<byteCount]` is the whole decoded block, the
+    /// form a record of the wire can point into.
+    private var bytes: [UInt8] = []
+    /// Per field, where its value starts and where the field ends in `bytes`; its name starts
+    /// where the field before it ended (0 for the first).
+    private var spans: [Span] = []
+    /// How much of `bytes` and `spans` is this head's. A head made by ``recycled()`` starts
+    /// with the storage of the one before it and keeps it, unwritten, while the fields
+    /// arriving repeat that one's at the same places (a provider sends the same token, path,
+    /// topic and user agent request after request): such a head costs no allocation.
+    private var byteCount = 0
+    private var fieldCount = 0
     /// Where each known field first came, plus one (0: not sent); 255 for a place past 254,
     /// which a lookup finds by searching from there (a list that long is rare and capped by
     /// the listener's header list limit).
@@ -119,38 +35,129 @@ package struct RequestHead: Sendable, Equatable {
 
     /// A head of `fields`, in order.
     package init(_ fields: [HTTPHeader]) {
-        self.fields.reserveCapacity(fields.count)
         for field in fields { append(field) }
     }
 
-    /// Makes room for `count` fields (a typical APNs request carries about ten).
-    package mutating func reserveCapacity(_ count: Int) {
-        fields.reserveCapacity(count)
+    /// An empty head that starts on this head's storage: while the fields appended repeat
+    /// this head's, byte for byte at the same places, nothing is written or allocated; the
+    /// first field that differs gives the new head storage of its own.
+    package func recycled() -> RequestHead {
+        var head = RequestHead()
+        head.bytes = bytes
+        head.spans = spans
+        return head
+    }
+
+    /// The number of fields, trailers included.
+    package var count: Int { fieldCount }
+
+    /// Every field, pseudo-headers included, in arrival order (then trailers, if any): the
+    /// request as sent, for the record and for whoever forwards it whole. Made on demand.
+    package var fields: [HTTPHeader] { fields(from: 0) }
+
+    /// The fields from the `start`th on (a block of trailers). A field equal byte for byte to
+    /// the one at the same place of `earlier` (a connection's previous list) is taken from it,
+    /// sharing its strings; when every field is, `earlier` itself is returned, so a request
+    /// repeating the one before costs no allocation here.
+    package func fields(from start: Int, reusing earlier: [HTTPHeader] = []) -> [HTTPHeader] {
+        let start = min(max(start, 0), fieldCount)
+        if fieldCount - start == earlier.count,
+           (start..<fieldCount).allSatisfy({ index in field(at: index, equals: earlier[index - start]) }) {
+            return earlier
+        }
+        var list: [HTTPHeader] = []
+        list.reserveCapacity(fieldCount - start)
+        for index in start..<fieldCount {
+            let position = index - start
+            if position < earlier.count, field(at: index, equals: earlier[position]) {
+                list.append(earlier[position])
+            } else {
+                list.append(HTTPHeader(name: withName(at: index, HTTPHeader.text), value: withValue(at: index, HTTPHeader.text)))
+            }
+        }
+        return list
     }
 
     /// Adds the next field as it arrived.
     package mutating func append(_ field: HTTPHeader) {
-        let index = fields.count
-        fields.append(field)
-        guard let known = field.name.withUTF8Bytes(Field.init) else {
-            if !repeatsOtherField, Self.name(at: index, repeatsAnEarlierIn: fields) { repeatsOtherField = true }
-            return
+        field.name.withUTF8Bytes { name in
+            field.value.withUTF8Bytes { value in _ = append(name: name, value: value) }
+        }
+    }
+
+    /// Adds the next field as it arrived, from bytes lent for the call. `false` (the field is
+    /// not kept) only for a block past 4 GiB, which no listener's header list limit allows.
+    @discardableResult
+    package mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) -> Bool {
+        let (valueStart, nameOverflow) = byteCount.addingReportingOverflow(name.count)
+        let (end, valueOverflow) = valueStart.addingReportingOverflow(value.count)
+        guard !nameOverflow, !valueOverflow, let span = Span(valueStart: valueStart, end: end) else { return false }
+        keep(span, name: name, value: value)
+        let index = fieldCount
+        fieldCount += 1
+        byteCount = end
+        guard let known = Field(name) else {
+            if !repeatsOtherField, nameAt(index, repeatsAnEarlierName: name) { repeatsOtherField = true }
+            return true
         }
         guard places[known] == 0 else {
             repeated.bits |= known.bit
-            return
+            return true
         }
         places[known] = UInt8(clamping: index + 1)
+        return true
     }
 
-    /// The value of `field`'s first occurrence; `nil` when it was not sent.
+    /// Writes the field after the head's last one, unless the storage already holds exactly
+    /// that there (a recycled head repeating its predecessor).
+    private mutating func keep(_ span: Span, name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        if fieldCount < spans.count, spans[fieldCount] == span {
+            // Same lengths; the bytes may still differ.
+        } else {
+            if spans.count > fieldCount { spans.removeSubrange(fieldCount...) }
+            if spans.capacity == 0 { spans.reserveCapacity(12) }  // a typical APNs request carries about ten fields
+            spans.append(span)
+        }
+        let end = Int(span.end)
+        if end <= bytes.count, bytes.withUnsafeBufferPointer({ stored in
+            UnsafeBufferPointer(rebasing: stored[Int(span.valueStart)..<end]).sameBytes(as: value)
+                && UnsafeBufferPointer(rebasing: stored[byteCount..<Int(span.valueStart)]).sameBytes(as: name)
+        }) {
+            return
+        }
+        if bytes.count > byteCount { bytes.removeSubrange(byteCount...) }
+        if bytes.capacity == 0 { bytes.reserveCapacity(Swift.max(512, end)) }  // an APNs head is a few hundred bytes
+        bytes.append(contentsOf: name)
+        bytes.append(contentsOf: value)
+    }
+
+    /// The value of `field`'s first occurrence; `nil` when it was not sent. Bytes that are not
+    /// UTF-8 are written `\xHH`. Makes a string: a reader that only compares or checks the
+    /// value reads its bytes instead (``withBytes(of:_:)``, ``value(_:is:)``).
     package subscript(_ field: Field) -> String? {
-        let place = places[field]
-        guard place != 0 else { return nil }
-        guard place == UInt8.max else { return fields[Int(place) - 1].value }
-        // Past the places a byte holds: searched for from there.
-        let name = field.name
-        return fields[(Int(UInt8.max) - 1)...].first { $0.name.withUTF8Bytes { $0.equals(name) } }?.value
+        withBytes(of: field, HTTPHeader.text)
+    }
+
+    /// The value of `field`'s first occurrence as `candidate` when its bytes are exactly
+    /// `candidate`'s (a connection's last value, shared instead of made again), else as a new
+    /// string; `nil` when it was not sent.
+    package func value(_ field: Field, reusing candidate: String?) -> String? {
+        withBytes(of: field) { value in
+            if let candidate, candidate.withUTF8Bytes({ $0.sameBytes(as: value) }) { return candidate }
+            return HTTPHeader.text(value)
+        }
+    }
+
+    /// Whether `field` was sent and its first value is exactly `text`.
+    package func value(_ field: Field, is text: StaticString) -> Bool {
+        withBytes(of: field) { $0.equals(text) } ?? false
+    }
+
+    /// `body` run on the bytes of `field`'s first value, lent for the call; `nil` when the
+    /// field was not sent.
+    package func withBytes<Result>(of field: Field, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
+        guard let index = index(of: field) else { return nil }
+        return withValue(at: index, body)
     }
 
     /// Whether `field` was sent.
@@ -158,16 +165,62 @@ package struct RequestHead: Sendable, Equatable {
         places[field] != 0
     }
 
-    /// Whether a field of the same name came before the one at `index`. Quadratic, but only
-    /// names MockAPNs does not read are compared (about three per request: a user agent, a
-    /// content type and length), and only with earlier names of their length.
-    private static func name(at index: Int, repeatsAnEarlierIn fields: [HTTPHeader]) -> Bool {
-        let name = fields[index].name
-        let length = name.utf8.count
-        for earlier in fields[..<index] where earlier.name.utf8.count == length && earlier.name == name {
-            return true
+    /// The place of `field`'s first occurrence.
+    private func index(of field: Field) -> Int? {
+        let place = places[field]
+        guard place != 0 else { return nil }
+        guard place == UInt8.max else { return Int(place) - 1 }
+        // Past the places a byte holds: searched for from there.
+        let name = field.name
+        return (Int(UInt8.max) - 1..<fieldCount).first { withName(at: $0) { $0.equals(name) } }
+    }
+
+    private func withName<Result>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        let start = index == 0 ? 0 : Int(spans[index - 1].end)
+        return withBytes(start..<Int(spans[index].valueStart), body)
+    }
+
+    private func withValue<Result>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        withBytes(Int(spans[index].valueStart)..<Int(spans[index].end), body)
+    }
+
+    private func withBytes<Result>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+        bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
+    }
+
+    /// Whether the field at `index` is `header`, byte for byte.
+    private func field(at index: Int, equals header: HTTPHeader) -> Bool {
+        withValue(at: index) { value in header.value.withUTF8Bytes { $0.sameBytes(as: value) } }
+            && withName(at: index) { name in header.name.withUTF8Bytes { $0.sameBytes(as: name) } }
+    }
+
+    /// Whether a field named `name` came before the one at `index`. Quadratic, but only names
+    /// MockAPNs does not read are compared (about three per request: a user agent, a content
+    /// type and length), and only with earlier names of their length.
+    private func nameAt(_ index: Int, repeatsAnEarlierName name: UnsafeBufferPointer<UInt8>) -> Bool {
+        (0..<index).contains { earlier in
+            withName(at: earlier) { $0.sameBytes(as: name) }
         }
-        return false
+    }
+
+    /// Two heads are equal when they hold the same fields in the same order (whatever storage
+    /// they came from).
+    package static func == (left: RequestHead, right: RequestHead) -> Bool {
+        guard left.fieldCount == right.fieldCount, left.byteCount == right.byteCount else { return false }
+        return left.spans[..<left.fieldCount].elementsEqual(right.spans[..<right.fieldCount])
+            && left.bytes[..<left.byteCount].elementsEqual(right.bytes[..<right.byteCount])
+    }
+
+    /// Where one field's value starts and the field ends in the head's bytes.
+    private struct Span: Sendable, Equatable {
+        var valueStart: UInt32
+        var end: UInt32
+
+        init?(valueStart: Int, end: Int) {
+            guard let valueStart = UInt32(exactly: valueStart), let end = UInt32(exactly: end) else { return nil }
+            self.valueStart = valueStart
+            self.end = end
+        }
     }
 
     /// One byte per known field, in three words: the head stays a few words long and is

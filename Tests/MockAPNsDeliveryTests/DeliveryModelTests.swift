@@ -1,7 +1,7 @@
 import MockAPNsCore
 import XCTest
 import MockAPNsDelivery
-import MockAPNsJournal
+@testable import MockAPNsJournal
 
 /// Apple's storage and delivery rules, one table per rule: each case is a script of pushes,
 /// device changes and clock moves, and the steps the model must take, in order.
@@ -405,5 +405,36 @@ final class DeliveryModelTests: XCTestCase {
         var dropped = accepted
         dropped.dropped = true
         XCTAssertNil(DeliveryNotification(dropped))
+    }
+    /// The delivery view shows the payload as JSON when the request's one examination of it
+    /// found it JSON, reading that finding from the record (kept through the journal's store),
+    /// never parsing the payload again: a record whose examination said "not JSON" is shown
+    /// as text whatever its bytes. A payload stored cut short is not what was examined.
+    func testTheDeliveryViewReadsThePayloadsOneExamination() {
+        func record(_ payload: String, isJSON: Bool?, storedWhole: Bool = true) -> NotificationRecord {
+            var record = NotificationRecord(
+                transport: .http2, deviceToken: "a1b2", topic: Self.app, payload: Array(payload.utf8),
+                authentication: JournalAuthentication(kind: "none"), answer: SentAnswer(status: 200, apnsID: "X", uniqueID: "u", accepted: true))
+            record.payloadIsJSON = isJSON
+            record.payloadLength = payload.utf8.count + (storedWhole ? 0 : 10)
+            return record
+        }
+        func view(_ record: NotificationRecord) -> String? {
+            var store = JournalStore(capacity: 10, capacityBytes: 1 << 20)
+            store.append(sequence: 1, wallTime: 0, monotonic: 0, connection: 1, stream: 1, kind: .notification(record))
+            guard let kept = store.first?.notification, let notification = DeliveryNotification(kept) else { return nil }
+            return DeliveredNotification(notification: notification, deliveredAtMilliseconds: 0, fromStorage: false).json
+        }
+        let repeatedKey = #"{"aps":{"alert":"a"},"aps":{"alert":"b"}}"#
+        let examined = PayloadJSON(Array(repeatedKey.utf8))
+        XCTAssertTrue(examined.isJSON, "JSON, though a parser that refuses repeated keys would not take it")
+        XCTAssertEqual(view(record(repeatedKey, isJSON: examined.isJSON))?.hasSuffix(#""payload":"# + repeatedKey + "}"), true)
+        XCTAssertEqual(view(record(#"{"aps":{}}"#, isJSON: false))?.hasSuffix(#""payloadText":"{\"aps\":{}}"}"#), true,
+                       "the examination's finding, not a parse of the bytes")
+        XCTAssertEqual(view(record(#"{"aps":{}}"#, isJSON: true, storedWhole: false))?.hasSuffix(#""payload":{"aps":{}}}"#), true,
+                       "a record cut short is examined as stored")
+        XCTAssertEqual(view(record(#"{"aps":{}"#, isJSON: true, storedWhole: false))?.hasSuffix(#""payloadText":"{\"aps\":{}"}"#), true)
+        XCTAssertEqual(view(record(#"{"aps":{}}"#, isJSON: nil))?.hasSuffix(#""payload":{"aps":{}}}"#), true,
+                       "a record without an examination (read back from a file) is examined when the notification is made")
     }
 }

@@ -139,6 +139,34 @@ final class ScenarioEngineTests: XCTestCase {
         XCTAssertEqual(action(request(payload: "{\"aps\":{\"alert\":\"" + String(repeating: "x", count: 100) + "\"}}")), .payloadTooLarge)
     }
 
+    /// Payload matches read the value the request's one examination of its payload kept,
+    /// shared with the decision core, not the bytes again: a request whose examination kept
+    /// another payload's value is matched on that value. A request whose mouth kept none is
+    /// examined once, for every rule that looks.
+    func testPayloadMatchesReadTheRequestsOneExaminationOfItsPayload() {
+        let rules = [
+            ScenarioRule(name: "title", match: ScenarioMatch(payload: [PayloadMatch(path: "aps.alert.title", equals: .string("boom"))]),
+                         action: .reject(.badTopic, timestamp: nil)),
+        ]
+        let engine = ScenarioEngine(scenario: Scenario(name: "t", rules: rules))
+        XCTAssertTrue(engine.readsPayload)
+        XCTAssertFalse(ScenarioEngine(scenario: Scenario(name: "t", rules: [
+            ScenarioRule(name: "big", match: ScenarioMatch(payloadSize: IntegerRange(min: 100)), action: .reject(.payloadTooLarge, timestamp: nil)),
+        ])).readsPayload)
+        var connection = ScenarioConnection(transport: .http2, index: 1)
+        func action(_ request: ScenarioRequest) -> Reason? {
+            guard case .reject(let reason, _)? = engine.decide(request, connection: &connection, core: { accepted }).action else { return nil }
+            return reason
+        }
+        let boom = Array(#"{"aps":{"alert":{"title":"boom"}}}"#.utf8)
+        var examined = request(payload: #"{"aps":{"alert":{"title":"fine"}}}"#)
+        examined.payloadJSON = PayloadJSON(boom, keepingValue: true)
+        XCTAssertEqual(action(examined), .badTopic, "the examination's value, not the bytes, is matched")
+        examined.payloadJSON = PayloadJSON(boom)
+        XCTAssertNil(action(examined), "an examination that kept no value leaves the rules to examine the bytes")
+        XCTAssertEqual(action(request(payload: #"{"aps":{"alert":{"title":"boom"}}}"#)), .badTopic)
+    }
+
     /// The same seed makes the same choices for the same requests; another seed does not.
     func testTheSameSeedGivesTheSameSequence() throws {
         let chaos = try ScenarioDecoderTests.example("chaos-5-percent")

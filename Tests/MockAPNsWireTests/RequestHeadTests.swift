@@ -72,6 +72,110 @@ final class RequestHeadTests: XCTestCase {
         XCTAssertEqual(head.fields.count, 302)
     }
 
+    /// The head keeps each field's bytes as decoded: a value that is not UTF-8 is there byte
+    /// for byte (a reader comparing bytes sees what was sent), and only the string made for a
+    /// reader that asks for one writes the stray byte `\xHH`.
+    func testValuesAreKeptAsTheBytesDecoded() {
+        var head = RequestHead()
+        let name = Array("apns-topic".utf8)
+        let value: [UInt8] = [0x61, 0xFF, 0x62]
+        name.withUnsafeBufferPointer { name in
+            value.withUnsafeBufferPointer { value in XCTAssertTrue(head.append(name: name, value: value)) }
+        }
+        XCTAssertEqual(head.withBytes(of: .apnsTopic) { Array($0) }, value)
+        XCTAssertEqual(head[.apnsTopic], "a\\xFFb")
+        XCTAssertEqual(head.fields, [HTTPHeader(name: "apns-topic", value: "a\\xFFb")])
+        XCTAssertNil(head.withBytes(of: .apnsID) { Array($0) })
+    }
+
+    /// Readers that only compare or check a value read its bytes: exact, and `false` for a
+    /// field not sent.
+    func testAValueIsComparedByItsBytes() {
+        let head = head([(":method", "POST"), ("apns-push-type", "alert"), ("apns-priority", "10")])
+        XCTAssertTrue(head.value(.method, is: "POST"))
+        XCTAssertFalse(head.value(.method, is: "POS"))
+        XCTAssertFalse(head.value(.method, is: "POST "))
+        XCTAssertFalse(self.head([(":method", "post")]).value(.method, is: "POST"))
+        XCTAssertFalse(head.value(.scheme, is: ""), "a field not sent is no value, not an empty one")
+        XCTAssertTrue(self.head([(":scheme", "")]).value(.scheme, is: ""))
+        XCTAssertEqual(head.withBytes(of: .apnsPriority) { $0.count }, 2)
+    }
+
+    /// A value equal to a string the reader already holds is that string (its storage shared,
+    /// nothing made); a different value is a new string.
+    func testAValueEqualToAHeldStringIsThatString() {
+        let held = "bearer " + String(repeating: "x", count: 200)
+        let head = head([("authorization", held)])
+        let reused = head.value(.authorization, reusing: held)
+        XCTAssertEqual(reused, held)
+        XCTAssertEqual(reused.flatMap(Self.storage(of:)), Self.storage(of: held), "the held string itself, not a copy")
+        let other = self.head([("authorization", held + "y")]).value(.authorization, reusing: held)
+        XCTAssertEqual(other, held + "y")
+        XCTAssertNil(self.head([]).value(.authorization, reusing: held))
+        XCTAssertEqual(head.value(.authorization, reusing: nil), held)
+    }
+
+    /// A head recycled from the one before reads its own fields, whether they repeat that
+    /// one's or not; the earlier head is left as it was (the storage is shared, never written
+    /// under it).
+    func testARecycledHeadReadsItsOwnFieldsAndLeavesTheEarlierOneAlone() {
+        let first = head([(":method", "POST"), (":path", "/3/device/aa"), ("apns-id", "1"), ("user-agent", "ua")])
+        let copyOfFirst = first.fields
+
+        var repeating = first.recycled()
+        XCTAssertEqual(repeating.count, 0)
+        XCTAssertNil(repeating[.method], "a recycled head starts empty")
+        for field in copyOfFirst { repeating.append(field) }
+        XCTAssertEqual(repeating, first)
+        XCTAssertEqual(repeating.fields, copyOfFirst)
+
+        var shorter = first.recycled()
+        for field in copyOfFirst.prefix(2) { shorter.append(field) }
+        XCTAssertEqual(shorter.fields, Array(copyOfFirst.prefix(2)))
+        XCTAssertNil(shorter[.apnsID])
+        XCTAssertFalse(shorter.contains(.apnsID))
+
+        // Same lengths, other bytes; then other lengths.
+        var differing = first.recycled()
+        differing.append(HTTPHeader(name: ":method", value: "POST"))
+        differing.append(HTTPHeader(name: ":path", value: "/3/device/bb"))
+        differing.append(HTTPHeader(name: "apns-id", value: "22"))
+        differing.append(HTTPHeader(name: "apns-id", value: "3"))
+        XCTAssertEqual(differing[.path], "/3/device/bb")
+        XCTAssertEqual(differing[.apnsID], "22")
+        XCTAssertTrue(differing.repeated.contains(.apnsID))
+        XCTAssertEqual(differing.count, 4)
+        XCTAssertNotEqual(differing, first)
+
+        XCTAssertEqual(first.fields, copyOfFirst, "the earlier head is unchanged")
+        XCTAssertEqual(first[.path], "/3/device/aa")
+        XCTAssertEqual(first[.apnsID], "1")
+    }
+
+    /// A list made again from a head whose fields equal an earlier list's is that list (its
+    /// storage shared); where some fields differ, those are made and the rest shared.
+    func testAListEqualToAnEarlierOneIsThatList() {
+        let earlier = [HTTPHeader(name: ":path", value: "/3/device/" + String(repeating: "a", count: 64)),
+                       HTTPHeader(name: "user-agent", value: "client/1.0 (a long user agent)")]
+        let same = RequestHead(earlier).fields(from: 0, reusing: earlier)
+        XCTAssertEqual(same, earlier)
+        XCTAssertEqual(same.withUnsafeBufferPointer { $0.baseAddress }, earlier.withUnsafeBufferPointer { $0.baseAddress })
+
+        var changed = earlier
+        changed[1].value = "client/2.0 (a long user agent)"
+        let partly = RequestHead(changed).fields(from: 0, reusing: earlier)
+        XCTAssertEqual(partly, changed)
+        XCTAssertEqual(Self.storage(of: partly[0].value), Self.storage(of: earlier[0].value), "the equal field shares its strings")
+
+        let trailers = RequestHead(earlier + [HTTPHeader(name: "x-trailer", value: "yes")]).fields(from: 2)
+        XCTAssertEqual(trailers, [HTTPHeader(name: "x-trailer", value: "yes")])
+    }
+
+    /// Where a string's bytes are stored (equal for two strings sharing storage).
+    private static func storage(of text: String) -> UnsafeRawPointer? {
+        text.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+    }
+
     func testFieldSetOperations() {
         let set = RequestHead.FieldSet([.method, .apnsTopic])
         XCTAssertTrue(set.contains(.method))

@@ -59,6 +59,9 @@ final class BroadcastExchange: ProviderExchange {
     let shape: ResponseShape
     private let push: ProviderRequest
     private let bodyLength: Int
+    /// The body examined once, its value kept (the Live Activity rules read it), for the
+    /// scenario's payload matches and the broadcast core; `nil` for a body stored cut short.
+    private let payloadJSON: PayloadJSON?
     private let streamID: Int32
     private let requestID: String
     private let authentication: AuthenticationResult
@@ -74,6 +77,7 @@ final class BroadcastExchange: ProviderExchange {
     ) {
         push = ProviderRequest(head: request.head, body: request.body)
         bodyLength = request.bodyLength
+        payloadJSON = request.isBodyTruncated ? nil : PayloadJSON(request.body, keepingValue: true)
         streamID = request.streamID
         requestID = decider.responseRequestID(for: request.head)
         shape = ResponseShape(extraHeaders: [HTTPHeader(name: "apns-request-id", value: requestID)], uniqueIDInEveryEnvironment: true)
@@ -85,11 +89,11 @@ final class BroadcastExchange: ProviderExchange {
     }
 
     func scenarioFacts() -> ScenarioRequest {
-        ScenarioRequest(http2: push.head, body: push.body, bodyLength: bodyLength, authentication: authentication)
+        ScenarioRequest(http2: push.head, body: push.body, bodyLength: bodyLength, authentication: authentication, payloadJSON: payloadJSON)
     }
 
     func decide() -> CoreAnswer {
-        let decision = decider.decide(push, requestID: requestID, context: context)
+        let decision = decider.decide(push, requestID: requestID, context: context, payloadJSON: payloadJSON)
         judged = decision
         return CoreAnswer(verdict: decision.verdict)
     }

@@ -9,6 +9,11 @@ final class DevicePushExchange: ProviderExchange {
     let shape = ResponseShape.push
     private let push: ProviderRequest
     private let bodyLength: Int
+    /// The body examined once, for every reader of it: the scenario's payload matches, the
+    /// decision (its shape rule and payload type rules), the not-JSON diagnosis and the
+    /// delivery view. `nil` for a body stored cut short: it cannot be judged (one larger than
+    /// APNs takes is refused anyway).
+    private let payloadJSON: PayloadJSON?
     private let streamID: Int32
     private let authentication: AuthenticationResult
     private let context: DecisionContext
@@ -23,10 +28,15 @@ final class DevicePushExchange: ProviderExchange {
 
     init(
         _ request: HTTP2Request, authentication: AuthenticationResult, tokenIssuedAt: Int64?, authenticationDetail: String?,
-        context: DecisionContext, decider: PushDecider, journaling: HTTP2Journaling, arrivedAt: NIODeadline
+        context: DecisionContext, decider: PushDecider, journaling: HTTP2Journaling, arrivedAt: NIODeadline,
+        scenarioReadsPayload: Bool = false
     ) {
         self.push = ProviderRequest(head: request.head, body: request.body)
         self.bodyLength = request.bodyLength
+        self.payloadJSON = request.isBodyTruncated ? nil : PayloadJSON(
+            request.body,
+            keepingValue: scenarioReadsPayload || PayloadTypeRules.readsPayload(decider.pushType(of: request.head, context: context))
+        )
         self.streamID = request.streamID
         self.authentication = authentication
         self.tokenIssuedAt = tokenIssuedAt
@@ -38,12 +48,12 @@ final class DevicePushExchange: ProviderExchange {
     }
 
     func scenarioFacts() -> ScenarioRequest {
-        ScenarioRequest(http2: push.head, body: push.body, bodyLength: bodyLength, authentication: authentication)
+        ScenarioRequest(http2: push.head, body: push.body, bodyLength: bodyLength, authentication: authentication, payloadJSON: payloadJSON)
             .routed(by: decider, context: context)
     }
 
     func decide() -> CoreAnswer {
-        let (verdict, request) = journaling.judge(push, bodyLength: bodyLength, streamID: streamID, context: context, decider: decider)
+        let (verdict, request) = journaling.judge(push, payloadJSON: payloadJSON, streamID: streamID, context: context, decider: decider)
         judged = request
         handlingMicroseconds = microsecondsSinceArrival()
         return CoreAnswer(verdict: verdict)
@@ -54,6 +64,7 @@ final class DevicePushExchange: ProviderExchange {
         journaling.recordNotification(
             request, sent: sent, bodyLength: bodyLength, streamID: streamID, authentication: authentication,
             environment: context.environment, tokenIssuedAt: tokenIssuedAt, authenticationDetail: authenticationDetail,
+            payloadIsJSON: payloadJSON?.isJSON,
             problem: HTTP2RequestProblem.describe(sent.reason, head: push.head, scope: decider.options.duplicateHeaderScope),
             handlingMicroseconds: handlingMicroseconds ?? microsecondsSinceArrival()
         )

@@ -100,6 +100,10 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     private let connectionID: UInt64
     /// Requests received, and those not yet answered (for churn detection).
     private var requestCount = 0
+    /// The last request's `authorization` and `apns-topic`: a provider sends the same ones for
+    /// up to an hour, and a value equal to the last is read as that string, not made again.
+    private var lastAuthorization: String?
+    private var lastTopic: String?
     private var requestsInFlight = 0
     /// Whether the HTTP/2 session started (only such connections count for churn).
     private var started = false
@@ -223,30 +227,39 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         if requestCount == 2 { services.churn?.reused(connectionID) }
         let arrivedAt = NIODeadline.now()
         // The head the session read as the fields arrived: every reader asks it for a field.
-        let authorization = request.head[.authorization]
-        let topic = request.head[.apnsTopic]
-        let path = request.head[.path]
         switch services.role {
-        case .channelManagement:
-            answerChannelManagement(request, authorization: authorization, path: path, handler: handler)
-            return
         case .webPush:
             answerWebPush(request, handler: handler)
             return
+        case .channelManagement:
+            answerChannelManagement(request, authorization: credentials(of: request.head).authorization,
+                                    path: request.head[.path], handler: handler)
+            return
         case .provider:
-            if let path, BroadcastDecider.isBroadcastPath(path) {
-                answerBroadcast(request, authorization: authorization, topic: topic, path: path, handler: handler)
-                return
-            }
+            break
+        }
+        let (authorization, topic) = credentials(of: request.head)
+        if BroadcastDecider.isBroadcastPath(request.head) {
+            answerBroadcast(request, authorization: authorization, topic: topic, path: request.head[.path], handler: handler)
+            return
         }
         let authentication = authenticate(authorization: authorization, topic: topic, handler: handler)
         let exchange = DevicePushExchange(
             request, authentication: authentication, tokenIssuedAt: acceptedTokenIssuedAt, authenticationDetail: refusalDetail,
             context: DecisionContext(environment: services.environment, authentication: authentication),
-            decider: services.decider, journaling: journaling, arrivedAt: arrivedAt
+            decider: services.decider, journaling: journaling, arrivedAt: arrivedAt,
+            scenarioReadsPayload: services.scenarios.current.readsPayload
         )
         answers.answer(
             exchange, on: request.streamID, apnsID: request.head[.apnsID], upstream: upstreamHop(request, api: .provider, comparesAnswers: true))
+    }
+
+    /// The `authorization` and `apns-topic` of `head`, each the last request's string when it
+    /// is the same value.
+    private func credentials(of head: RequestHead) -> (authorization: String?, topic: String?) {
+        lastAuthorization = head.value(.authorization, reusing: lastAuthorization)
+        lastTopic = head.value(.apnsTopic, reusing: lastTopic)
+        return (lastAuthorization, lastTopic)
     }
 
     /// In upstream mode, where `request` goes upstream: the route for its API and the

@@ -41,11 +41,10 @@ struct HTTP2Journaling {
     /// payload that is not JSON, and whatever else the core noticed about the request, is
     /// diagnosed here, before the record, as on the legacy gateway.
     func judge(
-        _ push: ProviderRequest, bodyLength: Int, streamID: Int32, context: DecisionContext, decider: PushDecider
+        _ push: ProviderRequest, payloadJSON: PayloadJSON?, streamID: Int32, context: DecisionContext, decider: PushDecider
     ) -> (verdict: Verdict, request: PushRequest) {
-        // A body stored cut short cannot be judged; one larger than APNs takes is refused anyway.
-        // Examined once, for the decision's shape rule and for the diagnosis below.
-        let payloadJSON = bodyLength == push.body.count ? PayloadJSON(push.body) : nil
+        // `payloadJSON` is the body's one examination (none for a body stored cut short), for
+        // the decision and for the diagnosis below.
         let assessment = decider.assess(http2: push, context: context, payloadJSON: payloadJSON)
         if let problem = payloadJSON?.problem {
             let verdict = assessment.verdict
@@ -68,7 +67,8 @@ struct HTTP2Journaling {
     /// made the request wrong where its fields cannot show it (`HTTP2RequestProblem`).
     func recordNotification(
         _ request: PushRequest, sent: SentAnswer, bodyLength: Int, streamID: Int32, authentication: AuthenticationResult,
-        environment: APNsEnvironment, tokenIssuedAt: Int64? = nil, authenticationDetail: String? = nil, problem: String? = nil,
+        environment: APNsEnvironment, tokenIssuedAt: Int64? = nil, authenticationDetail: String? = nil,
+        payloadIsJSON: Bool? = nil, problem: String? = nil,
         handlingMicroseconds: Int?
     ) {
         var record = NotificationRecord(
@@ -78,6 +78,7 @@ struct HTTP2Journaling {
         record.authentication.detail = authenticationDetail.map { JournalAuthentication.boundedDetail(printable($0)) }
         record.problem = problem.map(printable)
         record.handlingMicroseconds = handlingMicroseconds
+        record.payloadIsJSON = payloadIsJSON
         record.environment = environment
         recorder.record(.notification(record), stream: streamID)
     }

@@ -1,3 +1,4 @@
+import MockAPNsWire
 /// The decision core: one function over plain values that says what APNs answers to one
 /// notification, whichever protocol mouth it came through.
 ///
@@ -115,6 +116,13 @@ package struct PushDecider: Sendable {
         return routed
     }
 
+    /// The push type the decision reads for a request of `head`: `apns-push-type` when it
+    /// names one, else the one its routed topic implies (see `route(_:context:)`).
+    package func pushType(of head: RequestHead, context: DecisionContext) -> PushType? {
+        if let sent = head.withBytes(of: .apnsPushType, HeaderValueSyntax.pushType) { return sent }
+        return route(topic: head[.apnsTopic], pushType: nil, transport: .http2, context: context).pushType
+    }
+
     /// The topic and push type a request with these fields goes to (see `route(_:context:)`).
     package func route(
         topic: String?, pushType: PushType?, transport: Transport, context: DecisionContext
@@ -149,11 +157,18 @@ package struct PushDecider: Sendable {
 
         var routedRequest = request
         routedRequest.topic = topic
-        if let reason = payloadRules.check(routedRequest, json: payloadJSON) { return (.refused(reason, timestamp: nil), []) }
+        let pushType = request.pushType ?? topic.flatMap { TopicRules.suffix(of: $0)?.type }
+        // The caller's examination of the payload; when it did not keep the value the payload
+        // type rules read for this push type (or there is none), it is made here, once, for
+        // both rules.
+        var json = payloadJSON
+        if PayloadTypeRules.readsPayload(pushType), json?.keepsValue != true {
+            json = PayloadJSON(request.payload, keepingValue: true)
+        }
+        if let reason = payloadRules.check(routedRequest, json: json) { return (.refused(reason, timestamp: nil), []) }
 
         let mismatches = payloadTypeRules.check(
-            payload: request.payload, pushType: request.pushType ?? topic.flatMap { TopicRules.suffix(of: $0)?.type },
-            priority: request.priority, nowSeconds: clock.millisecondsSince1970 / 1000
+            json: json, pushType: pushType, priority: request.priority, nowSeconds: clock.millisecondsSince1970 / 1000
         )
         let diagnoses = mismatches.map(\.diagnosis)
         if options.payloadRules == .refuse, let first = mismatches.first {

@@ -19,8 +19,6 @@ package struct PushRequest: Sendable, Equatable {
     package var collapseID: String?
     /// The JSON payload bytes.
     package var payload: [UInt8]
-    /// The `authorization` header value, if sent.
-    package var authorization: String?
     /// The legacy notification identifier (command 1 and 2), echoed in error packets.
     package var legacyIdentifier: UInt32?
 
@@ -34,7 +32,6 @@ package struct PushRequest: Sendable, Equatable {
         priority: Priority? = nil,
         collapseID: String? = nil,
         payload: [UInt8],
-        authorization: String? = nil,
         legacyIdentifier: UInt32? = nil
     ) {
         self.transport = transport
@@ -46,7 +43,6 @@ package struct PushRequest: Sendable, Equatable {
         self.priority = priority
         self.collapseID = collapseID
         self.payload = payload
-        self.authorization = authorization
         self.legacyIdentifier = legacyIdentifier
     }
 }

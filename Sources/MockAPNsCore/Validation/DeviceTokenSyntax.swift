@@ -10,9 +10,14 @@ struct DeviceTokenSyntax: Sendable {
 
     /// The token in lowercase hex, or `nil` when it is not a well-formed token.
     func normalized(_ token: Substring) -> String? {
+        token.withUTF8Bytes(normalized)
+    }
+
+    /// The same, from the token's bytes as received (the one string made is the result).
+    func normalized(_ token: UnsafeBufferPointer<UInt8>) -> String? {
         switch scan(token) {
         case .malformed: return nil
-        case .lowercase: return String(token)
+        case .lowercase: return String(decoding: token, as: UTF8.self)
         case .hasUppercase: return Self.lowercased(token)
         }
     }
@@ -45,33 +50,29 @@ struct DeviceTokenSyntax: Sendable {
         case hasUppercase
     }
 
-    private func scan(_ token: Substring) -> Scan {
-        token.withUTF8Bytes { bytes in
-            let byteCount = bytes.count / 2
-            guard bytes.count % 2 == 0,
-                  byteCount >= byteLengths.lowerBound, byteCount <= byteLengths.upperBound else {
-                return .malformed
-            }
-            var hasUppercase = false
-            for byte in bytes {
-                guard HexDigits.isHexDigit(byte, allowsUppercase: allowsUppercase) else { return .malformed }
-                if HexDigits.isUppercaseHexLetter(byte) { hasUppercase = true }
-            }
-            return hasUppercase ? .hasUppercase : .lowercase
+    private func scan(_ bytes: UnsafeBufferPointer<UInt8>) -> Scan {
+        let byteCount = bytes.count / 2
+        guard bytes.count % 2 == 0,
+              byteCount >= byteLengths.lowerBound, byteCount <= byteLengths.upperBound else {
+            return .malformed
         }
+        var hasUppercase = false
+        for byte in bytes {
+            guard HexDigits.isHexDigit(byte, allowsUppercase: allowsUppercase) else { return .malformed }
+            if HexDigits.isUppercaseHexLetter(byte) { hasUppercase = true }
+        }
+        return hasUppercase ? .hasUppercase : .lowercase
     }
 
-    /// `token` with `A-F` lowercased; the caller checked it is all hex digits.
-    private static func lowercased(_ token: Substring) -> String {
-        token.withUTF8Bytes { bytes in
-            String(unsafeUninitializedCapacity: bytes.count) { buffer in
-                for index in 0..<bytes.count {
-                    let byte = bytes[index]
-                    // ASCII letters differ from their lowercase forms by bit 5.
-                    buffer[index] = HexDigits.isUppercaseHexLetter(byte) ? byte | 0x20 : byte
-                }
-                return bytes.count
+    /// `bytes` with `A-F` lowercased; the caller checked they are all hex digits.
+    private static func lowercased(_ bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                // ASCII letters differ from their lowercase forms by bit 5.
+                buffer[index] = HexDigits.isUppercaseHexLetter(byte) ? byte | 0x20 : byte
             }
+            return bytes.count
         }
     }
 }

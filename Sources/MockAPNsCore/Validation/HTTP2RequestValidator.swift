@@ -70,7 +70,7 @@ package struct HTTP2RequestValidator: Sendable {
 
         if Self.hasDuplicate(head, scope: options.duplicateHeaderScope) { return refuse(.duplicateHeaders) }
         if !apnsIDIsValid { return refuse(.badMessageId) }
-        if head[.method] != "POST" { return refuse(.methodNotAllowed) }
+        if !head.value(.method, is: "POST") { return refuse(.methodNotAllowed) }
         // The topic is scanned once; its suffix serves step 11.
         let topic = head[.apnsTopic]
         var topicSuffix: PushType?
@@ -83,28 +83,30 @@ package struct HTTP2RequestValidator: Sendable {
             return refuse(.badCollapseId)
         }
 
+        // Values that are only checked are read as bytes; no string is made for them.
         var expiration: Int64?
-        if let text = head[.apnsExpiration] {
-            guard let value = HeaderValueSyntax.expiration(text) else { return refuse(.badExpirationDate) }
+        if let value = head.withBytes(of: .apnsExpiration, HeaderValueSyntax.expiration) {
+            guard let value else { return refuse(.badExpirationDate) }
             expiration = value
         }
         var priority: Priority?
-        if let text = head[.apnsPriority] {
-            guard let value = HeaderValueSyntax.priority(text) else { return refuse(.badPriority) }
+        if let value = head.withBytes(of: .apnsPriority, HeaderValueSyntax.priority) {
+            guard let value else { return refuse(.badPriority) }
             priority = value
         }
         var pushType: PushType?
-        if let text = head[.apnsPushType] {
-            guard let value = HeaderValueSyntax.pushType(text) else { return refuse(.invalidPushType) }
+        if let value = head.withBytes(of: .apnsPushType, HeaderValueSyntax.pushType) {
+            guard let value else { return refuse(.invalidPushType) }
             pushType = value
         }
 
-        guard let path = head[.path], let tokenText = Self.deviceToken(inPath: path) else {
-            return refuse(.badPath)
-        }
-        if tokenText.isEmpty { return refuse(.missingDeviceToken) }
-        guard let deviceToken = tokenSyntax.normalized(tokenText) else {
-            return refuse(.badDeviceToken)
+        let deviceToken: String
+        // A closure, not the method itself: a method reference would box `self` on every request.
+        switch head.withBytes(of: .path, { readToken($0) }) ?? .badPath {
+        case .badPath: return refuse(.badPath)
+        case .missing: return refuse(.missingDeviceToken)
+        case .malformed: return refuse(.badDeviceToken)
+        case .token(let normalized): deviceToken = normalized
         }
 
         if topic != nil,
@@ -129,9 +131,21 @@ package struct HTTP2RequestValidator: Sendable {
             expiration: expiration,
             priority: priority,
             collapseID: collapseID,
-            payload: request.body,
-            authorization: head[.authorization]
+            payload: request.body
         ))
+    }
+
+    /// What step 10 finds in a `:path`.
+    private enum TokenReading {
+        case badPath, missing, malformed
+        case token(String)
+    }
+
+    /// Step 10 on the bytes of a `:path`: the device token, lowercased, is the only string made.
+    private func readToken(_ path: UnsafeBufferPointer<UInt8>) -> TokenReading {
+        guard let token = Self.deviceToken(inPath: path) else { return .badPath }
+        if token.isEmpty { return .missing }
+        return tokenSyntax.normalized(token).map(TokenReading.token) ?? .malformed
     }
 
     /// The fields APNs defines: a repeat of one is always `DuplicateHeaders`.
@@ -177,6 +191,12 @@ package struct HTTP2RequestValidator: Sendable {
         // The prefix is ASCII, so this index is also a character boundary.
         let tokenStart = path.utf8.index(path.utf8.startIndex, offsetBy: devicePathPrefix.utf8CodeUnitCount)
         return path[tokenStart...]
+    }
+
+    /// The same reading of a `:path`'s bytes: the bytes of its token part.
+    package static func deviceToken(inPath path: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
+        guard path.hasPrefix(devicePathPrefix) else { return nil }
+        return UnsafeBufferPointer(rebasing: path[devicePathPrefix.utf8CodeUnitCount...])
     }
 }
 

@@ -21,22 +21,33 @@
 package struct PayloadTypeRules: Sendable {
     package init() {}
 
-    /// The mistakes in `payload` for `pushType`, in table order. `now` is seconds since 1970
-    /// by the server clock; `isBroadcast` adds the broadcast rule. Payloads that are not a
-    /// JSON object are left to the JSON checks.
+    /// Whether the rules for `pushType` read the payload's structure: the request's one
+    /// examination of its payload (`PayloadJSON`) then keeps its JSON value for them.
+    package static func readsPayload(_ pushType: PushType?) -> Bool {
+        switch pushType {
+        case .liveactivity?, .widgets?, .controls?, .background?: true
+        case .pushtotalk?, .alert?, .voip?, .complication?, .fileprovider?, .location?, .mdm?, nil: false
+        }
+    }
+
+    /// The mistakes in the payload examined as `json` for `pushType`, in table order. The
+    /// rules read the examination's JSON value (kept when `readsPayload(pushType)`), never the
+    /// bytes: the payload is not parsed again. `now` is seconds since 1970 by the server
+    /// clock; `isBroadcast` adds the broadcast rule. Payloads that are not a JSON object are
+    /// left to the JSON checks.
     package func check(
-        payload: [UInt8], pushType: PushType?, priority: Priority?, nowSeconds: Int64, isBroadcast: Bool = false
+        json: PayloadJSON?, pushType: PushType?, priority: Priority?, nowSeconds: Int64, isBroadcast: Bool = false
     ) -> [PayloadMismatch] {
         guard let pushType else { return [] }
         switch pushType {
         case .liveactivity:
-            return aps(of: payload).map { liveActivity($0, nowSeconds: nowSeconds, isBroadcast: isBroadcast) } ?? []
+            return aps(of: json).map { liveActivity($0, nowSeconds: nowSeconds, isBroadcast: isBroadcast) } ?? []
         case .widgets, .controls:
-            guard let aps = aps(of: payload) else { return [] }
+            guard let aps = aps(of: json) else { return [] }
             if case .bool(true)? = aps.value("content-changed") { return [] }
             return [.withoutContentChanged(pushType)]
         case .background:
-            guard let aps = aps(of: payload) else { return [] }
+            guard let aps = aps(of: json) else { return [] }
             var found: [PayloadMismatch] = []
             let interactive = ["alert", "sound", "badge"].filter { aps.value($0) != nil }
             if !interactive.isEmpty { found.append(.backgroundWithAlert(keys: interactive)) }
@@ -89,9 +100,8 @@ package struct PayloadTypeRules: Sendable {
 
     /// The `aps` dictionary of a payload that is a JSON object; an object without one reads as
     /// an empty `aps` (every requirement is then missing).
-    private func aps(of payload: [UInt8]) -> APSDictionary? {
-        guard let root = try? JSONParser.parse(String(decoding: payload, as: UTF8.self)),
-              case .object(let members) = root.value else { return nil }
+    private func aps(of json: PayloadJSON?) -> APSDictionary? {
+        guard case .object(let members)? = json?.value else { return nil }
         guard let node = members.first(where: { $0.key == "aps" })?.value, case .object(let aps) = node.value else {
             return APSDictionary(members: [])
         }

@@ -25,6 +25,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @usableFromInline @exclusivity(unchecked) var legacyCommand: UInt8?
         @usableFromInline @exclusivity(unchecked) var payload: [UInt8]
         @usableFromInline @exclusivity(unchecked) var payloadLength: Int
+        @usableFromInline @exclusivity(unchecked) var payloadIsJSON: Bool? = nil
         @usableFromInline @exclusivity(unchecked) var authentication: JournalAuthentication
         @usableFromInline @exclusivity(unchecked) var answer: SentAnswer
         @usableFromInline @exclusivity(unchecked) var dropped: Bool
@@ -63,6 +64,7 @@ public struct NotificationRecord: Sendable, Equatable {
             copy.handlingMicroseconds = handlingMicroseconds
             copy.environment = environment
             copy.webPush = webPush
+            copy.payloadIsJSON = payloadIsJSON
             return copy
         }
     }
@@ -92,6 +94,7 @@ public struct NotificationRecord: Sendable, Equatable {
             && left.legacyCommand == right.legacyCommand
             && left.payload == right.payload
             && left.payloadLength == right.payloadLength
+            && left.payloadIsJSON == right.payloadIsJSON
             && left.authentication == right.authentication
             && left.answer == right.answer
             && left.dropped == right.dropped
@@ -183,6 +186,13 @@ public struct NotificationRecord: Sendable, Equatable {
     public var payloadLength: Int {
         @inlinable get { storage.payloadLength }
         set { uniqueStorage().payloadLength = newValue }
+    }
+    /// Whether the payload is one JSON value, as the request's one examination of it found
+    /// (`PayloadJSON.isJSON`); `nil` when none was made (a body stored cut short, a record
+    /// read back from a file). The delivery view reads this instead of parsing the payload.
+    package var payloadIsJSON: Bool? {
+        @inlinable get { storage.payloadIsJSON }
+        set { uniqueStorage().payloadIsJSON = newValue }
     }
     package var authentication: JournalAuthentication {
         // Borrowed, as `answer` is: readers ask for one field of it per notification.

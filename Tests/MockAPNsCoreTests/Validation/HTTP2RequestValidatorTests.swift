@@ -24,8 +24,7 @@ final class HTTP2RequestValidatorTests: XCTestCase {
             expiration: 1_700_000_000,
             priority: .immediate,
             collapseID: "score",
-            payload: Fixture.payload,
-            authorization: "bearer abc"
+            payload: Fixture.payload
         ))
     }
 

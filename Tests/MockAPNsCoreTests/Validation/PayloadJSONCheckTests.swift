@@ -29,6 +29,43 @@ final class PayloadJSONCheckTests: XCTestCase {
         }
     }
 
+    /// The same examination says whether the payload is JSON at all (what the delivery view
+    /// shows as JSON) and, when asked, keeps its JSON value for the readers of its structure;
+    /// without the request it keeps none.
+    func testTheExaminationSaysWhetherItIsJSONAndKeepsTheValueWhenAsked() {
+        let rows: [(payload: String, isJSON: Bool, value: JSONValue?)] = [
+            (#"{"aps":{"badge":1}}"#, true, .object([])),
+            (#" ["a"] "#, true, .array([])),
+            ("42", true, .number("42")),
+            (#"{"a":1} x"#, false, nil),
+            ("nope", false, nil),
+            ("", false, nil),
+            // JSON, though the parser refuses a repeated key: nothing to read, still shown as JSON.
+            (#"{"a":1,"a":2}"#, true, nil),
+        ]
+        for row in rows {
+            let bytes = Array(row.payload.utf8)
+            let plain = PayloadJSON(bytes)
+            let kept = PayloadJSON(bytes, keepingValue: true)
+            XCTAssertEqual(plain.isJSON, row.isJSON, row.payload)
+            XCTAssertEqual(kept.isJSON, row.isJSON, row.payload)
+            XCTAssertFalse(plain.keepsValue)
+            XCTAssertNil(plain.value, row.payload)
+            XCTAssertTrue(kept.keepsValue)
+            switch (kept.value, row.value) {
+            case (.object?, .object?), (.array?, .array?), (nil, nil): break
+            case (let found, let expected): XCTAssertEqual(found, expected, row.payload)
+            }
+        }
+        XCTAssertFalse(PayloadJSON([0x22, 0xFF, 0x22]).isJSON, "not UTF-8")
+        let value = PayloadJSON(Array(#"{"aps":{"badge":1}}"#.utf8), keepingValue: true).value
+        guard case .object(let members)? = value, case .object(let aps) = members.first?.value.value else {
+            return XCTFail("expected the payload's object")
+        }
+        XCTAssertEqual(members.map(\.key), ["aps"])
+        XCTAssertEqual(aps.first?.value.value, .number("1"))
+    }
+
     func testTooDeepIsValidJSONButNotAnObjectTheRulesAccept() {
         let depth = JSONScanner.objectMaximumDepth + 1
         let payload = Array(("{\"a\":" + String(repeating: "[", count: depth - 1) + String(repeating: "]", count: depth - 1) + "}").utf8)

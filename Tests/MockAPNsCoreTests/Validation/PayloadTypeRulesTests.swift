@@ -85,10 +85,34 @@ final class PayloadTypeRulesTests: XCTestCase {
         Row(name: "not an object is left to the JSON checks", pushType: .background, payload: "[]", expected: []),
     ]
 
+    /// The rules read the value the request's one examination kept, never the bytes: given
+    /// an examination that kept none, a rule that reads the payload finds nothing to read.
+    func testTheRulesReadTheExaminationsValue() {
+        let rules = PayloadTypeRules()
+        let bytes = Array(#"{"aps":{"alert":"hi"}}"#.utf8)
+        func codes(_ json: PayloadJSON?) -> [DiagnosisCode] {
+            rules.check(json: json, pushType: .background, priority: nil, nowSeconds: Self.now).map(\.code)
+        }
+        XCTAssertEqual(codes(PayloadJSON(bytes, keepingValue: true)),
+                       [.payloadBackgroundWithAlert, .payloadBackgroundWithoutContentAvailable])
+        XCTAssertEqual(codes(PayloadJSON(bytes)), [])
+        XCTAssertEqual(codes(nil), [])
+        XCTAssertTrue(PayloadTypeRules.readsPayload(.background))
+        XCTAssertTrue(PayloadTypeRules.readsPayload(.liveactivity))
+        XCTAssertTrue(PayloadTypeRules.readsPayload(.widgets))
+        XCTAssertTrue(PayloadTypeRules.readsPayload(.controls))
+        XCTAssertFalse(PayloadTypeRules.readsPayload(.alert))
+        XCTAssertFalse(PayloadTypeRules.readsPayload(.pushtotalk), "its rule reads the priority only")
+        XCTAssertFalse(PayloadTypeRules.readsPayload(nil))
+        XCTAssertEqual(rules.check(json: nil, pushType: .pushtotalk, priority: .powerAware, nowSeconds: Self.now).map(\.code),
+                       [.payloadPushToTalkPriority])
+    }
+
     func testEveryRule() {
         let rules = PayloadTypeRules()
         for row in Self.rows {
-            let found = rules.check(payload: Array(row.payload.utf8), pushType: row.pushType, priority: row.priority,
+            let json = PayloadJSON(Array(row.payload.utf8), keepingValue: PayloadTypeRules.readsPayload(row.pushType))
+            let found = rules.check(json: json, pushType: row.pushType, priority: row.priority,
                                     nowSeconds: Self.now, isBroadcast: row.isBroadcast)
             XCTAssertEqual(found.map(\.code), row.expected, row.name)
             for mismatch in found {
@@ -107,7 +131,7 @@ final class PayloadTypeRulesTests: XCTestCase {
 
     func testFiguresOfAPastDateAndTheRefusals() throws {
         let found = PayloadTypeRules().check(
-            payload: Array(#"{"aps":{"timestamp":1700000000,"event":"update","content-state":{},"stale-date":1699999000}}"#.utf8),
+            json: PayloadJSON(Array(#"{"aps":{"timestamp":1700000000,"event":"update","content-state":{},"stale-date":1699999000}}"#.utf8), keepingValue: true),
             pushType: .liveactivity, priority: nil, nowSeconds: Self.now)
         let past = try XCTUnwrap(found.first)
         XCTAssertEqual(past.figures, [JournalFigure("dateSeconds", 1_699_999_000), JournalFigure("nowSeconds", Self.now),
@@ -117,7 +141,7 @@ final class PayloadTypeRulesTests: XCTestCase {
         XCTAssertEqual(PayloadMismatch.pushToTalkPriority(5).refusal, .badPriority)
         // A date from the payload may be any integer: no overflow.
         let far = PayloadTypeRules().check(
-            payload: Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{},"stale-date":-9223372036854775807}}"#.utf8),
+            json: PayloadJSON(Array(#"{"aps":{"timestamp":1,"event":"update","content-state":{},"stale-date":-9223372036854775807}}"#.utf8), keepingValue: true),
             pushType: .liveactivity, priority: nil, nowSeconds: Self.now)
         XCTAssertEqual(far.first?.figures.last, JournalFigure("secondsPast", Int64.max))
     }
