@@ -1,3 +1,5 @@
+import MockAPNsWire
+
 /// Where an HTTP/1.1 web push request is addressed, from its request target and its `Host`
 /// lines (RFC 9112, section 3.2), before the decider reads the path:
 ///
@@ -46,6 +48,23 @@ package enum WebPushHTTP1Target: Sendable, Equatable {
                     + "(\(endpointOrigin)\(host.map { " or https://\($0.prefix(100))" } ?? "")): it was meant for another server")
         }
         return .served(path: path, authority: String(authority))
+    }
+
+    /// The `Host` lines of a request read into `head`, counted as NIO's decoder lists them: a
+    /// line's comma-separated values count as lines, an empty one as none. Only a request that
+    /// repeats `Host`, refused whatever its lines hold, has its fields read again, to say how many.
+    package static func hostLines(of head: RequestHead) -> [String] {
+        guard head.contains(.host) else { return [] }
+        guard head.repeated.contains(.host) else { return values(in: head[.host] ?? "") }
+        return head.fields.filter { $0.name == "host" }.flatMap { values(in: $0.value) }
+    }
+
+    private static func values(in line: String) -> [String] {
+        line.split(separator: ",").compactMap { value in
+            let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+            let trimmed = value.drop(while: blank).reversed().drop(while: blank).reversed()
+            return trimmed.isEmpty ? nil : String(trimmed)
+        }
     }
 
     /// An authority compared without case, with HTTPS's default port when it names none.

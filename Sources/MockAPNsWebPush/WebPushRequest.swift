@@ -12,6 +12,7 @@ package struct WebPushRequest: Sendable {
 
     package init(head: RequestHead, body: [UInt8], bodyLength: Int? = nil) {
         self.head = head
+        self.path = head[.path] ?? ""
         self.body = body
         self.bodyLength = bodyLength ?? body.count
     }
@@ -26,5 +27,7 @@ package struct WebPushRequest: Sendable {
     }
 
     package var method: String { head[.method] ?? "" }
-    package var path: String { head[.path] ?? "" }
+    /// The path the request is served at: its `:path`, or the path of an HTTP/1.1
+    /// absolute-form target (`https://host/<token>`), whose record keeps the target as sent.
+    package var path: String
 }

@@ -1,4 +1,5 @@
 import MockAPNsWebPush
+import MockAPNsWire
 import XCTest
 
 /// RFC 9112's rules for an HTTP/1.1 request's target and Host lines, as the web push listener
@@ -14,6 +15,22 @@ final class WebPushHTTP1TargetTests: XCTestCase {
         XCTAssertEqual(resolve("/abc"), .served(path: "/abc", authority: "127.0.0.1:2200"))
         XCTAssertEqual(resolve("/abc", ["mockapns:2200"]), .served(path: "/abc", authority: "mockapns:2200"))
         XCTAssertEqual(resolve("/abc", [], requiresHost: false), .served(path: "/abc", authority: nil))
+    }
+
+    /// The Host lines as the head holds them, counted as NIO's decoder lists them.
+    func testTheHostLinesAreReadFromTheHead() {
+        let cases: [(fields: [(String, String)], lines: [String])] = [
+            ([("host", "127.0.0.1:2200")], ["127.0.0.1:2200"]),
+            ([("host", " push.example \t")], ["push.example"]),
+            ([("host", "a.example, b.example")], ["a.example", "b.example"]),
+            ([("host", "")], []),
+            ([("user-agent", "x")], []),
+            ([("host", "a.example"), ("content-length", "0"), ("host", "b.example, c.example")], ["a.example", "b.example", "c.example"]),
+        ]
+        for (fields, lines) in cases {
+            let head = RequestHead([HTTPHeader(name: ":method", value: "POST")] + fields.map { HTTPHeader(name: $0.0, value: $0.1) })
+            XCTAssertEqual(WebPushHTTP1Target.hostLines(of: head), lines, "\(fields)")
+        }
     }
 
     func testTwoHostLinesOrNoneOnHTTP11AreMalformed() {

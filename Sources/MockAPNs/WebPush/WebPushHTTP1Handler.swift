@@ -103,18 +103,20 @@ final class WebPushHTTP1Handler: ChannelInboundHandler, AnswerWriter {
     /// The request as the web push core reads it, or `nil` when its target and `Host` lines
     /// were refused (answered here: 400 and closed, or 421).
     private func flow(_ requestHead: HTTPRequestHead, context: ChannelHandlerContext) -> WebPushFlow? {
+        // The request line and header fields read once into the head every transport shares;
+        // the target and RFC 9112's Host rules read that head.
+        var request = WebPushRequest(
+            method: requestHead.method.rawValue, path: requestHead.uri,
+            fields: requestHead.headers.lazy.map { HTTPHeader(name: $0.name.lowercased(), value: $0.value) },
+            body: body, bodyLength: bodyLength
+        )
         let target = WebPushHTTP1Target.resolve(
-            target: requestHead.uri, hostLines: requestHead.headers[canonicalForm: "host"].map(String.init),
+            target: requestHead.uri, hostLines: WebPushHTTP1Target.hostLines(of: request.head),
             requiresHost: requestHead.version != .http1_0, endpointOrigin: service.endpoint.origin)
         defer { body = [] }
         switch target {
         case .served(let path, let authority):
-            // The request line and header fields read once into the head every transport shares.
-            let request = WebPushRequest(
-                method: requestHead.method.rawValue, path: path,
-                fields: requestHead.headers.lazy.map { HTTPHeader(name: $0.name.lowercased(), value: $0.value) },
-                body: body, bodyLength: bodyLength
-            )
+            request.path = path
             return WebPushFlow(request, authority: authority, service: service)
         case .malformed(let problem), .misdirected(let problem):
             let malformed = target == .malformed(problem)
