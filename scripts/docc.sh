@@ -33,8 +33,12 @@ swift build --target MockAPNs >&2
 bin=$(swift build --show-bin-path)
 triple=$(basename "$(dirname "$bin")")
 
-# The modules MockAPNs re-exports (Sources/MockAPNs/Server/Exports.swift and theirs).
-reexported=$(grep -rhoE '^@_exported import [A-Za-z]+' Sources/MockAPNs Sources/MockAPNsCore | awk '{print $3}' | sort -u | paste -sd, -)
+# The modules whose declarations MockAPNs re-exports (Sources/MockAPNs/Server/Exports.swift,
+# `@_exported import struct MockAPNsCore.Reason`): only those declarations are public in
+# them (scripts/public-api.py), so their graphs hold exactly the front door. Logging's Logger
+# is re-exported for the `logger:` parameter and documented by swift-log.
+reexported=$(grep -rhoE '^@_exported import ([a-z]+ )?MockAPNs[A-Za-z]+' Sources/MockAPNs Sources/MockAPNsCore \
+    | awk '{print $NF}' | sort -u | paste -sd, -)
 # Where the C modules' maps are, for the importer: the package's own and its dependencies',
 # and those SwiftPM wrote for C targets without one.
 includes=()
@@ -44,6 +48,36 @@ while IFS= read -r folder; do includes+=(-I "$folder"); done < <(
 swift-symbolgraph-extract -module-name MockAPNs -target "$triple" -minimum-access-level public \
     -experimental-allowed-reexported-modules="$reexported" \
     -I "$bin/Modules" "${includes[@]}" -output-dir "$out/symbol-graphs"
+# A declaration re-exported on its own comes into MockAPNs' graph without the members its
+# module declares in extensions (`Scenario.init(jsonText:)`), so each re-exported module's own
+# graph is extracted too and its symbols and relationships merged into MockAPNs' (every public
+# top-level symbol of those modules is re-exported: scripts/public-api.py checks it).
+mkdir -p "$out/reexported-graphs"
+for module in ${reexported//,/ }; do
+    swift-symbolgraph-extract -module-name "$module" -target "$triple" -minimum-access-level public \
+        -I "$bin/Modules" "${includes[@]}" -output-dir "$out/reexported-graphs"
+done
+python3 - "$out/symbol-graphs/MockAPNs.symbols.json" "$out/reexported-graphs" <<'MERGE'
+import json, pathlib, sys
+front = pathlib.Path(sys.argv[1])
+graph = json.loads(front.read_text())
+known = {symbol["identifier"]["precise"] for symbol in graph["symbols"]}
+relations = {(r["source"], r["target"], r["kind"]) for r in graph["relationships"]}
+for path in sorted(pathlib.Path(sys.argv[2]).glob("*.symbols.json")):
+    if "@" in path.name:
+        continue  # extensions of other modules' types (the standard library's)
+    module = json.loads(path.read_text())
+    for symbol in module["symbols"]:
+        if symbol["identifier"]["precise"] not in known:
+            known.add(symbol["identifier"]["precise"])
+            graph["symbols"].append(symbol)
+    for relation in module["relationships"]:
+        key = (relation["source"], relation["target"], relation["kind"])
+        if key not in relations:
+            relations.add(key)
+            graph["relationships"].append(relation)
+front.write_text(json.dumps(graph))
+MERGE
 
 docc convert Sources/MockAPNs/MockAPNs.docc \
     --additional-symbol-graph-dir "$out/symbol-graphs" \
