@@ -60,11 +60,7 @@ package enum WebPushHTTP1Target: Sendable, Equatable {
     }
 
     private static func values(in line: String) -> [String] {
-        line.split(separator: ",").compactMap { value in
-            let blank: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-            let trimmed = value.drop(while: blank).reversed().drop(while: blank).reversed()
-            return trimmed.isEmpty ? nil : String(trimmed)
-        }
+        line.split(separator: ",").map { $0.trimmingWhitespace() }.filter { !$0.isEmpty }.map(String.init)
     }
 
     /// An authority compared without case, with HTTPS's default port when it names none.
