@@ -12,20 +12,20 @@ package struct RequestHead: Sendable, Equatable {
     /// The fields as decoded, back to back: each field's name, then its value, in arrival
     /// order (then trailers, if any). `bytes[0..<byteCount]` is the whole decoded block, the
     /// form a record of the wire can point into.
-    private var bytes: [UInt8] = []
+    @usableFromInline var bytes: [UInt8] = []
     /// Per field, where its value starts and where the field ends in `bytes`; its name starts
     /// where the field before it ended (0 for the first).
-    private var spans: [Span] = []
+    @usableFromInline var spans: [Span] = []
     /// How much of `bytes` and `spans` is this head's. A head made by ``recycled()`` starts
     /// with the storage of the one before it and keeps it, unwritten, while the fields
     /// arriving repeat that one's at the same places (a provider sends the same token, path,
     /// topic and user agent request after request): such a head costs no allocation.
     private var byteCount = 0
-    private var fieldCount = 0
+    @usableFromInline var fieldCount = 0
     /// Where each known field first came, plus one (0: not sent); 255 for a place past 254,
     /// which a lookup finds by searching from there (a list that long is rare and capped by
     /// the listener's header list limit).
-    private var places = Places()
+    @usableFromInline var places = Places()
     /// Known fields sent more than once.
     package private(set) var repeated = FieldSet()
     /// Whether a field of a name MockAPNs does not read came more than once.
@@ -134,6 +134,7 @@ package struct RequestHead: Sendable, Equatable {
     /// The value of `field`'s first occurrence; `nil` when it was not sent. Bytes that are not
     /// UTF-8 are written `\xHH`. Makes a string: a reader that only compares or checks the
     /// value reads its bytes instead (``withBytes(of:_:)``, ``value(_:is:)``).
+    @inlinable
     package subscript(_ field: Field) -> String? {
         withBytes(of: field, HTTPHeader.text)
     }
@@ -141,6 +142,7 @@ package struct RequestHead: Sendable, Equatable {
     /// The value of `field`'s first occurrence as `candidate` when its bytes are exactly
     /// `candidate`'s (a connection's last value, shared instead of made again), else as a new
     /// string; `nil` when it was not sent.
+    @inlinable
     package func value(_ field: Field, reusing candidate: String?) -> String? {
         withBytes(of: field) { value in
             if let candidate, candidate.withUTF8Bytes({ $0.sameBytes(as: value) }) { return candidate }
@@ -149,27 +151,36 @@ package struct RequestHead: Sendable, Equatable {
     }
 
     /// Whether `field` was sent and its first value is exactly `text`.
+    @inlinable
     package func value(_ field: Field, is text: StaticString) -> Bool {
         withBytes(of: field) { $0.equals(text) } ?? false
     }
 
     /// `body` run on the bytes of `field`'s first value, lent for the call; `nil` when the
     /// field was not sent.
+    @inlinable
     package func withBytes<Result>(of field: Field, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
         guard let index = index(of: field) else { return nil }
         return withValue(at: index, body)
     }
 
     /// Whether `field` was sent.
+    @inlinable
     package func contains(_ field: Field) -> Bool {
         places[field] != 0
     }
 
     /// The place of `field`'s first occurrence.
-    private func index(of field: Field) -> Int? {
+    @inlinable
+    func index(of field: Field) -> Int? {
         let place = places[field]
         guard place != 0 else { return nil }
         guard place == UInt8.max else { return Int(place) - 1 }
+        return searchedIndex(of: field)
+    }
+
+    @usableFromInline
+    func searchedIndex(of field: Field) -> Int? {
         // Past the places a byte holds: searched for from there.
         let name = field.name
         return (Int(UInt8.max) - 1..<fieldCount).first { withName(at: $0) { $0.equals(name) } }
@@ -180,11 +191,13 @@ package struct RequestHead: Sendable, Equatable {
         return withBytes(start..<Int(spans[index].valueStart), body)
     }
 
-    private func withValue<Result>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    @inlinable
+    func withValue<Result>(at index: Int, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         withBytes(Int(spans[index].valueStart)..<Int(spans[index].end), body)
     }
 
-    private func withBytes<Result>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    @inlinable
+    func withBytes<Result>(_ range: Range<Int>, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         bytes.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[range])) }
     }
 
@@ -212,9 +225,10 @@ package struct RequestHead: Sendable, Equatable {
     }
 
     /// Where one field's value starts and the field ends in the head's bytes.
-    private struct Span: Sendable, Equatable {
-        var valueStart: UInt32
-        var end: UInt32
+    @usableFromInline
+    struct Span: Sendable, Equatable {
+        @usableFromInline var valueStart: UInt32
+        @usableFromInline var end: UInt32
 
         init?(valueStart: Int, end: Int) {
             guard let valueStart = UInt32(exactly: valueStart), let end = UInt32(exactly: end) else { return nil }
@@ -225,13 +239,15 @@ package struct RequestHead: Sendable, Equatable {
 
     /// One byte per known field, in three words: the head stays a few words long and is
     /// copied without reference counting.
-    private struct Places: Sendable, Equatable {
-        private var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
+    @usableFromInline
+    struct Places: Sendable, Equatable {
+        @usableFromInline var words: (UInt64, UInt64, UInt64) = (0, 0, 0)
 
         static func == (left: Places, right: Places) -> Bool {
             left.words == right.words
         }
 
+        @inlinable
         subscript(field: Field) -> UInt8 {
             get {
                 let (word, shift) = Self.position(of: field)
@@ -254,7 +270,8 @@ package struct RequestHead: Sendable, Equatable {
             }
         }
 
-        private static func position(of field: Field) -> (word: Int, shift: UInt64) {
+        @inlinable
+        static func position(of field: Field) -> (word: Int, shift: UInt64) {
             (field.rawValue / 8, UInt64(field.rawValue % 8) * 8)
         }
     }

@@ -14,7 +14,7 @@ import Darwin
 /// string would be copied to the heap. (`utf8.withContiguousStorageIfAvailable` looked
 /// equivalent but measured several times slower on small strings.)
 extension String {
-    @inline(__always)
+    @inlinable @inline(__always)
     package func withUTF8Bytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         var copy = self
         return copy.withUTF8(body)
@@ -22,7 +22,7 @@ extension String {
 }
 
 extension Substring {
-    @inline(__always)
+    @inlinable @inline(__always)
     package func withUTF8Bytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         var copy = self
         return copy.withUTF8(body)
@@ -33,7 +33,7 @@ extension UnsafeBufferPointer<UInt8> {
     /// Whether the two buffers hold the same bytes. memcmp: header values are compared for
     /// every request (a provider token is some 200 bytes), and the generic element-by-element
     /// comparison measured several times slower.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func sameBytes(as other: UnsafeBufferPointer<UInt8>) -> Bool {
         guard count == other.count else { return false }
         guard count > 0, let left = baseAddress, let right = other.baseAddress else { return true }
@@ -41,32 +41,32 @@ extension UnsafeBufferPointer<UInt8> {
     }
 
     /// Whether the buffer starts with the bytes of `prefix`.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func hasPrefix(_ prefix: UnsafeBufferPointer<UInt8>) -> Bool {
         count >= prefix.count && UnsafeBufferPointer(rebasing: self[..<prefix.count]).sameBytes(as: prefix)
     }
 
     /// Whether the buffer holds exactly the bytes of `text`.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func equals(_ text: StaticString) -> Bool {
         count == text.utf8CodeUnitCount && matches(text, at: 0)
     }
 
     /// Whether the buffer ends with the bytes of `suffix`.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func hasSuffix(_ suffix: StaticString) -> Bool {
         count >= suffix.utf8CodeUnitCount && matches(suffix, at: count - suffix.utf8CodeUnitCount)
     }
 
     /// Whether the buffer starts with the bytes of `prefix`.
-    @inline(__always)
+    @inlinable @inline(__always)
     package func hasPrefix(_ prefix: StaticString) -> Bool {
         count >= prefix.utf8CodeUnitCount && matches(prefix, at: 0)
     }
 
     /// Whether the bytes of `text` appear at `offset`; the caller checked they fit.
-    @inline(__always)
-    private func matches(_ text: StaticString, at offset: Int) -> Bool {
+    @inlinable @inline(__always)
+    func matches(_ text: StaticString, at offset: Int) -> Bool {
         let expected = text.utf8Start
         for index in 0..<text.utf8CodeUnitCount where self[offset + index] != expected[index] {
             return false
