@@ -238,6 +238,7 @@ let package = Package(
                 "MockAPNsTLS",
                 "MockAPNsHTTP2",
                 .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]

@@ -47,6 +47,8 @@ package final class NGHTTP2ClientHandler: ChannelDuplexHandler {
     private var sessionCalls = 0
     /// `finish()` was called: no new requests; the connection closes after its last answer.
     private var finishing = false
+    /// A flush waits for the end of the event loop's tick (``send(_:timeout:promise:)``).
+    private var flushScheduled = false
 
     /// - Parameters:
     ///   - handshakeTimeout: How long TLS may take once the connection is up before every
@@ -89,7 +91,21 @@ package final class NGHTTP2ClientHandler: ChannelDuplexHandler {
             return
         }
         submit(entry, on: session)
-        flush()
+        flushAtEndOfTick()
+    }
+
+    /// Flushes once the event loop is done with what it is running now: the requests sent in
+    /// one tick (those one read of a provider brought, relayed) leave in one write, not one
+    /// write each.
+    private func flushAtEndOfTick() {
+        guard !flushScheduled, let context else { return }
+        flushScheduled = true
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        context.eventLoop.execute {
+            let handler = handler.value
+            handler.flushScheduled = false
+            handler.flush()
+        }
     }
 
     /// Takes no more requests and closes the connection (GOAWAY, then TLS close_notify) once

@@ -60,6 +60,8 @@ package final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     @exclusivity(unchecked) private var flushHeld = false
     /// Calls of `holdingOutput` under way: their answers go out when the outermost ends.
     @exclusivity(unchecked) private var outputHolds = 0
+    /// A flush waits for the end of the event loop's tick (``outputAtEndOfTick(_:)``).
+    @exclusivity(unchecked) private var tickFlushScheduled = false
     @exclusivity(unchecked) private var errorReported = false
 
     @exclusivity(unchecked) private var idleCheck: Scheduled<Void>?
@@ -163,6 +165,25 @@ package final class NGHTTP2ServerHandler: ChannelDuplexHandler {
         outputHolds -= 1
         flush()
         return result
+    }
+
+    /// `body`, with what it writes sent once the event loop is done with what it is running
+    /// now: answers completed one after another in one tick (the upstream's answers to a
+    /// batch of relayed requests, read at once) leave in one write.
+    package func outputAtEndOfTick(_ body: () -> Void) {
+        guard let context else { return body() }
+        context.eventLoop.assertInEventLoop()
+        outputHolds += 1
+        body()
+        outputHolds -= 1
+        guard !tickFlushScheduled else { return }
+        tickFlushScheduled = true
+        let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+        context.eventLoop.execute {
+            let handler = handler.value
+            handler.tickFlushScheduled = false
+            handler.flush()
+        }
     }
 
     /// Announces a new SETTINGS_MAX_CONCURRENT_STREAMS. Token-authenticated connections

@@ -9,6 +9,7 @@ import Logging
 import MockAPNsHTTP2
 import MockAPNsTLS
 import MockAPNsWire
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOPosix
 
@@ -23,11 +24,14 @@ import NIOPosix
 /// providers (or two processes of one) sharing an upstream connection would be refused for
 /// each other's tokens. Requests without an affinity share connections round-robin.
 ///
-/// The pool lives on one event loop of the group: its state and every connection's handler
-/// are touched only there, so it takes no lock, and no caller's closure runs while the pool
-/// is being changed. Connections open lazily, at most `connections` at once (a request that
-/// needs one more fails with `UpstreamFailure.overloaded`); a connection that closed or
-/// received GOAWAY is dropped and replaced by the next request. A request the upstream did not process (a
+/// An affinity's connection lives on the event loop the request was sent from (the provider
+/// connection's own), so relaying a request hops no thread, and the requests one read of the
+/// provider brought leave in one write. Each loop of the group has its own pool: its state and
+/// its connections' handlers are touched only there, so it takes no lock, and no caller's
+/// closure runs while a pool is being changed. Requests without an affinity share the pool
+/// of one loop. Connections open lazily, at most `connections` at once across the pools (a
+/// request that needs one more fails with `UpstreamFailure.overloaded`); a connection that
+/// closed or received GOAWAY is dropped and replaced by the next request. A request the upstream did not process (a
 /// GOAWAY naming an earlier stream, REFUSED_STREAM) is sent once more, on another connection.
 /// Every request ends within its timeout: with the upstream's answer, or an `UpstreamFailure`.
 package final class UpstreamClient: Sendable {
@@ -39,12 +43,20 @@ package final class UpstreamClient: Sendable {
     package let connectTimeout: TimeAmount
     /// How long a request may wait for its complete answer, from `send` on.
     package let requestTimeout: TimeAmount
-    private let loop: any EventLoop
     private let context: OpenSSLContext
     private let logger: Logger
-    private let pool: NIOLoopBoundBox<Pool>
+    /// One pool per event loop of the group; requests without an affinity use the first.
+    private let pools: [LoopPool]
+    /// Connections taking requests, across the pools: what `connections` bounds.
+    private let taken = NIOLockedValueBox(0)
 
-    /// The connections, confined to `loop`.
+    /// One event loop's pool: the state is touched only on `loop`.
+    private struct LoopPool: Sendable {
+        let loop: any EventLoop
+        let state: NIOLoopBoundBox<Pool>
+    }
+
+    /// The connections of one loop, confined to it.
     private final class Pool {
         /// The connections that take requests, in the order they opened.
         var live: [Connection] = []
@@ -97,9 +109,15 @@ package final class UpstreamClient: Sendable {
         self.connectTimeout = connectTimeout
         self.requestTimeout = requestTimeout
         self.logger = logger
-        let loop = group.next()
-        self.loop = loop
-        self.pool = .makeBoxSendingValue(Pool(), eventLoop: loop)
+        var pools: [LoopPool] = []
+        for loop in group.makeIterator() {
+            pools.append(LoopPool(loop: loop, state: .makeBoxSendingValue(Pool(), eventLoop: loop)))
+        }
+        if pools.isEmpty {
+            let loop = group.next()
+            pools.append(LoopPool(loop: loop, state: .makeBoxSendingValue(Pool(), eventLoop: loop)))
+        }
+        self.pools = pools
     }
 
     /// Sends one request and returns the upstream's answer, or fails with an
@@ -112,9 +130,10 @@ package final class UpstreamClient: Sendable {
         let started = NIODeadline.now()
         let deadline = started + requestTimeout
         let request = HTTP2ClientRequest(headers: requestHeaders(method: method, path: path, headers: headers), body: body)
-        let answer = loop.inEventLoop
-            ? attempt(request, affinity: affinity, deadline: deadline, retried: false)
-            : loop.flatSubmit { self.attempt(request, affinity: affinity, deadline: deadline, retried: false) }
+        let home = affinity == nil ? pools[0] : pools.first(where: { $0.loop.inEventLoop }) ?? pools[0]
+        let answer = home.loop.inEventLoop
+            ? attempt(request, affinity: affinity, deadline: deadline, retried: false, in: home)
+            : home.loop.flatSubmit { self.attempt(request, affinity: affinity, deadline: deadline, retried: false, in: home) }
         return answer.map { response in
             UpstreamResponse(
                 status: response.status, headers: response.headers, body: response.body,
@@ -145,60 +164,86 @@ package final class UpstreamClient: Sendable {
 
     /// One try on the loop; a request the upstream did not process is tried once more.
     private func attempt(
-        _ request: HTTP2ClientRequest, affinity: UInt64?, deadline: NIODeadline, retried: Bool
+        _ request: HTTP2ClientRequest, affinity: UInt64?, deadline: NIODeadline, retried: Bool, in home: LoopPool
     ) -> EventLoopFuture<HTTP2ClientResponse> {
-        let pool = self.pool.value
+        let pool = home.state.value
+        let loop = home.loop
         guard !pool.shutDown else { return loop.makeFailedFuture(UpstreamFailure.shutDown) }
         let remaining = deadline - .now()
         guard remaining > .zero else { return loop.makeFailedFuture(UpstreamFailure.timedOut(after: requestTimeout)) }
-        guard let connection = affinity.map({ pick(pool, affinity: $0) }) ?? pick(pool) else {
+        guard let connection = affinity.map({ pick(home, affinity: $0) }) ?? pick(home) else {
             return loop.makeFailedFuture(UpstreamFailure.overloaded(
                 "all \(connections) upstream connections are taken by other provider connections (upstream.connections)"))
         }
         let promise = loop.makePromise(of: HTTP2ClientResponse.self)
         connection.handler.send(request, timeout: remaining, promise: promise)
         return promise.futureResult.flatMapError { error in
-            if !retried, !self.pool.value.shutDown, let clientError = error as? HTTP2ClientError, clientError.isRetryable {
+            let shutDown = home.state.value.shutDown
+            if !retried, !shutDown, let clientError = error as? HTTP2ClientError, clientError.isRetryable {
                 self.logger.debug("the upstream did not process a request; sending it again", metadata: [
                     "upstream": "\(self.endpoint.origin)", "reason": "\(clientError)",
                 ])
-                return self.attempt(request, affinity: affinity, deadline: deadline, retried: true)
+                return self.attempt(request, affinity: affinity, deadline: deadline, retried: true, in: home)
             }
-            return self.loop.makeFailedFuture(self.failure(for: error))
+            return loop.makeFailedFuture(self.failure(for: error, shutDown: shutDown))
         }
+    }
+
+    /// Takes one place of the `connections` bound; `false` when all are taken.
+    private func takePlace() -> Bool {
+        taken.withLockedValue { taken in
+            guard taken < connections else { return false }
+            taken += 1
+            return true
+        }
+    }
+
+    /// Gives back `count` places (connections that take no more requests).
+    private func givePlaces(back count: Int) {
+        guard count > 0 else { return }
+        taken.withLockedValue { $0 = max(0, $0 - count) }
     }
 
     /// A connection that takes requests: a new one while the pool has room, else the next
     /// live one in turn. Connections that take no more are dropped from the turn first.
-    private func pick(_ pool: Pool) -> Connection? {
+    private func pick(_ home: LoopPool) -> Connection? {
+        let pool = home.state.value
+        let before = pool.live.count
         pool.live.removeAll { connection in
             guard !connection.handler.acceptsNewRequests else { return false }
             // One still answering (after GOAWAY) closes by itself once it is done.
             if connection.handler.outstandingRequests == 0 { connection.channel?.close(promise: nil) }
             return true
         }
+        givePlaces(back: before - pool.live.count)
         if pool.live.count < connections {
-            let connection = open(pool)
+            // Shared connections are bounded by their own count, as they always were; they
+            // hold places of the bound that affinities' connections respect.
+            taken.withLockedValue { $0 += 1 }
+            let connection = open(home)
             pool.live.append(connection)
             return connection
         }
+        guard !pool.live.isEmpty else { return nil }
         pool.next = pool.next + 1 < pool.live.count ? pool.next + 1 : 0
         return pool.live[pool.next]
     }
 
     /// The affinity's own connection, opened when it has none that takes requests; `nil`
     /// when that would pass `connections`.
-    private func pick(_ pool: Pool, affinity: UInt64) -> Connection? {
+    private func pick(_ home: LoopPool, affinity: UInt64) -> Connection? {
+        let pool = home.state.value
         if let own = pool.dedicated[affinity] {
             if own.handler.acceptsNewRequests { return own }
             // Done with, or told to go away: it closes by itself once its answers are in.
             pool.dedicated[affinity] = nil
+            givePlaces(back: 1)
             own.handler.finish()
         }
         // Connections still closing (released, or told to go away) are not counted: they
         // take no request and are about to be gone.
-        guard pool.dedicated.count + pool.live.count < connections else { return nil }
-        let own = open(pool)
+        guard takePlace() else { return nil }
+        let own = open(home)
         pool.dedicated[affinity] = own
         return own
     }
@@ -206,12 +251,18 @@ package final class UpstreamClient: Sendable {
     /// The provider connection `affinity` closed: its upstream connection takes no more
     /// requests and closes once its last answer is in.
     package func release(affinity: UInt64) {
-        loop.execute {
-            self.pool.value.dedicated.removeValue(forKey: affinity)?.handler.finish()
+        for home in pools {
+            home.loop.execute {
+                guard let own = home.state.value.dedicated.removeValue(forKey: affinity) else { return }
+                self.givePlaces(back: 1)
+                own.handler.finish()
+            }
         }
     }
 
-    private func open(_ pool: Pool) -> Connection {
+    private func open(_ home: LoopPool) -> Connection {
+        let pool = home.state.value
+        let loop = home.loop
         pool.opened += 1
         let connection = Connection(
             number: pool.opened, handler: NGHTTP2ClientHandler(handshakeTimeout: connectTimeout), gone: loop.makePromise()
@@ -231,44 +282,56 @@ package final class UpstreamClient: Sendable {
                 }
             }
             .connect(host: endpoint.host, port: endpoint.port)
-            .whenComplete { result in self.connected(bound.value, result) }
+            .whenComplete { result in self.connected(bound.value, result, in: home) }
         return connection
     }
 
-    private func connected(_ connection: Connection, _ result: Result<any Channel, any Error>) {
+    private func connected(_ connection: Connection, _ result: Result<any Channel, any Error>, in home: LoopPool) {
         switch result {
         case .success(let channel):
             connection.channel = channel
-            if pool.value.shutDown { channel.close(promise: nil) }
-            let bound = NIOLoopBound(connection, eventLoop: loop)
+            if home.state.value.shutDown { channel.close(promise: nil) }
+            let bound = NIOLoopBound(connection, eventLoop: home.loop)
             channel.closeFuture.whenComplete { _ in
                 self.logger.debug("upstream connection closed", metadata: [
                     "upstream": "\(self.endpoint.origin)", "connection": "\(bound.value.number)",
                 ])
-                self.forget(bound.value)
+                self.forget(bound.value, in: home)
             }
         case .failure(let error):
             let detail = Self.describeConnectFailure(error)
             logger.notice("could not connect to the upstream", metadata: ["upstream": "\(endpoint.origin)", "error": "\(detail)"])
             connection.handler.fail(.connectFailed(detail))
-            forget(connection)
+            forget(connection, in: home)
         }
     }
 
-    private func forget(_ connection: Connection) {
-        let pool = self.pool.value
+    private func forget(_ connection: Connection, in home: LoopPool) {
+        let pool = home.state.value
         pool.open[ObjectIdentifier(connection)] = nil
+        let before = pool.live.count
         pool.live.removeAll { $0 === connection }
-        if let affinity = pool.dedicated.first(where: { $0.value === connection })?.key { pool.dedicated[affinity] = nil }
+        givePlaces(back: before - pool.live.count)
+        if let affinity = pool.dedicated.first(where: { $0.value === connection })?.key {
+            pool.dedicated[affinity] = nil
+            givePlaces(back: 1)
+        }
         connection.gone.succeed(())
     }
 
     /// Closes every connection (GOAWAY, then TLS close_notify) and waits until they are
     /// closed; requests still waiting fail with `UpstreamFailure.shutDown`, and so do later ones.
     package func shutdown() async {
-        let closed = loop.flatSubmit { () -> EventLoopFuture<Void> in
-            let pool = self.pool.value
+        for home in pools {
+            await shutdown(home)
+        }
+    }
+
+    private func shutdown(_ home: LoopPool) async {
+        let closed = home.loop.flatSubmit { () -> EventLoopFuture<Void> in
+            let pool = home.state.value
             pool.shutDown = true
+            self.givePlaces(back: pool.live.count + pool.dedicated.count)
             pool.live = []
             pool.dedicated = [:]
             let connections = Array(pool.open.values)
@@ -280,7 +343,7 @@ package final class UpstreamClient: Sendable {
                     connection.handler.fail(.connectionClosed("the client shut down"))
                 }
             }
-            return EventLoopFuture.andAllComplete(connections.map(\.gone.futureResult), on: self.loop)
+            return EventLoopFuture.andAllComplete(connections.map(\.gone.futureResult), on: home.loop)
         }
         try? await closed.get()
     }
@@ -288,8 +351,8 @@ package final class UpstreamClient: Sendable {
     // MARK: Failures
 
     /// What `error` means for the caller.
-    private func failure(for error: any Error) -> UpstreamFailure {
-        if pool.value.shutDown { return .shutDown }
+    private func failure(for error: any Error, shutDown: Bool) -> UpstreamFailure {
+        if shutDown { return .shutDown }
         if let failure = error as? UpstreamFailure { return failure }
         guard let error = error as? HTTP2ClientError else { return .protocolError("\(endpoint.authority): \(error)") }
         let authority = endpoint.authority

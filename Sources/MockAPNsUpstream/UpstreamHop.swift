@@ -19,13 +19,17 @@ package struct UpstreamHop: Sendable {
     package let affinity: UInt64
 
     /// The hop for `request`, or `nil` when it cannot be relayed whole (its body was longer
-    /// than the server keeps; the core's answer, 413, is Apple's for it too).
-    package init?(_ request: HTTP2Request, route: UpstreamRelayService.Route, comparesAnswers: Bool, affinity: UInt64) {
+    /// than the server keeps; the core's answer, 413, is Apple's for it too). `fields` are
+    /// the request's head as a list, when the caller has made it already.
+    package init?(
+        _ request: HTTP2Request, fields: [HTTPHeader]? = nil, route: UpstreamRelayService.Route, comparesAnswers: Bool,
+        affinity: UInt64
+    ) {
         guard !request.isBodyTruncated else { return nil }
         self.route = route
         self.method = request.head[.method] ?? "POST"
         self.path = request.head[.path] ?? "/"
-        self.headers = request.head.fields
+        self.headers = fields ?? request.head.fields
         self.body = request.body
         self.comparesAnswers = comparesAnswers
         self.affinity = affinity

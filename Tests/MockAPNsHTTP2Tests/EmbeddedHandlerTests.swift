@@ -108,3 +108,37 @@ final class EmbeddedHandlerTests: XCTestCase {
         XCTAssertFalse(channel.isActive, "no stream is open, so the connection closes")
     }
 }
+
+extension EmbeddedHandlerTests {
+    /// Keeps each request for an answer given later, outside the read (as a relayed one is).
+    private final class Keeping: NGHTTP2ServerDelegate {
+        var requests: [HTTP2Request] = []
+        func http2Handler(_ handler: NGHTTP2ServerHandler, didReceive request: HTTP2Request) { requests.append(request) }
+        func http2Handler(_ handler: NGHTTP2ServerHandler, didCloseStream streamID: Int32, errorCode: UInt32) {}
+    }
+
+    func testAnswersGivenInOneTickOutsideAReadLeaveInOneWrite() throws {
+        let delegate = Keeping()
+        let handler = NGHTTP2ServerHandler(configuration: .init(), delegate: delegate)
+        let channel = EmbeddedChannel(handler: handler)
+        defer { _ = try? channel.finish() }
+        try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 443)).wait()
+        try channel.writeInbound(ByteBuffer(bytes: ClientBytes.opening()
+            + ClientBytes.headers(streamID: 1, endStream: true) + ClientBytes.headers(streamID: 3, endStream: true)
+            + ClientBytes.headers(streamID: 5, endStream: true)))
+        XCTAssertEqual(delegate.requests.map(\.streamID), [1, 3, 5])
+        while try channel.readOutbound(as: ByteBuffer.self) != nil {}
+
+        for request in delegate.requests {
+            handler.outputAtEndOfTick {
+                _ = handler.respond(streamID: request.streamID, status: 200, headers: [], body: nil)
+            }
+        }
+        XCTAssertNil(try channel.readOutbound(as: ByteBuffer.self), "nothing leaves before the tick ends")
+        channel.embeddedEventLoop.run()
+        var writes: [[UInt8]] = []
+        while let buffer = try channel.readOutbound(as: ByteBuffer.self) { writes.append(Array(buffer.readableBytesView)) }
+        XCTAssertEqual(writes.count, 1, "three answers, one write")
+        XCTAssertEqual(RawHTTP2Frame.parse(writes.first ?? []).filter { $0.type == 0x1 }.map(\.streamID), [1, 3, 5])
+    }
+}

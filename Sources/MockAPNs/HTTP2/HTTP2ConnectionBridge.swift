@@ -104,6 +104,9 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     /// up to an hour, and a value equal to the last is read as that string, not made again.
     private var lastAuthorization: String?
     private var lastTopic: String?
+    /// The fields of the last request relayed upstream: the next one's equal fields (nearly
+    /// all of them) share its strings instead of being made again.
+    private var lastRelayedFields: [HTTPHeader] = []
     private var requestsInFlight = 0
     /// Whether the HTTP/2 session started (only such connections count for churn).
     private var started = false
@@ -273,7 +276,9 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         case .pending, .providerToken: certificateProvider = false
         }
         guard let route = upstream.route(for: api, certificateProvider: certificateProvider) else { return nil }
-        return UpstreamHop(request, route: route, comparesAnswers: comparesAnswers, affinity: connectionID)
+        guard !request.isBodyTruncated else { return nil }
+        lastRelayedFields = request.head.fields(from: 0, reusing: lastRelayedFields)
+        return UpstreamHop(request, fields: lastRelayedFields, route: route, comparesAnswers: comparesAnswers, affinity: connectionID)
     }
 
     func authenticate(authorization: String?, topic: String?, handler: NGHTTP2ServerHandler) -> AuthenticationResult {

@@ -68,7 +68,7 @@ final class HTTP2StreamWriter: AnswerWriter {
         let later = NIOLoopBound((handler: handler, body: body), eventLoop: channel.eventLoop)
         future.hop(to: channel.eventLoop).whenComplete { result in
             let (handler, body) = later.value
-            handler.holdingOutput { body(result) }
+            handler.outputAtEndOfTick { body(result) }
         }
         return true
     }

@@ -249,6 +249,41 @@ final class UpstreamClientTests: XCTestCase {
         XCTAssertEqual(connectionsOpened(upstream), 3)
     }
 
+    func testAnAffinitysConnectionLivesOnTheLoopItsRequestCameFromAndTheBoundSpansTheLoops() async throws {
+        let (upstream, port) = try await startUpstream()
+        let loops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let client = try UpstreamClient(
+            endpoint: UpstreamEndpoint(host: "127.0.0.1", port: port),
+            certificateChain: [.file(Fixtures.certificateDirectory + "/client-universal.pem")],
+            privateKey: .file(Fixtures.certificateDirectory + "/client-universal-key.pem"), trustRoots: [.file(Fixtures.caPath)],
+            group: loops, connections: 2, logger: Logger(label: "upstream-client-test") { _ in self.logs }
+        )
+        addTeardownBlock {
+            await client.shutdown()
+            try? await loops.shutdownGracefully()
+        }
+        let all = Array(loops.makeIterator())
+        XCTAssertEqual(all.count, 2)
+        // Sent from each loop (as a provider connection on that loop sends), a request is
+        // worked on that loop: its answer completes there, with no hop between threads.
+        for (affinity, loop) in zip([UInt64(1), 2], all) {
+            let answer = try await loop.flatSubmit {
+                client.send(method: "POST", path: "/3/device/\(Fixtures.token)",
+                            headers: [HTTPHeader(name: "apns-topic", value: "com.example.app")], body: Self.payload,
+                            affinity: affinity)
+                    .map { response in (response.status, loop.inEventLoop) }
+            }.get()
+            XCTAssertEqual(answer.0, 200)
+            XCTAssertTrue(answer.1, "affinity \(affinity)'s answer completes on the loop it was sent from")
+        }
+        XCTAssertEqual(connectionsOpened(upstream), 2)
+        // The bound counts the connections of every loop.
+        let third = try await failure(of: all[0].flatSubmit {
+            client.send(method: "POST", path: "/3/device/\(Fixtures.token)", headers: [], body: Self.payload, affinity: 3)
+        })
+        XCTAssertEqual(third.kind, "overloaded")
+    }
+
     // MARK: Failures
 
     func testAPortNothingListensOnIsUnreachableAtOnce() async throws {
