@@ -455,6 +455,7 @@ let package = Package(
                 "CMemoryPool",
                 "MockAPNsCore",
                 "MockAPNsWire",
+                "MockAPNsTLS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),

@@ -142,26 +142,6 @@ package final class UpstreamClient: Sendable {
         }
     }
 
-    /// Fields HTTP/2 forbids in a request (RFC 9113, section 8.2.2); `:authority` replaces `host`.
-    private static let connectionSpecificFields: Set<String> = [
-        "host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade",
-    ]
-
-    private func requestHeaders(method: String, path: String, headers: [HTTPHeader]) -> [HTTPHeader] {
-        var fields = [
-            HTTPHeader(name: ":method", value: method), HTTPHeader(name: ":scheme", value: "https"),
-            HTTPHeader(name: ":authority", value: endpoint.authority), HTTPHeader(name: ":path", value: path),
-        ]
-        fields.reserveCapacity(4 + headers.count)
-        for header in headers {
-            let name = header.name.lowercased()
-            if name.hasPrefix(":") || Self.connectionSpecificFields.contains(name) { continue }
-            if name == "te", header.value.lowercased() != "trailers" { continue }
-            fields.append(header)
-        }
-        return fields
-    }
-
     /// One try on the loop; a request the upstream did not process is tried once more.
     private func attempt(
         _ request: HTTP2ClientRequest, affinity: UInt64?, deadline: NIODeadline, retried: Bool, in home: LoopPool
@@ -346,6 +326,28 @@ package final class UpstreamClient: Sendable {
             return EventLoopFuture.andAllComplete(connections.map(\.gone.futureResult), on: home.loop)
         }
         try? await closed.get()
+    }
+}
+
+extension UpstreamClient {
+    /// Fields HTTP/2 forbids in a request (RFC 9113, section 8.2.2); `:authority` replaces `host`.
+    private static let connectionSpecificFields: Set<String> = [
+        "host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade",
+    ]
+
+    private func requestHeaders(method: String, path: String, headers: [HTTPHeader]) -> [HTTPHeader] {
+        var fields = [
+            HTTPHeader(name: ":method", value: method), HTTPHeader(name: ":scheme", value: "https"),
+            HTTPHeader(name: ":authority", value: endpoint.authority), HTTPHeader(name: ":path", value: path),
+        ]
+        fields.reserveCapacity(4 + headers.count)
+        for header in headers {
+            let name = header.name.lowercased()
+            if name.hasPrefix(":") || Self.connectionSpecificFields.contains(name) { continue }
+            if name == "te", header.value.lowercased() != "trailers" { continue }
+            fields.append(header)
+        }
+        return fields
     }
 
     // MARK: Failures

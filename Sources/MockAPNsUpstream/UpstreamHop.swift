@@ -19,17 +19,18 @@ package struct UpstreamHop: Sendable {
     package let affinity: UInt64
 
     /// The hop for `request`, or `nil` when it cannot be relayed whole (its body was longer
-    /// than the server keeps; the core's answer, 413, is Apple's for it too). `fields` are
-    /// the request's head as a list, when the caller has made it already.
+    /// than the server keeps; the core's answer, 413, is Apple's for it too). The fields equal
+    /// to those of `earlier` (the connection's last relayed request: nearly all of them) share
+    /// its strings instead of being made again.
     package init?(
-        _ request: HTTP2Request, fields: [HTTPHeader]? = nil, route: UpstreamRelayService.Route, comparesAnswers: Bool,
-        affinity: UInt64
+        _ request: HTTP2Request, reusing earlier: [HTTPHeader] = [], route: UpstreamRelayService.Route,
+        comparesAnswers: Bool, affinity: UInt64
     ) {
         guard !request.isBodyTruncated else { return nil }
         self.route = route
         self.method = request.head[.method] ?? "POST"
         self.path = request.head[.path] ?? "/"
-        self.headers = fields ?? request.head.fields
+        self.headers = request.head.fields(from: 0, reusing: earlier)
         self.body = request.body
         self.comparesAnswers = comparesAnswers
         self.affinity = affinity

@@ -104,8 +104,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     /// up to an hour, and a value equal to the last is read as that string, not made again.
     private var lastAuthorization: String?
     private var lastTopic: String?
-    /// The fields of the last request relayed upstream: the next one's equal fields (nearly
-    /// all of them) share its strings instead of being made again.
+    /// The fields of the last request relayed upstream, whose strings the next one shares.
     private var lastRelayedFields: [HTTPHeader] = []
     private var requestsInFlight = 0
     /// Whether the HTTP/2 session started (only such connections count for churn).
@@ -265,22 +264,6 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         return (lastAuthorization, lastTopic)
     }
 
-    /// In upstream mode, where `request` goes upstream: the route for its API and the
-    /// provider's kind of credential. `nil` without upstream mode, for an API not relayed, or
-    /// for a request that cannot be relayed whole.
-    func upstreamHop(_ request: HTTP2Request, api: UpstreamRelayService.API, comparesAnswers: Bool) -> UpstreamHop? {
-        guard let upstream = services.upstream else { return nil }
-        let certificateProvider: Bool
-        switch credentials {
-        case .certificate: certificateProvider = true
-        case .pending, .providerToken: certificateProvider = false
-        }
-        guard let route = upstream.route(for: api, certificateProvider: certificateProvider) else { return nil }
-        guard !request.isBodyTruncated else { return nil }
-        lastRelayedFields = request.head.fields(from: 0, reusing: lastRelayedFields)
-        return UpstreamHop(request, fields: lastRelayedFields, route: route, comparesAnswers: comparesAnswers, affinity: connectionID)
-    }
-
     func authenticate(authorization: String?, topic: String?, handler: NGHTTP2ServerHandler) -> AuthenticationResult {
         acceptedTokenIssuedAt = nil
         refusalDetail = nil
@@ -368,5 +351,23 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     func http2Handler(_ handler: NGHTTP2ServerHandler, connectionError: HTTP2ConnectionError) {
         logger.notice("HTTP/2 connection error: \(journaling.printable(connectionError.description))")
         journaling.connectionError(connectionError)
+    }
+}
+
+extension HTTP2ConnectionBridge {
+    /// In upstream mode, where `request` goes upstream: the route for its API and the
+    /// provider's kind of credential. `nil` without upstream mode, for an API not relayed, or
+    /// for a request that cannot be relayed whole.
+    func upstreamHop(_ request: HTTP2Request, api: UpstreamRelayService.API, comparesAnswers: Bool) -> UpstreamHop? {
+        guard let upstream = services.upstream else { return nil }
+        let certificateProvider: Bool
+        switch credentials {
+        case .certificate: certificateProvider = true
+        case .pending, .providerToken: certificateProvider = false
+        }
+        guard let route = upstream.route(for: api, certificateProvider: certificateProvider) else { return nil }
+        let hop = UpstreamHop(request, reusing: lastRelayedFields, route: route, comparesAnswers: comparesAnswers, affinity: connectionID)
+        if let hop { lastRelayedFields = hop.headers }
+        return hop
     }
 }
