@@ -92,6 +92,12 @@ let package = Package(
             name: "MockAPNsJournal",
             dependencies: ["MockAPNsCore", "MockAPNsJSON", "MockAPNsWire"]
         ),
+        // The journal as a packet capture: recorded connections as TCP conversations in a
+        // pcapng file (Wireshark, tshark). Reads the journal's events; no I/O.
+        .target(
+            name: "MockAPNsCapture",
+            dependencies: ["MockAPNsCore", "MockAPNsJSON", "MockAPNsJournal", "MockAPNsWire"]
+        ),
         // System OpenSSL (libssl/libcrypto 3.x), used only by MockAPNsTLS.
         .systemLibrary(
             name: "COpenSSL",
@@ -387,6 +393,10 @@ let package = Package(
                 "MockAPNsWire",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
+        ),
+        .testTarget(
+            name: "MockAPNsCaptureTests",
+            dependencies: ["MockAPNsCapture", "MockAPNsCore", "MockAPNsJournal", "MockAPNsWire"]
         ),
         .testTarget(
             name: "MockAPNsJSONTests",
