@@ -286,6 +286,7 @@ let package = Package(
             name: "MockAPNs",
             dependencies: [
                 "MockAPNsAnswer",
+                "MockAPNsCapture",
                 "MockAPNsControl",
                 "MockAPNsObservation",
                 "MockAPNsLogging",
@@ -325,6 +326,7 @@ let package = Package(
             dependencies: [
                 "CMockAPNsBuildInfo",
                 "MockAPNs",
+                "MockAPNsCapture",
                 "MockAPNsControl",
                 "MockAPNsObservation",
                 "MockAPNsLogging",
