@@ -92,6 +92,12 @@ let package = Package(
             name: "MockAPNsJournal",
             dependencies: ["MockAPNsCore", "MockAPNsJSON", "MockAPNsWire"]
         ),
+        // The journal as a packet capture: recorded connections as TCP conversations in a
+        // pcapng file (Wireshark, tshark). Reads the journal's events; no I/O.
+        .target(
+            name: "MockAPNsCapture",
+            dependencies: ["MockAPNsCore", "MockAPNsJSON", "MockAPNsJournal", "MockAPNsWire"]
+        ),
         // System OpenSSL (libssl/libcrypto 3.x), used only by MockAPNsTLS.
         .systemLibrary(
             name: "COpenSSL",
@@ -280,6 +286,7 @@ let package = Package(
             name: "MockAPNs",
             dependencies: [
                 "MockAPNsAnswer",
+                "MockAPNsCapture",
                 "MockAPNsControl",
                 "MockAPNsObservation",
                 "MockAPNsLogging",
@@ -319,6 +326,7 @@ let package = Package(
             dependencies: [
                 "CMockAPNsBuildInfo",
                 "MockAPNs",
+                "MockAPNsCapture",
                 "MockAPNsControl",
                 "MockAPNsObservation",
                 "MockAPNsLogging",
@@ -387,6 +395,10 @@ let package = Package(
                 "MockAPNsWire",
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
+        ),
+        .testTarget(
+            name: "MockAPNsCaptureTests",
+            dependencies: ["MockAPNsCapture", "MockAPNsCore", "MockAPNsJournal", "MockAPNsWire"]
         ),
         .testTarget(
             name: "MockAPNsJSONTests",

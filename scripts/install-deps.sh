@@ -2,7 +2,8 @@
 # Installs the system packages MockAPNs builds against and the peers its tests drive.
 #   scripts/install-deps.sh          OpenSSL 3 and libnghttp2 headers, pkg-config (enough to build and run)
 #   scripts/install-deps.sh --test   plus curl, openssl, nghttp2's nghttp/h2load/nghttpd, python3 with venv,
-#                                    chromium and chromedriver (the dashboard's browser tests); on
+#                                    tshark (reads the journal's capture), chromium and chromedriver
+#                                    (the dashboard's browser tests); on
 #                                    Debian also debootstrap, podman and runc (the release test)
 # Debian and Ubuntu: apt-get. macOS: Homebrew, when `brew` is there. Anything else: it says
 # in one line what to install and exits 1.
@@ -18,7 +19,7 @@ if ! command -v pkg-config >/dev/null || ! pkg-config --exists openssl libnghttp
 fi
 missing_test=false
 if $test_tools; then
-    for tool in curl openssl nghttp h2load nghttpd python3 chromedriver; do
+    for tool in curl openssl nghttp h2load nghttpd python3 tshark chromedriver; do
         command -v "$tool" >/dev/null || missing_test=true
     done
     if command -v apt-get >/dev/null; then
@@ -34,7 +35,7 @@ fi
 
 if command -v apt-get >/dev/null && command -v dpkg-query >/dev/null; then
     packages=(libssl-dev libnghttp2-dev pkg-config)
-    if $test_tools; then packages+=(curl openssl nghttp2-client nghttp2-server python3 python3-venv chromium chromium-driver debootstrap podman runc); fi
+    if $test_tools; then packages+=(curl openssl nghttp2-client nghttp2-server python3 python3-venv tshark chromium chromium-driver debootstrap podman runc); fi
     missing=()
     for package in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -44,10 +45,12 @@ if command -v apt-get >/dev/null && command -v dpkg-query >/dev/null; then
     if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
     echo "install-deps: installing ${missing[*]}" >&2
     $sudo apt-get update -qq
+    # tshark's wireshark-common asks whether non-root users may capture: no (the tests only read files).
+    echo "wireshark-common wireshark-common/install-setuid boolean false" | $sudo debconf-set-selections
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 elif command -v brew >/dev/null; then
     formulae=(openssl@3 nghttp2 pkg-config)
-    if $test_tools; then formulae+=(curl python@3 chromedriver); fi
+    if $test_tools; then formulae+=(curl python@3 wireshark chromedriver); fi
     echo "install-deps: brew install ${formulae[*]}" >&2
     brew install --quiet "${formulae[@]}"
     if ! pkg-config --exists openssl 2>/dev/null; then
@@ -55,7 +58,7 @@ elif command -v brew >/dev/null; then
     fi
 else
     wanted="OpenSSL 3 and libnghttp2 development files (headers and pkg-config .pc files), pkg-config"
-    if $test_tools; then wanted+=", curl, openssl, nghttp2's nghttp/h2load/nghttpd, python3 with venv, chromium and chromedriver"; fi
+    if $test_tools; then wanted+=", curl, openssl, nghttp2's nghttp/h2load/nghttpd, python3 with venv, tshark, chromium and chromedriver"; fi
     echo "install-deps: no apt-get or brew here; install with your package manager: $wanted" >&2
     exit 1
 fi

@@ -85,10 +85,11 @@ struct ControlClient: Sendable {
     /// Sent as `Authorization: Bearer` when given (a server on another machine asks for it).
     var token: BearerToken? = nil
 
-    /// An answer: its status and its body as text.
+    /// An answer: its status and its body, as bytes and as text.
     struct Answer: Sendable {
         var status: Int
-        var body: String
+        var bytes: [UInt8]
+        var body: String { String(decoding: bytes, as: UTF8.self) }
     }
 
     /// GETs `path` (which starts with `/` and may carry a query) and reads the whole answer,
@@ -141,7 +142,7 @@ struct ControlClient: Sendable {
                 case .body(var bytes): body.writeBuffer(&bytes)
                 case .end:
                     guard let status else { break }
-                    return Answer(status: status, body: String(buffer: body))
+                    return Answer(status: status, bytes: Array(buffer: body))
                 }
             }
             throw ControlRequestError("the control API at \(url.text) closed the connection before its answer ended")

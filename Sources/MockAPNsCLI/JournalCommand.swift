@@ -1,3 +1,4 @@
+import MockAPNsCapture
 import MockAPNsControl
 import MockAPNsObservation
 import ArgumentParser
@@ -176,11 +177,12 @@ enum ControlTokenOption {
 }
 
 /// `mockapns journal`: prints a server's journal as a readable timeline, from the control
-/// API of a running server or from a JSONL file, and with `--follow` keeps printing.
+/// API of a running server or from a JSONL file, and with `--follow` keeps printing; with
+/// `--pcap` writes its connections as a pcapng capture instead.
 struct JournalCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "journal",
-        abstract: "Print the journal of a server (control API) or of a JSONL file as a timeline."
+        abstract: "Print the journal of a server (control API) or of a JSONL file as a timeline, or write its connections as a pcapng capture (--pcap)."
     )
 
     @Option(name: .long, help: "The control API to read (default http://127.0.0.1:2198).")
@@ -204,8 +206,19 @@ struct JournalCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Print the events as JSON lines instead of a timeline.")
     var json = false
 
+    @Option(name: .long, help: ArgumentHelp("Write the recorded connections as a pcapng capture to this file instead of printing (Wireshark, tshark; see the file's comments for the -d options of its ports).", valueName: "capture.pcapng"))
+    var pcap: String?
+
+    @Option(name: .long, help: ArgumentHelp("With --file and --pcap: the ports file (--ports-file of serve) naming the listeners' ports; without it, the ports serve listens on unless told otherwise.", valueName: "file"))
+    var ports: String?
+
     func validate() throws {
         if control != nil, file != nil { throw ValidationError("give --control or --file, not both") }
+        if pcap != nil {
+            if follow { throw ValidationError("--pcap writes the journal as it is; it cannot --follow") }
+            if json || type != nil || after != nil { throw ValidationError("--pcap takes every connection: no --json, --type or --after") }
+        }
+        if ports != nil, pcap == nil || file == nil { throw ValidationError("--ports goes with --file and --pcap") }
         _ = try Self.eventTypes(type)
         if let control {
             do {
@@ -217,6 +230,10 @@ struct JournalCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let pcap {
+            try await writeCapture(to: pcap)
+            return
+        }
         let types = try Self.eventTypes(type)
         let printer = TimelinePrinter(json: json, types: types)
         if let file {
@@ -226,6 +243,32 @@ struct JournalCommand: AsyncParsableCommand {
             let token = try ControlTokenOption.resolve(flag: controlToken, flagName: "--control-token")
             try await ControlJournalReader(client: ControlClient(url: url, token: token), types: type)
                 .read(follow: follow, after: after ?? 0, printer: printer)
+        }
+    }
+
+    /// `--pcap`: the capture the control API makes, or one made here from a JSONL file.
+    private func writeCapture(to path: String) async throws {
+        let bytes: [UInt8]
+        if let file {
+            let listeners = try ports.map { try JournalCapturePorts.read(path: $0) } ?? CapturePorts.serveDefaults
+            bytes = JournalCapture.pcapng(try FileJournalReader(path: file).events(kinds: JournalCapture.kinds), ports: listeners)
+        } else {
+            let url = try ControlURL(control ?? "http://127.0.0.1:\(ObservationOptions.defaultControlPort)")
+            let token = try ControlTokenOption.resolve(flag: controlToken, flagName: "--control-token")
+            let path = "/v1/journal/capture.pcapng"
+            let answer: ControlClient.Answer
+            do {
+                answer = try await ControlClient(url: url, token: token).get(path, timeout: .seconds(120))
+            } catch {
+                throw JournalReadError(message: "\(error.description); is `mockapns serve` running there? (--control URL)")
+            }
+            guard answer.status == 200 else { throw JournalReadError(message: "\(url.text + path): \(answer.status) \(answer.body)") }
+            bytes = answer.bytes
+        }
+        do {
+            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+        } catch {
+            throw JournalReadError(message: "cannot write \(path) (--pcap): \(error.localizedDescription)")
         }
     }
 
@@ -330,6 +373,58 @@ struct FileJournalReader {
                 }
             }
         }
+    }
+}
+
+extension FileJournalReader {
+    /// Every event of `kinds` in the file, in its order (gap lines and unreadable lines
+    /// passed over, the latter told on standard error).
+    func events(kinds: Set<String>) throws -> [JournalEvent] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw JournalReadError(message: "cannot open \(path)")
+        }
+        var events: [JournalEvent] = []
+        for (index, line) in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() where !line.isEmpty {
+            let text = String(decoding: line, as: UTF8.self)
+            if JournalFileGap(line: text) != nil { continue }
+            do {
+                let event = try JournalJSON.decode(text)
+                if kinds.contains(event.kind.name) { events.append(event) }
+            } catch {
+                FileHandle.standardError.write(Data("mockapns journal: \(path) line \(index + 1): \(error)\n".utf8))
+            }
+        }
+        return events
+    }
+}
+
+/// The listeners a capture made from a file names: the ports file `serve --ports-file` wrote.
+enum JournalCapturePorts {
+    static func read(path: String) throws -> CapturePorts {
+        guard let data = FileManager.default.contents(atPath: path),
+              let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw JournalReadError(message: "--ports: cannot read \(path) as the JSON object of --ports-file")
+        }
+        var listeners: [CapturePorts.Listener] = []
+        let names: [(String, Transport)] = [
+            ("http2", .http2), ("gateway", .legacy), ("feedback", .feedback), ("channelManagement", .channelManagement),
+        ]
+        func add(_ object: [String: Any], environment: APNsEnvironment?) {
+            for (key, transport) in names {
+                if let port = (object[key] as? Int).flatMap(UInt16.init(exactly:)) {
+                    listeners.append(CapturePorts.Listener(transport: transport, environment: environment, port: port))
+                }
+            }
+        }
+        for (name, value) in (object["environments"] as? [String: Any]) ?? [:] {
+            if let environment = APNsEnvironment(rawValue: name), let ports = value as? [String: Any] { add(ports, environment: environment) }
+        }
+        add(object, environment: nil)
+        if let port = (object["webPush"] as? Int).flatMap(UInt16.init(exactly:)) {
+            listeners.append(CapturePorts.Listener(transport: .webPush, environment: nil, port: port))
+        }
+        guard !listeners.isEmpty else { throw JournalReadError(message: "--ports: \(path) names no listener's port") }
+        return CapturePorts(listeners: listeners)
     }
 }
 

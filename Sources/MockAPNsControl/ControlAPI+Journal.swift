@@ -5,11 +5,12 @@ import ServiceLifecycle
 
 /// The journal: its counts, its notifications (listed or waited for), its events, clearing it.
 extension ControlAPI {
-    /// Under `/v1`: `GET`/`DELETE journal`, `GET notifications`, `GET notifications/wait`, `GET events`.
+    /// Under `/v1`: `GET`/`DELETE journal`, `GET journal/capture.pcapng`, `GET notifications`, `GET notifications/wait`, `GET events`.
     package var journalRoutes: RouteCollection<ControlRequestContext> {
         let routes = RouteCollection(context: ControlRequestContext.self)
         routes.get("journal", use: handle(journalStatistics))
         routes.delete("journal", use: handle(clearJournal))
+        routes.get("journal/capture.pcapng", use: handle(journalCapture))
         routes.get("notifications", use: handle(notifications))
         routes.get("notifications/wait", use: handle(waitForNotifications))
         routes.get("events", use: handle(events))
@@ -39,6 +40,20 @@ extension ControlAPI {
             json.bool("frames", server.journal.options.recordsFrames)
         }
     }
+
+    /// The journal's connections as a pcapng file, for Wireshark and tshark.
+    fileprivate func journalCapture(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        _ = try ControlQuery(request, allowed: [])
+        let bytes = server.journalCapture()
+        return Response(
+            status: .ok,
+            headers: [.contentType: Self.captureMediaType, .contentDisposition: "attachment; filename=\"mockapns.pcapng\""],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes))
+        )
+    }
+
+    /// The media type of tcpdump's and Wireshark's capture files (pcap and pcapng alike).
+    package static let captureMediaType = "application/vnd.tcpdump.pcap"
 
     fileprivate func clearJournal(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
         _ = try ControlQuery(request, allowed: [])

@@ -40,6 +40,8 @@ package protocol ControlledServer: AnyObject, Sendable {
     func replaceScenario(jsonText: String) throws(ScenarioDecodingError)
     /// Forgets every journal event (and the verdicts read from them).
     func clearJournal()
+    /// The journal's connections as a pcapng capture (`MockAPNsServer.journalCapture()`).
+    func journalCapture() -> [UInt8]
     /// The verdicts so far; `nil` when the server does not judge providers.
     func verdictReport() async -> VerdictReport?
     /// The Prometheus text of the server's metrics.

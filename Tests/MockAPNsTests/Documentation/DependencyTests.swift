@@ -70,7 +70,7 @@ final class DependencyTests: XCTestCase {
         let logic = [
             "MockAPNsWire", "MockAPNsJSON", "MockAPNsCore", "MockAPNsLegacy", "MockAPNsBroadcast", "MockAPNsScenario",
             "MockAPNsVerdicts", "MockAPNsDelivery", "MockAPNsWebPush", "MockAPNsJournal", "MockAPNsTLS", "MockAPNsHTTP2",
-            "MockAPNsLegacyServer", "MockAPNsAnswer", "MockAPNsLogging", "MockAPNsObservation",
+            "MockAPNsLegacyServer", "MockAPNsAnswer", "MockAPNsLogging", "MockAPNsObservation", "MockAPNsCapture",
         ]
         XCTAssertEqual(logic.filter { !names.contains($0 + "Tests") }, [], "targets without a test target")
     }

@@ -39,6 +39,7 @@ final class HeaderReaderTests: XCTestCase {
         "MockAPNsJournal/JournalPacking.swift": (2, "the record: a frame's fields packed into the journal and read back"),
         "MockAPNsJournal/Records/JournalJSON.swift": (1, "the record: a frame's fields written as JSON"),
         "MockAPNsJournal/Records/JournalEvent.swift": (1, "the record: a frame's fields in its one-line description"),
+        "MockAPNsCapture/HTTP2FrameBytes.swift": (1, "the record: a frame's recorded fields written back as an HPACK block for the capture"),
         "MockAPNsUpstream/UpstreamHop.swift": (1, "upstream mode forwards the request whole: its fields as sent"),
         "MockAPNsUpstream/UpstreamClient.swift": (1, "upstream mode: the forwarded fields given to the HTTP/2 client"),
         "MockAPNsHTTP2/HeaderListEncoder.swift": (3, "a field list handed to nghttp2 (answers, forwarded requests)"),
