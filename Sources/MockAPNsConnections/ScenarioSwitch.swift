@@ -10,8 +10,12 @@ import MockAPNsScenario
 /// replacement never changes the answer of a request already decided (a delayed answer
 /// still goes out as decided). The new scenario starts with fresh counts, state and
 /// connection numbers; its registry entries are applied on top of the registry's contents.
+/// The rules added on top of it (`added`, a rule per test) are the switch's, handed to every
+/// engine it makes, so a replacement keeps them.
 package final class ScenarioSwitch: Sendable {
     private let engine: Mutex<ScenarioEngine>
+    /// Rules added one at a time, tried before the running scenario's own.
+    package let added: AddedScenarioRules
     private let registry: DeviceRegistry
     private let logger: Logger
     /// Carries out the rules that take devices offline or bring them online.
@@ -27,7 +31,9 @@ package final class ScenarioSwitch: Sendable {
     }
 
     package init(scenario: Scenario, registry: DeviceRegistry, logger: Logger, deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)? = nil) {
-        self.engine = Mutex(ScenarioEngine(scenario: scenario, registry: registry, deviceChanges: deviceChanges))
+        let added = AddedScenarioRules()
+        self.added = added
+        self.engine = Mutex(ScenarioEngine(scenario: scenario, registry: registry, deviceChanges: deviceChanges, added: added))
         self.registry = registry
         self.logger = logger
         self.deviceChanges = deviceChanges
@@ -52,7 +58,8 @@ package final class ScenarioSwitch: Sendable {
     /// Returns the engine it replaced.
     package func restart() -> ScenarioEngine {
         let previous = engine.withLock { engine in
-            defer { engine = ScenarioEngine(scenario: engine.scenario, seed: engine.seed, registry: registry, deviceChanges: deviceChanges) }
+            defer { engine = ScenarioEngine(scenario: engine.scenario, seed: engine.seed, registry: registry, deviceChanges: deviceChanges,
+                                           added: added) }
             return engine
         }
         previous.scenario.registry.apply(to: registry)
@@ -62,7 +69,7 @@ package final class ScenarioSwitch: Sendable {
     /// Installs `scenario` for every request decided from now on.
     @discardableResult
     package func replace(with scenario: Scenario) -> ScenarioEngine {
-        let next = ScenarioEngine(scenario: scenario, registry: registry, deviceChanges: deviceChanges)
+        let next = ScenarioEngine(scenario: scenario, registry: registry, deviceChanges: deviceChanges, added: added)
         scenario.registry.apply(to: registry)
         engine.withLock { $0 = next }
         logger.info("scenario loaded", metadata: [

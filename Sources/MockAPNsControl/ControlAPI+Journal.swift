@@ -70,8 +70,10 @@ extension ControlAPI {
         })
     }
 
-    /// Answers once `count` matching notifications are in the journal, or at `timeout`
-    /// milliseconds with what there is (`complete: false`).
+    /// Answers `200` once `count` matching notifications are in the journal (`complete:
+    /// true`); at `timeout` milliseconds (or when the server shuts down first) answers `408`
+    /// with what matched (`complete: false`) and the near misses, ranked, each with the
+    /// conditions it failed.
     fileprivate func waitForNotifications(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
         let query = try ControlQuery(request, allowed: ControlQuery.notificationParameters.union(["count", "timeout"]))
         let filter = try query.notificationFilter()
@@ -81,12 +83,40 @@ extension ControlAPI {
         let timeout = try query.integer("timeout", in: 0...Self.maximumWaitMilliseconds) ?? 10_000
         // A wait ends early when the server shuts down, answering what there is.
         let journal = server.journal
-        let records = await cancelWhenGracefulShutdown {
-            await journal.waitForNotifications(count: count, matching: filter, timeout: .milliseconds(timeout))
+        let outcome = await cancelWhenGracefulShutdown { () async -> Result<[NotificationRecord], NotificationWaitTimeout> in
+            do throws(NotificationWaitTimeout) {
+                return .success(try await journal.waitForNotifications(count: count, matching: filter, timeout: .milliseconds(timeout)))
+            } catch {
+                return .failure(error)
+            }
         }
-        return Self.notificationList(records, extra: { json in
-            json.bool("complete", records.count >= count)
-        })
+        switch outcome {
+        case .success(let records):
+            return Self.notificationList(records, extra: { json in
+                json.bool("complete", true)
+            })
+        case .failure(let failure):
+            return Self.notificationList(failure.found, status: .requestTimeout, extra: { json in
+                json.bool("complete", false)
+                json.string("error", failure.description)
+                json.beginArray("nearMisses")
+                for miss in failure.nearMisses {
+                    json.beginObject()
+                    JournalJSON.write(miss.record, key: "notification", into: &json)
+                    json.beginArray("differences")
+                    for difference in miss.differences {
+                        json.beginObject()
+                        json.string("condition", difference.condition)
+                        json.string("expected", difference.expected)
+                        json.string("actual", difference.actual)
+                        json.endObject()
+                    }
+                    json.endArray()
+                    json.endObject()
+                }
+                json.endArray()
+            })
+        }
     }
 
     fileprivate func events(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {

@@ -61,6 +61,7 @@ extension ControlAPI {
             json.integer("requests", reset.scenarioRequests)
             json.integer("firings", reset.scenarioFirings)
             json.string("state", reset.scenarioState)
+            json.integer("addedRules", reset.addedRules)
             json.endObject()
             json.endObject()
             json.string("seed", String(reset.seed))

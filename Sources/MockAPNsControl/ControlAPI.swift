@@ -84,7 +84,9 @@ package struct ControlAPI: Sendable {
 
     // MARK: Helpers
 
-    package static func notificationList(_ records: [NotificationRecord], extra: (inout JSONWriter) -> Void) -> Response {
+    package static func notificationList(
+        _ records: [NotificationRecord], status: HTTPResponse.Status = .ok, extra: (inout JSONWriter) -> Void
+    ) -> Response {
         var writer = JSONWriter()
         writer.beginObject()
         writer.beginArray("notifications")
@@ -93,7 +95,7 @@ package struct ControlAPI: Sendable {
         writer.integer("count", records.count)
         extra(&writer)
         writer.endObject()
-        return ControlResponse.json(writer.text)
+        return ControlResponse.json(writer.text, status: status)
     }
 
     package static func write(_ statistics: JournalStatistics, key: String, into json: inout JSONWriter) {

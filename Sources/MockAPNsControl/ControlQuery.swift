@@ -63,12 +63,18 @@ package struct ControlQuery {
 
     package static let notificationParameters: Set<String> = [
         "token", "topic", "protocol", "status", "reason", "accepted", "connection", "after", "limit",
+        "pushType", "priority", "payloadPath", "payloadValue",
     ]
 
     /// The notification filter from `token`, `topic`, `protocol`, `status`, `reason`,
-    /// `accepted`, `connection` and `after`.
+    /// `accepted`, `connection`, `after`, `pushType`, `priority`, `payloadPath` and `payloadValue`.
     package func notificationFilter() throws(ControlAPIError) -> NotificationFilter {
-        NotificationFilter(
+        let payloadPath = try string("payloadPath")
+        let payloadValue = try string("payloadValue")
+        if payloadValue != nil, payloadPath == nil {
+            throw ControlAPIError("payloadValue needs payloadPath: the dotted path whose value it is (aps.alert.title)", parameter: "payloadValue")
+        }
+        return NotificationFilter(
             deviceToken: try string("token"),
             topic: try string("topic"),
             transport: try oneOf("protocol", Transport.self),
@@ -76,7 +82,11 @@ package struct ControlQuery {
             reason: try oneOf("reason", Reason.self),
             accepted: try bool("accepted"),
             connectionID: try integer("connection", in: 1...UInt64.max),
-            afterSequence: try integer("after", in: 0...UInt64.max)
+            afterSequence: try integer("after", in: 0...UInt64.max),
+            pushType: try string("pushType"),
+            priority: try integer("priority", in: 0...10),
+            payloadPath: payloadPath,
+            payloadValue: payloadValue
         )
     }
 

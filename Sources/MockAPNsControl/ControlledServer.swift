@@ -28,6 +28,8 @@ package protocol ControlledServer: AnyObject, Sendable {
     var boundPortsJSON: String? { get }
     /// The running scenario's engine.
     var scenarioEngine: ScenarioEngine { get }
+    /// The rules added on top of the running scenario.
+    var addedScenarioRules: AddedScenarioRules { get }
     /// The delivery model's options.
     var deliveryOptions: DeliveryOptions { get }
     /// The sequence through which the delivery model has taken in every accepted notification

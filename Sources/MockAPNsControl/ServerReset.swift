@@ -19,6 +19,8 @@ public struct ServerReset: Sendable, Equatable {
     public var scenarioFirings: Int
     /// The named state it was in.
     public var scenarioState: String
+    /// Rules added on top of the scenario (`addRule`, `POST /v1/scenario/rules`), removed.
+    public var addedRules: Int
     /// The seed its random streams start from again.
     public var seed: UInt64
     /// The clock's reading after the reset, and whether it is pinned (`--clock`) or real.
@@ -29,8 +31,9 @@ public struct ServerReset: Sendable, Equatable {
     package init(
         journalEvents: Int, registryTokens: Int, feedbackEntries: Int, broadcastChannels: Int, scenario: String,
         scenarioRequests: Int, scenarioFirings: Int, scenarioState: String, seed: UInt64, clockMilliseconds: Int64, clockFixed: Bool,
-        webPushSubscriptions: Int = 0
+        webPushSubscriptions: Int = 0, addedRules: Int = 0
     ) {
+        self.addedRules = addedRules
         self.webPushSubscriptions = webPushSubscriptions
         self.journalEvents = journalEvents
         self.registryTokens = registryTokens

@@ -390,19 +390,6 @@ public final class Journal: Sendable {
 
     // MARK: Waiting
 
-    /// Waits until the journal holds `count` notifications matching `filter` (those already
-    /// recorded count), or `timeout` passes. Returns as soon as the `count`-th arrives; on
-    /// timeout, returns the matches found so far (fewer than `count`).
-    public func waitForNotifications(
-        count: Int, matching filter: NotificationFilter = .all, timeout: Duration
-    ) async -> [NotificationRecord] {
-        let notifications = JournalEventKind.bits(.notification)
-        let events = await waitForEvents(count: count, after: filter.afterSequence, kinds: notifications, timeout: timeout) { event in
-            event.notification.map(filter.matches) ?? false
-        }
-        return events.compactMap(\.notification)
-    }
-
     /// Waits until the journal holds `count` events after `after` that satisfy `predicate`,
     /// or `timeout` passes; returns the matches (fewer than `count` on timeout).
     ///

@@ -27,6 +27,28 @@ extension Scenario {
     }
 }
 
+extension ScenarioRule {
+    /// One rule as a scenario file's `rules` hold it (`scenarios/schema.json`), checked by the
+    /// same decoder as a whole file, its mistakes named by JSON paths from `$`. A rule without
+    /// a `name` gets an empty one (`AddedScenarioRules.add` names it after its id).
+    package static func decode(jsonText: String) throws(ScenarioDecodingError) -> ScenarioRule {
+        let root: JSONNode
+        do {
+            root = try JSONParser.parse(jsonText)
+        } catch {
+            throw ScenarioDecodingError(errors: [error])
+        }
+        let decoder = ScenarioDecoder()
+        let rule = decoder.rule(root, path: "$", defaultName: "")
+        guard decoder.errors.isEmpty, let rule else {
+            throw ScenarioDecodingError(errors: decoder.errors.sorted {
+                ($0.position.line, $0.position.column) < ($1.position.line, $1.position.column)
+            })
+        }
+        return rule
+    }
+}
+
 /// Reads a scenario document node by node, collecting mistakes instead of stopping at the
 /// first: within one object the first mistake of each member is kept, and unknown keys are
 /// all reported.
@@ -160,7 +182,7 @@ final class ScenarioDecoder {
         var rules: [ScenarioRule] = []
         if let elements = read({ () throws(JSONFileError) in try reader.array("rules") }) {
             for (index, element) in elements.enumerated() {
-                if let rule = rule(element.node, path: element.path, index: index) { rules.append(rule) }
+                if let rule = rule(element.node, path: element.path, defaultName: "rules[\(index)]") { rules.append(rule) }
             }
         }
         guard let name else { return nil }
@@ -223,10 +245,11 @@ final class ScenarioDecoder {
 
     // MARK: Rules
 
-    private func rule(_ node: JSONNode, path: String, index: Int) -> ScenarioRule? {
+    /// One rule; `defaultName` names it when it has no `name`.
+    func rule(_ node: JSONNode, path: String, defaultName: String) -> ScenarioRule? {
         guard var reader = object(node, path: path, allowed: Self.ruleKeys) else { return nil }
         let errorsBefore = errors.count
-        var rule = ScenarioRule(name: read { () throws(JSONFileError) in try reader.string("name") } ?? "rules[\(index)]")
+        var rule = ScenarioRule(name: read { () throws(JSONFileError) in try reader.string("name") } ?? defaultName)
         let stage = read { () throws(JSONFileError) in try reader.oneOf("stage", ScenarioStage.self) }
         if let matchNode = reader.node("match") {
             rule.match = match(matchNode, path: reader.path(of: "match")) ?? ScenarioMatch()

@@ -27,9 +27,14 @@ package final class ScenarioEngine: Sendable {
 
     private let state: Mutex<State>
     private let hasRequestRules: Bool
+    private let scenarioReadsPayload: Bool
+    /// The rules added on top of the scenario (a rule per test), tried before its own; shared
+    /// by every engine of one server, so they outlive a replaced scenario.
+    package let added: AddedScenarioRules?
+
     /// Whether a request rule matches on the payload: a request's examination of its payload
     /// then keeps its JSON value for the rules (`ScenarioRequest.payloadJSON`).
-    package let readsPayload: Bool
+    package var readsPayload: Bool { scenarioReadsPayload || added?.readsPayload == true }
     /// Where `limitRate` rules set a token's window; `nil` ignores them.
     private let registry: DeviceRegistry?
     /// Told when a rule takes a device offline or brings it online (`setDevice`), after the
@@ -55,26 +60,29 @@ package final class ScenarioEngine: Sendable {
     /// `registry` is where `limitRate` rules act; `deviceChanges` carries out the rules that
     /// take devices offline or online.
     package convenience init(
-        scenario: Scenario, registry: DeviceRegistry? = nil, deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)? = nil
+        scenario: Scenario, registry: DeviceRegistry? = nil, deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)? = nil,
+        added: AddedScenarioRules? = nil
     ) {
         var system = SystemRandomNumberGenerator()
-        self.init(scenario: scenario, seed: scenario.seed ?? system.next(), registry: registry, deviceChanges: deviceChanges)
+        self.init(scenario: scenario, seed: scenario.seed ?? system.next(), registry: registry, deviceChanges: deviceChanges, added: added)
     }
 
     /// An engine for `scenario` drawing from `seed`: a restart with the seed of an earlier
     /// engine meets the same fates for the same requests. `registry` is where `limitRate`
-    /// rules act; `deviceChanges` carries out the rules that take devices offline or online.
+    /// rules act; `deviceChanges` carries out the rules that take devices offline or online;
+    /// `added` rules are tried before the scenario's.
     package init(
         scenario: Scenario, seed: UInt64, registry: DeviceRegistry? = nil,
-        deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)? = nil
+        deviceChanges: (@Sendable (ScenarioDeviceChange) -> Void)? = nil, added: AddedScenarioRules? = nil
     ) {
         self.scenario = scenario
         self.seed = seed
         self.registry = registry
         self.deviceChanges = deviceChanges
+        self.added = added
         self.state = Mutex(State(firings: Array(repeating: 0, count: scenario.rules.count), named: scenario.initialState))
         self.hasRequestRules = scenario.rules.contains { !$0.isConnectionRule }
-        self.readsPayload = scenario.rules.contains { !$0.isConnectionRule && !$0.match.payload.isEmpty }
+        self.scenarioReadsPayload = scenario.rules.contains { !$0.isConnectionRule && !$0.match.payload.isEmpty }
     }
 
     /// The named state rules are in now.
@@ -99,11 +107,22 @@ package final class ScenarioEngine: Sendable {
 
     /// Numbers a new connection and tries the handshake-refusing rules on it.
     package func openConnection(_ transport: Transport) -> ConnectionOpening {
-        state.withLock { state in
+        let addedRules = added?.hasConnectionRules == true ? added?.entries ?? [] : []
+        return state.withLock { state in
             let index = (state.connections[transport] ?? 0) + 1
             state.connections[transport] = index
             let connection = ScenarioConnection(transport: transport, index: index)
             var opening = ConnectionOpening(connection: connection)
+            for entry in addedRules {
+                guard case .refuseHandshake(let alert) = entry.rule.action, entry.rule.match.matches(connection: connection) else { continue }
+                var random = SeededRandom(seed: seed, stream: Self.stream(request: 0, connection: index, rule: Self.addedRuleStream(entry.id)))
+                if let probability = entry.rule.match.probability, random.nextUnit() >= probability { continue }
+                guard let fired = added?.fireFirstAvailable([entry.id], named: state.named) else { continue }
+                if let next = fired.rule.setsState { state.named = next }
+                opening.refusal = alert
+                opening.rule = fired.rule.name
+                return opening
+            }
             for (ruleIndex, rule) in scenario.rules.enumerated() {
                 guard case .refuseHandshake(let alert) = rule.action,
                       rule.match.matches(connection: connection),
@@ -129,7 +148,7 @@ package final class ScenarioEngine: Sendable {
     ) -> ScenarioDecision {
         connection.requestCount += 1
         let connectionNumber = connection.requestCount
-        guard hasRequestRules else {
+        guard hasRequestRules || added?.hasRequestRules == true else {
             // Nothing to match: only the connection's own count matters (goAwayAfterRequests).
             return ScenarioDecision(numbers: ScenarioRequestNumbers(global: 0, connection: connectionNumber, token: 0),
                                     coreVerdict: core())
@@ -196,27 +215,35 @@ package final class ScenarioEngine: Sendable {
         _ stage: ScenarioStage, _ request: ScenarioRequest, _ numbers: ScenarioRequestNumbers, _ connection: ScenarioConnection,
         _ payload: inout ParsedPayload
     ) -> Firing? {
+        // Added rules first, newest first: they sit on top of the scenario's.
+        var addedMatching: [Int] = []
+        if let added, added.hasRequestRules {
+            for entry in added.entries {
+                let stream = Self.stream(request: numbers.global, connection: 0, rule: Self.addedRuleStream(entry.id))
+                if fires(entry.rule, stage, request, numbers, connection, &payload, stream: stream) { addedMatching.append(entry.id) }
+            }
+        }
         var matching: [Int] = []
         for (index, rule) in scenario.rules.enumerated() {
-            guard rule.stage == stage, !rule.isConnectionRule,
-                  rule.match.matches(request, numbers: numbers, connection: connection, payload: &payload) else { continue }
-            var random = SeededRandom(seed: seed, stream: Self.stream(request: numbers.global, connection: 0, rule: index))
-            if let probability = rule.match.probability, random.nextUnit() >= probability { continue }
-            matching.append(index)
+            let stream = Self.stream(request: numbers.global, connection: 0, rule: index)
+            if fires(rule, stage, request, numbers, connection, &payload, stream: stream) { matching.append(index) }
         }
-        guard !matching.isEmpty else { return nil }
-        let fired: Int? = state.withLock { state in
+        guard !matching.isEmpty || !addedMatching.isEmpty else { return nil }
+        let fired: (rule: ScenarioRule, stream: Int)? = state.withLock { state in
+            if !addedMatching.isEmpty, let entry = added?.fireFirstAvailable(addedMatching, named: state.named) {
+                if let next = entry.rule.setsState { state.named = next }
+                return (entry.rule, Self.addedRuleStream(entry.id))
+            }
             for index in matching where Self.isAvailable(scenario.rules[index], index, state) {
                 Self.fire(scenario.rules[index], index, &state)
-                return index
+                return (scenario.rules[index], index)
             }
             return nil
         }
-        guard let index = fired else { return nil }
+        guard let (rule, ruleStream) = fired else { return nil }
         // The same random stream as the probability's draw, so the delay and the garbage
         // come from the draws after it, as they always have.
-        let rule = scenario.rules[index]
-        var random = SeededRandom(seed: seed, stream: Self.stream(request: numbers.global, connection: 0, rule: index))
+        var random = SeededRandom(seed: seed, stream: Self.stream(request: numbers.global, connection: 0, rule: ruleStream))
         if rule.match.probability != nil { _ = random.nextUnit() }
         var firing = Firing(rule: rule)
         firing.delay = rule.delay?.sample(using: &random)
@@ -224,6 +251,19 @@ package final class ScenarioEngine: Sendable {
             firing.garbage = (0..<garbage.length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
         }
         return firing
+    }
+
+    /// Whether `rule` is of `stage`, matches the request and passes its probability draw
+    /// (from `stream`): what can be known before the engine's lock is taken.
+    private func fires(
+        _ rule: ScenarioRule, _ stage: ScenarioStage, _ request: ScenarioRequest, _ numbers: ScenarioRequestNumbers,
+        _ connection: ScenarioConnection, _ payload: inout ParsedPayload, stream: UInt64
+    ) -> Bool {
+        guard rule.stage == stage, !rule.isConnectionRule,
+              rule.match.matches(request, numbers: numbers, connection: connection, payload: &payload) else { return false }
+        var random = SeededRandom(seed: seed, stream: stream)
+        if let probability = rule.match.probability, random.nextUnit() >= probability { return false }
+        return true
     }
 
     private static func isAvailable(_ rule: ScenarioRule, _ index: Int, _ state: State) -> Bool {
@@ -236,6 +276,10 @@ package final class ScenarioEngine: Sendable {
         state.firings[index] += 1
         if let next = rule.setsState { state.named = next }
     }
+
+    /// The rule number of an added rule's random streams: apart from the scenario's own rules
+    /// (numbered from 0), so adding a rule leaves the scenario's draws as they were.
+    private static func addedRuleStream(_ id: Int) -> Int { 0x8000 | (id & 0x7FFF) }
 
     /// The random stream of one (request or connection, rule) pair.
     /// Requests and connections use disjoint streams (the top bit tells them apart).

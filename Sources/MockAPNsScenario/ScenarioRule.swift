@@ -4,7 +4,14 @@ import MockAPNsCore
 /// A rule with an `action` decides the answer; a rule with only a `delay` keeps the core's
 /// verdict and sends it later. `times` limits how often the rule fires; `requiresState` and
 /// `setsState` chain rules WireMock-style ("fail, fail, succeed").
-package struct ScenarioRule: Sendable, Equatable {
+///
+/// Made in Swift from its builders (``reject(_:timestamp:)``, ``answer(status:reason:body:headers:)``,
+/// then conditions such as ``forToken(_:)``), and added on top of the running scenario with
+/// `MockAPNsServer.withRule(_:_:)` or `addRule(_:)`.
+public struct ScenarioRule: Sendable, Equatable {
+    /// The id the server gave the rule when it was added on top of the scenario (what
+    /// `DELETE /v1/scenario/rules/{id}` names); `nil` for a rule not added.
+    public package(set) var id: Int?
     /// For logs and the journal; defaults to `rules[i]`.
     package var name: String
     /// When the rule is tried relative to the decision core.

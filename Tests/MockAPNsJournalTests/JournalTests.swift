@@ -61,7 +61,7 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(journal.notifications(matching: NotificationFilter(connectionID: 9)).count, 0)
     }
 
-    func testWaitReturnsAsSoonAsTheLastWantedNotificationArrives() async {
+    func testWaitReturnsAsSoonAsTheLastWantedNotificationArrives() async throws {
         let journal = Journal()
         journal.record(notification(token: "aa"))
         let started = ContinuousClock.now
@@ -71,7 +71,7 @@ final class JournalTests: XCTestCase {
         journal.record(notification(token: "bb"))
         journal.record(notification(token: "aa"))
         journal.record(notification(token: "aa"))
-        let records = await waited
+        let records = try await waited
         XCTAssertEqual(records.map(\.sequence), [1, 3, 4])
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(5), "woken by the append, not the timeout")
     }
@@ -100,35 +100,49 @@ final class JournalTests: XCTestCase {
         XCTAssertEqual(woken.map(\.sequence), [after + 2])
     }
 
-    func testCancelledWaitReturnsWhatItFound() async {
+    func testCancelledWaitThrowsWhatItFound() async {
         let journal = Journal()
         journal.record(notification())
-        let task = Task { await journal.waitForNotifications(count: 2, timeout: .seconds(60)) }
+        let task = Task { () async throws(NotificationWaitTimeout) -> [NotificationRecord] in
+            try await journal.waitForNotifications(count: 2, timeout: .seconds(60))
+        }
         await Self.parked(journal)
         task.cancel()
-        let records = await task.value
-        XCTAssertEqual(records.count, 1)
+        do {
+            let records = try await task.value
+            XCTFail("a cancelled wait for 2 returned \(records.count)")
+        } catch let failure as NotificationWaitTimeout {
+            XCTAssertEqual(failure.found.count, 1)
+        } catch {
+            XCTFail("\(error)")
+        }
     }
 
     /// A wait is fed from the journal's one subscription point: a reader subscribed while it
     /// waits (woken by the batch that brings its event), and gone once it ends.
-    func testAWaitIsAReaderOnlyWhileItWaits() async {
+    func testAWaitIsAReaderOnlyWhileItWaits() async throws {
         let journal = Journal()
         XCTAssertEqual(journal.statistics.readers, 0)
         async let waited = journal.waitForNotifications(count: 1, timeout: .seconds(30))
         await Self.parked(journal)
         XCTAssertEqual(journal.statistics.readers, 1)
         journal.record(notification())
-        let records = await waited
+        let records = try await waited
         XCTAssertEqual(records.count, 1)
         XCTAssertEqual(journal.statistics.readers, 0)
     }
 
-    func testWaitTimesOutWithWhatItFound() async {
+    func testWaitThatTimesOutThrowsWhatItFound() async {
         let journal = Journal()
         journal.record(notification())
-        let records = await journal.waitForNotifications(count: 2, timeout: .milliseconds(100))
-        XCTAssertEqual(records.count, 1)
+        do {
+            let records = try await journal.waitForNotifications(count: 2, timeout: .milliseconds(100))
+            XCTFail("a wait for 2 of 1 returned \(records.count)")
+        } catch {
+            XCTAssertEqual(error.found.count, 1)
+            XCTAssertEqual(error.count, 2)
+            XCTAssertEqual(error.nearMisses, [], "every notification matched: none is a near miss")
+        }
     }
 
     func testEventJSONIsOneObjectWithEscapedText() {

@@ -8,11 +8,13 @@
         assert record["status"] == 200
 
 With pytest, installing the package registers the `mockapns` fixture (one server per session,
-reset before each test). Standard library only; the `mockapns` binary is found through
+reset before each test) and `mockapns_rule`, which adds a rule (`Rule.reject("Unregistered")
+.for_token(token)`) on top of the scenario for one test and removes it after. Standard library only; the `mockapns` binary is found through
 `binary=`, `$MOCKAPNS_BIN` or `PATH`.
 """
 
 from .control import ControlAPIError, ControlClient, Event, MockAPNsError, Notification, WaitTimeout
+from .rules import Rule
 from .server import Credentials, MockAPNs, ServerExited, find_binary
 
 __all__ = [
@@ -23,6 +25,7 @@ __all__ = [
     "MockAPNs",
     "MockAPNsError",
     "Notification",
+    "Rule",
     "ServerExited",
     "WaitTimeout",
     "find_binary",

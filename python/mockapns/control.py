@@ -9,6 +9,7 @@ A refusal raises `ControlAPIError` with the server's `{"error", "parameter"}`.
 from __future__ import annotations
 
 import base64
+import contextlib
 import http.client
 import json
 import os
@@ -16,7 +17,9 @@ import time
 import urllib.parse
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Union
+
+from .rules import Rule
 
 Notification = Dict[str, Any]
 """One notification record of the journal (`seq`, `deviceToken`, `topic`, `status`, `reason`,
@@ -55,11 +58,15 @@ class ControlAPIError(MockAPNsError):
 
 
 class WaitTimeout(MockAPNsError, TimeoutError):
-    """What was waited for did not happen in time. `found` holds what matched by then."""
+    """What was waited for did not happen in time. `found` holds what matched by then;
+    for a wait for notifications, `near_misses` the notifications that came closest, ranked
+    (fewest failed conditions first, then the newest; at most 5), each
+    `{"notification": {...}, "differences": [{"condition", "expected", "actual"}]}`."""
 
-    def __init__(self, message: str, found: List[Dict[str, Any]]):
+    def __init__(self, message: str, found: List[Dict[str, Any]], near_misses: Optional[List[Dict[str, Any]]] = None):
         super().__init__(message)
         self.found = found
+        self.near_misses = near_misses or []
 
 
 class ControlClient:
@@ -167,11 +174,18 @@ class ControlClient:
         connection: Optional[int] = None,
         after: Optional[int] = None,
         limit: Optional[int] = None,
+        push_type: Optional[str] = None,
+        priority: Optional[int] = None,
+        payload_path: Optional[str] = None,
+        payload_value: Optional[str] = None,
     ) -> List[Notification]:
         """The recorded notifications that match every filter given, oldest first (at most
         `limit`, default 1000). `protocol` is `http2`, `legacy`, `feedback` or `webPush`; `reason` one of
-        Apple's reasons (`BadDeviceToken`); `after` a journal sequence number (`seq`)."""
-        filters = _notification_filters(token, topic, protocol, status, reason, accepted, connection, after)
+        Apple's reasons (`BadDeviceToken`); `after` a journal sequence number (`seq`);
+        `payload_path` a dotted path the JSON payload must have (`aps.alert.title`), holding
+        `payload_value` when that is given (a string's text, or a number or boolean as written)."""
+        filters = _notification_filters(token, topic, protocol, status, reason, accepted, connection, after,
+                                        push_type, priority, payload_path, payload_value)
         return self.get("/v1/notifications", limit=limit, **filters)["notifications"]
 
     def wait_for(
@@ -188,6 +202,10 @@ class ControlClient:
         accepted: Optional[bool] = None,
         connection: Optional[int] = None,
         after: Optional[int] = None,
+        push_type: Optional[str] = None,
+        priority: Optional[int] = None,
+        payload_path: Optional[str] = None,
+        payload_value: Optional[str] = None,
     ) -> List[Notification]:
         """Waits until `count` recorded notifications match, and returns the matches (at least
         `count`), oldest first. Notifications recorded before the call count too; to count only
@@ -196,22 +214,24 @@ class ControlClient:
         The filters are those of `notifications()`, applied by the server; `predicate`, when
         given, is applied here to each record the filters let through (say, on its payload).
         The wait is the server's long poll, so it returns as soon as the last one is recorded.
-        Raises `WaitTimeout` after `timeout` seconds, naming what matched and what was recorded.
+        Raises `WaitTimeout` after `timeout` seconds, naming what matched and the near misses:
+        the notifications that came closest, each with the conditions it failed
+        (`WaitTimeout.near_misses`, from the server's `408` answer).
         """
         if count < 1:
             raise ValueError("count must be at least 1")
-        filters = _notification_filters(token, topic, protocol, status, reason, accepted, connection, after)
+        filters = _notification_filters(token, topic, protocol, status, reason, accepted, connection, after,
+                                        push_type, priority, payload_path, payload_value)
         deadline = time.monotonic() + timeout
         found: List[Notification] = []
+        near_misses: List[Dict[str, Any]] = []
         if predicate is None:
             while True:
                 left = _milliseconds_left(deadline)
-                answer = self.request(
-                    "GET", "/v1/notifications/wait", count=count, timeout=left, limit=max(count, _PAGE),
-                    long_poll=left / 1000, **filters,
-                )
+                answer = self._wait_page(filters, count=count, left_ms=left, limit=max(count, _PAGE))
                 found = answer["notifications"]
-                if answer.get("complete") or len(found) >= count:
+                near_misses = answer.get("nearMisses", [])
+                if answer.get("complete"):
                     return found
                 if left < _LONGEST_WAIT_MS:
                     break
@@ -220,10 +240,9 @@ class ControlClient:
             filters = dict(filters)
             while True:
                 left = _milliseconds_left(deadline)
-                answer = self.request(
-                    "GET", "/v1/notifications/wait", count=1, timeout=left, limit=_PAGE, long_poll=left / 1000, **filters,
-                )
+                answer = self._wait_page(filters, count=1, left_ms=left, limit=_PAGE)
                 page = answer["notifications"]
+                near_misses = answer.get("nearMisses", near_misses)
                 found += [record for record in page if predicate(record)]
                 if len(found) >= count:
                     return found
@@ -234,11 +253,61 @@ class ControlClient:
         wanted = ", ".join(f"{name}={value!r}" for name, value in filters.items() if name != "after" or after is not None)
         if predicate is not None:
             wanted += (", " if wanted else "") + "the predicate"
+        closest = "\n".join("  " + _summary(miss["notification"]) + ": " + "; ".join(
+            f"{difference['condition']}: expected {difference['expected']}, got {difference['actual']}"
+            for difference in miss["differences"]) for miss in near_misses)
         raise WaitTimeout(
             f"waited {timeout:g} s for {count} notification(s) matching {wanted or 'anything'}; "
-            f"{len(found)} matched. The journal's last notifications:\n{self._last_notifications()}",
+            f"{len(found)} matched. "
+            + (f"Closest:\n{closest}" if closest else f"The journal's last notifications:\n{self._last_notifications()}"),
             found,
+            near_misses,
         )
+
+    def _wait_page(self, filters: Mapping[str, Any], *, count: int, left_ms: int, limit: int) -> Dict[str, Any]:
+        # The server answers 408 when the wait ran out, with what matched and the near misses.
+        try:
+            return self.request("GET", "/v1/notifications/wait", count=count, timeout=left_ms, limit=limit,
+                                long_poll=left_ms / 1000, **filters)
+        except ControlAPIError as refusal:
+            if refusal.status != 408:
+                raise
+            return json.loads(refusal.body)
+
+    # Rules added on top of the scenario (a rule per test)
+
+    def add_rule(self, rule: Union[Rule, Mapping[str, Any]]) -> Dict[str, Any]:
+        """Adds one rule on top of the running scenario (`POST /v1/scenario/rules`): tried before
+        the scenario's own rules, the newest first, and kept when the scenario is replaced, until
+        `remove_rule()` or `reset()`. Returns `{"id", "fired", "rule"}`, the rule as stored.
+        A rule the scenario decoder refuses raises `ControlAPIError` naming its JSON path."""
+        return self.post("/v1/scenario/rules", rule.to_json() if isinstance(rule, Rule) else dict(rule))
+
+    def remove_rule(self, rule: Union[int, Mapping[str, Any]]) -> Dict[str, Any]:
+        """Removes an added rule by its id, or by what `add_rule()` returned
+        (`DELETE /v1/scenario/rules/{id}`); an id no added rule has raises `ControlAPIError` (404)."""
+        id = rule["id"] if isinstance(rule, Mapping) else int(rule)
+        return self.delete(f"/v1/scenario/rules/{id}")
+
+    def added_rules(self) -> List[Dict[str, Any]]:
+        """The rules added on top of the scenario, newest (tried first) first, each
+        `{"id", "fired", "rule"}`."""
+        return self.get("/v1/scenario/rules")["rules"]
+
+    @contextlib.contextmanager
+    def rule(self, rule: Union[Rule, Mapping[str, Any]]) -> Iterator[Dict[str, Any]]:
+        """Adds `rule` for the `with` block and removes it when the block ends, however it ends;
+        yields the rule as stored (`{"id", "fired", "rule"}`)."""
+        added = self.add_rule(rule)
+        try:
+            yield added
+        finally:
+            try:
+                self.remove_rule(added)
+            except ControlAPIError as error:
+                # A reset inside the block already removed it.
+                if error.status != 404:
+                    raise
 
     # Other journal events
 
@@ -448,10 +517,12 @@ def _web_push_path(id: str) -> str:
 
 def _notification_filters(
     token: Optional[str], topic: Optional[str], protocol: Optional[str], status: Optional[int], reason: Optional[str],
-    accepted: Optional[bool], connection: Optional[int], after: Optional[int],
+    accepted: Optional[bool], connection: Optional[int], after: Optional[int], push_type: Optional[str] = None,
+    priority: Optional[int] = None, payload_path: Optional[str] = None, payload_value: Optional[str] = None,
 ) -> Dict[str, Any]:
     named = dict(token=token, topic=topic, protocol=protocol, status=status, reason=reason,
-                 accepted=accepted, connection=connection, after=after)
+                 accepted=accepted, connection=connection, after=after, pushType=push_type, priority=priority,
+                 payloadPath=payload_path, payloadValue=payload_value)
     return {name: value for name, value in named.items() if value is not None}
 
 

@@ -3,6 +3,8 @@
 Fixtures:
     mockapns          the session's server, reset (`MockAPNs.reset()`) before the test
     mockapns_server   the session's server as it is (started on first use, stopped at the end)
+    mockapns_rule     adds rules on top of the scenario for this test (`mockapns_rule(Rule.reject(
+                      "Unregistered").for_token(token))`) and removes them after it
     mockapns_options  keyword arguments for `MockAPNs` (override it in a conftest.py:
                       `{"serve_args": ["--clock", "2026-01-01T00:00:00Z"], "topics": ["com.acme.app"]}`)
 
@@ -11,10 +13,12 @@ The binary: `--mockapns-bin PATH`, else `$MOCKAPNS_BIN`, else `mockapns` on `PAT
 
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Union
 
 import pytest
 
+from .control import ControlAPIError
+from .rules import Rule
 from .server import MockAPNs, find_binary
 
 
@@ -55,3 +59,25 @@ def mockapns(mockapns_server: MockAPNs) -> MockAPNs:
     scenario it started with (from the top), the clock as started, fresh verdicts."""
     mockapns_server.reset()
     return mockapns_server
+
+
+@pytest.fixture
+def mockapns_rule(mockapns: MockAPNs) -> Iterator[Callable[[Union[Rule, Mapping[str, Any]]], Dict[str, Any]]]:
+    """Adds a rule on top of the scenario for this test: call it with a `Rule` (or the rule's
+    JSON as a dict); it returns the rule as stored (`{"id", "fired", "rule"}`). Every rule it
+    added is removed when the test ends, passed or failed."""
+    added: List[Dict[str, Any]] = []
+
+    def add(rule: Union[Rule, Mapping[str, Any]]) -> Dict[str, Any]:
+        stored = mockapns.add_rule(rule)
+        added.append(stored)
+        return stored
+
+    yield add
+    for stored in reversed(added):
+        try:
+            mockapns.remove_rule(stored)
+        except ControlAPIError as error:
+            # The test reset the server (or removed the rule) itself.
+            if error.status != 404:
+                raise

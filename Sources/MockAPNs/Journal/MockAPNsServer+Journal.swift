@@ -13,16 +13,17 @@ extension MockAPNsServer {
 
     /// Waits until `count` notifications matching `filter` have been recorded (earlier ones
     /// count too) and returns them; returns as soon as the `count`-th arrives. After
-    /// `timeout`, returns the matches found so far, fewer than `count`.
+    /// `timeout`, throws ``NotificationWaitTimeout``: the matches found, and the near misses,
+    /// the notifications that came closest, each with the conditions it failed.
     ///
     /// ```swift
-    /// let pushes = await server.waitForNotifications(count: 2, matching: NotificationFilter(deviceToken: token))
+    /// let pushes = try await server.waitForNotifications(count: 2, matching: NotificationFilter(deviceToken: token))
     /// XCTAssertEqual(pushes.map(\.status), [200, 200])
     /// ```
     public func waitForNotifications(
         count: Int, matching filter: NotificationFilter = .all, timeout: Duration = .seconds(10)
-    ) async -> [NotificationRecord] {
-        await journal.waitForNotifications(count: count, matching: filter, timeout: timeout)
+    ) async throws(NotificationWaitTimeout) -> [NotificationRecord] {
+        try await journal.waitForNotifications(count: count, matching: filter, timeout: timeout)
     }
 
     /// Records a fault a scenario injected, so the journal shows it beside the frames it broke.

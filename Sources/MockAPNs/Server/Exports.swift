@@ -17,6 +17,8 @@
 @_exported import struct MockAPNsJournal.JournalEvent
 @_exported import struct MockAPNsJournal.JournalEventFilter
 @_exported import struct MockAPNsJournal.NotificationFilter
+@_exported import struct MockAPNsJournal.NotificationNearMiss
+@_exported import struct MockAPNsJournal.NotificationWaitTimeout
 @_exported import struct MockAPNsJournal.NotificationRecord
 @_exported import struct MockAPNsJournal.WebPushDetails
 @_exported import struct MockAPNsJournal.WebPushNotificationContent
@@ -28,6 +30,7 @@
 // Scenarios.
 @_exported import struct MockAPNsScenario.Scenario
 @_exported import struct MockAPNsScenario.ScenarioDecodingError
+@_exported import struct MockAPNsScenario.ScenarioRule
 
 // The verdict report.
 @_exported import struct MockAPNsVerdicts.VerdictReport

@@ -7,7 +7,7 @@ extension MockAPNsServer {
     /// journal, forgets every device token and queued feedback tuple, puts the broadcast
     /// channels back to the configured ones, forgets every web push subscription, starts the running
     /// scenario over (counts, named state, random streams from the same seed) and applies its
-    /// registry entries again, starts the provider verdicts over, sets the clock back to the
+    /// registry entries again, removes the rules added on top of it, starts the provider verdicts over, sets the clock back to the
     /// configured start (or real time), forgets the delivery model's devices (every device
     /// online, nothing stored), and starts the legacy gateway's churn window over.
     /// Open connections stay open; provider keys stay loaded.
@@ -21,6 +21,7 @@ extension MockAPNsServer {
         let registryCleared = registry.removeAll()
         let channelsCleared = resetChannels()
         let previous = scenarios.restart()
+        let addedRules = scenarios.added.removeAll()
         if let start = configuration.clockStart {
             clock.set(millisecondsSince1970: start)
         } else {
@@ -38,7 +39,8 @@ extension MockAPNsServer {
             seed: previous.seed,
             clockMilliseconds: clock.millisecondsSince1970,
             clockFixed: clock.isFixed,
-            webPushSubscriptions: webPushSubscriptions.removeAll()
+            webPushSubscriptions: webPushSubscriptions.removeAll(),
+            addedRules: addedRules
         )
         return summary
     }

@@ -114,7 +114,7 @@ final class HealthAndPortsCommandTests: XCTestCase {
         let response = try CurlClient(port: ports.http2).send(
             path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
         XCTAssertEqual(response.status, 200)
-        _ = await server.waitForNotifications(count: 1, timeout: .seconds(5))
+        _ = try await server.waitForNotifications(count: 1, timeout: .seconds(5))
         let control = "http://127.0.0.1:\(try XCTUnwrap(ports.control))"
         let timeline = try ProcessRunner.run(executable, ["journal", "--control", control, "--type", "notification"])
         let json = try ProcessRunner.run(executable, ["journal", "--control", control + "/", "--type", "notification,connectionOpened", "--json"])

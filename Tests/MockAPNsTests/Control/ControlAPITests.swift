@@ -100,9 +100,33 @@ final class ControlAPITests: XCTestCase {
 
     func testLongPollTimesOutWithWhatItHas() throws {
         let reply = try call("GET", "/v1/notifications/wait?count=1&timeout=200")
-        XCTAssertEqual(reply.status, 200)
+        XCTAssertEqual(reply.status, 408, "a wait that ran out is not a success")
         XCTAssertEqual(reply.json["complete"] as? Bool, false)
         XCTAssertEqual(reply.json["count"] as? Int, 0)
+        XCTAssertEqual((reply.json["nearMisses"] as? [Any])?.count, 0, "nothing was recorded, so nothing almost matched")
+    }
+
+    /// A wait that runs out answers 408 with what matched and the near misses, ranked, each
+    /// with the conditions it failed: expected and actual.
+    func testALongPollThatTimesOutNamesItsNearMisses() throws {
+        let other = String(repeating: "0f", count: 32)
+        try push(token: other)
+        try push()
+        let reply = try call("GET", "/v1/notifications/wait?count=1&timeout=100&token=\(Fixtures.token)&status=410&pushType=alert&priority=5")
+        XCTAssertEqual(reply.status, 408, reply.text)
+        XCTAssertEqual(reply.json["complete"] as? Bool, false)
+        let misses = try XCTUnwrap(reply.json["nearMisses"] as? [[String: Any]])
+        XCTAssertEqual(misses.count, 2)
+        let closest = try XCTUnwrap(misses.first)
+        XCTAssertEqual((closest["notification"] as? [String: Any])?["deviceToken"] as? String, Fixtures.token)
+        let differences = try XCTUnwrap(closest["differences"] as? [[String: String]])
+        XCTAssertEqual(differences, [
+            ["condition": "pushType", "expected": "alert", "actual": "none"],
+            ["condition": "priority", "expected": "5", "actual": "none"],
+            ["condition": "status", "expected": "410", "actual": "200"],
+        ])
+        XCTAssertEqual((misses.last?["differences"] as? [[String: String]])?.first?["condition"], "token")
+        XCTAssertTrue((reply.json["error"] as? String ?? "").contains("status: expected 410, got 200"), reply.text)
     }
 
     func testEventsWaitForTheNextEventWhenAFollowerIsUpToDate() async throws {
@@ -212,6 +236,70 @@ final class ControlAPITests: XCTestCase {
         XCTAssertEqual(reply.status, 200, "\(reply.json)")
         XCTAssertEqual(reply.json["name"] as? String, "from-control")
         XCTAssertEqual(server.currentScenario.name, "from-control")
+    }
+
+    // MARK: Rules added on top of the scenario
+
+    /// `POST /v1/scenario/rules` answers 201 with the id and the rule as stored; the rule
+    /// answers pushes before the scenario's own rules, is listed with its firings, outlives a
+    /// replaced scenario, and `DELETE` by its id takes it away (then 404).
+    func testARuleIsAddedOnTopListedKeptAcrossAScenarioAndRemovedByItsID() throws {
+        let scenario = #"{"name":"base","rules":[{"name":"everyone 500","action":{"type":"reject","reason":"InternalServerError"}}]}"#
+        XCTAssertEqual(try call("PUT", "/v1/scenario", body: scenario).status, 200)
+        let added = try call("POST", "/v1/scenario/rules", body: #"{"match":{"tokens":["\#(Fixtures.token.uppercased())"]},"action":{"type":"reject","reason":"Unregistered","timestamp":1700000000000}}"#)
+        XCTAssertEqual(added.status, 201, added.text)
+        let id = try XCTUnwrap(added.json["id"] as? Int)
+        let stored = try XCTUnwrap(added.json["rule"] as? [String: Any])
+        XCTAssertEqual(stored["name"] as? String, "added[\(id)]")
+        XCTAssertEqual(stored["stage"] as? String, "afterValidation", "the decoder's defaults are filled in")
+        XCTAssertEqual((stored["match"] as? [String: Any])?["tokens"] as? [String], [Fixtures.token.lowercased()])
+
+        let gone = try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
+        XCTAssertEqual(gone.status, 410, "the added rule is tried before the scenario's")
+        XCTAssertTrue(gone.body.contains("1700000000000"), gone.body)
+        let other = try CurlClient(port: ports.http2).send(path: "/3/device/\(String(repeating: "0f", count: 32))", headers: [("apns-topic", "com.example.app")])
+        XCTAssertEqual(other.status, 500, "a push it does not match falls to the scenario")
+
+        XCTAssertEqual(try call("PUT", "/v1/scenario", body: #"{"name":"replaced"}"#).status, 200)
+        let listed = try XCTUnwrap(try call("GET", "/v1/scenario/rules").json["rules"] as? [[String: Any]])
+        XCTAssertEqual(listed.map { $0["id"] as? Int }, [id], "a replaced scenario keeps the added rules")
+        XCTAssertEqual(listed.first?["fired"] as? Int, 1)
+        XCTAssertEqual(try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")]).status, 410)
+
+        let removed = try call("DELETE", "/v1/scenario/rules/\(id)")
+        XCTAssertEqual(removed.status, 200, removed.text)
+        XCTAssertEqual(removed.json["removed"] as? Bool, true)
+        XCTAssertEqual(try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")]).status, 200)
+        let again = try call("DELETE", "/v1/scenario/rules/\(id)")
+        XCTAssertEqual(again.status, 404)
+        XCTAssertEqual(again.json["parameter"] as? String, "id")
+        XCTAssertEqual(try call("DELETE", "/v1/scenario/rules/first").status, 400)
+    }
+
+    /// A rule the scenario decoder refuses is answered 400 with its JSON path and what was
+    /// expected, and nothing is added.
+    func testABrokenRuleNamesItsJSONPathAndAddsNothing() throws {
+        let cases: [(body: String, parameter: String, says: String)] = [
+            (#"{"action":{"type":"reject","reason":"Gone"}}"#, "$.action.reason", "expected"),
+            (#"{"match":{"priorities":[11]},"action":{"type":"stall"}}"#, "$.match.priorities[0]", "priority from 0 to 10"),
+            (#"{"match":{}}"#, "$", "needs an \"action\""),
+            (#"{"action":{"type":"stall"},"color":"red"}"#, "$.color", "unknown key"),
+            (#"not json"#, "$", "expected"),
+        ]
+        for (body, parameter, says) in cases {
+            let reply = try call("POST", "/v1/scenario/rules", body: body)
+            XCTAssertEqual(reply.status, 400, body)
+            XCTAssertEqual(reply.json["parameter"] as? String, parameter, "\(body): \(reply.text)")
+            XCTAssertTrue((reply.json["error"] as? String ?? "").contains(says), "\(body): \(reply.text)")
+        }
+        XCTAssertEqual((try call("GET", "/v1/scenario/rules").json["rules"] as? [Any])?.count, 0)
+    }
+
+    func testAResetRemovesTheAddedRules() throws {
+        XCTAssertEqual(try call("POST", "/v1/scenario/rules", body: #"{"action":{"type":"stall"}}"#).status, 201)
+        let reset = try call("POST", "/v1/reset", body: "{}")
+        XCTAssertEqual(((reset.json["cleared"] as? [String: Any])?["scenario"] as? [String: Any])?["addedRules"] as? Int, 1)
+        XCTAssertEqual((try call("GET", "/v1/scenario/rules").json["rules"] as? [Any])?.count, 0)
     }
 
     func testLegacyShutdownAnswers() throws {

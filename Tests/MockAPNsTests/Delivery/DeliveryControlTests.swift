@@ -51,7 +51,7 @@ final class DeliveryControlTests: XCTestCase {
         let response = try CurlClient(port: ports.http2).send(
             path: "/3/device/\(token)", headers: [("apns-topic", "com.example.app")] + headers, body: body)
         XCTAssertEqual(response.status, 200)
-        let recorded = await server.journal.waitForNotifications(count: 1, matching: NotificationFilter(afterSequence: before), timeout: .seconds(10))
+        let recorded = try await server.journal.waitForNotifications(count: 1, matching: NotificationFilter(afterSequence: before), timeout: .seconds(10))
         XCTAssertEqual(recorded.count, 1, "the push was recorded")
         return response
     }
@@ -136,7 +136,7 @@ final class DeliveryControlTests: XCTestCase {
         XCTAssertEqual(try call("PUT", "/v1/devices/\(Legacy.hex(Legacy.token(7)))", body: #"{"online": false}"#).status, 200)
         let before = server.journal.statistics.lastSequence
         _ = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: Legacy.frame(identifier: 9, token: Legacy.token(7)), timeout: 1)
-        let recorded = await server.journal.waitForNotifications(count: 1, matching: NotificationFilter(afterSequence: before), timeout: .seconds(10))
+        let recorded = try await server.journal.waitForNotifications(count: 1, matching: NotificationFilter(afterSequence: before), timeout: .seconds(10))
         let sequence = try XCTUnwrap(recorded.first?.sequence)
         let found = try timeline(String(sequence)).first
         XCTAssertEqual(found?["transport"] as? String, "legacy")
@@ -166,7 +166,7 @@ final class DeliveryControlTests: XCTestCase {
         let refused = try CurlClient(port: ports.http2).send(
             path: "/3/device/\(token)", headers: [("apns-topic", "com.example.app"), ("apns-priority", "7")])
         XCTAssertEqual(refused.status, 400)
-        _ = await server.journal.waitForNotifications(count: 1, matching: NotificationFilter(accepted: false), timeout: .seconds(10))
+        _ = try await server.journal.waitForNotifications(count: 1, matching: NotificationFilter(accepted: false), timeout: .seconds(10))
         let log = try timeline(try XCTUnwrap(refused.header("apns-id"))).first
         XCTAssertEqual(log?["state"] as? String, "refused")
         XCTAssertEqual(log?["reason"] as? String, "BadPriority")

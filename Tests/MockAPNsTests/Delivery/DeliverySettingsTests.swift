@@ -90,7 +90,7 @@ final class DeliverySettingsTests: XCTestCase {
         }
         let response = try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
         XCTAssertEqual(response.status, 200, "the answers are the same")
-        let recorded = await server.journal.waitForNotifications(count: 1, timeout: .seconds(10))
+        let recorded = try await server.journal.waitForNotifications(count: 1, timeout: .seconds(10))
         XCTAssertEqual(recorded.count, 1)
         await server.catchUpDelivery()
         XCTAssertEqual(server.journal.events(matching: JournalEventFilter(kinds: ["delivery"])).count, 0)

@@ -111,7 +111,7 @@ final class ForwardingTests: XCTestCase {
         try await server.setDevice(token, online: false)
         try push(ports, body: #"{"aps":{"alert":"old"}}"#)
         try push(ports, body: #"{"aps":{"alert":"new"}}"#)
-        _ = await server.journal.waitForNotifications(count: 2, timeout: .seconds(10))
+        _ = try await server.journal.waitForNotifications(count: 2, timeout: .seconds(10))
         try await server.setDevice(token, online: true)
         try await waitUntil("the stand-in to be called") { !calls().isEmpty }
         XCTAssertEqual(calls().map(\.arguments), [["SIM-UDID-1", "com.example.app"]])

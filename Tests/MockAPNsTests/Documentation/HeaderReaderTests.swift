@@ -43,6 +43,7 @@ final class HeaderReaderTests: XCTestCase {
         "MockAPNsUpstream/UpstreamHop.swift": (1, "upstream mode forwards the request whole: its fields as sent"),
         "MockAPNsUpstream/UpstreamClient.swift": (1, "upstream mode: the forwarded fields given to the HTTP/2 client"),
         "MockAPNsHTTP2/HeaderListEncoder.swift": (3, "a field list handed to nghttp2 (answers, forwarded requests)"),
+        "MockAPNsScenario/ScenarioRule+JSON.swift": (1, "a `respond` rule's own answer fields, written back as the rule's JSON"),
         "MockAPNsAnswer/AnswerFlow.swift": (2, "a `respond` rule's own answer fields: `apns-id` and the shape's fields added unless given"),
         "MockAPNs/Broadcast/HTTP2ConnectionBridge+Broadcast.swift": (2, """
             the upstream's answer to a relayed channel management request: its channel and request ids, for the record

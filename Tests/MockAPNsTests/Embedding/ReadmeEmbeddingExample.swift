@@ -26,7 +26,7 @@ import Testing
         try curl.run()
         curl.waitUntilExit()
 
-        let pushes = await server.waitForNotifications(
+        let pushes = try await server.waitForNotifications(
             count: 1, matching: NotificationFilter(deviceToken: token), timeout: .seconds(5))
         #expect(pushes.first?.status == 410)
         #expect(pushes.first?.reason == .unregistered)

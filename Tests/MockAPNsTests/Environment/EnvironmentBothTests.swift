@@ -73,7 +73,7 @@ final class EnvironmentBothTests: XCTestCase {
         XCTAssertEqual(try push(production.http2, token: token).status, 200, "still good where it belongs")
         XCTAssertEqual(try push(sandbox.http2, token: otherToken).status, 200, "another token binds to the sandbox")
 
-        let records = await server.waitForNotifications(count: 4, timeout: .seconds(10))
+        let records = try await server.waitForNotifications(count: 4, timeout: .seconds(10))
         XCTAssertEqual(records.map(\.environment), [.production, .sandbox, .production, .sandbox], "each record says where it was sent")
         XCTAssertEqual(records.map(\.reason), [nil, .badDeviceToken, nil, nil])
         let diagnoses = server.journal.events(matching: JournalEventFilter(kinds: ["diagnosis"])).compactMap { event -> String? in
@@ -124,7 +124,7 @@ final class EnvironmentBothTests: XCTestCase {
         let productionFeedback = try LegacyTLSClient.exchange(port: try XCTUnwrap(production.feedback), certificate: "universal", send: [])
         XCTAssertEqual(try FeedbackTupleDecoder.decodeAll(productionFeedback.received).map(\.token), [Legacy.token(0x42)])
 
-        let legacyRecords = await server.waitForNotifications(count: 3, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
+        let legacyRecords = try await server.waitForNotifications(count: 3, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
         XCTAssertEqual(legacyRecords.map(\.environment), [.sandbox, .production, .production])
     }
 

@@ -132,7 +132,7 @@ final class HTTP2HeaderListTests: XCTestCase {
         XCTAssertTrue(outcome.frames.contains { $0.type == 0x3 && $0.streamID == 1 }, "stream 1 is reset")
         XCTAssertEqual(outcome.answeredStreams, [3])
 
-        let records = await server.waitForNotifications(count: 2)
+        let records = try await server.waitForNotifications(count: 2)
         let reset = try XCTUnwrap(records.first { $0.streamID == 1 })
         XCTAssertEqual(reset.topic, "com.example.app\u{0}evil", "the topic as sent, NUL included")
         XCTAssertNil(reset.status)

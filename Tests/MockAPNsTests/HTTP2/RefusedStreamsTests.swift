@@ -26,7 +26,7 @@ final class RefusedStreamsTests: XCTestCase {
             "https://127.0.0.1:\(ports.http2)/3/device/\(Fixtures.token)",
         ], timeout: 120)
         XCTAssertTrue(result.stdout.contains("2000 total"), result.stdout + result.stderr)
-        let records = await server.waitForNotifications(count: 2000, timeout: .seconds(30))
+        let records = try await server.waitForNotifications(count: 2000, timeout: .seconds(30))
         XCTAssertEqual(records.count, 2000, "every reset stream has its record")
         XCTAssertTrue(records.allSatisfy { $0.dropped && $0.status == nil })
 

@@ -22,7 +22,7 @@ import Testing
         _ = try client.send(path: "/3/device/\(other)", headers: [("apns-topic", "com.example.app"), ("apns-push-type", "alert")])
         _ = try client.send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app"), ("apns-push-type", "alert")])
 
-        let gone = await server.waitForNotifications(count: 1, matching: NotificationFilter(deviceToken: Fixtures.token), timeout: .seconds(10))
+        let gone = try await server.waitForNotifications(count: 1, matching: NotificationFilter(deviceToken: Fixtures.token), timeout: .seconds(10))
         #expect(gone.count == 1)
         #expect(gone.first?.status == 410)
         #expect(gone.first?.reason == .unregistered)
@@ -44,7 +44,7 @@ import Testing
         let client = CurlClient(port: ports.http2)
         _ = try client.send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
         _ = try client.send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
-        let records = await waited
+        let records = try await waited
         #expect(records.count == 2)
         #expect(ContinuousClock.now - started < .seconds(20))
         try await server.shutdown()

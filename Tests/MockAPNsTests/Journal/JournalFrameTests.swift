@@ -154,7 +154,7 @@ final class JournalFrameTests: XCTestCase {
     func testFrameRecordingOffKeepsNotificationsOnly() async throws {
         let (server, ports) = try await TestServer.start { $0.journal.recordsFrames = false }
         _ = try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
-        let pushes = await server.waitForNotifications(count: 1, timeout: .seconds(10))
+        let pushes = try await server.waitForNotifications(count: 1, timeout: .seconds(10))
         XCTAssertEqual(pushes.count, 1)
         XCTAssertTrue(server.journal.events(matching: JournalEventFilter(kinds: ["http2Frame"])).isEmpty)
         try await server.shutdown()
@@ -166,7 +166,7 @@ final class JournalFrameTests: XCTestCase {
         var curl = CurlClient(port: ports.http2)
         curl.certificate = nil
         _ = try curl.send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app"), ("authorization", "bearer \(jwt)")])
-        _ = await server.waitForNotifications(count: 1, timeout: .seconds(10))
+        _ = try await server.waitForNotifications(count: 1, timeout: .seconds(10))
         let values = server.journal.events(matching: JournalEventFilter(kinds: ["http2Frame"])).flatMap { event -> [String] in
             if case .http2Frame(let frame) = event.kind, case .headers(let headers) = frame.details {
                 return headers.filter { $0.name == "authorization" }.map(\.value)
@@ -182,7 +182,7 @@ final class JournalFrameTests: XCTestCase {
         var wholeCurl = CurlClient(port: wholePorts.http2)
         wholeCurl.certificate = nil
         _ = try wholeCurl.send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app"), ("authorization", "bearer \(jwt)")])
-        _ = await whole.waitForNotifications(count: 1, timeout: .seconds(10))
+        _ = try await whole.waitForNotifications(count: 1, timeout: .seconds(10))
         XCTAssertTrue(whole.journal.events().map(JournalJSON.encode).joined().contains("bearer \(jwt)"))
         try await whole.shutdown()
     }
@@ -192,7 +192,7 @@ final class JournalFrameTests: XCTestCase {
         var curl = CurlClient(port: ports.http2)
         curl.certificate = nil
         _ = try curl.send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app"), ("authorization", "bearer secret.jwt.value")])
-        _ = await server.waitForNotifications(count: 1, timeout: .seconds(10))
+        _ = try await server.waitForNotifications(count: 1, timeout: .seconds(10))
         let values = server.journal.events(matching: JournalEventFilter(kinds: ["http2Frame"])).flatMap { event -> [String] in
             if case .http2Frame(let frame) = event.kind, case .headers(let headers) = frame.details {
                 return headers.filter { $0.name == "authorization" }.map(\.value)

@@ -66,7 +66,7 @@ final class JournalTruthTests: XCTestCase {
         try Data(repeating: UInt8(ascii: "a"), count: size).write(to: URL(fileURLWithPath: file))
         let answer = try CurlClient(port: ports.http2, certificate: "sandbox").send(path: "/3/device/\(token)", body: "@" + file)
         XCTAssertEqual(answer.status, 413)
-        let records = await server.waitForNotifications(count: 1, timeout: .seconds(10))
+        let records = try await server.waitForNotifications(count: 1, timeout: .seconds(10))
         let record = try XCTUnwrap(records.first)
         XCTAssertEqual(record.reason, .payloadTooLarge)
         XCTAssertEqual(record.payloadLength, size, "the record says how much was sent, not how much was kept")
@@ -124,7 +124,7 @@ final class JournalTruthTests: XCTestCase {
         let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: bytes)
         XCTAssertEqual(outcome.received, [8, 7, 0, 0, 0, 2])
 
-        let records = await server.waitForNotifications(count: 4, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
+        let records = try await server.waitForNotifications(count: 4, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
         let hex = { (seed: UInt8) in Legacy.hex(Legacy.token(seed)) }
         XCTAssertEqual(records.map(stable), [
             #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(1))","topic":"com.example.app","priority":10,"expiration":0,"identifier":1,"command":2,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":true,"environment":"sandbox"}"#,
@@ -132,7 +132,7 @@ final class JournalTruthTests: XCTestCase {
             #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(3))","topic":"com.example.app","priority":10,"expiration":0,"identifier":3,"command":2,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":false,"dropped":true,"environment":"sandbox"}"#,
             #"{"seq":0,"time":0,"transport":"legacy","deviceToken":"\#(hex(4))","topic":"com.example.app","expiration":0,"identifier":4,"command":1,"payloadLength":22,"payload":"{\"aps\":{\"alert\":\"hi\"}}","authentication":{"kind":"certificate"},"accepted":false,"dropped":true,"environment":"sandbox"}"#,
         ])
-        let waited = await server.waitForNotifications(
+        let waited = try await server.waitForNotifications(
             count: 1, matching: NotificationFilter(transport: .legacy, reason: .payloadTooLarge), timeout: .seconds(1))
         XCTAssertEqual(waited.map(\.legacyIdentifier), [2], "waiting for the payload-too-large refusal returns it")
 
@@ -163,7 +163,7 @@ final class JournalTruthTests: XCTestCase {
         for (index, (bytes, reason, status, problem)) in cases.enumerated() {
             let before = server.journal.statistics.lastSequence
             _ = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: bytes)
-            let records = await server.waitForNotifications(
+            let records = try await server.waitForNotifications(
                 count: 1, matching: NotificationFilter(transport: .legacy, afterSequence: before), timeout: .seconds(10))
             let record = try XCTUnwrap(records.first, "case \(index)")
             XCTAssertFalse(record.accepted)
@@ -187,7 +187,7 @@ final class JournalTruthTests: XCTestCase {
         let outcome = try LegacyTLSClient.exchange(
             port: try XCTUnwrap(ports.gateway), send: [0, 0, 32, 0, UInt8(json.count)] + json)
         XCTAssertEqual(outcome.received, [], "command 0 gets no packet")
-        let records = await server.waitForNotifications(count: 1, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
+        let records = try await server.waitForNotifications(count: 1, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
         let record = try XCTUnwrap(records.first)
         XCTAssertNil(record.reason, "no reason was named to the client")
         XCTAssertNil(record.answer.legacyPacket)
@@ -225,7 +225,7 @@ final class JournalTruthTests: XCTestCase {
         let frame: [UInt8] = [1, 0, 0, 0, 9, 0, 0, 0, 0, 0, 32, 0, UInt8(json.count)] + json
         let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: frame)
         XCTAssertEqual(outcome.received, [8, 7, 0, 0, 0, 9], "status 7, as Apple's gateway answered the same bytes")
-        let records = await server.waitForNotifications(count: 1, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
+        let records = try await server.waitForNotifications(count: 1, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
         let record = try XCTUnwrap(records.first)
         XCTAssertEqual(record.legacyStatus, .invalidPayloadSize)
         XCTAssertEqual(record.reason, .missingDeviceToken)
@@ -257,7 +257,7 @@ final class JournalTruthTests: XCTestCase {
         let frame = LegacyNotification(command: .enhanced, identifier: 3, expiry: 0, token: Legacy.token(3), payload: payload).encoded()
         let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: frame)
         XCTAssertEqual(outcome.received, [8, 1, 0, 0, 0, 3])
-        let records = await server.waitForNotifications(count: 1, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
+        let records = try await server.waitForNotifications(count: 1, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
         let record = try XCTUnwrap(records.first)
         XCTAssertEqual(record.payload, payload)
         XCTAssertEqual(record.payloadLength, payload.count)
@@ -282,7 +282,7 @@ final class JournalTruthTests: XCTestCase {
         // A valid request too: its HEADERS frame carries the header, redacted.
         _ = try CurlClient(port: ports.http2, certificate: nil).send(
             path: "/3/device/\(token)", headers: [("apns-topic", "com.example.app"), ("authorization", "bearer \(jwt)")])
-        _ = await server.waitForNotifications(count: 1, timeout: .seconds(10))
+        _ = try await server.waitForNotifications(count: 1, timeout: .seconds(10))
 
         let everything = server.journal.events().map { JournalJSON.encode($0) }.joined(separator: "\n")
         let signature = String(jwt.split(separator: ".").last ?? "")
@@ -315,7 +315,7 @@ final class JournalTruthTests: XCTestCase {
                 path: "/3/device/\(token)", headers: [("apns-topic", "com.example.app"), ("authorization", send.authorization)])
             XCTAssertEqual(response.status, send.status, send.authorization)
         }
-        let records = await server.waitForNotifications(count: sends.count, timeout: .seconds(10))
+        let records = try await server.waitForNotifications(count: sends.count, timeout: .seconds(10))
         XCTAssertEqual(records.count, sends.count)
         let everything = server.journal.events().map { JournalJSON.encode($0) }.joined(separator: "\n")
         for signature in [spaced, plain].compactMap({ $0.split(separator: ".").last }) {
@@ -355,7 +355,7 @@ final class JournalTruthTests: XCTestCase {
             let response = try client.send(path: send.path, headers: [("apns-topic", "com.example.app")] + send.headers)
             XCTAssertEqual(response.status, send.status, "\(send.headers)")
         }
-        let records = await server.waitForNotifications(count: sends.count, timeout: .seconds(10))
+        let records = try await server.waitForNotifications(count: sends.count, timeout: .seconds(10))
         XCTAssertEqual(records.count, sends.count)
         let everything = server.journal.events().map { JournalJSON.encode($0) }.joined(separator: "\n")
         for piece in [signature, String(signature.prefix(half)), String(signature.dropFirst(half))] {
@@ -557,7 +557,7 @@ final class JournalTruthTests: XCTestCase {
         let bytes = Legacy.frame(identifier: 16_777_216, token: Legacy.token(1)) + Legacy.frame(identifier: 33_554_432, token: Legacy.token(1))
         // Both are accepted, so the gateway stays silent and open: the client gives up after 1 s.
         _ = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: bytes, timeout: 1)
-        _ = await server.waitForNotifications(count: 2, timeout: .seconds(10))
+        _ = try await server.waitForNotifications(count: 2, timeout: .seconds(10))
         let found = await diagnoses(server, code: .legacyByteSwappedIdentifier)
         XCTAssertEqual(found.map(stable), [
             #"{"seq":0,"time":0,"mono":0,"type":"diagnosis","code":"legacy.byteSwappedIdentifier","message":"Notification identifier 16777216 is 1 byte-swapped: it was written in host (little-endian) byte order. The gateway reads and echoes identifiers big-endian (network order), so an error packet will name 16777216, not 1.","figures":{"identifier":16777216,"swapped":1}}"#,
@@ -584,7 +584,7 @@ final class JournalTruthTests: XCTestCase {
         XCTAssertEqual(resets.map(\.streamID), [3, 5])
 
         // Stream 1 is answered (403 MissingProviderToken: no token was sent); 3 and 5 were refused.
-        let refused = await server.waitForNotifications(count: 3, matching: NotificationFilter(accepted: false), timeout: .seconds(10))
+        let refused = try await server.waitForNotifications(count: 3, matching: NotificationFilter(accepted: false), timeout: .seconds(10))
             .filter(\.dropped)
         let problem = { (stream: Int) in
             "Stream refused: the client opened stream \(stream) while 1 stream was open; the server had announced SETTINGS_MAX_CONCURRENT_STREAMS = 1 and the client had not yet acknowledged it (it sent the stream before reading the server's SETTINGS). RST_STREAM REFUSED_STREAM (7): the server did not process the request at all, so it is safe to send it again, on this connection once a stream is free or on another."

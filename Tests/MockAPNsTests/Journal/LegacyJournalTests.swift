@@ -16,7 +16,7 @@ final class LegacyJournalTests: XCTestCase {
         let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: bytes)
         XCTAssertTrue(outcome.handshakeSucceeded)
 
-        let records = await server.waitForNotifications(count: 3, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
+        let records = try await server.waitForNotifications(count: 3, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
         XCTAssertEqual(records.map(\.legacyIdentifier), [1, 2, 3])
         XCTAssertEqual(records.map(\.accepted), [true, false, false])
         XCTAssertEqual(records[0].deviceToken, Legacy.hex(Legacy.token(1)))
@@ -47,7 +47,7 @@ final class LegacyJournalTests: XCTestCase {
         }
         let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: frame(1, Legacy.token(2)) + frame(2, Legacy.token(3)))
         XCTAssertEqual(outcome.received, [8, 8, 0, 0, 0, 1])
-        let records = await server.waitForNotifications(count: 2, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
+        let records = try await server.waitForNotifications(count: 2, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
         XCTAssertEqual(records.map(\.dropped), [false, true])
         XCTAssertEqual(records.map(\.expiration), [Int64(expiry), Int64(expiry)])
         XCTAssertEqual(records.map(\.priority), [5, 5])
@@ -92,7 +92,7 @@ extension LegacyJournalTests {
         let client = Task.detached {
             try LegacyTLSClient.exchange(port: gateway, send: Legacy.frame(identifier: 7, token: Legacy.token(1)), timeout: 10)
         }
-        _ = await server.waitForNotifications(count: 1, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
+        _ = try await server.waitForNotifications(count: 1, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
         await server.legacyShutdown()
         let outcome = try await client.value
         XCTAssertEqual(outcome.received, [8, 10, 0, 0, 0, 7], "status 10 naming the last accepted notification")

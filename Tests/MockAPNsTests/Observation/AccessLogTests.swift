@@ -101,7 +101,7 @@ final class AccessLogTests: XCTestCase {
         let answer = try CurlClient(port: ports.http2, certificate: nil).send(path: "/nope", headers: [("authorization", "bearer \(jwt)")])
         XCTAssertEqual(answer.status, 404)
         XCTAssertTrue(answer.body.contains("BadPath"), answer.body)
-        let records = await server.waitForNotifications(count: 1)
+        let records = try await server.waitForNotifications(count: 1)
         let record = try XCTUnwrap(records.first)
         XCTAssertEqual(record.reason, .badPath)
         XCTAssertEqual(record.problem, "no endpoint serves POST /nope: a push goes to POST /3/device/<device token>")

@@ -164,7 +164,7 @@ final class ProviderVerdictsTests: XCTestCase {
             + ClientBytes.data(streamID: 1, Array(body.utf8), endStream: true)
         let twice = try RawHTTP2Client.sendHTTP2(port: ports.http2, bytes: bytes, timeout: 1)
         XCTAssertEqual(twice.answeredStreams, [1])
-        let refused = await server.waitForNotifications(count: 1)
+        let refused = try await server.waitForNotifications(count: 1)
         XCTAssertEqual(refused.first?.reason, .duplicateHeaders)
         XCTAssertEqual(refused.first?.problem, "apns-topic sent 2 times")
         XCTAssertEqual(try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: headers, body: body).status, 200)
@@ -186,7 +186,7 @@ final class ProviderVerdictsTests: XCTestCase {
         let frames = Legacy.enhanced(identifier: 1, token: token) + Legacy.enhanced(identifier: 2, token: token)
         let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: frames)
         XCTAssertEqual(outcome.received, [8, 8, 0, 0, 0, 1])
-        let records = await server.waitForNotifications(count: 2, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
+        let records = try await server.waitForNotifications(count: 2, matching: NotificationFilter(transport: .legacy), timeout: .seconds(10))
         XCTAssertEqual(records.map(\.dropped), [false, true])
         _ = await server.journal.waitForEvents(count: 1, timeout: .seconds(10)) {
             if case .connectionClosed(.legacy, _, _) = $0.kind { return true }

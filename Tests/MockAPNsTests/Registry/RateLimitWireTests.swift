@@ -96,7 +96,7 @@ final class RateLimitWireTests: XCTestCase {
         let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), certificate: "universal",
                                                    send: Legacy.enhanced(identifier: 1, token: legacyToken) + Legacy.enhanced(identifier: 2, token: legacyToken))
         XCTAssertEqual(outcome.received, [8, 255, 0, 0, 0, 2])
-        let refused = await server.waitForNotifications(count: 2, matching: NotificationFilter(reason: .tooManyRequests), timeout: .seconds(10))
+        let refused = try await server.waitForNotifications(count: 2, matching: NotificationFilter(reason: .tooManyRequests), timeout: .seconds(10))
         XCTAssertEqual(refused.map(\.transport), [.http2, .legacy])
         server.clock.advance(milliseconds: 60_000)
         XCTAssertEqual(try push(ports.http2).status, 200)

@@ -52,7 +52,7 @@ final class GarbageTests: XCTestCase {
         let mark = server.journal.statistics.lastSequence
         let legacyFrame = Self.commandTwoFrame(token: Fixtures.token)
         _ = try RawTLSClient.exchange(port: try XCTUnwrap(ports.gateway), alpn: [], certificate: "sandbox", send: legacyFrame, timeout: 1)
-        let legacy = await server.waitForNotifications(
+        let legacy = try await server.waitForNotifications(
             count: 1, matching: NotificationFilter(transport: .legacy, accepted: true, afterSequence: mark), timeout: .seconds(30))
         XCTAssertEqual(legacy.count, 1, "the gateway still accepts a good notification")
 

@@ -32,7 +32,7 @@ final class LoadTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("2000 succeeded"), result.stdout)
         XCTAssertTrue(result.stdout.contains("status codes: 2000 2xx"), result.stdout)
-        let recorded = await server.waitForNotifications(count: 2000, matching: NotificationFilter(status: 200), timeout: .seconds(30))
+        let recorded = try await server.waitForNotifications(count: 2000, matching: NotificationFilter(status: 200), timeout: .seconds(30))
         XCTAssertEqual(recorded.count, 2000)
         let opened = server.journal.events(matching: JournalEventFilter(kinds: ["connectionOpened"])).count
         XCTAssertGreaterThanOrEqual(opened, 1000)

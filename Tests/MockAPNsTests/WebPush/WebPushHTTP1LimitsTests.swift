@@ -143,7 +143,7 @@ final class WebPushHTTP1LimitsTests: XCTestCase {
         XCTAssertTrue(outcome.received.hasSuffix(#"{"reason":"PayloadTooLarge"}"#), "\(outcome)")
         XCTAssertTrue(outcome.hasHeader("connection", "close"), "\(outcome)")
         XCTAssertTrue(outcome.closed, "\(outcome)")
-        let records = await server.waitForNotifications(count: 1, matching: NotificationFilter(deviceToken: subscription.id))
+        let records = try await server.waitForNotifications(count: 1, matching: NotificationFilter(deviceToken: subscription.id))
         let record = try XCTUnwrap(records.first)
         XCTAssertEqual(record.status, 413)
         XCTAssertEqual(record.reason, .payloadTooLarge)
@@ -162,7 +162,7 @@ final class WebPushHTTP1LimitsTests: XCTestCase {
             XCTAssertEqual(outcome.statuses, [413], "\(outcome)")
             XCTAssertTrue(outcome.closed, "\(outcome)")
         }
-        let records = await server.waitForNotifications(count: 2, matching: NotificationFilter(deviceToken: subscription.id))
+        let records = try await server.waitForNotifications(count: 2, matching: NotificationFilter(deviceToken: subscription.id))
         XCTAssertEqual(records.map(\.status), [413, 413])
     }
 

@@ -81,7 +81,7 @@ final class WebPushWireTests: XCTestCase {
             XCTAssertEqual(response.body, "")
             XCTAssertNil(response.header("apns-id"))
         }
-        let records = await server.waitForNotifications(count: 2, matching: NotificationFilter(deviceToken: subscription.id))
+        let records = try await server.waitForNotifications(count: 2, matching: NotificationFilter(deviceToken: subscription.id))
         XCTAssertEqual(records.count, 2)
         for record in records {
             XCTAssertEqual(record.transport, .webPush)
@@ -126,7 +126,7 @@ final class WebPushWireTests: XCTestCase {
         for version in ["--http1.1", "--http2"] {
             XCTAssertEqual(try push(subscription, port: port, httpVersion: version, authorization: authorization).status, 201)
         }
-        _ = await server.waitForNotifications(count: 2, matching: NotificationFilter(deviceToken: subscription.id))
+        _ = try await server.waitForNotifications(count: 2, matching: NotificationFilter(deviceToken: subscription.id))
         let events = server.journal.events()
         XCTAssertTrue(events.contains { $0.name == "http2Frame" && $0.json.contains("authorization") }, "frames are recorded")
         for event in events {
@@ -174,7 +174,7 @@ final class WebPushWireTests: XCTestCase {
         XCTAssertTrue(first.body.hasPrefix(#"{"reason":"Unregistered","timestamp":"#), first.body)
         let second = try push(subscription, port: port)
         XCTAssertEqual(second.status, 410)
-        _ = await server.waitForNotifications(count: 2, matching: NotificationFilter(deviceToken: subscription.id))
+        _ = try await server.waitForNotifications(count: 2, matching: NotificationFilter(deviceToken: subscription.id))
         let judged = await server.verdictReport()
         let report = try XCTUnwrap(judged)
         XCTAssertTrue(report.brokenRules.contains(.unregisteredToken), "\(report.brokenRules)")
@@ -214,7 +214,7 @@ final class WebPushWireTests: XCTestCase {
             XCTAssertEqual(response.status, 429, response.body)
             XCTAssertEqual(response.body, #"{"reason":"TooManyRequests"}"#)
         }
-        let records = await server.waitForNotifications(count: 2, matching: NotificationFilter(deviceToken: subscription.id))
+        let records = try await server.waitForNotifications(count: 2, matching: NotificationFilter(deviceToken: subscription.id))
         XCTAssertEqual(records.map(\.rule), ["throttle", "throttle"])
         XCTAssertEqual(records.map(\.reason), [.tooManyRequests, .tooManyRequests])
     }
@@ -228,7 +228,7 @@ final class WebPushWireTests: XCTestCase {
         defer { Task { try? await server.shutdown() } }
         let subscription = try server.subscribeWebPush(applicationServerKey: applicationServerKey)
         XCTAssertThrowsError(try push(subscription, port: port))
-        let records = await server.waitForNotifications(count: 1, matching: NotificationFilter(deviceToken: subscription.id))
+        let records = try await server.waitForNotifications(count: 1, matching: NotificationFilter(deviceToken: subscription.id))
         let record = try XCTUnwrap(records.first)
         XCTAssertEqual(record.fault, .closeConnection)
         XCTAssertNil(record.status)
@@ -244,7 +244,7 @@ final class WebPushWireTests: XCTestCase {
         defer { Task { try? await server.shutdown() } }
         let subscription = try server.subscribeWebPush(applicationServerKey: applicationServerKey)
         XCTAssertThrowsError(try push(subscription, port: port))
-        let records = await server.waitForNotifications(count: 1, matching: NotificationFilter(deviceToken: subscription.id))
+        let records = try await server.waitForNotifications(count: 1, matching: NotificationFilter(deviceToken: subscription.id))
         let record = try XCTUnwrap(records.first)
         XCTAssertEqual(record.fault, .closeAfterBytes(10))
         XCTAssertNil(record.status)
@@ -271,7 +271,7 @@ final class WebPushWireTests: XCTestCase {
         XCTAssertEqual(try push(subscription, port: port, message: "first", headers: [("TTL", "600"), ("Topic", "scores")]).status, 201)
         XCTAssertEqual(try push(subscription, port: port, message: "second", headers: [("TTL", "600"), ("Topic", "scores")]).status, 201)
         XCTAssertEqual(try push(subscription, port: port, message: "now or never", headers: [("TTL", "0")]).status, 201)
-        let sent = await server.waitForNotifications(count: 3, matching: NotificationFilter(deviceToken: subscription.id))
+        let sent = try await server.waitForNotifications(count: 3, matching: NotificationFilter(deviceToken: subscription.id))
         await server.catchUpDelivery()
         let device = try await server.device(subscription.id)
         XCTAssertEqual(device.stored.count, 1, "\(device.stored)")
