@@ -252,6 +252,7 @@ extension ServeCommand {
         if let count = upstream.upstreamConnections { settings.connections = count }
         if let seconds = upstream.upstreamTimeout { settings.requestTimeoutSeconds = seconds }
         if let seconds = upstream.upstreamConnectTimeout { settings.connectTimeoutSeconds = seconds }
+        if let path = upstream.recordScenario { settings.recordScenario = path }
         configuration.upstreamSettings = settings
     }
 

@@ -98,6 +98,9 @@ struct UpstreamServeOptions: ParsableArguments {
 
     @Option(name: .customLong("upstream-connect-timeout"), help: ArgumentHelp("Seconds to connect to the upstream and finish TLS before the provider gets 503 (default 5).", valueName: "seconds"))
     var upstreamConnectTimeout: Double?
+
+    @Option(name: .customLong("record-scenario"), help: ArgumentHelp("Write each answer the upstream gives that MockAPNs' own rules would not (a 410 and its timestamp, a refusal and its reason) to this scenario file, one rule per token and topic, to replay offline with --scenario.", valueName: "path"))
+    var recordScenario: String?
 }
 
 /// `mockapns serve`: HTTP/2 settings, timeouts and the server clock.
