@@ -18,7 +18,10 @@ final class EverydayCommandTests: XCTestCase {
         try CommandWorld(directory: directory, data: "", environment: environment).run(arguments, executable: executable ?? self.executable)
     }
 
-    private let freePorts = ["--http2-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--control-port", "0"]
+    private let freePorts = [
+        "--http2-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--control-port", "0", "--channel-management-port", "0",
+        "--web-push-port", "0",
+    ]
 
     func testFirstRunInAnEmptyFolderMakesCredentialsAndItsCurlLineWorks() throws {
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: executable), "build mockapns first: \(executable)")
