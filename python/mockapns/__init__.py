@@ -9,11 +9,11 @@
 
 With pytest, installing the package registers the `mockapns` fixture (one server per session,
 reset before each test). Standard library only; the `mockapns` binary is found through
-`binary=`, `$MOCKAPNS_BIN` or `PATH`.
+`binary=`, `$MOCKAPNS_BIN`, the one the platform wheel carries, or `PATH`.
 """
 
 from .control import ControlAPIError, ControlClient, Event, MockAPNsError, Notification, WaitTimeout
-from .server import Credentials, MockAPNs, ServerExited, find_binary
+from .server import Credentials, MockAPNs, ServerExited, bundled_binary, find_binary
 
 __all__ = [
     "ControlAPIError",
@@ -25,5 +25,6 @@ __all__ = [
     "Notification",
     "ServerExited",
     "WaitTimeout",
+    "bundled_binary",
     "find_binary",
 ]
