@@ -54,7 +54,7 @@ package final class UpstreamScenarioRecorder: Sendable {
     /// request that is not a device push (`/3/device/<token>`) is not recorded.
     package func observe(_ hop: UpstreamHop, status: Int, headers: [HTTPHeader], body: [UInt8], disagrees: Bool, coreAccepted: Bool) {
         guard let token = hop.deviceToken else { return }
-        let topic = hop.headers.first { $0.name == "apns-topic" }?.value
+        let topic = hop.topic
         let (problem, startWriter) = state.withLock { state -> (String?, Bool) in
             let (changed, problem) = state.answers.observe(
                 token: token, topic: topic, status: status, headers: headers, body: body, disagrees: disagrees, coreAccepted: coreAccepted
