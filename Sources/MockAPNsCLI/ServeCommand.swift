@@ -155,7 +155,7 @@ struct ServeCommand: AsyncParsableCommand {
             (environments.productionHTTP2Port, "--production-http2-port", \.http2),
             (environments.productionGatewayPort, "--production-gateway-port", \.gateway),
             (environments.productionFeedbackPort, "--production-feedback-port", \.feedback),
-            (environments.productionChannelManagementPort, "--production-channel-management-port", \.channelManagement),
+            (environments.productionChannelManagementPort, environments.productionChannelManagementPortName, \.channelManagement),
         ]
         for (value, _, keyPath) in productionFlags {
             guard let value else { continue }
@@ -201,11 +201,11 @@ struct ServeCommand: AsyncParsableCommand {
         if everyday.ephemeralPorts {
             let fixed = [
                 ("--http2-port", everyday.http2Port), ("--gateway-port", everyday.gatewayPort), ("--feedback-port", everyday.feedbackPort),
-                ("--channel-management-port", everyday.channelManagementPort), ("--web-push-port", everyday.webPushPort),
+                (everyday.channelManagementPortName, everyday.channelManagementPort), ("--web-push-port", everyday.webPushPort),
                 ("--control-port", everyday.controlPort),
                 ("--production-http2-port", environments.productionHTTP2Port), ("--production-gateway-port", environments.productionGatewayPort),
                 ("--production-feedback-port", environments.productionFeedbackPort),
-                ("--production-channel-management-port", environments.productionChannelManagementPort),
+                (environments.productionChannelManagementPortName, environments.productionChannelManagementPort),
             ].filter { $0.1 != nil }.map(\.0)
             guard fixed.isEmpty else {
                 throw ValidationError("--ephemeral-ports gives every listener a free port; drop it or \(fixed.joined(separator: ", "))")
@@ -213,10 +213,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         for (flag, port) in [
             ("--http2-port", everyday.http2Port), ("--gateway-port", everyday.gatewayPort), ("--feedback-port", everyday.feedbackPort),
-            ("--channel-management-port", everyday.channelManagementPort), ("--web-push-port", everyday.webPushPort),
+            (everyday.channelManagementPortName, everyday.channelManagementPort), ("--web-push-port", everyday.webPushPort),
             ("--control-port", everyday.controlPort), ("--production-http2-port", environments.productionHTTP2Port),
             ("--production-gateway-port", environments.productionGatewayPort), ("--production-feedback-port", environments.productionFeedbackPort),
-            ("--production-channel-management-port", environments.productionChannelManagementPort),
+            (environments.productionChannelManagementPortName, environments.productionChannelManagementPort),
         ] {
             if let port, !(0...65535).contains(port) { throw ValidationError("\(flag) must be 0-65535, not \(port)") }
         }

@@ -30,6 +30,10 @@ struct EverydayServeOptions: ParsableArguments {
 
     /// The channel management port given under either name.
     var channelManagementPort: Int? { channelManagementPortFlag ?? broadcastManagePortFlag }
+    /// The name it was given under, for a mistake's message.
+    var channelManagementPortName: String {
+        channelManagementPortFlag == nil && broadcastManagePortFlag != nil ? "--broadcast-manage-port" : "--channel-management-port"
+    }
 
     @Option(name: .customLong("web-push-port"), help: ArgumentHelp("Safari's web push endpoint port, HTTP/2 and HTTP/1.1 (default 2200; 0 picks a free port).", valueName: "port"))
     var webPushPort: Int?
@@ -88,6 +92,11 @@ struct EnvironmentServeOptions: ParsableArguments {
 
     /// The production channel management port given under either name.
     var productionChannelManagementPort: Int? { productionChannelManagementPortFlag ?? productionBroadcastManagePortFlag }
+    /// The name it was given under, for a mistake's message.
+    var productionChannelManagementPortName: String {
+        productionChannelManagementPortFlag == nil && productionBroadcastManagePortFlag != nil
+            ? "--production-broadcast-manage-port" : "--production-channel-management-port"
+    }
 }
 
 /// `mockapns serve`: upstream mode, in front of the real APNs.

@@ -49,6 +49,7 @@ final class HelpAndMistakeTests: XCTestCase {
             (["--http2-port", "70000"], "--http2-port must be 0-65535, not 70000"),
             (["--gateway-port", "65536"], "--gateway-port must be 0-65535, not 65536"),
             (["--control-port", "65536"], "--control-port must be 0-65535, not 65536"),
+            (["--channel-management-port", "70000"], "--channel-management-port must be 0-65535, not 70000"),
             (["--journal-capacity", "0"], "--journal-capacity must be at least 1, not 0"),
             (["--journal-capacity-bytes", "512K"], "--journal-capacity-bytes must be at least 1M (1048576 bytes), not 512K"),
             (["--journal-capacity-bytes", "lots"], "The value 'lots' is invalid for '--journal-capacity-bytes <bytes>'"),
