@@ -240,6 +240,8 @@ let package = Package(
             dependencies: [
                 "MockAPNsCore",
                 "MockAPNsWire",
+                // What --record-scenario writes: the scenario model's rules.
+                "MockAPNsScenario",
                 "MockAPNsJSON",
                 "MockAPNsTLS",
                 "MockAPNsHTTP2",

@@ -121,7 +121,7 @@ for clients in 1 8; do
             flag=${flag//CONTROL/$control_port}
         fi
         # shellcheck disable=SC2086
-        "$bin" serve --http2-port "$mock_port" --gateway-port 0 --feedback-port 0 --broadcast-manage-port 0 $control \
+        "$bin" serve --http2-port "$mock_port" --gateway-port 0 --feedback-port 0 --channel-management-port 0 $control \
             $flag >/dev/null 2>"$work/serve.log" &
         mock_pid=$!
         wait_port "$mock_port"
@@ -187,7 +187,7 @@ fi
 echo
 echo "commands:"
 for variant in "${variants[@]}"; do
-    echo "  $bin serve --http2-port PORT --gateway-port 0 --feedback-port 0 --broadcast-manage-port 0 --no-control ${variant#*|} 2>serve.log"
+    echo "  $bin serve --http2-port PORT --gateway-port 0 --feedback-port 0 --channel-management-port 0 --no-control ${variant#*|} 2>serve.log"
 done
 echo "  nghttpd -d DOCROOT PORT certs-dev/server-key.pem certs-dev/server.pem   (DOCROOT/3/device/$token: empty file)"
 echo "  h2load -n $requests -c C -m 100 -t T -d payload.json -H 'apns-topic: com.example.app' -H 'apns-push-type: alert' \\"

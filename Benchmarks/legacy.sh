@@ -33,7 +33,7 @@ generator=${LEGACY_LOAD_BIN:-$bin_dir/LegacyLoadGenerator}
 
 rate() { sed -n 's/.*notifications_per_second=\([0-9]*\).*/\1/p'; }
 
-"$mockapns" serve --http2-port 0 --gateway-port 0 --feedback-port 0 --broadcast-manage-port 0 --no-control --ports-file "$work/ports.json" \
+"$mockapns" serve --http2-port 0 --gateway-port 0 --feedback-port 0 --channel-management-port 0 --no-control --ports-file "$work/ports.json" \
     --log-level warning >/dev/null &
 mock_pid=$!
 for _ in $(seq 1 200); do [[ -s "$work/ports.json" ]] && break; sleep 0.05; done
@@ -70,7 +70,7 @@ for connections in 1 4; do
 done
 echo
 echo "commands:"
-echo "  $mockapns serve --http2-port 0 --gateway-port 0 --feedback-port 0 --broadcast-manage-port 0 --no-control --ports-file ports.json --log-level warning"
+echo "  $mockapns serve --http2-port 0 --gateway-port 0 --feedback-port 0 --channel-management-port 0 --no-control --ports-file ports.json --log-level warning"
 echo "  $generator --port GATEWAY --connections C --notifications $notifications          (C = 1 and 4, after a 200000 warm-up)"
 echo "  sleep 600 | openssl s_server -accept PORT -cert certs-dev/server.pem -key certs-dev/server-key.pem -verify 1 -CAfile certs-dev/ca.pem -quiet -naccept 1 >/dev/null   (one per connection)"
 echo "  $generator --port PORT1[,PORT2...] --connections C --notifications $notifications --no-marker"

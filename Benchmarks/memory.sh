@@ -39,7 +39,7 @@ for variant in "${variants[@]}"; do
     name=${variant%%|*}; flags=${variant#*|}
     rm -f "$work/ports.json"
     # shellcheck disable=SC2086
-    "$bin" serve --http2-port 0 --gateway-port 0 --feedback-port 0 --broadcast-manage-port 0 --control-port 0 \
+    "$bin" serve --http2-port 0 --gateway-port 0 --feedback-port 0 --channel-management-port 0 --control-port 0 \
         --ports-file "$work/ports.json" --log-level warning $flags >/dev/null &
     pid=$!
     for _ in $(seq 1 200); do [[ -s "$work/ports.json" ]] && break; sleep 0.05; done
@@ -58,7 +58,7 @@ done
 echo
 echo "commands:"
 for variant in "${variants[@]}"; do
-    echo "  $bin serve --http2-port 0 --gateway-port 0 --feedback-port 0 --broadcast-manage-port 0 --control-port 0 --ports-file ports.json --log-level warning ${variant#*|}"
+    echo "  $bin serve --http2-port 0 --gateway-port 0 --feedback-port 0 --channel-management-port 0 --control-port 0 --ports-file ports.json --log-level warning ${variant#*|}"
 done
 echo "  h2load -n $requests -c 8 -m 100 -t 2 -d payload.json -H 'apns-topic: com.example.app' -H 'apns-push-type: alert' \\"
 echo "      -H \"authorization: bearer \$($bin token --key-id SANDBOX001)\" https://127.0.0.1:PORT/3/device/$token"

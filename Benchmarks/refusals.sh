@@ -51,7 +51,7 @@ mib() { python3 -c "print(f'{$1/1024:.0f}')"; }
 
 start_server() {
     rm -f "$work/ports.json"
-    "$bin" serve --http2-port 0 --gateway-port 0 --feedback-port 0 --broadcast-manage-port 0 --web-push-port 0 \
+    "$bin" serve --http2-port 0 --gateway-port 0 --feedback-port 0 --channel-management-port 0 --web-push-port 0 \
         --control-port 0 --ports-file "$work/ports.json" >"$work/server.log" 2>&1 &
     pid=$!
     for _ in $(seq 1 200); do [[ -s "$work/ports.json" ]] && break; sleep 0.05; done
@@ -131,7 +131,7 @@ for kind in $kinds; do
     fi
 done
 echo
-echo "commands (one server per kind: $bin serve --http2-port 0 --gateway-port 0 --feedback-port 0 --broadcast-manage-port 0 --web-push-port 0 --control-port 0 --ports-file ports.json):"
+echo "commands (one server per kind: $bin serve --http2-port 0 --gateway-port 0 --feedback-port 0 --channel-management-port 0 --web-push-port 0 --control-port 0 --ports-file ports.json):"
 echo "  reset:  h2load -n $requests -c 8 -m 100 -t 2 -d small.json -H 'authorization: bearer ' https://127.0.0.1:HTTP2/3/device/$device"
 echo "  400:    the same with -H \"authorization: bearer \$($bin token --key-id SANDBOX001)\" and /3/device/a1b2c3"
 echo "  403:    the same with -H 'authorization: bearer not.a.jwt'"

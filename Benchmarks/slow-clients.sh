@@ -35,7 +35,7 @@ kib() { sed -n "s/^$1:[[:space:]]*\([0-9]*\) kB/\1/p" "/proc/$2/status"; }
 mib() { python3 -c "print(f'{$1/1024:.0f}')"; }
 
 echo "load: $(cut -d' ' -f1-3 /proc/loadavg) (1/5/15-minute load average before the run; $(nproc) cores)"
-"$bin" serve --http2-port 0 --gateway-port 0 --feedback-port 0 --broadcast-manage-port 0 --no-control --no-auth \
+"$bin" serve --http2-port 0 --gateway-port 0 --feedback-port 0 --channel-management-port 0 --no-control --no-auth \
     --journal-capacity 1000 $( [[ -z "${PLAIN:-}" ]] && echo --scenario "$work/scenario.json") --ports-file "$work/ports.json" --log-level warning >/dev/null 2>&1 &
 pid=$!
 for _ in $(seq 1 200); do [[ -s "$work/ports.json" ]] && break; sleep 0.05; done

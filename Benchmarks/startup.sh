@@ -36,7 +36,7 @@ with tempfile.TemporaryDirectory() as work:
     for run in range(runs + 1):
         port = free_port()
         ports_file = os.path.join(work, f"ports-{run}.json")
-        args = [binary, "serve", "--http2-port", str(port), "--gateway-port", "0", "--feedback-port", "0", "--broadcast-manage-port", "0",
+        args = [binary, "serve", "--http2-port", str(port), "--gateway-port", "0", "--feedback-port", "0", "--channel-management-port", "0",
                 "--control-port", "0", "--ports-file", ports_file, "--log-level", "warning"]
         started = time.perf_counter()
         process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -69,7 +69,7 @@ print(f"{'CLI start-up (ms, ' + str(runs) + ' starts)':<44} {'median':>8} {'min'
 row("spawn -> HTTP/2 port accepts", accept)
 row("spawn -> ports file written (all listeners)", ready)
 print()
-print("command: " + " ".join([binary, "serve", "--http2-port", "PORT", "--gateway-port", "0", "--feedback-port", "0", "--broadcast-manage-port", "0",
+print("command: " + " ".join([binary, "serve", "--http2-port", "PORT", "--gateway-port", "0", "--feedback-port", "0", "--channel-management-port", "0",
                               "--control-port", "0", "--ports-file", "FILE", "--log-level", "warning"]))
 PY
 

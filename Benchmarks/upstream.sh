@@ -26,7 +26,7 @@ printf '{"aps":{"alert":{"title":"Benchmark","body":"%s"},"badge":1,"sound":"def
 
 serve() { # port, extra flags... -> pid
     local port=$1; shift
-    "$bin" serve --cert-dir certs-dev --http2-port "$port" --gateway-port 0 --feedback-port 0 --broadcast-manage-port 0 \
+    "$bin" serve --cert-dir certs-dev --http2-port "$port" --gateway-port 0 --feedback-port 0 --channel-management-port 0 \
         --no-web-push --no-control --log-level warning "$@" >/dev/null 2>>"$work/serve.log" &
     echo $!
 }

@@ -67,6 +67,12 @@ extension AnswerFlow {
                     let ours = UpstreamRelay.describe(status: ownStatus, reason: own.reason)
                     recordDiagnosis(.fidelityDisagreement, "\(where_) answered \(theirs); MockAPNs' own rules answer \(ours)", stream)
                 }
+                // --record-scenario keeps what the provider was sent when it is not what
+                // MockAPNs would have answered (and forgets it once they agree again).
+                if sent.status != nil, upstream.comparesAnswers, let recorder = upstream.route.recorder {
+                    recorder.observe(upstream, status: response.status, headers: response.headers, body: response.body,
+                                     disagrees: account.disagrees, coreAccepted: own.accepted)
+                }
                 sent.upstream = account
             }
             writer.write(PreparedAnswer(answer: written, sent: .http2(written, scripted: true)), to: slot, record: record)

@@ -5,10 +5,10 @@ import MockAPNsDelivery
 
 /// `mockapns serve` options for the delivery model and the forwarders.
 struct DeliveryFlags: ParsableArguments {
-    @Option(name: .customLong("delivery-model"), help: "Model what happens after the answer (devices offline, storage, the delivery log): on (default) or off (for load tests of the answers alone).")
+    @Option(name: .customLong("delivery-model"), help: ArgumentHelp("Model what happens after the answer (devices offline, storage, the delivery log): on (default) or off (for load tests of the answers alone).", valueName: "on|off"))
     var deliveryModel: ObservationOptions.Switch?
 
-    @Option(name: .customLong("batch-delay"), help: "Seconds priority 5 and 1 (and background) notifications to an online device are held before going out together (default 0: at once).")
+    @Option(name: .customLong("batch-delay"), help: ArgumentHelp("Seconds priority 5 and 1 (and background) notifications to an online device are held before going out together (default 0: at once).", valueName: "seconds"))
     var batchDelay: Double?
 
     @Option(name: .customLong("forward-simulator"), help: ArgumentHelp(
@@ -21,10 +21,10 @@ struct DeliveryFlags: ParsableArguments {
         valueName: "command"))
     var forwardSimulatorCommand: String?
 
-    @Option(name: .customLong("forward-url"), help: "POST every delivered notification as JSON to this http:// URL.")
+    @Option(name: .customLong("forward-url"), help: ArgumentHelp("POST every delivered notification as JSON to this http:// URL.", valueName: "url"))
     var forwardURL: String?
 
-    @Option(name: .customLong("forward-timeout"), help: "Seconds one forward may take before it is stopped and reported (default 5).")
+    @Option(name: .customLong("forward-timeout"), help: ArgumentHelp("Seconds one forward may take before it is stopped and reported (default 5).", valueName: "seconds"))
     var forwardTimeout: Double?
 
     /// Applies the flags over the configuration file's values.

@@ -22,20 +22,18 @@ struct ObservationOptions: ParsableArguments {
     @Option(name: .customLong("journal-capacity-bytes"), help: ArgumentHelp("Bytes the events kept in memory may take, at least 1M; the oldest go first when this or --journal-capacity is reached (default 1K an event of --journal-capacity, at least 128M). A number of bytes, or with K, M or G (powers of 1024).", valueName: "bytes"))
     var journalCapacityBytes: ByteCount?
 
-    @Option(name: .customLong("journal-file-when-behind"), help: "When the --journal file falls behind: wait (default: read provider connections more slowly, the file stays complete) or gap (never slow down; events the memory journal has dropped become gap lines).")
+    @Option(name: .customLong("journal-file-when-behind"), help: ArgumentHelp("When the --journal file falls behind: wait (default: read provider connections more slowly, the file stays complete) or gap (never slow down; events the memory journal has dropped become gap lines).", valueName: "wait|gap"))
     var journalFileWhenBehind: JournalFileBehindPolicy?
 
     @Option(name: .customLong("journal-frames"), help: ArgumentHelp("Record every HTTP/2 frame: on (default) or off (for benchmarks). Notifications are always recorded.", valueName: "on|off"))
     var journalFrames: Switch?
 
-    @Flag(name: .customLong("redact-tokens"), help: "Record provider tokens as <redacted> (the same as --journal-provider-tokens redacted).")
-    var redactTokens = false
-
-    @Option(name: .customLong("journal-provider-tokens"), help: "How provider tokens are recorded and logged: withoutSignature (default: header and claims, the signature removed, so they cannot be replayed), whole, or redacted.")
+    @Option(name: .customLong("journal-provider-tokens"), help: ArgumentHelp("How provider tokens are recorded and logged: withoutSignature (default: header and claims, the signature removed, so they cannot be replayed), whole, or redacted (--redact-tokens, an older spelling of redacted, is accepted too).", valueName: "withoutSignature|whole|redacted"))
     var providerTokens: ProviderTokenRecording?
 
-    @Option(name: .customLong("control-port"), help: ArgumentHelp("The control API port (default 2198; 0 picks a free port).", valueName: "port"))
-    var controlPort: Int?
+    /// `--journal-provider-tokens redacted` under its older spelling, still accepted (not listed).
+    @Flag(name: .customLong("redact-tokens"), help: .hidden)
+    var redactTokens = false
 
     @Flag(name: .customLong("no-control"), help: "Run without the control API.")
     var noControl = false
@@ -92,13 +90,14 @@ struct ObservationOptions: ParsableArguments {
     /// Starts a server. When the control API's port was not chosen on the command line and
     /// is taken (another server on this machine), the server runs without it and says so,
     /// rather than not running at all.
-    func startServer(_ configuration: MockAPNsConfiguration, logger: Logger) async throws -> (MockAPNsServer, BoundPorts) {
+    /// `controlPortChosen`: whether `--control-port` was given.
+    func startServer(_ configuration: MockAPNsConfiguration, logger: Logger, controlPortChosen: Bool) async throws -> (MockAPNsServer, BoundPorts) {
         var configuration = configuration
         while true {
             let server = MockAPNsServer(configuration: configuration, logger: logger)
             do {
                 return (server, try await server.start())
-            } catch let refused as ControlBindFailed where controlPort == nil {
+            } catch let refused as ControlBindFailed where !controlPortChosen {
                 try? await server.shutdown(gracePeriod: .zero)
                 FileHandle.standardError.write(Data("mockapns: \(refused); running without the control API\n".utf8))
                 configuration.control.port = nil
@@ -115,11 +114,11 @@ struct ObservationOptions: ParsableArguments {
         if let journalCapacityBytes, journalCapacityBytes.bytes < JournalOptions.minimumCapacityBytes {
             throw ValidationError("--journal-capacity-bytes must be at least 1M (\(JournalOptions.minimumCapacityBytes) bytes), not \(journalCapacityBytes.text)")
         }
-        if let controlPort, !(0...65535).contains(controlPort) { throw ValidationError("--control-port must be 0-65535, not \(controlPort)") }
     }
 
     /// Applies the flags (checked by `validate`) over the configuration file's values.
-    func apply(to configuration: inout MockAPNsConfiguration) throws {
+    /// `controlPort`: `--control-port`, which `serve --help` lists among the everyday flags.
+    func apply(to configuration: inout MockAPNsConfiguration, controlPort: Int?) throws {
         if let journalFile { configuration.journal.file = journalFile }
         if let journalCapacity { configuration.journal.capacity = journalCapacity }
         if let journalCapacityBytes { configuration.journal.capacityBytes = journalCapacityBytes.bytes }

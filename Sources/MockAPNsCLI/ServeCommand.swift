@@ -77,7 +77,9 @@ struct ServeCommand: AsyncParsableCommand {
         // Trapped before anything listens: a script that signals as soon as it sees the
         // listening line must get the graceful shutdown, not the default action.
         let signals = await TerminationSignal.trap()
-        let (server, ports) = try await observation.startServer(configuration, logger: Logger(label: "mockapns"))
+        let (server, ports) = try await observation.startServer(
+            configuration, logger: Logger(label: "mockapns"), controlPortChosen: everyday.controlPort != nil
+        )
         if let portsFile = everyday.portsFile {
             // Whole (written aside, then renamed) and before the listening line, so whoever
             // waits for that line finds the file complete.
@@ -153,7 +155,7 @@ struct ServeCommand: AsyncParsableCommand {
             (environments.productionHTTP2Port, "--production-http2-port", \.http2),
             (environments.productionGatewayPort, "--production-gateway-port", \.gateway),
             (environments.productionFeedbackPort, "--production-feedback-port", \.feedback),
-            (environments.productionBroadcastManagePort, "--production-broadcast-manage-port", \.channelManagement),
+            (environments.productionChannelManagementPort, environments.productionChannelManagementPortName, \.channelManagement),
         ]
         for (value, _, keyPath) in productionFlags {
             guard let value else { continue }
@@ -165,14 +167,14 @@ struct ServeCommand: AsyncParsableCommand {
         if let clock = connections.clock, case .some(let start) = ClockSetting.parse(text: clock) { configuration.clockStart = start }
         if let maxConcurrentStreams = connections.maxConcurrentStreams { configuration.http2.maxConcurrentStreams = maxConcurrentStreams }
         if let idleTimeout = connections.idleTimeout { configuration.http2.idleTimeoutSeconds = idleTimeout }
-        if let broadcastManagePort = everyday.broadcastManagePort { configuration.broadcast.managePort = broadcastManagePort }
+        if let channelManagementPort = everyday.channelManagementPort { configuration.broadcast.managePort = channelManagementPort }
         if let webPushPort = everyday.webPushPort { configuration.webPush.port = webPushPort }
         if everyday.noWebPush { configuration.webPush.port = nil }
         applyUpstream(to: &configuration)
         if let problem = configuration.upstreamSettings.problem() { throw ServeError(problem) }
         applyTimeouts(to: &configuration.timeouts)
         applyLegacyOptions(to: &configuration.legacy)
-        try observation.apply(to: &configuration)
+        try observation.apply(to: &configuration, controlPort: everyday.controlPort)
         try deliveryFlags.apply(to: &configuration.delivery)
         if everyday.ephemeralPorts { Self.giveFreePorts(to: &configuration) }
         return configuration
@@ -199,11 +201,11 @@ struct ServeCommand: AsyncParsableCommand {
         if everyday.ephemeralPorts {
             let fixed = [
                 ("--http2-port", everyday.http2Port), ("--gateway-port", everyday.gatewayPort), ("--feedback-port", everyday.feedbackPort),
-                ("--broadcast-manage-port", everyday.broadcastManagePort), ("--web-push-port", everyday.webPushPort),
-                ("--control-port", observation.controlPort),
+                (everyday.channelManagementPortName, everyday.channelManagementPort), ("--web-push-port", everyday.webPushPort),
+                ("--control-port", everyday.controlPort),
                 ("--production-http2-port", environments.productionHTTP2Port), ("--production-gateway-port", environments.productionGatewayPort),
                 ("--production-feedback-port", environments.productionFeedbackPort),
-                ("--production-broadcast-manage-port", environments.productionBroadcastManagePort),
+                (environments.productionChannelManagementPortName, environments.productionChannelManagementPort),
             ].filter { $0.1 != nil }.map(\.0)
             guard fixed.isEmpty else {
                 throw ValidationError("--ephemeral-ports gives every listener a free port; drop it or \(fixed.joined(separator: ", "))")
@@ -211,10 +213,10 @@ struct ServeCommand: AsyncParsableCommand {
         }
         for (flag, port) in [
             ("--http2-port", everyday.http2Port), ("--gateway-port", everyday.gatewayPort), ("--feedback-port", everyday.feedbackPort),
-            ("--broadcast-manage-port", everyday.broadcastManagePort), ("--web-push-port", everyday.webPushPort),
-            ("--production-http2-port", environments.productionHTTP2Port),
+            (everyday.channelManagementPortName, everyday.channelManagementPort), ("--web-push-port", everyday.webPushPort),
+            ("--control-port", everyday.controlPort), ("--production-http2-port", environments.productionHTTP2Port),
             ("--production-gateway-port", environments.productionGatewayPort), ("--production-feedback-port", environments.productionFeedbackPort),
-            ("--production-broadcast-manage-port", environments.productionBroadcastManagePort),
+            (environments.productionChannelManagementPortName, environments.productionChannelManagementPort),
         ] {
             if let port, !(0...65535).contains(port) { throw ValidationError("\(flag) must be 0-65535, not \(port)") }
         }
@@ -252,6 +254,7 @@ extension ServeCommand {
         if let count = upstream.upstreamConnections { settings.connections = count }
         if let seconds = upstream.upstreamTimeout { settings.requestTimeoutSeconds = seconds }
         if let seconds = upstream.upstreamConnectTimeout { settings.connectTimeoutSeconds = seconds }
+        if let path = upstream.recordScenario { settings.recordScenario = path }
         configuration.upstreamSettings = settings
     }
 

@@ -21,14 +21,28 @@ struct EverydayServeOptions: ParsableArguments {
     @Option(name: .customLong("feedback-port"), help: ArgumentHelp("The legacy feedback service port (default 2196; 0 picks a free port).", valueName: "port"))
     var feedbackPort: Int?
 
-    @Option(name: .customLong("broadcast-manage-port"), help: ArgumentHelp("The broadcast channel management API port (default 2199; 0 picks a free port).", valueName: "port"))
-    var broadcastManagePort: Int?
+    @Option(name: .customLong("channel-management-port"), help: ArgumentHelp("The broadcast channel management API port (default 2199; 0 picks a free port). Its former name, --broadcast-manage-port, is accepted too.", valueName: "port"))
+    var channelManagementPortFlag: Int?
+
+    /// `--channel-management-port`'s former name, still accepted (not listed).
+    @Option(name: .customLong("broadcast-manage-port"), help: .hidden)
+    var broadcastManagePortFlag: Int?
+
+    /// The channel management port given under either name.
+    var channelManagementPort: Int? { channelManagementPortFlag ?? broadcastManagePortFlag }
+    /// The name it was given under, for a mistake's message.
+    var channelManagementPortName: String {
+        channelManagementPortFlag == nil && broadcastManagePortFlag != nil ? "--broadcast-manage-port" : "--channel-management-port"
+    }
 
     @Option(name: .customLong("web-push-port"), help: ArgumentHelp("Safari's web push endpoint port, HTTP/2 and HTTP/1.1 (default 2200; 0 picks a free port).", valueName: "port"))
     var webPushPort: Int?
 
     @Flag(name: .customLong("no-web-push"), help: "Run no web push listener.")
     var noWebPush = false
+
+    @Option(name: .customLong("control-port"), help: ArgumentHelp("The control API port, which tests wait on and assert through (default 2198; 0 picks a free port).", valueName: "port"))
+    var controlPort: Int?
 
     @Flag(name: .customLong("ephemeral-ports"), help: "Every listener on a free port (HTTP/2, gateway, feedback, channel management, web push, control API, and with --environment both the production ones), reported in the listening line and --ports-file.")
     var ephemeralPorts = false
@@ -57,7 +71,7 @@ struct EverydayServeOptions: ParsableArguments {
 
 /// `mockapns serve`: `--environment` and the production ports.
 struct EnvironmentServeOptions: ParsableArguments {
-    @Option(name: .long, help: "The environment this server plays: sandbox, production, or both (the ports above serve the sandbox, the --production-* ports production; default sandbox).")
+    @Option(name: .long, help: ArgumentHelp("The environment this server plays: sandbox, production, or both (the ports above serve the sandbox, the --production-* ports production; default sandbox).", valueName: "sandbox|production|both"))
     var environment: ServerEnvironment?
 
     @Option(name: .customLong("production-http2-port"), help: ArgumentHelp("With --environment both: the production HTTP/2 port (default 2297; 0 picks a free port).", valueName: "port"))
@@ -69,13 +83,25 @@ struct EnvironmentServeOptions: ParsableArguments {
     @Option(name: .customLong("production-feedback-port"), help: ArgumentHelp("With --environment both: the production feedback port (default 2296; 0 picks a free port).", valueName: "port"))
     var productionFeedbackPort: Int?
 
-    @Option(name: .customLong("production-broadcast-manage-port"), help: ArgumentHelp("With --environment both: the production channel management port (default 2299; 0 picks a free port).", valueName: "port"))
-    var productionBroadcastManagePort: Int?
+    @Option(name: .customLong("production-channel-management-port"), help: ArgumentHelp("With --environment both: the production channel management port (default 2299; 0 picks a free port). Its former name, --production-broadcast-manage-port, is accepted too.", valueName: "port"))
+    var productionChannelManagementPortFlag: Int?
+
+    /// `--production-channel-management-port`'s former name, still accepted (not listed).
+    @Option(name: .customLong("production-broadcast-manage-port"), help: .hidden)
+    var productionBroadcastManagePortFlag: Int?
+
+    /// The production channel management port given under either name.
+    var productionChannelManagementPort: Int? { productionChannelManagementPortFlag ?? productionBroadcastManagePortFlag }
+    /// The name it was given under, for a mistake's message.
+    var productionChannelManagementPortName: String {
+        productionChannelManagementPortFlag == nil && productionBroadcastManagePortFlag != nil
+            ? "--production-broadcast-manage-port" : "--production-channel-management-port"
+    }
 }
 
 /// `mockapns serve`: upstream mode, in front of the real APNs.
 struct UpstreamServeOptions: ParsableArguments {
-    @Option(name: .customLong("upstream"), help: ArgumentHelp("Relay every request no scenario answers to this APNs and give its answers back unchanged: sandbox, production, or https://host[:port]. MockAPNs' own verdict is recorded beside each (the fidelity check).", valueName: "upstream"))
+    @Option(name: .customLong("upstream"), help: ArgumentHelp("Relay every request no scenario answers to this APNs and give its answers back unchanged: sandbox, production, or https://host[:port]. MockAPNs' own verdict is recorded beside each (the fidelity check).", valueName: "sandbox|production|url"))
     var upstream: String?
 
     @Option(name: .customLong("upstream-ca"), help: ArgumentHelp("PEM file of the CA certificates the upstream's certificate must chain to (default: the system's store).", valueName: "file"))
@@ -98,6 +124,9 @@ struct UpstreamServeOptions: ParsableArguments {
 
     @Option(name: .customLong("upstream-connect-timeout"), help: ArgumentHelp("Seconds to connect to the upstream and finish TLS before the provider gets 503 (default 5).", valueName: "seconds"))
     var upstreamConnectTimeout: Double?
+
+    @Option(name: .customLong("record-scenario"), help: ArgumentHelp("Write each answer the upstream gives that MockAPNs' own rules would not (a 410 and its timestamp, a refusal and its reason) to this scenario file, one rule per token and topic, to replay offline with --scenario.", valueName: "path"))
+    var recordScenario: String?
 }
 
 /// `mockapns serve`: HTTP/2 settings, timeouts and the server clock.
@@ -141,7 +170,7 @@ struct LegacyServeOptions: ParsableArguments {
     @Flag(name: .customLong("legacy-allow-old-tls"), help: "Accept TLS 1.0 and 1.1 (OpenSSL security level 0) on the legacy ports.")
     var legacyAllowOldTLS = false
 
-    @Option(name: .customLong("legacy-parse-error-policy"), help: "Unparseable legacy frames: closed silently (silentClose, the default, as TN2265 describes) or answered with status 128 (statusPacket).")
+    @Option(name: .customLong("legacy-parse-error-policy"), help: ArgumentHelp("Unparseable legacy frames: closed silently (silentClose, the default, as TN2265 describes) or answered with status 128 (statusPacket).", valueName: "silentClose|statusPacket"))
     var legacyParseErrorPolicy: LegacyParseErrorPolicy?
 
     @Option(name: .customLong("legacy-token-length"), help: ArgumentHelp("Legacy device token length in bytes, 1-100 (default 32).", valueName: "bytes"))
@@ -159,9 +188,9 @@ struct LegacyServeOptions: ParsableArguments {
 
 /// `mockapns serve`: the log on standard error.
 struct LoggingServeOptions: ParsableArguments {
-    @Option(name: .customLong("log-level"), help: "The least severe log lines written.")
+    @Option(name: .customLong("log-level"), help: ArgumentHelp("The least severe log lines written.", valueName: "level"))
     var logLevel: Logger.Level = .info
 
-    @Option(name: .customLong("log-format"), help: "text, or json (one JSON object per line, for CI logs).")
+    @Option(name: .customLong("log-format"), help: ArgumentHelp("text, or json (one JSON object per line, for CI logs).", valueName: "text|json"))
     var logFormat: LogFormat = .text
 }

@@ -32,9 +32,13 @@ extension ControlAPI {
     fileprivate func health(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
         _ = try ControlQuery(request, allowed: [])
         let statistics = server.journal.statistics
+        let credentials = server.credentialsDirectory
         return ControlResponse.object { json in
             json.string("status", "ok")
             Self.write(statistics, key: "journal", into: &json)
+            // What `mockapns certs dir` asks, so a client's curl line names the files this
+            // server serves wherever it was started.
+            json.string("credentials", credentials)
         }
     }
 

@@ -26,6 +26,9 @@ package protocol ControlledServer: AnyObject, Sendable {
     var controlAccessPolicy: ControlAccessPolicy { get }
     /// The bound ports as the ports file's JSON; `nil` while the server is not listening.
     var boundPortsJSON: String? { get }
+    /// The folder of the credentials the server serves (its CA, client certificates and
+    /// provider keys), as an absolute path: where a client finds `ca.pem`.
+    var credentialsDirectory: String { get }
     /// The running scenario's engine.
     var scenarioEngine: ScenarioEngine { get }
     /// The rules added on top of the running scenario.

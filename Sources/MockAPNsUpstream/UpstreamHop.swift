@@ -12,6 +12,8 @@ package struct UpstreamHop: Sendable {
     /// (it sets its own) and the fields HTTP/2 forbids.
     package let headers: [HTTPHeader]
     package let body: [UInt8]
+    /// `apns-topic`, read from the head (what `--record-scenario` keys a recorded answer by).
+    package let topic: String?
     /// Whether the upstream's answer is compared with the core's: not where the core's
     /// verdict rests on state only the upstream holds (broadcast channels it created).
     package let comparesAnswers: Bool
@@ -32,6 +34,7 @@ package struct UpstreamHop: Sendable {
         self.path = request.head[.path] ?? "/"
         self.headers = request.head.fields(from: 0, reusing: earlier)
         self.body = request.body
+        self.topic = request.head[.apnsTopic]
         self.comparesAnswers = comparesAnswers
         self.affinity = affinity
     }

@@ -23,10 +23,15 @@ package final class UpstreamRelayService: Sendable {
     package struct Route: Sendable {
         package let client: UpstreamClient
         package let origin: String
+        /// Where the upstream's answers on this route are recorded (`--record-scenario`):
+        /// the device push routes' when recording, else `nil`.
+        package var recorder: UpstreamScenarioRecorder? = nil
     }
 
     private let provider: Route
     private let providerWithCertificate: Route?
+    /// `--record-scenario`'s recording, when on.
+    package let recorder: UpstreamScenarioRecorder?
     private let channelManagement: Route?
     private let channelManagementWithCertificate: Route?
 
@@ -63,8 +68,18 @@ package final class UpstreamRelayService: Sendable {
                 throw UpstreamSetupError("upstream \(endpoint.origin): \(error)")
             }
         }
-        provider = try route(endpoint, presenting: nil)
-        providerWithCertificate = try certificate.map { certificate throws(UpstreamSetupError) in try route(endpoint, presenting: certificate) }
+        let recorder = try settings.recordScenario.map { path throws(UpstreamSetupError) in
+            try UpstreamScenarioRecorder(path: path, logger: logger)
+        }
+        self.recorder = recorder
+        var provider = try route(endpoint, presenting: nil)
+        provider.recorder = recorder
+        self.provider = provider
+        providerWithCertificate = try certificate.map { certificate throws(UpstreamSetupError) in
+            var withCertificate = try route(endpoint, presenting: certificate)
+            withCertificate.recorder = recorder
+            return withCertificate
+        }
         if let management = settings.channelManagementEndpoint() {
             channelManagement = try route(management, presenting: nil)
             channelManagementWithCertificate = try certificate.map { certificate throws(UpstreamSetupError) in
@@ -102,10 +117,12 @@ package final class UpstreamRelayService: Sendable {
     }
 
     /// Closes every upstream connection; requests still waiting fail (their providers get 503).
+    /// Then the recording, when on, reaches its file with every answer recorded.
     package func shutdown() async {
         for route in [provider, providerWithCertificate, channelManagement, channelManagementWithCertificate].compactMap({ $0 }) {
             await route.client.shutdown()
         }
+        await recorder?.finish()
     }
 }
 

@@ -26,6 +26,10 @@ package struct UpstreamSettings: Sendable, Equatable {
     package var connectTimeoutSeconds = 5.0
     /// Seconds from sending a request upstream to its complete answer before it fails with 503.
     package var requestTimeoutSeconds = 10.0
+    /// Where the upstream's answers that MockAPNs' own rules would not give are written as a
+    /// scenario that replays them (`--record-scenario`; `UpstreamScenarioRecorder`); `nil`
+    /// records nothing.
+    package var recordScenario: String? = nil
 
     package init() {}
 
@@ -39,7 +43,7 @@ package struct UpstreamSettings: Sendable, Equatable {
     /// Every key of the `upstream` object in a configuration file.
     static let fileKeys = [
         "url", "channelManagementUrl", "trustRoots", "certificateChain", "privateKey", "connections",
-        "connectTimeoutSeconds", "requestTimeoutSeconds",
+        "connectTimeoutSeconds", "requestTimeoutSeconds", "recordScenario",
     ]
 
     /// Reads the `upstream` object of a configuration file over these values.
@@ -59,6 +63,7 @@ package struct UpstreamSettings: Sendable, Equatable {
         if let path = try object.string("trustRoots") { trustRoots = path }
         if let path = try object.string("certificateChain") { certificateChain = path }
         if let path = try object.string("privateKey") { privateKey = path }
+        if let path = try object.string("recordScenario") { recordScenario = path }
         let range = Int64(Self.connectionRange.lowerBound)...Int64(Self.connectionRange.upperBound)
         if let count = try object.integer("connections", in: range) { connections = Int(count) }
         if let seconds = try object.double("connectTimeoutSeconds", in: Self.timeoutRange) { connectTimeoutSeconds = seconds }
@@ -73,7 +78,9 @@ package struct UpstreamSettings: Sendable, Equatable {
     /// What is wrong with these settings as a whole, or `nil`: the checks the command line
     /// and the Swift configuration share with the file.
     package func problem() -> String? {
-        guard let target else { return nil }
+        guard let target else {
+            return recordScenario == nil ? nil : "--record-scenario records what an upstream answers: it needs --upstream"
+        }
         do {
             _ = try UpstreamEndpoint.parse(target)
         } catch {

@@ -117,11 +117,16 @@ public struct NotificationTally: Sendable, Equatable {
     }
 
     /// `of 600 notifications tried, 569 accepted at once, 29 after retries, 0 refused, 2 lost`,
-    /// then `; 3 sent again after being accepted` when any were.
+    /// then, when there were any, the duplicates, which `tried` does not count: `; besides,
+    /// 3 duplicates (notifications already accepted, sent and accepted again)`. With nothing
+    /// tried but duplicates, it says so first: `no new notification tried; 1 duplicate (...)`.
     public var headline: String {
-        "of \(tried) notification\(tried == 1 ? "" : "s") tried, \(acceptedAtOnce) accepted at once, "
+        let duplicates = "\(sentAgainAfterAcceptance) duplicate\(sentAgainAfterAcceptance == 1 ? "" : "s") "
+            + "(\(sentAgainAfterAcceptance == 1 ? "a notification" : "notifications") already accepted, sent and accepted again)"
+        if tried == 0, sentAgainAfterAcceptance > 0 { return "no new notification tried; \(duplicates)" }
+        return "of \(tried) notification\(tried == 1 ? "" : "s") tried, \(acceptedAtOnce) accepted at once, "
             + "\(acceptedAfterRetries) after retries, \(refused) refused, \(lost) lost"
-            + (sentAgainAfterAcceptance > 0 ? "; \(sentAgainAfterAcceptance) sent again after being accepted" : "")
+            + (sentAgainAfterAcceptance > 0 ? "; besides, \(duplicates)" : "")
     }
 }
 
@@ -202,7 +207,7 @@ extension VerdictReport {
             for outcome in report.rules {
                 let mark = outcome.passed ? "PASS" : "FAIL"
                 let count = outcome.passed ? "" : " (\(outcome.findings))"
-                lines.append("  \(mark) \(outcome.rule.rawValue)\(count): \(outcome.rule.title)")
+                lines.append("  \(mark) \(outcome.rule.rawValue)\(count): \(outcome.rule.title(passed: outcome.passed))")
                 for example in outcome.examples.prefix(examples) {
                     let where_ = example.notifications.isEmpty ? "" : " [" + example.notifications.map { "#\($0)" }.joined(separator: " ") + "]"
                     lines.append("       \(example.message)\(where_)")

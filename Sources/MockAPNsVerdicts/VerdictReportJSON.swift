@@ -35,7 +35,7 @@ extension VerdictJSON {
             for outcome in provider.rules {
                 writer.beginObject()
                 writer.string("rule", outcome.rule.rawValue)
-                writer.string("title", outcome.rule.title)
+                writer.string("title", outcome.rule.title(passed: outcome.passed))
                 writer.bool("passed", outcome.passed)
                 writer.integer("findings", outcome.findings)
                 writer.beginArray("examples")

@@ -455,7 +455,10 @@ final class ProviderJudgeTests: XCTestCase {
         XCTAssertEqual(checks(verdicts), [])
         let tally = report.provider(provider)?.notifications
         XCTAssertEqual(tally, NotificationTally(acceptedAtOnce: 3, sentAgainAfterAcceptance: 1))
-        XCTAssertEqual(tally?.headline, "of 3 notifications tried, 3 accepted at once, 0 after retries, 0 refused, 0 lost; 1 sent again after being accepted")
+        XCTAssertEqual(
+            tally?.headline,
+            "of 3 notifications tried, 3 accepted at once, 0 after retries, 0 refused, 0 lost; besides, 1 duplicate (a notification already accepted, sent and accepted again)"
+        )
     }
 
     /// Identical payloads are the common case (a silent background push, "you have a new

@@ -76,10 +76,30 @@ final class VerdictReportTests: XCTestCase {
     func testTheSummaryGivesTheHeadlineAndEachRule() {
         let summary = sampleReport().summary()
         XCTAssertTrue(summary.contains("of 2 notifications tried, 1 accepted at once, 0 after retries, 0 refused, 1 lost"), summary)
-        XCTAssertTrue(summary.contains("PASS unregistered-token"), summary)
-        XCTAssertTrue(summary.contains("FAIL no-backoff (1)"), summary)
+        // A passed rule says what held, a broken one what went wrong.
+        XCTAssertTrue(summary.contains("PASS unregistered-token: Stopped pushing to tokens APNs called unregistered"), summary)
+        XCTAssertFalse(summary.contains("PASS unregistered-token: Kept pushing"), summary)
+        XCTAssertTrue(summary.contains("FAIL no-backoff (1): No backoff between retries"), summary)
         XCTAssertTrue(summary.contains("FAIL lost (1)"), summary)
         XCTAssertTrue(summary.contains("retried the notification for token a1b2c3d4… 1 ms after 503 ServiceUnavailable (minimum 100 ms) [#4 #5]"), summary)
+    }
+
+    func testTheJSONTitleOfARuleSaysWhatHeldOrWhatBroke() throws {
+        let text = VerdictJSON.encode(sampleReport())
+        XCTAssertTrue(text.contains(#""rule":"unregistered-token","title":"Stopped pushing to tokens APNs called unregistered","passed":true"#), text)
+        XCTAssertTrue(text.contains(#""rule":"no-backoff","title":"No backoff between retries","passed":false"#), text)
+    }
+
+    func testDuplicatesAreToldApartFromTheNotificationsTried() {
+        XCTAssertEqual(
+            NotificationTally(sentAgainAfterAcceptance: 1).headline,
+            "no new notification tried; 1 duplicate (a notification already accepted, sent and accepted again)"
+        )
+        XCTAssertEqual(
+            NotificationTally(acceptedAtOnce: 2, sentAgainAfterAcceptance: 2).headline,
+            "of 2 notifications tried, 2 accepted at once, 0 after retries, 0 refused, 0 lost; besides, 2 duplicates (notifications already accepted, sent and accepted again)"
+        )
+        XCTAssertEqual(NotificationTally().headline, "of 0 notifications tried, 0 accepted at once, 0 after retries, 0 refused, 0 lost")
     }
 
     func testJUnitHasATestCasePerRuleAndTheEvidenceInEachFailure() {

@@ -23,6 +23,13 @@ Items after the kind, separated by "; ":
                          test), as a reader told to run it in their clone goes there first
     in: empty            before the block, the runner types `cd "$(mktemp -d)"`: a fresh empty
                          folder, "anywhere"
+    in: new terminal     the block runs in a second terminal, opened as the first one was (the
+                         starting environment below, in HOME): what the blocks before it exported
+                         (a PATH with ~/.local/bin) is not there, and what it sets stays there;
+                         a page that says "in another terminal" marks its block so
+    stops: previous      (serve) the page tells the reader, in the lines before the block, to stop
+                         the server a block before started (Ctrl-C): a serve block while one runs
+                         fails without it, since the new server would find the ports taken
     replace: OLD => NEW  a placeholder of the text, and what stands in for it ({checkout} is the
                          checkout's path)
     installs: LINE       the line that builds and installs mockapns; `--mockapns BIN` replaces it
@@ -78,12 +85,12 @@ A serve block runs in the terminal like any other (its `cd` and `export` stay), 
 `mockapns serve` runs in the background (the block's `mockapns` is a shell function that starts
 `mockapns serve ...` in the background and runs any other subcommand as usual), so the blocks
 after it are typed while the server keeps running, as in a second terminal that carried on from
-the first. The server's output must have the listening line in time. A serve block first stops
-the server the previous one started, as a reader presses Ctrl-C before starting another; at the
-end the last one is stopped too: each gets SIGTERM and must say it shuts down and be gone within
+the first. The server's output must have the listening line in time. A serve block while the server of
+an earlier one runs must be marked `stops: previous`, and its page must say so before it (Ctrl-C):
+then the runner stops that server first, as the reader does; at the end the last one is stopped too: each gets SIGTERM and must say it shuts down and be gone within
 15 s. The `try:` line is pasted into the terminal after the serve block.
 
-The blocks use the default ports (2195-2199, 2198 for the control API), so those must be free;
+The blocks use the default ports (2195-2200, 2198 for the control API), so those must be free;
 they are checked before anything runs.
 
     Tests/Readme/run.py                        from the checkout (scripts/test.sh runs it)
@@ -119,10 +126,11 @@ UNRUNNABLE = {"console", "shell-session", "sh-session", "bash-session", "termina
               "ksh", "csh", "tcsh", "powershell", "pwsh", "ps1", "bat", "cmd"}
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 DEBIAN_PYTHON = "/usr/bin/python3"
-PORTS = (2195, 2196, 2197, 2198, 2199)
+PORTS = (2195, 2196, 2197, 2198, 2199, 2200)
 MARKER = re.compile(r"^\s*<!--\s*readme-test:\s*(.*?)\s*-->\s*$")
 FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})\s*(?P<info>[^`]*?)\s*$")
-KEYS = ("expect", "in", "replace", "installs", "try-expect", "why", "timeout")
+KEYS = ("expect", "in", "replace", "installs", "try-expect", "why", "timeout", "stops")
+PLACES = ("checkout", "empty", "new terminal")
 
 
 @dataclass
@@ -133,6 +141,7 @@ class Block:
     text: str
     kind: str = ""         # run, serve or skip; empty when unmarked
     options: dict = field(default_factory=dict)
+    prose: str = ""        # the page's text just before the marker (its paragraph)
 
     def where(self) -> str:
         return f"{self.page}:{self.line}"
@@ -164,8 +173,10 @@ def parse_marker(text: str, where: str) -> tuple:
         key = key.strip()
         if key not in KEYS:
             raise ValueError(f"{where}: unknown marker item {key!r}")
-        if key == "in" and value.strip() not in ("checkout", "empty"):
-            raise ValueError(f"{where}: 'in:' is checkout or empty, not {value.strip()!r}")
+        if key == "in" and value.strip() not in PLACES:
+            raise ValueError(f"{where}: 'in:' is one of {', '.join(PLACES)}, not {value.strip()!r}")
+        if key == "stops" and value.strip() != "previous":
+            raise ValueError(f"{where}: 'stops:' takes previous (the server a block before started), not {value.strip()!r}")
         options.setdefault(key, []).append(value.strip())
     if items[0] == "skip" and "why" not in options:
         raise ValueError(f"{where}: a skipped block says why (skip; why: ...)")
@@ -204,6 +215,14 @@ def blocks(text: str, page: str) -> list:
             marker = MARKER.match(lines[before]) if before >= 0 else None
             if marker:
                 block.kind, block.options = parse_marker(marker.group(1), f"{page}:{before + 1}")
+                start = before - 1
+                while start >= 0 and not lines[start].strip():
+                    start -= 1
+                paragraph = []
+                while start >= 0 and lines[start].strip():
+                    paragraph.insert(0, lines[start])
+                    start -= 1
+                block.prose = "\n".join(paragraph)
             found.append(block)
         index = end + 1
     return found
@@ -415,6 +434,7 @@ class Terminal:
         self.files = work / "terminal"
         self.files.mkdir()
         self.mockapns = mockapns
+        self.environment = environment
         self.count = 0
         self.server = None        # (block, pid, server log, script)
         self.log = open(self.files / "shell.log", "w+b")
@@ -504,6 +524,8 @@ class Terminal:
                 f"--- output ---\n{output.rstrip()}\n---" + (f"\n--- the terminal's shell ---\n{shell}\n---" if shell else ""))
 
     def run(self, block: Block):
+        if block.value("in") == "new terminal":
+            return self.run_in_new_terminal(block)
         script = self.script(block)
         timeout = float(block.value("timeout", 60))
         files = self.type(block.language, script)
@@ -513,7 +535,33 @@ class Terminal:
             self.check(block, script, files, output + f"\n(still running after {timeout:g} s)", 1, [])
         self.check(block, script, files, output + (f"\n{remark}" if remark else ""), status, block.values("expect"))
 
+    def run_in_new_terminal(self, block: Block):
+        """The block in a second terminal: a new `sh` as the first one started (environment,
+        HOME), beside the first, whose server keeps running."""
+        if block.kind != "run":
+            raise Failure(f"{block.where()}: 'in: new terminal' is for run blocks")
+        script = self.script(block)
+        timeout = float(block.value("timeout", 60))
+        self.count += 1
+        path = self.files / f"{self.count}.sh"
+        path.write_text(script)
+        command = ["sh", "-c", f". {shlex.quote(str(path))}"] if SHELLS[block.language] == "sh" else ["bash", str(path)]
+        try:
+            done = subprocess.run(command, cwd=self.environment["HOME"], env=self.environment, stdin=subprocess.DEVNULL,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
+            output, status = done.stdout.decode(errors="replace"), done.returncode
+        except subprocess.TimeoutExpired as expired:
+            output, status = (expired.stdout or b"").decode(errors="replace") + f"\n(still running after {timeout:g} s)", 1
+        self.check(block, "# in a new terminal\n" + script, None, output, status, block.values("expect"))
+
     def serve(self, block: Block):
+        if self.server and block.value("stops") != "previous":
+            raise Failure(f"{block.where()}: this block starts a server while the one {self.server[0].where()} started "
+                          "still holds the ports: say before the block to stop that one (Ctrl-C), and mark the block "
+                          "'stops: previous'")
+        if self.server and not re.search(r"Ctrl-C|Ctrl\+C|\^C", block.prose):
+            raise Failure(f"{block.where()}: the marker says 'stops: previous', but the text before the block does not tell "
+                          f"the reader to stop the server {self.server[0].where()} started (Ctrl-C)")
         self.stop()
         script = self.script(block)
         timeout = float(block.value("timeout", 60))

@@ -161,6 +161,40 @@ class Terminal(unittest.TestCase):
         self.assertEqual(only.returncode, 0, only.stdout)
         self.assertIn("2 pages", only.stdout)
 
+    def test_a_second_server_is_started_only_after_the_page_says_to_stop_the_first(self):
+        first = INSTALL + ON_PATH + block("serve", 'cd "$(mktemp -d)" && mockapns serve')
+        second = 'cd "$(mktemp -d)" && mockapns serve'
+        unsaid = Pages(first, nav=["- next.md"], pages={"next.md": "Start another:\n\n" + block("serve", second)})
+        done = unsaid.run()
+        self.assertNotEqual(done.returncode, 0, done.stdout)
+        self.assertIn("docs/next.md:4: this block starts a server while the one ", done.stdout)
+        self.assertIn("README.md:12 started", done.stdout)
+        self.assertIn("still holds the ports", done.stdout)
+        marked = Pages(first, nav=["- next.md"], pages={"next.md": "Start another:\n\n" + block("serve; stops: previous", second)})
+        done = marked.run()
+        self.assertNotEqual(done.returncode, 0, done.stdout)
+        self.assertIn("does not tell the reader to stop the server", done.stdout)
+        told = Pages(first, nav=["- next.md"], pages={
+            "next.md": "Stop the server from before (Ctrl-C in its terminal): this one takes the same ports.\n\n"
+                       + block("serve; stops: previous", second)})
+        done = told.run()
+        self.assertEqual(done.returncode, 0, done.stdout)
+        self.assertIn("docs/next.md:4: serve ok", done.stdout)
+
+    def test_a_block_in_a_new_terminal_starts_from_the_starting_path(self):
+        server = INSTALL + ON_PATH + block("serve", 'cd "$(mktemp -d)" && mockapns serve')
+        bare = Pages(server + "In another terminal:\n\n" + block("run; in: new terminal", "mockapns certs dir"), nav=None)
+        done = subprocess.run([sys.executable, str(RUN), "--readme", str(bare.readme), "--mkdocs", "none", "--mockapns", str(bare.fake)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+        self.assertNotEqual(done.returncode, 0, done.stdout)
+        self.assertIn("the block failed: exit status 127", done.stdout)
+        self.assertIn("# in a new terminal", done.stdout)
+        fixed = Pages(server + "In another terminal:\n\n" + block(
+            "run; in: new terminal; expect: ^/\\S+/home/\\.mockapns$", 'export PATH="$HOME/.local/bin:$PATH"\nmockapns certs dir'), nav=None)
+        done = subprocess.run([sys.executable, str(RUN), "--readme", str(fixed.readme), "--mkdocs", "none", "--mockapns", str(fixed.fake)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, timeout=300)
+        self.assertEqual(done.returncode, 0, done.stdout)
+
     def test_page_runs_after_the_front_door(self):
         pages = Pages("front page\n", nav=["- install.md", "- start.md", "- other.md", "- mine.md"], pages={
             "install.md": INSTALL + ON_PATH,

@@ -12,7 +12,9 @@
 #    curl over HTTP/2 verified against that CA, the push read back from the control API;
 # 3. through the Python Testcontainers module (python/mockapns/testcontainers.py): its test,
 #    python/tests/test_testcontainers.py, in a venv of its own (WORK/testcontainers-venv),
-#    against podman's Docker API (`podman system service`).
+#    against podman's Docker API (`podman system service`): the image named, and an image the
+#    module makes itself from the release binary (as a platform wheel carries it) over the root
+#    imported as a base image.
 #
 # Exit 0: passed; 3: skipped (podman missing or unable to run a container here, or a part that
 # cannot run here, such as pip without PyPI: the reason is printed); anything else: failed.
@@ -39,6 +41,10 @@ cleanup() {
     pod rm -f "$container" "$service" >/dev/null 2>&1 || true
     pod volume rm -f "$volume" >/dev/null 2>&1 || true
     podman rmi -f "$tag" >/dev/null 2>&1 || true
+    if [[ -n "${base_tag:-}" ]]; then
+        for made in $(podman images -q --filter "reference=localhost/mockapns-wheel" 2>/dev/null); do podman rmi -f "$made" >/dev/null 2>&1 || true; done
+        podman rmi -f "$base_tag" >/dev/null 2>&1 || true
+    fi
 }
 trap cleanup EXIT
 
@@ -53,6 +59,11 @@ tar -C "$root" --exclude=./.complete --exclude='./proc/*' --exclude='./opt/*' --
 tar -C "$work/context" -xzf "$archive"
 podman build --quiet --layers=false --format docker --build-arg "RELEASE=$name" -f Containerfile -t "$tag" "$work/context" > "$work/build.log" 2>&1 \
     || fail "podman build: $(tail -5 "$work/build.log")"
+# The same root as a base image of its own, for the Testcontainers module's image made from
+# the binary a wheel carries (below).
+base_tag="localhost/mockapns-release-test-base:$version-$$"
+podman import "$work/context/rootfs.tar" "$base_tag" > "$work/import.log" 2>&1 \
+    || fail "podman import of the root: $(tail -3 "$work/import.log")"
 rm -f "$work/context/rootfs.tar"
 
 # Podman's defaults raise the container's limits and use crun; where the host refuses either
@@ -214,13 +225,14 @@ if [[ -z "$tc_skip" ]]; then
     started=$SECONDS
     tc_status=0
     env MOCKAPNS_IMAGE="$tag" DOCKER_HOST="unix://$socket" TESTCONTAINERS_RYUK_DISABLED=true \
+        MOCKAPNS_RELEASE_BINARY="$work/context/$name/bin/mockapns" MOCKAPNS_BASE_IMAGE="$base_tag" \
         TESTCONTAINERS_CONNECTION_MODE=docker_host MOCKAPNS_TEST_ULIMITS="$limits" PYTHONDONTWRITEBYTECODE=1 \
         "$venv/bin/python" -m pytest python/tests/test_testcontainers.py --rootdir . -p no:cacheprovider -rfEs -q \
         > "$work/testcontainers.log" 2>&1 || tc_status=$?
     leftovers=$(pod ps -aq --filter "ancestor=$tag")
     if [[ -n "$leftovers" ]]; then pod rm -f $leftovers > /dev/null 2>&1 || true; fi
     summary=$(tail -1 "$work/testcontainers.log")
-    if ((tc_status != 0)) || ! grep -qE '^1 passed' <<<"$summary"; then
+    if ((tc_status != 0)) || ! grep -qE '^3 passed' <<<"$summary"; then
         cat "$work/testcontainers.log" >&2
         fail "Testcontainers: python/tests/test_testcontainers.py (exit $tc_status): $summary"
     fi

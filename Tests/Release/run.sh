@@ -16,6 +16,9 @@
 # `apt-get remove` leaves none of its files.
 # Then the archive in an OCI image (Containerfile: FROM scratch over that root), built and run
 # with podman, when podman can run containers here.
+# Before the root, the platform wheel made from the archive (scripts/wheel.sh, checked with
+# auditwheel) is installed into a fresh venv and runs a provider test with the server it
+# carries (Tests/Release/wheel.sh).
 #
 #   Tests/Release/run.sh                  builds the archive (scripts/package.sh), then tests it
 #   Tests/Release/run.sh ARCHIVE.tar.gz   tests an archive built before (and the .deb beside it)
@@ -57,6 +60,15 @@ else
     archive=$(scripts/package.sh --out "$work/dist" | tail -1) || { fail "scripts/package.sh (its output is above)"; finish; }
 fi
 [[ "$(basename "$archive")" == "$name.tar.gz" ]] || { fail "the archive is $(basename "$archive"), expected $name.tar.gz"; finish; }
+
+# --- the platform wheel ------------------------------------------------------------------
+phase "the platform wheel: scripts/wheel.sh, pip install into a fresh venv, a provider test"
+Tests/Release/wheel.sh "$archive" "$work" && wheel=0 || wheel=$?
+case $wheel in
+    0) passed=$((passed + 1)) ;;
+    3) skipped=$((skipped + 1)) ;;
+    *) fail "the platform wheel (above)" ;;
+esac
 
 # --- the root ----------------------------------------------------------------------------
 if ! command -v debootstrap >/dev/null; then

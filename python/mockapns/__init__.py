@@ -9,13 +9,14 @@
 
 With pytest, installing the package registers the `mockapns` fixture (one server per session,
 reset before each test) and `mockapns_rule`, which adds a rule (`Rule.reject("Unregistered")
-.for_token(token)`) on top of the scenario for one test and removes it after. Standard library only; the `mockapns` binary is found through
-`binary=`, `$MOCKAPNS_BIN` or `PATH`.
+.for_token(token)`) on top of the scenario for one test and removes it after. Standard library
+only; the `mockapns` binary is found through `binary=`, `$MOCKAPNS_BIN`, the one the platform
+wheel carries, or `PATH`.
 """
 
 from .control import ControlAPIError, ControlClient, Event, MockAPNsError, Notification, WaitTimeout
 from .rules import Rule
-from .server import Credentials, MockAPNs, ServerExited, find_binary
+from .server import Credentials, MockAPNs, ServerExited, bundled_binary, find_binary
 
 __all__ = [
     "ControlAPIError",
@@ -28,5 +29,6 @@ __all__ = [
     "Rule",
     "ServerExited",
     "WaitTimeout",
+    "bundled_binary",
     "find_binary",
 ]

@@ -8,7 +8,8 @@ Fixtures:
     mockapns_options  keyword arguments for `MockAPNs` (override it in a conftest.py:
                       `{"serve_args": ["--clock", "2026-01-01T00:00:00Z"], "topics": ["com.acme.app"]}`)
 
-The binary: `--mockapns-bin PATH`, else `$MOCKAPNS_BIN`, else `mockapns` on `PATH`.
+The binary: `--mockapns-bin PATH`, else `$MOCKAPNS_BIN`, else the one the platform wheel carries
+(`mockapns/bin/mockapns`), else `mockapns` on `PATH`.
 """
 
 from __future__ import annotations
@@ -26,7 +27,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("mockapns", "MockAPNs, a mock Apple Push Notification service")
     group.addoption(
         "--mockapns-bin", metavar="PATH", default=None,
-        help="the mockapns binary for the mockapns fixture (default: $MOCKAPNS_BIN, else mockapns on PATH)",
+        help="the mockapns binary for the mockapns fixture (default: $MOCKAPNS_BIN, else the one the installed "
+        "wheel carries, else mockapns on PATH)",
     )
 
 

@@ -35,19 +35,32 @@ class ServerExited(MockAPNsError):
         self.output = output
 
 
+def bundled_binary() -> Optional[str]:
+    """The `mockapns` a platform wheel carries (`mockapns/bin/mockapns`, the release
+    archive's binary), or None when the package was installed without one (`pip install
+    ./python`, the pure source package)."""
+    path = Path(__file__).resolve().parent / "bin" / "mockapns"
+    return str(path) if path.is_file() and os.access(path, os.X_OK) else None
+
+
 def find_binary(explicit: Optional[PathLike] = None) -> str:
-    """The `mockapns` executable: `explicit` if given, else `$MOCKAPNS_BIN`, else `mockapns`
-    on `PATH`. Raises `MockAPNsError` saying which was tried."""
+    """The `mockapns` executable: `explicit` if given, else `$MOCKAPNS_BIN`, else the one the
+    installed wheel carries (`bundled_binary()`), else `mockapns` on `PATH`. A binary named
+    (the argument, the variable) always wins; the wheel's own comes before `PATH`, so an older
+    `mockapns` installed elsewhere does not answer for the version installed with the helper.
+    Raises `MockAPNsError` saying which was tried."""
     if explicit is not None:
         source, path = "the binary given", os.fspath(explicit)
     elif os.environ.get("MOCKAPNS_BIN"):
         source, path = "MOCKAPNS_BIN", os.environ["MOCKAPNS_BIN"]
     else:
-        found = shutil.which("mockapns")
+        found = bundled_binary() or shutil.which("mockapns")
         if found is None:
             raise MockAPNsError(
-                "no mockapns binary: pass binary= (pytest: --mockapns-bin), set MOCKAPNS_BIN, or put mockapns "
-                "on PATH (scripts/install.sh, or a release archive's bin/mockapns)"
+                "no mockapns binary: this mockapns package carries none (the platform wheel does: "
+                "pip install mockapns-<version>-py3-none-manylinux_<glibc>_<arch>.whl); pass binary= "
+                "(pytest: --mockapns-bin), set MOCKAPNS_BIN, or put mockapns on PATH (scripts/install.sh, "
+                "or a release archive's bin/mockapns)"
             )
         return found
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
@@ -119,7 +132,7 @@ class MockAPNs(ControlClient):
     default `com.example.app`) and `team` (default `TEAM00000A`). `scenario` is a dict or a
     scenario file's path. The working folder (`workdir`, else a temporary one removed by
     `stop()`) holds the credentials, the ports file and `mockapns.log`, the server's output.
-    The binary is `binary`, else `$MOCKAPNS_BIN`, else `mockapns` on `PATH`.
+    The binary is `binary`, else `$MOCKAPNS_BIN`, else the wheel's own, else `mockapns` on `PATH`.
     """
 
     def __init__(

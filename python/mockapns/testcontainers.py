@@ -10,8 +10,12 @@ Testcontainers module, for tests that run their dependencies in containers.
         assert record["status"] == 200
 
 Needs the optional dependency: `pip install "./python[testcontainers]"`. The image is not on
-any registry: build it from a release archive (docs/guide/containers.md) and tag it
-`mockapns` (the default here), or pass its name (or set `MOCKAPNS_IMAGE`).
+any registry. Which one runs, in this order: the `image` named (or `$MOCKAPNS_IMAGE`); else,
+when the installed package carries the server (the platform wheel's `mockapns/bin/mockapns`),
+an image made from that binary on a base image with glibc (`base_image`, `$MOCKAPNS_BASE_IMAGE`,
+else `debian:bookworm-slim`), laid out as the repository's Containerfile lays out its own and
+built once per version and base; else `mockapns:latest`, built from a release archive
+(docs/guide/containers.md).
 
 The container runs the image's own command line (every listener on the container's
 interfaces, the control API open to other machines with a bearer token) with a control token
@@ -23,8 +27,10 @@ development credentials are copied out of the container into a temporary folder.
 
 from __future__ import annotations
 
+import hashlib
 import io
 import ipaddress
+import json
 import os
 import secrets
 import shutil
@@ -39,24 +45,55 @@ from testcontainers.core.config import ConnectionMode
 from testcontainers.core.container import DockerContainer
 
 from .control import ControlClient, MockAPNsError, _bracketed
-from .server import Credentials
+from .server import Credentials, bundled_binary
 
-__all__ = ["DEFAULT_IMAGE", "MockAPNsContainer"]
+__all__ = ["DEFAULT_BASE_IMAGE", "DEFAULT_IMAGE", "MockAPNsContainer", "image_source"]
 
 # What `podman build -t mockapns` / `docker build -t mockapns` tags (podman stores it as
 # localhost/mockapns:latest and finds it under this name too).
 DEFAULT_IMAGE = "mockapns:latest"
 # Where the image keeps its generated credentials ($XDG_DATA_HOME/mockapns; a volume).
 CREDENTIALS_PATH = "/var/lib/mockapns/mockapns"
+# The base an image made from the wheel's binary starts from: any root with glibc (and
+# libstdc++) as new as the binary needs (the wheel's manylinux tag says which).
+DEFAULT_BASE_IMAGE = "debian:bookworm-slim"
 # The image's command line (Containerfile CMD); `serve_args` are added after it.
 _IMAGE_COMMAND = ["serve", "--host", "0.0.0.0", "--control-host", "0.0.0.0", "--control-allow-remote"]
+# The Containerfile's layout, over `base` instead of a debootstrap root, for the wheel's binary.
+_WHEEL_IMAGE = """FROM {base}
+COPY mockapns /usr/local/bin/mockapns
+ENV XDG_DATA_HOME=/var/lib/mockapns
+VOLUME /var/lib/mockapns
+WORKDIR /srv
+EXPOSE 2197 2195 2196 2198 2199 2200
+ENTRYPOINT ["/usr/local/bin/mockapns"]
+CMD {command}
+HEALTHCHECK --interval=5s --timeout=6s CMD ["/usr/local/bin/mockapns", "health"]
+"""
+
+
+def image_source(image: Optional[str] = None, binary: Optional[str] = None) -> "tuple[str, str]":
+    """What a `MockAPNsContainer` runs: `("image", name)` for an image named (`image`, else
+    `$MOCKAPNS_IMAGE`), else `("binary", path)` for the server the package carries (`binary`,
+    else `bundled_binary()`), to make an image from; else `("image", DEFAULT_IMAGE)`."""
+    named = image or os.environ.get("MOCKAPNS_IMAGE")
+    if named:
+        return "image", named
+    carried = binary or bundled_binary()
+    if carried:
+        return "binary", carried
+    return "image", DEFAULT_IMAGE
 _LOOPBACK_NAMES = {"localhost", "localhost.", "127.0.0.1", "::1"}
 
 
 class MockAPNsContainer(DockerContainer):
     """One MockAPNs container with its ports published on free host ports.
 
-    - `image`: the image name (default `$MOCKAPNS_IMAGE`, else `mockapns:latest`).
+    - `image`: the image name (default `$MOCKAPNS_IMAGE`, else one made from the server the
+      platform wheel carries, else `mockapns:latest`).
+    - `binary`, `base_image`: the server binary an image is made from when no image is named
+      (default: the wheel's), and the base it goes on (default `$MOCKAPNS_BASE_IMAGE`, else
+      `debian:bookworm-slim`).
     - `serve_args`: further `mockapns serve` flags after the image's own command line (e.g.
       `["--clock", "2026-01-01T00:00:00Z"]`; a `--scenario` file must be inside the container:
       add it with `with_copy_into_container` or a volume).
@@ -77,7 +114,8 @@ class MockAPNsContainer(DockerContainer):
     FEEDBACK_PORT = 2196
     CONTROL_PORT = 2198
     CHANNEL_MANAGEMENT_PORT = 2199
-    PORTS = (HTTP2_PORT, GATEWAY_PORT, FEEDBACK_PORT, CONTROL_PORT, CHANNEL_MANAGEMENT_PORT)
+    WEB_PUSH_PORT = 2200
+    PORTS = (HTTP2_PORT, GATEWAY_PORT, FEEDBACK_PORT, CONTROL_PORT, CHANNEL_MANAGEMENT_PORT, WEB_PUSH_PORT)
 
     def __init__(
         self,
@@ -88,9 +126,15 @@ class MockAPNsContainer(DockerContainer):
         bind_address: Optional[str] = None,
         allowed_hosts: Sequence[str] = (),
         startup_timeout: float = 60.0,
+        binary: Optional[str] = None,
+        base_image: Optional[str] = None,
         **kwargs: Any,
     ) -> None:
-        super().__init__(image or os.environ.get("MOCKAPNS_IMAGE") or DEFAULT_IMAGE, **kwargs)
+        self.source, name = image_source(image, binary)
+        self.base_image = base_image or os.environ.get("MOCKAPNS_BASE_IMAGE") or DEFAULT_BASE_IMAGE
+        # Made from the binary at start (`_image_from_binary`); until then, named for it.
+        self._binary = name if self.source == "binary" else None
+        super().__init__(name if self.source == "image" else "mockapns-wheel:unbuilt", **kwargs)
         # 16 to 256 characters, as the server requires.
         self.control_token = control_token or secrets.token_urlsafe(24)
         self.serve_args: List[str] = list(serve_args)
@@ -118,6 +162,8 @@ class MockAPNsContainer(DockerContainer):
             command += ["--control-allowed-host", name]
         self.with_command(command + self.serve_args)
         try:
+            if self._binary is not None:
+                self.image = self._image_from_binary(self._binary)
             super().start()
             self._wait_until_ready()
             self._copy_credentials()
@@ -185,6 +231,11 @@ class MockAPNsContainer(DockerContainer):
         return f"https://{_bracketed(self.host)}:{self.port(self.CHANNEL_MANAGEMENT_PORT)}"
 
     @property
+    def web_push_url(self) -> str:
+        """Safari's web push endpoint (HTTP/2 and HTTP/1.1), on by default in the image."""
+        return f"https://{_bracketed(self.host)}:{self.port(self.WEB_PUSH_PORT)}"
+
+    @property
     def control_url(self) -> str:
         """The control API (plain HTTP; needs `Authorization: Bearer <control_token>`)."""
         return f"http://{_bracketed(self.host)}:{self.port(self.CONTROL_PORT)}"
@@ -232,6 +283,36 @@ class MockAPNsContainer(DockerContainer):
         return (stdout + stderr).decode("utf-8", errors="replace")
 
     # Internals
+
+    def _image_from_binary(self, binary: str) -> str:
+        """The image of `binary` over `base_image`, built unless there: tagged with the binary's
+        size and modification time and the base, so another binary or base makes another."""
+        status = os.stat(binary)
+        key = hashlib.sha256(f"{status.st_size}:{status.st_mtime_ns}:{self.base_image}".encode()).hexdigest()[:16]
+        tag = f"localhost/mockapns-wheel:{key}"
+        client = self.get_docker_client().client
+        try:
+            client.images.get(tag)
+            return tag
+        except docker.errors.ImageNotFound:
+            pass
+        context = io.BytesIO()
+        with tarfile.open(fileobj=context, mode="w") as tar:
+            recipe = _WHEEL_IMAGE.format(base=self.base_image, command=json.dumps(_IMAGE_COMMAND)).encode()
+            info = tarfile.TarInfo("Dockerfile")
+            info.size = len(recipe)
+            tar.addfile(info, io.BytesIO(recipe))
+            tar.add(binary, arcname="mockapns")
+        context.seek(0)
+        try:
+            client.images.build(fileobj=context, custom_context=True, tag=tag, rm=True, pull=False)
+        except (docker.errors.BuildError, docker.errors.APIError) as error:
+            raise MockAPNsError(
+                f"could not make an image of {binary} over {self.base_image} ({error}); name a built image instead "
+                "(image=, MOCKAPNS_IMAGE), or another base (base_image=, MOCKAPNS_BASE_IMAGE) with glibc as new as "
+                "the wheel's manylinux tag says"
+            ) from error
+        return tag
 
     def _wait_until_ready(self) -> None:
         deadline = time.monotonic() + self.startup_timeout

@@ -136,6 +136,26 @@ def test_the_binary_comes_from_the_argument_the_environment_or_the_path(tmp_path
     assert find_binary() == binary, "MOCKAPNS_BIN comes before PATH"
 
 
+def test_the_binary_the_wheel_carries_comes_before_the_path(tmp_path, monkeypatch):
+    import mockapns.server
+
+    binary = find_binary()
+    # The package as the platform wheel installs it: mockapns/bin/mockapns beside server.py.
+    package = tmp_path / "site-packages" / "mockapns"
+    (package / "bin").mkdir(parents=True)
+    (package / "bin" / "mockapns").symlink_to(Path(binary).resolve())
+    monkeypatch.setattr(mockapns.server, "__file__", str(package / "server.py"))
+    on_path = tmp_path / "elsewhere"
+    on_path.mkdir()
+    (on_path / "mockapns").symlink_to(Path(binary).resolve())
+    monkeypatch.setenv("PATH", str(on_path))
+    monkeypatch.delenv("MOCKAPNS_BIN", raising=False)
+    assert find_binary() == str(package / "bin" / "mockapns"), "the wheel's binary comes before PATH"
+    monkeypatch.setenv("MOCKAPNS_BIN", binary)
+    assert find_binary() == binary, "a binary named in MOCKAPNS_BIN comes before the wheel's"
+    assert find_binary(on_path / "mockapns") == str(on_path / "mockapns"), "the binary given comes first"
+
+
 # The control API
 
 

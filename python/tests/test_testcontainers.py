@@ -30,7 +30,8 @@ import docker  # noqa: E402  (installed with testcontainers)
 import docker.errors  # noqa: E402
 import docker.types  # noqa: E402
 
-from mockapns.testcontainers import MockAPNsContainer  # noqa: E402
+import mockapns.server  # noqa: E402
+from mockapns.testcontainers import DEFAULT_IMAGE, MockAPNsContainer, image_source  # noqa: E402
 
 TOPIC = "com.example.app"
 TOKEN = "a1b2c3d4" * 8
@@ -130,3 +131,42 @@ def test_the_container_answers_a_push_and_journals_it(image: str) -> None:
             client.containers.get(container_id)
     finally:
         client.close()
+
+
+def test_a_named_image_comes_first_then_the_binary_the_wheel_carries(tmp_path, monkeypatch):
+    # The package as the platform wheel installs it: mockapns/bin/mockapns beside server.py.
+    package = tmp_path / "mockapns"
+    (package / "bin").mkdir(parents=True)
+    carried = package / "bin" / "mockapns"
+    carried.write_text("#!/bin/sh\n")
+    carried.chmod(0o755)
+    monkeypatch.delenv("MOCKAPNS_IMAGE", raising=False)
+    monkeypatch.setattr(mockapns.server, "__file__", str(tmp_path / "elsewhere" / "server.py"))
+    assert image_source() == ("image", DEFAULT_IMAGE), "no wheel binary: the image built from an archive"
+    monkeypatch.setattr(mockapns.server, "__file__", str(package / "server.py"))
+    assert image_source() == ("binary", str(carried)), "the wheel's binary, when no image is named"
+    monkeypatch.setenv("MOCKAPNS_IMAGE", "registry.example.com/mockapns:1")
+    assert image_source() == ("image", "registry.example.com/mockapns:1")
+    assert image_source("mine:latest") == ("image", "mine:latest")
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_an_image_is_made_from_the_binary_when_none_is_named(monkeypatch):
+    """Tests/Release/image.sh sets MOCKAPNS_RELEASE_BINARY (the archive's binary, as the wheel
+    carries it) and MOCKAPNS_BASE_IMAGE (its minimal Debian root, imported as an image)."""
+    binary, base = os.environ.get("MOCKAPNS_RELEASE_BINARY"), os.environ.get("MOCKAPNS_BASE_IMAGE")
+    if not binary or not base:
+        pytest.skip("MOCKAPNS_RELEASE_BINARY and MOCKAPNS_BASE_IMAGE are not set: Tests/Release/image.sh sets them")
+    monkeypatch.delenv("MOCKAPNS_IMAGE", raising=False)
+    container = MockAPNsContainer(binary=binary, base_image=base, **container_options())
+    assert container.source == "binary"
+    with container as apns:
+        assert apns.image.startswith("localhost/mockapns-wheel:"), apns.image
+        status = subprocess.run(
+            ["curl", "--http2", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", str(apns.ca_file),
+             "-H", f"authorization: bearer {apns.provider_token()}", "-H", f"apns-topic: {TOPIC}",
+             "-H", "apns-push-type: alert", "-d", '{"aps":{"alert":"hi"}}', apns.device_url(TOKEN)],
+            capture_output=True, text=True, timeout=30,
+        )
+        assert status.stdout == "200", status.stderr
+        assert [record["status"] for record in apns.control.notifications(token=TOKEN)] == [200]

@@ -27,7 +27,7 @@ extension MockAPNsConfiguration {
 
         /// Every key of the `broadcast` object in a configuration file.
         static let fileKeys = [
-            "managePort", "channelLimit", "maximumChannelIdLength", "channelIdBytes", "storagePolicyStrings",
+            "channelManagementPort", "managePort", "channelLimit", "maximumChannelIdLength", "channelIdBytes", "storagePolicyStrings",
             "pushTypeCaseSensitive", "badStoragePolicyReason", "bundleNotCoveredReason", "disabledBundleIds",
             "allowedPriorities", "payloadLimit", "channels", "wrongMethodReason", "refuseMissingRequiredHeaders",
             "topicForOtherApp", "unparseableBody", "unknownBodyAttribute",
@@ -36,7 +36,10 @@ extension MockAPNsConfiguration {
         /// Reads the `broadcast` object of a configuration file over these values.
         /// `environment` is the server's, the default for seeded channels.
         mutating func read(_ object: inout JSONObjectReader, environment: APNsEnvironment) throws(JSONFileError) {
+            // `channelManagementPort`, the listener's one name (the listening line's
+            // `channelManagement=`, `--channel-management-port`); `managePort` is its former name.
             if let port = try object.integer("managePort", in: 0...65535) { managePort = Int(port) }
+            if let port = try object.integer("channelManagementPort", in: 0...65535) { managePort = Int(port) }
             if let limit = try object.integer("channelLimit", in: 0...10_000_000) { options.channelLimit = Int(limit) }
             if let length = try object.integer("maximumChannelIdLength", in: 4...4096) { options.maximumChannelIDLength = Int(length) }
             if let bytes = try object.integer("channelIdBytes", in: 1...1024) { options.channelIDByteCount = Int(bytes) }

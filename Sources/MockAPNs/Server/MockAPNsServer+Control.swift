@@ -10,4 +10,5 @@ extension MockAPNsServer: ControlledServer {
     package var primaryEnvironment: APNsEnvironment { configuration.environment.primary }
     package var controlAccessPolicy: ControlAccessPolicy { configuration.control.accessPolicy(token: controlToken) }
     package var boundPortsJSON: String? { ports?.json }
+    package var credentialsDirectory: String { DevelopmentCredentials.absolute(configuration.certificateDirectory) }
 }

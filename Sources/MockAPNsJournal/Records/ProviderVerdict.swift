@@ -15,7 +15,7 @@ public enum VerdictRule: String, CaseIterable, Sendable, Hashable, Codable {
     /// Notifications that failed in a retryable way and were never accepted afterwards.
     case lost
 
-    /// The rule in a few words, for reports.
+    /// The rule broken, in a few words, for reports.
     public var title: String {
         switch self {
         case .unregisteredToken: "Kept pushing to an unregistered token"
@@ -26,6 +26,22 @@ public enum VerdictRule: String, CaseIterable, Sendable, Hashable, Codable {
         case .lost: "Notifications lost"
         }
     }
+
+    /// What the rule checked, as a report says it when the provider kept it: what held, never
+    /// what would have gone wrong (`title` says that, for a broken rule).
+    public var passedTitle: String {
+        switch self {
+        case .unregisteredToken: "Stopped pushing to tokens APNs called unregistered"
+        case .permanentRetry: "Sent no permanently refused notification again"
+        case .noBackoff: "Waited longer before each retry"
+        case .connectionMisuse: "Heeded GOAWAY, reconnected calmly and reused connections"
+        case .tokenMisuse: "Renewed provider tokens no more often than allowed, none expired"
+        case .lost: "No notification lost"
+        }
+    }
+
+    /// The title a report gives the rule: `passedTitle` when it held, else `title`.
+    public func title(passed: Bool) -> String { passed ? passedTitle : title }
 }
 
 /// One particular finding within a rule: what exactly the provider did.

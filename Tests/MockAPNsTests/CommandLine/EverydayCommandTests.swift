@@ -18,7 +18,10 @@ final class EverydayCommandTests: XCTestCase {
         try CommandWorld(directory: directory, data: "", environment: environment).run(arguments, executable: executable ?? self.executable)
     }
 
-    private let freePorts = ["--http2-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--control-port", "0"]
+    private let freePorts = [
+        "--http2-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--control-port", "0", "--channel-management-port", "0",
+        "--web-push-port", "0",
+    ]
 
     func testFirstRunInAnEmptyFolderMakesCredentialsAndItsCurlLineWorks() throws {
         XCTAssertTrue(FileManager.default.isExecutableFile(atPath: executable), "build mockapns first: \(executable)")
@@ -37,7 +40,7 @@ final class EverydayCommandTests: XCTestCase {
         XCTAssertTrue(pasted.stdout.contains("apns-id: "), pasted.stdout)
 
         // `mockapns certs dir` names the folder the server uses, for clients' command lines.
-        let folder = try run(["certs", "dir"], directory: world.directory, environment: world.environment)
+        let folder = try run(["certs", "dir", "--control", Self.nobody], directory: world.directory, environment: world.environment)
         XCTAssertEqual(folder.status, 0, folder.stderr)
         XCTAssertEqual(folder.stdout, world.data + "\n")
 
@@ -70,7 +73,7 @@ final class EverydayCommandTests: XCTestCase {
     /// whether or not it exists yet.
     func testCertsDirNamesTheFolderServeWouldUse() throws {
         let world = try emptyWorld()
-        let before = try run(["certs", "dir"], directory: world.directory, environment: world.environment)
+        let before = try run(["certs", "dir", "--control", Self.nobody], directory: world.directory, environment: world.environment)
         XCTAssertEqual(before.status, 0, before.stderr)
         XCTAssertEqual(before.stdout, world.data + "\n", "the per-user folder, before serve has made it")
 
@@ -79,16 +82,54 @@ final class EverydayCommandTests: XCTestCase {
         for name in ["server.pem", "server-key.pem", "ca.pem"] {
             try FileManager.default.copyItem(atPath: Fixtures.certificateDirectory + "/" + name, toPath: checkout + "/certs-dev/" + name)
         }
-        let inCheckout = try run(["certs", "dir"], directory: checkout, environment: world.environment)
+        let inCheckout = try run(["certs", "dir", "--control", Self.nobody], directory: checkout, environment: world.environment)
         XCTAssertEqual(inCheckout.status, 0, inCheckout.stderr)
         XCTAssertEqual(inCheckout.stdout, checkout + "/certs-dev\n")
 
         var noHome = world.environment
         noHome["HOME"] = nil
         noHome["XDG_DATA_HOME"] = nil
-        let nowhere = try run(["certs", "dir"], directory: world.directory, environment: noHome)
+        let nowhere = try run(["certs", "dir", "--control", Self.nobody], directory: world.directory, environment: noHome)
         XCTAssertNotEqual(nowhere.status, 0)
         XCTAssertTrue(nowhere.stderr.contains("HOME and XDG_DATA_HOME are unset"), nowhere.stderr)
+    }
+
+    /// A control API address no server answers on (port 1 on loopback: privileged, unused),
+    /// so `certs dir` falls back to its own choice whatever runs on this machine's 2198.
+    private static let nobody = "http://127.0.0.1:1"
+
+    /// The README's walk: the server started anywhere (its folder the per-user one), a
+    /// second terminal in the checkout, whose ./certs-dev the server does not use. `certs dir`
+    /// there must name the running server's folder, or the curl line's CA is the wrong one.
+    func testCertsDirNamesTheRunningServersFolderWhereverItIsAsked() throws {
+        let world = try emptyWorld()
+        let checkout = world.directory + "/checkout"
+        try FileManager.default.createDirectory(atPath: checkout + "/certs-dev", withIntermediateDirectories: true)
+        for name in ["server.pem", "server-key.pem", "ca.pem"] {
+            try FileManager.default.copyItem(atPath: Fixtures.certificateDirectory + "/" + name, toPath: checkout + "/certs-dev/" + name)
+        }
+        let elsewhere = world.directory + "/elsewhere"
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        let serving = try ServeProcess(executable, freePorts, directory: elsewhere, environment: world.environment)
+        defer { _ = serving.stop() }
+        let listening = try serving.line(startingWith: "mockapns listening")
+        let control = try XCTUnwrap(listening.firstMatch(of: /control=127\.0\.0\.1:(\d+)/)?.1, listening)
+
+        let asked = try run(["certs", "dir", "--control", "http://127.0.0.1:\(control)"], directory: checkout, environment: world.environment)
+        XCTAssertEqual(asked.status, 0, asked.stderr)
+        XCTAssertEqual(asked.stdout, world.data + "\n", "the running server's folder, not the checkout's certs-dev")
+        // And the CA it names is the one the server's certificate chains to.
+        let port = try XCTUnwrap(listening.firstMatch(of: /http2=127\.0\.0\.1:(\d+)/)?.1, listening)
+        let pushed = try ProcessRunner.run("curl", [
+            "--http2", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", world.data + "/ca.pem",
+            "--cert", world.data + "/client-sandbox.pem", "--key", world.data + "/client-sandbox-key.pem",
+            "-H", "apns-topic: com.example.app", "-d", "{}", "https://127.0.0.1:\(port)/3/device/\(Fixtures.token)",
+        ])
+        XCTAssertEqual(pushed.stdout, "200", pushed.stderr)
+
+        XCTAssertEqual(serving.stop(), 0)
+        let afterwards = try run(["certs", "dir", "--control", "http://127.0.0.1:\(control)"], directory: checkout, environment: world.environment)
+        XCTAssertEqual(afterwards.stdout, checkout + "/certs-dev\n", "with no server running, the folder serve would use here")
     }
 
     func testJSONLogFormatAndQuiet() throws {

@@ -49,6 +49,7 @@ final class HelpAndMistakeTests: XCTestCase {
             (["--http2-port", "70000"], "--http2-port must be 0-65535, not 70000"),
             (["--gateway-port", "65536"], "--gateway-port must be 0-65535, not 65536"),
             (["--control-port", "65536"], "--control-port must be 0-65535, not 65536"),
+            (["--channel-management-port", "70000"], "--channel-management-port must be 0-65535, not 70000"),
             (["--journal-capacity", "0"], "--journal-capacity must be at least 1, not 0"),
             (["--journal-capacity-bytes", "512K"], "--journal-capacity-bytes must be at least 1M (1048576 bytes), not 512K"),
             (["--journal-capacity-bytes", "lots"], "The value 'lots' is invalid for '--journal-capacity-bytes <bytes>'"),
@@ -124,10 +125,51 @@ final class CommandLineConventionTests: XCTestCase {
         let everyday = try XCTUnwrap(lines.firstIndex(of: "EVERYDAY:"))
         let next = try XCTUnwrap(lines.firstIndex(of: "SANDBOX AND PRODUCTION:"))
         let firstGroup = lines[everyday..<next].joined(separator: "\n")
-        for flag in ["--host <address>", "--http2-port <port>", "--gateway-port <port>", "--ephemeral-ports", "--cert-dir <folder>", "--no-auth", "--config <file>", "--scenario <file>"] {
+        for flag in ["--host <address>", "--http2-port <port>", "--gateway-port <port>", "--ephemeral-ports", "--cert-dir <folder>", "--no-auth",
+                     "--config <file>", "--scenario <file>", "--control-port <port>", "--channel-management-port <port>"] {
             XCTAssertTrue(firstGroup.contains(flag), "\(flag) is not among the everyday flags:\n\(firstGroup)")
         }
         XCTAssertLessThan(everyday, 15, "the everyday flags start at line \(everyday)")
+    }
+
+    /// Every value placeholder says what value is expected (`<port>`, `<seconds>`, `<url>`,
+    /// `<on|off>`), never the flag's own name again (`--batch-delay <batch-delay>`).
+    func testNoPlaceholderRepeatsItsFlagsName() throws {
+        let result = try ProcessRunner.run("/usr/bin/env", ["COLUMNS=1000", Fixtures.executable, "serve", "--help"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let repeated = result.stdout.matches(of: /--([a-z0-9-]+) <([^>]+)>/).filter { $0.1 == $0.2 }.map { "--\($0.1) <\($0.2)>" }
+        XCTAssertEqual(repeated, [], result.stdout)
+        for flag in ["--batch-delay <seconds>", "--forward-timeout <seconds>", "--forward-url <url>", "--delivery-model <on|off>",
+                     "--journal-file-when-behind <wait|gap>", "--upstream <sandbox|production|url>", "--record-scenario <path>"] {
+            XCTAssertTrue(result.stdout.contains(flag), "\(flag):\n\(result.stdout)")
+        }
+    }
+
+    /// The channel management listener has one name on the command line, in the configuration
+    /// file and in the listening line (`channelManagement=`); the former flags and key still
+    /// work, unlisted, as do `--redact-tokens` beside `--journal-provider-tokens redacted`.
+    func testFormerNamesAreAcceptedButListedOnlyAsAliases() throws {
+        let help = try ProcessRunner.run("/usr/bin/env", ["COLUMNS=1000", Fixtures.executable, "serve", "--help"]).stdout
+        XCTAssertTrue(help.contains("--channel-management-port <port>"), help)
+        XCTAssertTrue(help.contains("Its former name, --broadcast-manage-port, is accepted too."), help)
+        XCTAssertFalse(help.contains("--broadcast-manage-port <port>"), help)
+        XCTAssertFalse(help.contains("--redact-tokens "), help)
+        XCTAssertTrue(help.contains("--redact-tokens, an older spelling of redacted, is accepted too"), help)
+
+        let world = try CommandWorld(self)
+        for (flag, key) in [("--channel-management-port", "channelManagementPort"), ("--broadcast-manage-port", "managePort")] {
+            let configuration = world.directory + "/\(key).json"
+            try #"{"broadcast": {"\#(key)": 0}}"#.write(toFile: configuration, atomically: true, encoding: .utf8)
+            for arguments in [[flag, "0"], ["--config", configuration]] {
+                let serving = try ServeProcess(Fixtures.executable, [
+                    "--http2-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--control-port", "0", "--web-push-port", "0",
+                    "--cert-dir", Fixtures.certificateDirectory, "--redact-tokens",
+                ] + arguments, directory: world.directory, environment: world.environment)
+                let listening = try serving.line(startingWith: "mockapns listening")
+                XCTAssertNotNil(listening.firstMatch(of: /channelManagement=127\.0\.0\.1:\d+/), "\(arguments): \(listening)")
+                XCTAssertEqual(serving.stop(), 0, serving.stderr)
+            }
+        }
     }
 
     /// `--version` names the version, and the commit when the build came from a checkout
