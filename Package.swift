@@ -245,6 +245,7 @@ let package = Package(
                 "MockAPNsJSON",
                 "MockAPNsTLS",
                 "MockAPNsHTTP2",
+                "MockAPNsLogging",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -10,20 +10,7 @@ extension Scenario {
     /// Decodes a scenario file. Unknown keys are errors, and every mistake is collected
     /// before the error is thrown.
     package static func decode(jsonText: String) throws(ScenarioDecodingError) -> Scenario {
-        let root: JSONNode
-        do {
-            root = try JSONParser.parse(jsonText)
-        } catch {
-            throw ScenarioDecodingError(errors: [error])
-        }
-        let decoder = ScenarioDecoder()
-        let scenario = decoder.scenario(root)
-        guard decoder.errors.isEmpty, let scenario else {
-            throw ScenarioDecodingError(errors: decoder.errors.sorted {
-                ($0.position.line, $0.position.column) < ($1.position.line, $1.position.column)
-            })
-        }
-        return scenario
+        try ScenarioDecoder.decode(jsonText) { decoder, root in decoder.scenario(root) }
     }
 }
 
@@ -32,20 +19,7 @@ extension ScenarioRule {
     /// same decoder as a whole file, its mistakes named by JSON paths from `$`. A rule without
     /// a `name` gets an empty one (`AddedScenarioRules.add` names it after its id).
     package static func decode(jsonText: String) throws(ScenarioDecodingError) -> ScenarioRule {
-        let root: JSONNode
-        do {
-            root = try JSONParser.parse(jsonText)
-        } catch {
-            throw ScenarioDecodingError(errors: [error])
-        }
-        let decoder = ScenarioDecoder()
-        let rule = decoder.rule(root, path: "$", defaultName: "")
-        guard decoder.errors.isEmpty, let rule else {
-            throw ScenarioDecodingError(errors: decoder.errors.sorted {
-                ($0.position.line, $0.position.column) < ($1.position.line, $1.position.column)
-            })
-        }
-        return rule
+        try ScenarioDecoder.decode(jsonText) { decoder, root in decoder.rule(root, path: "$", defaultName: "") }
     }
 }
 
@@ -55,6 +29,27 @@ extension ScenarioRule {
 final class ScenarioDecoder {
     /// Mistakes found so far, in the order found.
     var errors: [JSONFileError] = []
+
+    /// `read` run on the parsed text; every mistake found, in the order of the text, thrown
+    /// together.
+    static func decode<Value>(
+        _ jsonText: String, _ read: (ScenarioDecoder, JSONNode) -> Value?
+    ) throws(ScenarioDecodingError) -> Value {
+        let root: JSONNode
+        do {
+            root = try JSONParser.parse(jsonText)
+        } catch {
+            throw ScenarioDecodingError(errors: [error])
+        }
+        let decoder = ScenarioDecoder()
+        let value = read(decoder, root)
+        guard decoder.errors.isEmpty, let value else {
+            throw ScenarioDecodingError(errors: decoder.errors.sorted {
+                ($0.position.line, $0.position.column) < ($1.position.line, $1.position.column)
+            })
+        }
+        return value
+    }
 
     // MARK: Helpers
 

@@ -6,6 +6,7 @@ import Musl
 import Darwin
 #endif
 import Logging
+import MockAPNsLogging
 import MockAPNsScenario
 import MockAPNsWire
 import NIOPosix
@@ -121,7 +122,9 @@ package final class UpstreamScenarioRecorder: Sendable {
         guard descriptor >= 0 else { throw RecordFileError(errno) }
         var bytes = Array(text.utf8)[...]
         while !bytes.isEmpty {
-            let count = bytes.withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
+            let count = bytes.withUnsafeBufferPointer { buffer in
+                buffer.baseAddress.map { writeDescriptor(descriptor, $0, buffer.count) } ?? 0
+            }
             if count < 0 {
                 if errno == EINTR { continue }
                 let code = errno
@@ -133,17 +136,6 @@ package final class UpstreamScenarioRecorder: Sendable {
         guard close(descriptor) == 0 else { throw RecordFileError(errno) }
         guard rename(partial, path) == 0 else { throw RecordFileError(errno) }
     }
-}
-
-/// write(2), named apart from the recorder's own `write`.
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer?, _ count: Int) -> Int {
-    #if canImport(Darwin)
-    Darwin.write(descriptor, bytes, count)
-    #elseif canImport(Musl)
-    Musl.write(descriptor, bytes, count)
-    #else
-    Glibc.write(descriptor, bytes, count)
-    #endif
 }
 
 /// A system call's failure while the recording is written.

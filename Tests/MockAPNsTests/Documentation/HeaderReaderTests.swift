@@ -45,7 +45,6 @@ final class HeaderReaderTests: XCTestCase {
         "MockAPNsHTTP2/HeaderListEncoder.swift": (3, "a field list handed to nghttp2 (answers, forwarded requests)"),
         "MockAPNsScenario/ScenarioRule+JSON.swift": (1, "a `respond` rule's own answer fields, written back as the rule's JSON"),
         "MockAPNsAnswer/AnswerFlow.swift": (2, "a `respond` rule's own answer fields: `apns-id` and the shape's fields added unless given"),
-        "MockAPNsScenario/ScenarioEncoder.swift": (1, "a `respond` rule's answer fields, written into the scenario's JSON"),
         "MockAPNsScenario/RecordedAnswers.swift": (1, """
             the upstream's answer fields (`--record-scenario`), kept for a rule but for the per-request ids
             """),
