@@ -1,7 +1,8 @@
 """A provider team's first test, as the platform wheel installs it: `pip install` of the wheel
 (with pytest and httpx[http2]) into an empty venv, no mockapns anywhere else, no binary path
 given. The `mockapns` fixture starts the server the wheel carries; the provider pushes over
-HTTP/2 with a provider token and the test asserts on what the server recorded."""
+HTTP/2 with a provider token and the test asserts on what the server recorded; a rule is added
+for one test, and a wait that runs out names its near misses."""
 
 import os
 import shutil
@@ -10,6 +11,7 @@ import ssl
 import httpx
 
 import mockapns
+from mockapns import Rule, WaitTimeout
 
 TOKEN = "a1b2c3d4" * 8
 UNREGISTERED = "0a" * 32
@@ -52,3 +54,28 @@ def test_an_unregistered_token_is_answered_410_with_its_timestamp(mockapns):
     assert response.status_code == 410
     assert response.json()["reason"] == "Unregistered"
     assert isinstance(response.json()["timestamp"], int)
+
+
+def test_a_rule_added_for_one_test_answers_as_it_says_and_goes_with_the_test(mockapns, mockapns_rule):
+    mockapns_rule(Rule.reject("BadDeviceToken").for_token(TOKEN).times(1))
+    refused = push(mockapns, TOKEN, {"aps": {"alert": "one"}})
+    assert (refused.status_code, refused.json()["reason"]) == (400, "BadDeviceToken")
+    assert push(mockapns, TOKEN, {"aps": {"alert": "two"}}).status_code == 200, "times(1): the rule is spent"
+
+
+def test_the_rule_of_the_test_before_is_gone(mockapns):
+    assert mockapns.added_rules() == []
+    assert push(mockapns, TOKEN, {"aps": {"alert": "three"}}).status_code == 200
+
+
+def test_a_failed_wait_names_what_almost_matched(mockapns):
+    push(mockapns, TOKEN, {"aps": {"alert": "hello"}})
+    try:
+        mockapns.wait_for(token=TOKEN, topic="com.example.other", timeout=1)
+    except WaitTimeout as failed:
+        [closest, *_] = failed.near_misses
+        assert closest["differences"] == [
+            {"condition": "topic", "expected": "com.example.other", "actual": "com.example.app"}]
+    else:
+        raise AssertionError("the wait should have run out: nothing was pushed to that topic")
+
