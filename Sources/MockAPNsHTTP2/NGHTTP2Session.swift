@@ -685,7 +685,12 @@ final class NGHTTP2Session {
             var headers: [HTTPHeader]?
             if frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
                let (status, submitted) = streams.update(frame.pointee.hd.stream_id, { $0.submittedResponse }) ?? nil {
-                headers = [HTTPHeader(name: ":status", value: String(status))] + submitted
+                // One list, made once: the status, then the fields as submitted.
+                var list: [HTTPHeader] = []
+                list.reserveCapacity(submitted.count + 1)
+                list.append(HTTPHeader(name: ":status", value: String(status)))
+                list.append(contentsOf: submitted)
+                headers = list
             }
             listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .outbound, headers: headers))
         }

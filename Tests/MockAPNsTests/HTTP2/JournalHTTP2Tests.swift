@@ -36,6 +36,18 @@ final class JournalHTTP2Tests: XCTestCase {
         }
     }
 
+    /// A request repeating the last one field for field is recorded as the same list, its
+    /// token hidden once for the connection rather than a copy made per request.
+    func testAListRepeatingTheLastIsRecordedAsTheLastOneWasWithoutACopy() {
+        let cache = RecordedHeaders()
+        let list = [HTTPHeader(name: ":path", value: "/3/device/abcdef"), HTTPHeader(name: "authorization", value: "bearer \(token)")]
+        let first = cache.recordable(list, .withoutSignature)
+        let again = cache.recordable(list, .withoutSignature)
+        XCTAssertEqual(again.map(\.value), ["/3/device/abcdef", "bearer \(withoutSignature)"])
+        let storage = { (headers: [HTTPHeader]) in headers.withUnsafeBufferPointer { $0.baseAddress } }
+        XCTAssertEqual(storage(again), storage(first), "the recorded list of the request before, shared")
+    }
+
     func testRedactionReplacesAuthorizationWhateverItHolds() {
         let frame = headers(.inbound, [("authorization", "basic xyz"), ("apns-id", "5E8D1C1A-1B2C-4D5E-8F90-A1B2C3D4E5F6")])
         let recorded = JournalHTTP2.recordable(frame, providerTokens: .redacted)
