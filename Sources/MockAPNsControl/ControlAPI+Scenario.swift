@@ -92,11 +92,13 @@ extension ControlAPI {
         _ = try ControlQuery(request, allowed: [])
         try await Self.noFields(request)
         let raw = context.parameters.get("id") ?? ""
-        guard let id = Int(raw), id > 0 else {
+        // A whole number too large for any id given is well formed, and names no rule.
+        let isWholeNumber = !raw.isEmpty && raw.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        guard isWholeNumber, raw.contains(where: { $0 != "0" }) else {
             throw ControlAPIError("expected a rule id (a positive integer that POST /v1/scenario/rules answered), found \"\(raw)\"", parameter: "id")
         }
-        guard let removed = server.addedScenarioRules.remove(id: id) else {
-            throw ControlAPIError("no added rule has the id \(id) (GET /v1/scenario/rules lists them)", parameter: "id", status: .notFound)
+        guard let id = Int(raw), let removed = server.addedScenarioRules.remove(id: id) else {
+            throw ControlAPIError("no added rule has the id \(raw) (GET /v1/scenario/rules lists them)", parameter: "id", status: .notFound)
         }
         return ControlResponse.object { json in
             json.integer("id", removed.id)

@@ -274,6 +274,9 @@ final class ControlAPITests: XCTestCase {
         XCTAssertEqual(again.status, 404)
         XCTAssertEqual(again.json["parameter"] as? String, "id")
         XCTAssertEqual(try call("DELETE", "/v1/scenario/rules/first").status, 400)
+        XCTAssertEqual(try call("DELETE", "/v1/scenario/rules/0").status, 400)
+        // A whole number past any id given names no rule: not found, not malformed.
+        XCTAssertEqual(try call("DELETE", "/v1/scenario/rules/771258593636241448632320").status, 404)
     }
 
     /// A rule the scenario decoder refuses is answered 400 with its JSON path and what was
