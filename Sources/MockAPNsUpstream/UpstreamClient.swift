@@ -131,57 +131,47 @@ package final class UpstreamClient: Sendable {
         let deadline = started + requestTimeout
         let request = HTTP2ClientRequest(headers: requestHeaders(method: method, path: path, headers: headers), body: body)
         let home = affinity == nil ? pools[0] : pools.first(where: { $0.loop.inEventLoop }) ?? pools[0]
-        let answer = home.loop.inEventLoop
-            ? attempt(request, affinity: affinity, deadline: deadline, retried: false, in: home)
-            : home.loop.flatSubmit { self.attempt(request, affinity: affinity, deadline: deadline, retried: false, in: home) }
-        return answer.map { response in
-            UpstreamResponse(
-                status: response.status, headers: response.headers, body: response.body,
-                latency: .nanoseconds((NIODeadline.now() - started).nanoseconds)
-            )
+        // One promise for the caller, completed once, whether the request is sent again or not.
+        let answered = home.loop.makePromise(of: UpstreamResponse.self)
+        let sending = Sending(request: request, affinity: affinity, started: started, deadline: deadline, answered: answered)
+        if home.loop.inEventLoop {
+            attempt(sending, retried: false, in: home)
+        } else {
+            home.loop.execute { self.attempt(sending, retried: false, in: home) }
         }
+        return answered.futureResult
     }
 
     /// One try on the loop; a request the upstream did not process is tried once more.
-    private func attempt(
-        _ request: HTTP2ClientRequest, affinity: UInt64?, deadline: NIODeadline, retried: Bool, in home: LoopPool
-    ) -> EventLoopFuture<HTTP2ClientResponse> {
+    private func attempt(_ sending: Sending, retried: Bool, in home: LoopPool) {
         let pool = home.state.value
-        let loop = home.loop
-        guard !pool.shutDown else { return loop.makeFailedFuture(UpstreamFailure.shutDown) }
-        let remaining = deadline - .now()
-        guard remaining > .zero else { return loop.makeFailedFuture(UpstreamFailure.timedOut(after: requestTimeout)) }
-        guard let connection = affinity.map({ pick(home, affinity: $0) }) ?? pick(home) else {
-            return loop.makeFailedFuture(UpstreamFailure.overloaded(
+        guard !pool.shutDown else { return sending.answered.fail(UpstreamFailure.shutDown) }
+        let remaining = sending.deadline - .now()
+        guard remaining > .zero else { return sending.answered.fail(UpstreamFailure.timedOut(after: requestTimeout)) }
+        guard let connection = sending.affinity.map({ pick(home, affinity: $0) }) ?? pick(home) else {
+            return sending.answered.fail(UpstreamFailure.overloaded(
                 "all \(connections) upstream connections are taken by other provider connections (upstream.connections)"))
         }
-        let promise = loop.makePromise(of: HTTP2ClientResponse.self)
-        connection.handler.send(request, timeout: remaining, promise: promise)
-        return promise.futureResult.flatMapError { error in
-            let shutDown = home.state.value.shutDown
-            if !retried, !shutDown, let clientError = error as? HTTP2ClientError, clientError.isRetryable {
-                self.logger.debug("the upstream did not process a request; sending it again", metadata: [
-                    "upstream": "\(self.endpoint.origin)", "reason": "\(clientError)",
-                ])
-                return self.attempt(request, affinity: affinity, deadline: deadline, retried: true, in: home)
+        let promise = home.loop.makePromise(of: HTTP2ClientResponse.self)
+        connection.handler.send(sending.request, timeout: remaining, promise: promise)
+        promise.futureResult.whenComplete { result in
+            switch result {
+            case .success(let response):
+                sending.answered.succeed(UpstreamResponse(
+                    status: response.status, headers: response.headers, body: response.body,
+                    latency: .nanoseconds((NIODeadline.now() - sending.started).nanoseconds)
+                ))
+            case .failure(let error):
+                let shutDown = home.state.value.shutDown
+                if !retried, !shutDown, let clientError = error as? HTTP2ClientError, clientError.isRetryable {
+                    self.logger.debug("the upstream did not process a request; sending it again", metadata: [
+                        "upstream": "\(self.endpoint.origin)", "reason": "\(clientError)",
+                    ])
+                    return self.attempt(sending, retried: true, in: home)
+                }
+                sending.answered.fail(self.failure(for: error, shutDown: shutDown))
             }
-            return loop.makeFailedFuture(self.failure(for: error, shutDown: shutDown))
         }
-    }
-
-    /// Takes one place of the `connections` bound; `false` when all are taken.
-    private func takePlace() -> Bool {
-        taken.withLockedValue { taken in
-            guard taken < connections else { return false }
-            taken += 1
-            return true
-        }
-    }
-
-    /// Gives back `count` places (connections that take no more requests).
-    private func givePlaces(back count: Int) {
-        guard count > 0 else { return }
-        taken.withLockedValue { $0 = max(0, $0 - count) }
     }
 
     /// A connection that takes requests: a new one while the pool has room, else the next
@@ -330,17 +320,42 @@ package final class UpstreamClient: Sendable {
 }
 
 extension UpstreamClient {
+    /// One request on its way: what is sent, and the promise its caller waits on.
+    fileprivate struct Sending: Sendable {
+        let request: HTTP2ClientRequest
+        let affinity: UInt64?
+        let started: NIODeadline
+        let deadline: NIODeadline
+        let answered: EventLoopPromise<UpstreamResponse>
+    }
+
+    /// Takes one place of the `connections` bound; `false` when all are taken.
+    private func takePlace() -> Bool {
+        taken.withLockedValue { taken in
+            guard taken < connections else { return false }
+            taken += 1
+            return true
+        }
+    }
+
+    /// Gives back `count` places (connections that take no more requests).
+    private func givePlaces(back count: Int) {
+        guard count > 0 else { return }
+        taken.withLockedValue { $0 = max(0, $0 - count) }
+    }
+
     /// Fields HTTP/2 forbids in a request (RFC 9113, section 8.2.2); `:authority` replaces `host`.
     private static let connectionSpecificFields: Set<String> = [
         "host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade",
     ]
 
     private func requestHeaders(method: String, path: String, headers: [HTTPHeader]) -> [HTTPHeader] {
-        var fields = [
-            HTTPHeader(name: ":method", value: method), HTTPHeader(name: ":scheme", value: "https"),
-            HTTPHeader(name: ":authority", value: endpoint.authority), HTTPHeader(name: ":path", value: path),
-        ]
-        fields.reserveCapacity(4 + headers.count)
+        var fields: [HTTPHeader] = []
+        fields.reserveCapacity(4 + headers.count)  // one list, made once
+        fields.append(HTTPHeader(name: ":method", value: method))
+        fields.append(HTTPHeader(name: ":scheme", value: "https"))
+        fields.append(HTTPHeader(name: ":authority", value: endpoint.authority))
+        fields.append(HTTPHeader(name: ":path", value: path))
         for header in headers {
             let name = header.name.lowercased()
             if name.hasPrefix(":") || Self.connectionSpecificFields.contains(name) { continue }
