@@ -96,7 +96,7 @@ let package = Package(
         // pcapng file (Wireshark, tshark). Reads the journal's events; no I/O.
         .target(
             name: "MockAPNsCapture",
-            dependencies: ["MockAPNsCore", "MockAPNsJSON", "MockAPNsJournal", "MockAPNsWire"]
+            dependencies: ["MockAPNsCore", "MockAPNsJSON", "MockAPNsJournal", "MockAPNsLegacy", "MockAPNsWire"]
         ),
         // System OpenSSL (libssl/libcrypto 3.x), used only by MockAPNsTLS.
         .systemLibrary(

@@ -1,6 +1,7 @@
 import MockAPNsCore
 import MockAPNsJSON
 import MockAPNsJournal
+import MockAPNsLegacy
 import MockAPNsWire
 
 /// One connection's events turned into its capture, event by event in journal order.
@@ -57,16 +58,15 @@ struct ConnectionBuilder {
                 if let packet = record.answer.legacyPacket {
                     append(CaptureChunk(
                         time: time, direction: .serverToClient,
-                        bytes: LegacyFrameBytes.errorResponse(status: packet.status.rawValue, identifier: packet.identifier)
+                        bytes: packet.bytes
                     ))
                 }
             }
         case .feedbackTuple(let token, let milliseconds):
-            let seconds = UInt32(clamping: milliseconds / 1000)
-            append(CaptureChunk(
-                time: time, direction: .serverToClient,
-                bytes: LegacyFrameBytes.feedbackTuple(seconds: seconds, token: HexDigits.bytes(hex: token) ?? [])
-            ))
+            // The service sends only tuples it can write (32-bit seconds, a 16-bit token length).
+            if let tuple = FeedbackTuple(secondsSince1970: Int64(milliseconds / 1000), token: HexDigits.bytes(hex: token) ?? []) {
+                append(CaptureChunk(time: time, direction: .serverToClient, bytes: tuple.bytes))
+            }
         case .broadcast, .fault, .diagnosis, .channelOperation, .verdict, .delivery:
             break
         }
@@ -123,13 +123,16 @@ struct ConnectionBuilder {
                 payload += [UInt8](repeating: Self.filler, count: payloadLength - payload.count)
             }
             let token = HexDigits.bytes(hex: frame.deviceToken ?? notification?.deviceToken ?? "") ?? []
-            let notificationBytes = LegacyFrameBytes.Notification(
-                command: frame.command, token: token, payload: payload,
-                identifier: frame.identifier ?? notification?.legacyIdentifier,
-                expiry: notification?.expiration.map { UInt32(clamping: $0) },
-                priority: notification?.priority.map { UInt8(clamping: $0) }
-            )
-            bytes = LegacyFrameBytes.frame(notificationBytes) ?? (frame.rawBytes ?? [frame.command])
+            if let command = LegacyCommand(rawValue: frame.command) {
+                // The frame as the client's encoder writes it (`LegacyNotification.encoded()`).
+                bytes = LegacyNotification(
+                    command: command, identifier: frame.identifier ?? notification?.legacyIdentifier,
+                    expiry: notification?.expiration.map { UInt32(clamping: $0) }, token: token, payload: payload,
+                    priority: notification?.priority.flatMap { Priority(rawValue: $0) }, frameLength: 0
+                ).encoded()
+            } else {
+                bytes = frame.rawBytes ?? [frame.command]
+            }
             if let recorded = frame.frameLength, recorded != bytes.count {
                 comment = [comment, "re-encoded as \(bytes.count) bytes; the client's frame was \(recorded)"]
                     .compactMap { $0 }.joined(separator: "; ")
