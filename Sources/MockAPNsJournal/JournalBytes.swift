@@ -25,6 +25,17 @@ enum JournalBytes {
     static let shortestShared = 8
     /// Slots in a chunk's table of recently written fields (a power of two).
     static let recentSlots = 64
+
+    /// How an identifier field is kept (`JournalByteWriter.identifier`).
+    enum IdentifierForm: UInt8 {
+        case absent = 0
+        /// A string field follows.
+        case text = 1
+        /// A 16-byte field follows: the UUID's bits, big-endian; its text is lowercase.
+        case lowercaseUUID = 2
+        /// The same, written back in uppercase.
+        case uppercaseUUID = 3
+    }
 }
 
 /// Appends one event's fields to the open chunk.
@@ -80,6 +91,20 @@ struct JournalByteWriter {
     mutating func data(_ value: [UInt8]?) {
         guard let value else { return varint(0) }
         value.withUnsafeBytes { field($0) }
+    }
+
+    /// An identifier (`apns-id`, `apns-unique-id`): a form byte (`JournalBytes.IdentifierForm`),
+    /// then a canonical UUID with letters of one case as its 16 bytes, or anything else as a
+    /// string. Every id the server makes, and every id Apple sends, is such a UUID: 17 bytes
+    /// where the text takes 37, and two of them come with every answer.
+    mutating func identifier(_ value: String?) {
+        guard let value else { return byte(JournalBytes.IdentifierForm.absent.rawValue) }
+        guard let bits = UUIDBits(value) else {
+            byte(JournalBytes.IdentifierForm.text.rawValue)
+            return string(value)
+        }
+        byte((bits.uppercase ? JournalBytes.IdentifierForm.uppercaseUUID : .lowercaseUUID).rawValue)
+        withUnsafeBytes(of: (bits.high.bigEndian, bits.low.bigEndian)) { field($0) }
     }
 
     /// Writes `field` as a reference when the chunk already holds the same bytes in a recent
@@ -201,6 +226,36 @@ struct JournalByteReader {
 
     mutating func data() -> [UInt8]? {
         field { Array($0) }
+    }
+
+    /// An identifier as `JournalByteWriter.identifier` wrote it, its text exactly as it was.
+    mutating func identifier() -> String? {
+        let uppercase: Bool
+        switch JournalBytes.IdentifierForm(rawValue: byte()) {
+        case .absent?:
+            return nil
+        case .text?:
+            return string()
+        case .lowercaseUUID?:
+            uppercase = false
+        case .uppercaseUUID?:
+            uppercase = true
+        case nil:
+            failed = true
+            return nil
+        }
+        // A UUID's field holds exactly 16 bytes; anything else is a damaged chunk.
+        let text: String?? = field { raw in
+            guard raw.count == 16 else { return nil }
+            let high = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
+            let low = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            return UUIDBits(high: high, low: low, uppercase: uppercase).text
+        }
+        guard let text, let text else {
+            failed = true
+            return nil
+        }
+        return text
     }
 
     private mutating func field<Value>(_ make: (UnsafeRawBufferPointer) -> Value) -> Value? {

@@ -149,7 +149,7 @@ enum JournalPacking {
         writer.string(record.deviceToken)
         writer.string(record.topic)
         writer.string(record.pushType)
-        writer.string(record.requestAPNsID)
+        writer.identifier(record.requestAPNsID)
         writer.optionalInt(record.priority)
         writer.optionalInt64(record.expiration)
         writer.string(record.collapseID)
@@ -226,7 +226,7 @@ enum JournalPacking {
         let token = reader.text()
         let topic = reader.string()
         let pushType = reader.string()
-        let requestAPNsID = reader.string()
+        let requestAPNsID = reader.identifier()
         let priority = reader.optionalInt()
         let expiration = reader.optionalInt64()
         let collapseID = reader.string()
@@ -287,8 +287,8 @@ enum JournalPacking {
         writer.bool(answer.accepted)
         pack(answer.reason, into: &writer)
         writer.optionalInt(answer.status)
-        writer.string(answer.apnsID)
-        writer.string(answer.uniqueID)
+        writer.identifier(answer.apnsID)
+        writer.identifier(answer.uniqueID)
         writer.optionalInt64(answer.timestamp)
         var parts: AnswerParts = []
         if answer.scriptedHeaders != nil { parts.insert(.scriptedHeaders) }
@@ -344,8 +344,8 @@ enum JournalPacking {
         var answer = SentAnswer(accepted: reader.bool())
         answer.reason = unpackReason(from: &reader)
         answer.status = reader.optionalInt()
-        answer.apnsID = reader.string()
-        answer.uniqueID = reader.string()
+        answer.apnsID = reader.identifier()
+        answer.uniqueID = reader.identifier()
         answer.timestamp = reader.optionalInt64()
         let parts = AnswerParts(rawValue: reader.byte())
         if parts.contains(.scriptedHeaders) {
@@ -462,7 +462,11 @@ enum JournalPacking {
             writer.int(headers.count)
             for header in headers {
                 writer.string(header.name)
-                writer.string(header.value)
+                if holdsIdentifier(header.name) {
+                    writer.identifier(header.value)
+                } else {
+                    writer.string(header.value)
+                }
             }
         case .settings(let settings):
             writer.byte(DetailsTag.settings.rawValue)
@@ -489,6 +493,12 @@ enum JournalPacking {
         }
     }
 
+    /// Whether a field of this name holds an id, kept in its compact form: both are in every
+    /// answer a HEADERS frame carries (`apns-id` in requests that name one too).
+    private static func holdsIdentifier(_ name: String) -> Bool {
+        name == "apns-id" || name == "apns-unique-id"
+    }
+
     private static func unpackHTTP2Frame(from reader: inout JournalByteReader) -> HTTP2FrameRecord? {
         guard let direction = value(HTTP2FrameRecord.Direction.self, at: reader.byte()) else { return nil }
         let type = HTTP2FrameType(wireValue: reader.byte())
@@ -503,7 +513,9 @@ enum JournalPacking {
             var headers: [HTTPHeader] = []
             let count = reader.int()
             while headers.count < count, !reader.failed {
-                headers.append(HTTPHeader(name: reader.text(), value: reader.text()))
+                let name = reader.text()
+                let value = holdsIdentifier(name) ? reader.identifier() : reader.string()
+                headers.append(HTTPHeader(name: name, value: value ?? ""))
             }
             details = .headers(headers)
         case .settings:

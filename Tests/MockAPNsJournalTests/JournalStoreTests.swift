@@ -1,6 +1,7 @@
 @testable import MockAPNsCore
 @testable import MockAPNsJournal
 import MockAPNsTestSupport
+import MockAPNsWire
 import XCTest
 
 /// The packed store gives back exactly the events it was given, keeps the newest `capacity`,
@@ -106,6 +107,65 @@ final class JournalStoreTests: XCTestCase {
             XCTAssertEqual(store.event(at: position).notification?.payload, payload)
             XCTAssertEqual(store.event(at: position).notification?.deviceToken, String(repeating: "ab", count: 32))
         }
+    }
+
+    /// Ids are kept as 16 bytes when they are UUIDs of one letter case (every id the server
+    /// makes, and Apple's) and read back exactly, whatever their form; in a notification and in
+    /// a HEADERS frame alike.
+    func testIdentifiersReadBackExactlyWhateverTheirForm() {
+        let ids: [String?] = [
+            "4f2b6c1e-9a7d-4e35-8c1b-2d3e4f5a6b7c", "4F2B6C1E-9A7D-4E35-8C1B-2D3E4F5A6B7C",
+            "12345678-1234-1234-1234-123456789012", "4f2b6c1e-9a7d-4E35-8c1b-2d3e4f5a6b7c",
+            "4f2b6c1e9a7d4e358c1b2d3e4f5a6b7c", "", "x", "é 漢字 🙂", nil,
+        ]
+        var store = JournalStore(capacity: 100)
+        var expected: [JournalEventKind] = []
+        for (index, id) in ids.enumerated() {
+            let other = ids[(index + 1) % ids.count]
+            var record = NotificationRecord(
+                transport: .http2, deviceToken: "ab", requestAPNsID: id, payload: [], authentication: JournalAuthentication(kind: "none"),
+                accepted: true, status: 200, responseAPNsID: other
+            )
+            record.answer.uniqueID = id
+            expected.append(.notification(record))
+            let fields = [HTTPHeader(name: ":status", value: "200"), HTTPHeader(name: "apns-id", value: id ?? ""),
+                          HTTPHeader(name: "apns-unique-id", value: other ?? "")]
+            expected.append(.http2Frame(HTTP2FrameRecord(
+                direction: .outbound, type: .headers, flags: 0x5, streamID: Int32(2 * index + 1), length: 60, details: .headers(fields)
+            )))
+        }
+        for (index, kind) in expected.enumerated() { append(kind, to: &store, sequence: UInt64(index + 1)) }
+        for (position, kind) in expected.enumerated() {
+            XCTAssertEqual(store.event(at: position).kind, kind, "event \(position + 1)")
+        }
+    }
+
+    /// The two ids of an answer (`apns-id`, `apns-unique-id`), unique to every notification, were
+    /// most of a notification's bytes as text: as UUIDs they take 17 bytes each, not 37.
+    func testAnAnswersUUIDsTakeSeventeenBytesEach() {
+        func bytes(ids: (Int) -> (String, String)) -> Int {
+            var store = JournalStore(capacity: 10_000)
+            for index in 1...1_000 {
+                let (apnsID, uniqueID) = ids(index)
+                var record = NotificationRecord(
+                    transport: .http2, deviceToken: String(repeating: "ab", count: 32), topic: "com.example.app", pushType: "alert",
+                    payload: Array(#"{"aps":{"alert":"hello"}}"#.utf8),
+                    authentication: JournalAuthentication(kind: "providerToken", teamID: "TEAM000001", keyID: "KEY0000001"),
+                    accepted: true, status: 200, responseAPNsID: apnsID
+                )
+                record.answer.uniqueID = uniqueID
+                append(.notification(record), to: &store, sequence: UInt64(index))
+            }
+            return store.bytesHeld
+        }
+        func id(_ index: Int, _ kind: Int) -> String { String(format: "%08x-%04x-4abc-8def-%012x", index, kind, index * 7) }
+        let asUUIDs = bytes { index in (id(index, 1).uppercased(), id(index, 2)) }
+        // The same ids with a first character that is no hex digit: no longer UUIDs, kept as text.
+        let asText = bytes { index in ("g" + id(index, 1).uppercased().dropFirst(), "g" + id(index, 2).dropFirst()) }
+        // 20 bytes saved per id (36 bytes of text against 16 of bits), give or take the shared
+        // fields that an id's entry in the table of recent fields pushed out and wrote again.
+        XCTAssertEqual(Double(asText - asUUIDs), Double(1_000 * 2 * 20), accuracy: 1_000 * 2 * 2, "\(asText) against \(asUUIDs)")
+        XCTAssertLessThan(asUUIDs, 1_000 * 110, "\(asUUIDs) bytes for 1,000 notifications")
     }
 
     func testClearingEmptiesAndSequencesGoOn() {

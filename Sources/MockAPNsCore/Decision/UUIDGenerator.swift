@@ -5,7 +5,8 @@ import Synchronization
 ///
 /// The bits come from `UniqueBits`, a fast generator seeded once from the system's
 /// randomness: asking the kernel for 16 bytes per id costs a system call each time, more than
-/// the rest of a request's decision. The text is formatted by hand into one 36-byte string.
+/// the rest of a request's decision. The text is formatted by hand into one 36-byte string
+/// (`UUIDSyntax.text`).
 package struct UUIDGenerator: Sendable {
     /// The letter case of the hex digits.
     package var letterCase: UUIDLetterCase
@@ -25,26 +26,7 @@ package struct UUIDGenerator: Sendable {
         // Version 4 in the high nibble of byte 6; variant 10xx in the top bits of byte 8.
         let high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
         let low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        // Every answer carries one or two of these: a table lookup per nibble, the hyphens at
-        // their fixed places (after nibbles 8, 12, 16 and 20), no check per character.
-        let digits: StaticString = uppercase ? "0123456789ABCDEF" : "0123456789abcdef"
-        return String(unsafeUninitializedCapacity: UUIDSyntax.length) { buffer in
-            guard buffer.count >= UUIDSyntax.length else { return 0 }
-            digits.withUTF8Buffer { digits in
-                var output = 0
-                for nibbleIndex in 0..<32 {
-                    if nibbleIndex == 8 || nibbleIndex == 12 || nibbleIndex == 16 || nibbleIndex == 20 {
-                        buffer[output] = UInt8(ascii: "-")
-                        output &+= 1
-                    }
-                    let word = nibbleIndex < 16 ? high : low
-                    let shift = UInt64(60 &- 4 &* (nibbleIndex & 15))
-                    buffer[output] = digits[Int((word >> shift) & 0xF)]
-                    output &+= 1
-                }
-            }
-            return UUIDSyntax.length
-        }
+        return UUIDSyntax.text(high: high, low: low, uppercase: uppercase)
     }
 }
 

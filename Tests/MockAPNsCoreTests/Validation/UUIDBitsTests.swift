@@ -1,0 +1,53 @@
+@testable import MockAPNsCore
+import XCTest
+
+/// A canonical UUID whose letters are of one case is its 128 bits and that case, and is written
+/// back byte for byte; any other text has no bits (it is kept as text).
+final class UUIDBitsTests: XCTestCase {
+    func testCanonicalUUIDsOfOneLetterCaseAreWrittenBackExactly() {
+        let table: [(text: String, high: UInt64, low: UInt64, uppercase: Bool)] = [
+            ("4f2b6c1e-9a7d-4e35-8c1b-2d3e4f5a6b7c", 0x4F2B_6C1E_9A7D_4E35, 0x8C1B_2D3E_4F5A_6B7C, false),
+            ("4F2B6C1E-9A7D-4E35-8C1B-2D3E4F5A6B7C", 0x4F2B_6C1E_9A7D_4E35, 0x8C1B_2D3E_4F5A_6B7C, true),
+            // No letters: either case writes the same text; it reads as lowercase.
+            ("12345678-1234-1234-1234-123456789012", 0x1234_5678_1234_1234, 0x1234_1234_5678_9012, false),
+            ("00000000-0000-0000-0000-000000000000", 0, 0, false),
+            ("ffffffff-ffff-ffff-ffff-ffffffffffff", .max, .max, false),
+            ("FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF", .max, .max, true),
+        ]
+        for row in table {
+            guard let bits = UUIDBits(row.text) else {
+                XCTFail("\(row.text) has no bits")
+                continue
+            }
+            XCTAssertEqual(bits, UUIDBits(high: row.high, low: row.low, uppercase: row.uppercase), row.text)
+            XCTAssertEqual(bits.text, row.text)
+        }
+    }
+
+    func testAnythingElseHasNoBits() {
+        let refused = [
+            "4f2b6c1e-9a7d-4E35-8c1b-2d3e4f5a6b7c",   // mixed case: the bits cannot say which letters were upper
+            "4f2b6c1e9a7d4e358c1b2d3e4f5a6b7c",       // no hyphens
+            "{4f2b6c1e-9a7d-4e35-8c1b-2d3e4f5a6b7c}", // braces
+            "4f2b6c1e-9a7d-4e35-8c1b-2d3e4f5a6b7",    // one digit short
+            "4f2b6c1e-9a7d-4e35-8c1b-2d3e4f5a6b7c0",  // one too many
+            "4f2b6c1e-9a7d4-e35-8c1b-2d3e4f5a6b7c",   // a hyphen out of place
+            "4f2b6c1g-9a7d-4e35-8c1b-2d3e4f5a6b7c",   // not hex
+            "4f2b6c1e-9a7d-4e35-8c1b-2d3e4f5a6b7\u{E9}",
+            "", "x", "id-1",
+        ]
+        for text in refused {
+            XCTAssertNil(UUIDBits(text), text)
+        }
+    }
+
+    func testGeneratedIDsOfEitherCaseRoundTrip() {
+        for letterCase in [UUIDLetterCase.lowercase, .uppercase] {
+            let generator = UUIDGenerator(letterCase: letterCase)
+            for _ in 0..<200 {
+                let id = generator.next()
+                XCTAssertEqual(UUIDBits(id)?.text, id)
+            }
+        }
+    }
+}
