@@ -13,7 +13,7 @@ final class ServeCommandTests: XCTestCase {
         let portsFile = temporaryPath("ports.json")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["serve", "--http2-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--broadcast-manage-port", "0", "--ports-file", portsFile, "--cert-dir", Fixtures.certificateDirectory]
+        process.arguments = ["serve", "--http2-port", "0", "--web-push-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--broadcast-manage-port", "0", "--ports-file", portsFile, "--cert-dir", Fixtures.certificateDirectory]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -64,7 +64,7 @@ final class ServeCommandTests: XCTestCase {
         let portsFile = temporaryPath("ports.json")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["serve", "--environment", "both", "--http2-port", "0", "--gateway-port", "0", "--feedback-port", "0",
+        process.arguments = ["serve", "--environment", "both", "--http2-port", "0", "--web-push-port", "0", "--gateway-port", "0", "--feedback-port", "0",
                              "--broadcast-manage-port", "0", "--no-control", "--production-http2-port", "0", "--production-gateway-port", "0",
                              "--production-feedback-port", "0", "--production-broadcast-manage-port", "0",
                              "--ports-file", portsFile, "--cert-dir", Fixtures.certificateDirectory, "--quiet"]

@@ -11,7 +11,7 @@ final class ControlSecurityCommandTests: XCTestCase {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Fixtures.executable)
         process.arguments = [
-            "serve", "--http2-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--broadcast-manage-port", "0",
+            "serve", "--http2-port", "0", "--web-push-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--broadcast-manage-port", "0",
             "--control-port", "0", "--ports-file", portsFile, "--cert-dir", Fixtures.certificateDirectory,
         ] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }

@@ -19,7 +19,7 @@ final class JournalFileTests: XCTestCase {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = [
-            "serve", "--http2-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--control-port", "0",
+            "serve", "--http2-port", "0", "--web-push-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--control-port", "0",
             "--broadcast-manage-port", "0", "--ports-file", portsFile, "--journal", journalFile, "--cert-dir", Fixtures.certificateDirectory,
         ]
         process.standardOutput = FileHandle.nullDevice

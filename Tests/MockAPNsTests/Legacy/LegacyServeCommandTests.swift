@@ -12,7 +12,7 @@ final class LegacyServeCommandTests: XCTestCase {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = [
-            "serve", "--http2-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--broadcast-manage-port", "0",
+            "serve", "--http2-port", "0", "--web-push-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--broadcast-manage-port", "0",
             "--legacy-parse-error-policy", "statusPacket", "--legacy-max-payload", "256",
             "--ports-file", portsFile, "--cert-dir", Fixtures.certificateDirectory,
         ]

@@ -13,7 +13,7 @@ final class ShutdownOrderTests: XCTestCase {
         let server = Process()
         server.executableURL = URL(fileURLWithPath: executable)
         server.arguments = [
-            "serve", "--no-auth", "--http2-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--control-port", "0",
+            "serve", "--no-auth", "--http2-port", "0", "--web-push-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--control-port", "0",
             "--ports-file", portsFile, "--journal", journalFile, "--cert-dir", Fixtures.certificateDirectory,
         ]
         // The server's own words, for a start that fails: shown with the failure.
@@ -99,7 +99,7 @@ final class ShutdownOrderTests: XCTestCase {
             let server = Process()
             server.executableURL = URL(fileURLWithPath: executable)
             server.arguments = [
-                "serve", "--no-auth", "--http2-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--broadcast-manage-port", "0",
+                "serve", "--no-auth", "--http2-port", "0", "--web-push-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--broadcast-manage-port", "0",
                 "--control-port", "0", "--ports-file", portsFile, "--cert-dir", Fixtures.certificateDirectory, "--log-level", "warning",
             ]
             server.environment = ProcessInfo.processInfo.environment.merging(["SWIFTNIO_STRICT": "1"]) { $1 }

@@ -67,7 +67,7 @@ final class SlowClientTests: XCTestCase {
         server.executableURL = URL(fileURLWithPath: Fixtures.executable)
         // A small journal, so what grows is the connections' memory, not the record of them.
         server.arguments = [
-            "serve", "--http2-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--broadcast-manage-port", "0",
+            "serve", "--http2-port", "0", "--web-push-port", "0", "--gateway-port", "0", "--feedback-port", "0", "--broadcast-manage-port", "0",
             "--no-control", "--no-auth", "--journal-capacity", "1000", "--scenario", scenarioFile, "--ports-file", portsFile,
             "--cert-dir", Fixtures.certificateDirectory, "--log-level", "warning",
         ]
