@@ -21,10 +21,15 @@ import Darwin
 /// never leave their chunk, and a chunk is freed only with its last event, so they always
 /// resolve.
 enum JournalBytes {
-    /// Fields shorter than this are always written inline: a reference would save nothing.
-    static let shortestShared = 8
-    /// Slots in a chunk's table of recently written fields (a power of two).
-    static let recentSlots = 64
+    /// Fields shorter than this are always written inline: a reference (two or three bytes)
+    /// would save nothing. From four bytes on it does: the pseudo-header names, `POST`,
+    /// `https`, `alert` and `apns-id` of every request and answer are such fields.
+    static let shortestShared = 4
+    /// Slots in a chunk's table of recently written fields: 128, enough for the few dozen
+    /// distinct fields a load repeats, so they seldom push each other out.
+    static let recentSlots = 1 << recentSlotBits
+    /// The bits of a slot number.
+    static let recentSlotBits = 7
 
     /// How an identifier field is kept (`JournalByteWriter.identifier`).
     enum IdentifierForm: UInt8 {
@@ -148,15 +153,24 @@ struct JournalByteWriter {
         }
     }
 
-    /// Two slots from a cheap hash of the length and the first and last eight bytes: enough
-    /// to tell the few distinct fields of a load apart; a collision only costs an inline copy.
+    /// Two slots from a cheap hash of the length and the first and last eight bytes (four, for
+    /// a field shorter than eight): enough to tell the few distinct fields of a load apart; a
+    /// collision only costs an inline copy. `field` has at least `shortestShared` bytes.
     private static func slots(of field: UnsafeRawBufferPointer) -> (Int, Int) {
-        let head = field.loadUnaligned(as: UInt64.self)
-        let tail = field.loadUnaligned(fromByteOffset: field.count - 8, as: UInt64.self)
+        let head: UInt64
+        let tail: UInt64
+        if field.count >= 8 {
+            head = field.loadUnaligned(as: UInt64.self)
+            tail = field.loadUnaligned(fromByteOffset: field.count - 8, as: UInt64.self)
+        } else {
+            head = UInt64(field.loadUnaligned(as: UInt32.self))
+            tail = UInt64(field.loadUnaligned(fromByteOffset: field.count - 4, as: UInt32.self))
+        }
         var hash = (head ^ (tail &* 0x9E37_79B9_7F4A_7C15)) &+ UInt64(field.count)
         hash = (hash ^ (hash >> 29)) &* 0xBF58_476D_1CE4_E5B9
         let mask = UInt64(JournalBytes.recentSlots - 1)
-        return (Int(truncatingIfNeeded: (hash >> 58) & mask), Int(truncatingIfNeeded: (hash >> 52) & mask))
+        let bits = UInt64(JournalBytes.recentSlotBits)
+        return (Int(truncatingIfNeeded: (hash >> (64 - bits)) & mask), Int(truncatingIfNeeded: (hash >> (64 - 2 * bits)) & mask))
     }
 }
 

@@ -58,8 +58,17 @@ enum JournalPacking {
         }
     }
 
+    /// What the event's own header already holds, which a kind's fields need not repeat: a
+    /// notification's connection and stream are nearly always the event's, and the `iat` of
+    /// its provider token lies a few minutes before the event's time.
+    struct EventHeader {
+        var wallTime: Int64
+        var connection: UInt64?
+        var stream: Int32?
+    }
+
     /// Writes the fields of `kind` (nothing for a kind kept as a value).
-    static func pack(_ kind: JournalEventKind, into writer: inout JournalByteWriter) {
+    static func pack(_ kind: JournalEventKind, header: EventHeader, into writer: inout JournalByteWriter) {
         switch kind {
         case .connectionOpened(let transport, let peer):
             writer.byte(index(of: transport))
@@ -73,7 +82,7 @@ enum JournalPacking {
         case .legacyFrame(let frame):
             pack(frame, into: &writer)
         case .notification(let record):
-            pack(record, into: &writer)
+            pack(record, header: header, into: &writer)
         case .fault(let description):
             writer.string(description)
         case .feedbackTuple(let token, let timestamp):
@@ -95,7 +104,7 @@ enum JournalPacking {
     }
 
     /// Reads the fields of a packed kind; `nil` for a kind kept as a value or unreadable bytes.
-    static func unpack(_ name: JournalEventKind.Name, from reader: inout JournalByteReader) -> JournalEventKind? {
+    static func unpack(_ name: JournalEventKind.Name, header: EventHeader, from reader: inout JournalByteReader) -> JournalEventKind? {
         let kind: JournalEventKind?
         switch name {
         case .connectionOpened:
@@ -114,7 +123,7 @@ enum JournalPacking {
         case .legacyFrame:
             kind = .legacyFrame(unpackLegacyFrame(from: &reader))
         case .notification:
-            kind = unpackNotification(from: &reader).map { .notification($0) }
+            kind = unpackNotification(header: header, from: &reader).map { .notification($0) }
         case .fault:
             kind = .fault(description: reader.text())
         case .feedbackTuple:
@@ -140,11 +149,28 @@ enum JournalPacking {
 
     // MARK: Notifications
 
-    private static func pack(_ record: NotificationRecord, into writer: inout JournalByteWriter) {
-        writer.varint(record.sequence)
-        writer.signed(record.wallTimeMilliseconds)
-        writer.optionalInt64(record.connectionID.map { Int64(bitPattern: $0) })
-        writer.optionalInt(record.streamID.map { Int($0) })
+    /// Which of a notification's own place fields are left out, being what the event says.
+    private struct RecordPlace: OptionSet {
+        let rawValue: UInt8
+        /// No sequence yet (the event gives it when read).
+        static let noSequence = RecordPlace(rawValue: 1 << 0)
+        /// No time yet (likewise).
+        static let noWallTime = RecordPlace(rawValue: 1 << 1)
+        static let eventsConnection = RecordPlace(rawValue: 1 << 2)
+        static let eventsStream = RecordPlace(rawValue: 1 << 3)
+    }
+
+    private static func pack(_ record: NotificationRecord, header: EventHeader, into writer: inout JournalByteWriter) {
+        var place: RecordPlace = []
+        if record.sequence == 0 { place.insert(.noSequence) }
+        if record.wallTimeMilliseconds == 0 { place.insert(.noWallTime) }
+        if record.connectionID == header.connection { place.insert(.eventsConnection) }
+        if record.streamID == header.stream { place.insert(.eventsStream) }
+        writer.byte(place.rawValue)
+        if !place.contains(.noSequence) { writer.varint(record.sequence) }
+        if !place.contains(.noWallTime) { writer.signed(record.wallTimeMilliseconds) }
+        if !place.contains(.eventsConnection) { writer.optionalInt64(record.connectionID.map { Int64(bitPattern: $0) }) }
+        if !place.contains(.eventsStream) { writer.optionalInt(record.streamID.map { Int($0) }) }
         writer.byte(index(of: record.transport))
         writer.string(record.deviceToken)
         writer.string(record.topic)
@@ -157,7 +183,7 @@ enum JournalPacking {
         writer.optionalInt(record.legacyCommand.map { Int($0) })
         writer.data(record.payload)
         writer.int(record.payloadLength)
-        pack(record.authentication, into: &writer)
+        pack(record.authentication, header: header, into: &writer)
         pack(record.answer, into: &writer)
         writer.bool(record.dropped)
         writer.string(record.problem)
@@ -217,11 +243,12 @@ enum JournalPacking {
         return details
     }
 
-    private static func unpackNotification(from reader: inout JournalByteReader) -> NotificationRecord? {
-        let sequence = reader.varint()
-        let wallTime = reader.signed()
-        let connection = reader.optionalInt64().map { UInt64(bitPattern: $0) }
-        let stream = reader.optionalInt().map { Int32(truncatingIfNeeded: $0) }
+    private static func unpackNotification(header: EventHeader, from reader: inout JournalByteReader) -> NotificationRecord? {
+        let place = RecordPlace(rawValue: reader.byte())
+        let sequence = place.contains(.noSequence) ? 0 : reader.varint()
+        let wallTime = place.contains(.noWallTime) ? 0 : reader.signed()
+        let connection = place.contains(.eventsConnection) ? header.connection : reader.optionalInt64().map { UInt64(bitPattern: $0) }
+        let stream = place.contains(.eventsStream) ? header.stream : reader.optionalInt().map { Int32(truncatingIfNeeded: $0) }
         guard let transport = value(Transport.self, at: reader.byte()) else { return nil }
         let token = reader.text()
         let topic = reader.string()
@@ -234,7 +261,7 @@ enum JournalPacking {
         let legacyCommand = reader.optionalInt().map { UInt8(truncatingIfNeeded: $0) }
         let payload = reader.data() ?? []
         let payloadLength = reader.int()
-        let authentication = unpackAuthentication(from: &reader)
+        let authentication = unpackAuthentication(header: header, from: &reader)
         let answer = unpackAnswer(from: &reader)
         let dropped = reader.bool()
         let problem = reader.string()
@@ -412,19 +439,21 @@ enum JournalPacking {
         }
     }
 
-    private static func pack(_ authentication: JournalAuthentication, into writer: inout JournalByteWriter) {
+    private static func pack(_ authentication: JournalAuthentication, header: EventHeader, into writer: inout JournalByteWriter) {
         writer.string(authentication.kind)
         writer.string(authentication.teamID)
         writer.string(authentication.keyID)
         pack(authentication.refusal, into: &writer)
-        writer.optionalInt64(authentication.issuedAt)
+        // Seconds from the event's time: two bytes for a token of the last hour, not five.
+        // Wrapping both ways, so any value reads back exactly.
+        writer.optionalInt64(authentication.issuedAt.map { $0 &- header.wallTime / 1000 })
         writer.string(authentication.detail)
     }
 
-    private static func unpackAuthentication(from reader: inout JournalByteReader) -> JournalAuthentication {
+    private static func unpackAuthentication(header: EventHeader, from reader: inout JournalByteReader) -> JournalAuthentication {
         JournalAuthentication(
             kind: reader.text(), teamID: reader.string(), keyID: reader.string(), refusal: unpackReason(from: &reader),
-            issuedAt: reader.optionalInt64(), detail: reader.string()
+            issuedAt: reader.optionalInt64().map { $0 &+ header.wallTime / 1000 }, detail: reader.string()
         )
     }
 

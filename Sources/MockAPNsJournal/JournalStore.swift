@@ -132,7 +132,7 @@ struct JournalStore: Sendable {
             valueBytes += estimate
             valueOrder.append(sequence)
         } else {
-            JournalPacking.pack(kind, into: &writer)
+            JournalPacking.pack(kind, header: JournalPacking.EventHeader(wallTime: wallTime, connection: connection, stream: stream), into: &writer)
         }
 
         chunk.bytes = writer.bytes
@@ -225,7 +225,8 @@ struct JournalStore: Sendable {
             let monotonic = chunk.baseMonotonic &+ UInt64(bitPattern: reader.signed())
             let connection = flags & 1 != 0 ? reader.varint() : nil
             let stream = flags & 2 != 0 ? Int32(truncatingIfNeeded: reader.signed()) : nil
-            let kind = JournalPacking.isKeptAsValue(name) ? values[sequence]?.kind : JournalPacking.unpack(name, from: &reader)
+            let header = JournalPacking.EventHeader(wallTime: wallTime, connection: connection, stream: stream)
+            let kind = JournalPacking.isKeptAsValue(name) ? values[sequence]?.kind : JournalPacking.unpack(name, header: header, from: &reader)
             guard let kind, !reader.failed else { return Self.unreadable(sequence) }
             return JournalEvent(
                 sequence: sequence, wallTimeMilliseconds: wallTime, monotonicNanoseconds: monotonic,
