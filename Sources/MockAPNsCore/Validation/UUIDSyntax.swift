@@ -48,37 +48,25 @@ package struct UUIDBits: Sendable, Hashable {
     /// The bits of `text`, when it is a canonical UUID with letters of one case; `nil` otherwise.
     /// A UUID without letters reads as lowercase (its text is the same either way).
     package init?(_ text: String) {
-        let parsed: (UInt64, UInt64, Bool)? = text.withUTF8Bytes { bytes in
-            guard bytes.count == UUIDSyntax.length else { return nil }
-            var words: (UInt64, UInt64) = (0, 0)
-            var nibbles = 0
-            var sawLower = false
-            var sawUpper = false
-            for offset in 0..<UUIDSyntax.length {
-                let byte = bytes[offset]
-                if UUIDSyntax.isHyphenPosition(offset) {
-                    guard byte == UInt8(ascii: "-") else { return nil }
-                    continue
-                }
-                let value: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): value = byte &- UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): value = byte &- UInt8(ascii: "a") &+ 10; sawLower = true
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): value = byte &- UInt8(ascii: "A") &+ 10; sawUpper = true
-                default: return nil
-                }
-                if nibbles < 16 {
-                    words.0 = words.0 << 4 | UInt64(value)
-                } else {
-                    words.1 = words.1 << 4 | UInt64(value)
-                }
-                nibbles &+= 1
-            }
-            guard !(sawLower && sawUpper) else { return nil }
-            return (words.0, words.1, sawUpper)
+        let parsed: UUIDBits? = text.withUTF8Bytes { bytes in
+            guard bytes.count == UUIDSyntax.length, let base = bytes.baseAddress else { return nil }
+            let raw = UnsafeRawPointer(base)
+            guard raw.load(fromByteOffset: 8, as: UInt8.self) == UInt8(ascii: "-"),
+                  raw.load(fromByteOffset: 13, as: UInt8.self) == UInt8(ascii: "-"),
+                  raw.load(fromByteOffset: 18, as: UInt8.self) == UInt8(ascii: "-"),
+                  raw.load(fromByteOffset: 23, as: UInt8.self) == UInt8(ascii: "-") else { return nil }
+            func word(_ offset: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+            func half(_ offset: Int) -> UInt64 { UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))) }
+            // The 32 digits as four runs of eight: 0-7, 9-12 with 14-17, 19-22 with 24-27, 28-35.
+            guard let first = HexRun(word(0)), let second = HexRun(half(9) | half(14) << 32),
+                  let third = HexRun(half(19) | half(24) << 32), let fourth = HexRun(word(28)) else { return nil }
+            let lowercase = first.lowercase | second.lowercase | third.lowercase | fourth.lowercase
+            let uppercase = first.uppercase | second.uppercase | third.uppercase | fourth.uppercase
+            guard lowercase == 0 || uppercase == 0 else { return nil }
+            return UUIDBits(high: first.value << 32 | second.value, low: third.value << 32 | fourth.value, uppercase: uppercase != 0)
         }
         guard let parsed else { return nil }
-        self.init(high: parsed.0, low: parsed.1, uppercase: parsed.2)
+        self = parsed
     }
 
     /// The canonical text, in the letter case it was read in.
@@ -109,5 +97,42 @@ extension UUIDSyntax {
             }
             return length
         }
+    }
+}
+
+/// Eight hex digits read at once, eight ASCII bytes in one word (the first digit in the lowest
+/// byte): an id is parsed for every answer the journal packs, and a digit at a time cost more
+/// than the rest of the packing.
+struct HexRun {
+    /// The number the digits spell, the first digit most significant.
+    var value: UInt64
+    /// The high bit of each byte that is a lowercase letter (`a` to `f`), and of each that is an
+    /// uppercase one.
+    var lowercase: UInt64
+    var uppercase: UInt64
+
+    private static let ones: UInt64 = 0x0101_0101_0101_0101
+    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+
+    /// `nil` unless every byte is a hex digit.
+    init?(_ word: UInt64) {
+        guard word & Self.highBits == 0 else { return nil }
+        // For bytes below 0x80, adding 0x80 - lo sets a byte's high bit exactly when it is at
+        // least lo, and no byte carries into the next.
+        func atLeast(_ word: UInt64, _ low: UInt8) -> UInt64 { (word &+ Self.ones &* UInt64(0x80 &- low)) & Self.highBits }
+        let digits = atLeast(word, 0x30) & ~atLeast(word, 0x3A)
+        let folded = word | Self.ones &* 0x20
+        let letters = atLeast(folded, 0x61) & ~atLeast(folded, 0x67)
+        guard digits | letters == Self.highBits else { return nil }
+        // Bit 5 of a letter (0x20) tells its case; shifted two places it lines up with the marks.
+        lowercase = letters & (word << 2)
+        uppercase = letters & ~(word << 2)
+        // Each byte's digit value: its low nibble, plus 9 for a letter.
+        let nibbles = (word & (Self.ones &* 0x0F)) &+ (letters >> 7) &* 9
+        // Pairs of bytes into one, then pairs of those, then the two halves, the first byte
+        // ending up most significant.
+        let bytes = (nibbles << 4 | nibbles >> 8) & 0x00FF_00FF_00FF_00FF
+        let shorts = (bytes << 8 | bytes >> 16) & 0x0000_FFFF_0000_FFFF
+        value = (shorts << 16 | shorts >> 32) & 0xFFFF_FFFF
     }
 }

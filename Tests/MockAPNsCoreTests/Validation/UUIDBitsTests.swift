@@ -41,6 +41,46 @@ final class UUIDBitsTests: XCTestCase {
         }
     }
 
+    /// Every byte value at every position of a UUID, against a digit-at-a-time reading: the
+    /// eight-at-once parser takes exactly the texts it does, with the same bits and case.
+    func testEveryByteAtEveryPositionIsReadAsADigitAtATimeReadsIt() {
+        let base = Array("0123abcd-4567-89ef-0a1b-2c3d4e5f6789".utf8)
+        for position in base.indices {
+            for byte in UInt8.min...UInt8.max {
+                for letterCase in [false, true] {
+                    var bytes = letterCase ? Array(String(decoding: base, as: UTF8.self).uppercased().utf8) : base
+                    bytes[position] = byte
+                    let text = String(decoding: bytes, as: UTF8.self)
+                    XCTAssertEqual(UUIDBits(text), Self.reference(text), "\(text.debugDescription)")
+                }
+            }
+        }
+    }
+
+    /// A plain reading of the canonical form, a character at a time.
+    private static func reference(_ text: String) -> UUIDBits? {
+        let bytes = Array(text.utf8)
+        guard bytes.count == 36 else { return nil }
+        var digits: [UInt64] = []
+        var lower = false, upper = false
+        for (offset, byte) in bytes.enumerated() {
+            if [8, 13, 18, 23].contains(offset) {
+                guard byte == UInt8(ascii: "-") else { return nil }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digits.append(UInt64(byte - UInt8(ascii: "0")))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digits.append(UInt64(byte - UInt8(ascii: "a") + 10)); lower = true
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digits.append(UInt64(byte - UInt8(ascii: "A") + 10)); upper = true
+            default: return nil
+            }
+        }
+        guard !(lower && upper) else { return nil }
+        let high = digits[..<16].reduce(0) { $0 << 4 | $1 }
+        let low = digits[16...].reduce(0) { $0 << 4 | $1 }
+        return UUIDBits(high: high, low: low, uppercase: upper)
+    }
+
     func testGeneratedIDsOfEitherCaseRoundTrip() {
         for letterCase in [UUIDLetterCase.lowercase, .uppercase] {
             let generator = UUIDGenerator(letterCase: letterCase)
