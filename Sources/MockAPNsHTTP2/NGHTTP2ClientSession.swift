@@ -258,7 +258,7 @@ final class NGHTTP2ClientSession {
             // A final status after an informational (1xx) one starts the response afresh.
             streams[streamID]?.headers.removeAll()
             streams[streamID]?.status = Int(fieldValue)
-        } else if !fieldName.hasPrefix(":") {
+        } else if !HTTPHeader.isPseudoField(fieldName) {
             streams[streamID]?.headers.append(HTTPHeader(name: fieldName, value: fieldValue))
         }
         return 0

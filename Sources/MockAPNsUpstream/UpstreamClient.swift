@@ -357,8 +357,8 @@ extension UpstreamClient {
         fields.append(HTTPHeader(name: ":authority", value: endpoint.authority))
         fields.append(HTTPHeader(name: ":path", value: path))
         for header in headers {
-            let name = header.name.lowercased()
-            if name.hasPrefix(":") || Self.connectionSpecificFields.contains(name) { continue }
+            let name = HTTPHeader.lowercasedName(header.name)
+            if HTTPHeader.isPseudoField(name) || Self.connectionSpecificFields.contains(name) { continue }
             if name == "te", header.value.lowercased() != "trailers" { continue }
             fields.append(header)
         }
