@@ -64,6 +64,17 @@ package final class ConnectionJournal: @unchecked Sendable {
         record(.fault(description: description), stream: stream)
     }
 
+    /// Starts holding unless it already does, and says whether it started: the caller then
+    /// ends the hold (`endHolding()`). For the answers completed outside the connection's own
+    /// read (a relayed request whose upstream answered, read on another connection), held until
+    /// the end of their event loop tick, so the tick's events take one hold of the journal's
+    /// lock and one hand-over to the readers, rather than one of each per event.
+    package func holdUnlessHolding() -> Bool {
+        guard journal != nil, !isHolding else { return false }
+        isHolding = true
+        return true
+    }
+
     /// From now until `endHolding()`, events wait here until `commit()`.
     package func hold() {
         guard journal != nil else { return }

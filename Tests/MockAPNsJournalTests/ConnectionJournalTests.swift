@@ -46,6 +46,31 @@ final class ConnectionJournalTests: XCTestCase {
         XCTAssertEqual(Set(held.map(\.monotonicNanoseconds)).count, 1)
     }
 
+    /// An answer completed outside the connection's read (a relayed request, its upstream's
+    /// answer read on another connection) holds its events until its tick ends; inside a read
+    /// the read's hold stands, and its end records them.
+    func testAHoldUntilTheTickEndsStartsOnlyWhenNotHolding() {
+        let journal = Journal()
+        let recorder = ConnectionJournal(journal: journal, connectionID: 4)
+        XCTAssertTrue(recorder.holdUnlessHolding())
+        XCTAssertFalse(recorder.holdUnlessHolding(), "already holding: the first hold's owner ends it")
+        recorder.record(fault("answer"), stream: 1)
+        recorder.record(fault("HEADERS out"), stream: 1)
+        XCTAssertEqual(journal.statistics.lastSequence, 0)
+        recorder.commit()  // the connection's flush, before its bytes go out
+        XCTAssertEqual(descriptions(journal), ["answer", "HEADERS out"])
+        recorder.record(fault("DATA out"), stream: 1)
+        XCTAssertEqual(journal.statistics.lastSequence, 2, "still held until the tick ends")
+        recorder.endHolding()
+        XCTAssertEqual(descriptions(journal), ["answer", "HEADERS out", "DATA out"])
+        recorder.record(fault("timer"), stream: nil)
+        XCTAssertEqual(journal.statistics.lastSequence, 4, "after the tick, events are recorded at once again")
+
+        recorder.hold()  // a read
+        XCTAssertFalse(recorder.holdUnlessHolding())
+        XCTAssertFalse(ConnectionJournal(journal: nil, connectionID: 1).holdUnlessHolding(), "no journal, nothing to hold")
+    }
+
     func testACommitWithinAReadKeepsHoldingUntilTheReadEnds() {
         let journal = Journal()
         let recorder = ConnectionJournal(journal: journal, connectionID: 1)

@@ -122,7 +122,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         self.journaling = journaling
         self.logger = services.logger
         self.answers = AnswerFlow(
-            writer: HTTP2StreamWriter(logger: services.logger), scenarios: services.scenarios, connection: scenarioConnection,
+            writer: HTTP2StreamWriter(logger: services.logger, recorder: recorder), scenarios: services.scenarios, connection: scenarioConnection,
             environment: services.environment, clock: services.clock, generatedIDCase: services.decider.options.generatedAPNsIDCase,
             logger: services.logger, recorder: recorder,
             recordDiagnosis: { code, message, stream in journaling.note(message, code: code, streamID: stream) }

@@ -3,6 +3,7 @@ import Logging
 import MockAPNsAnswer
 import MockAPNsCore
 import MockAPNsHTTP2
+import MockAPNsJournal
 import NIOCore
 import MockAPNsScenario
 
@@ -28,8 +29,13 @@ final class HTTP2StreamWriter: AnswerWriter {
     /// requests after it get no answer.
     private var cutAfterBytes: Int?
 
-    init(logger: Logger) {
+    /// The connection's way into the journal: an answer completed outside the connection's
+    /// own read is recorded with the rest of its tick.
+    private let recorder: ConnectionJournal?
+
+    init(logger: Logger, recorder: ConnectionJournal? = nil) {
         self.logger = logger
+        self.recorder = recorder
     }
 
     func stream(of slot: Int32) -> Int32? { slot }
@@ -65,10 +71,14 @@ final class HTTP2StreamWriter: AnswerWriter {
         _ future: EventLoopFuture<Value>, _ body: @escaping (Result<Value, any Error>) -> Void
     ) -> Bool {
         guard let channel, let handler else { return false }
-        let later = NIOLoopBound((handler: handler, body: body), eventLoop: channel.eventLoop)
-        future.hop(to: channel.eventLoop).whenComplete { result in
-            let (handler, body) = later.value
+        let eventLoop = channel.eventLoop
+        let later = NIOLoopBound((handler: handler, body: body, recorder: recorder), eventLoop: eventLoop)
+        future.hop(to: eventLoop).whenComplete { result in
+            let (handler, body, recorder) = later.value
+            let holds = recorder?.holdUnlessHolding() == true
             handler.outputAtEndOfTick { body(result) }
+            // Scheduled after the handler's own end-of-tick flush, which commits first.
+            if holds, let recorder { eventLoop.execute { recorder.endHolding() } }
         }
         return true
     }
