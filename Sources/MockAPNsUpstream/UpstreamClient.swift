@@ -357,7 +357,7 @@ extension UpstreamClient {
         fields.append(HTTPHeader(name: ":authority", value: endpoint.authority))
         fields.append(HTTPHeader(name: ":path", value: path))
         for header in headers {
-            let name = HTTPHeader.lowercasedName(header.name)
+            let name = header.name.asciiLowercased
             if HTTPHeader.isPseudoField(name) || Self.connectionSpecificFields.contains(name) { continue }
             if name == "te", header.value.lowercased() != "trailers" { continue }
             fields.append(header)

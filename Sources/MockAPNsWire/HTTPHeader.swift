@@ -21,16 +21,6 @@ package struct HTTPHeader: Sendable, Hashable, CustomStringConvertible {
     package static func isPseudoField(_ name: String) -> Bool {
         name.utf8.first == UInt8(ascii: ":")
     }
-
-    /// `name` with its ASCII letters in lowercase (a field name is an ASCII token: nothing else
-    /// has a case there); itself, no new string, when it has no uppercase letter, as every
-    /// HTTP/2 field name has.
-    @inlinable
-    package static func lowercasedName(_ name: String) -> String {
-        func isUppercase(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
-        guard name.utf8.contains(where: isUppercase) else { return name }
-        return String(decoding: name.utf8.map { isUppercase($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
-    }
 }
 
 extension HTTPHeader {

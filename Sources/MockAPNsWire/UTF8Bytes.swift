@@ -21,6 +21,17 @@ extension String {
     }
 }
 
+extension String {
+    /// The string with its ASCII letters in lowercase and nothing else touched (field names
+    /// and device tokens are ASCII: nothing else has a case there); itself, no new string,
+    /// when it has no uppercase letter, as every HTTP/2 field name and nearly every token has.
+    package var asciiLowercased: String {
+        func isUppercase(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
+        guard withUTF8Bytes({ $0.contains(where: isUppercase) }) else { return self }
+        return String(decoding: utf8.map { isUppercase($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
+    }
+}
+
 extension Substring {
     @inlinable @inline(__always)
     package func withUTF8Bytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {

@@ -1,7 +1,7 @@
 import MockAPNsWire
 import XCTest
 
-/// The field-name checks the relay makes for every field it forwards.
+/// The pseudo-field check the relay makes for every field it forwards.
 final class HTTPHeaderTests: XCTestCase {
     func testPseudoFieldsAreThoseWhoseNameStartsWithAColon() {
         let table: [(name: String, pseudo: Bool)] = [
@@ -13,13 +13,4 @@ final class HTTPHeaderTests: XCTestCase {
         }
     }
 
-    func testNamesAreLowercasedOnlyInTheirASCIILetters() {
-        let table: [(name: String, lowercased: String)] = [
-            ("apns-id", "apns-id"), ("Apns-ID", "apns-id"), ("TE", "te"), ("", ""), (":PATH", ":path"),
-            ("x-Ünïcode", "x-Ünïcode"), ("X-Ünï", "x-Ünï"),  // only ASCII letters have a case in a field name
-        ]
-        for row in table {
-            XCTAssertEqual(HTTPHeader.lowercasedName(row.name), row.lowercased, row.name)
-        }
-    }
 }

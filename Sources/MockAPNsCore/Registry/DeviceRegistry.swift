@@ -1,3 +1,4 @@
+import MockAPNsWire
 import Synchronization
 
 /// The server's knowledge of device tokens, shared by every connection and both protocols,
@@ -360,14 +361,6 @@ public final class DeviceRegistry: Sendable {
 
     /// The stored spelling of a token: ASCII letters lowercased, nothing else touched.
     package static func canonical(_ token: String) -> String {
-        // Over the contiguous bytes when the string has them (every token read off the wire):
-        // the generic walk over `String.UTF8View` costs several times more per byte.
-        let hasUppercase = token.utf8.withContiguousStorageIfAvailable { bytes in
-            bytes.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
-        } ?? token.utf8.contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }
-        guard hasUppercase else { return token }
-        return String(decoding: token.utf8.map { byte in
-            byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
-        }, as: UTF8.self)
+        token.asciiLowercased
     }
 }

@@ -9,25 +9,39 @@ package enum UUIDSyntax {
 
     /// Whether `text` is a canonical UUID; uppercase letters count only if `allowsUppercase`.
     package static func isCanonical(_ text: String, allowsUppercase: Bool) -> Bool {
-        text.withUTF8Bytes { bytes in
-            guard bytes.count == length else { return false }
-            // Hex digits are the common case; a hyphen counts only where the form puts one,
-            // so exactly four of them means all four are in place.
-            var hyphens = 0
-            for offset in 0..<length {
-                let byte = bytes[offset]
-                if HexDigits.isHexDigit(byte, allowsUppercase: allowsUppercase) { continue }
-                guard byte == UInt8(ascii: "-"), isHyphenPosition(offset) else { return false }
-                hyphens += 1
-            }
-            return hyphens == 4
-        }
+        guard let reading = read(text) else { return false }
+        return allowsUppercase || !reading.hasUppercase
     }
 
-    /// Whether the byte at `offset` of the canonical form is a hyphen.
-    @inline(__always)
-    static func isHyphenPosition(_ offset: Int) -> Bool {
-        offset == 8 || offset == 13 || offset == 18 || offset == 23
+    /// A canonical UUID's digits, in either case or both.
+    struct Reading {
+        var high: UInt64
+        var low: UInt64
+        var hasLowercase: Bool
+        var hasUppercase: Bool
+    }
+
+    /// `text` read as a canonical UUID (its letters of any case), eight digits at a time;
+    /// `nil` when it is not one.
+    static func read(_ text: String) -> Reading? {
+        text.withUTF8Bytes { bytes in
+            guard bytes.count == length, let base = bytes.baseAddress else { return nil }
+            let raw = UnsafeRawPointer(base)
+            guard raw.load(fromByteOffset: 8, as: UInt8.self) == UInt8(ascii: "-"),
+                  raw.load(fromByteOffset: 13, as: UInt8.self) == UInt8(ascii: "-"),
+                  raw.load(fromByteOffset: 18, as: UInt8.self) == UInt8(ascii: "-"),
+                  raw.load(fromByteOffset: 23, as: UInt8.self) == UInt8(ascii: "-") else { return nil }
+            func word(_ offset: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
+            func half(_ offset: Int) -> UInt64 { UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))) }
+            // The 32 digits as four runs of eight: 0-7, 9-12 with 14-17, 19-22 with 24-27, 28-35.
+            guard let first = HexRun(word(0)), let second = HexRun(half(9) | half(14) << 32),
+                  let third = HexRun(half(19) | half(24) << 32), let fourth = HexRun(word(28)) else { return nil }
+            return Reading(
+                high: first.value << 32 | second.value, low: third.value << 32 | fourth.value,
+                hasLowercase: first.lowercase | second.lowercase | third.lowercase | fourth.lowercase != 0,
+                hasUppercase: first.uppercase | second.uppercase | third.uppercase | fourth.uppercase != 0
+            )
+        }
     }
 }
 
@@ -48,25 +62,8 @@ package struct UUIDBits: Sendable, Hashable {
     /// The bits of `text`, when it is a canonical UUID with letters of one case; `nil` otherwise.
     /// A UUID without letters reads as lowercase (its text is the same either way).
     package init?(_ text: String) {
-        let parsed: UUIDBits? = text.withUTF8Bytes { bytes in
-            guard bytes.count == UUIDSyntax.length, let base = bytes.baseAddress else { return nil }
-            let raw = UnsafeRawPointer(base)
-            guard raw.load(fromByteOffset: 8, as: UInt8.self) == UInt8(ascii: "-"),
-                  raw.load(fromByteOffset: 13, as: UInt8.self) == UInt8(ascii: "-"),
-                  raw.load(fromByteOffset: 18, as: UInt8.self) == UInt8(ascii: "-"),
-                  raw.load(fromByteOffset: 23, as: UInt8.self) == UInt8(ascii: "-") else { return nil }
-            func word(_ offset: Int) -> UInt64 { UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) }
-            func half(_ offset: Int) -> UInt64 { UInt64(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: offset, as: UInt32.self))) }
-            // The 32 digits as four runs of eight: 0-7, 9-12 with 14-17, 19-22 with 24-27, 28-35.
-            guard let first = HexRun(word(0)), let second = HexRun(half(9) | half(14) << 32),
-                  let third = HexRun(half(19) | half(24) << 32), let fourth = HexRun(word(28)) else { return nil }
-            let lowercase = first.lowercase | second.lowercase | third.lowercase | fourth.lowercase
-            let uppercase = first.uppercase | second.uppercase | third.uppercase | fourth.uppercase
-            guard lowercase == 0 || uppercase == 0 else { return nil }
-            return UUIDBits(high: first.value << 32 | second.value, low: third.value << 32 | fourth.value, uppercase: uppercase != 0)
-        }
-        guard let parsed else { return nil }
-        self = parsed
+        guard let reading = UUIDSyntax.read(text), !(reading.hasLowercase && reading.hasUppercase) else { return nil }
+        self.init(high: reading.high, low: reading.low, uppercase: reading.hasUppercase)
     }
 
     /// The canonical text, in the letter case it was read in.
@@ -101,7 +98,7 @@ extension UUIDSyntax {
 }
 
 /// Eight hex digits read at once, eight ASCII bytes in one word (the first digit in the lowest
-/// byte): an id is parsed for every answer the journal packs, and a digit at a time cost more
+/// byte): an id is read for every answer the journal packs, and a digit at a time cost more
 /// than the rest of the packing.
 struct HexRun {
     /// The number the digits spell, the first digit most significant.

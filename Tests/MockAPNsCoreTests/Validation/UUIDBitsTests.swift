@@ -42,7 +42,8 @@ final class UUIDBitsTests: XCTestCase {
     }
 
     /// Every byte value at every position of a UUID, against a digit-at-a-time reading: the
-    /// eight-at-once parser takes exactly the texts it does, with the same bits and case.
+    /// eight-at-once reading takes exactly the texts it does, with the same bits and case, and the
+    /// validator's check accepts exactly the canonical ones.
     func testEveryByteAtEveryPositionIsReadAsADigitAtATimeReadsIt() {
         let base = Array("0123abcd-4567-89ef-0a1b-2c3d4e5f6789".utf8)
         for position in base.indices {
@@ -51,14 +52,19 @@ final class UUIDBitsTests: XCTestCase {
                     var bytes = letterCase ? Array(String(decoding: base, as: UTF8.self).uppercased().utf8) : base
                     bytes[position] = byte
                     let text = String(decoding: bytes, as: UTF8.self)
-                    XCTAssertEqual(UUIDBits(text), Self.reference(text), "\(text.debugDescription)")
+                    let reference = Self.reference(text)
+                    XCTAssertEqual(UUIDBits(text), reference?.oneCase, "\(text.debugDescription)")
+                    // The validator's check reads the same way: any case, or lowercase only.
+                    XCTAssertEqual(UUIDSyntax.isCanonical(text, allowsUppercase: true), reference != nil, "\(text.debugDescription)")
+                    XCTAssertEqual(UUIDSyntax.isCanonical(text, allowsUppercase: false), reference?.upper == false, "\(text.debugDescription)")
                 }
             }
         }
     }
 
-    /// A plain reading of the canonical form, a character at a time.
-    private static func reference(_ text: String) -> UUIDBits? {
+    /// A plain reading of the canonical form, a character at a time: its bits when its letters
+    /// are of one case, and whether it has uppercase ones; `nil` when it is no canonical UUID.
+    private static func reference(_ text: String) -> (oneCase: UUIDBits?, upper: Bool)? {
         let bytes = Array(text.utf8)
         guard bytes.count == 36 else { return nil }
         var digits: [UInt64] = []
@@ -75,10 +81,9 @@ final class UUIDBitsTests: XCTestCase {
             default: return nil
             }
         }
-        guard !(lower && upper) else { return nil }
         let high = digits[..<16].reduce(0) { $0 << 4 | $1 }
         let low = digits[16...].reduce(0) { $0 << 4 | $1 }
-        return UUIDBits(high: high, low: low, uppercase: upper)
+        return (lower && upper ? nil : UUIDBits(high: high, low: low, uppercase: upper), upper)
     }
 
     func testGeneratedIDsOfEitherCaseRoundTrip() {
