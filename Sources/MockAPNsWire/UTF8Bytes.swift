@@ -27,7 +27,12 @@ extension String {
     /// when it has no uppercase letter, as every HTTP/2 field name and nearly every token has.
     package var asciiLowercased: String {
         func isUppercase(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") }
-        guard withUTF8Bytes({ $0.contains(where: isUppercase) }) else { return self }
+        // Over the contiguous bytes when the string has them, else the bytes one by one; not
+        // `withUTF8`, which first copies a string whose bytes are not contiguous (it cost a
+        // quarter of an allocation per push, for the registry's token).
+        let hasUppercase = utf8.withContiguousStorageIfAvailable { $0.contains(where: isUppercase) }
+            ?? utf8.contains(where: isUppercase)
+        guard hasUppercase else { return self }
         return String(decoding: utf8.map { isUppercase($0) ? $0 | 0x20 : $0 }, as: UTF8.self)
     }
 }
