@@ -23,7 +23,7 @@ for _ in 0..<starts {
     configuration.http2Port = 0
     configuration.legacy.gatewayPort = 0
     configuration.legacy.feedbackPort = 0
-    configuration.control.port = 0
+    configuration.controlPort = 0
     configuration.certificateDirectory = arguments[1]
     let clock = ContinuousClock()
     let started = clock.now

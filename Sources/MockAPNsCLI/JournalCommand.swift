@@ -100,7 +100,7 @@ struct ObservationOptions: ParsableArguments {
             } catch let refused as ControlBindFailed where !controlPortChosen {
                 try? await server.shutdown(gracePeriod: .zero)
                 FileHandle.standardError.write(Data("mockapns: \(refused); running without the control API\n".utf8))
-                configuration.control.port = nil
+                configuration.controlPort = nil
             } catch {
                 try? await server.shutdown(gracePeriod: .zero)
                 throw ServeError("could not start: \(error)")
@@ -119,16 +119,16 @@ struct ObservationOptions: ParsableArguments {
     /// Applies the flags (checked by `validate`) over the configuration file's values.
     /// `controlPort`: `--control-port`, which `serve --help` lists among the everyday flags.
     func apply(to configuration: inout MockAPNsConfiguration, controlPort: Int?) throws {
-        if let journalFile { configuration.journal.file = journalFile }
-        if let journalCapacity { configuration.journal.capacity = journalCapacity }
-        if let journalCapacityBytes { configuration.journal.capacityBytes = journalCapacityBytes.bytes }
-        if let journalFrames { configuration.journal.recordsFrames = journalFrames == .on }
+        if let journalFile { configuration.journalFile = journalFile }
+        if let journalCapacity { configuration.journalCapacity = journalCapacity }
+        if let journalCapacityBytes { configuration.journalCapacityBytes = journalCapacityBytes.bytes }
+        if let journalFrames { configuration.recordsFrames = journalFrames == .on }
         if let journalFileWhenBehind { configuration.journal.fileWhenBehind = journalFileWhenBehind }
         if redactTokens { configuration.journal.redactsTokens = true }
         if let providerTokens { configuration.journal.providerTokens = providerTokens }
-        if let controlPort { configuration.control.port = controlPort }
-        if noControl { configuration.control.port = nil }
-        if let controlHost { configuration.control.host = controlHost }
+        if let controlPort { configuration.controlPort = controlPort }
+        if noControl { configuration.controlPort = nil }
+        if let controlHost { configuration.controlHost = controlHost }
         if controlAllowRemote { configuration.control.allowsNonLoopbackHost = true }
         for name in controlAllowedHosts {
             guard let host = HostHeader(name), host.port == nil else {
@@ -145,7 +145,7 @@ struct ObservationOptions: ParsableArguments {
         if let token = try ControlTokenOption.resolve(flag: controlToken, flagName: "--control-token") {
             configuration.control.token = token
         }
-        if configuration.control.port != nil {
+        if configuration.controlPort != nil {
             do {
                 try configuration.control.checkHost()
             } catch {

@@ -90,7 +90,7 @@ struct ServeCommand: AsyncParsableCommand {
                 throw ServeError("cannot write the ports file \(portsFile) (--ports-file): \(error.localizedDescription)")
             }
         }
-        say("mockapns listening \(ports.summary(host: configuration.host, controlHost: configuration.control.host))")
+        say("mockapns listening \(ports.summary(host: configuration.host, controlHost: configuration.controlHost))")
         if configuration.control.token == nil, let token = server.controlToken, let control = ports.control {
             // The one place the token is shown: it was made for this run and is needed to use
             // the control API from another machine. The address is one a browser can open (a
@@ -118,7 +118,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.http2Port = Self.applePorts.http2
         configuration.legacy.gatewayPort = Self.applePorts.gateway
         configuration.legacy.feedbackPort = Self.applePorts.feedback
-        configuration.control.port = ObservationOptions.defaultControlPort
+        configuration.controlPort = ObservationOptions.defaultControlPort
         configuration.broadcast.managePort = MockAPNsConfiguration.BroadcastSettings.defaultManagePort
         configuration.webPush.port = MockAPNsConfiguration.WebPushSettings.defaultPort
         configuration.productionPorts = .commandLineDefaults
@@ -191,7 +191,7 @@ struct ServeCommand: AsyncParsableCommand {
         configuration.legacy.feedbackPort = 0
         if configuration.broadcast.managePort != nil { configuration.broadcast.managePort = 0 }
         if configuration.webPush.port != nil { configuration.webPush.port = 0 }
-        if configuration.control.port != nil { configuration.control.port = 0 }
+        if configuration.controlPort != nil { configuration.controlPort = 0 }
         configuration.productionPorts = MockAPNsConfiguration.ProductionPorts(http2: 0, gateway: 0, feedback: 0, channelManagement: 0)
     }
 

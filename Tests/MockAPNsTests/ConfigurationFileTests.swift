@@ -47,7 +47,7 @@ final class ConfigurationFileTests: XCTestCase {
         XCTAssertEqual(configuration.environment, .both)
         XCTAssertEqual(configuration.environment.environments, [.sandbox, .production])
         XCTAssertEqual(configuration.productionPorts, .init(http2: 3297, gateway: 3295, feedback: 3296, channelManagement: 3299))
-        XCTAssertEqual(configuration.registry.rateLimit, RateWindow(pushes: 5, perMilliseconds: 500))
+        XCTAssertEqual(configuration.rateLimit, RateWindow(pushes: 5, perMilliseconds: 500))
         XCTAssertEqual(configuration.validation.payloadRules, .refuse)
         XCTAssertEqual(configuration.validation.liveActivityWithCertificate, .accept)
         XCTAssertEqual(configuration.legacy.invalidJSONPayload, .refuse(.processingError))
@@ -61,7 +61,7 @@ final class ConfigurationFileTests: XCTestCase {
         XCTAssertEqual(try MockAPNsConfiguration.parse(json: #"{"legacy": {"invalidJSONPayload": "silentClose"}}"#).legacy.invalidJSONPayload,
                        .closeSilently)
         let defaults = MockAPNsConfiguration()
-        XCTAssertNil(defaults.registry.rateLimit)
+        XCTAssertNil(defaults.rateLimit)
         XCTAssertEqual(defaults.validation.payloadRules, .diagnose)
         XCTAssertEqual(defaults.legacy.invalidJSONPayload, .accept)
         XCTAssertEqual(defaults.broadcast.options.allowedPriorities, [.powerFirst, .powerAware, .immediate])
@@ -106,11 +106,11 @@ final class ConfigurationFileTests: XCTestCase {
     /// and never below a mebibyte.
     func testTheJournalsByteCapacityIsReadOrFollowsTheCount() throws {
         let set = try MockAPNsConfiguration.parse(json: #"{"journal": {"capacity": 500, "capacityBytes": 67108864}}"#)
-        XCTAssertEqual(set.journal.capacityBytes, 64 << 20)
+        XCTAssertEqual(set.journalCapacityBytes, 64 << 20)
         XCTAssertEqual(set.journal.options.capacityBytes, 64 << 20)
         XCTAssertEqual(set.journal.options.capacity, 500)
         let derived = try MockAPNsConfiguration.parse(json: #"{"journal": {"capacity": 1000000}}"#)
-        XCTAssertNil(derived.journal.capacityBytes)
+        XCTAssertNil(derived.journalCapacityBytes)
         XCTAssertEqual(derived.journal.options.capacityBytes, 1_000_000 * 1024, "1 KiB an event")
         XCTAssertEqual(try MockAPNsConfiguration.parse(json: "{}").journal.options.capacityBytes, 128 << 20)
         XCTAssertThrowsError(try MockAPNsConfiguration.parse(json: #"{"journal": {"capacityBytes": 1000}}"#)) { error in

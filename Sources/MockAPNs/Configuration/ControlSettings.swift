@@ -12,12 +12,12 @@ extension MockAPNsConfiguration {
     /// The control API: plain HTTP/1.1 JSON for tests and tools (`control` in a configuration
     /// file). It binds loopback unless told otherwise; see `ControlAccessPolicy` for what it
     /// checks of every request.
-    public struct ControlSettings: Sendable, Equatable {
+    package struct ControlSettings: Sendable, Equatable {
         /// The port; `0` picks a free one; `nil` runs no control API. `mockapns serve` uses
         /// 2198 unless told otherwise; an embedded server runs none unless asked.
-        public var port: Int? = nil
+        package var port: Int? = nil
         /// The address it binds: loopback by default.
-        public var host: String = "127.0.0.1"
+        package var host: String = "127.0.0.1"
         /// Binding an address other than loopback must be asked for explicitly: anyone who
         /// reaches the port can change the server's behaviour. Requests from other machines
         /// must then carry `token`.
@@ -32,7 +32,7 @@ extension MockAPNsConfiguration {
         package var token: BearerToken? = nil
 
         /// The defaults: no control API in an embedded server, loopback only.
-        public init() {}
+        package init() {}
 
         static let fileKeys = ["port", "host", "allowNonLoopback", "allowedHosts", "allowedOrigins", "token"]
 

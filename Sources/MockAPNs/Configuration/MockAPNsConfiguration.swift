@@ -56,9 +56,9 @@ public struct MockAPNsConfiguration: Sendable {
     /// The legacy binary gateway (2195) and feedback service (2196).
     package var legacy = LegacyOptions()
     /// The journal: memory capacity, JSONL file, frame recording, redaction.
-    public var journal = JournalSettings()
+    package var journal = JournalSettings()
     /// The control API (HTTP/1.1 JSON on loopback); off unless a port is set.
-    public var control = ControlSettings()
+    package var control = ControlSettings()
     /// Broadcast push: the channel management listener (off unless a port is set), its
     /// rules, and seeded channels.
     package var broadcast = BroadcastSettings()
@@ -69,12 +69,12 @@ public struct MockAPNsConfiguration: Sendable {
     /// trusted, the client certificate presented to it, the pool (`upstream` in a file).
     package var upstreamSettings = UpstreamSettings()
     /// The device registry: the server-wide rate window per token.
-    public var registry = RegistrySettings()
+    package var registry = RegistrySettings()
     /// How long connections may take to handshake and to start speaking.
     package var timeouts = Timeouts()
     /// The delivery model (devices online and offline, Apple's storage rules) and where
     /// delivered notifications are forwarded (an iOS Simulator, a webhook).
-    public var delivery = DeliverySettings()
+    package var delivery = DeliverySettings()
     /// The access log: a line per notification and per connection opened and closed; `nil`
     /// (the default for an embedded server) writes none. `mockapns serve` writes it unless `--quiet`.
     package var accessLog: AccessLogSettings? = nil
@@ -188,5 +188,91 @@ extension MockAPNsConfiguration {
     public var upstream: String? {
         get { upstreamSettings.target }
         set { upstreamSettings.target = newValue }
+    }
+}
+
+// The settings an embedding test reaches for, one property each. The configuration file
+// groups them (`journal`, `control`, `registry`, `delivery`), and so do the package's own
+// settings values behind them; the front door keeps them flat, as `upstream` is, so they
+// bring no type of their own.
+extension MockAPNsConfiguration {
+    /// Journal events kept in memory (100,000 by default); when full, the oldest go first and
+    /// are counted as dropped.
+    public var journalCapacity: Int {
+        get { journal.capacity }
+        set { journal.capacity = newValue }
+    }
+    /// Bytes the events kept in memory may take (at least 1 MiB); when reached before
+    /// `journalCapacity`, the oldest go first all the same. `nil` (the default): 1 KiB for
+    /// each event of `journalCapacity`, at least 128 MiB, which holds that many events of
+    /// usual traffic and bounds what large or junk input can make the journal hold.
+    public var journalCapacityBytes: Int? {
+        get { journal.capacityBytes }
+        set { journal.capacityBytes = newValue }
+    }
+    /// A JSON Lines file that receives every journal event, even those the memory store
+    /// drops. `nil` (the default): no file.
+    public var journalFile: String? {
+        get { journal.file }
+        set { journal.file = newValue }
+    }
+    /// Whether every frame is recorded (the default; off for benchmarks). Notifications are
+    /// always recorded.
+    public var recordsFrames: Bool {
+        get { journal.recordsFrames }
+        set { journal.recordsFrames = newValue }
+    }
+
+    /// The control API's port (plain HTTP/1.1 JSON for tests and tools): `0` picks a free
+    /// one; `nil` (the default in an embedded server) runs none. `mockapns serve` uses 2198
+    /// unless told otherwise.
+    public var controlPort: Int? {
+        get { control.port }
+        set { control.port = newValue }
+    }
+    /// The address the control API binds: loopback by default. Another address must be
+    /// allowed explicitly (`allowNonLoopback` in a configuration file), as anyone who reaches
+    /// the port can change the server's behaviour.
+    public var controlHost: String {
+        get { control.host }
+        set { control.host = newValue }
+    }
+
+    /// The device registry's server-wide rate window: at most this many pushes per token in
+    /// each window, for every token without a window of its own (set through the control API,
+    /// a scenario rule or `DeviceRegistry.limitPushes`); `nil` (the default) limits nothing.
+    /// Counted on the server clock; a push over it gets `429 TooManyRequests`.
+    public var rateLimit: RateWindow? {
+        get { registry.rateLimit }
+        set { registry.rateLimit = newValue }
+    }
+
+    /// Whether the delivery model runs (the default; docs/delivery.md). Off, nothing after
+    /// the answer is modelled or recorded: every device is always online, there is no
+    /// delivery log and nothing to forward. For load tests that measure the answers alone.
+    public var runsDeliveryModel: Bool {
+        get { delivery.runsModel }
+        set { delivery.runsModel = newValue }
+    }
+    /// How long priority 5 and 1 notifications (and background pushes) to an online device
+    /// are held before they go out together, in milliseconds. Apple says they "might get
+    /// grouped and delivered in bursts" without saying when; `0` (the default) delivers them
+    /// at once, so only a test that asks for batching sees it. Held within 0 and ten years.
+    public var deliveryBatchDelayMilliseconds: Int64 {
+        get { delivery.batchDelayMilliseconds }
+        set { delivery.batchDelayMilliseconds = newValue }
+    }
+    /// The longest a notification is stored for an offline device, in milliseconds, and how
+    /// long one without `apns-expiration` is kept. Apple: "it may store the notification for
+    /// 30 days or less"; 30 days is the default. Held within 0 and ten years.
+    public var deliveryMaximumStorageMilliseconds: Int64 {
+        get { delivery.maximumStorageMilliseconds }
+        set { delivery.maximumStorageMilliseconds = newValue }
+    }
+    /// POSTs each delivered notification as JSON to this `http://` URL; `nil` (the default):
+    /// none.
+    public var deliveryWebhookURL: String? {
+        get { delivery.webhookURL }
+        set { delivery.webhookURL = newValue }
     }
 }

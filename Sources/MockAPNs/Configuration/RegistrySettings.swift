@@ -2,15 +2,15 @@ import MockAPNsCore
 
 extension MockAPNsConfiguration {
     /// The device registry's server-wide settings.
-    public struct RegistrySettings: Sendable, Equatable {
+    package struct RegistrySettings: Sendable, Equatable {
         /// At most this many pushes per token in each window, for every token without a
         /// window of its own (set through the control API, a scenario rule or
         /// `DeviceRegistry.limitPushes`); `nil` (the default) limits nothing. Counted on the
         /// server clock; a push over it gets `429 TooManyRequests`.
-        public var rateLimit: RateWindow?
+        package var rateLimit: RateWindow?
 
         /// Settings with a server-wide rate window for every token (`nil`: none).
-        public init(rateLimit: RateWindow? = nil) {
+        package init(rateLimit: RateWindow? = nil) {
             self.rateLimit = rateLimit
         }
 

@@ -9,13 +9,13 @@ import MockAPNsDelivery
 extension MockAPNsConfiguration {
     /// The delivery model (docs/delivery.md) and where delivered notifications are forwarded
     /// (`delivery` in a configuration file).
-    public struct DeliverySettings: Sendable, Equatable {
+    package struct DeliverySettings: Sendable, Equatable {
         /// Whether the delivery model runs (the default). Off, nothing after the answer is
         /// modelled or recorded: every device is always online, there is no delivery log and
         /// nothing to forward. For load tests that measure the answers alone, as
         /// `--journal-frames off` is: the model costs each accepted notification a `delivery`
         /// event and a few microseconds of CPU off the event loops.
-        public var runsModel = true
+        package var runsModel = true
         /// The batch delay and storage limit, as the model reads them.
         package var options = DeliveryOptions.default
         /// How long priority 5 and 1 notifications (and background pushes) to an online device
@@ -23,21 +23,21 @@ extension MockAPNsConfiguration {
         /// grouped and delivered in bursts" without saying when; `0` (the default, MockAPNs'
         /// choice) delivers them at once, so only a test that asks for batching sees it.
         /// Held within 0 and ten years.
-        public var batchDelayMilliseconds: Int64 {
+        package var batchDelayMilliseconds: Int64 {
             get { options.batchDelayMilliseconds }
             set { options = DeliveryOptions(batchDelayMilliseconds: newValue, maximumStorageMilliseconds: options.maximumStorageMilliseconds) }
         }
         /// The longest a notification is stored for an offline device, in milliseconds, and how
         /// long one without `apns-expiration` is kept. Apple: "it may store the notification for
         /// 30 days or less"; 30 days is the default. Held within 0 and ten years.
-        public var maximumStorageMilliseconds: Int64 {
+        package var maximumStorageMilliseconds: Int64 {
             get { options.maximumStorageMilliseconds }
             set { options = DeliveryOptions(batchDelayMilliseconds: options.batchDelayMilliseconds, maximumStorageMilliseconds: newValue) }
         }
         /// Hands each delivered notification to an iOS Simulator; `nil`: no simulator.
         package var simulator: SimulatorForwarding?
         /// POSTs each delivered notification as JSON to this `http://` URL; `nil`: none.
-        public var webhookURL: String?
+        package var webhookURL: String?
         /// How long one forward may take before it is stopped (the command killed, the
         /// connection closed) and reported.
         package var forwardTimeoutSeconds: Double = 5
@@ -47,7 +47,7 @@ extension MockAPNsConfiguration {
         package var forwardQueueLimit: Int = 256
 
         /// The defaults: the model on, Apple's storage limit, no batching, no forwarders.
-        public init() {}
+        package init() {}
 
         /// The range of the forwarding times, in seconds.
         package static let secondsRange: ClosedRange<Double> = 0.001...3600

@@ -13,7 +13,7 @@ import MockAPNsDelivery
 /// ```
 ///
 /// Each throws `MockAPNsServer.UsageError.deliveryModelOff` when
-/// `configuration.delivery.runsModel` is false.
+/// `configuration.runsDeliveryModel` is false.
 extension MockAPNsServer {
     /// Takes `token`'s device offline (`online: false`) or brings it online, as of now: every
     /// notification already recorded meets the device as it was, every later one as it is now.

@@ -7,20 +7,20 @@ import MockAPNsJournal
 
 extension MockAPNsConfiguration {
     /// What the journal keeps and where it writes (`journal` in a configuration file).
-    public struct JournalSettings: Sendable, Equatable {
+    package struct JournalSettings: Sendable, Equatable {
         /// Events kept in memory; when full, the oldest go first and are counted as dropped.
-        public var capacity: Int = 100_000
+        package var capacity: Int = 100_000
         /// Bytes the events kept in memory may take (at least 1 MiB); when reached before
         /// `capacity`, the oldest go first all the same. `nil` (the default): 1 KiB for each
         /// event of `capacity`, at least 128 MiB, which holds that many events of usual traffic
         /// and bounds what large or junk input can make the journal hold.
-        public var capacityBytes: Int? = nil
+        package var capacityBytes: Int? = nil
         /// A JSON Lines file that receives every event, even those the memory store drops.
         /// `nil`: no file.
-        public var file: String? = nil
+        package var file: String? = nil
         /// Whether every HTTP/2 frame is recorded (off for benchmarks). Notifications are
         /// always recorded.
-        public var recordsFrames: Bool = true
+        package var recordsFrames: Bool = true
         /// How provider tokens are recorded: without their signature (the default), whole, or
         /// `<redacted>`.
         package var providerTokens: ProviderTokenRecording = .withoutSignature
@@ -41,7 +41,7 @@ extension MockAPNsConfiguration {
         package var fileCloseBound: Duration = .seconds(3)
 
         /// The defaults: 100,000 events kept, within 128 MiB, every frame recorded, no file.
-        public init() {}
+        package init() {}
 
         /// The core journal's options.
         package var options: JournalOptions {

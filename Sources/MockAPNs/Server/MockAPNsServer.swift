@@ -104,7 +104,7 @@ public final class MockAPNsServer: Sendable {
         /// `start()` was called with `configuration.environments` empty.
         case noEnvironment
         /// A device or delivery log was asked for while the delivery model is off
-        /// (`configuration.delivery.runsModel` false).
+        /// (`configuration.runsDeliveryModel` false).
         case deliveryModelOff
 
         public var description: String {
@@ -146,7 +146,7 @@ public final class MockAPNsServer: Sendable {
         let clock = clock ?? configuration.clockStart.map { ServerClock(fixedAt: $0) } ?? ServerClock()
         self.clock = clock
         self.registry = DeviceRegistry(
-            rateWindow: configuration.registry.rateLimit, bindsEnvironmentOnFirstPush: configuration.environment == .both
+            rateWindow: configuration.rateLimit, bindsEnvironmentOnFirstPush: configuration.environment == .both
         )
         self.channels = ChannelRegistry()
         for channel in configuration.broadcast.channels { channels.insert(channel) }

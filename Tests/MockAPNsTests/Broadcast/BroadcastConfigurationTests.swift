@@ -55,7 +55,7 @@ final class BroadcastConfigurationTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: file) }
         let (server, ports) = try await TestServer.start {
             $0.broadcast.managePort = 0
-            $0.journal.file = file
+            $0.journalFile = file
         }
         let created = try CurlClient(port: try XCTUnwrap(ports.channelManagement)).send(
             path: "/1/apps/com.example.app/channels", body: #"{"message-storage-policy": 1, "push-type": "LiveActivity"}"#)

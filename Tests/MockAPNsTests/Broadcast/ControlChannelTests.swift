@@ -14,7 +14,7 @@ final class ControlChannelTests: XCTestCase {
     func testChannelsAreListedCreatedDeletedAndTheirEventsFiltered() async throws {
         let seeded = BroadcastChannel(id: "c29tZS9DaGFubmVsKw==", bundleID: "com.example.app", environment: .sandbox, storagePolicy: .mostRecentMessageStored)
         let (server, ports) = try await TestServer.start {
-            $0.control.port = 0
+            $0.controlPort = 0
             $0.broadcast.channels = [seeded]
         }
         let control = try XCTUnwrap(ports.control)

@@ -23,7 +23,7 @@ final class HealthAndPortsCommandTests: XCTestCase {
     }
 
     func testHealthIsReadyWhileTheServerRunsAndNotOnceItStops() async throws {
-        let (server, ports) = try await TestServer.start { $0.control.port = 0 }
+        let (server, ports) = try await TestServer.start { $0.controlPort = 0 }
         let control = "http://127.0.0.1:\(try XCTUnwrap(ports.control))"
         let ready = try ProcessRunner.run(executable, ["health", "--control", control])
         XCTAssertEqual(ready.status, 0, ready.stderr)
@@ -57,7 +57,7 @@ final class HealthAndPortsCommandTests: XCTestCase {
         let executable = self.executable
         let waiting = Task.detached { try ProcessRunner.run(executable, ["health", "--wait", "30", "--control", "http://127.0.0.1:\(port)"], timeout: 40) }
         // The health process may ask before or after this start: either way it must end ready.
-        let (server, _) = try await TestServer.start { $0.control.port = port }
+        let (server, _) = try await TestServer.start { $0.controlPort = port }
         let result = try await waiting.value
         try await server.shutdown()
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -110,7 +110,7 @@ final class HealthAndPortsCommandTests: XCTestCase {
 
     /// `journal --control` reads a live server's events (over the CLI's own HTTP client).
     func testJournalReadsALiveServer() async throws {
-        let (server, ports) = try await TestServer.start { $0.control.port = 0 }
+        let (server, ports) = try await TestServer.start { $0.controlPort = 0 }
         let response = try CurlClient(port: ports.http2).send(
             path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
         XCTAssertEqual(response.status, 200)

@@ -12,7 +12,7 @@ final class ControlAPIRangeTests: XCTestCase {
     private var ports: BoundPorts!
 
     override func setUp() async throws {
-        (server, ports) = try await TestServer.start { $0.control.port = 0 }
+        (server, ports) = try await TestServer.start { $0.controlPort = 0 }
     }
 
     override func tearDown() async throws {

@@ -11,7 +11,7 @@ final class ControlAPITests: XCTestCase {
     private var ports: BoundPorts!
 
     override func setUp() async throws {
-        (server, ports) = try await TestServer.start { $0.control.port = 0 }
+        (server, ports) = try await TestServer.start { $0.controlPort = 0 }
     }
 
     override func tearDown() async throws {
@@ -311,8 +311,8 @@ final class ControlAPITests: XCTestCase {
 
     func testNonLoopbackHostMustBeAskedFor() async throws {
         var configuration = MockAPNsConfiguration()
-        configuration.control.port = 0
-        configuration.control.host = "0.0.0.0"
+        configuration.controlPort = 0
+        configuration.controlHost = "0.0.0.0"
         XCTAssertThrowsError(try configuration.control.checkHost())
         configuration.control.allowsNonLoopbackHost = true
         XCTAssertNoThrow(try configuration.control.checkHost())

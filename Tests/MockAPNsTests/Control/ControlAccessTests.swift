@@ -20,7 +20,7 @@ final class ControlAccessTests: XCTestCase {
 
     private func start(_ adjust: (inout MockAPNsConfiguration) -> Void = { _ in }) async throws -> ControlClient {
         let (server, ports) = try await TestServer.start { configuration in
-            configuration.control.port = 0
+            configuration.controlPort = 0
             adjust(&configuration)
         }
         self.server = server
@@ -232,7 +232,7 @@ final class ControlAccessTests: XCTestCase {
     func testTheTokenIsAskedOfOtherMachinesAndNeverGivenBack() async throws {
         let control = try await start {
             $0.control.allowsNonLoopbackHost = true
-            $0.control.host = "127.0.0.1"
+            $0.controlHost = "127.0.0.1"
         }
         let server = try XCTUnwrap(server)
         let token = try XCTUnwrap(server.controlToken, "a token is generated when remote use is allowed and none is given")

@@ -23,7 +23,7 @@ final class ResetAndMetricsTests: XCTestCase {
 
     override func setUp() async throws {
         (server, ports) = try await TestServer.start { configuration in
-            configuration.control.port = 0
+            configuration.controlPort = 0
             configuration.clockStart = self.pinned
         }
     }

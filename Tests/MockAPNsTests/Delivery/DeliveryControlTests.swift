@@ -21,7 +21,7 @@ final class DeliveryControlTests: XCTestCase {
 
     override func setUp() async throws {
         (server, ports) = try await TestServer.start { configuration in
-            configuration.control.port = 0
+            configuration.controlPort = 0
             configuration.clockStart = Self.start
         }
     }

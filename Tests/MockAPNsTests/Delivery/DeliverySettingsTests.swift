@@ -29,7 +29,7 @@ final class DeliverySettingsTests: XCTestCase {
         XCTAssertEqual(delivery.simulator?.pushTypes, ["alert"])
         XCTAssertTrue(delivery.runsModel)
         XCTAssertNoThrow(try delivery.check())
-        XCTAssertFalse(try MockAPNsConfiguration.parse(json: #"{"delivery": {"model": false}}"#).delivery.runsModel)
+        XCTAssertFalse(try MockAPNsConfiguration.parse(json: #"{"delivery": {"model": false}}"#).runsDeliveryModel)
     }
 
     func testTheDefaultsAreApplesOrSayWhy() throws {
@@ -63,7 +63,7 @@ final class DeliverySettingsTests: XCTestCase {
     }
 
     func testAServerRefusesToStartWithAWebhookItCannotReach() async throws {
-        let server = MockAPNsServer(configuration: TestServer.configuration { $0.delivery.webhookURL = "https://example.test/push" })
+        let server = MockAPNsServer(configuration: TestServer.configuration { $0.deliveryWebhookURL = "https://example.test/push" })
         do {
             try await server.start()
             XCTFail("the server started")
@@ -85,8 +85,8 @@ final class DeliverySettingsTests: XCTestCase {
         }
 
         let (server, ports) = try await TestServer.start { configuration in
-            configuration.delivery.runsModel = false
-            configuration.control.port = 0
+            configuration.runsDeliveryModel = false
+            configuration.controlPort = 0
         }
         let response = try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
         XCTAssertEqual(response.status, 200, "the answers are the same")

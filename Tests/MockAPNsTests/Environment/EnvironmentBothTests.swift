@@ -21,7 +21,7 @@ final class EnvironmentBothTests: XCTestCase {
         let (server, ports) = try await TestServer.start {
             $0.environments = [.sandbox, .production]
             $0.broadcast.managePort = 0
-            $0.control.port = 0
+            $0.controlPort = 0
         }
         self.server = server
         sandbox = try XCTUnwrap(ports.ports(of: .sandbox))

@@ -34,7 +34,7 @@ final class JournalCaptureServerTests: XCTestCase {
     }
 
     func testAnNghttpExchangeIsTCPOnTheListenersPortFromSwiftAndTheControlAPI() async throws {
-        let (server, ports) = try await TestServer.start { $0.control.port = 0 }
+        let (server, ports) = try await TestServer.start { $0.controlPort = 0 }
         addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let body = FileManager.default.temporaryDirectory.appendingPathComponent("mockapns-capture-body-\(UUID().uuidString)").path
         try #"{"aps":{"alert":"capture"}}"#.write(toFile: body, atomically: true, encoding: .utf8)

@@ -11,15 +11,15 @@ final class JournalConfigurationTests: XCTestCase {
                          "fileWhenBehind": "gap", "fileBuffer": 1024},
              "control": {"port": 0, "host": "127.0.0.2", "allowNonLoopback": false}}
             """)
-        XCTAssertEqual(configuration.journal.capacity, 500)
-        XCTAssertEqual(configuration.journal.file, "/tmp/j.jsonl")
-        XCTAssertFalse(configuration.journal.recordsFrames)
+        XCTAssertEqual(configuration.journalCapacity, 500)
+        XCTAssertEqual(configuration.journalFile, "/tmp/j.jsonl")
+        XCTAssertFalse(configuration.recordsFrames)
         XCTAssertTrue(configuration.journal.redactsTokens)
         XCTAssertEqual(configuration.journal.fileWhenBehind, .gap)
         XCTAssertEqual(configuration.journal.fileBufferEvents, 1024)
         XCTAssertEqual(MockAPNsConfiguration().journal.fileWhenBehind, .wait, "complete by default")
-        XCTAssertEqual(configuration.control.port, 0)
-        XCTAssertEqual(configuration.control.host, "127.0.0.2")
+        XCTAssertEqual(configuration.controlPort, 0)
+        XCTAssertEqual(configuration.controlHost, "127.0.0.2")
         XCTAssertNoThrow(try configuration.control.checkHost(), "127.0.0.0/8 is loopback")
     }
 
@@ -44,8 +44,8 @@ final class JournalConfigurationTests: XCTestCase {
 
     func testNonLoopbackControlHostStopsTheServerFromStarting() async throws {
         let configuration = TestServer.configuration {
-            $0.control.port = 0
-            $0.control.host = "0.0.0.0"
+            $0.controlPort = 0
+            $0.controlHost = "0.0.0.0"
         }
         let server = MockAPNsServer(configuration: configuration)
         do {

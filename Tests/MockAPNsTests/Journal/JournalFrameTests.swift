@@ -152,7 +152,7 @@ final class JournalFrameTests: XCTestCase {
     }
 
     func testFrameRecordingOffKeepsNotificationsOnly() async throws {
-        let (server, ports) = try await TestServer.start { $0.journal.recordsFrames = false }
+        let (server, ports) = try await TestServer.start { $0.recordsFrames = false }
         _ = try CurlClient(port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
         let pushes = try await server.waitForNotifications(count: 1, timeout: .seconds(10))
         XCTAssertEqual(pushes.count, 1)

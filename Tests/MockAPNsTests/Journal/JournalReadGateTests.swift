@@ -32,7 +32,7 @@ final class JournalReadGateTests: XCTestCase {
     }
 
     func testTheControlPortAndTheFeedbackServiceAreNotHeld() async throws {
-        let (server, ports) = try await TestServer.start { $0.control.port = 0 }
+        let (server, ports) = try await TestServer.start { $0.controlPort = 0 }
         addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         server.observation.readGate.close()
         defer { server.observation.readGate.open() }

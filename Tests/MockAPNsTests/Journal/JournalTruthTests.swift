@@ -385,7 +385,7 @@ final class JournalTruthTests: XCTestCase {
     // MARK: 4. Feedback queue
 
     func testFeedbackIsQueuedExplicitlyOncePerDeliveryAndReactivationRemovesIt() async throws {
-        let (server, ports) = try await TestServer.start { $0.control.port = 0 }
+        let (server, ports) = try await TestServer.start { $0.controlPort = 0 }
         let control = "http://127.0.0.1:\(try XCTUnwrap(ports.control))"
         let feedback = try XCTUnwrap(ports.feedback)
         let token = Legacy.token(0x42)

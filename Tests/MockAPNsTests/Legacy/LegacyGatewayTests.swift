@@ -281,7 +281,7 @@ final class LegacyGatewayTests: XCTestCase {
     /// `POST /v1/reset` starts the churn window over: a burst right after it is diagnosed,
     /// though one was diagnosed just before (the window would otherwise keep quiet for 10 s).
     func testAResetStartsTheChurnWindowOver() async throws {
-        let (server, ports) = try await LegacyTestServer.start { $0.control.port = 0 }
+        let (server, ports) = try await LegacyTestServer.start { $0.controlPort = 0 }
         addTeardownBlock { try await server.shutdown(gracePeriod: .zero) }
         let gateway = try XCTUnwrap(ports.gateway)
         func burst() throws {

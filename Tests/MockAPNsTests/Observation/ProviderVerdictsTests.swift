@@ -17,8 +17,8 @@ final class ProviderVerdictsTests: XCTestCase {
         let file = Fixtures.temporaryPath("verdicts.jsonl")
         defer { try? FileManager.default.removeItem(atPath: file) }
         let (server, ports) = try await TestServer.start { configuration in
-            configuration.control.port = 0
-            configuration.journal.file = file
+            configuration.controlPort = 0
+            configuration.journalFile = file
             // curl reconnects within milliseconds or, on a loaded machine, a little more:
             // any retry it makes is too soon by this threshold.
             configuration.verdicts.minimumRetryDelayMilliseconds = 60_000
@@ -260,7 +260,7 @@ final class ProviderVerdictsTests: XCTestCase {
 
     func testVerdictsCanBeTurnedOff() async throws {
         let (server, ports) = try await TestServer.start { configuration in
-            configuration.control.port = 0
+            configuration.controlPort = 0
             configuration.judgesProviders = false
         }
         let none = await server.verdictReport()

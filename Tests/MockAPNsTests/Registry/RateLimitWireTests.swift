@@ -26,8 +26,8 @@ final class RateLimitWireTests: XCTestCase {
 
     func testTheServerWideWindowCountsOnTheServerClock() async throws {
         let configuration = try MockAPNsConfiguration.parse(json: #"{"registry": {"rateLimit": {"pushes": 2, "perSeconds": 60}}}"#,
-                                                            over: TestServer.configuration { $0.control.port = 0 })
-        XCTAssertEqual(configuration.registry.rateLimit, RateWindow(pushes: 2, perMilliseconds: 60_000))
+                                                            over: TestServer.configuration { $0.controlPort = 0 })
+        XCTAssertEqual(configuration.rateLimit, RateWindow(pushes: 2, perMilliseconds: 60_000))
         let server = MockAPNsServer(configuration: configuration)
         let ports = try await server.start()
         let controlPort = try XCTUnwrap(ports.control)
@@ -55,7 +55,7 @@ final class RateLimitWireTests: XCTestCase {
     }
 
     func testATokensOwnWindowThroughTheControlAPI() async throws {
-        let (server, ports) = try await TestServer.start { $0.control.port = 0; $0.clockStart = 1_893_456_000_000 }
+        let (server, ports) = try await TestServer.start { $0.controlPort = 0; $0.clockStart = 1_893_456_000_000 }
         let controlPort = try XCTUnwrap(ports.control)
         XCTAssertEqual(try control("GET", controlPort, "/v1/registry/\(token)/rate-limit")["scope"] as? String, "none")
         let set = try control("PUT", controlPort, "/v1/registry/\(token.uppercased())/rate-limit", #"{"pushes": 1, "perSeconds": 1.5}"#)

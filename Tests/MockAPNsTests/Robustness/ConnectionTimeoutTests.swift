@@ -13,7 +13,7 @@ import Glibc
 final class ConnectionTimeoutTests: XCTestCase {
     func testIdleConnectionsAreClosedAtEachDeadlineAndJournaled() async throws {
         let (server, ports) = try await TestServer.start { configuration in
-            configuration.control.port = 0
+            configuration.controlPort = 0
             configuration.timeouts.tlsHandshakeSeconds = 0.3
             configuration.timeouts.http2PrefaceSeconds = 0.3
             configuration.timeouts.controlRequestHeaderSeconds = 0.3

@@ -12,7 +12,7 @@ final class ControlConnectionTests: XCTestCase {
     /// the client closing: every descriptor comes back. They once stayed open for good.
     func testAnswerThenCloseReleasesTheSocket() async throws {
         let (server, ports) = try await TestServer.start { configuration in
-            configuration.control.port = 0
+            configuration.controlPort = 0
             // Long enough that the request-header deadline cannot be what closes them.
             configuration.timeouts.controlRequestHeaderSeconds = 120
         }
@@ -37,7 +37,7 @@ final class ControlConnectionTests: XCTestCase {
     /// headers of every other control answer (no framing, no sniffing), and the socket closes.
     func testLowLevel400sCarryTheAntiFramingHeadersAndClose() async throws {
         let (server, ports) = try await TestServer.start { configuration in
-            configuration.control.port = 0
+            configuration.controlPort = 0
             configuration.timeouts.controlRequestHeaderSeconds = 120
         }
         defer { Task { try? await server.shutdown() } }
@@ -63,7 +63,7 @@ final class ControlConnectionTests: XCTestCase {
     /// behind another (pipelined) may take longer than the deadline to answer.
     func testAPipelinedLongPollOutlivesTheHeaderDeadline() async throws {
         let (server, ports) = try await TestServer.start { configuration in
-            configuration.control.port = 0
+            configuration.controlPort = 0
             configuration.timeouts.controlRequestHeaderSeconds = 0.5
         }
         let result = try ProcessRunner.run("python3", [RobustnessClient.script, "pipelined", String(try XCTUnwrap(ports.control))])

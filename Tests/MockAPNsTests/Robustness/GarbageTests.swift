@@ -16,7 +16,7 @@ final class GarbageTests: XCTestCase {
 
     func testEveryPortSurvivesGarbageAndLeaksNothing() async throws {
         let (server, ports) = try await TestServer.start { configuration in
-            configuration.control.port = 0
+            configuration.controlPort = 0
             configuration.timeouts.tlsHandshakeSeconds = 2
             configuration.timeouts.http2PrefaceSeconds = 2
             configuration.timeouts.controlRequestHeaderSeconds = 2

@@ -19,7 +19,7 @@ final class LoadTests: XCTestCase {
         try XCTSkipIf(limit.rlim_max < 2500, "the hard open-file limit (\(limit.rlim_max)) cannot hold 1,000 connections on both sides")
         let (server, ports) = try await TestServer.start { configuration in
             configuration.requiresAuthentication = false
-            configuration.journal.recordsFrames = false
+            configuration.recordsFrames = false
         }
         let payload = Fixtures.temporaryPath("payload.json")
         try Data(#"{"aps":{"alert":"load"}}"#.utf8).write(to: URL(fileURLWithPath: payload))

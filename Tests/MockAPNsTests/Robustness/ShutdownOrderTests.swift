@@ -134,7 +134,7 @@ final class ShutdownOrderTests: XCTestCase {
     /// The control API stops gracefully: a long poll waiting when the server shuts down is
     /// answered with what there is, and an event stream ends, instead of being cut off.
     func testWaitingControlRequestsAreAnsweredWhenTheServerStops() async throws {
-        let (server, ports) = try await TestServer.start { $0.control.port = 0 }
+        let (server, ports) = try await TestServer.start { $0.controlPort = 0 }
         let control = try XCTUnwrap(ports.control)
         let answer = Fixtures.temporaryPath("long-poll.json")
         let sent = Fixtures.temporaryPath("long-poll.trace")

@@ -280,7 +280,7 @@ final class UpstreamModeTests: XCTestCase {
 
     func testNoRecordHoldsTheUpstreamKeyOrAProviderTokensSignature() async throws {
         let file = Fixtures.temporaryPath("upstream-journal.jsonl")
-        let pair = try await start(adjust: { $0.journal.file = file })
+        let pair = try await start(adjust: { $0.journalFile = file })
         let pem = try String(contentsOfFile: Fixtures.certificateDirectory + "/AuthKey_SANDBOX001.p8", encoding: .utf8)
         let token = try ProviderTokenSigner(keyID: "SANDBOX001", teamID: "TEAM00000A", privateKeyPEM: pem)
             .token(issuedAt: Int64(Date().timeIntervalSince1970))

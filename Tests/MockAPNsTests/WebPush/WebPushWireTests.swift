@@ -281,7 +281,7 @@ final class WebPushWireTests: XCTestCase {
 
     /// The control API makes subscriptions as a page gets them.
     func testTheControlAPIMakesASubscriptionShapedAsPushSubscriptionToJSON() async throws {
-        let (server, port) = try await Self.start { $0.control.port = 0 }
+        let (server, port) = try await Self.start { $0.controlPort = 0 }
         defer { Task { try? await server.shutdown() } }
         let control = try XCTUnwrap(server.ports?.control)
         let created = try ControlClient(port: control).call(

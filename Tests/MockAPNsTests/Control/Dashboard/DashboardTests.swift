@@ -11,7 +11,7 @@ final class DashboardTests: XCTestCase {
     private var ports: BoundPorts!
 
     override func setUp() async throws {
-        (server, ports) = try await TestServer.start { $0.control.port = 0 }
+        (server, ports) = try await TestServer.start { $0.controlPort = 0 }
     }
 
     override func tearDown() async throws {
