@@ -133,7 +133,7 @@ enum LegacyFrameParser {
             command: command,
             identifier: identifier,
             expiry: expiry,
-            token: [UInt8](token),
+            deviceToken: lowercaseHex(token),
             payload: [UInt8](payload),
             frameLength: frame.count
         )
@@ -218,7 +218,7 @@ enum LegacyFrameParser {
             command: .frame,
             identifier: identifier,
             expiry: expiry,
-            token: token.map { [UInt8]($0) } ?? [],
+            deviceToken: token.map(lowercaseHex) ?? "",
             payload: payload.map { [UInt8]($0) } ?? [],
             priority: priority,
             frameLength: frame.count

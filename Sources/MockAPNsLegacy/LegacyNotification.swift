@@ -19,8 +19,10 @@ package struct LegacyNotification: Sendable, Equatable {
     /// Expiry in seconds since 1970, `0` meaning "don't store". `nil` for command 0 and for a
     /// command-2 frame without item 4.
     package var expiry: UInt32?
-    /// The device token bytes.
-    package var token: [UInt8]
+    /// The device token as lowercase hex, encoded once, when the frame is parsed: the form the
+    /// decision core, the registry and the journal read. The bytes themselves are not kept, so
+    /// a notification costs no allocation for them.
+    package var deviceToken: String
     /// The payload bytes (JSON, if the provider got it right).
     package var payload: [UInt8]
     /// The priority item (command 2 only, 5 or 10); `nil` when absent, meaning 10.
@@ -37,14 +39,49 @@ package struct LegacyNotification: Sendable, Equatable {
         priority: Priority? = nil,
         frameLength: Int? = nil
     ) {
+        self.init(
+            command: command, identifier: identifier, expiry: expiry, deviceToken: token.withUnsafeBytes(lowercaseHex),
+            payload: payload, priority: priority, frameLength: frameLength
+        )
+    }
+
+    /// A notification whose token is already hex (`deviceToken`), as the parser makes it.
+    package init(
+        command: LegacyCommand,
+        identifier: UInt32? = nil,
+        expiry: UInt32? = nil,
+        deviceToken: String,
+        payload: [UInt8],
+        priority: Priority? = nil,
+        frameLength: Int? = nil
+    ) {
         self.command = command
         self.identifier = identifier
         self.expiry = expiry
-        self.token = token
+        self.deviceToken = deviceToken
         self.payload = payload
         self.priority = priority
         self.frameLength = 0
         self.frameLength = frameLength ?? encoded().count
+    }
+
+    /// The device token bytes, read back from `deviceToken` (for a refusal's record and
+    /// message, and to encode the frame again).
+    package var token: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(deviceToken.utf8.count / 2)
+        var high: UInt8?
+        for character in deviceToken.utf8 {
+            // Written by `lowercaseHex`: every character is a digit or `a`...`f`.
+            let nibble = character <= UInt8(ascii: "9") ? character &- UInt8(ascii: "0") : character &- UInt8(ascii: "a") &+ 10
+            if let first = high {
+                bytes.append(first << 4 | nibble)
+                high = nil
+            } else {
+                high = nibble
+            }
+        }
+        return bytes
     }
 
     /// The normalized request the decision core reads. Legacy frames carry no topic: the
@@ -52,7 +89,7 @@ package struct LegacyNotification: Sendable, Equatable {
     package func pushRequest() -> PushRequest {
         PushRequest(
             transport: .legacy,
-            deviceToken: token.withUnsafeBytes(lowercaseHex),
+            deviceToken: deviceToken,
             expiration: expiry.map(Int64.init),
             priority: priority,
             payload: payload,

@@ -100,6 +100,19 @@ final class LegacyFrameDecoderTests: XCTestCase {
         XCTAssertEqual(request.deviceToken, "0008101820283038404850586068707880889098a0a8b0b8c0c8d0d8e0e8f0f8")
     }
 
+    /// A notification keeps its token as hex only; the bytes read back from it are the bytes
+    /// sent, for every byte value, in a frame parsed off the wire as in one made by hand.
+    func testTokenBytesReadBackFromTheHexAreTheBytesSent() throws {
+        for start in stride(from: 0, to: 256, by: 32) {
+            let token = (start..<start + 32).map { UInt8($0) }
+            let made = LegacyNotification(command: .frame, identifier: 1, token: token, payload: LegacyFixtures.payload)
+            XCTAssertEqual(made.token, token)
+            let parsed = try XCTUnwrap(legacyDecodeAll(made.encoded()).notifications.first)
+            XCTAssertEqual(parsed.token, token)
+            XCTAssertEqual(parsed.deviceToken, token.map { String(format: "%02x", $0) }.joined())
+        }
+    }
+
     // MARK: Statuses
 
     func testZeroLengthTokenIsStatus2() throws {
