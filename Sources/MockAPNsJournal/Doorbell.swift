@@ -26,6 +26,9 @@ package final class Doorbell: Sendable {
         waiter?.resume()
     }
 
+    /// Whether a ring is kept for the next wait: nobody waited when it came.
+    package var isRung: Bool { state.withLock { $0.rung } }
+
     /// Returns once rung (at once if it was rung since the last wait), after `timeout`
     /// (`nil`: none), or when the task is cancelled.
     package func wait(timeout: Duration?) async {

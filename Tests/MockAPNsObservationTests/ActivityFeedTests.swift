@@ -45,6 +45,27 @@ final class ActivityFeedTests: XCTestCase {
         XCTAssertEqual(gate.closedCount, 2)
     }
 
+    /// The reader is woken when half the high-water mark waits, once per crossing, so a burst
+    /// that piles up while it rests is taken before the gate has to close; events one at a
+    /// time and in batches both count.
+    func testABacklogOfHalfTheHighWaterMarkWakesTheReaderOnce() async {
+        let gate = JournalReadGate()
+        let feed = ActivityFeed(keepsWholeNotifications: true, gate: gate, highWater: 100)
+        for _ in 0..<49 { feed.receive(notification) }
+        XCTAssertFalse(feed.bell.isRung, "49 waiting: the reader may rest")
+        feed.receive(notification)
+        XCTAssertTrue(feed.bell.isRung, "50 waiting")
+        await feed.bell.wait(timeout: nil)   // returns at once: the ring was kept
+        feed.read([opened, notification])
+        XCTAssertFalse(feed.bell.isRung, "rung once per crossing, not per event above it")
+        XCTAssertTrue(gate.isOpen)
+
+        _ = feed.drain()
+        feed.read(Array(repeating: notification, count: 60))
+        XCTAssertTrue(feed.bell.isRung, "a batch that crosses the mark rings too")
+        XCTAssertTrue(gate.isOpen, "60 of 100")
+    }
+
     func testWithoutAnAccessLogANotificationIsPassedOnAsWhatIsCounted() throws {
         let feed = ActivityFeed(keepsWholeNotifications: false)
         feed.receive(opened)
