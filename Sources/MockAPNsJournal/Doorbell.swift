@@ -19,15 +19,7 @@ package final class Doorbell: Sendable {
 
     /// Wakes the waiter, or the next one to wait.
     package func ring() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard let waiter = state.waiter else {
-                state.rung = true
-                return nil
-            }
-            state.waiter = nil
-            return waiter
-        }
-        waiter?.resume()
+        wake(wait: nil)
     }
 
     /// Whether a ring is kept for the next wait: nobody waited when it came.
@@ -70,10 +62,16 @@ package final class Doorbell: Sendable {
     /// Ends wait `number` if it is still the one waiting, or marks it expired if it has not
     /// begun to wait yet; a wait that is over is left alone.
     private func timeUp(for number: UInt64) {
+        wake(wait: number)
+    }
+
+    /// Resumes the waiter: any (a ring) or only wait `number` (its timer). With nobody
+    /// waiting, a ring is kept for the next wait and a timer marks its own wait expired.
+    private func wake(wait number: UInt64?) {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
-            guard state.waits == number else { return nil }
+            if let number, state.waits != number { return nil }
             guard let waiter = state.waiter else {
-                state.expired = number
+                if let number { state.expired = number } else { state.rung = true }
                 return nil
             }
             state.waiter = nil
