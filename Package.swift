@@ -53,7 +53,7 @@ let package = Package(
         ),
         // The legacy binary protocol's rules: frame decoder and parser, the connection's
         // session, feedback tuples, the mistakes it diagnoses. No I/O.
-        .target(name: "MockAPNsLegacy", dependencies: ["MockAPNsCore"]),
+        .target(name: "MockAPNsLegacy", dependencies: ["MockAPNsCore", "MockAPNsJSON"]),
         // Broadcast push (iOS 18): channels, the channel management API's and broadcast sends'
         // decisions. No I/O.
         .target(name: "MockAPNsBroadcast", dependencies: ["MockAPNsCore", "MockAPNsWire", "MockAPNsJournal"]),
@@ -258,6 +258,7 @@ let package = Package(
             name: "MockAPNsLegacyServer",
             dependencies: [
                 "MockAPNsCore",
+                "MockAPNsJSON",
                 "MockAPNsLegacy",
                 "MockAPNsJournal",
                 "MockAPNsScenario",

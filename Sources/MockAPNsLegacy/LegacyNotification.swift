@@ -1,4 +1,5 @@
 import MockAPNsCore
+import MockAPNsJSON
 /// The item ids of a command-2 frame.
 package enum LegacyItemID: UInt8, CaseIterable, Sendable, Hashable, Codable {
     case deviceToken = 1
@@ -68,20 +69,7 @@ package struct LegacyNotification: Sendable, Equatable {
     /// The device token bytes, read back from `deviceToken` (for a refusal's record and
     /// message, and to encode the frame again).
     package var token: [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(deviceToken.utf8.count / 2)
-        var high: UInt8?
-        for character in deviceToken.utf8 {
-            // Written by `lowercaseHex`: every character is a digit or `a`...`f`.
-            let nibble = character <= UInt8(ascii: "9") ? character &- UInt8(ascii: "0") : character &- UInt8(ascii: "a") &+ 10
-            if let first = high {
-                bytes.append(first << 4 | nibble)
-                high = nil
-            } else {
-                high = nibble
-            }
-        }
-        return bytes
+        HexDigits.bytes(hex: deviceToken) ?? []
     }
 
     /// The normalized request the decision core reads. Legacy frames carry no topic: the

@@ -5,6 +5,7 @@ import MockAPNsJournal
 import MockAPNsTLS
 import NIOCore
 import MockAPNsLegacy
+import MockAPNsJSON
 
 /// What every feedback connection shares.
 struct LegacyFeedbackServices: Sendable {
@@ -107,28 +108,9 @@ final class LegacyFeedbackHandler: ChannelInboundHandler {
         journaling.feedbackSkipped(entry, reason: reason)
     }
 
-    /// The bytes a hex token spells, or `nil` if it is not an even number of hex digits.
+    /// The bytes a hex token spells, or `nil` if it is not a non-empty, even number of hex digits.
     static func binaryToken(_ hex: String) -> [UInt8]? {
-        let digits = Array(hex.utf8)
-        guard !digits.isEmpty, digits.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(digits.count / 2)
-        var index = 0
-        while index < digits.count {
-            guard let high = value(of: digits[index]), let low = value(of: digits[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
-            index += 2
-        }
-        return bytes
-    }
-
-    private static func value(of digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return digit - UInt8(ascii: "A") + 10
-        default: return nil
-        }
+        hex.isEmpty ? nil : HexDigits.bytes(hex: hex)
     }
 }
 
