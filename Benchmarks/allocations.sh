@@ -24,5 +24,5 @@ trap 'rm -rf "$work"' EXIT
 
 # The flags of scripts/package.sh: after the release stage this build is a no-op.
 bin=$(release_mockapns --static-swift-stdlib)
-"$compiler" -O2 -shared -fPIC -o "$work/malloc-counter.so" Benchmarks/AllocationCounter/malloc-counter.c
+"$compiler" -O2 -shared -fPIC -o "$work/malloc-counter.so" Benchmarks/AllocationCounter/malloc-counter.c -ldl
 python3 Benchmarks/AllocationCounter/measure.py "$bin" "$work/malloc-counter.so" Benchmarks/allocation-ceilings.txt "$count"

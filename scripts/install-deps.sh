@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the system packages MockAPNs builds against and the peers its tests drive.
-#   scripts/install-deps.sh          OpenSSL 3 and libnghttp2 headers, pkg-config (enough to build and run)
+#   scripts/install-deps.sh          OpenSSL 3 and libnghttp2 headers, pkg-config, and on Linux
+#                                    jemalloc (a release build's allocator): enough to build and run
 #   scripts/install-deps.sh --test   plus curl, openssl, nghttp2's nghttp/h2load/nghttpd, python3 with venv,
 #                                    tshark (reads the journal's capture), chromium and chromedriver
 #                                    (the dashboard's browser tests); on
@@ -14,7 +15,10 @@ if [[ "${1:-}" == "--test" ]]; then test_tools=true; fi
 
 # What is missing, checked the same way everywhere: pkg-config for the libraries, PATH for tools.
 missing_build=false
-if ! command -v pkg-config >/dev/null || ! pkg-config --exists openssl libnghttp2; then
+build_libraries=(openssl libnghttp2)
+# On Linux a release build of the server links jemalloc (Package.swift says why).
+if [[ "$(uname -s)" == Linux ]]; then build_libraries+=(jemalloc); fi
+if ! command -v pkg-config >/dev/null || ! pkg-config --exists "${build_libraries[@]}"; then
     missing_build=true
 fi
 missing_test=false
@@ -34,7 +38,7 @@ if ! $missing_build && ! $missing_test; then
 fi
 
 if command -v apt-get >/dev/null && command -v dpkg-query >/dev/null; then
-    packages=(libssl-dev libnghttp2-dev pkg-config)
+    packages=(libssl-dev libnghttp2-dev libjemalloc-dev pkg-config)
     if $test_tools; then packages+=(curl openssl nghttp2-client nghttp2-server python3 python3-venv tshark chromium chromium-driver debootstrap podman runc); fi
     missing=()
     for package in "${packages[@]}"; do
@@ -57,7 +61,7 @@ elif command -v brew >/dev/null; then
         echo "install-deps: for the build, export PKG_CONFIG_PATH=\"$(brew --prefix openssl@3)/lib/pkgconfig:\$PKG_CONFIG_PATH\"" >&2
     fi
 else
-    wanted="OpenSSL 3 and libnghttp2 development files (headers and pkg-config .pc files), pkg-config"
+    wanted="OpenSSL 3, libnghttp2 and (on Linux) jemalloc development files (headers and pkg-config .pc files), pkg-config"
     if $test_tools; then wanted+=", curl, openssl, nghttp2's nghttp/h2load/nghttpd, python3 with venv, tshark, chromium and chromedriver"; fi
     echo "install-deps: no apt-get or brew here; install with your package manager: $wanted" >&2
     exit 1

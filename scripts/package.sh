@@ -10,13 +10,15 @@
 #   scripts/package.sh --out DIR        the archive and the .deb into DIR instead of dist/
 #   scripts/package.sh --scratch-path DIR   SwiftPM's build folder (default .build)
 #
-# Linked statically: the Swift runtime and Foundation (--static-swift-stdlib), and OpenSSL
-# and libnghttp2 where their archives exist (Debian's libssl-dev and libnghttp2-dev ship
-# libssl.a, libcrypto.a and libnghttp2.a). The linker takes the first library of a name it
-# finds along its search path, and SwiftPM puts the -L of each library's pkg-config file
+# Linked statically: the Swift runtime and Foundation (--static-swift-stdlib), and OpenSSL,
+# libnghttp2 and jemalloc (the server's allocator, Package.swift says why) where their
+# archives exist (Debian's libssl-dev, libnghttp2-dev and libjemalloc-dev ship libssl.a,
+# libcrypto.a, libnghttp2.a and libjemalloc.a). The linker takes the first library of a name
+# it finds along its search path, and SwiftPM puts the -L of each library's pkg-config file
 # first; so this build gets pkg-config files of its own (PKG_CONFIG_PATH) whose libdir is a
-# folder holding only the archives. The normal debug build reads the system's files and
-# stays dynamic.
+# folder holding only the archives, and that folder as the first -L of the link (jemalloc is
+# linked by name, with no pkg-config file). The normal debug build reads the system's files
+# and stays dynamic.
 # What is left dynamic is the C runtime every Linux has: glibc (libc, libm) and, for the
 # Swift runtime, libstdc++ and libgcc_s. The version is MockAPNsVersion.current, the one
 # place it is written.
@@ -75,6 +77,14 @@ for spec in openssl:ssl:libssl openssl:crypto:libcrypto libnghttp2:nghttp2:libng
         echo "package: no $libdir/lib$lib.a: lib$lib stays a shared library the target must have" >&2
     fi
 done
+# jemalloc, linked by name (-ljemalloc): its archive beside the others is found first.
+jemalloc_libdir=$(pkg-config --variable=libdir jemalloc)
+if [[ -f "$jemalloc_libdir/libjemalloc.a" ]]; then
+    ln -s "$jemalloc_libdir/libjemalloc.a" "$static_dir/libjemalloc.a"
+else
+    dynamic+=("libjemalloc")
+    echo "package: no $jemalloc_libdir/libjemalloc.a: libjemalloc stays a shared library the target must have" >&2
+fi
 # openssl.pc only requires the other two.
 if [[ -f "$static_dir/pkgconfig/libssl.pc" && -f "$static_dir/pkgconfig/libcrypto.pc" ]]; then
     cp "$(pkg-config --variable=pcfiledir openssl)/openssl.pc" "$static_dir/pkgconfig/openssl.pc"
@@ -86,7 +96,7 @@ if [[ -n "$commit" ]]; then export MOCKAPNS_BUILD_COMMIT="$commit"; fi
 echo "== swift build -c release --product mockapns --static-swift-stdlib" >&2
 started=$(date +%s)
 PKG_CONFIG_PATH="$static_dir/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}" \
-    swift build --scratch-path "$scratch" -c release --product mockapns --static-swift-stdlib >&2
+    swift build --scratch-path "$scratch" -c release --product mockapns --static-swift-stdlib -Xlinker -L"$static_dir" >&2
 bin_dir=$(swift build --scratch-path "$scratch" -c release --static-swift-stdlib --show-bin-path)
 echo "package: release build took $(( $(date +%s) - started )) s" >&2
 
@@ -158,7 +168,9 @@ if command -v dpkg-deb >/dev/null && command -v dpkg >/dev/null; then
     # (and, where a C library stayed dynamic above, its package).
     allowed=(libc6 libgcc-s1 'libstdc\+\+6')
     for lib in ${dynamic[@]+"${dynamic[@]}"}; do
-        case "$lib" in libssl|libcrypto) allowed+=(libssl3) ;; libnghttp2) allowed+=(libnghttp2-14) ;; esac
+        case "$lib" in
+            libssl|libcrypto) allowed+=(libssl3) ;; libnghttp2) allowed+=(libnghttp2-14) ;; libjemalloc) allowed+=(libjemalloc2) ;;
+        esac
     done
     if command -v dpkg-shlibdeps >/dev/null; then
         depends=$(cd "$src" && dpkg-shlibdeps -O -edebian/mockapns/usr/bin/mockapns 2> "$stage/shlibdeps.log" | sed -n 's/^shlibs:Depends=//p') \
@@ -174,6 +186,7 @@ if command -v dpkg-deb >/dev/null && command -v dpkg >/dev/null; then
                 libgcc_s.so.1) depends+=", libgcc-s1" ;;
                 libssl.so.3|libcrypto.so.3) [[ "$depends" == *libssl3* ]] || depends+=", libssl3" ;;
                 libnghttp2.so.14) depends+=", libnghttp2-14" ;;
+                libjemalloc.so.2) depends+=", libjemalloc2" ;;
                 *) echo "package: no Debian package known for $soname (install dpkg-dev for dpkg-shlibdeps)" >&2; exit 1 ;;
             esac
         done <<<"$needed"

@@ -2,7 +2,11 @@
 //
 // Loaded with LD_PRELOAD, it answers malloc, calloc, realloc, posix_memalign, aligned_alloc,
 // memalign and valloc by counting the call and handing it to glibc's own allocator
-// (`__libc_*`, so no dlsym and no recursion). The count lives in a file the benchmark maps
+// (`__libc_*`, so no dlsym and no recursion). A release server links jemalloc (Package.swift),
+// whose entry points would otherwise come next: so this library also answers every way back
+// into an allocator that a program can take (free, malloc_usable_size, C++'s operators new and
+// delete), and the whole process allocates from glibc while it is measured. Which allocator
+// serves a call does not change how many calls there are. The count lives in a file the benchmark maps
 // too (MALLOC_COUNTER_FILE, 16 bytes: allocations, then reallocations, little-endian), so it
 // can be read at any moment without stopping or signalling the process: read it, send
 // requests, wait until the server is idle, read it again.
@@ -10,6 +14,7 @@
 // An allocation is every call that may return new memory: realloc of NULL counts as an
 // allocation, realloc of a block as a reallocation (the second counter), free not at all.
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,6 +26,7 @@ extern void *__libc_malloc(size_t size);
 extern void *__libc_calloc(size_t count, size_t size);
 extern void *__libc_realloc(void *pointer, size_t size);
 extern void *__libc_memalign(size_t alignment, size_t size);
+extern void __libc_free(void *pointer);
 
 // Until the constructor has mapped the file (the loader allocates before it runs), counts go
 // to these, and are not reported: the measurement is always a difference of two reads.
@@ -56,4 +62,64 @@ int posix_memalign(void **result, size_t alignment, size_t size) {
     if (memory == NULL) return 12; // ENOMEM
     *result = memory;
     return 0;
+}
+
+void free(void *pointer) { __libc_free(pointer); }
+void cfree(void *pointer) { __libc_free(pointer); }
+void *pvalloc(size_t size) {
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    count(0);
+    return __libc_memalign(page, size == 0 ? page : (size + page - 1) / page * page);
+}
+
+// glibc's own, by its symbol version: jemalloc's unversioned one is next in line otherwise.
+size_t malloc_usable_size(void *pointer) {
+    static size_t (*glibc_usable_size)(void *);
+    if (glibc_usable_size == NULL) {
+        glibc_usable_size = (size_t (*)(void *))dlvsym(RTLD_NEXT, "malloc_usable_size", "GLIBC_2.2.5");
+        if (glibc_usable_size == NULL) abort();
+    }
+    return pointer == NULL ? 0 : glibc_usable_size(pointer);
+}
+
+// C++'s operators new and delete (the Swift runtime's C++ uses them), by their mangled names.
+static void *counted_new(size_t size) {
+    count(0);
+    void *memory = __libc_malloc(size == 0 ? 1 : size);
+    if (memory == NULL) abort();
+    return memory;
+}
+static void *counted_aligned_new(size_t size, size_t alignment) {
+    count(0);
+    void *memory = __libc_memalign(alignment, size == 0 ? 1 : size);
+    if (memory == NULL) abort();
+    return memory;
+}
+void *_Znwm(size_t size) { return counted_new(size); }
+void *_Znam(size_t size) { return counted_new(size); }
+void *_ZnwmRKSt9nothrow_t(size_t size, const void *tag) { (void)tag; count(0); return __libc_malloc(size == 0 ? 1 : size); }
+void *_ZnamRKSt9nothrow_t(size_t size, const void *tag) { (void)tag; count(0); return __libc_malloc(size == 0 ? 1 : size); }
+void *_ZnwmSt11align_val_t(size_t size, size_t alignment) { return counted_aligned_new(size, alignment); }
+void *_ZnamSt11align_val_t(size_t size, size_t alignment) { return counted_aligned_new(size, alignment); }
+void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t size, size_t alignment, const void *tag) {
+    (void)tag; count(0); return __libc_memalign(alignment, size == 0 ? 1 : size);
+}
+void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t size, size_t alignment, const void *tag) {
+    (void)tag; count(0); return __libc_memalign(alignment, size == 0 ? 1 : size);
+}
+void _ZdlPv(void *pointer) { __libc_free(pointer); }
+void _ZdaPv(void *pointer) { __libc_free(pointer); }
+void _ZdlPvm(void *pointer, size_t size) { (void)size; __libc_free(pointer); }
+void _ZdaPvm(void *pointer, size_t size) { (void)size; __libc_free(pointer); }
+void _ZdlPvRKSt9nothrow_t(void *pointer, const void *tag) { (void)tag; __libc_free(pointer); }
+void _ZdaPvRKSt9nothrow_t(void *pointer, const void *tag) { (void)tag; __libc_free(pointer); }
+void _ZdlPvSt11align_val_t(void *pointer, size_t alignment) { (void)alignment; __libc_free(pointer); }
+void _ZdaPvSt11align_val_t(void *pointer, size_t alignment) { (void)alignment; __libc_free(pointer); }
+void _ZdlPvmSt11align_val_t(void *pointer, size_t size, size_t alignment) { (void)size; (void)alignment; __libc_free(pointer); }
+void _ZdaPvmSt11align_val_t(void *pointer, size_t size, size_t alignment) { (void)size; (void)alignment; __libc_free(pointer); }
+void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *pointer, size_t alignment, const void *tag) {
+    (void)alignment; (void)tag; __libc_free(pointer);
+}
+void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *pointer, size_t alignment, const void *tag) {
+    (void)alignment; (void)tag; __libc_free(pointer);
 }

@@ -2,7 +2,8 @@
 # The release archive on a bare Linux: a minimal Debian root made with
 # `debootstrap --variant=minbase` (no Swift, no OpenSSL, no libnghttp2, no -dev packages),
 # and in it, through chroot, the archive's `mockapns`:
-#   --version prints MockAPNsVersion.current (and the commit); `serve --ephemeral-ports` in
+#   --version prints MockAPNsVersion.current (and the commit), and it allocates with the
+#   jemalloc linked into it; `serve --ephemeral-ports` in
 #   an empty folder generates its credentials and listens; `health` says ready; the printed
 #   curl line (run from outside the root, against the root's server on 127.0.0.1: a chroot
 #   shares the network) is answered 200, and so is a push with a `mockapns token` provider
@@ -172,6 +173,15 @@ is_version() { is_version_line "$1" "$version"; }
 phase "in the root: --version, serve, health, curl, token, journal, SIGTERM"
 printed=$(in_root "$bin" --version 2>&1) || true
 if is_version "$printed"; then pass "mockapns --version prints $printed"; else fail "mockapns --version printed '$printed', expected $version [(commit ...)]"; fi
+# The server's allocator is jemalloc, linked in (Package.swift says why): asked through its
+# environment variable, it prints its statistics as the process ends. A build that lost it
+# would print nothing, and the root has no jemalloc of its own to fall back on.
+allocator=$(in_root MALLOC_CONF=stats_print:true "$bin" --version 2>&1) || true
+if grep -q "Begin jemalloc statistics" <<<"$allocator"; then
+    pass "mockapns allocates with jemalloc, linked into the binary"
+else
+    fail "mockapns with MALLOC_CONF=stats_print:true printed no jemalloc statistics: $(head -c 300 <<<"$allocator")"
+fi
 
 if ! start_serve "$bin" serve; then
     fail "serve wrote no ports file; stdout: $(cat "$work/serve.out"); stderr: $(cat "$work/serve.err")"
