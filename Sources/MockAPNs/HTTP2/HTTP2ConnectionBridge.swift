@@ -78,12 +78,16 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         /// A client certificate was presented: every request carries its result, and any
         /// `authorization` header is ignored, as Apple does.
         case certificate(AuthenticationResult)
-        /// No certificate: each request needs a provider token.
-        case providerToken(ProviderTokenConnectionState, streamLimitRaised: Bool)
+        /// No certificate: each request needs a provider token (checked against `tokenState`).
+        case providerToken(streamLimitRaised: Bool)
     }
 
     let services: HTTP2ConnectionServices
     private var credentials = Credentials.pending
+    /// The provider-token connection's verifier state, changed in place by each request's check:
+    /// kept beside `credentials` rather than in its case, where every request copied it out and
+    /// back (a retain and a release for each of its strings and arrays).
+    private var tokenState = ProviderTokenConnectionState()
     /// The `iat` of the provider token the last `authenticate` call accepted, for the record.
     private var acceptedTokenIssuedAt: Int64?
     /// Why the last `authenticate` call refused the credentials, for the record and the log.
@@ -173,7 +177,8 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         case _ where !services.requiresAuthentication:
             credentials = .certificate(.notRequired)
         case .notPresented:
-            credentials = .providerToken(ProviderTokenConnectionState(), streamLimitRaised: false)
+            tokenState = ProviderTokenConnectionState()
+            credentials = .providerToken(streamLimitRaised: false)
             settings.maxConcurrentStreams = 1
             // Clients that open streams before reading SETTINGS lose some; record what they were.
             settings.decodesRefusedStreamHeaders = true
@@ -273,10 +278,10 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         case .certificate(let result):
             refusalDetail = certificateRefusalDetail
             return result
-        case .providerToken(var state, let raised):
+        case .providerToken(let raised):
             let outcome = services.tokenVerifier.authenticate(
                 authorization: authorization, topic: topic,
-                serverEnvironment: services.environment, state: &state
+                serverEnvironment: services.environment, state: &tokenState
             )
             acceptedTokenIssuedAt = outcome.identity?.issuedAt
             if case .rejected(let rejection) = outcome { refusalDetail = rejection.detail }
@@ -284,13 +289,11 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
                 logger.info("provider token accepted with notes: \(journaling.printable(notes.map { "\($0)" }.joined(separator: "; ")))")
                 for note in notes { journaling.note("\(note)", code: .providerTokenNote) }
             }
-            var streamLimitRaised = raised
             if !raised, outcome.identity != nil {
                 // Apple raises the limit after the first request with a valid token.
                 handler.setMaxConcurrentStreams(connectionSettings.maxConcurrentStreams)
-                streamLimitRaised = true
+                credentials = .providerToken(streamLimitRaised: true)
             }
-            credentials = .providerToken(state, streamLimitRaised: streamLimitRaised)
             return outcome.authenticationResult
         }
     }
