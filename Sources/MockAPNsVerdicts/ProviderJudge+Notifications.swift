@@ -61,9 +61,9 @@ extension ProviderJudge {
             // payloads are common (silent pushes), and a refusal of one is as much the
             // provider's to handle. A 410 always is: whatever was resent, the provider must
             // now stop pushing to the token, and the report counts it as a refusal.
-            if let provider = connection.provider ?? provider(ofConnection: id) {
-                update(provider) { $0.sentAgainAfterAcceptance += 1 }
-            }
+            // By the slot the connection keeps: the identity (a certificate subject can be
+            // long) is not hashed again for each copy a provider sends.
+            if let slot = connection.providerSlot { tracks[slot].sentAgainAfterAcceptance += 1 }
             return
         }
         if var chain = chains[chainKey] {
