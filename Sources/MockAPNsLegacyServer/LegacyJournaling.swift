@@ -17,19 +17,19 @@ struct LegacyJournaling {
     /// Records what the codec and the decision core made of the connection's bytes, for the
     /// events whose answer is already known: an accepted notification (answered with silence)
     /// and a dropped frame. A failure waits for its answer to be written
-    /// (`recordFailure(_:request:authentication:sent:)`). `decided` is the notification's
-    /// request as the decision read it, routed, and `scenario` what a rule did to it, when the
-    /// caller has them: a decided notification's event follows its decision at once.
+    /// (`recordFailure(_:route:authentication:sent:)`). `route` is where the decision sent the
+    /// notification (the certificate's topic and the push type it implies), and `scenario` what
+    /// a rule did to it, when the caller has them: a decided notification's event follows its
+    /// decision at once.
     func observe(
-        _ event: LegacySessionEvent, authentication: AuthenticationResult, decided: PushRequest? = nil,
+        _ event: LegacySessionEvent, authentication: AuthenticationResult, route: LegacyRoute? = nil,
         scenario: (rule: String?, fault: AppliedFault?)? = nil
     ) {
         guard journal != nil else { return }
         switch event {
         case .accepted(let notification):
-            let request = decided ?? routedRequest(notification.pushRequest(), authentication: authentication)
             let sent = SentAnswer(accepted: true, fault: scenario?.fault, rule: scenario?.rule)
-            record(notification, request: request, authentication: authentication, sent: sent)
+            record(notification, route: route ?? self.route(authentication), authentication: authentication, sent: sent)
         case .failed:
             break  // Recorded once its answer is written.
         case .dropped(let frame):
@@ -42,13 +42,12 @@ struct LegacyJournaling {
     /// Records the connection's failure once its answer went out: the refused notification (or
     /// the frame the codec refused) with `sent`, what the client was actually sent.
     func recordFailure(
-        _ cause: LegacyFailureCause, request: PushRequest?, authentication: AuthenticationResult, sent: SentAnswer
+        _ cause: LegacyFailureCause, route: LegacyRoute?, authentication: AuthenticationResult, sent: SentAnswer
     ) {
         guard journal != nil else { return }
         switch cause {
         case .decision(_, let notification):
-            let request = request ?? routedRequest(notification.pushRequest(), authentication: authentication)
-            record(notification, request: request, authentication: authentication, sent: sent)
+            record(notification, route: route ?? self.route(authentication), authentication: authentication, sent: sent)
         case .frame(let error):
             record(error, authentication: authentication, sent: sent)
         }
@@ -74,24 +73,31 @@ struct LegacyJournaling {
         )
     }
 
-    /// The request as the decision core reads it: legacy frames name no topic, so the
-    /// certificate's is the one the push goes to.
-    private func routedRequest(_ request: PushRequest, authentication: AuthenticationResult) -> PushRequest {
-        guard let decider else { return request }
-        return decider.route(request, context: DecisionContext(environment: environment, authentication: authentication))
+    /// Where the decision core sends a legacy notification: frames name no topic, so every
+    /// one goes to the certificate's topic, with the push type that topic implies.
+    func route(_ authentication: AuthenticationResult) -> LegacyRoute {
+        guard let decider else { return LegacyRoute(topic: nil, pushType: nil) }
+        let route = decider.route(
+            topic: nil, pushType: nil, transport: .legacy,
+            context: DecisionContext(environment: environment, authentication: authentication)
+        )
+        return LegacyRoute(topic: route.topic, pushType: route.pushType)
     }
 
+    /// The record of a notification read whole, made from the notification and its route: no
+    /// request value is copied for it.
     private func record(
-        _ notification: LegacyNotification, request: PushRequest, authentication: AuthenticationResult, sent: SentAnswer
+        _ notification: LegacyNotification, route: LegacyRoute, authentication: AuthenticationResult, sent: SentAnswer
     ) {
         let frame = JournalLegacyFrame(
             command: notification.command.rawValue, identifier: notification.identifier,
-            deviceToken: request.deviceToken, payloadLength: notification.payload.count,
+            deviceToken: notification.deviceToken, payloadLength: notification.payload.count,
             frameLength: notification.frameLength
         )
         var record = NotificationRecord(
-            transport: .legacy, deviceToken: request.deviceToken, topic: request.topic,
-            pushType: request.pushType?.rawValue, priority: request.priority?.rawValue, expiration: request.expiration,
+            transport: .legacy, deviceToken: notification.deviceToken, topic: route.topic,
+            pushType: route.pushType?.rawValue, priority: notification.priority?.rawValue,
+            expiration: notification.expiry.map(Int64.init),
             legacyIdentifier: notification.identifier, payload: notification.payload,
             authentication: JournalAuthentication(authentication), answer: sent
         )
@@ -116,7 +122,7 @@ struct LegacyJournaling {
             transport: .legacy, deviceToken: token ?? "", legacyIdentifier: error.identifier, payload: error.payload ?? [],
             authentication: JournalAuthentication(authentication), answer: sent
         )
-        record.topic = routedRequest(PushRequest(transport: .legacy, deviceToken: "", payload: []), authentication: authentication).topic
+        record.topic = route(authentication).topic
         record.payloadLength = error.payloadLength ?? 0
         record.legacyCommand = error.command
         record.environment = environment
@@ -153,7 +159,7 @@ struct LegacyJournaling {
             transport: .legacy, deviceToken: token ?? "", legacyIdentifier: frame.identifier, payload: payload,
             authentication: JournalAuthentication(authentication), accepted: false, dropped: true
         )
-        record.topic = routedRequest(PushRequest(transport: .legacy, deviceToken: "", payload: []), authentication: authentication).topic
+        record.topic = route(authentication).topic
         if let payloadLength { record.payloadLength = max(record.payloadLength, payloadLength) }
         record.expiration = expiration
         record.priority = priority
@@ -179,4 +185,11 @@ extension SentAnswer {
         case .closeSilently: SentAnswer(reason: reason, accepted: false)
         }
     }
+}
+
+/// Where a legacy notification goes: the certificate's topic and the push type it implies. The
+/// same for every notification of a connection, so worked out once per read.
+struct LegacyRoute {
+    var topic: String?
+    var pushType: PushType?
 }
