@@ -43,12 +43,86 @@ enum JournalBytes {
     }
 }
 
+/// A chunk's bytes: one block of memory that the writer appends to and readers read in place,
+/// with the chunk's table of recently written fields beside it.
+///
+/// A class with unchecked fields rather than an array: an event appends dozens of bytes and
+/// updates a few table slots, and an array checks that its buffer is not shared before each
+/// of those writes (a call into the runtime), where this checks only that room is left. The
+/// store checks sharing once per event instead (`JournalStore.append`, `copy()`). A chunk is
+/// opened with room for all it will hold, so growing (by a new block, the bytes copied) is
+/// rare: an event larger than the slack.
+final class JournalChunkBytes: @unchecked Sendable {
+    // Touched only under the journal's lock, by one thread at a time: no run-time
+    // exclusivity check on each byte.
+    @exclusivity(unchecked) private(set) var base: UnsafeMutableRawPointer
+    @exclusivity(unchecked) private(set) var count = 0
+    @exclusivity(unchecked) private(set) var capacity: Int
+    /// Offsets of recently written inline fields, by hash slot (0: empty).
+    let recent: UnsafeMutablePointer<UInt32>
+
+    init(capacity: Int) {
+        self.capacity = max(1, capacity)
+        base = UnsafeMutableRawPointer.allocate(byteCount: self.capacity, alignment: 8)
+        recent = UnsafeMutablePointer<UInt32>.allocate(capacity: JournalBytes.recentSlots)
+        recent.initialize(repeating: 0, count: JournalBytes.recentSlots)
+    }
+
+    deinit {
+        base.deallocate()
+        recent.deinitialize(count: JournalBytes.recentSlots)
+        recent.deallocate()
+    }
+
+    /// A copy with the same bytes, table and capacity.
+    func copy() -> JournalChunkBytes {
+        let copy = JournalChunkBytes(capacity: capacity)
+        copy.base.copyMemory(from: base, byteCount: count)
+        copy.count = count
+        copy.recent.update(from: recent, count: JournalBytes.recentSlots)
+        return copy
+    }
+
+    @inline(__always)
+    func append(_ byte: UInt8) {
+        if count == capacity { grow(toHold: 1) }
+        base.storeBytes(of: byte, toByteOffset: count, as: UInt8.self)
+        count += 1
+    }
+
+    func append(contentsOf bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+        if capacity - count < bytes.count { grow(toHold: bytes.count) }
+        (base + count).copyMemory(from: source, byteCount: bytes.count)
+        count += bytes.count
+    }
+
+    /// The byte at `offset`, which must be below `count`.
+    subscript(offset: Int) -> UInt8 {
+        base.load(fromByteOffset: offset, as: UInt8.self)
+    }
+
+    func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try body(UnsafeRawBufferPointer(start: base, count: count))
+    }
+
+    /// Room for `more` bytes after `count`: at least double the capacity, the bytes copied over.
+    private func grow(toHold more: Int) {
+        let needed = count.addingReportingOverflow(more)
+        precondition(!needed.overflow, "a journal chunk cannot hold more than Int.max bytes")
+        let grown = max(needed.partialValue, capacity.multipliedReportingOverflow(by: 2).overflow ? needed.partialValue : capacity * 2)
+        let block = UnsafeMutableRawPointer.allocate(byteCount: grown, alignment: 8)
+        block.copyMemory(from: base, byteCount: count)
+        base.deallocate()
+        base = block
+        capacity = grown
+    }
+}
+
 /// Appends one event's fields to the open chunk.
 struct JournalByteWriter {
-    /// The chunk's bytes so far; fields are appended here.
-    var bytes: [UInt8]
-    /// Offsets of recently written inline fields, by hash slot (0: empty).
-    var recent: [UInt32]
+    /// The chunk's bytes so far, with its table of recent fields; fields are appended here.
+    let bytes: JournalChunkBytes
 
     mutating func byte(_ value: UInt8) {
         bytes.append(value)
@@ -121,6 +195,7 @@ struct JournalByteWriter {
             bytes.append(contentsOf: field)
             return
         }
+        let recent = bytes.recent
         // Two slots per field, so two fields that share one slot do not take turns pushing
         // each other out; a new field replaces the older of its two.
         let (first, second) = Self.slots(of: field)
@@ -135,7 +210,7 @@ struct JournalByteWriter {
 
     /// The offset of the inline field remembered in `slot`, when it holds `field`'s bytes.
     private func earlierCopy(of field: UnsafeRawBufferPointer, in slot: Int) -> Int? {
-        let earlier = Int(recent[slot])
+        let earlier = Int(bytes.recent[slot])
         return earlier != 0 && matches(field, at: earlier) ? earlier : nil
     }
 

@@ -63,9 +63,8 @@ struct JournalStore: Sendable {
     }
 
     private struct Chunk: Sendable {
-        var bytes: [UInt8]
-        /// Offsets of recently written inline fields (`JournalByteWriter.recent`).
-        var recent: [UInt32]
+        /// The packed events, with the table of recently written fields.
+        var bytes: JournalChunkBytes
         /// The times of the chunk's first event: its events store differences from these.
         var baseWallTime: Int64
         var baseMonotonic: UInt64
@@ -111,13 +110,15 @@ struct JournalStore: Sendable {
         if chunks.isEmpty || chunks[chunks.count - 1].bytes.count >= Self.chunkSize {
             openChunk(wallTime: wallTime, monotonic: monotonic)
         }
-        guard var chunk = chunks.popLast() else { return }
-        let serial = firstChunkSerial &+ UInt32(truncatingIfNeeded: chunks.count)
+        let last = chunks.count - 1
+        // A copy of the store (a reader's snapshot) may share the open chunk's bytes: written
+        // to, they are this store's own first.
+        if !isKnownUniquelyReferenced(&chunks[last].bytes) { chunks[last].bytes = chunks[last].bytes.copy() }
+        let chunk = chunks[last]
+        let serial = firstChunkSerial &+ UInt32(truncatingIfNeeded: last)
         let offset = UInt32(truncatingIfNeeded: chunk.bytes.count)
         let allocated = chunk.bytes.capacity
-        var writer = JournalByteWriter(bytes: chunk.bytes, recent: chunk.recent)
-        chunk.bytes = []
-        chunk.recent = []
+        var writer = JournalByteWriter(bytes: chunk.bytes)
 
         let name = kind.type
         writer.byte(name.rawValue)
@@ -135,10 +136,7 @@ struct JournalStore: Sendable {
             JournalPacking.pack(kind, header: JournalPacking.EventHeader(wallTime: wallTime, connection: connection, stream: stream), into: &writer)
         }
 
-        chunk.bytes = writer.bytes
-        chunk.recent = writer.recent
         chunkBytes += chunk.bytes.capacity - allocated
-        chunks.append(chunk)
         pushEntry(Entry(chunk: serial, offset: offset))
         // The byte bound: the oldest go until the rest fits (a whole chunk at a time, as
         // chunks are freed whole), always keeping the newest event.
@@ -161,13 +159,9 @@ struct JournalStore: Sendable {
     }
 
     private mutating func openChunk(wallTime: Int64, monotonic: UInt64) {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(Self.chunkSize + Self.chunkSlack)
+        let bytes = JournalChunkBytes(capacity: Self.chunkSize + Self.chunkSlack)
         chunkBytes += bytes.capacity
-        chunks.append(Chunk(
-            bytes: bytes, recent: Array(repeating: 0, count: JournalBytes.recentSlots),
-            baseWallTime: wallTime, baseMonotonic: monotonic
-        ))
+        chunks.append(Chunk(bytes: bytes, baseWallTime: wallTime, baseMonotonic: monotonic))
     }
 
     /// Pushes the oldest event out, and frees the chunks no event points into any more.
