@@ -40,16 +40,15 @@ package struct AccessLog {
         self.output = output
     }
 
-    /// Writes the lines the feed's whole events call for (a notification kept only as what
-    /// the metrics count has no line: the feed keeps whole events when there is an access log).
-    package mutating func write(_ items: [ActivityItem]) {
+    /// Writes the lines the feed's events call for.
+    package mutating func write(_ events: ActivityEvents) {
         var bytes: [UInt8] = []
-        // About a line per item: the buffer is not grown (and copied) a dozen times a batch.
-        bytes.reserveCapacity(items.count * 160)
+        // About a line per event: the buffer is not grown (and copied) a dozen times a batch.
+        bytes.reserveCapacity(events.count * 160)
         // Each line carries its event's real time: now, less how long ago it happened.
         let (realNow, monotonicNow) = LogLine.clocks()
-        for item in items {
-            guard case .event(let event) = item, let entry = entry(for: event) else { continue }
+        for event in events {
+            guard let entry = entry(for: event) else { continue }
             let age = Int64(clamping: monotonicNow &- min(monotonicNow, event.monotonicNanoseconds)) / 1_000_000
             switch format {
             case .text:

@@ -6,15 +6,18 @@ import MockAPNsVerdicts
 
 /// Collects the journal events that the access log, the metrics and the provider verdicts read
 /// (notifications, connections, TLS outcomes, diagnoses, verdicts) for `ActivityReader`. The
-/// journal hands them over on the hot path, so receiving only appends to a buffer; frames are
-/// not kept.
+/// journal hands them over on the hot path, so receiving keeps the journal's batch as it is,
+/// one reference to the array the other readers got too, rather than copying its events one
+/// by one; the reader skips the kinds it does not read (frames, when a journal file wants them).
 package final class ActivityFeed: JournalReader {
-    private let pending = Mutex<[ActivityItem]>([])
-    /// Whether notifications are kept whole (an access log prints them); otherwise only what
-    /// the metrics count by is kept, a few bytes with nothing to retain, so the reader's
-    /// thread never touches the strings and buffers the recording thread made.
-    private let keepsWholeNotifications: Bool
-    /// Closed while the items waiting pass `highWater`, so provider connections read more
+    private struct Pending {
+        var batches: [[JournalEvent]] = []
+        /// Events of the wanted kinds in `batches`: what the gate and the wake mark count.
+        var events = 0
+    }
+
+    private let pending = Mutex(Pending())
+    /// Closed while the events waiting pass `highWater`, so provider connections read more
     /// slowly rather than the backlog growing without end when the reader cannot keep up.
     private let gate: JournalReadGate?
     private let highWater: Int
@@ -28,13 +31,12 @@ package final class ActivityFeed: JournalReader {
     /// Rung when the backlog reaches `wakeMark`; the reader waits on it between batches.
     package let bell = Doorbell()
 
-    /// Items waiting before the gate closes: 8,192 is more than the reader's 50 ms tick
+    /// Events waiting before the gate closes: 8,192 is more than the reader's 50 ms tick
     /// brings at full speed, and as notification records with 5 KiB payloads (answered 413)
     /// about 45 MiB, twice that with the batch the reader works through.
     package static let defaultHighWater = 8_192
 
-    package init(keepsWholeNotifications: Bool, gate: JournalReadGate? = nil, highWater: Int = ActivityFeed.defaultHighWater) {
-        self.keepsWholeNotifications = keepsWholeNotifications
+    package init(gate: JournalReadGate? = nil, highWater: Int = ActivityFeed.defaultHighWater) {
         self.gate = gate
         self.highWater = max(1, highWater)
         self.wakeMark = max(1, highWater / 2)
@@ -57,27 +59,17 @@ package final class ActivityFeed: JournalReader {
         }
     }
 
-    /// One event (of a kind in `wantedKinds`).
-    package func receive(_ event: JournalEvent) {
-        let item = self.item(event)
-        let waiting = pending.withLock { pending in
-            pending.append(item)
-            return pending.count
-        }
-        backlogGrew(to: waiting, by: 1)
-    }
-
-    /// A batch under one hold of the lock; the items are made before it.
+    /// A batch, kept whole under one hold of the lock when it holds an event of a wanted kind.
     package func read(_ batch: [JournalEvent]) {
-        var items: [ActivityItem] = []
-        items.reserveCapacity(batch.count)
-        for event in batch where event.kind.bit & wantedKinds != 0 { items.append(item(event)) }
-        guard !items.isEmpty else { return }
+        var wanted = 0
+        for event in batch where event.kind.bit & wantedKinds != 0 { wanted += 1 }
+        guard wanted > 0 else { return }
         let waiting = pending.withLock { pending in
-            pending.append(contentsOf: items)
-            return pending.count
+            pending.batches.append(batch)
+            pending.events += wanted
+            return pending.events
         }
-        backlogGrew(to: waiting, by: items.count)
+        backlogGrew(to: waiting, by: wanted)
     }
 
     /// Wakes the reader when the backlog has just reached the wake mark (once per crossing,
@@ -87,38 +79,58 @@ package final class ActivityFeed: JournalReader {
         if waiting >= highWater { gate?.close(.activity) }
     }
 
-    private func item(_ event: JournalEvent) -> ActivityItem {
-        if !keepsWholeNotifications, case .notification(let record) = event.kind {
-            return .notification(NotificationOutcome(record))
-        }
-        return .event(event)
-    }
-
     /// Everything received since the last call, oldest first. Opens the gate: the backlog is
     /// taken, and what waits next is what arrives while the reader works through it.
-    package func drain() -> [ActivityItem] {
-        let items = pending.withLock { events in
-            defer { events.removeAll(keepingCapacity: true) }
-            return events
+    package func drain() -> ActivityEvents {
+        let taken = pending.withLock { pending in
+            defer { pending = Pending() }
+            return pending
         }
         gate?.open(.activity)
-        return items
+        return ActivityEvents(batches: taken.batches, count: taken.events, wantedKinds: wantedKinds)
     }
 
-    /// Items waiting for the reader now.
-    package var waiting: Int { pending.withLock { $0.count } }
+    /// Events waiting for the reader now.
+    package var waiting: Int { pending.withLock { $0.events } }
 }
 
-/// One thing the feed passed on: a notification as the metrics count it, or a whole event.
-package enum ActivityItem: Sendable, Equatable {
-    case notification(NotificationOutcome)
-    case event(JournalEvent)
+/// What the feed passed on since the reader last took it: the journal's batches as they came,
+/// read in place, their events of the kinds the feed wants in order.
+package struct ActivityEvents: Sequence, Sendable {
+    fileprivate let batches: [[JournalEvent]]
+    /// How many events the sequence yields.
+    package let count: Int
+    fileprivate let wantedKinds: UInt32
 
-    /// The whole event, when the feed kept it.
-    package var event: JournalEvent? {
-        switch self {
-        case .notification: nil
-        case .event(let event): event
+    package var isEmpty: Bool { count == 0 }
+
+    package func makeIterator() -> Iterator {
+        Iterator(batches: batches, wantedKinds: wantedKinds)
+    }
+
+    package struct Iterator: IteratorProtocol {
+        fileprivate let batches: [[JournalEvent]]
+        fileprivate let wantedKinds: UInt32
+        private var batch = 0
+        private var index = 0
+
+        fileprivate init(batches: [[JournalEvent]], wantedKinds: UInt32) {
+            self.batches = batches
+            self.wantedKinds = wantedKinds
+        }
+
+        package mutating func next() -> JournalEvent? {
+            while batch < batches.count {
+                let events = batches[batch]
+                while index < events.count {
+                    let event = events[index]
+                    index += 1
+                    if event.kind.bit & wantedKinds != 0 { return event }
+                }
+                batch += 1
+                index = 0
+            }
+            return nil
         }
     }
 }
@@ -155,12 +167,12 @@ package actor ActivityReader: Service {
     /// Takes in everything the feed holds now; returns how many items that was.
     @discardableResult
     package func catchUp() -> Int {
-        let items = feed.drain()
-        guard !items.isEmpty else { return 0 }
-        metrics.record(items)
-        if judge != nil { judgeProviders(items) }
-        accessLog?.write(items)
-        return items.count
+        let events = feed.drain()
+        guard !events.isEmpty else { return 0 }
+        metrics.record(events)
+        if judge != nil { judgeProviders(events) }
+        accessLog?.write(events)
+        return events.count
     }
 
     /// A batch this large (an eighth of the feed's high-water mark) means traffic is heavy:
@@ -168,11 +180,11 @@ package actor ActivityReader: Service {
     /// would hold the providers' reads for the rest of each interval while the reader slept.
     package static let busyBatch = ActivityFeed.defaultHighWater / 8
 
-    private func judgeProviders(_ items: [ActivityItem]) {
+    private func judgeProviders(_ events: ActivityEvents) {
         startOverIfReset()
         guard var judge else { return }
         let start = judgedAfter
-        for case .event(let event) in items where event.sequence > start {
+        for event in events where event.sequence > start {
             for verdict in judge.consume(event) {
                 journal.record(.verdict(verdict), connection: verdict.connections.first)
             }

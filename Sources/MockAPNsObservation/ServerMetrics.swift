@@ -65,17 +65,9 @@ package final class ServerMetrics: Sendable {
     }
 
     /// Counts what a batch of journal events says.
-    package func record(_ items: [ActivityItem]) {
+    package func record(_ events: ActivityEvents) {
         state.withLock { state in
-            for item in items {
-                let event: JournalEvent
-                switch item {
-                case .notification(let outcome):
-                    count(outcome, in: &state)
-                    continue
-                case .event(let whole):
-                    event = whole
-                }
+            for event in events {
                 switch event.kind {
                 case .notification(let record):
                     count(NotificationOutcome(record), in: &state)

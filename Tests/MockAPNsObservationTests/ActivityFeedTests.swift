@@ -4,8 +4,9 @@ import MockAPNsCore
 import MockAPNsJournal
 import XCTest
 
-/// Without an access log the feed passes on of a notification only what the metrics count
-/// by; with one, the whole event the log prints. Other kinds always go whole.
+/// The feed keeps the journal's batches as they come and passes on, in order, their events of
+/// the kinds its readers read; a backlog wakes the reader, and past the high-water mark closes
+/// the read gate until it is taken.
 final class ActivityFeedTests: XCTestCase {
     private let notification: JournalEvent = {
         var record = NotificationRecord(
@@ -26,8 +27,8 @@ final class ActivityFeedTests: XCTestCase {
     /// backlog opens it; the file's writer holding the gate keeps it closed all the same.
     func testABacklogPastTheHighWaterMarkClosesTheReadGateUntilItIsTaken() {
         let gate = JournalReadGate()
-        let feed = ActivityFeed(keepsWholeNotifications: true, gate: gate, highWater: 100)
-        for _ in 0..<99 { feed.receive(notification) }
+        let feed = ActivityFeed(gate: gate, highWater: 100)
+        for _ in 0..<99 { feed.read([notification]) }
         XCTAssertTrue(gate.isOpen)
         feed.read([opened, notification])
         XCTAssertFalse(gate.isOpen, "101 items waiting")
@@ -37,7 +38,7 @@ final class ActivityFeedTests: XCTestCase {
         XCTAssertEqual(feed.waiting, 0)
 
         gate.close(.file)
-        for _ in 0..<100 { feed.receive(notification) }
+        for _ in 0..<100 { feed.read([notification]) }
         _ = feed.drain()
         XCTAssertFalse(gate.isOpen, "the file's writer still holds it")
         gate.open(.file)
@@ -50,10 +51,10 @@ final class ActivityFeedTests: XCTestCase {
     /// time and in batches both count.
     func testABacklogOfHalfTheHighWaterMarkWakesTheReaderOnce() async {
         let gate = JournalReadGate()
-        let feed = ActivityFeed(keepsWholeNotifications: true, gate: gate, highWater: 100)
-        for _ in 0..<49 { feed.receive(notification) }
+        let feed = ActivityFeed(gate: gate, highWater: 100)
+        for _ in 0..<49 { feed.read([notification]) }
         XCTAssertFalse(feed.bell.isRung, "49 waiting: the reader may rest")
-        feed.receive(notification)
+        feed.read([notification])
         XCTAssertTrue(feed.bell.isRung, "50 waiting")
         await feed.bell.wait(timeout: nil)   // returns at once: the ring was kept
         feed.read([opened, notification])
@@ -66,41 +67,43 @@ final class ActivityFeedTests: XCTestCase {
         XCTAssertTrue(gate.isOpen, "60 of 100")
     }
 
-    func testWithoutAnAccessLogANotificationIsPassedOnAsWhatIsCounted() throws {
-        let feed = ActivityFeed(keepsWholeNotifications: false)
-        feed.receive(opened)
-        feed.receive(notification)
-        let items = feed.drain()
-        XCTAssertEqual(items.count, 2)
-        XCTAssertEqual(items[0], .event(opened))
-        guard case .notification(let outcome) = items[1] else { return XCTFail("\(items[1])") }
-        XCTAssertEqual(outcome.labels.transport, .http2)
-        XCTAssertEqual(outcome.labels.status, 400)
-        XCTAssertEqual(outcome.labels.reason, .badDeviceToken)
-        XCTAssertEqual(outcome.labels.statusLabel, "400")
-        XCTAssertEqual(outcome.handlingMicroseconds, 12)
-        XCTAssertEqual(feed.drain(), [])
+    /// A batch that also holds kinds no reader of the feed reads (frames, when a journal file
+    /// wants them) is kept whole, and passes on only the feed's kinds, in order; those alone
+    /// count toward the backlog.
+    func testABatchIsKeptWholeAndPassesOnOnlyTheFeedsKindsInOrder() {
+        let gate = JournalReadGate()
+        let feed = ActivityFeed(gate: gate, highWater: 3)
+        let frame = JournalEvent(
+            sequence: 2, wallTimeMilliseconds: 1, monotonicNanoseconds: 1, connectionID: 4, streamID: 0,
+            kind: .http2Frame(HTTP2FrameRecord(direction: .inbound, type: .ping, flags: 0, streamID: 0, length: 8,
+                                               details: .ping(opaqueData: [0, 0, 0, 0, 0, 0, 0, 0])))
+        )
+        feed.read([frame, frame])
+        XCTAssertEqual(feed.waiting, 0, "a batch of frames only is not kept")
+        feed.read([opened, frame, frame, notification])
+        feed.read([frame, notification])
+        XCTAssertEqual(feed.waiting, 3)
+        XCTAssertFalse(gate.isOpen, "three events of the feed's kinds reach the mark; the frames do not count")
+        let events = feed.drain()
+        XCTAssertEqual(events.count, 3)
+        XCTAssertEqual(Array(events), [opened, notification, notification])
+        XCTAssertTrue(gate.isOpen)
+        XCTAssertEqual(Array(feed.drain()), [])
     }
 
     /// Through a journal: the readers' kinds reach the feed (diagnoses too: the verdicts read
     /// some), frames and faults never do.
     func testTheJournalHandsTheFeedOnlyTheKindsItsReadersRead() {
         let journal = Journal()
-        let feed = ActivityFeed(keepsWholeNotifications: true)
+        let feed = ActivityFeed()
         journal.subscribe(feed)
         journal.record(.connectionOpened(transport: .http2, peer: nil), connection: 1)
         journal.record(.http2Frame(HTTP2FrameRecord(direction: .inbound, type: .ping, flags: 0, streamID: 0, length: 8, details: .ping(opaqueData: [0, 0, 0, 0, 0, 0, 0, 0]))), connection: 1)
         journal.record(.diagnosis(code: .http2StreamError, message: "m"), connection: 1)
         journal.record(.fault(description: "f"), connection: 1)
         journal.record(.connectionClosed(transport: .http2, closedBy: .client, reason: nil), connection: 1)
-        let kinds = feed.drain().compactMap { $0.event?.kind.type }
+        let kinds = feed.drain().map(\.kind.type)
         XCTAssertEqual(kinds, [.connectionOpened, .diagnosis, .connectionClosed])
         XCTAssertEqual(JournalEventKind.Name.allCases.filter(ActivityFeed.wants).count, 9)
-    }
-
-    func testWithAnAccessLogTheWholeEventIsPassedOn() {
-        let feed = ActivityFeed(keepsWholeNotifications: true)
-        feed.receive(notification)
-        XCTAssertEqual(feed.drain(), [.event(notification)])
     }
 }

@@ -43,7 +43,7 @@ final class ServerObservation: Sendable {
         journal = Journal(options: settings.options, clock: clock)
         // The verdicts need whole notifications (token, topic, payload), as the access log does.
         // A reader that falls behind slows provider connections down, as the file's writer does.
-        let feed = ActivityFeed(keepsWholeNotifications: accessLog != nil || verdicts != nil, gate: readGate)
+        let feed = ActivityFeed(gate: readGate)
         activity = ActivityReader(
             feed: feed, metrics: metrics, accessLog: accessLog.map { AccessLog(format: $0.format, output: $0.output) },
             verdicts: verdicts, journal: journal, startsAfter: verdictsStart
