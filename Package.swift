@@ -439,7 +439,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MockAPNsDeliveryTests",
-            dependencies: ["MockAPNsDelivery", "MockAPNsCore", "MockAPNsJournal"]
+            dependencies: ["MockAPNsDelivery", "MockAPNsDeliveryRuntime", "MockAPNsCore", "MockAPNsJournal"]
         ),
         .testTarget(
             name: "MockAPNsLoggingTests",

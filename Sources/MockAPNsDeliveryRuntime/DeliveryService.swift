@@ -114,7 +114,7 @@ package actor DeliveryService {
             resetsDone = asked
             _ = model.removeAll()
         }
-        let (inputs, overflow, leftOutNow) = feed.drain()
+        let (batches, overflow, leftOutNow) = feed.drain()
         if overflow > 0 {
             let message = "The delivery model fell \(DeliveryFeed.limit) inputs behind the journal: \(overflow) accepted notification(s) "
                 + "or device change(s) were left out of it (their answers were not affected)."
@@ -124,17 +124,10 @@ package actor DeliveryService {
         if let leftOutNow { remember(leftOut: leftOutNow) }
         var changes: [DeliveryModel.Change] = []
         var newest: UInt64?
-        for input in inputs {
-            switch input {
-            case .notification(let record, let sequence, let receivedAt):
-                newest = sequence
-                // The usual case under load, decided before the model's value of the
-                // notification is made: delivered on arrival, which nothing records.
-                if forwarding.isEmpty, model.deliversOnArrival(priority: record.priority, pushType: record.pushType) { continue }
-                guard let notification = DeliveryNotification(record, sequence: sequence, receivedAtMilliseconds: receivedAt) else { continue }
-                model.receive(notification, into: &changes)
-            case .device(let token, let online, let time):
-                changes += model.setOnline(token, online, at: time)
+        for batch in batches {
+            for event in batch {
+                guard let input = DeliveryFeed.input(event) else { continue }
+                take(input, newest: &newest, changes: &changes)
             }
         }
         model.advance(to: clock.millisecondsSince1970, into: &changes)
@@ -148,6 +141,21 @@ package actor DeliveryService {
             if let delivered = DeliveredNotification(change) {
                 for queue in forwarding { queue.offer(delivered) }
             }
+        }
+    }
+
+    /// One input into the model; `newest` is the sequence of the last notification taken.
+    private func take(_ input: DeliveryFeed.Input, newest: inout UInt64?, changes: inout [DeliveryModel.Change]) {
+        switch input {
+        case .notification(let record, let sequence, let receivedAt):
+            newest = sequence
+            // The usual case under load, decided before the model's value of the
+            // notification is made: delivered on arrival, which nothing records.
+            if forwarding.isEmpty, model.deliversOnArrival(priority: record.priority, pushType: record.pushType) { return }
+            guard let notification = DeliveryNotification(record, sequence: sequence, receivedAtMilliseconds: receivedAt) else { return }
+            model.receive(notification, into: &changes)
+        case .device(let token, let online, let time):
+            changes += model.setOnline(token, online, at: time)
         }
     }
 
