@@ -254,8 +254,11 @@ public final class Journal: Sendable {
     /// Appends one event under the lock; returns whether this thread is to hand the backlog
     /// to the readers.
     private static func append(
-        _ kind: JournalEventKind, to state: inout State, wallTime: Int64, monotonic: UInt64, connection: UInt64?, stream: Int32?
+        _ kind: consuming JournalEventKind, to state: inout State, wallTime: Int64, monotonic: UInt64, connection: UInt64?,
+        stream: Int32?
     ) -> Bool {
+        // Consumed: the event the readers get takes the caller's reference to the kind, rather
+        // than one more of its own.
         state.lastSequence += 1
         let sequence = state.lastSequence
         state.store.append(

@@ -61,8 +61,12 @@ package final class ActivityFeed: JournalReader {
 
     /// A batch, kept whole under one hold of the lock when it holds an event of a wanted kind.
     package func read(_ batch: [JournalEvent]) {
-        var wanted = 0
-        for event in batch where event.kind.bit & wantedKinds != 0 { wanted += 1 }
+        // Read in place: iterating the array would copy (retain and release) every event.
+        let wanted = batch.withUnsafeBufferPointer { events in
+            var wanted = 0
+            for index in events.indices where events[index].kind.bit & wantedKinds != 0 { wanted += 1 }
+            return wanted
+        }
         guard wanted > 0 else { return }
         let waiting = pending.withLock { pending in
             pending.batches.append(batch)
