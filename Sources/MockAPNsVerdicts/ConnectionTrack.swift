@@ -2,12 +2,14 @@ import MockAPNsCore
 import MockAPNsJournal
 
 extension ProviderJudge {
-    /// One open connection: its transport, its provider once known, and what was reported on it.
+    /// One open connection: its transport, its provider's slot once known, and what was
+    /// reported on it. Plain values only (the provider's identity is `slotProviders[slot]`, the
+    /// last provider token `lastTokens[id]`): a track is read and written back for every
+    /// notification, and copying one costs no retain or release.
     struct ConnectionTrack: Sendable {
         var transport: Transport
         var openedAt: Int64
-        var provider: ProviderIdentity?
-        /// `provider`'s index in `tracks`, set with it.
+        /// The index in `tracks` (and `slotProviders`) of the connection's provider, once known.
         var providerSlot: Int?
         var notifications = 0
         var reportedExpiredToken = false
@@ -17,9 +19,5 @@ extension ProviderJudge {
         var dropped = false
         /// Closed, and kept only because a failed notification names its provider through it.
         var closed = false
-        /// The provider token its last notification carried, already counted in its provider's
-        /// `tokensSeen`: the next notification with the same token (nearly every one) is
-        /// passed by without hashing the provider's identity.
-        var lastToken: (issuedAt: Int64, teamID: String, keyID: String)?
     }
 }

@@ -72,6 +72,7 @@ extension ProviderJudge {
         for id in closed.prefix(max(1, closed.count / 10)) {
             connectionsOwningChains.remove(id)
             connections[id] = nil
+            lastTokens[id] = nil
         }
     }
 }

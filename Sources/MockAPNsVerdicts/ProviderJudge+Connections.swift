@@ -8,8 +8,7 @@ extension ProviderJudge {
     /// The connection is now known to be `provider`'s (the first identity shown wins).
     mutating func identify(_ id: UInt64, as provider: ProviderIdentity, at now: Int64, into found: inout [ProviderVerdict]) {
         var connection = connections[id] ?? ConnectionTrack(transport: .http2, openedAt: now)
-        guard connection.provider == nil else { return }
-        connection.provider = provider
+        guard connection.providerSlot == nil else { return }
         connection.providerSlot = slot(of: provider)
         connections[id] = connection
         let openedAt = connection.openedAt
@@ -55,7 +54,7 @@ extension ProviderJudge {
 
     mutating func close(_ id: UInt64, by side: ClosingSide, at now: Int64, into found: inout [ProviderVerdict]) {
         if provider(ofConnection: id) == nil { identify(id, as: .unidentified, at: now, into: &found) }
-        guard let connection = connections[id], let provider = connection.provider else { return }
+        guard let connection = connections[id], let provider = provider(of: connection) else { return }
         var churn: HTTP2Churn?
         let keep = settings.reconnectStormWindowMilliseconds * 1000 + 60_000_000
         update(provider) { track in
@@ -68,6 +67,7 @@ extension ProviderJudge {
         if let churn { emit(Self.churnVerdict(churn, provider: provider, connection: id), into: &found) }
         // Forget the closed connection, so a long run keeps nothing per past connection,
         // unless a notification still needs it to name its provider.
+        lastTokens[id] = nil
         if !connectionsOwningChains.contains(id) {
             connections[id] = nil
         } else {

@@ -10,13 +10,16 @@ extension ProviderJudge {
         _ record: NotificationRecord, sequence: UInt64, connection id: UInt64, at answeredAt: Int64,
         into found: inout [ProviderVerdict]
     ) {
-        let authentication = record.authentication
-        if authentication.kind == "providerToken", let team = authentication.teamID, let key = authentication.keyID {
-            identify(id, as: .providerToken(teamID: team, keyID: key), at: answeredAt, into: &found)
-        } else if authentication.kind == "vapid", authentication.refusal == nil, let key = authentication.keyID {
-            identify(id, as: .vapidKey(key), at: answeredAt, into: &found)
-        } else if authentication.kind == "none" {
-            identify(id, as: .unidentified, at: answeredAt, into: &found)
+        // Once a connection's provider is known, nothing of its credentials is read again.
+        if connections[id]?.providerSlot == nil {
+            let authentication = record.authentication
+            if authentication.kind == "providerToken", let team = authentication.teamID, let key = authentication.keyID {
+                identify(id, as: .providerToken(teamID: team, keyID: key), at: answeredAt, into: &found)
+            } else if authentication.kind == "vapid", authentication.refusal == nil, let key = authentication.keyID {
+                identify(id, as: .vapidKey(key), at: answeredAt, into: &found)
+            } else if authentication.kind == "none" {
+                identify(id, as: .unidentified, at: answeredAt, into: &found)
+            }
         }
         var connection = connections[id] ?? ConnectionTrack(transport: record.transport, openedAt: answeredAt)
         // Bytes that start no legacy frame (a mis-framed payload's tail) are no notification:
@@ -38,7 +41,7 @@ extension ProviderJudge {
             .addingReportingOverflow(Int64(clamping: record.handlingMicroseconds ?? 0))
         let arrivedAt = answeredAt - min(max(0, held.overflow ? JudgeClock.limit : held.partialValue), answeredAt)
         let outcome = AttemptOutcome(record)
-        if record.answer.fault?.dropsConnection == true, let provider = connections[id]?.provider, connections[id]?.dropped == false {
+        if record.answer.fault?.dropsConnection == true, let provider = provider(ofConnection: id), connections[id]?.dropped == false {
             // The server dropped the connection here; the client may reconnect before the
             // close is recorded, so the drop counts from the fault.
             connections[id]?.dropped = true
@@ -52,7 +55,7 @@ extension ProviderJudge {
         let chainKey = record.requestAPNsID.flatMap { chainsByAPNsID[$0] }.flatMap { chains[$0] == nil ? nil : $0 } ?? key
         if chains[chainKey] == nil, let acceptance = accepted[key],
            outcome == .accepted || acceptance.named(by: record)
-            || (!outcome.isGone && answerMayHaveBeenLost(acceptance.connection, provider: connection.provider ?? provider(ofConnection: id))) {
+            || (!outcome.isGone && answerMayHaveBeenLost(acceptance.connection, provider: provider(of: connection) ?? provider(ofConnection: id))) {
             // Sent again after its acceptance, and accepted again at once, or with the
             // accepted request's own `apns-id`, or after the server dropped the connection
             // that carried the acceptance (its answer may never have reached the provider,
@@ -73,15 +76,15 @@ extension ProviderJudge {
         } else if outcome == .accepted {
             // Accepted at the first attempt, nearly every notification: what `finish` does
             // with a one-attempt chain, without making the chain.
-            let slot = connection.providerSlot ?? slot(of: connection.provider ?? .unidentified)
+            let slot = connection.providerSlot ?? slot(of: .unidentified)
             countAcceptance(key: key, apnsID: record.requestAPNsID, connection: id, slot: slot, atFirstAttempt: true)
         } else {
             let shape = RequestShape(record)
             let chain = Chain(
-                deviceToken: record.deviceToken, topic: record.topic, apnsID: record.requestAPNsID, provider: connection.provider,
+                deviceToken: record.deviceToken, topic: record.topic, apnsID: record.requestAPNsID, provider: provider(of: connection),
                 connections: [id], sequences: [sequence], attempts: 1, outcome: outcome, answeredAt: answeredAt, shape: shape
             )
-            if connection.provider == nil, outcome != .accepted, connectionsOwningChains.insert(id).inserted {
+            if connection.providerSlot == nil, outcome != .accepted, connectionsOwningChains.insert(id).inserted {
                 boundConnectionsOwningChains()
             }
             finish(chain, key: key, outcome: outcome, connection: id)

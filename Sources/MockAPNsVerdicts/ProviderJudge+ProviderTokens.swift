@@ -28,8 +28,8 @@ extension ProviderJudge {
         }
         guard let issuedAt = record.authentication.issuedAt, let team = record.authentication.teamID,
               let key = record.authentication.keyID else { return }
-        if let last = connections[id]?.lastToken, last.issuedAt == issuedAt, last.teamID == team, last.keyID == key { return }
-        connections[id]?.lastToken = (issuedAt, team, key)
+        if let last = lastTokens[id], last.issuedAt == issuedAt, last.teamID == team, last.keyID == key { return }
+        if connections[id] != nil { lastTokens[id] = (issuedAt, team, key) }
         let provider = ProviderIdentity.providerToken(teamID: team, keyID: key)
         var early: ProviderVerdict?
         let minimum = settings.minimumTokenRenewalSeconds

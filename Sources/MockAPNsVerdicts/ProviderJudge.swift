@@ -30,6 +30,12 @@ package struct ProviderJudge: Sendable {
     /// the identity (a certificate subject can be long) again.
     var tracks: [ProviderTrack] = []
     var providerSlots: [ProviderIdentity: Int] = [:]
+    /// Each slot's provider: what a connection's `providerSlot` names.
+    var slotProviders: [ProviderIdentity] = []
+    /// The provider token each connection's last notification carried, already counted in its
+    /// provider's `tokensSeen`: the next notification with the same token (nearly every one) is
+    /// passed by without hashing the provider's identity.
+    var lastTokens: [UInt64: (issuedAt: Int64, teamID: String, keyID: String)] = [:]
     /// Notifications tried and not accepted, by what makes them the same notification.
     var chains: [NotificationKey: Chain] = [:]
     /// The same, by the `apns-id` the request carried.
@@ -68,7 +74,10 @@ package struct ProviderJudge: Sendable {
         let connection = event.connectionID
         switch event.kind {
         case .connectionOpened(let transport, _):
-            if let connection { connections[connection] = ConnectionTrack(transport: transport, openedAt: now) }
+            if let connection {
+                connections[connection] = ConnectionTrack(transport: transport, openedAt: now)
+                lastTokens[connection] = nil
+            }
         case .tlsEstablished(let session):
             if let connection, let subject = session.clientCertificateSubject {
                 identify(connection, as: .certificate(subject: subject), at: now, into: &found)
@@ -98,7 +107,12 @@ extension ProviderJudge {
     // MARK: Providers
 
     func provider(ofConnection id: UInt64) -> ProviderIdentity? {
-        connections[id]?.provider
+        connections[id]?.providerSlot.map { slotProviders[$0] }
+    }
+
+    /// The provider of a connection's track, once known.
+    func provider(of connection: ConnectionTrack) -> ProviderIdentity? {
+        connection.providerSlot.map { slotProviders[$0] }
     }
 
     /// `provider`'s index in `tracks`, its track made on first use.
@@ -108,6 +122,7 @@ extension ProviderJudge {
             threshold: settings.churnConnections, windowSeconds: settings.churnWindowSeconds
         )))
         providerSlots[provider] = tracks.count - 1
+        slotProviders.append(provider)
         return tracks.count - 1
     }
 
