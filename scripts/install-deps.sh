@@ -17,7 +17,7 @@ if [[ "${1:-}" == "--test" ]]; then test_tools=true; fi
 missing_build=false
 build_libraries=(openssl libnghttp2)
 # On Linux a release build of the server links jemalloc (Package.swift says why).
-if [[ "$(uname -s)" == Linux ]]; then build_libraries+=(jemalloc); fi
+if [[ "$OSTYPE" == linux* ]]; then build_libraries+=(jemalloc); fi
 if ! command -v pkg-config >/dev/null || ! pkg-config --exists "${build_libraries[@]}"; then
     missing_build=true
 fi

@@ -196,7 +196,7 @@ final class EverydayCommandTests: XCTestCase {
         let lines = result.stderr.split(separator: "\n")
         XCTAssertEqual(lines.count, 1, result.stderr)
         XCTAssertTrue(result.stderr.contains("no apt-get or brew here"), result.stderr)
-        XCTAssertTrue(result.stderr.contains("OpenSSL 3 and libnghttp2 development files"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("OpenSSL 3, libnghttp2 and (on Linux) jemalloc development files"), result.stderr)
         XCTAssertTrue(result.stderr.contains("nghttp2's nghttp/h2load/nghttpd"), result.stderr)
     }
 
