@@ -237,11 +237,11 @@ package final class ServerMetrics: Sendable {
 }
 
 /// What the metrics read of one notification: its labels and how long the server took.
-package struct NotificationOutcome: Sendable, Equatable {
-    package var labels: ServerMetrics.NotificationLabels
-    package var handlingMicroseconds: Int?
+struct NotificationOutcome: Sendable, Equatable {
+    var labels: ServerMetrics.NotificationLabels
+    var handlingMicroseconds: Int?
 
-    package init(_ record: NotificationRecord) {
+    init(_ record: NotificationRecord) {
         labels = ServerMetrics.NotificationLabels(record)
         handlingMicroseconds = record.handlingMicroseconds
     }
