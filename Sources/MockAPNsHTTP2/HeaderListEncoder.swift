@@ -59,28 +59,33 @@ struct HeaderListEncoder {
             self.entries = entries
         }
 
-        func append(name: String, value: some Sequence<UInt8>) {
+        func append(name: String, value: String) {
+            var name = name
+            var value = value
             let nameStart = bytes.count
-            for byte in name.utf8 {
+            // Copied whole, then lower-cased where needed (names are nearly always lower case
+            // already): not appended byte by byte.
+            name.withUTF8 { bytes.append(contentsOf: $0) }
+            for index in nameStart..<bytes.count where bytes[index] &- 0x41 < 26 {
                 // ASCII upper case to lower case; anything else passes unchanged.
-                bytes.append(byte &- 0x41 < 26 ? byte | 0x20 : byte)
+                bytes[index] |= 0x20
             }
             let valueStart = bytes.count
-            bytes.append(contentsOf: value)
+            value.withUTF8 { bytes.append(contentsOf: $0) }
             spans.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
         }
 
         if let status {
-            append(name: ":status", value: String(status).utf8)
+            append(name: ":status", value: String(status))
             for header in headers {
-                append(name: header.name, value: header.value.utf8)
+                append(name: header.name, value: header.value)
             }
         } else {
             for header in headers where header.name.utf8.first == UInt8(ascii: ":") {
-                append(name: header.name, value: header.value.utf8)
+                append(name: header.name, value: header.value)
             }
             for header in headers where header.name.utf8.first != UInt8(ascii: ":") {
-                append(name: header.name, value: header.value.utf8)
+                append(name: header.name, value: header.value)
             }
         }
 
