@@ -1,10 +1,12 @@
 /// Byte-level helpers for hexadecimal text, shared by the token and `apns-id` rules.
 ///
 /// They work on UTF-8 bytes rather than `Character`s because they run for every request,
-/// and use arithmetic rather than branches on ranges for the same reason.
+/// and use arithmetic rather than branches on ranges for the same reason; the per-byte ones
+/// are inlinable, so the token and id rules in other modules check each byte in place rather
+/// than through a call.
 package enum HexDigits {
     /// Whether `byte` is `0-9` or `a-f`, or also `A-F` when `allowsUppercase` is set.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func isHexDigit(_ byte: UInt8, allowsUppercase: Bool) -> Bool {
         if byte &- UInt8(ascii: "0") < 10 { return true }
         if byte &- UInt8(ascii: "a") < 6 { return true }
@@ -12,7 +14,7 @@ package enum HexDigits {
     }
 
     /// Whether `byte` is `A-F`.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func isUppercaseHexLetter(_ byte: UInt8) -> Bool {
         byte &- UInt8(ascii: "A") < 6
     }
@@ -33,7 +35,7 @@ package enum HexDigits {
     }
 
     /// The value of one hex digit (either case), or `nil`.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func value(_ digit: UInt8) -> UInt8? {
         if digit &- UInt8(ascii: "0") < 10 { return digit &- UInt8(ascii: "0") }
         if digit &- UInt8(ascii: "a") < 6 { return digit &- UInt8(ascii: "a") + 10 }
@@ -42,7 +44,7 @@ package enum HexDigits {
     }
 
     /// The digit for a value in `0...15`, in the requested case.
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func digit(_ value: UInt8, uppercase: Bool) -> UInt8 {
         if value < 10 { return UInt8(ascii: "0") + value }
         return (uppercase ? UInt8(ascii: "A") : UInt8(ascii: "a")) + value - 10
