@@ -77,13 +77,20 @@ for spec in openssl:ssl:libssl openssl:crypto:libcrypto libnghttp2:nghttp2:libng
         echo "package: no $libdir/lib$lib.a: lib$lib stays a shared library the target must have" >&2
     fi
 done
-# jemalloc, linked by name (-ljemalloc): its archive beside the others is found first.
+# jemalloc, linked by name (-ljemalloc). Its malloc and free must be the whole process's, the
+# C libraries' calls included, so the executable must export them; but Swift's static link
+# passes --exclude-libs ALL, which keeps every archive member's symbols to itself (glibc
+# would then free jemalloc's blocks, and the server crashes at its first getenv). So the
+# archive's members are merged into one object, and "libjemalloc.a" here is a linker script
+# naming that object: an object file's symbols are exported (-export-dynamic) like the
+# program's own.
 jemalloc_libdir=$(pkg-config --variable=libdir jemalloc)
-if [[ -f "$jemalloc_libdir/libjemalloc.a" ]]; then
-    ln -s "$jemalloc_libdir/libjemalloc.a" "$static_dir/libjemalloc.a"
+if [[ -f "$jemalloc_libdir/libjemalloc_pic.a" ]]; then
+    ld -r --whole-archive "$jemalloc_libdir/libjemalloc_pic.a" -o "$static_dir/jemalloc.o"
+    printf 'INPUT(%s)\n' "$static_dir/jemalloc.o" > "$static_dir/libjemalloc.a"
 else
     dynamic+=("libjemalloc")
-    echo "package: no $jemalloc_libdir/libjemalloc.a: libjemalloc stays a shared library the target must have" >&2
+    echo "package: no $jemalloc_libdir/libjemalloc_pic.a: libjemalloc stays a shared library the target must have" >&2
 fi
 # openssl.pc only requires the other two.
 if [[ -f "$static_dir/pkgconfig/libssl.pc" && -f "$static_dir/pkgconfig/libcrypto.pc" ]]; then
