@@ -44,17 +44,11 @@ package final class DeliveryFeed: JournalReader {
 
     /// A batch, kept whole under one hold of the lock when it holds an event the model reads.
     package func read(_ batch: [JournalEvent]) {
-        // Read in place: iterating the array would copy (retain and release) every event.
-        let deliveryBit = JournalEventKind.Name.delivery.bit
-        let (kept, deviceChange) = batch.withUnsafeBufferPointer { events -> (Int, UInt64?) in
-            var kept = 0
-            var deviceChange: UInt64?
-            for index in events.indices where events[index].kind.bit & wantedKinds != 0 {
-                kept += 1
-                guard events[index].kind.bit == deliveryBit else { continue }
-                if case .delivery(let record) = events[index].kind, record.step.isDeviceStep { deviceChange = events[index].sequence }
-            }
-            return (kept, deviceChange)
+        var kept = 0
+        var deviceChange: UInt64?
+        for event in batch where event.kind.bit & wantedKinds != 0 {
+            kept += 1
+            if case .delivery(let record) = event.kind, record.step.isDeviceStep { deviceChange = event.sequence }
         }
         guard kept > 0 else { return }
         let wasEmpty = pending.withLock { pending in

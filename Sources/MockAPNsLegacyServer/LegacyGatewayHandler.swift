@@ -206,23 +206,19 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
         let decider = services.decider
         let decisionContext = DecisionContext(environment: services.environment, authentication: authentication)
         // Only the rare events are collected; accepted notifications are counted by the session.
-        var failure: (cause: LegacyFailureCause, route: LegacyRoute?)?
+        var failure: LegacyFailureCause?
         let journaling = self.journaling
         let scenario = self.scenario
         // A legacy frame names no topic and no push type, so every notification of the
         // connection goes where its certificate sends it: routed once per read, not per frame.
         let route = journaling.route(authentication)
-        // Whether the notification the next event is about was decided (and so routed): its
-        // record, which follows at once, names the route.
-        var decided = false
         // Frames dropped after this read's failure: recorded after it, once it is answered.
         var droppedAfterFailure: [LegacySessionEvent] = []
         let action = bytes.withUnsafeReadableBytes { raw in
             session.receive(
                 raw,
                 decide: { request, payloadJSON in
-                    decided = true
-                    return scenario.judge(request, authentication: authentication) {
+                    scenario.judge(request, authentication: authentication) {
                         let decided = decider.assess(request, context: decisionContext, payloadJSON: payloadJSON)
                         decided.diagnoses.forEach(journaling.record)
                         return decided.verdict
@@ -233,11 +229,11 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
                         droppedAfterFailure.append(event)
                         return
                     }
-                    journaling.observe(event, authentication: authentication, route: decided ? route : nil, scenario: scenario.lastJudged)
+                    journaling.observe(event, authentication: authentication, route: route, scenario: scenario.lastJudged)
                     switch event {
                     // Recorded at once: a diagnosis comes just before the record of the frame it is about.
                     case .diagnosis(let diagnosis): diagnose(diagnosis)
-                    case .failed(let cause, _): failure = (cause, decided ? route : nil)
+                    case .failed(let cause, _): failure = cause
                     case .accepted(let notification):
                         if case .closeAfterBytes(let bytes)? = scenario.lastJudged?.fault {
                             logger.notice("legacy gateway: closing after \(bytes) more bytes, as rule \"\(scenario.lastJudged?.rule ?? "")\" asks (notification \(notification.identifier.map(String.init) ?? "of command 0"))")
@@ -245,13 +241,12 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
                         }
                     case .dropped: break
                     }
-                    decided = false
                 }
             )
         }
         if let failure {
-            if case .frame(let error) = failure.cause, error.status == nil { report.unparseableFrames += 1 }
-            report.failure = Self.describe(failure.cause)
+            if case .frame(let error) = failure, error.status == nil { report.unparseableFrames += 1 }
+            report.failure = Self.describe(failure)
             logger.notice("legacy gateway: \(report.failure ?? "")")
         }
         if let action {
@@ -309,13 +304,13 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
     /// Answers a failure, unless the scenario replaces the answer, delays it, or limits the
     /// bytes that may follow; then records the failure with what was sent.
     private func answerAsScenarioSays(
-        _ action: LegacyConnectionAction, failure: (cause: LegacyFailureCause, route: LegacyRoute?)?,
+        _ action: LegacyConnectionAction, failure: LegacyFailureCause?,
         authentication: AuthenticationResult, context: ChannelHandlerContext
     ) {
         // The rule (if any) behind the failure: a frame the codec refused was never judged.
         var judged: (rule: String?, fault: AppliedFault?)?
         var reason: Reason?
-        switch failure?.cause {
+        switch failure {
         case .decision(let refusal, _)?:
             judged = scenario.lastJudged
             reason = refusal
@@ -352,7 +347,7 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
             sent.rule = judged?.rule
             if let delay = scenario.delayMilliseconds, delay > 0 { sent.delayMilliseconds = Int(delay.rounded()) }
             if let failure {
-                journaling.recordFailure(failure.cause, route: failure.route, authentication: authentication, sent: sent)
+                journaling.recordFailure(failure, authentication: authentication, sent: sent)
             }
         }
         guard let delay = scenario.delayMilliseconds, delay > 0 else { return respond() }

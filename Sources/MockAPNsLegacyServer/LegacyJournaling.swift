@@ -17,10 +17,10 @@ struct LegacyJournaling {
     /// Records what the codec and the decision core made of the connection's bytes, for the
     /// events whose answer is already known: an accepted notification (answered with silence)
     /// and a dropped frame. A failure waits for its answer to be written
-    /// (`recordFailure(_:route:authentication:sent:)`). `route` is where the decision sent the
-    /// notification (the certificate's topic and the push type it implies), and `scenario` what
-    /// a rule did to it, when the caller has them: a decided notification's event follows its
-    /// decision at once.
+    /// (`recordFailure(_:authentication:sent:)`). `route` is where the connection's notifications
+    /// go (the certificate's topic and the push type it implies), when the caller worked it out
+    /// for the read, and `scenario` what a rule did to the notification: a decided
+    /// notification's event follows its decision at once.
     func observe(
         _ event: LegacySessionEvent, authentication: AuthenticationResult, route: LegacyRoute? = nil,
         scenario: (rule: String?, fault: AppliedFault?)? = nil
@@ -41,13 +41,11 @@ struct LegacyJournaling {
 
     /// Records the connection's failure once its answer went out: the refused notification (or
     /// the frame the codec refused) with `sent`, what the client was actually sent.
-    func recordFailure(
-        _ cause: LegacyFailureCause, route: LegacyRoute?, authentication: AuthenticationResult, sent: SentAnswer
-    ) {
+    func recordFailure(_ cause: LegacyFailureCause, authentication: AuthenticationResult, sent: SentAnswer) {
         guard journal != nil else { return }
         switch cause {
         case .decision(_, let notification):
-            record(notification, route: route ?? self.route(authentication), authentication: authentication, sent: sent)
+            record(notification, route: route(authentication), authentication: authentication, sent: sent)
         case .frame(let error):
             record(error, authentication: authentication, sent: sent)
         }

@@ -61,12 +61,8 @@ package final class ActivityFeed: JournalReader {
 
     /// A batch, kept whole under one hold of the lock when it holds an event of a wanted kind.
     package func read(_ batch: [JournalEvent]) {
-        // Read in place: iterating the array would copy (retain and release) every event.
-        let wanted = batch.withUnsafeBufferPointer { events in
-            var wanted = 0
-            for index in events.indices where events[index].kind.bit & wantedKinds != 0 { wanted += 1 }
-            return wanted
-        }
+        var wanted = 0
+        for event in batch where event.kind.bit & wantedKinds != 0 { wanted += 1 }
         guard wanted > 0 else { return }
         let waiting = pending.withLock { pending in
             pending.batches.append(batch)
@@ -108,34 +104,9 @@ package struct ActivityEvents: Sequence, Sendable {
 
     package var isEmpty: Bool { count == 0 }
 
-    package func makeIterator() -> Iterator {
-        Iterator(batches: batches, wantedKinds: wantedKinds)
-    }
-
-    package struct Iterator: IteratorProtocol {
-        fileprivate let batches: [[JournalEvent]]
-        fileprivate let wantedKinds: UInt32
-        private var batch = 0
-        private var index = 0
-
-        fileprivate init(batches: [[JournalEvent]], wantedKinds: UInt32) {
-            self.batches = batches
-            self.wantedKinds = wantedKinds
-        }
-
-        package mutating func next() -> JournalEvent? {
-            while batch < batches.count {
-                let events = batches[batch]
-                while index < events.count {
-                    let event = events[index]
-                    index += 1
-                    if event.kind.bit & wantedKinds != 0 { return event }
-                }
-                batch += 1
-                index = 0
-            }
-            return nil
-        }
+    package func makeIterator() -> some IteratorProtocol<JournalEvent> {
+        let wantedKinds = wantedKinds
+        return batches.joined().lazy.filter { $0.kind.bit & wantedKinds != 0 }.makeIterator()
     }
 }
 

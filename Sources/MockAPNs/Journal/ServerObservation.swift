@@ -41,7 +41,6 @@ final class ServerObservation: Sendable {
         verdicts: VerdictSettings?, clock: ServerClock
     ) {
         journal = Journal(options: settings.options, clock: clock)
-        // The verdicts need whole notifications (token, topic, payload), as the access log does.
         // A reader that falls behind slows provider connections down, as the file's writer does.
         let feed = ActivityFeed(gate: readGate)
         activity = ActivityReader(
