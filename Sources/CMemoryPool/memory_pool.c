@@ -7,8 +7,11 @@
 //
 // Each block carries a 16-byte header naming its size class (keeping the payload 16-byte
 // aligned), because nghttp2's free callback is not told the size. Sizes above the largest
-// class go to the system allocator as they come. What a class keeps is bounded
-// (CLASS_KEEP_BYTES), so an idle connection holds at most CLASSES * CLASS_KEEP_BYTES.
+// class go to the system allocator as they come. What the pool keeps is bounded in bytes
+// across all classes (POOL_KEEP_BYTES), so an idle connection holds at most that much. The
+// budget is shared rather than split per class because a request's blocks are of uneven
+// sizes: with 100 streams in flight, four of each request's ten blocks are 256-byte blocks
+// (100 KiB), while most other classes keep nothing. 256 KiB covers about 120 streams in flight.
 #include "memory_pool.h"
 
 #include <stdint.h>
@@ -19,7 +22,7 @@ enum {
     HEADER_SIZE = 16,
     SMALLEST_SHIFT = 5,                 // 32 bytes
     CLASSES = 10,                       // 32 B ... 16 KiB
-    CLASS_KEEP_BYTES = 32 * 1024,
+    POOL_KEEP_BYTES = 256 * 1024,
     LARGE = 0xFF,
 };
 
@@ -34,7 +37,7 @@ typedef struct free_block {
 
 struct mockapns_memory_pool {
     free_block *free_lists[CLASSES];
-    size_t kept[CLASSES];
+    size_t kept_bytes;
     size_t outstanding;
     size_t system_allocations;
 };
@@ -74,7 +77,7 @@ void *mockapns_memory_pool_malloc(size_t size, void *user) {
     if (size_class != LARGE && pool->free_lists[size_class] != NULL) {
         free_block *block = pool->free_lists[size_class];
         pool->free_lists[size_class] = block->next;
-        pool->kept[size_class]--;
+        pool->kept_bytes -= class_size(size_class);
         pool->outstanding++;
         return block;
     }
@@ -94,14 +97,14 @@ void mockapns_memory_pool_free(void *pointer, void *user) {
     block_header *header = header_of(pointer);
     uint32_t size_class = header->size_class;
     pool->outstanding--;
-    if (size_class == LARGE || pool->kept[size_class] * class_size(size_class) >= CLASS_KEEP_BYTES) {
+    if (size_class == LARGE || pool->kept_bytes + class_size(size_class) > POOL_KEEP_BYTES) {
         free(header);
         return;
     }
     free_block *block = pointer;
     block->next = pool->free_lists[size_class];
     pool->free_lists[size_class] = block;
-    pool->kept[size_class]++;
+    pool->kept_bytes += class_size(size_class);
 }
 
 void *mockapns_memory_pool_calloc(size_t count, size_t size, void *user) {
@@ -135,3 +138,7 @@ void *mockapns_memory_pool_realloc(void *pointer, size_t size, void *user) {
 size_t mockapns_memory_pool_outstanding(const mockapns_memory_pool *pool) { return pool->outstanding; }
 
 size_t mockapns_memory_pool_system_allocations(const mockapns_memory_pool *pool) { return pool->system_allocations; }
+
+size_t mockapns_memory_pool_kept_bytes(const mockapns_memory_pool *pool) { return pool->kept_bytes; }
+
+size_t mockapns_memory_pool_keep_limit(void) { return POOL_KEEP_BYTES; }

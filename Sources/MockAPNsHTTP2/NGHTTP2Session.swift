@@ -161,7 +161,8 @@ final class NGHTTP2Session {
     var memoryPoolUse: NGHTTP2MemoryPoolUse {
         NGHTTP2MemoryPoolUse(
             systemAllocations: mockapns_memory_pool_system_allocations(memoryPool),
-            outstanding: mockapns_memory_pool_outstanding(memoryPool)
+            outstanding: mockapns_memory_pool_outstanding(memoryPool),
+            keptBytes: Int(mockapns_memory_pool_kept_bytes(memoryPool))
         )
     }
 
@@ -813,4 +814,6 @@ package struct NGHTTP2MemoryPoolUse: Equatable, Sendable {
     package var systemAllocations: Int
     /// Blocks the session holds now.
     package var outstanding: Int
+    /// Bytes of free blocks the pool keeps for the next streams.
+    package var keptBytes: Int
 }

@@ -21,5 +21,9 @@ void *mockapns_memory_pool_realloc(void *pointer, size_t size, void *pool);
 size_t mockapns_memory_pool_outstanding(const mockapns_memory_pool *pool);
 /// Blocks the pool has taken from the system allocator, over its life (for tests).
 size_t mockapns_memory_pool_system_allocations(const mockapns_memory_pool *pool);
+/// Bytes of free blocks the pool keeps for reuse now (for tests).
+size_t mockapns_memory_pool_kept_bytes(const mockapns_memory_pool *pool);
+/// The most bytes of free blocks a pool keeps (for tests).
+size_t mockapns_memory_pool_keep_limit(void);
 
 #endif
