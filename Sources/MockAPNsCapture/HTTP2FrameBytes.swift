@@ -15,7 +15,8 @@ package enum HTTP2FrameBytes {
         var flags = record.flags & ~HTTP2FrameFlags.padded
         var payload: [UInt8]
         switch record.details {
-        case .headers(let headers):
+        case .headers, .response:
+            let headers = record.details.headerList ?? []
             payload = []
             if record.has(HTTP2FrameFlags.priority) {
                 // No dependency, not exclusive; weight 16 (the byte is weight - 1).

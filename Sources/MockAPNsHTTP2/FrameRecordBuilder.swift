@@ -5,12 +5,13 @@ internal import CNghttp2
 enum FrameRecordBuilder {
     /// Describes `frame`. `headers` is a HEADERS frame's header list when the session has it
     /// already: an inbound block (nghttp2 hands inbound fields to the header callback, not to
-    /// the frame), or the response it submitted (so the record shares that list's strings
-    /// instead of decoding copies of them).
+    /// the frame). `response` is the response the session submitted on the frame's stream, so
+    /// the record shares that list instead of decoding copies of its strings.
     static func record(
         of frame: UnsafePointer<nghttp2_frame>,
         direction: HTTP2FrameRecord.Direction,
-        headers: [HTTPHeader]? = nil
+        headers: [HTTPHeader]? = nil,
+        response: (status: Int, headers: [HTTPHeader])? = nil
     ) -> HTTP2FrameRecord {
         let header = frame.pointee.hd
         let type = HTTP2FrameType(wireValue: header.type)
@@ -20,17 +21,21 @@ enum FrameRecordBuilder {
             flags: header.flags,
             streamID: header.stream_id,
             length: header.length,
-            details: details(of: frame, type: type, headers: headers)
+            details: details(of: frame, type: type, headers: headers, response: response)
         )
     }
 
     private static func details(
         of frame: UnsafePointer<nghttp2_frame>,
         type: HTTP2FrameType,
-        headers: [HTTPHeader]?
+        headers: [HTTPHeader]?,
+        response: (status: Int, headers: [HTTPHeader])?
     ) -> HTTP2FrameRecord.Details {
         switch type {
         case .headers:
+            if let response {
+                return .response(status: response.status, headers: response.headers)
+            }
             if let headers {
                 return .headers(headers)
             }

@@ -683,17 +683,10 @@ final class NGHTTP2Session {
 
     func onFrameSent(_ frame: UnsafePointer<nghttp2_frame>) -> Int32 {
         if configuration.recordsFrames {
-            var headers: [HTTPHeader]?
-            if frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
-               let (status, submitted) = streams.update(frame.pointee.hd.stream_id, { $0.submittedResponse }) ?? nil {
-                // One list, made once: the status, then the fields as submitted.
-                var list: [HTTPHeader] = []
-                list.reserveCapacity(submitted.count + 1)
-                list.append(HTTPHeader(name: ":status", value: String(status)))
-                list.append(contentsOf: submitted)
-                headers = list
-            }
-            listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .outbound, headers: headers))
+            let response = frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue)
+                ? streams.update(frame.pointee.hd.stream_id, { $0.submittedResponse }) ?? nil
+                : nil
+            listener.session(didRecord: FrameRecordBuilder.record(of: frame, direction: .outbound, response: response))
         }
         if frame.pointee.hd.type == UInt8(NGHTTP2_RST_STREAM.rawValue) {
             reportResetUnlessRequested(streamID: frame.pointee.hd.stream_id, errorCode: frame.pointee.rst_stream.error_code)

@@ -486,15 +486,16 @@ enum JournalPacking {
         switch frame.details {
         case .empty:
             writer.byte(DetailsTag.empty.rawValue)
-        case .headers(let headers):
+        case .headers, .response:
+            // A response packs as the list it stands for, `:status` first.
             writer.byte(DetailsTag.headers.rawValue)
-            writer.int(headers.count)
-            for header in headers {
-                writer.string(header.name)
-                if holdsIdentifier(header.name) {
-                    writer.identifier(header.value)
+            writer.int(frame.details.headerCount)
+            frame.details.forEachHeader { name, value in
+                writer.string(name)
+                if holdsIdentifier(name) {
+                    writer.identifier(value)
                 } else {
-                    writer.string(header.value)
+                    writer.string(value)
                 }
             }
         case .settings(let settings):

@@ -146,6 +146,11 @@ package struct HTTP2FrameRecord: Sendable, Hashable {
         case empty
         /// HEADERS: the decoded header list, pseudo-headers first.
         case headers([HTTPHeader])
+        /// HEADERS of a response the server submitted: its `:status`, then the fields as
+        /// submitted. The record shares the submitted list rather than building a new one
+        /// with `:status` in front for every response; it reads (``headerList``), packs and
+        /// compares as that `.headers` list.
+        case response(status: Int, headers: [HTTPHeader])
         /// SETTINGS: the parameters in frame order (empty for an ACK).
         case settings([HTTP2Setting])
         /// RST_STREAM: the error code.
@@ -182,4 +187,67 @@ package struct HTTP2FrameRecord: Sendable, Hashable {
 
     /// Whether `flag` (see ``HTTP2FrameFlags``) is set.
     package func has(_ flag: UInt8) -> Bool { flags & flag != 0 }
+}
+
+extension HTTP2FrameRecord.Details {
+    /// A HEADERS frame's header list, pseudo-headers first; `nil` for other frames.
+    package var headerList: [HTTPHeader]? {
+        switch self {
+        case .headers(let headers): headers
+        case .response(let status, let headers): [HTTPHeader(name: ":status", value: String(status))] + headers
+        case .empty, .settings, .rstStream, .goaway, .windowUpdate, .ping: nil
+        }
+    }
+
+    /// Calls `body` with each field of a HEADERS frame's list in order, `:status` first for a
+    /// response, without building the list.
+    package func forEachHeader(_ body: (_ name: String, _ value: String) -> Void) {
+        switch self {
+        case .headers(let headers):
+            for header in headers { body(header.name, header.value) }
+        case .response(let status, let headers):
+            body(":status", String(status))
+            for header in headers { body(header.name, header.value) }
+        case .empty, .settings, .rstStream, .goaway, .windowUpdate, .ping:
+            break
+        }
+    }
+
+    /// The number of fields in a HEADERS frame's list (0 for other frames).
+    package var headerCount: Int {
+        switch self {
+        case .headers(let headers): headers.count
+        case .response(_, let headers): headers.count + 1
+        case .empty, .settings, .rstStream, .goaway, .windowUpdate, .ping: 0
+        }
+    }
+
+    // A response's details equal the `.headers` list they stand for (a record read back
+    // from the journal holds that list).
+    package static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case (.headers, .headers), (.headers, .response), (.response, .headers), (.response, .response):
+            return lhs.headerList == rhs.headerList
+        case (.empty, .empty): return true
+        case (.settings(let a), .settings(let b)): return a == b
+        case (.rstStream(let a), .rstStream(let b)): return a == b
+        case (.goaway(let a1, let a2, let a3), .goaway(let b1, let b2, let b3)): return a1 == b1 && a2 == b2 && a3 == b3
+        case (.windowUpdate(let a), .windowUpdate(let b)): return a == b
+        case (.ping(let a), .ping(let b)): return a == b
+        case (.empty, _), (.headers, _), (.response, _), (.settings, _), (.rstStream, _), (.goaway, _), (.windowUpdate, _), (.ping, _):
+            return false
+        }
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        switch self {
+        case .empty: hasher.combine(0)
+        case .headers, .response: hasher.combine(1); hasher.combine(headerList)
+        case .settings(let settings): hasher.combine(2); hasher.combine(settings)
+        case .rstStream(let code): hasher.combine(3); hasher.combine(code)
+        case .goaway(let code, let last, let data): hasher.combine(4); hasher.combine(code); hasher.combine(last); hasher.combine(data)
+        case .windowUpdate(let increment): hasher.combine(5); hasher.combine(increment)
+        case .ping(let data): hasher.combine(6); hasher.combine(data)
+        }
+    }
 }

@@ -152,6 +152,9 @@ package enum JournalEventSamples {
                 step: .superseded, cause: .deviceOffline, deviceToken: "a1b2", notificationSequence: 12, atMilliseconds: 1_767_225_600_000,
                 untilMilliseconds: 1_769_817_600_000, replacedBy: 14, rule: "r")),
             .delivery(.device("A1B2", online: false, at: 1_767_225_600_000, rule: "phone goes dark")),
+            // A response as the session records it: read back as the `.headers` list it stands for.
+            .http2Frame(HTTP2FrameRecord(direction: .outbound, type: .headers, flags: 0x4, streamID: 1, length: 30,
+                                          details: .response(status: 410, headers: [HTTPHeader(name: "apns-id", value: "4F2B6C1E-9A7D-4E35-8C1B-2D3E4F5A6B7C")]))),
         ]
     }()
 }

@@ -231,7 +231,8 @@ extension JournalEventKind {
             var line = "\(frame.direction == .inbound ? "<-" : "->") \(frame.type) flags=0x\(String(frame.flags, radix: 16)) length=\(frame.length)"
             switch frame.details {
             case .empty: break
-            case .headers(let headers): line += " " + headers.map { "\($0.name): \($0.value)" }.joined(separator: ", ")
+            case .headers, .response:
+                line += " " + (frame.details.headerList ?? []).map { "\($0.name): \($0.value)" }.joined(separator: ", ")
             case .settings(let settings): line += " " + settings.map(\.description).joined(separator: " ")
             case .rstStream(let code): line += " error=\(HTTP2ErrorCode.name(of: code))"
             case .goaway(let code, let lastStream, let debugData):

@@ -105,6 +105,8 @@ package enum JournalJSON {
             break
         case .headers(let headers):
             writer.headerList("headers", headers)
+        case .response:
+            writer.headerList("headers", frame.details.headerList ?? [])
         case .settings(let settings):
             writer.beginObject("settings")
             for setting in settings { writer.integer(setting.name, setting.value) }
