@@ -63,7 +63,7 @@ let package = Package(
         // provider's retry logic. No I/O.
         .target(name: "MockAPNsVerdicts", dependencies: ["MockAPNsCore", "MockAPNsJournal", "MockAPNsWire"]),
         // Devices, Apple's storage rules and the delivery log, as pure logic.
-        .target(name: "MockAPNsDelivery", dependencies: ["MockAPNsCore", "MockAPNsJournal"]),
+        .target(name: "MockAPNsDelivery", dependencies: ["MockAPNsCore", "MockAPNsJournal", "MockAPNsWire"]),
         // Web push (Safari 16+, RFC 8030/8291/8292): subscriptions as a browser makes them,
         // VAPID checks, aes128gcm decryption, Declarative Web Push, the decision. No I/O.
         .target(
@@ -439,7 +439,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MockAPNsDeliveryTests",
-            dependencies: ["MockAPNsDelivery", "MockAPNsDeliveryRuntime", "MockAPNsCore", "MockAPNsJournal"]
+            dependencies: ["MockAPNsDelivery", "MockAPNsDeliveryRuntime", "MockAPNsCore", "MockAPNsJournal", "MockAPNsWire"]
         ),
         .testTarget(
             name: "MockAPNsLoggingTests",

@@ -1,3 +1,4 @@
+import MockAPNsWire
 // The one answer flow every endpoint and transport shares (`AnswerFlow`), the exchange each
 // endpoint gives it (`ProviderExchange`), and the writer each transport answers through
 // (`AnswerWriter`); this file is the flow's upstream mode.
@@ -82,7 +83,7 @@ extension AnswerFlow {
             account.failureKind = failure.kind
             account.failure = failure.description
             let reason = failure.answeredReason
-            let verdict = Verdict.rejected(reason: reason, apnsID: pending.apnsID ?? apnsIDs.next(), timestamp: nil)
+            let verdict = Verdict.rejected(reason: reason, apnsID: pending.apnsID.map(MessageID.text) ?? apnsIDs.next(), timestamp: nil)
             logger.notice("upstream gave no answer", metadata: [
                 "upstream": "\(upstream.route.origin)", "stream": "\(stream.map { "\($0)" } ?? "")", "failure": "\(failure)",
             ])

@@ -114,7 +114,7 @@ package final class AnswerFlow<Writer: AnswerWriter> {
         let shape = pending.shape
         let carriesUniqueID = shape.includesAPNsID && (environment == .sandbox || shape.uniqueIDInEveryEnvironment)
         guard let verdict = decision.verdict(
-            apnsID: shape.includesAPNsID ? pending.apnsID ?? apnsIDs.next() : "",
+            apnsID: shape.includesAPNsID ? pending.apnsID.map(MessageID.text) ?? apnsIDs.next() : "",
             uniqueID: carriesUniqueID ? uniqueIDs.next() : nil, now: clock.millisecondsSince1970
         ) else { return nil }
         guard decision.keepsCoreVerdict, let core = pending.core else {
@@ -132,7 +132,7 @@ package final class AnswerFlow<Writer: AnswerWriter> {
         let shape = pending.shape
         var headers = response.headers
         if shape.includesAPNsID, !headers.contains(where: { $0.name == "apns-id" }) {
-            headers.append(HTTPHeader(name: "apns-id", value: decision.coreVerdict?.apnsID ?? pending.apnsID ?? apnsIDs.next()))
+            headers.append(HTTPHeader(name: "apns-id", value: decision.coreVerdict?.apnsID.text ?? pending.apnsID ?? apnsIDs.next().text))
         }
         for extra in shape.extraHeaders where !headers.contains(where: { $0.name == extra.name }) {
             headers.append(extra)

@@ -80,7 +80,7 @@ package struct BroadcastDecider: Sendable {
            UUIDSyntax.isCanonical(sent, allowsUppercase: true) {
             return sent
         }
-        return lowercaseIDs.next()
+        return lowercaseIDs.next().text
     }
 
     /// The record of a broadcast as far as its headers and path say, without judging it: for
@@ -110,7 +110,7 @@ package struct BroadcastDecider: Sendable {
         var storagePolicy: MessageStoragePolicy?
         var diagnoses: [Diagnosis] = []
         let apnsIDIsValid = head[.apnsID].map { UUIDSyntax.isCanonical($0, allowsUppercase: validation.acceptsUppercaseAPNsIDs) } ?? true
-        let apnsID = (apnsIDIsValid ? head[.apnsID] : nil) ?? apnsIDs.next()
+        let apnsID = (apnsIDIsValid ? head[.apnsID] : nil).map(MessageID.text) ?? apnsIDs.next()
         func record(_ verdict: Verdict) -> BroadcastDecision {
             BroadcastDecision(verdict: verdict, record: BroadcastRecord(
                 bundleID: bundleID, channelID: head[.apnsChannelID], topic: head[.apnsTopic], pushType: head[.apnsPushType],

@@ -43,7 +43,7 @@ package struct ChannelManagementDecider: Sendable {
         if let sent = head[.apnsRequestID], UUIDSyntax.isCanonical(sent, allowsUppercase: true) {
             return sent
         }
-        return requestIDs.next()
+        return requestIDs.next().text
     }
 
     /// How the channel management API's answers look: no `apns-id`, the `apns-request-id`
@@ -186,8 +186,8 @@ package struct ChannelManagementOutcome: Sendable, Equatable {
     /// The verdict: refused for `reason`, else accepted (`acceptance` says what it carries).
     /// Neither carries an `apns-id` on the wire (`shape`); the request id stands in its place.
     package var verdict: Verdict {
-        recorded.reason.map { .rejected(reason: $0, apnsID: recorded.requestID, timestamp: nil) }
-            ?? .accepted(apnsID: recorded.requestID, uniqueID: nil)
+        recorded.reason.map { .rejected(reason: $0, apnsID: .text(recorded.requestID), timestamp: nil) }
+            ?? .accepted(apnsID: .text(recorded.requestID), uniqueID: nil)
     }
 
     /// How the answer to this request looks (`ChannelManagementDecider.shape(requestID:)`).

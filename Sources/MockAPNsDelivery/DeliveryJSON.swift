@@ -40,7 +40,7 @@ package enum DeliveryJSON {
         NotificationFieldsJSON(
             notification: record.sequence, transport: record.transport, deviceToken: record.deviceToken, topic: record.topic,
             pushType: record.pushType, priority: record.priority, expiration: record.expiration, collapseID: record.collapseID,
-            apnsID: record.responseAPNsID, uniqueID: record.answer.uniqueID
+            apnsID: record.responseAPNsID, uniqueID: record.answer.uniqueID?.text
         ).write(into: &writer)
         writer.integer("identifier", record.legacyIdentifier)
         writer.bool("accepted", record.accepted)

@@ -342,7 +342,7 @@ public struct DeviceDeliveryState: Sendable, Equatable {
         /// The journal sequence of the notification's record.
         public var sequence: UInt64 { notification.sequence }
         /// The `apns-unique-id` APNs gave it (`deliveryLog(_:)` takes it).
-        public var uniqueID: String? { notification.uniqueID }
+        public var uniqueID: String? { notification.uniqueID?.text }
         /// Its `apns-collapse-id`: a newer one with the same id replaces it.
         public var collapseID: String? { notification.collapseID }
     }

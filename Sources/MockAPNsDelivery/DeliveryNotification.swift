@@ -1,3 +1,4 @@
+import MockAPNsWire
 import MockAPNsCore
 import MockAPNsJournal
 /// An accepted notification as the delivery model holds it: what its rules read (device,
@@ -14,9 +15,9 @@ package struct DeliveryNotification: Sendable, Equatable {
     /// `apns-expiration` (or the legacy expiry), seconds since 1970; `nil` when absent.
     package var expiration: Int64?
     package var collapseID: String?
-    /// As answered.
-    package var apnsID: String?
-    package var uniqueID: String?
+    /// As answered (a made id kept as its bits, its text made when read).
+    package var apnsID: MessageID?
+    package var uniqueID: MessageID?
     package var transport: Transport
     /// The payload as the journal keeps it (every byte of an APNs payload).
     package var payload: [UInt8]
@@ -28,7 +29,7 @@ package struct DeliveryNotification: Sendable, Equatable {
 
     package init(
         sequence: UInt64, deviceToken: String, topic: String? = nil, pushType: String? = nil, priority: Int? = nil,
-        expiration: Int64? = nil, collapseID: String? = nil, apnsID: String? = nil, uniqueID: String? = nil,
+        expiration: Int64? = nil, collapseID: String? = nil, apnsID: MessageID? = nil, uniqueID: MessageID? = nil,
         transport: Transport = .http2, payload: [UInt8] = [], payloadIsJSON: Bool? = nil, receivedAtMilliseconds: Int64
     ) {
         self.sequence = sequence
@@ -61,7 +62,7 @@ package struct DeliveryNotification: Sendable, Equatable {
         self.init(
             sequence: sequence, deviceToken: record.deviceToken, topic: record.topic, pushType: record.pushType,
             priority: record.priority, expiration: record.expiration, collapseID: record.collapseID,
-            apnsID: record.responseAPNsID, uniqueID: record.answer.uniqueID, transport: record.transport,
+            apnsID: record.answer.apnsID, uniqueID: record.answer.uniqueID, transport: record.transport,
             payload: record.payload,
             // Only a payload kept whole is what was examined.
             payloadIsJSON: record.payload.count == record.payloadLength ? record.payloadIsJSON : nil,
@@ -106,7 +107,8 @@ extension DeliveryNotification {
     package var jsonFields: NotificationFieldsJSON {
         NotificationFieldsJSON(
             notification: sequence, transport: transport, deviceToken: deviceToken, topic: topic, bundleID: bundleID,
-            pushType: pushType, priority: priority, expiration: expiration, collapseID: collapseID, apnsID: apnsID, uniqueID: uniqueID
+            pushType: pushType, priority: priority, expiration: expiration, collapseID: collapseID, apnsID: apnsID?.text,
+            uniqueID: uniqueID?.text
         )
     }
 }

@@ -58,7 +58,7 @@ public struct DeliveryTimeline: Sendable, Equatable {
             switch event.kind {
             case .notification:
                 guard let record = event.notification else { continue }
-                let named = record.sequence == sequence || Self.same(record.answer.uniqueID, id)
+                let named = record.sequence == sequence || Self.same(record.answer.uniqueID?.text, id)
                     || Self.same(record.responseAPNsID, id)
                 guard named else { continue }
                 indexBySequence[record.sequence] = timelines.count

@@ -11,7 +11,7 @@ enum FrameRecordBuilder {
         of frame: UnsafePointer<nghttp2_frame>,
         direction: HTTP2FrameRecord.Direction,
         headers: [HTTPHeader]? = nil,
-        response: (status: Int, headers: [HTTPHeader])? = nil
+        response: ResponseHead? = nil
     ) -> HTTP2FrameRecord {
         let header = frame.pointee.hd
         let type = HTTP2FrameType(wireValue: header.type)
@@ -29,12 +29,12 @@ enum FrameRecordBuilder {
         of frame: UnsafePointer<nghttp2_frame>,
         type: HTTP2FrameType,
         headers: [HTTPHeader]?,
-        response: (status: Int, headers: [HTTPHeader])?
+        response: ResponseHead?
     ) -> HTTP2FrameRecord.Details {
         switch type {
         case .headers:
             if let response {
-                return .response(status: response.status, headers: response.headers)
+                return .response(response)
             }
             if let headers {
                 return .headers(headers)

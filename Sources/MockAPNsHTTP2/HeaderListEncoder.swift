@@ -23,7 +23,16 @@ struct HeaderListEncoder {
         headers: [HTTPHeader],
         _ body: (UnsafePointer<nghttp2_nv>?, Int) -> Result
     ) -> Result {
-        withHeaderList(status: Optional(status), headers: headers, body)
+        withHeaderList(response: ResponseHead(status: status, headers: headers), body)
+    }
+
+    /// Calls `body` with a response's fields in the order sent, `:status` first, its ids
+    /// written from their values (names lowercased, as HTTP/2 requires).
+    mutating func withHeaderList<Result>(
+        response: ResponseHead,
+        _ body: (UnsafePointer<nghttp2_nv>?, Int) -> Result
+    ) -> Result {
+        withHeaderList(status: nil, response: response, headers: [], body)
     }
 
     /// Calls `body` with a request's `fields`: its pseudo-headers (`:method`, `:scheme`,
@@ -33,11 +42,12 @@ struct HeaderListEncoder {
         fields: [HTTPHeader],
         _ body: (UnsafePointer<nghttp2_nv>?, Int) -> Result
     ) -> Result {
-        withHeaderList(status: nil, headers: fields, body)
+        withHeaderList(status: nil, response: nil, headers: fields, body)
     }
 
     private mutating func withHeaderList<Result>(
         status: Int?,
+        response: ResponseHead?,
         headers: [HTTPHeader],
         _ body: (UnsafePointer<nghttp2_nv>?, Int) -> Result
     ) -> Result {
@@ -59,9 +69,8 @@ struct HeaderListEncoder {
             self.entries = entries
         }
 
-        func append(name: String, value: String) {
+        func appendName(_ name: String) -> Int {
             var name = name
-            var value = value
             let nameStart = bytes.count
             // Copied whole, then lower-cased where needed (names are nearly always lower case
             // already): not appended byte by byte.
@@ -70,12 +79,30 @@ struct HeaderListEncoder {
                 // ASCII upper case to lower case; anything else passes unchanged.
                 bytes[index] |= 0x20
             }
+            return nameStart
+        }
+        func append(name: String, value: String) {
+            var value = value
+            let nameStart = appendName(name)
             let valueStart = bytes.count
             value.withUTF8 { bytes.append(contentsOf: $0) }
             spans.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
         }
+        func append(name: String, id: MessageID) {
+            let nameStart = appendName(name)
+            let valueStart = bytes.count
+            id.withUTF8 { bytes.append(contentsOf: $0) }
+            spans.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
+        }
 
-        if let status {
+        if let response {
+            for index in 0..<response.fieldCount {
+                switch response.field(at: index) {
+                case .text(let name, let value): append(name: name, value: value)
+                case .id(let name, let value): append(name: name, id: value)
+                }
+            }
+        } else if let status {
             append(name: ":status", value: String(status))
             for header in headers {
                 append(name: header.name, value: header.value)

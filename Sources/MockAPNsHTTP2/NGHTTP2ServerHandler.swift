@@ -94,9 +94,15 @@ package final class NGHTTP2ServerHandler: ChannelDuplexHandler {
     /// Returns whether the response was queued (`false`: the stream was gone or answered).
     @discardableResult
     package func respond(streamID: Int32, status: Int, headers: [HTTPHeader], body: ByteBuffer?) -> Bool {
+        respond(ResponseHead(status: status, headers: headers), streamID: streamID, body: body)
+    }
+
+    /// Submits a response whose ids are values (``ResponseHead``); the same as the other
+    /// `respond` otherwise.
+    package func respond(_ head: ResponseHead, streamID: Int32, body: ByteBuffer?) -> Bool {
         context?.eventLoop.assertInEventLoop()
         let submitted = withSession {
-            $0.submitResponse(streamID: streamID, status: status, headers: headers, body: body)
+            $0.submitResponse(head, streamID: streamID, body: body)
         }
         if submitted == true { flush() }
         return submitted == true

@@ -271,7 +271,7 @@ final class NGHTTP2Session {
     /// Queues a response: HEADERS, then the body as DATA frames if it is not empty.
     /// Returns false when the stream is gone (the client reset it), already has a response,
     /// or nghttp2 refused.
-    func submitResponse(streamID: Int32, status: Int, headers: [HTTPHeader], body: ByteBuffer?) -> Bool {
+    func submitResponse(_ head: ResponseHead, streamID: Int32, body: ByteBuffer?) -> Bool {
         guard let session else { return false }
         let body = body.flatMap { $0.readableBytes > 0 ? $0 : nil }
         let accepted = streams.update(streamID) { stream -> Bool in
@@ -280,13 +280,13 @@ final class NGHTTP2Session {
             stream.responseBody = body
             // The HEADERS frame's record will show this list as sent: the names go out
             // lower-cased, so a list with an upper-case name is decoded from the frame instead.
-            if configuration.recordsFrames, headers.allSatisfy({ $0.name.utf8.allSatisfy { $0 &- 0x41 >= 26 } }) {
-                stream.submittedResponse = (status, headers)
+            if configuration.recordsFrames, head.headers.allSatisfy({ $0.name.utf8.allSatisfy { $0 &- 0x41 >= 26 } }) {
+                stream.submittedResponse = head
             }
             return true
         }
         guard accepted == true else { return false }
-        let rv = headerEncoder.withHeaderList(status: status, headers: headers) { list, count in
+        let rv = headerEncoder.withHeaderList(response: head) { list, count in
             guard body != nil else {
                 return nghttp2_submit_response(session, streamID, list, count, nil)
             }
@@ -592,7 +592,7 @@ final class NGHTTP2Session {
             return (stream.headerListSize, stream.head.fields)
         }
         guard case let (size, headers)? = kept ?? nil else { return }
-        guard submitResponse(streamID: streamID, status: 431, headers: [], body: nil) else { return }
+        guard submitResponse(ResponseHead(status: 431, headers: []), streamID: streamID, body: nil) else { return }
         listener.session(didRefuse: HTTP2RequestRefusal(
             streamID: streamID, status: 431, headers: headers,
             message: "the client's header list is \(size) bytes, over the MAX_HEADER_LIST_SIZE of \(configuration.maxHeaderListSize) bytes the server announced"

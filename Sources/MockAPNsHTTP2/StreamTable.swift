@@ -26,7 +26,7 @@ struct StreamState {
     var responseBody: ByteBuffer?
     /// The response's status and header list as submitted, for the record of its HEADERS
     /// frame (kept only while frames are recorded).
-    var submittedResponse: (status: Int, headers: [HTTPHeader])?
+    var submittedResponse: ResponseHead?
 
     init(head: RequestHead = RequestHead()) {
         self.head = head

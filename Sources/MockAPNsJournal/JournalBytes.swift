@@ -182,6 +182,20 @@ struct JournalByteWriter {
             byte(JournalBytes.IdentifierForm.text.rawValue)
             return string(value)
         }
+        identifier(bits)
+    }
+
+    /// An answer's id: a made one from its bits as they are, one given as text as `identifier`
+    /// of that text writes it.
+    mutating func identifier(_ value: MessageID?) {
+        switch value {
+        case .uuid(let bits)?: identifier(bits)
+        case .text(let text)?: identifier(text)
+        case nil: byte(JournalBytes.IdentifierForm.absent.rawValue)
+        }
+    }
+
+    private mutating func identifier(_ bits: UUIDBits) {
         byte((bits.uppercase ? JournalBytes.IdentifierForm.uppercaseUUID : .lowercaseUUID).rawValue)
         withUnsafeBytes(of: (bits.high.bigEndian, bits.low.bigEndian)) { field($0) }
     }
@@ -319,12 +333,18 @@ struct JournalByteReader {
 
     /// An identifier as `JournalByteWriter.identifier` wrote it, its text exactly as it was.
     mutating func identifier() -> String? {
+        messageID()?.text
+    }
+
+    /// An id written by `identifier(_:)`: a UUID as its bits (its text made only if read),
+    /// text as text.
+    mutating func messageID() -> MessageID? {
         let uppercase: Bool
         switch JournalBytes.IdentifierForm(rawValue: byte()) {
         case .absent?:
             return nil
         case .text?:
-            return string()
+            return string().map(MessageID.text)
         case .lowercaseUUID?:
             uppercase = false
         case .uppercaseUUID?:
@@ -334,17 +354,17 @@ struct JournalByteReader {
             return nil
         }
         // A UUID's field holds exactly 16 bytes; anything else is a damaged chunk.
-        let text: String?? = field { raw in
+        let bits: UUIDBits?? = field { raw in
             guard raw.count == 16 else { return nil }
             let high = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 0, as: UInt64.self))
             let low = UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-            return UUIDBits(high: high, low: low, uppercase: uppercase).text
+            return UUIDBits(high: high, low: low, uppercase: uppercase)
         }
-        guard let text, let text else {
+        guard let bits, let bits else {
             failed = true
             return nil
         }
-        return text
+        return .uuid(bits)
     }
 
     private mutating func field<Value>(_ make: (UnsafeRawBufferPointer) -> Value) -> Value? {

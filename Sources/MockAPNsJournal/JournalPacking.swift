@@ -371,8 +371,8 @@ enum JournalPacking {
         var answer = SentAnswer(accepted: reader.bool())
         answer.reason = unpackReason(from: &reader)
         answer.status = reader.optionalInt()
-        answer.apnsID = reader.identifier()
-        answer.uniqueID = reader.identifier()
+        answer.apnsID = reader.messageID()
+        answer.uniqueID = reader.messageID()
         answer.timestamp = reader.optionalInt64()
         let parts = AnswerParts(rawValue: reader.byte())
         if parts.contains(.scriptedHeaders) {
@@ -490,12 +490,18 @@ enum JournalPacking {
             // A response packs as the list it stands for, `:status` first.
             writer.byte(DetailsTag.headers.rawValue)
             writer.int(frame.details.headerCount)
-            frame.details.forEachHeader { name, value in
-                writer.string(name)
-                if holdsIdentifier(name) {
+            for index in 0..<frame.details.headerCount {
+                switch frame.details.headerField(at: index) {
+                case .text(let name, let value):
+                    writer.string(name)
+                    if holdsIdentifier(name) {
+                        writer.identifier(value)
+                    } else {
+                        writer.string(value)
+                    }
+                case .id(let name, let value):
+                    writer.string(name)
                     writer.identifier(value)
-                } else {
-                    writer.string(value)
                 }
             }
         case .settings(let settings):

@@ -40,7 +40,7 @@ extension ScenarioAction {
     /// The verdict `action` answers with, given the core's (`ScenarioDecision.verdict`). Kept
     /// beside the cases so that a new action is placed here, in the same file.
     static func verdict(
-        of action: ScenarioAction?, core coreVerdict: Verdict?, apnsID: () -> String, uniqueID: () -> String?, now: Int64
+        of action: ScenarioAction?, core coreVerdict: Verdict?, apnsID: () -> MessageID, uniqueID: () -> MessageID?, now: Int64
     ) -> Verdict? {
         switch action {
         case nil, .fault, .limitRate, .setDevice:

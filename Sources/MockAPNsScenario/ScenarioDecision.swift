@@ -1,3 +1,4 @@
+import MockAPNsWire
 import MockAPNsCore
 /// What the scenario concluded about one request.
 package struct ScenarioDecision: Sendable, Equatable {
@@ -41,7 +42,7 @@ package struct ScenarioDecision: Sendable, Equatable {
     /// which each protocol renders itself.
     ///
     /// - apnsID: the request's `apns-id` when the core was not consulted; generated otherwise.
-    package func verdict(apnsID: @autoclosure () -> String, uniqueID: @autoclosure () -> String?, now: Int64) -> Verdict? {
+    package func verdict(apnsID: @autoclosure () -> MessageID, uniqueID: @autoclosure () -> MessageID?, now: Int64) -> Verdict? {
         ScenarioAction.verdict(of: action, core: coreVerdict, apnsID: apnsID, uniqueID: uniqueID, now: now)
     }
 }

@@ -146,11 +146,11 @@ package struct HTTP2FrameRecord: Sendable, Hashable {
         case empty
         /// HEADERS: the decoded header list, pseudo-headers first.
         case headers([HTTPHeader])
-        /// HEADERS of a response the server submitted: its `:status`, then the fields as
-        /// submitted. The record shares the submitted list rather than building a new one
-        /// with `:status` in front for every response; it reads (``headerList``), packs and
-        /// compares as that `.headers` list.
-        case response(status: Int, headers: [HTTPHeader])
+        /// HEADERS of a response the server submitted, as submitted: the record shares the
+        /// response's list and ids rather than building a new list with `:status` in front
+        /// for every response; it reads (``headerList``), packs and compares as that
+        /// `.headers` list.
+        case response(ResponseHead)
         /// SETTINGS: the parameters in frame order (empty for an ACK).
         case settings([HTTP2Setting])
         /// RST_STREAM: the error code.
@@ -194,22 +194,18 @@ extension HTTP2FrameRecord.Details {
     package var headerList: [HTTPHeader]? {
         switch self {
         case .headers(let headers): headers
-        case .response(let status, let headers): [HTTPHeader(name: ":status", value: String(status))] + headers
+        case .response(let response): response.fields
         case .empty, .settings, .rstStream, .goaway, .windowUpdate, .ping: nil
         }
     }
 
-    /// Calls `body` with each field of a HEADERS frame's list in order, `:status` first for a
-    /// response, without building the list.
-    package func forEachHeader(_ body: (_ name: String, _ value: String) -> Void) {
+    /// The field at `index` (`0 ..< headerCount`) of a HEADERS frame's list, a response's
+    /// ids as their values; read by index, without building the list.
+    package func headerField(at index: Int) -> ResponseHead.Field {
         switch self {
-        case .headers(let headers):
-            for header in headers { body(header.name, header.value) }
-        case .response(let status, let headers):
-            body(":status", String(status))
-            for header in headers { body(header.name, header.value) }
-        case .empty, .settings, .rstStream, .goaway, .windowUpdate, .ping:
-            break
+        case .headers(let headers): .text(name: headers[index].name, value: headers[index].value)
+        case .response(let head): head.field(at: index)
+        case .empty, .settings, .rstStream, .goaway, .windowUpdate, .ping: .text(name: "", value: "")
         }
     }
 
@@ -217,7 +213,7 @@ extension HTTP2FrameRecord.Details {
     package var headerCount: Int {
         switch self {
         case .headers(let headers): headers.count
-        case .response(_, let headers): headers.count + 1
+        case .response(let head): head.fieldCount
         case .empty, .settings, .rstStream, .goaway, .windowUpdate, .ping: 0
         }
     }

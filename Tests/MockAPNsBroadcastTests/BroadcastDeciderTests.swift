@@ -196,8 +196,8 @@ final class BroadcastDeciderTests: XCTestCase {
 
         let sandbox = decider.decide(request, requestID: requestID, context: DecisionContext(environment: .sandbox, authentication: Self.teamKey))
         guard case .accepted(let echoed, let uniqueID) = sandbox.verdict else { return XCTFail("\(sandbox.verdict)") }
-        XCTAssertEqual(echoed, apnsID)
-        XCTAssertTrue(uniqueID.map { UUIDSyntax.isCanonical($0, allowsUppercase: false) } ?? false)
+        XCTAssertEqual(echoed.text, apnsID)
+        XCTAssertTrue(uniqueID.map { UUIDSyntax.isCanonical($0.text, allowsUppercase: false) } ?? false)
         XCTAssertEqual(sandbox.bundleID, Self.bundle)
         XCTAssertEqual(sandbox.channelID, Self.stored.id)
         XCTAssertEqual(sandbox.storagePolicy, .mostRecentMessageStored)
@@ -205,12 +205,12 @@ final class BroadcastDeciderTests: XCTestCase {
 
         let production = decider.decide(request, requestID: requestID, context: DecisionContext(environment: .production, authentication: Self.teamKey))
         guard case .accepted(let productionID, let productionUniqueID) = production.verdict else { return XCTFail("\(production.verdict)") }
-        XCTAssertEqual(productionID, apnsID)
-        XCTAssertTrue(productionUniqueID.map { UUIDSyntax.isCanonical($0, allowsUppercase: false) } ?? false)
+        XCTAssertEqual(productionID.text, apnsID)
+        XCTAssertTrue(productionUniqueID.map { UUIDSyntax.isCanonical($0.text, allowsUppercase: false) } ?? false)
         XCTAssertNotEqual(productionUniqueID, uniqueID)
 
         let generated = decider.decide(Self.request(), requestID: requestID, context: DecisionContext(environment: .sandbox, authentication: Self.teamKey))
-        XCTAssertTrue(UUIDSyntax.isCanonical(generated.verdict.apnsID, allowsUppercase: true), generated.verdict.apnsID)
+        XCTAssertTrue(UUIDSyntax.isCanonical(generated.verdict.apnsID.text, allowsUppercase: true), generated.verdict.apnsID.text)
     }
 
     func testRoutesOnlyBroadcastPaths() {

@@ -1,3 +1,4 @@
+import MockAPNsWire
 import MockAPNsCore
 import XCTest
 import MockAPNsDelivery
@@ -43,7 +44,7 @@ final class DeliveryModelTests: XCTestCase {
             case .push(let sequence, let at, let topic, let priority, let expiration, let collapseID, let pushType, let token):
                 changes += model.receive(DeliveryNotification(
                     sequence: sequence, deviceToken: token, topic: topic, pushType: pushType, priority: priority,
-                    expiration: expiration, collapseID: collapseID, apnsID: "ID-\(sequence)", receivedAtMilliseconds: at
+                    expiration: expiration, collapseID: collapseID, apnsID: .text("ID-\(sequence)"), receivedAtMilliseconds: at
                 ))
             case .offline(let at, let token):
                 changes += model.setOnline(token, false, at: at)
@@ -55,7 +56,7 @@ final class DeliveryModelTests: XCTestCase {
         }
         for change in changes {
             XCTAssertEqual(change.record.notificationSequence, change.notification.sequence, file: file, line: line)
-            XCTAssertEqual(change.notification.apnsID, "ID-\(change.notification.sequence)", file: file, line: line)
+            XCTAssertEqual(change.notification.apnsID?.text, "ID-\(change.notification.sequence)", file: file, line: line)
         }
         let steps = changes.map {
             Expected(step: $0.record.step, notification: $0.notification.sequence, cause: $0.record.cause, at: $0.record.atMilliseconds,

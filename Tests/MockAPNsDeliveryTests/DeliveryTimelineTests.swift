@@ -1,3 +1,4 @@
+import MockAPNsWire
 import MockAPNsCore
 import MockAPNsJournal
 import XCTest
@@ -10,8 +11,8 @@ final class DeliveryTimelineTests: XCTestCase {
 
     private func record(token: String, apnsID: String?, uniqueID: String?, accepted: Bool = true, transport: Transport = .http2) -> UInt64 {
         let answer = accepted
-            ? SentAnswer(status: transport == .http2 ? 200 : nil, apnsID: apnsID, uniqueID: uniqueID, accepted: true)
-            : SentAnswer(status: 400, reason: .badDeviceToken, apnsID: apnsID, accepted: false)
+            ? SentAnswer(status: transport == .http2 ? 200 : nil, apnsID: apnsID.map(MessageID.text), uniqueID: uniqueID.map(MessageID.text), accepted: true)
+            : SentAnswer(status: 400, reason: .badDeviceToken, apnsID: apnsID.map(MessageID.text), accepted: false)
         journal.record(.notification(NotificationRecord(
             transport: transport, deviceToken: token, topic: "com.example.app", payload: Array("{}".utf8),
             authentication: JournalAuthentication(kind: "none"), answer: answer)))

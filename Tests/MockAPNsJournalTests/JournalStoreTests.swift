@@ -126,7 +126,7 @@ final class JournalStoreTests: XCTestCase {
                 transport: .http2, deviceToken: "ab", requestAPNsID: id, payload: [], authentication: JournalAuthentication(kind: "none"),
                 accepted: true, status: 200, responseAPNsID: other
             )
-            record.answer.uniqueID = id
+            record.answer.uniqueID = id.map(MessageID.text)
             expected.append(.notification(record))
             let fields = [HTTPHeader(name: ":status", value: "200"), HTTPHeader(name: "apns-id", value: id ?? ""),
                           HTTPHeader(name: "apns-unique-id", value: other ?? "")]
@@ -153,7 +153,7 @@ final class JournalStoreTests: XCTestCase {
                     authentication: JournalAuthentication(kind: "providerToken", teamID: "TEAM000001", keyID: "KEY0000001"),
                     accepted: true, status: 200, responseAPNsID: apnsID
                 )
-                record.answer.uniqueID = uniqueID
+                record.answer.uniqueID = .text(uniqueID)
                 append(.notification(record), to: &store, sequence: UInt64(index))
             }
             return store.bytesHeld
@@ -242,7 +242,7 @@ final class JournalStoreTests: XCTestCase {
                 accepted: true, status: 200, responseAPNsID: String(format: "%08x-0000-4000-8000-%012x", index, index),
                 connectionID: 7, streamID: stream
             )
-            record.answer.uniqueID = String(format: "%08x-1111-4000-8000-%012x", index, index)
+            record.answer.uniqueID = .text(String(format: "%08x-1111-4000-8000-%012x", index, index))
             append(.notification(record), to: &store, sequence: UInt64(index), wallTime: wallTime, connection: 7, stream: stream)
         }
         // 101 bytes each when the connection, stream and `iat` were written whole; 92 now.

@@ -154,7 +154,10 @@ package enum JournalEventSamples {
             .delivery(.device("A1B2", online: false, at: 1_767_225_600_000, rule: "phone goes dark")),
             // A response as the session records it: read back as the `.headers` list it stands for.
             .http2Frame(HTTP2FrameRecord(direction: .outbound, type: .headers, flags: 0x4, streamID: 1, length: 30,
-                                          details: .response(status: 410, headers: [HTTPHeader(name: "apns-id", value: "4F2B6C1E-9A7D-4E35-8C1B-2D3E4F5A6B7C")]))),
+                                          details: .response(ResponseHead(
+                                              status: 410, headers: [HTTPHeader(name: "content-type", value: "application/json")],
+                                              apnsID: .uuid(UUIDBits(high: 0x4F2B_6C1E_9A7D_4E35, low: 0x8C1B_2D3E_4F5A_6B7C, uppercase: true)),
+                                              idsAfter: 1)))),
         ]
     }()
 }

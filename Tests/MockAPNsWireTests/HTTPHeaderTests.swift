@@ -15,23 +15,48 @@ final class HTTPHeaderTests: XCTestCase {
 
 }
 
-/// A response's HEADERS record shares the submitted list and stands for that list with
-/// `:status` in front: it reads, compares and hashes as that list.
+/// A response's HEADERS record shares the submitted list and ids and stands for the list
+/// sent: `:status`, then the fields with the ids in their place. It reads, compares and hashes
+/// as that list.
 final class HTTP2FrameRecordDetailsTests: XCTestCase {
+    private let madeID = MessageID.uuid(UUIDBits(high: 0x4F2B_6C1E_9A7D_4E35, low: 0x8C1B_2D3E_4F5A_6B7C, uppercase: true))
+
     func testAResponseReadsComparesAndHashesAsItsHeaderList() {
-        let fields = [HTTPHeader(name: "apns-id", value: "4F2B6C1E-9A7D-4E35-8C1B-2D3E4F5A6B7C"), HTTPHeader(name: "apns-unique-id", value: "u")]
-        let response = HTTP2FrameRecord.Details.response(status: 200, headers: fields)
-        let list = [HTTPHeader(name: ":status", value: "200")] + fields
+        let contentType = HTTPHeader(name: "content-type", value: "application/json")
+        let extra = HTTPHeader(name: "apns-request-id", value: "r")
+        let head = ResponseHead(status: 400, headers: [contentType, extra], apnsID: madeID, uniqueID: "u", idsAfter: 1)
+        let list = [
+            HTTPHeader(name: ":status", value: "400"), contentType,
+            HTTPHeader(name: "apns-id", value: "4F2B6C1E-9A7D-4E35-8C1B-2D3E4F5A6B7C"), HTTPHeader(name: "apns-unique-id", value: "u"), extra,
+        ]
+        let response = HTTP2FrameRecord.Details.response(head)
         XCTAssertEqual(response.headerList, list)
-        XCTAssertEqual(response.headerCount, 3)
-        var visited: [HTTPHeader] = []
-        response.forEachHeader { visited.append(HTTPHeader(name: $0, value: $1)) }
-        XCTAssertEqual(visited, list)
+        XCTAssertEqual(response.headerCount, 5)
+        let visited = (0..<response.headerCount).map { index -> String in
+            switch response.headerField(at: index) {
+            case .text(let name, let value): "\(name)=\(value)"
+            case .id(let name, let value): "\(name)#\(value)"
+            }
+        }
+        XCTAssertEqual(visited, [
+            ":status=400", "content-type=application/json", "apns-id#4F2B6C1E-9A7D-4E35-8C1B-2D3E4F5A6B7C", "apns-unique-id#u",
+            "apns-request-id=r",
+        ], "the ids are handed over as values, not text")
         XCTAssertEqual(response, .headers(list))
         XCTAssertEqual(HTTP2FrameRecord.Details.headers(list), response)
         XCTAssertEqual(Set([response, .headers(list)]).count, 1)
-        XCTAssertNotEqual(response, .response(status: 400, headers: fields))
-        XCTAssertNotEqual(response, .headers(fields))
+        XCTAssertNotEqual(response, .response(ResponseHead(status: 400, headers: [contentType, extra], apnsID: madeID, uniqueID: "u", idsAfter: 0)))
+        XCTAssertNotEqual(response, .headers(Array(list.dropFirst())))
         XCTAssertNil(HTTP2FrameRecord.Details.ping(opaqueData: []).headerList)
+    }
+
+    /// A made id is its bits until read; it equals the same id given as text, and its bytes
+    /// are the canonical text.
+    func testAMadeIDEqualsItsTextAndWritesItsBytes() {
+        XCTAssertEqual(madeID, .text("4F2B6C1E-9A7D-4E35-8C1B-2D3E4F5A6B7C"))
+        XCTAssertNotEqual(madeID, .text("4f2b6c1e-9a7d-4e35-8c1b-2d3e4f5a6b7c"), "the letter case is part of the id")
+        XCTAssertEqual(Set<MessageID>([madeID, "4F2B6C1E-9A7D-4E35-8C1B-2D3E4F5A6B7C"]).count, 1)
+        XCTAssertEqual(madeID.withUTF8 { Array($0) }, Array("4F2B6C1E-9A7D-4E35-8C1B-2D3E4F5A6B7C".utf8))
+        XCTAssertEqual(MessageID.text("é").withUTF8 { Array($0) }, Array("é".utf8))
     }
 }

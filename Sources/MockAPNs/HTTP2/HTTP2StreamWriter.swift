@@ -92,8 +92,7 @@ final class HTTP2StreamWriter: AnswerWriter {
     private func written(_ answer: PreparedAnswer, on stream: Int32) -> SentAnswer {
         let response = answer.answer
         guard let handler, handler.respond(
-            streamID: stream, status: response.status, headers: response.headers,
-            body: answer.body ?? response.body.map { ByteBuffer(bytes: $0) }
+            response.responseHead, streamID: stream, body: answer.body ?? response.body.map { ByteBuffer(bytes: $0) }
         ) else { return .nothing(undelivered: "the stream was closed before the answer could be written") }
         answer.commit?()
         return answer.sent

@@ -188,7 +188,7 @@ final class WebPushHTTP1Handler: ChannelInboundHandler, AnswerWriter {
         if !keepAlive { closing = true }
         let response = answer.answer
         HTTP1Answer.write(
-            status: HTTPResponseStatus(statusCode: response.status), headers: response.headers,
+            status: HTTPResponseStatus(statusCode: response.status), headers: response.fields,
             body: response.body ?? [], closing: !keepAlive, context: context
         ) { delivered in
             guard delivered else { return then(.nothing(undelivered: "the connection closed before the answer could be written")) }
@@ -266,7 +266,7 @@ final class WebPushHTTP1Handler: ChannelInboundHandler, AnswerWriter {
     /// The bytes `write` puts on the wire for `response` (inside TLS), as NIO's encoder writes them.
     static func wireLength(of response: ProviderAnswer, keepAlive: Bool) -> Int {
         HTTP1Answer.wireLength(
-            status: response.status, headers: response.headers, bodyLength: response.body?.count ?? 0,
+            status: response.status, headers: response.fields, bodyLength: response.body?.count ?? 0,
             closing: !keepAlive)
     }
 }

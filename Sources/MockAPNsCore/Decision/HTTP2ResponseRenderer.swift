@@ -13,22 +13,20 @@ package enum HTTP2ResponseRenderer {
     package static func render(_ verdict: Verdict) -> ProviderAnswer {
         switch verdict {
         case .accepted(let apnsID, let uniqueID):
-            // One array of the right size: appending the second header would grow it.
-            let apnsIDHeader = HTTPHeader(name: "apns-id", value: apnsID)
-            let headers = uniqueID.map { [apnsIDHeader, HTTPHeader(name: "apns-unique-id", value: $0)] } ?? [apnsIDHeader]
-            return ProviderAnswer(status: 200, headers: headers, body: nil)
+            // The ids are values written after the (here no) other headers: an acceptance
+            // makes no list and no string.
+            return ProviderAnswer(status: 200, headers: [], apnsID: apnsID, uniqueID: uniqueID, body: nil)
 
         case .rejected(let reason, let apnsID, let timestamp):
             return ProviderAnswer(
-                status: reason.httpStatus,
-                headers: [
-                    HTTPHeader(name: "content-type", value: "application/json"),
-                    HTTPHeader(name: "apns-id", value: apnsID),
-                ],
+                status: reason.httpStatus, headers: errorHeaders, apnsID: apnsID, idsAfter: errorHeaders.count,
                 body: errorBody(reason: reason, timestamp: reason.carriesTimestamp ? timestamp : nil)
             )
         }
     }
+
+    /// The fields of every error answer before its `apns-id`: one list, shared.
+    private static let errorHeaders = [HTTPHeader(name: "content-type", value: "application/json")]
 
     /// `{"reason":"<Reason>"}`, with `,"timestamp":<ms>` before the brace when given.
     package static func errorBody(reason: Reason, timestamp: Int64?) -> [UInt8] {

@@ -249,12 +249,13 @@ package struct PushDecider: Sendable {
 
     /// Turns the outcome into a verdict with the ids Apple would send.
     private func verdict(for status: TokenStatus, apnsID: String?, context: DecisionContext) -> Verdict {
-        let apnsID = apnsID ?? apnsIDs.next()
+        // A client's id is echoed as it came; a made one stays bits until its text is read.
+        let apnsID = apnsID.map(MessageID.text) ?? apnsIDs.next()
         guard case .deliverable = status else { return verdict(for: status, apnsID: apnsID, uniqueID: nil) }
         return .accepted(apnsID: apnsID, uniqueID: context.environment == .sandbox ? uniqueIDs.next() : nil)
     }
 
-    private func verdict(for status: TokenStatus, apnsID: String, uniqueID: String?) -> Verdict {
+    private func verdict(for status: TokenStatus, apnsID: MessageID, uniqueID: MessageID?) -> Verdict {
         switch status {
         case .deliverable:
             return .accepted(apnsID: apnsID, uniqueID: uniqueID)

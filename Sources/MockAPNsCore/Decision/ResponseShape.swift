@@ -35,10 +35,13 @@ package struct ResponseShape: Sendable {
     package func render(_ verdict: Verdict, acceptance: Acceptance? = nil) -> ProviderAnswer {
         var response = HTTP2ResponseRenderer.render(verdict)
         if !includesAPNsID {
-            response.headers.removeAll { $0.name == "apns-id" || $0.name == "apns-unique-id" }
+            response.apnsID = nil
+            response.uniqueID = nil
         }
+        // The lists are appended to only when there is something to add: Apple's own answers
+        // share their lists, and an append would copy one.
         guard case .accepted = verdict else {
-            response.headers.append(contentsOf: extraHeaders)
+            if !extraHeaders.isEmpty { response.headers.append(contentsOf: extraHeaders) }
             return response
         }
         if let acceptance {
@@ -52,7 +55,7 @@ package struct ResponseShape: Sendable {
             return response
         }
         if let acceptedStatus { response.status = acceptedStatus }
-        response.headers.append(contentsOf: extraHeaders)
+        if !extraHeaders.isEmpty { response.headers.append(contentsOf: extraHeaders) }
         return response
     }
 

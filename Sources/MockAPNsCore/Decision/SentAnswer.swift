@@ -11,9 +11,9 @@ import MockAPNsWire
     /// body names no reason of Apple's.
     @usableFromInline package var reason: Reason?
     /// The `apns-id` header written.
-    @usableFromInline package var apnsID: String?
+    @usableFromInline package var apnsID: MessageID?
     /// The `apns-unique-id` header written (sandbox acceptances).
-    package var uniqueID: String?
+    package var uniqueID: MessageID?
     /// The `timestamp` of a 410 body, milliseconds since 1970.
     @usableFromInline package var timestamp: Int64?
     /// A scripted answer's header fields as written (besides `:status`, `apns-id` and
@@ -41,7 +41,7 @@ import MockAPNsWire
     package var upstream: UpstreamRelay?
 
     package init(
-        status: Int? = nil, reason: Reason? = nil, apnsID: String? = nil, uniqueID: String? = nil,
+        status: Int? = nil, reason: Reason? = nil, apnsID: MessageID? = nil, uniqueID: MessageID? = nil,
         timestamp: Int64? = nil, scriptedHeaders: [HTTPHeader]? = nil, scriptedBody: [UInt8]? = nil,
         legacyPacket: LegacyErrorResponse? = nil, accepted: Bool, fault: AppliedFault? = nil, rule: String? = nil,
         delayMilliseconds: Int? = nil, undelivered: String? = nil
@@ -78,11 +78,13 @@ import MockAPNsWire
     /// API's own answers): its status and headers, and the reason and timestamp its body names.
     package static func http2(_ response: ProviderAnswer, scripted: Bool) -> SentAnswer {
         var answer = SentAnswer(status: response.status, accepted: (200..<300).contains(response.status))
+        answer.apnsID = response.apnsID
+        answer.uniqueID = response.uniqueID
         var others: [HTTPHeader] = []
         for header in response.headers {
             switch header.name {
-            case "apns-id" where answer.apnsID == nil: answer.apnsID = header.value
-            case "apns-unique-id" where answer.uniqueID == nil: answer.uniqueID = header.value
+            case "apns-id" where answer.apnsID == nil: answer.apnsID = .text(header.value)
+            case "apns-unique-id" where answer.uniqueID == nil: answer.uniqueID = .text(header.value)
             default: others.append(header)
             }
         }

@@ -1,12 +1,12 @@
+import MockAPNsWire
 import Synchronization
 
-/// Random (version 4) UUIDs in canonical text form, for generated `apns-id` and
-/// `apns-unique-id` values.
+/// Random (version 4) UUIDs, for generated `apns-id` and `apns-unique-id` values.
 ///
 /// The bits come from `UniqueBits`, a fast generator seeded once from the system's
 /// randomness: asking the kernel for 16 bytes per id costs a system call each time, more than
-/// the rest of a request's decision. The text is formatted by hand into one 36-byte string
-/// (`UUIDSyntax.text`).
+/// the rest of a request's decision. An id stays bits (`MessageID.uuid`) until its text is
+/// read; the answer's header is written from them.
 package struct UUIDGenerator: Sendable {
     /// The letter case of the hex digits.
     package var letterCase: UUIDLetterCase
@@ -16,17 +16,17 @@ package struct UUIDGenerator: Sendable {
     }
 
     /// A new random UUID such as `8f0c5ab2-4d1e-4c8a-9b7e-2f3a4b5c6d7e`.
-    package func next() -> String {
+    package func next() -> MessageID {
         let (high, low) = UniqueBits.shared.next128()
-        return Self.format(high: high, low: low, uppercase: letterCase == .uppercase)
+        return .uuid(Self.version4(high: high, low: low, uppercase: letterCase == .uppercase))
     }
 
-    /// Formats 128 bits as a version-4, RFC 4122-variant UUID.
-    static func format(high: UInt64, low: UInt64, uppercase: Bool) -> String {
+    /// 128 bits as a version-4, RFC 4122-variant UUID.
+    static func version4(high: UInt64, low: UInt64, uppercase: Bool) -> UUIDBits {
         // Version 4 in the high nibble of byte 6; variant 10xx in the top bits of byte 8.
         let high = (high & 0xFFFF_FFFF_FFFF_0FFF) | 0x0000_0000_0000_4000
         let low = (low & 0x3FFF_FFFF_FFFF_FFFF) | 0x8000_0000_0000_0000
-        return UUIDSyntax.text(high: high, low: low, uppercase: uppercase)
+        return UUIDBits(high: high, low: low, uppercase: uppercase)
     }
 }
 

@@ -27,12 +27,41 @@ package struct ProviderAnswer: Sendable, Equatable {
     package var status: Int
     /// Regular headers (no `:status`), in the order they are sent.
     package var headers: [HTTPHeader]
+    /// The `apns-id` and `apns-unique-id` fields, sent after the first `idsAfter` of
+    /// `headers`. Apple's own answers carry their ids here, as values, so a made id is written
+    /// to the wire from its bits; a scripted answer's ids are among its `headers`, as the
+    /// scenario wrote them.
+    package var apnsID: MessageID?
+    package var uniqueID: MessageID?
+    /// How many of `headers` go out before the ids.
+    package var idsAfter: Int
     /// `nil`: no body (on HTTP/2, HEADERS carries END_STREAM and no DATA frame follows).
     package var body: [UInt8]?
 
-    package init(status: Int, headers: [HTTPHeader], body: [UInt8]?) {
+    package init(
+        status: Int, headers: [HTTPHeader], apnsID: MessageID? = nil, uniqueID: MessageID? = nil, idsAfter: Int = 0,
+        body: [UInt8]?
+    ) {
         self.status = status
         self.headers = headers
+        self.apnsID = apnsID
+        self.uniqueID = uniqueID
+        self.idsAfter = min(max(idsAfter, 0), headers.count)
         self.body = body
+    }
+
+    /// The status and fields as the HTTP/2 session submits them.
+    package var responseHead: ResponseHead {
+        ResponseHead(status: status, headers: headers, apnsID: apnsID, uniqueID: uniqueID, idsAfter: idsAfter)
+    }
+
+    /// Every field in the order sent (no `:status`), the ids as text.
+    package var fields: [HTTPHeader] {
+        Array(responseHead.fields.dropFirst())
+    }
+
+    /// Answers are equal when the same goes on the wire, whether an id is a value or a field.
+    package static func == (lhs: ProviderAnswer, rhs: ProviderAnswer) -> Bool {
+        lhs.status == rhs.status && lhs.body == rhs.body && lhs.fields == rhs.fields
     }
 }

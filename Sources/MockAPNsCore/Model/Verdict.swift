@@ -1,13 +1,14 @@
+import MockAPNsWire
 /// What the decision core concluded about one notification.
 package enum Verdict: Sendable, Equatable {
     /// APNs accepted it. `apnsID` is echoed or generated; `uniqueID` is sent only by the
     /// development (sandbox) environment.
-    case accepted(apnsID: String, uniqueID: String?)
+    case accepted(apnsID: MessageID, uniqueID: MessageID?)
     /// APNs refused it. `timestamp` (milliseconds since 1970) accompanies 410 only.
-    case rejected(reason: Reason, apnsID: String, timestamp: Int64?)
+    case rejected(reason: Reason, apnsID: MessageID, timestamp: Int64?)
 
     /// The `apns-id` the response carries.
-    package var apnsID: String {
+    package var apnsID: MessageID {
         switch self {
         case .accepted(let id, _), .rejected(_, let id, _): return id
         }

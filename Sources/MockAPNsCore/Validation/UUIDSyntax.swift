@@ -1,3 +1,4 @@
+import MockAPNsWire
 /// The canonical textual UUID: 32 hex digits grouped 8-4-4-4-12 by hyphens, 36 bytes in all.
 ///
 /// This is the form `apns-id` must take. Braces, URNs, missing hyphens and surrounding
@@ -5,7 +6,7 @@
 /// "a canonical UUID", and clients are free to send any of them.
 package enum UUIDSyntax {
     /// The length of the canonical form in bytes.
-    static let length = 36
+    static let length = UUIDBits.textLength
 
     /// Whether `text` is a canonical UUID; uppercase letters count only if `allowsUppercase`.
     package static func isCanonical(_ text: String, allowsUppercase: Bool) -> Bool {
@@ -45,55 +46,12 @@ package enum UUIDSyntax {
     }
 }
 
-/// A canonical UUID as its 128 bits and the case of its letters: the 36-byte text in 17 bytes,
-/// given back byte for byte (`text`). Only a UUID whose letters are all one case has one: a
-/// mixed-case one cannot be written back from the bits, so it stays text.
-package struct UUIDBits: Sendable, Hashable {
-    package var high: UInt64
-    package var low: UInt64
-    package var uppercase: Bool
-
-    package init(high: UInt64, low: UInt64, uppercase: Bool) {
-        self.high = high
-        self.low = low
-        self.uppercase = uppercase
-    }
-
+extension UUIDBits {
     /// The bits of `text`, when it is a canonical UUID with letters of one case; `nil` otherwise.
     /// A UUID without letters reads as lowercase (its text is the same either way).
     package init?(_ text: String) {
         guard let reading = UUIDSyntax.read(text), !(reading.hasLowercase && reading.hasUppercase) else { return nil }
         self.init(high: reading.high, low: reading.low, uppercase: reading.hasUppercase)
-    }
-
-    /// The canonical text, in the letter case it was read in.
-    package var text: String {
-        UUIDSyntax.text(high: high, low: low, uppercase: uppercase)
-    }
-}
-
-extension UUIDSyntax {
-    /// The canonical text of 128 bits: a table lookup per nibble, the hyphens at their fixed
-    /// places (after nibbles 8, 12, 16 and 20), no check per character.
-    static func text(high: UInt64, low: UInt64, uppercase: Bool) -> String {
-        let digits: StaticString = uppercase ? "0123456789ABCDEF" : "0123456789abcdef"
-        return String(unsafeUninitializedCapacity: length) { buffer in
-            guard buffer.count >= length else { return 0 }
-            digits.withUTF8Buffer { digits in
-                var output = 0
-                for nibbleIndex in 0..<32 {
-                    if nibbleIndex == 8 || nibbleIndex == 12 || nibbleIndex == 16 || nibbleIndex == 20 {
-                        buffer[output] = UInt8(ascii: "-")
-                        output &+= 1
-                    }
-                    let word = nibbleIndex < 16 ? high : low
-                    let shift = UInt64(60 &- 4 &* (nibbleIndex & 15))
-                    buffer[output] = digits[Int((word >> shift) & 0xF)]
-                    output &+= 1
-                }
-            }
-            return length
-        }
     }
 }
 

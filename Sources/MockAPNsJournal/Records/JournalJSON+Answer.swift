@@ -12,8 +12,8 @@ extension JournalJSON {
         writer.bool("accepted", answer.accepted)
         writer.integer("status", answer.status)
         writer.string("reason", answer.reason?.rawValue)
-        writer.string("responseApnsId", answer.apnsID)
-        writer.string("uniqueId", answer.uniqueID)
+        writer.string("responseApnsId", answer.apnsID?.text)
+        writer.string("uniqueId", answer.uniqueID?.text)
         writer.integer("timestamp", answer.timestamp)
         if let headers = answer.scriptedHeaders {
             writer.headerList("responseHeaders", headers)
@@ -88,8 +88,8 @@ extension JournalJSON {
         var answer = SentAnswer(accepted: try need(object.bool("accepted"), object, "accepted", "true or false"))
         answer.status = try object.integer("status", in: 0...999).map { Int($0) }
         answer.reason = try object.oneOf("reason", Reason.self)
-        answer.apnsID = try object.string("responseApnsId")
-        answer.uniqueID = try object.string("uniqueId")
+        answer.apnsID = try object.string("responseApnsId").map(MessageID.text)
+        answer.uniqueID = try object.string("uniqueId").map(MessageID.text)
         answer.timestamp = try object.integer("timestamp", in: Int64.min...Int64.max)
         if let entries = try object.array("responseHeaders") {
             var headers: [HTTPHeader] = []

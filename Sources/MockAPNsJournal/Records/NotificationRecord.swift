@@ -1,3 +1,4 @@
+import MockAPNsWire
 import MockAPNsCore
 /// One notification as the journal keeps it: the normalized request, how it authenticated,
 /// the verdict, and the answer the client got. What a test asserts on.
@@ -257,8 +258,8 @@ public struct NotificationRecord: Sendable, Equatable {
     }
     /// The `apns-id` the response carried.
     public var responseAPNsID: String? {
-        @inlinable get { storage.answer.apnsID }
-        set { uniqueStorage().answer.apnsID = newValue }
+        get { storage.answer.apnsID?.text }
+        set { uniqueStorage().answer.apnsID = newValue.map(MessageID.text) }
     }
     /// The 410 timestamp, milliseconds since 1970.
     public var timestamp: Int64? {
@@ -321,7 +322,7 @@ public struct NotificationRecord: Sendable, Equatable {
             requestAPNsID: requestAPNsID, priority: priority, expiration: expiration, collapseID: collapseID,
             legacyIdentifier: legacyIdentifier, payload: payload, authentication: authentication,
             answer: SentAnswer(
-                status: status, reason: reason, apnsID: responseAPNsID, timestamp: timestamp,
+                status: status, reason: reason, apnsID: responseAPNsID.map(MessageID.text), timestamp: timestamp,
                 legacyPacket: packet, accepted: accepted
             ),
             dropped: dropped, connectionID: connectionID, streamID: streamID

@@ -4,17 +4,18 @@ import XCTest
 
 final class HTTP2ResponseRendererTests: XCTestCase {
     private let apnsID = "123e4567-e89b-42d3-a456-426614174000"
+    private var madeID: MessageID { .text(apnsID) }
 
     func testEveryReasonRendersItsStatusAndBody() {
         for reason in Reason.allCases {
             let timestamp: Int64? = reason.carriesTimestamp ? 1_454_402_113_000 : nil
-            let response = HTTP2ResponseRenderer.render(.rejected(reason: reason, apnsID: apnsID, timestamp: timestamp))
+            let response = HTTP2ResponseRenderer.render(.rejected(reason: reason, apnsID: madeID, timestamp: timestamp))
             let expectedBody = reason.carriesTimestamp
                 ? #"{"reason":"\#(reason.rawValue)","timestamp":1454402113000}"#
                 : #"{"reason":"\#(reason.rawValue)"}"#
             XCTAssertEqual(response.status, reason.httpStatus, reason.rawValue)
             XCTAssertEqual(response.body.map { String(decoding: $0, as: UTF8.self) }, expectedBody, reason.rawValue)
-            XCTAssertEqual(response.headers, [
+            XCTAssertEqual(response.fields, [
                 HTTPHeader(name: "content-type", value: "application/json"),
                 HTTPHeader(name: "apns-id", value: apnsID),
             ])
@@ -22,7 +23,7 @@ final class HTTP2ResponseRendererTests: XCTestCase {
     }
 
     func testTimestampAppearsOnlyFor410() {
-        let response = HTTP2ResponseRenderer.render(.rejected(reason: .badDeviceToken, apnsID: apnsID, timestamp: 99))
+        let response = HTTP2ResponseRenderer.render(.rejected(reason: .badDeviceToken, apnsID: madeID, timestamp: 99))
         XCTAssertEqual(response.body, Array(#"{"reason":"BadDeviceToken"}"#.utf8))
     }
 
@@ -39,22 +40,28 @@ final class HTTP2ResponseRendererTests: XCTestCase {
     }
 
     func testSuccessHasNoBodyAndTheUniqueIDAfterTheAPNsID() {
-        XCTAssertEqual(
-            HTTP2ResponseRenderer.render(.accepted(apnsID: apnsID, uniqueID: "a-unique-id")),
-            ProviderAnswer(status: 200, headers: [
-                HTTPHeader(name: "apns-id", value: apnsID),
-                HTTPHeader(name: "apns-unique-id", value: "a-unique-id"),
-            ], body: nil)
-        )
-        XCTAssertEqual(
-            HTTP2ResponseRenderer.render(.accepted(apnsID: apnsID, uniqueID: nil)),
-            ProviderAnswer(status: 200, headers: [HTTPHeader(name: "apns-id", value: apnsID)], body: nil)
-        )
+        let both = HTTP2ResponseRenderer.render(.accepted(apnsID: madeID, uniqueID: "a-unique-id"))
+        XCTAssertEqual(both.status, 200)
+        XCTAssertNil(both.body)
+        XCTAssertEqual(both.fields, [
+            HTTPHeader(name: "apns-id", value: apnsID),
+            HTTPHeader(name: "apns-unique-id", value: "a-unique-id"),
+        ])
+        let one = HTTP2ResponseRenderer.render(.accepted(apnsID: madeID, uniqueID: nil))
+        XCTAssertEqual(one.fields, [HTTPHeader(name: "apns-id", value: apnsID)])
+        XCTAssertNil(one.body)
+    }
+
+    /// A made id goes out as its canonical text, in the letter case it was made in.
+    func testAMadeIDIsWrittenAsItsText() {
+        let bits = UUIDBits(high: 0x0123_4567_89AB_4DEF, low: 0x8EDC_BA98_7654_3210, uppercase: true)
+        let answer = HTTP2ResponseRenderer.render(.rejected(reason: .badTopic, apnsID: .uuid(bits), timestamp: nil))
+        XCTAssertEqual(answer.fields.last, HTTPHeader(name: "apns-id", value: "01234567-89AB-4DEF-8EDC-BA9876543210"))
     }
 
     /// The body must parse as JSON with the same fields as Apple's.
     func testErrorBodyIsJSON() throws {
-        let response = HTTP2ResponseRenderer.render(.rejected(reason: .unregistered, apnsID: apnsID, timestamp: 12))
+        let response = HTTP2ResponseRenderer.render(.rejected(reason: .unregistered, apnsID: madeID, timestamp: 12))
         let body = try XCTUnwrap(response.body)
         XCTAssertTrue(JSONScanner.isObject(body))
     }

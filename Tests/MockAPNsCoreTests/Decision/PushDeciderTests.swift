@@ -138,7 +138,7 @@ final class PushDeciderTests: XCTestCase {
 
             XCTAssertEqual(response.status, row.status, row.name)
             XCTAssertEqual(response.body, Array(row.body.utf8), row.name)
-            XCTAssertEqual(response.headers, [
+            XCTAssertEqual(response.fields, [
                 HTTPHeader(name: "content-type", value: "application/json"),
                 HTTPHeader(name: "apns-id", value: Fixture.apnsID),
             ], row.name)
@@ -163,10 +163,10 @@ final class PushDeciderTests: XCTestCase {
         let response = HTTP2ResponseRenderer.render(decide(Fixture().setting("apns-id", "not-a-uuid")))
         XCTAssertEqual(response.status, 400)
         XCTAssertEqual(response.body, Array(#"{"reason":"BadMessageId"}"#.utf8))
-        XCTAssertEqual(response.headers.first, HTTPHeader(name: "content-type", value: "application/json"))
-        XCTAssertEqual(response.headers.count, 2)
-        XCTAssertEqual(response.headers.last?.name, "apns-id")
-        XCTAssertCanonicalUUID(response.headers.last?.value, uppercase: true)
+        XCTAssertEqual(response.fields.first, HTTPHeader(name: "content-type", value: "application/json"))
+        XCTAssertEqual(response.fields.count, 2)
+        XCTAssertEqual(response.fields.last?.name, "apns-id")
+        XCTAssertCanonicalUUID(response.fields.last?.value, uppercase: true)
     }
 
     // MARK: - Success
@@ -184,9 +184,9 @@ final class PushDeciderTests: XCTestCase {
         let response = HTTP2ResponseRenderer.render(decide(Fixture()))
         XCTAssertEqual(response.status, 200)
         XCTAssertNil(response.body)
-        XCTAssertEqual(response.headers.map(\.name), ["apns-id", "apns-unique-id"])
-        XCTAssertEqual(response.headers[0].value, Fixture.apnsID)
-        XCTAssertCanonicalUUID(response.headers[1].value, uppercase: false)
+        XCTAssertEqual(response.fields.map(\.name), ["apns-id", "apns-unique-id"])
+        XCTAssertEqual(response.fields[0].value, Fixture.apnsID)
+        XCTAssertCanonicalUUID(response.fields[1].value, uppercase: false)
     }
 
     func testUniqueIDIsFreshForEveryPush() {
@@ -205,7 +205,7 @@ final class PushDeciderTests: XCTestCase {
             guard case .accepted(let apnsID, nil) = verdict else {
                 return XCTFail("expected an accepted production push, got \(verdict)")
             }
-            XCTAssertCanonicalUUID(apnsID, uppercase: letterCase == .uppercase)
+            XCTAssertCanonicalUUID(apnsID.text, uppercase: letterCase == .uppercase)
         }
     }
 
@@ -217,7 +217,7 @@ final class PushDeciderTests: XCTestCase {
         let verdict = decider.decide(
             http2: Fixture().removing("apns-topic").request, context: context(.production, single)
         )
-        XCTAssertEqual(verdict, .accepted(apnsID: Fixture.apnsID, uniqueID: nil))
+        XCTAssertEqual(verdict, .accepted(apnsID: .text(Fixture.apnsID), uniqueID: nil))
     }
 
     func testCertificateSubjectTopicStillPairsWithThePushType() {
@@ -234,12 +234,12 @@ final class PushDeciderTests: XCTestCase {
             Fixture().setting("apns-topic", "com.example.app.voip").setting("apns-push-type", "voip"),
             environment: .production, authentication: Self.topicKey
         )
-        XCTAssertEqual(verdict, .accepted(apnsID: Fixture.apnsID, uniqueID: nil))
+        XCTAssertEqual(verdict, .accepted(apnsID: .text(Fixture.apnsID), uniqueID: nil))
     }
 
     func testNoAuthenticationRequiredAcceptsAnyTopicOrNone() {
         let verdict = decide(Fixture().removing("apns-topic"), environment: .production, authentication: .notRequired)
-        XCTAssertEqual(verdict, .accepted(apnsID: Fixture.apnsID, uniqueID: nil))
+        XCTAssertEqual(verdict, .accepted(apnsID: .text(Fixture.apnsID), uniqueID: nil))
     }
 
     // MARK: - Order across the steps
@@ -406,7 +406,7 @@ final class PushDeciderTests: XCTestCase {
     func testPayloadRulesDiagnoseByDefaultAndRefuseWhenAsked() {
         let missingEvent = Self.liveActivity.body(Array(#"{"aps":{"timestamp":1700000000,"content-state":{}}}"#.utf8))
         let diagnosed = assess(missingEvent)
-        XCTAssertEqual(diagnosed.verdict, .accepted(apnsID: Fixture.apnsID, uniqueID: diagnosed.verdict.uniqueIDForTests))
+        XCTAssertEqual(diagnosed.verdict, .accepted(apnsID: .text(Fixture.apnsID), uniqueID: diagnosed.verdict.uniqueIDForTests))
         XCTAssertEqual(diagnosed.diagnoses.map(\.code), [.payloadLiveActivityWithoutEvent])
 
         let refused = assess(missingEvent, options: ValidationOptions(payloadRules: .refuse))
@@ -477,7 +477,7 @@ func XCTAssertCanonicalUUID(
 
 private extension Verdict {
     /// The unique id an accepted verdict carries, to compare the rest of it.
-    var uniqueIDForTests: String? {
+    var uniqueIDForTests: MessageID? {
         if case .accepted(_, let uniqueID) = self { return uniqueID }
         return nil
     }

@@ -23,24 +23,24 @@ final class ResponseShapeTests: XCTestCase {
 
     func testAnAcceptanceCarriesItsStatusBodyAndFieldsAfterTheShapes() {
         let json = Array(#"{"channels":["c1"]}"#.utf8)
-        let read = management.render(.accepted(apnsID: requestID, uniqueID: nil), acceptance: Acceptance(status: 200, json: json))
+        let read = management.render(.accepted(apnsID: .text(requestID), uniqueID: nil), acceptance: Acceptance(status: 200, json: json))
         XCTAssertEqual(read, ProviderAnswer(status: 200, headers: [
             HTTPHeader(name: "content-type", value: "application/json"), HTTPHeader(name: "apns-request-id", value: requestID),
         ], body: json))
 
         let created = Acceptance(status: 201, fields: [HTTPHeader(name: "apns-channel-id", value: "c1")])
-        let answer = management.render(.accepted(apnsID: requestID, uniqueID: nil), acceptance: created)
+        let answer = management.render(.accepted(apnsID: .text(requestID), uniqueID: nil), acceptance: created)
         XCTAssertEqual(answer, ProviderAnswer(status: 201, headers: [
             HTTPHeader(name: "apns-request-id", value: requestID), HTTPHeader(name: "apns-channel-id", value: "c1"),
         ], body: nil))
         // The record says what the bytes say.
-        XCTAssertEqual(management.sent(.accepted(apnsID: requestID, uniqueID: nil), acceptance: created),
+        XCTAssertEqual(management.sent(.accepted(apnsID: .text(requestID), uniqueID: nil), acceptance: created),
                        SentAnswer.http2(answer, scripted: false))
     }
 
     func testARefusalIgnoresTheAcceptance() {
         let created = Acceptance(status: 201, fields: [HTTPHeader(name: "apns-channel-id", value: "c1")])
-        let verdict = Verdict.rejected(reason: .channelNotRegistered, apnsID: requestID, timestamp: nil)
+        let verdict = Verdict.rejected(reason: .channelNotRegistered, apnsID: .text(requestID), timestamp: nil)
         let answer = management.render(verdict, acceptance: created)
         XCTAssertEqual(answer, ProviderAnswer(
             status: Reason.channelNotRegistered.httpStatus,
@@ -55,7 +55,7 @@ final class ResponseShapeTests: XCTestCase {
         XCTAssertEqual(accepted, ProviderAnswer(status: 201, headers: [], body: nil))
         XCTAssertEqual(webPush.sent(.accepted(apnsID: "A", uniqueID: "u")), SentAnswer.http2(accepted, scripted: false))
         let gone = Verdict.rejected(reason: .unregistered, apnsID: "", timestamp: 1_454_402_113_000)
-        XCTAssertEqual(webPush.render(gone).headers, [HTTPHeader(name: "content-type", value: "application/json")])
+        XCTAssertEqual(webPush.render(gone).fields, [HTTPHeader(name: "content-type", value: "application/json")])
         XCTAssertEqual(webPush.sent(gone), SentAnswer.http2(webPush.render(gone), scripted: false))
     }
 }

@@ -1,3 +1,4 @@
+import MockAPNsWire
 import XCTest
 @testable import MockAPNsCore
 
@@ -6,7 +7,7 @@ final class UUIDGeneratorTests: XCTestCase {
         for letterCase in [UUIDLetterCase.uppercase, .lowercase] {
             let generator = UUIDGenerator(letterCase: letterCase)
             for _ in 0..<100 {
-                let id = generator.next()
+                let id = generator.next().text
                 XCTAssertCanonicalUUID(id, uppercase: letterCase == .uppercase)
                 XCTAssertTrue(UUIDSyntax.isCanonical(id, allowsUppercase: letterCase == .uppercase))
                 let bytes = Array(id.utf8)
@@ -18,18 +19,18 @@ final class UUIDGeneratorTests: XCTestCase {
 
     func testFormattingIsExact() {
         XCTAssertEqual(
-            UUIDGenerator.format(high: 0x0123_4567_89AB_CDEF, low: 0xFEDC_BA98_7654_3210, uppercase: false),
+            UUIDGenerator.version4(high: 0x0123_4567_89AB_CDEF, low: 0xFEDC_BA98_7654_3210, uppercase: false).text,
             "01234567-89ab-4def-bedc-ba9876543210"
         )
         XCTAssertEqual(
-            UUIDGenerator.format(high: 0, low: 0, uppercase: true),
+            UUIDGenerator.version4(high: 0, low: 0, uppercase: true).text,
             "00000000-0000-4000-8000-000000000000"
         )
     }
 
     func testIDsDoNotRepeat() {
         let generator = UUIDGenerator(letterCase: .lowercase)
-        let ids = (0..<10_000).map { _ in generator.next() }
+        let ids = (0..<10_000).map { _ in generator.next().text }
         XCTAssertEqual(Set(ids).count, ids.count)
     }
 }

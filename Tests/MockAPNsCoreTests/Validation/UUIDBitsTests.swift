@@ -1,4 +1,5 @@
 @testable import MockAPNsCore
+import MockAPNsWire
 import XCTest
 
 /// A canonical UUID whose letters are of one case is its 128 bits and that case, and is written
@@ -90,7 +91,7 @@ final class UUIDBitsTests: XCTestCase {
         for letterCase in [UUIDLetterCase.lowercase, .uppercase] {
             let generator = UUIDGenerator(letterCase: letterCase)
             for _ in 0..<200 {
-                let id = generator.next()
+                let id = generator.next().text
                 XCTAssertEqual(UUIDBits(id)?.text, id)
             }
         }

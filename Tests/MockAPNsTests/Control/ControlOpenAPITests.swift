@@ -118,7 +118,7 @@ final class ControlOpenAPITests: XCTestCase {
         // A notification that `{id}` names, so its delivery log is found.
         server.journal.record(.notification(NotificationRecord(
             transport: .http2, deviceToken: token, payload: [], authentication: JournalAuthentication(kind: "none"),
-            answer: SentAnswer(status: 200, apnsID: channel, accepted: true))))
+            answer: SentAnswer(status: 200, apnsID: .text(channel), accepted: true))))
         let application = Application(router: ControlAPI(server: server).makeRouter())
         try await application.test(.router) { client in
             for (path, methods) in byPath {

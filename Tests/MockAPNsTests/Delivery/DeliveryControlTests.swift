@@ -207,7 +207,7 @@ final class DeliveryControlTests: XCTestCase {
         XCTAssertFalse(state.online)
         let answer = try await push([("apns-expiration", String(Self.start / 1000 + 10))])
         state = try await server.device(token)
-        XCTAssertEqual(state.stored.map(\.notification.apnsID), [answer.header("apns-id")])
+        XCTAssertEqual(state.stored.map(\.notification.apnsID?.text), [answer.header("apns-id")])
         XCTAssertEqual(state.stored.first?.expiresAtMilliseconds, Self.start + 10_000)
 
         server.clock.advance(milliseconds: 10_000)

@@ -84,7 +84,7 @@ final class UpstreamModeTests: XCTestCase {
         // The upstream's own ids, not new ones of the proxy's.
         XCTAssertEqual(accepted.header("apns-id"), upstreamRecord.responseAPNsID)
         XCTAssertNotNil(accepted.header("apns-unique-id"))
-        XCTAssertEqual(accepted.header("apns-unique-id"), upstreamRecord.answer.uniqueID)
+        XCTAssertEqual(accepted.header("apns-unique-id"), upstreamRecord.answer.uniqueID?.text)
         XCTAssertEqual(accepted.body, "")
         // The upstream saw the provider's request as sent, from the proxy's certificate.
         XCTAssertEqual(upstreamRecord.topic, "com.example.app")
@@ -317,7 +317,7 @@ final class UpstreamModeTests: XCTestCase {
             body: #"{"aps":{"timestamp":1700000000,"event":"update","content-state":{}}}"#)
         XCTAssertEqual(sent.status, 200, sent.body)
         XCTAssertEqual(pair.upstream.broadcasts(channel: channel).count, 1)
-        XCTAssertEqual(sent.header("apns-id"), pair.upstream.broadcasts(channel: channel).first?.answer.apnsID)
+        XCTAssertEqual(sent.header("apns-id"), pair.upstream.broadcasts(channel: channel).first?.answer.apnsID?.text)
         // Channels live upstream, so MockAPNs' own view of them is not compared.
         XCTAssertTrue(diagnoses(pair.proxy, .fidelityDisagreement).isEmpty)
     }
