@@ -27,11 +27,11 @@ final class DevicePushExchange: ProviderExchange {
     private var handlingMicroseconds: Int?
 
     init(
-        _ request: HTTP2Request, authentication: AuthenticationResult, tokenIssuedAt: Int64?, authenticationDetail: String?,
+        _ request: HTTP2Request, previousDeviceToken: String? = nil, authentication: AuthenticationResult, tokenIssuedAt: Int64?, authenticationDetail: String?,
         context: DecisionContext, decider: PushDecider, journaling: HTTP2Journaling, arrivedAt: NIODeadline,
         scenarioReadsPayload: Bool = false
     ) {
-        self.push = ProviderRequest(head: request.head, body: request.body)
+        self.push = ProviderRequest(head: request.head, body: request.body, previousDeviceToken: previousDeviceToken)
         self.bodyLength = request.bodyLength
         self.payloadJSON = request.isBodyTruncated ? nil : PayloadJSON(
             request.body,
@@ -50,6 +50,12 @@ final class DevicePushExchange: ProviderExchange {
     func scenarioFacts() -> ScenarioRequest {
         ScenarioRequest(http2: push.head, body: push.body, bodyLength: bodyLength, authentication: authentication, payloadJSON: payloadJSON)
             .routed(by: decider, context: context)
+    }
+
+    /// The device token the core read, once it judged the request. (The validator shares it
+    /// with the next request only where that one's token is well-formed and the same.)
+    var judgedDeviceToken: String? {
+        judged.flatMap { $0.deviceToken.isEmpty ? nil : $0.deviceToken }
     }
 
     func decide() -> CoreAnswer {

@@ -108,6 +108,9 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     /// up to an hour, and a value equal to the last is read as that string, not made again.
     private var lastAuthorization: String?
     private var lastTopic: String?
+    /// The device token of the last push the core judged: the next push to the same device
+    /// shares its string (`ProviderRequest.previousDeviceToken`).
+    private var lastDeviceToken: String?
     /// The fields of the last request relayed upstream, whose strings the next one shares.
     private var lastRelayedFields: [HTTPHeader] = []
     private var requestsInFlight = 0
@@ -252,13 +255,15 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         }
         let authentication = authenticate(authorization: authorization, topic: topic, handler: handler)
         let exchange = DevicePushExchange(
-            request, authentication: authentication, tokenIssuedAt: acceptedTokenIssuedAt, authenticationDetail: refusalDetail,
+            request, previousDeviceToken: lastDeviceToken,
+            authentication: authentication, tokenIssuedAt: acceptedTokenIssuedAt, authenticationDetail: refusalDetail,
             context: DecisionContext(environment: services.environment, authentication: authentication),
             decider: services.decider, journaling: journaling, arrivedAt: arrivedAt,
             scenarioReadsPayload: services.scenarios.current.readsPayload
         )
         answers.answer(
             exchange, on: request.streamID, apnsID: request.head[.apnsID], upstream: upstreamHop(request, api: .provider, comparesAnswers: true))
+        if let token = exchange.judgedDeviceToken { lastDeviceToken = token }
     }
 
     /// The `authorization` and `apns-topic` of `head`, each the last request's string when it

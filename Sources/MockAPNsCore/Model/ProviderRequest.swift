@@ -7,10 +7,16 @@ package struct ProviderRequest: Sendable {
     package var head: RequestHead
     /// The DATA frames' bytes, concatenated.
     package var body: [UInt8]
+    /// The device token of the connection's previous push, as the validator read it: a
+    /// request to the same device is given that string rather than a new one (a provider
+    /// sends to one device many times; its connection's topic and token header are shared
+    /// the same way).
+    package var previousDeviceToken: String?
 
-    package init(head: RequestHead, body: [UInt8]) {
+    package init(head: RequestHead, body: [UInt8], previousDeviceToken: String? = nil) {
         self.head = head
         self.body = body
+        self.previousDeviceToken = previousDeviceToken
     }
 
     /// A request of `headers`, read into a head (tests, tools and records of refused

@@ -10,14 +10,18 @@ struct DeviceTokenSyntax: Sendable {
 
     /// The token in lowercase hex, or `nil` when it is not a well-formed token.
     func normalized(_ token: Substring) -> String? {
-        token.withUTF8Bytes(normalized)
+        token.withUTF8Bytes { normalized($0) }
     }
 
     /// The same, from the token's bytes as received (the one string made is the result).
-    func normalized(_ token: UnsafeBufferPointer<UInt8>) -> String? {
+    /// A well-formed lowercase token equal to `previous` byte for byte is `previous` itself:
+    /// no string is made for a token that repeats the last one read.
+    func normalized(_ token: UnsafeBufferPointer<UInt8>, reusing previous: String? = nil) -> String? {
         switch scan(token) {
         case .malformed: return nil
-        case .lowercase: return String(decoding: token, as: UTF8.self)
+        case .lowercase:
+            if var previous, previous.withUTF8({ $0.elementsEqual(token) }) { return previous }
+            return String(decoding: token, as: UTF8.self)
         case .hasUppercase: return Self.lowercased(token)
         }
     }

@@ -102,7 +102,8 @@ package struct HTTP2RequestValidator: Sendable {
 
         let deviceToken: String
         // A closure, not the method itself: a method reference would box `self` on every request.
-        switch head.withBytes(of: .path, { readToken($0) }) ?? .badPath {
+        let previous = request.previousDeviceToken
+        switch head.withBytes(of: .path, { readToken($0, previous: previous) }) ?? .badPath {
         case .badPath: return refuse(.badPath)
         case .missing: return refuse(.missingDeviceToken)
         case .malformed: return refuse(.badDeviceToken)
@@ -141,11 +142,12 @@ package struct HTTP2RequestValidator: Sendable {
         case token(String)
     }
 
-    /// Step 10 on the bytes of a `:path`: the device token, lowercased, is the only string made.
-    private func readToken(_ path: UnsafeBufferPointer<UInt8>) -> TokenReading {
+    /// Step 10 on the bytes of a `:path`: the device token, lowercased, is the only string
+    /// made, and none when it is `previous` byte for byte.
+    private func readToken(_ path: UnsafeBufferPointer<UInt8>, previous: String?) -> TokenReading {
         guard let token = Self.deviceToken(inPath: path) else { return .badPath }
         if token.isEmpty { return .missing }
-        return tokenSyntax.normalized(token).map(TokenReading.token) ?? .malformed
+        return tokenSyntax.normalized(token, reusing: previous).map(TokenReading.token) ?? .malformed
     }
 
     /// The fields APNs defines: a repeat of one is always `DuplicateHeaders`.

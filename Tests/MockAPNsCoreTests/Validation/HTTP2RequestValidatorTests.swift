@@ -28,6 +28,40 @@ final class HTTP2RequestValidatorTests: XCTestCase {
         ))
     }
 
+    /// A push to the device of the connection's previous push gets that push's token string
+    /// itself, not a new one; a token that differs, has uppercase digits or is malformed is
+    /// read as ever, whatever the previous one was.
+    func testARepeatedTokenIsThePreviousString() {
+        func token(_ fixture: Fixture, previous: String?) -> String? {
+            var request = fixture.request
+            request.previousDeviceToken = previous
+            guard case .valid(let push) = validator.validate(request) else { return nil }
+            return push.deviceToken
+        }
+        func storage(_ text: String) -> UnsafeRawPointer? {
+            var text = text
+            return text.withUTF8 { UnsafeRawPointer($0.baseAddress) }
+        }
+        // A native string of the token's bytes, not a literal: a literal's storage is static.
+        let previous = String(decoding: Array(Fixture.token.utf8), as: UTF8.self)
+        let repeated = token(Fixture(), previous: previous)
+        XCTAssertEqual(repeated, Fixture.token)
+        XCTAssertEqual(repeated.flatMap(storage), storage(previous), "the same storage: no string made")
+
+        let fresh = token(Fixture(), previous: nil)
+        XCTAssertEqual(fresh, Fixture.token)
+        XCTAssertNotEqual(fresh.flatMap(storage), storage(previous))
+
+        let other = String(repeating: "ab", count: 32)
+        XCTAssertEqual(token(Fixture().token(other), previous: previous), other)
+        XCTAssertEqual(token(Fixture().token(Fixture.token.uppercased()), previous: previous), Fixture.token, "normalized, as ever")
+
+        // A malformed token stays refused, even when the previous "token" was the same text.
+        var malformed = Fixture().token("zz" + Fixture.token.dropFirst(2)).request
+        malformed.previousDeviceToken = "zz" + Fixture.token.dropFirst(2)
+        XCTAssertEqual(validator.validate(malformed), .invalid(.badDeviceToken, apnsID: Fixture.apnsID))
+    }
+
     func testOptionalHeadersMayAllBeAbsent() {
         let request = Fixture()
             .removing("apns-id").removing("apns-topic").removing("apns-push-type")
