@@ -65,6 +65,9 @@ package struct LegacyFrameDecoder: Sendable {
     private var pending: [UInt8] = []
     /// Frames decided so far (accepted or refused).
     package private(set) var framesSeen = 0
+    /// The hex token of the last notification read: the next one to the same device shares
+    /// its string.
+    private var lastDeviceToken = ""
     /// Byte-swapped identifiers are pointed out once per connection, not on every frame.
     private var reportedSwappedIdentifier = false
 
@@ -171,14 +174,16 @@ package struct LegacyFrameDecoder: Sendable {
         switch decision {
         case .complete(let length):
             let frame = frameStart.legacyPrefix(length)
-            let parsed = LegacyFrameParser.parse(frame, limits: limits)
+            let parsed = LegacyFrameParser.parse(frame, limits: limits, previousToken: lastDeviceToken)
             var examined: PayloadJSON?
             if detectsMistakes {
                 examined = PayloadJSON(parsed.payload)
                 diagnose(parsed, json: examined, following: following ?? frameStart.legacySuffix(from: length), emit)
             }
             switch parsed.result {
-            case .success(let notification): emit(.notification(notification), examined)
+            case .success(let notification):
+                lastDeviceToken = notification.deviceToken
+                emit(.notification(notification), examined)
             case .failure(let error): emit(.invalidFrame(error), nil)
             }
             return length

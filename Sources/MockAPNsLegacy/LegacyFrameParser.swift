@@ -93,14 +93,16 @@ enum LegacyFrameParser {
     }
 
     /// Reads a complete frame (as measured by `scan`) into a notification or an error.
-    static func parse(_ frame: UnsafeRawBufferPointer, limits: LegacyLimits) -> Parsed {
+    /// `previousToken` is the hex token of the connection's previous notification: the same
+    /// token is given as that string, not a new one.
+    static func parse(_ frame: UnsafeRawBufferPointer, limits: LegacyLimits, previousToken: String = "") -> Parsed {
         var cursor = LegacyByteCursor(frame)
         let commandByte = cursor.readUInt8() ?? 0xFF
         switch LegacyCommand(rawValue: commandByte) {
         case .simple?, .enhanced?:
-            return parseSimpleOrEnhanced(frame, cursor: cursor, limits: limits)
+            return parseSimpleOrEnhanced(frame, cursor: cursor, limits: limits, previousToken: previousToken)
         case .frame?:
-            return parseItems(frame, cursor: cursor, limits: limits)
+            return parseItems(frame, cursor: cursor, limits: limits, previousToken: previousToken)
         case nil:
             return Parsed(result: .failure(error(commandByte, nil, .unknownCommand(commandByte), true, frame)))
         }
@@ -109,7 +111,8 @@ enum LegacyFrameParser {
     private static func parseSimpleOrEnhanced(
         _ frame: UnsafeRawBufferPointer,
         cursor: LegacyByteCursor,
-        limits: LegacyLimits
+        limits: LegacyLimits,
+        previousToken: String
     ) -> Parsed {
         var cursor = cursor
         let command: LegacyCommand = frame[0] == LegacyCommand.simple.rawValue ? .simple : .enhanced
@@ -133,7 +136,7 @@ enum LegacyFrameParser {
             command: command,
             identifier: identifier,
             expiry: expiry,
-            deviceToken: lowercaseHex(token),
+            deviceToken: lowercaseHex(token, reusing: previousToken),
             payload: [UInt8](payload),
             frameLength: frame.count
         )
@@ -145,7 +148,8 @@ enum LegacyFrameParser {
     private static func parseItems(
         _ frame: UnsafeRawBufferPointer,
         cursor: LegacyByteCursor,
-        limits: LegacyLimits
+        limits: LegacyLimits,
+        previousToken: String
     ) -> Parsed {
         var cursor = cursor
         _ = cursor.readUInt32()  // the frame length, already checked by `scan`
@@ -218,7 +222,7 @@ enum LegacyFrameParser {
             command: .frame,
             identifier: identifier,
             expiry: expiry,
-            deviceToken: token.map(lowercaseHex) ?? "",
+            deviceToken: token.map { lowercaseHex($0, reusing: previousToken) } ?? "",
             payload: payload.map { [UInt8]($0) } ?? [],
             priority: priority,
             frameLength: frame.count

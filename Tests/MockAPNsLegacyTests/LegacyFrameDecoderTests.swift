@@ -33,6 +33,28 @@ final class LegacyFrameDecoderTests: XCTestCase {
         XCTAssertEqual(request.payload, LegacyFixtures.payload)
     }
 
+    /// Notifications to the device of the one before share its hex token string, in every
+    /// command's format; another device's token is its own text.
+    func testARepeatedTokenSharesThePreviousNotificationsString() throws {
+        func storage(_ text: String) -> UnsafeRawPointer? {
+            var text = text
+            return text.withUTF8 { UnsafeRawPointer($0.baseAddress) }
+        }
+        let other = [UInt8](repeating: 0xAB, count: 32)
+        let wire = LegacyFixtures.frame(identifier: 1) + LegacyFixtures.enhanced(identifier: 2) + LegacyFixtures.frame(identifier: 3)
+            + LegacyFixtures.frame(identifier: 4, token: other) + LegacyFixtures.frame(identifier: 5)
+        let tokens = legacyDecodeAll(wire).notifications.map(\.deviceToken)
+        XCTAssertEqual(tokens, [LegacyFixtures.tokenHex, LegacyFixtures.tokenHex, LegacyFixtures.tokenHex,
+                                String(repeating: "ab", count: 32), LegacyFixtures.tokenHex])
+        XCTAssertEqual(storage(tokens[1]), storage(tokens[0]), "command 1 after command 2: the same string")
+        XCTAssertEqual(storage(tokens[2]), storage(tokens[0]))
+        XCTAssertNotEqual(storage(tokens[4]), storage(tokens[0]), "after another device, a new string")
+        // Bytes that only look alike: the same length, one nibble apart.
+        var near = LegacyFixtures.token
+        near[31] ^= 0x01
+        XCTAssertEqual(near.withUnsafeBytes { lowercaseHex($0, reusing: LegacyFixtures.tokenHex) }.suffix(2), "ee")
+    }
+
     func testCommand1EnhancedFormat() throws {
         // identifier 12345, expiry 1600000000 (0x5f5e1000)
         let wire = legacyBytes("01  00003039  5f5e1000  0020 \(tokenBytes)  000a \(payloadBytes)")

@@ -79,3 +79,22 @@ package func lowercaseHex(_ bytes: UnsafeRawBufferPointer) -> String {
         return bytes.count * 2
     }
 }
+
+/// `lowercaseHex(bytes)`, given as `previous` itself when that is already the text of these
+/// bytes: a connection sending to one device again makes no new string for its token.
+package func lowercaseHex(_ bytes: UnsafeRawBufferPointer, reusing previous: String) -> String {
+    var previous = previous
+    let same = previous.withUTF8 { text -> Bool in
+        guard text.count == bytes.count &* 2 else { return false }
+        let digits: StaticString = "0123456789abcdef"
+        return digits.withUTF8Buffer { digit in
+            var index = 0
+            for byte in bytes {
+                guard text[index] == digit[Int(byte >> 4)], text[index &+ 1] == digit[Int(byte & 0x0F)] else { return false }
+                index &+= 2
+            }
+            return true
+        }
+    }
+    return same ? previous : lowercaseHex(bytes)
+}
