@@ -77,6 +77,15 @@ struct FuzzInput {
 
     mutating func optionalString() -> String? { bool() ? string() : nil }
 
+    /// An answer's id: absent, given as text, or made (its bits, in either letter case).
+    mutating func messageID() -> MessageID? {
+        switch byte() % 3 {
+        case 0: nil
+        case 1: .text(string())
+        default: .uuid(UUIDBits(high: uint64(), low: uint64(), uppercase: bool()))
+        }
+    }
+
     mutating func data() -> [UInt8] { Array(string().utf8) }
 
     mutating func kind() -> JournalEventKind {
@@ -87,7 +96,7 @@ struct FuzzInput {
             return .connectionClosed(transport: pick(Transport.allCases), closedBy: bool() ? .client : .server, reason: optionalString())
         case 2:
             let details: HTTP2FrameRecord.Details
-            switch byte() % 7 {
+            switch byte() % 8 {
             case 0: details = .empty
             case 1: details = .headers((0..<Int(byte() % 6)).map { _ in HTTPHeader(name: string(), value: string()) })
             case 2: details = .settings((0..<Int(byte() % 4)).map { _ in
@@ -96,6 +105,9 @@ struct FuzzInput {
             case 3: details = .rstStream(errorCode: UInt32(truncatingIfNeeded: uint64()))
             case 4: details = .goaway(errorCode: UInt32(truncatingIfNeeded: uint64()), lastStreamID: Int32(truncatingIfNeeded: int64()), debugData: data())
             case 5: details = .windowUpdate(increment: Int32(truncatingIfNeeded: int64()))
+            case 6: details = .response(ResponseHead(
+                status: int(), headers: (0..<Int(byte() % 4)).map { _ in HTTPHeader(name: string(), value: string()) },
+                apnsID: messageID(), uniqueID: messageID(), idsAfter: Int(byte() % 5)))
             default: details = .ping(opaqueData: data())
             }
             return .http2Frame(HTTP2FrameRecord(
@@ -154,8 +166,8 @@ struct FuzzInput {
         var answer = SentAnswer(accepted: bool())
         answer.status = bool() ? int() : nil
         answer.reason = bool() ? pick(Reason.allCases) : nil
-        answer.apnsID = optionalString()
-        answer.uniqueID = optionalString()
+        answer.apnsID = messageID()
+        answer.uniqueID = messageID()
         answer.timestamp = bool() ? int64() : nil
         answer.scriptedHeaders = bool() ? (0..<Int(byte() % 4)).map { _ in HTTPHeader(name: string(), value: string()) } : nil
         answer.scriptedBody = bool() ? data() : nil
