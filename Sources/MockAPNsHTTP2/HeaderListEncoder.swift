@@ -17,22 +17,13 @@ struct HeaderListEncoder {
         entries.reserveCapacity(8)
     }
 
-    /// Calls `body` with `:status` followed by `headers` (names lowercased, as HTTP/2 requires).
-    mutating func withHeaderList<Result>(
-        status: Int,
-        headers: [HTTPHeader],
-        _ body: (UnsafePointer<nghttp2_nv>?, Int) -> Result
-    ) -> Result {
-        withHeaderList(response: ResponseHead(status: status, headers: headers), body)
-    }
-
     /// Calls `body` with a response's fields in the order sent, `:status` first, its ids
     /// written from their values (names lowercased, as HTTP/2 requires).
     mutating func withHeaderList<Result>(
         response: ResponseHead,
         _ body: (UnsafePointer<nghttp2_nv>?, Int) -> Result
     ) -> Result {
-        withHeaderList(status: nil, response: response, headers: [], body)
+        withHeaderList(response: response, requestFields: [], body)
     }
 
     /// Calls `body` with a request's `fields`: its pseudo-headers (`:method`, `:scheme`,
@@ -42,13 +33,13 @@ struct HeaderListEncoder {
         fields: [HTTPHeader],
         _ body: (UnsafePointer<nghttp2_nv>?, Int) -> Result
     ) -> Result {
-        withHeaderList(status: nil, response: nil, headers: fields, body)
+        withHeaderList(response: nil, requestFields: fields, body)
     }
 
+    /// A response's list when `response` is given, else the request's `requestFields`.
     private mutating func withHeaderList<Result>(
-        status: Int?,
         response: ResponseHead?,
-        headers: [HTTPHeader],
+        requestFields headers: [HTTPHeader],
         _ body: (UnsafePointer<nghttp2_nv>?, Int) -> Result
     ) -> Result {
         // The buffers leave `self` for the duration, so the bytes can stay pinned while the
@@ -101,11 +92,6 @@ struct HeaderListEncoder {
                 case .text(let name, let value): append(name: name, value: value)
                 case .id(let name, let value): append(name: name, id: value)
                 }
-            }
-        } else if let status {
-            append(name: ":status", value: String(status))
-            for header in headers {
-                append(name: header.name, value: header.value)
             }
         } else {
             for header in headers where header.name.utf8.first == UInt8(ascii: ":") {

@@ -58,5 +58,9 @@ final class HTTP2FrameRecordDetailsTests: XCTestCase {
         XCTAssertEqual(Set<MessageID>([madeID, "4F2B6C1E-9A7D-4E35-8C1B-2D3E4F5A6B7C"]).count, 1)
         XCTAssertEqual(madeID.withUTF8 { Array($0) }, Array("4F2B6C1E-9A7D-4E35-8C1B-2D3E4F5A6B7C".utf8))
         XCTAssertEqual(MessageID.text("é").withUTF8 { Array($0) }, Array("é".utf8))
+        // An id is compared as the bytes on the wire, not as Unicode text: a composed é and an e
+        // with a combining accent are different ids (and hash as such).
+        XCTAssertNotEqual(MessageID.text("\u{E9}"), .text("e\u{301}"))
+        XCTAssertEqual(Set<MessageID>([.text("\u{E9}"), .text("e\u{301}")]).count, 2)
     }
 }

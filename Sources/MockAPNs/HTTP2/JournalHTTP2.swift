@@ -24,10 +24,8 @@ enum JournalHTTP2 {
             record.details = .headers(lastHeaders?.recordable(headers, providerTokens) ?? recordable(headers, providerTokens))
         case .goaway(let code, let lastStream, let debugData):
             record.details = .goaway(errorCode: code, lastStreamID: lastStream, debugData: recorded(debugData, providerTokens))
-        case .response:
-            // The server's own answer.
-            break
-        case .empty, .settings, .rstStream, .windowUpdate, .ping:
+        case .response, .empty, .settings, .rstStream, .windowUpdate, .ping:
+            // No text a client sent (a response is the server's own answer).
             break
         }
         return record

@@ -64,9 +64,12 @@ package func legacyAppendBigEndian<T: FixedWidthInteger>(_ value: T, to bytes: i
     }
 }
 
+/// The digits `lowercaseHex` writes.
+private let lowercaseHexDigits: StaticString = "0123456789abcdef"
+
 /// Lowercase hexadecimal, two digits per byte: how `PushRequest` spells a binary token.
 package func lowercaseHex(_ bytes: UnsafeRawBufferPointer) -> String {
-    let digits: StaticString = "0123456789abcdef"
+    let digits = lowercaseHexDigits
     return String(unsafeUninitializedCapacity: bytes.count * 2) { out in
         digits.withUTF8Buffer { digit in
             var index = 0
@@ -86,8 +89,7 @@ package func lowercaseHex(_ bytes: UnsafeRawBufferPointer, reusing previous: Str
     var previous = previous
     let same = previous.withUTF8 { text -> Bool in
         guard text.count == bytes.count &* 2 else { return false }
-        let digits: StaticString = "0123456789abcdef"
-        return digits.withUTF8Buffer { digit in
+        return lowercaseHexDigits.withUTF8Buffer { digit in
             var index = 0
             for byte in bytes {
                 guard text[index] == digit[Int(byte >> 4)], text[index &+ 1] == digit[Int(byte & 0x0F)] else { return false }

@@ -30,17 +30,11 @@ package struct ProviderRequest: Sendable {
 /// HTTP version carries it (an HTTP/2 stream, web push over HTTP/1.1), and as the channel
 /// operation's record keeps it.
 package struct ProviderAnswer: Sendable, Equatable {
-    package var status: Int
-    /// Regular headers (no `:status`), in the order they are sent.
-    package var headers: [HTTPHeader]
-    /// The `apns-id` and `apns-unique-id` fields, sent after the first `idsAfter` of
-    /// `headers`. Apple's own answers carry their ids here, as values, so a made id is written
-    /// to the wire from its bits; a scripted answer's ids are among its `headers`, as the
-    /// scenario wrote them.
-    package var apnsID: MessageID?
-    package var uniqueID: MessageID?
-    /// How many of `headers` go out before the ids.
-    package var idsAfter: Int
+    /// The status and fields as the HTTP/2 session submits them: `headers`, with the
+    /// `apns-id` and `apns-unique-id` as values placed among them. Apple's own answers carry
+    /// their ids as values, so a made id is written to the wire from its bits; a scripted
+    /// answer's ids are among its `headers`, as the scenario wrote them.
+    package var responseHead: ResponseHead
     /// `nil`: no body (on HTTP/2, HEADERS carries END_STREAM and no DATA frame follows).
     package var body: [UInt8]?
 
@@ -48,17 +42,29 @@ package struct ProviderAnswer: Sendable, Equatable {
         status: Int, headers: [HTTPHeader], apnsID: MessageID? = nil, uniqueID: MessageID? = nil, idsAfter: Int = 0,
         body: [UInt8]?
     ) {
-        self.status = status
-        self.headers = headers
-        self.apnsID = apnsID
-        self.uniqueID = uniqueID
-        self.idsAfter = min(max(idsAfter, 0), headers.count)
+        self.responseHead = ResponseHead(status: status, headers: headers, apnsID: apnsID, uniqueID: uniqueID, idsAfter: idsAfter)
         self.body = body
     }
 
-    /// The status and fields as the HTTP/2 session submits them.
-    package var responseHead: ResponseHead {
-        ResponseHead(status: status, headers: headers, apnsID: apnsID, uniqueID: uniqueID, idsAfter: idsAfter)
+    package var status: Int {
+        get { responseHead.status }
+        set { responseHead.status = newValue }
+    }
+
+    /// Regular headers (no `:status`, no id given as a value), in the order they are sent.
+    package var headers: [HTTPHeader] {
+        get { responseHead.headers }
+        set { responseHead.headers = newValue }
+    }
+
+    package var apnsID: MessageID? {
+        get { responseHead.apnsID }
+        set { responseHead.apnsID = newValue }
+    }
+
+    package var uniqueID: MessageID? {
+        get { responseHead.uniqueID }
+        set { responseHead.uniqueID = newValue }
     }
 
     /// Every field in the order sent (no `:status`), the ids as text.

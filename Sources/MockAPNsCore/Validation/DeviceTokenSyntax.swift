@@ -20,7 +20,7 @@ struct DeviceTokenSyntax: Sendable {
         switch scan(token) {
         case .malformed: return nil
         case .lowercase:
-            if var previous, previous.withUTF8({ $0.elementsEqual(token) }) { return previous }
+            if let previous, previous.withUTF8Bytes({ $0.sameBytes(as: token) }) { return previous }
             return String(decoding: token, as: UTF8.self)
         case .hasUppercase: return Self.lowercased(token)
         }
