@@ -92,15 +92,14 @@ struct LegacyJournaling {
             deviceToken: notification.deviceToken, payloadLength: notification.payload.count,
             frameLength: notification.frameLength
         )
-        var record = NotificationRecord(
+        let record = NotificationRecord(
             transport: .legacy, deviceToken: notification.deviceToken, topic: route.topic,
             pushType: route.pushType?.rawValue, priority: notification.priority?.rawValue,
             expiration: notification.expiry.map(Int64.init),
-            legacyIdentifier: notification.identifier, payload: notification.payload,
-            authentication: JournalAuthentication(authentication), answer: sent
+            legacyIdentifier: notification.identifier, legacyCommand: notification.command.rawValue,
+            payload: notification.payload, authentication: JournalAuthentication(authentication), answer: sent,
+            environment: environment
         )
-        record.legacyCommand = notification.command.rawValue
-        record.environment = environment
         recorder.record(.legacyFrame(frame), then: .notification(record))
     }
 
@@ -116,15 +115,12 @@ struct LegacyJournaling {
             command: error.command, identifier: error.identifier, deviceToken: token,
             payloadLength: error.payloadLength, problem: problem, rawBytes: error.leadingBytes
         )))
-        var record = NotificationRecord(
-            transport: .legacy, deviceToken: token ?? "", legacyIdentifier: error.identifier, payload: error.payload ?? [],
-            authentication: JournalAuthentication(authentication), answer: sent
+        let record = NotificationRecord(
+            transport: .legacy, deviceToken: token ?? "", topic: route(authentication).topic,
+            legacyIdentifier: error.identifier, legacyCommand: error.command, payload: error.payload ?? [],
+            payloadLength: error.payloadLength ?? 0, authentication: JournalAuthentication(authentication), answer: sent,
+            problem: error.problem.description, environment: environment
         )
-        record.topic = route(authentication).topic
-        record.payloadLength = error.payloadLength ?? 0
-        record.legacyCommand = error.command
-        record.environment = environment
-        record.problem = error.problem.description
         recorder.record(.notification(record))
     }
 
@@ -153,17 +149,12 @@ struct LegacyJournaling {
             command: frame.command, identifier: frame.identifier, deviceToken: token, payloadLength: payloadLength,
             frameLength: frameLength, problem: problem, dropped: true
         )))
-        var record = NotificationRecord(
-            transport: .legacy, deviceToken: token ?? "", legacyIdentifier: frame.identifier, payload: payload,
-            authentication: JournalAuthentication(authentication), accepted: false, dropped: true
+        let record = NotificationRecord(
+            transport: .legacy, deviceToken: token ?? "", topic: route(authentication).topic, priority: priority,
+            expiration: expiration, legacyIdentifier: frame.identifier, legacyCommand: frame.command, payload: payload,
+            payloadLength: max(payloadLength ?? 0, payload.count), authentication: JournalAuthentication(authentication),
+            answer: SentAnswer(accepted: false), dropped: true, problem: problem, environment: environment
         )
-        record.topic = route(authentication).topic
-        if let payloadLength { record.payloadLength = max(record.payloadLength, payloadLength) }
-        record.expiration = expiration
-        record.priority = priority
-        record.legacyCommand = frame.command
-        record.problem = problem
-        record.environment = environment
         recorder.record(.notification(record))
     }
 

@@ -71,15 +71,14 @@ struct HTTP2Journaling {
         payloadIsJSON: Bool? = nil, problem: String? = nil,
         handlingMicroseconds: Int?
     ) {
-        var record = NotificationRecord(
-            request, answer: sent, authentication: JournalAuthentication(authentication), payloadLength: bodyLength
+        var recordedAuthentication = JournalAuthentication(authentication)
+        recordedAuthentication.issuedAt = tokenIssuedAt
+        recordedAuthentication.detail = authenticationDetail.map { JournalAuthentication.boundedDetail(printable($0)) }
+        let record = NotificationRecord(
+            request, answer: sent, authentication: recordedAuthentication, payloadLength: bodyLength,
+            payloadIsJSON: payloadIsJSON, problem: problem.map(printable), handlingMicroseconds: handlingMicroseconds,
+            environment: environment
         )
-        record.authentication.issuedAt = tokenIssuedAt
-        record.authentication.detail = authenticationDetail.map { JournalAuthentication.boundedDetail(printable($0)) }
-        record.problem = problem.map(printable)
-        record.handlingMicroseconds = handlingMicroseconds
-        record.payloadIsJSON = payloadIsJSON
-        record.environment = environment
         recorder.record(.notification(record), stream: streamID)
     }
 
@@ -121,13 +120,13 @@ struct HTTP2Journaling {
     /// far as they came and as sent, what the client got, and why.
     func refusedRequest(streamID: Int32, headers: [HTTPHeader], sent: SentAnswer, dropped: Bool, problem: String) {
         let request = PushRequest(bestEffort: ProviderRequest(headers: headers, body: []))
-        var record = NotificationRecord(
+        let record = NotificationRecord(
             transport: .http2, deviceToken: request.deviceToken, topic: request.topic,
             pushType: request.pushType?.rawValue, requestAPNsID: request.apnsID, priority: request.priority?.rawValue,
             expiration: request.expiration, collapseID: request.collapseID, payload: [],
-            authentication: JournalAuthentication(kind: "unverified"), answer: sent, dropped: dropped
+            authentication: JournalAuthentication(kind: "unverified"), answer: sent, dropped: dropped,
+            problem: printable(problem)
         )
-        record.problem = printable(problem)
         recorder.record(.notification(record), stream: streamID)
     }
 

@@ -75,12 +75,6 @@ struct WebPushFlow {
             authentication.detail = decision.diagnoses.first { $0.code.rawValue.hasPrefix("webPush.vapid") }
                 .map { JournalAuthentication.boundedDetail($0.message) }
         }
-        var record = NotificationRecord(
-            transport: .webPush, deviceToken: decision.subscriptionID ?? "", topic: decision.topic,
-            expiration: expiration, collapseID: decision.topic, payload: request.body,
-            authentication: authentication, answer: sent
-        )
-        record.payloadLength = request.bodyLength
         var details = WebPushDetails()
         details.ttl = ttl
         details.urgency = decision.urgency
@@ -96,8 +90,11 @@ struct WebPushFlow {
         } else if let problem = decision.diagnoses.first(where: { $0.code == .webPushUndecryptable }) {
             details.messageProblem = problem.message
         }
-        record.webPush = details
-        return record
+        return NotificationRecord(
+            transport: .webPush, deviceToken: decision.subscriptionID ?? "", topic: decision.topic,
+            expiration: expiration, collapseID: decision.topic, payload: request.body, payloadLength: request.bodyLength,
+            authentication: authentication, answer: sent, webPush: details
+        )
     }
 }
 

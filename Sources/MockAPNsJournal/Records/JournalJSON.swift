@@ -329,25 +329,30 @@ extension JournalJSON {
 
     private static func readNotification(_ object: inout JSONObjectReader) throws(JSONFileError) -> NotificationRecord {
         let payload = try readPayload(&object)
-        var record = NotificationRecord(
-            transport: try need(object.oneOf("transport", Transport.self), object, "transport", "a transport"),
-            deviceToken: try need(object.string("deviceToken"), object, "deviceToken", "a device token"),
-            topic: try object.string("topic"), pushType: try object.string("pushType"),
-            requestAPNsID: try object.string("apnsId"),
-            priority: try object.integer("priority", in: Int64(Int32.min)...Int64(Int32.max)).map { Int($0) },
-            expiration: try object.integer("expiration", in: Int64.min...Int64.max),
-            collapseID: try object.string("collapseId"),
-            legacyIdentifier: try object.integer("identifier", in: 0...Int64(UInt32.max)).map { UInt32($0) },
-            payload: payload.bytes, authentication: try readAuthentication(&object),
-            answer: try readAnswer(&object),
-            dropped: try object.bool("dropped") ?? false
+        // Read in the order the file's fields were always checked, so its first mistake is the
+        // one named.
+        let transport = try need(object.oneOf("transport", Transport.self), object, "transport", "a transport")
+        let deviceToken = try need(object.string("deviceToken"), object, "deviceToken", "a device token")
+        let topic = try object.string("topic")
+        let pushType = try object.string("pushType")
+        let requestAPNsID = try object.string("apnsId")
+        let priority = try object.integer("priority", in: Int64(Int32.min)...Int64(Int32.max)).map { Int($0) }
+        let expiration = try object.integer("expiration", in: Int64.min...Int64.max)
+        let collapseID = try object.string("collapseId")
+        let legacyIdentifier = try object.integer("identifier", in: 0...Int64(UInt32.max)).map { UInt32($0) }
+        let authentication = try readAuthentication(&object)
+        let answer = try readAnswer(&object)
+        let dropped = try object.bool("dropped") ?? false
+        let record = NotificationRecord(
+            transport: transport, deviceToken: deviceToken, topic: topic, pushType: pushType, requestAPNsID: requestAPNsID,
+            priority: priority, expiration: expiration, collapseID: collapseID, legacyIdentifier: legacyIdentifier,
+            legacyCommand: try object.integer("command", in: 0...255).map { UInt8($0) },
+            payload: payload.bytes, payloadLength: payload.length, authentication: authentication, answer: answer,
+            dropped: dropped, problem: try object.string("problem"),
+            handlingMicroseconds: try object.integer("handlingMicros", in: 0...Int64(Int32.max)).map { Int($0) },
+            environment: try object.oneOf("environment", APNsEnvironment.self),
+            webPush: try readWebPush(&object)
         )
-        record.payloadLength = payload.length
-        record.legacyCommand = try object.integer("command", in: 0...255).map { UInt8($0) }
-        record.problem = try object.string("problem")
-        record.handlingMicroseconds = try object.integer("handlingMicros", in: 0...Int64(Int32.max)).map { Int($0) }
-        record.environment = try object.oneOf("environment", APNsEnvironment.self)
-        record.webPush = try readWebPush(&object)
         try object.finish()
         return record
     }

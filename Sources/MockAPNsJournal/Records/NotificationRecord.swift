@@ -5,76 +5,52 @@ import MockAPNsCore
 public struct NotificationRecord: Sendable, Equatable {
     // The fields live in one reference-counted box: a record is handed from the event loop to
     // the journal, its readers and what they feed, and copying it then costs one retain rather
-    // than one for each of its strings and arrays. Writes copy the box when it is shared.
-    // Unchecked: a box is written only while this record holds its one reference. For the
-    // same reason its fields skip the run-time exclusivity check, which the packer and every
-    // reader would otherwise pay on each field they read: no access to a field overlaps another.
-    @usableFromInline final class Storage: @unchecked Sendable {
-        @usableFromInline @exclusivity(unchecked) var sequence: UInt64 = 0
-        @usableFromInline @exclusivity(unchecked) var wallTimeMilliseconds: Int64 = 0
-        @usableFromInline @exclusivity(unchecked) var connectionID: UInt64?
-        @usableFromInline @exclusivity(unchecked) var streamID: Int32?
-        @usableFromInline @exclusivity(unchecked) var transport: Transport
-        @usableFromInline @exclusivity(unchecked) var deviceToken: String
-        @usableFromInline @exclusivity(unchecked) var topic: String?
-        @usableFromInline @exclusivity(unchecked) var pushType: String?
-        @usableFromInline @exclusivity(unchecked) var requestAPNsID: String?
-        @usableFromInline @exclusivity(unchecked) var priority: Int?
-        @usableFromInline @exclusivity(unchecked) var expiration: Int64?
-        @usableFromInline @exclusivity(unchecked) var collapseID: String?
-        @usableFromInline @exclusivity(unchecked) var legacyIdentifier: UInt32?
-        @usableFromInline @exclusivity(unchecked) var legacyCommand: UInt8?
-        @usableFromInline @exclusivity(unchecked) var payload: [UInt8]
-        @usableFromInline @exclusivity(unchecked) var payloadLength: Int
-        @usableFromInline @exclusivity(unchecked) var payloadIsJSON: Bool? = nil
-        @usableFromInline @exclusivity(unchecked) var authentication: JournalAuthentication
-        @usableFromInline @exclusivity(unchecked) var answer: SentAnswer
-        @usableFromInline @exclusivity(unchecked) var dropped: Bool
-        @usableFromInline @exclusivity(unchecked) var problem: String?
-        @usableFromInline @exclusivity(unchecked) var handlingMicroseconds: Int? = nil
-        @usableFromInline @exclusivity(unchecked) var environment: APNsEnvironment? = nil
-        @usableFromInline @exclusivity(unchecked) var webPush: WebPushDetails? = nil
+    // than one for each of its strings and arrays. The box's fields are constants: a reader (the
+    // packer, the verdicts, the metrics) can then pass a string or an answer on, or look at its
+    // bytes, without retaining it, because nothing can change it meanwhile. A change makes a new
+    // box; the request path gives every field when it makes a record, so it never changes one.
+    @usableFromInline struct Fields: Sendable {
+        @usableFromInline var sequence: UInt64 = 0
+        @usableFromInline var wallTimeMilliseconds: Int64 = 0
+        @usableFromInline var connectionID: UInt64?
+        @usableFromInline var streamID: Int32?
+        @usableFromInline var transport: Transport
+        @usableFromInline var deviceToken: String
+        @usableFromInline var topic: String?
+        @usableFromInline var pushType: String?
+        @usableFromInline var requestAPNsID: String?
+        @usableFromInline var priority: Int?
+        @usableFromInline var expiration: Int64?
+        @usableFromInline var collapseID: String?
+        @usableFromInline var legacyIdentifier: UInt32?
+        @usableFromInline var legacyCommand: UInt8?
+        @usableFromInline var payload: [UInt8]
+        @usableFromInline var payloadLength: Int
+        @usableFromInline var payloadIsJSON: Bool?
+        @usableFromInline var authentication: JournalAuthentication
+        @usableFromInline var answer: SentAnswer
+        @usableFromInline var dropped: Bool
+        @usableFromInline var problem: String?
+        @usableFromInline var handlingMicroseconds: Int?
+        @usableFromInline var environment: APNsEnvironment?
+        @usableFromInline var webPush: WebPushDetails?
+    }
 
-        init(transport: Transport, deviceToken: String, payload: [UInt8], payloadLength: Int,
-             authentication: JournalAuthentication, answer: SentAnswer, dropped: Bool) {
-            self.transport = transport
-            self.deviceToken = deviceToken
-            self.payload = payload
-            self.payloadLength = payloadLength
-            self.authentication = authentication
-            self.answer = answer
-            self.dropped = dropped
-        }
+    @usableFromInline final class Storage: Sendable {
+        @usableFromInline let fields: Fields
 
-        func copy() -> Storage {
-            let copy = Storage(transport: transport, deviceToken: deviceToken, payload: payload, payloadLength: payloadLength,
-                               authentication: authentication, answer: answer, dropped: dropped)
-            copy.sequence = sequence
-            copy.wallTimeMilliseconds = wallTimeMilliseconds
-            copy.connectionID = connectionID
-            copy.streamID = streamID
-            copy.topic = topic
-            copy.pushType = pushType
-            copy.requestAPNsID = requestAPNsID
-            copy.priority = priority
-            copy.expiration = expiration
-            copy.collapseID = collapseID
-            copy.legacyIdentifier = legacyIdentifier
-            copy.legacyCommand = legacyCommand
-            copy.problem = problem
-            copy.handlingMicroseconds = handlingMicroseconds
-            copy.environment = environment
-            copy.webPush = webPush
-            copy.payloadIsJSON = payloadIsJSON
-            return copy
+        init(_ fields: Fields) {
+            self.fields = fields
         }
     }
 
     @usableFromInline var storage: Storage
 
-    private mutating func uniqueStorage() -> Storage {
-        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
-        return storage
+    /// Changes a field: a new box, so no other copy of the record sees the change.
+    private mutating func change(_ body: (inout Fields) -> Void) {
+        var fields = storage.fields
+        body(&fields)
+        storage = Storage(fields)
     }
 
     public static func == (left: NotificationRecord, right: NotificationRecord) -> Bool {
@@ -106,99 +82,99 @@ public struct NotificationRecord: Sendable, Equatable {
     }
     /// The journal position of the event holding this record (set when it is recorded).
     public var sequence: UInt64 {
-        @inlinable get { storage.sequence }
-        set { uniqueStorage().sequence = newValue }
+        @inlinable get { storage.fields.sequence }
+        set { change { $0.sequence = newValue } }
     }
     /// Milliseconds since 1970 by the server clock (set when it is recorded).
     public var wallTimeMilliseconds: Int64 {
-        @inlinable get { storage.wallTimeMilliseconds }
-        set { uniqueStorage().wallTimeMilliseconds = newValue }
+        @inlinable get { storage.fields.wallTimeMilliseconds }
+        set { change { $0.wallTimeMilliseconds = newValue } }
     }
     /// The connection the journal numbered.
     public var connectionID: UInt64? {
-        @inlinable get { storage.connectionID }
-        set { uniqueStorage().connectionID = newValue }
+        @inlinable get { storage.fields.connectionID }
+        set { change { $0.connectionID = newValue } }
     }
     /// The HTTP/2 stream (`nil` on the legacy gateway).
     public var streamID: Int32? {
-        @inlinable get { storage.streamID }
-        set { uniqueStorage().streamID = newValue }
+        @inlinable get { storage.fields.streamID }
+        set { change { $0.streamID = newValue } }
     }
 
     // MARK: The request
 
     /// The protocol it came by: HTTP/2 or the legacy binary gateway.
     public var transport: Transport {
-        @inlinable get { storage.transport }
-        set { uniqueStorage().transport = newValue }
+        @inlinable get { storage.fields.transport }
+        set { change { $0.transport = newValue } }
     }
     /// As the request spelled it (legacy tokens as lowercase hex); empty when unknown, as for
     /// a legacy frame dropped unread.
     public var deviceToken: String {
-        @inlinable get { storage.deviceToken }
-        set { uniqueStorage().deviceToken = newValue }
+        @inlinable _read { yield storage.fields.deviceToken }
+        set { change { $0.deviceToken = newValue } }
     }
     /// The `apns-topic` as sent (HTTP/2); `nil` when none was.
     public var topic: String? {
-        @inlinable get { storage.topic }
-        set { uniqueStorage().topic = newValue }
+        @inlinable _read { yield storage.fields.topic }
+        set { change { $0.topic = newValue } }
     }
     /// The `apns-push-type` as sent (`alert`, `background`, ...).
     public var pushType: String? {
-        @inlinable get { storage.pushType }
-        set { uniqueStorage().pushType = newValue }
+        @inlinable _read { yield storage.fields.pushType }
+        set { change { $0.pushType = newValue } }
     }
     /// `apns-id` as the request sent it.
     public var requestAPNsID: String? {
-        @inlinable get { storage.requestAPNsID }
-        set { uniqueStorage().requestAPNsID = newValue }
+        @inlinable _read { yield storage.fields.requestAPNsID }
+        set { change { $0.requestAPNsID = newValue } }
     }
     /// The `apns-priority` (10, 5 or 1), or the legacy priority item.
     public var priority: Int? {
-        @inlinable get { storage.priority }
-        set { uniqueStorage().priority = newValue }
+        @inlinable get { storage.fields.priority }
+        set { change { $0.priority = newValue } }
     }
     /// `apns-expiration` or the legacy expiry, seconds since 1970.
     public var expiration: Int64? {
-        @inlinable get { storage.expiration }
-        set { uniqueStorage().expiration = newValue }
+        @inlinable get { storage.fields.expiration }
+        set { change { $0.expiration = newValue } }
     }
     /// The `apns-collapse-id` as sent.
     public var collapseID: String? {
-        @inlinable get { storage.collapseID }
-        set { uniqueStorage().collapseID = newValue }
+        @inlinable _read { yield storage.fields.collapseID }
+        set { change { $0.collapseID = newValue } }
     }
     /// The legacy identifier (commands 1 and 2).
     public var legacyIdentifier: UInt32? {
-        @inlinable get { storage.legacyIdentifier }
-        set { uniqueStorage().legacyIdentifier = newValue }
+        @inlinable get { storage.fields.legacyIdentifier }
+        set { change { $0.legacyIdentifier = newValue } }
     }
     /// The legacy command byte that framed it (0, 1, 2, or the unknown byte that arrived).
     public var legacyCommand: UInt8? {
-        @inlinable get { storage.legacyCommand }
-        set { uniqueStorage().legacyCommand = newValue }
+        @inlinable get { storage.fields.legacyCommand }
+        set { change { $0.legacyCommand = newValue } }
     }
     /// The payload's first bytes (at most `NotificationRecord.payloadLimit`).
     public var payload: [UInt8] {
-        @inlinable get { storage.payload }
-        set { uniqueStorage().payload = newValue }
+        @inlinable _read { yield storage.fields.payload }
+        set { change { $0.payload = newValue } }
     }
     /// The true payload length.
     public var payloadLength: Int {
-        @inlinable get { storage.payloadLength }
-        set { uniqueStorage().payloadLength = newValue }
+        @inlinable get { storage.fields.payloadLength }
+        set { change { $0.payloadLength = newValue } }
     }
     /// Whether the payload is one JSON value, as the request's one examination of it found
     /// (`PayloadJSON.isJSON`); `nil` when none was made (a body stored cut short, a record
     /// read back from a file). The delivery view reads this instead of parsing the payload.
     package var payloadIsJSON: Bool? {
-        @inlinable get { storage.payloadIsJSON }
-        set { uniqueStorage().payloadIsJSON = newValue }
+        @inlinable get { storage.fields.payloadIsJSON }
+        set { change { $0.payloadIsJSON = newValue } }
     }
     package var authentication: JournalAuthentication {
         // Borrowed, as `answer` is: readers ask for one field of it per notification.
-        @inlinable _read { yield storage.authentication }
-        set { uniqueStorage().authentication = newValue }
+        @inlinable _read { yield storage.fields.authentication }
+        set { change { $0.authentication = newValue } }
     }
 
     // MARK: The outcome
@@ -207,75 +183,75 @@ public struct NotificationRecord: Sendable, Equatable {
     package var answer: SentAnswer {
         // Borrowed, not copied: readers ask for one field of it (`record.answer.fault`) per
         // notification, and a copy would retain every reference the answer holds.
-        @inlinable _read { yield storage.answer }
-        set { uniqueStorage().answer = newValue }
+        @inlinable _read { yield storage.fields.answer }
+        set { change { $0.answer = newValue } }
     }
     /// Whether it was discarded unexamined (legacy frames after a failure or shutdown, streams
     /// HTTP/2 refused before anyone read them).
     public var dropped: Bool {
-        @inlinable get { storage.dropped }
-        set { uniqueStorage().dropped = newValue }
+        @inlinable get { storage.fields.dropped }
+        set { change { $0.dropped = newValue } }
     }
     /// What the legacy codec found wrong with the frame, in plain words, when it refused the
     /// frame itself (a payload or token of the wrong size, an unknown item, unparseable bytes).
     public var problem: String? {
-        @inlinable get { storage.problem }
-        set { uniqueStorage().problem = newValue }
+        @inlinable _read { yield storage.fields.problem }
+        set { change { $0.problem = newValue } }
     }
     /// Microseconds from the complete request's arrival to its verdict: the server's own work,
     /// before any scenario delay (HTTP/2 only; `nil` when not measured).
     public var handlingMicroseconds: Int? {
-        @inlinable get { storage.handlingMicroseconds }
-        set { uniqueStorage().handlingMicroseconds = newValue }
+        @inlinable get { storage.fields.handlingMicroseconds }
+        set { change { $0.handlingMicroseconds = newValue } }
     }
     /// The environment of the listener that received it (on a server playing both, which
     /// host the provider sent it to); `nil` when unknown.
     public var environment: APNsEnvironment? {
-        @inlinable get { storage.environment }
-        set { uniqueStorage().environment = newValue }
+        @inlinable get { storage.fields.environment }
+        set { change { $0.environment = newValue } }
     }
     /// What a web push request carried besides the common fields (`transport == .webPush`):
     /// its headers, VAPID claims and the decrypted message; `nil` on every other transport.
     public var webPush: WebPushDetails? {
-        @inlinable get { storage.webPush }
-        set { uniqueStorage().webPush = newValue }
+        @inlinable _read { yield storage.fields.webPush }
+        set { change { $0.webPush = newValue } }
     }
 
     /// Whether the client was told the notification was accepted (`SentAnswer.accepted`).
     public var accepted: Bool {
-        @inlinable get { storage.answer.accepted }
-        set { uniqueStorage().answer.accepted = newValue }
+        @inlinable get { storage.fields.answer.accepted }
+        set { change { $0.answer.accepted = newValue } }
     }
     /// The Apple reason the answer named.
     public var reason: Reason? {
-        @inlinable get { storage.answer.reason }
-        set { uniqueStorage().answer.reason = newValue }
+        @inlinable get { storage.fields.answer.reason }
+        set { change { $0.answer.reason = newValue } }
     }
     /// The HTTP status written (HTTP/2 only; `nil`: no response was written).
     public var status: Int? {
-        @inlinable get { storage.answer.status }
-        set { uniqueStorage().answer.status = newValue }
+        @inlinable get { storage.fields.answer.status }
+        set { change { $0.answer.status = newValue } }
     }
     /// The `apns-id` the response carried.
     public var responseAPNsID: String? {
-        get { storage.answer.apnsID?.text }
-        set { uniqueStorage().answer.apnsID = newValue.map(MessageID.text) }
+        get { storage.fields.answer.apnsID?.text }
+        set { change { $0.answer.apnsID = newValue.map(MessageID.text) } }
     }
     /// The 410 timestamp, milliseconds since 1970.
     public var timestamp: Int64? {
-        @inlinable get { storage.answer.timestamp }
-        set { uniqueStorage().answer.timestamp = newValue }
+        @inlinable get { storage.fields.answer.timestamp }
+        set { change { $0.answer.timestamp = newValue } }
     }
     /// The legacy status sent in the error packet (`nil`: none sent).
-    package var legacyStatus: LegacyStatus? { storage.answer.legacyPacket?.status }
+    package var legacyStatus: LegacyStatus? { storage.fields.answer.legacyPacket?.status }
     /// The fault a scenario rule carried out (`answer.fault`), read without copying the answer:
     /// another module reading `answer.fault` copies the whole answer first.
-    @inlinable package var fault: AppliedFault? { storage.answer.fault }
+    @inlinable package var fault: AppliedFault? { storage.fields.answer.fault }
     /// The scenario rule that decided the answer (`answer.rule`), read the same way.
-    @inlinable public var rule: String? { storage.answer.rule }
+    @inlinable public var rule: String? { storage.fields.answer.rule }
     /// Upstream mode: where the answer came from (or why the upstream gave none) and what
     /// MockAPNs' own rules made of the request; `nil` when MockAPNs answered by itself.
-    public var upstream: UpstreamRelay? { storage.answer.upstream }
+    public var upstream: UpstreamRelay? { storage.fields.answer.upstream }
 
     /// How many payload bytes a record keeps (`RecordedPayload.limit`).
     package static let payloadLimit = RecordedPayload.limit
@@ -284,26 +260,26 @@ public struct NotificationRecord: Sendable, Equatable {
         RecordedPayload.kept(payload)
     }
 
+    /// A record of what was sent and answered, everything it says given at once (the request
+    /// path changes nothing afterwards: a change makes a new box). `payloadLength` is the
+    /// payload's true length, when the bytes kept are not all of it.
     package init(
         transport: Transport, deviceToken: String, topic: String? = nil, pushType: String? = nil,
         requestAPNsID: String? = nil, priority: Int? = nil, expiration: Int64? = nil,
-        collapseID: String? = nil, legacyIdentifier: UInt32? = nil, payload: [UInt8],
-        authentication: JournalAuthentication, answer: SentAnswer, dropped: Bool = false,
-        connectionID: UInt64? = nil, streamID: Int32? = nil
+        collapseID: String? = nil, legacyIdentifier: UInt32? = nil, legacyCommand: UInt8? = nil, payload: [UInt8],
+        payloadLength: Int? = nil, payloadIsJSON: Bool? = nil,
+        authentication: JournalAuthentication, answer: SentAnswer, dropped: Bool = false, problem: String? = nil,
+        handlingMicroseconds: Int? = nil, environment: APNsEnvironment? = nil, webPush: WebPushDetails? = nil,
+        connectionID: UInt64? = nil, streamID: Int32? = nil, sequence: UInt64 = 0, wallTimeMilliseconds: Int64 = 0
     ) {
-        storage = Storage(
-            transport: transport, deviceToken: deviceToken, payload: Self.kept(payload), payloadLength: payload.count,
-            authentication: authentication, answer: answer, dropped: dropped
-        )
-        storage.topic = topic
-        storage.pushType = pushType
-        storage.requestAPNsID = requestAPNsID
-        storage.priority = priority
-        storage.expiration = expiration
-        storage.collapseID = collapseID
-        storage.legacyIdentifier = legacyIdentifier
-        storage.connectionID = connectionID
-        storage.streamID = streamID
+        storage = Storage(Fields(
+            sequence: sequence, wallTimeMilliseconds: wallTimeMilliseconds, connectionID: connectionID, streamID: streamID,
+            transport: transport, deviceToken: deviceToken, topic: topic, pushType: pushType, requestAPNsID: requestAPNsID,
+            priority: priority, expiration: expiration, collapseID: collapseID, legacyIdentifier: legacyIdentifier,
+            legacyCommand: legacyCommand, payload: Self.kept(payload), payloadLength: payloadLength ?? payload.count,
+            payloadIsJSON: payloadIsJSON, authentication: authentication, answer: answer, dropped: dropped, problem: problem,
+            handlingMicroseconds: handlingMicroseconds, environment: environment, webPush: webPush
+        ))
     }
 
     /// A record from the outcome's parts, as older code and tests spell them.
@@ -332,16 +308,20 @@ public struct NotificationRecord: Sendable, Equatable {
     /// A record of `request` answered with `answer`. `payloadLength` is the true size of the
     /// payload when the request's bytes were stored cut short.
     package init(
-        _ request: PushRequest, answer: SentAnswer, authentication: JournalAuthentication, payloadLength: Int? = nil
+        _ request: PushRequest, answer: SentAnswer, authentication: JournalAuthentication, payloadLength: Int? = nil,
+        payloadIsJSON: Bool? = nil, problem: String? = nil, handlingMicroseconds: Int? = nil,
+        environment: APNsEnvironment? = nil
     ) {
         self.init(
             transport: request.transport, deviceToken: request.deviceToken, topic: request.topic,
             pushType: request.pushType?.rawValue, requestAPNsID: request.apnsID,
             priority: request.priority?.rawValue, expiration: request.expiration,
             collapseID: request.collapseID, legacyIdentifier: request.legacyIdentifier,
-            payload: request.payload, authentication: authentication, answer: answer
+            payload: request.payload, payloadLength: max(payloadLength ?? 0, request.payload.count),
+            payloadIsJSON: payloadIsJSON,
+            authentication: authentication, answer: answer, problem: problem,
+            handlingMicroseconds: handlingMicroseconds, environment: environment
         )
-        if let payloadLength { self.payloadLength = max(payloadLength, self.payloadLength) }
     }
 
     /// The payload as text, when its kept bytes are valid UTF-8.
