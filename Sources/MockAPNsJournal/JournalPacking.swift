@@ -270,22 +270,14 @@ enum JournalPacking {
         let webPush = reader.bool() ? unpackWebPush(from: &reader) : nil
         let payloadIsJSON = reader.optionalInt().map { $0 != 0 }
 
-        var record = NotificationRecord(
+        return NotificationRecord(
             transport: transport, deviceToken: token, topic: topic, pushType: pushType,
             requestAPNsID: requestAPNsID, priority: priority, expiration: expiration, collapseID: collapseID,
-            legacyIdentifier: legacyIdentifier, payload: payload, authentication: authentication,
-            answer: answer, dropped: dropped, connectionID: connection, streamID: stream
+            legacyIdentifier: legacyIdentifier, legacyCommand: legacyCommand, payload: payload,
+            payloadLength: payloadLength, payloadIsJSON: payloadIsJSON, authentication: authentication,
+            answer: answer, dropped: dropped, problem: problem, handlingMicroseconds: handling, environment: environment,
+            webPush: webPush, connectionID: connection, streamID: stream, sequence: sequence, wallTimeMilliseconds: wallTime
         )
-        record.sequence = sequence
-        record.wallTimeMilliseconds = wallTime
-        record.legacyCommand = legacyCommand
-        record.payloadLength = payloadLength
-        record.problem = problem
-        record.handlingMicroseconds = handling
-        record.environment = environment
-        record.webPush = webPush
-        record.payloadIsJSON = payloadIsJSON
-        return record
     }
 
     // MARK: Answers
@@ -477,6 +469,16 @@ enum JournalPacking {
         case empty, headers, settings, rstStream, goaway, windowUpdate, ping
     }
 
+    /// A header field as text; an id's value in its packed form.
+    private static func packField(name: String, value: String, into writer: inout JournalByteWriter) {
+        writer.string(name)
+        if holdsIdentifier(name) {
+            writer.identifier(value)
+        } else {
+            writer.string(value)
+        }
+    }
+
     private static func pack(_ frame: HTTP2FrameRecord, into writer: inout JournalByteWriter) {
         writer.byte(index(of: frame.direction))
         writer.byte(frame.type.wireValue)
@@ -486,19 +488,21 @@ enum JournalPacking {
         switch frame.details {
         case .empty:
             writer.byte(DetailsTag.empty.rawValue)
-        case .headers, .response:
-            // A response packs as the list it stands for, `:status` first.
+        case .headers(let headers):
             writer.byte(DetailsTag.headers.rawValue)
-            writer.int(frame.details.headerCount)
-            for index in 0..<frame.details.headerCount {
-                switch frame.details.headerField(at: index) {
+            writer.int(headers.count)
+            for index in headers.indices {
+                packField(name: headers[index].name, value: headers[index].value, into: &writer)
+            }
+        case .response(let head):
+            // A response packs as the list it stands for, `:status` first. The details are
+            // taken apart once, not once per field.
+            writer.byte(DetailsTag.headers.rawValue)
+            writer.int(head.fieldCount)
+            for index in 0..<head.fieldCount {
+                switch head.field(at: index) {
                 case .text(let name, let value):
-                    writer.string(name)
-                    if holdsIdentifier(name) {
-                        writer.identifier(value)
-                    } else {
-                        writer.string(value)
-                    }
+                    packField(name: name, value: value, into: &writer)
                 case .id(let name, let value):
                     writer.string(name)
                     writer.identifier(value)

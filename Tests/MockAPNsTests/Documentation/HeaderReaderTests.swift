@@ -36,7 +36,7 @@ final class HeaderReaderTests: XCTestCase {
             the record of a request refused for a repeated field names the repeated fields (only after that refusal)
             """),
         "MockAPNs/HTTP2/JournalHTTP2.swift": (2, "the record: frames' field lists kept with provider tokens redacted"),
-        "MockAPNsJournal/JournalPacking.swift": (1, "the record: a frame's fields read back from the journal"),
+        "MockAPNsJournal/JournalPacking.swift": (2, "the record: a frame's fields and a scripted answer's headers packed into the journal"),
         "MockAPNsJournal/Records/JournalJSON.swift": (1, "the record: a frame's fields written as JSON"),
         "MockAPNsCapture/HTTP2FrameBytes.swift": (1, "the record: a frame's recorded fields written back as an HPACK block for the capture"),
         "MockAPNsUpstream/UpstreamHop.swift": (1, "upstream mode forwards the request whole: its fields as sent"),
