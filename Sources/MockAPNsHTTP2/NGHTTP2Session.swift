@@ -82,6 +82,9 @@ final class NGHTTP2Session {
     /// The last request header list recorded, whose strings the next record's equal fields
     /// share (the whole list, when every field repeats).
     @exclusivity(unchecked) private var previousRecordedHeaders: [HTTPHeader] = []
+    /// The head those fields came from: a head on its storage with as many fields has them
+    /// all, without comparing them one by one.
+    @exclusivity(unchecked) private var previousRecordedHead = RequestHead()
 
     /// Set once the client has broken the connection; nothing more is read after it.
     @exclusivity(unchecked) private(set) var connectionError: HTTP2ConnectionError?
@@ -564,7 +567,9 @@ final class NGHTTP2Session {
             let block = isHeaders
                 ? streams.update(header.stream_id) { stream -> [HTTPHeader] in
                     guard stream.headerBlockStart == 0 else { return stream.head.fields(from: stream.headerBlockStart) }
+                    if stream.head.hasFields(of: previousRecordedHead) { return previousRecordedHeaders }
                     previousRecordedHeaders = stream.head.fields(from: 0, reusing: previousRecordedHeaders)
+                    previousRecordedHead = stream.head
                     return previousRecordedHeaders
                 } ?? []
                 : nil

@@ -48,6 +48,17 @@ package struct RequestHead: Sendable, Equatable {
         return head
     }
 
+    /// Whether this head's fields are `earlier`'s, known without reading them: both heads on
+    /// one storage (one recycled from the other, or both from a third, and neither written)
+    /// and as many fields. Heads with equal fields on storage of their own answer `false`.
+    package func hasFields(of earlier: RequestHead) -> Bool {
+        // A head's fields are the first `byteCount` bytes and `fieldCount` spans of its
+        // storage; storage shared is never written in place (it is copied first).
+        fieldCount == earlier.fieldCount && byteCount == earlier.byteCount
+            && bytes.withUnsafeBufferPointer { $0.baseAddress } == earlier.bytes.withUnsafeBufferPointer { $0.baseAddress }
+            && spans.withUnsafeBufferPointer { $0.baseAddress } == earlier.spans.withUnsafeBufferPointer { $0.baseAddress }
+    }
+
     /// The number of fields, trailers included.
     package var count: Int { fieldCount }
 

@@ -152,6 +152,35 @@ final class RequestHeadTests: XCTestCase {
         XCTAssertEqual(first[.apnsID], "1")
     }
 
+    /// A head on another's storage with as many fields has that head's fields, known without
+    /// comparing them; any field written (other bytes, other lengths, one more or one fewer)
+    /// gives the head storage of its own, and it no longer claims them.
+    func testAHeadKnowsItHasAnEarlierHeadsFieldsWhenItSharesItsStorage() {
+        let fields = [(":method", "POST"), (":path", "/3/device/aa"), ("apns-id", "1"), ("user-agent", "ua")]
+        let first = head(fields)
+        func recycled(_ fields: [(String, String)], from earlier: RequestHead) -> RequestHead {
+            var head = earlier.recycled()
+            for (name, value) in fields { head.append(HTTPHeader(name: name, value: value)) }
+            return head
+        }
+        let again = recycled(fields, from: first)
+        XCTAssertTrue(again.hasFields(of: first))
+        XCTAssertTrue(first.hasFields(of: again))
+        XCTAssertTrue(recycled(fields, from: again).hasFields(of: first), "two heads recycled from one storage")
+        XCTAssertEqual(again.fields, first.fields)
+
+        var otherBytes = fields
+        otherBytes[1].1 = "/3/device/bb"
+        var otherLength = fields
+        otherLength[2].1 = "12"
+        for changed in [otherBytes, otherLength, Array(fields.prefix(3)), fields + [("x-more", "1")]] {
+            let head = recycled(changed, from: first)
+            XCTAssertFalse(head.hasFields(of: first), "\(changed)")
+            XCTAssertEqual(first.fields, self.head(fields).fields, "the earlier head is unchanged")
+        }
+        XCTAssertFalse(head(fields).hasFields(of: first), "equal fields on storage of its own are not claimed")
+    }
+
     /// A list made again from a head whose fields equal an earlier list's is that list (its
     /// storage shared); where some fields differ, those are made and the rest shared.
     func testAListEqualToAnEarlierOneIsThatList() {
