@@ -60,6 +60,10 @@ final class JournalChunkBytes: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var capacity: Int
     /// Offsets of recently written inline fields, by hash slot (0: empty).
     let recent: UnsafeMutablePointer<UInt32>
+    /// The last header list written whole in this chunk, held so that its storage stays its
+    /// own, and where it was written: a record carrying that same list (a connection's
+    /// repeated request, `RecordedHeaders`) names it rather than writing its fields again.
+    @exclusivity(unchecked) var lastHeaderList: (list: [HTTPHeader], offset: Int)?
 
     init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -80,6 +84,7 @@ final class JournalChunkBytes: @unchecked Sendable {
         copy.base.copyMemory(from: base, byteCount: count)
         copy.count = count
         copy.recent.update(from: recent, count: JournalBytes.recentSlots)
+        copy.lastHeaderList = lastHeaderList
         return copy
     }
 
@@ -127,6 +132,9 @@ struct JournalByteWriter {
     mutating func byte(_ value: UInt8) {
         bytes.append(value)
     }
+
+    /// Where the next byte goes, from the chunk's start.
+    var offset: Int { bytes.count }
 
     mutating func bool(_ value: Bool) {
         bytes.append(value ? 1 : 0)

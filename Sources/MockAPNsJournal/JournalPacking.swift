@@ -467,6 +467,8 @@ enum JournalPacking {
 
     private enum DetailsTag: UInt8 {
         case empty, headers, settings, rstStream, goaway, windowUpdate, ping
+        /// The header list written whole earlier in the chunk, at the offset that follows.
+        case sameHeaders
     }
 
     /// A header field as text; an id's value in its packed form.
@@ -489,7 +491,16 @@ enum JournalPacking {
         case .empty:
             writer.byte(DetailsTag.empty.rawValue)
         case .headers(let headers):
+            // The list a connection's repeated request is recorded with is the previous
+            // record's own (one array): it is written once per chunk and named after that.
+            if let last = writer.bytes.lastHeaderList, !headers.isEmpty, last.list.count == headers.count,
+               last.list.withUnsafeBufferPointer({ $0.baseAddress }) == headers.withUnsafeBufferPointer({ $0.baseAddress }) {
+                writer.byte(DetailsTag.sameHeaders.rawValue)
+                writer.varint(UInt64(last.offset))
+                return
+            }
             writer.byte(DetailsTag.headers.rawValue)
+            writer.bytes.lastHeaderList = (headers, writer.offset)
             writer.int(headers.count)
             for index in headers.indices {
                 packField(name: headers[index].name, value: headers[index].value, into: &writer)
@@ -539,6 +550,17 @@ enum JournalPacking {
         name == "apns-id" || name == "apns-unique-id"
     }
 
+    private static func unpackHeaderList(from reader: inout JournalByteReader) -> [HTTPHeader] {
+        var headers: [HTTPHeader] = []
+        let count = reader.int()
+        while headers.count < count, !reader.failed {
+            let name = reader.text()
+            let value = holdsIdentifier(name) ? reader.identifier() : reader.string()
+            headers.append(HTTPHeader(name: name, value: value ?? ""))
+        }
+        return headers
+    }
+
     private static func unpackHTTP2Frame(from reader: inout JournalByteReader) -> HTTP2FrameRecord? {
         guard let direction = value(HTTP2FrameRecord.Direction.self, at: reader.byte()) else { return nil }
         let type = HTTP2FrameType(wireValue: reader.byte())
@@ -550,13 +572,14 @@ enum JournalPacking {
         case .empty:
             details = .empty
         case .headers:
-            var headers: [HTTPHeader] = []
-            let count = reader.int()
-            while headers.count < count, !reader.failed {
-                let name = reader.text()
-                let value = holdsIdentifier(name) ? reader.identifier() : reader.string()
-                headers.append(HTTPHeader(name: name, value: value ?? ""))
-            }
+            details = .headers(unpackHeaderList(from: &reader))
+        case .sameHeaders:
+            // A list written earlier in the chunk: read there, where it was written whole.
+            let offset = reader.varint()
+            guard offset < UInt64(reader.position) else { return nil }
+            var earlier = JournalByteReader(reader.chunk, at: Int(offset))
+            let headers = unpackHeaderList(from: &earlier)
+            guard !earlier.failed else { return nil }
             details = .headers(headers)
         case .settings:
             var settings: [HTTP2Setting] = []

@@ -196,6 +196,36 @@ final class JournalStoreTests: XCTestCase {
         XCTAssertLessThan(store.bytesHeld, 500 * 100, "\(store.bytesHeld) bytes for 500 requests and their answers")
     }
 
+    /// A connection repeating its request is recorded with the previous record's own header
+    /// list (one array): the list is written whole once per chunk and named afterwards, and
+    /// every record reads back the whole list, across chunks too. An equal list of its own
+    /// storage is written whole.
+    func testAHeaderListRecordedAgainIsStoredOncePerChunk() {
+        let request: [HTTPHeader] = [
+            HTTPHeader(name: ":method", value: "POST"), HTTPHeader(name: ":scheme", value: "https"),
+            HTTPHeader(name: ":path", value: "/3/device/" + String(repeating: "a1", count: 32)),
+            HTTPHeader(name: "apns-push-type", value: "alert"), HTTPHeader(name: "apns-id", value: "4F2B6C1E-9A7D-4E35-8C1B-2D3E4F5A6B7C"),
+        ]
+        func frame(_ headers: [HTTPHeader], stream: Int32) -> JournalEventKind {
+            .http2Frame(HTTP2FrameRecord(direction: .inbound, type: .headers, flags: 0x4, streamID: stream, length: 90, details: .headers(headers)))
+        }
+        var shared = JournalStore(capacity: 100_000)
+        var separate = JournalStore(capacity: 100_000)
+        // Enough to fill more than one 256 KiB chunk.
+        let count = 20_000
+        for index in 0..<count {
+            let stream = Int32(2 * index + 1)
+            append(frame(request, stream: stream), to: &shared, sequence: UInt64(index + 1))
+            append(frame(request.map { HTTPHeader(name: $0.name, value: $0.value) }, stream: stream), to: &separate, sequence: UInt64(index + 1))
+        }
+        XCTAssertGreaterThan(separate.bytesHeld, JournalStore.chunkSize, "the lists written whole fill more than one chunk")
+        for position in [0, 1, 2, count / 2, count - 2, count - 1] {
+            XCTAssertEqual(shared.event(at: position).kind, frame(request, stream: Int32(2 * position + 1)), "event \(position)")
+            XCTAssertEqual(separate.event(at: position).kind, frame(request, stream: Int32(2 * position + 1)), "event \(position)")
+        }
+        XCTAssertLessThan(shared.bytesHeld, separate.bytesHeld * 2 / 3, "\(shared.bytesHeld) bytes against \(separate.bytesHeld)")
+    }
+
     /// A notification's connection, stream, sequence and time, and its token's `iat`, are
     /// written relative to the event that holds it; they read back exactly whatever the event
     /// says, the same as its own or not, at the limits of their types.
