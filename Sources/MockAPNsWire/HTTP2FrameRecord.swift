@@ -199,25 +199,6 @@ extension HTTP2FrameRecord.Details {
         }
     }
 
-    /// The field at `index` (`0 ..< headerCount`) of a HEADERS frame's list, a response's
-    /// ids as their values; read by index, without building the list.
-    package func headerField(at index: Int) -> ResponseHead.Field {
-        switch self {
-        case .headers(let headers): .text(name: headers[index].name, value: headers[index].value)
-        case .response(let head): head.field(at: index)
-        case .empty, .settings, .rstStream, .goaway, .windowUpdate, .ping: .text(name: "", value: "")
-        }
-    }
-
-    /// The number of fields in a HEADERS frame's list (0 for other frames).
-    package var headerCount: Int {
-        switch self {
-        case .headers(let headers): headers.count
-        case .response(let head): head.fieldCount
-        case .empty, .settings, .rstStream, .goaway, .windowUpdate, .ping: 0
-        }
-    }
-
     // A response's details equal the `.headers` list they stand for (a record read back
     // from the journal holds that list).
     package static func == (lhs: Self, rhs: Self) -> Bool {

@@ -31,9 +31,9 @@ final class HTTP2FrameRecordDetailsTests: XCTestCase {
         ]
         let response = HTTP2FrameRecord.Details.response(head)
         XCTAssertEqual(response.headerList, list)
-        XCTAssertEqual(response.headerCount, 5)
-        let visited = (0..<response.headerCount).map { index -> String in
-            switch response.headerField(at: index) {
+        XCTAssertEqual(head.fieldCount, 5)
+        let visited = (0..<head.fieldCount).map { index -> String in
+            switch head.field(at: index) {
             case .text(let name, let value): "\(name)=\(value)"
             case .id(let name, let value): "\(name)#\(value)"
             }
