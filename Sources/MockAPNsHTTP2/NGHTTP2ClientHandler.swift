@@ -8,13 +8,13 @@ import NIOCore
 /// The session starts when `TLSHandshakeCompleted` arrives with ALPN `h2`; anything else
 /// fails every request (``HTTP2ClientError/alpnNotH2(negotiated:)``,
 /// ``HTTP2ClientError/tlsHandshakeFailed(reason:)``). Requests come in through
-/// ``send(_:timeout:promise:)``, on the channel's event loop; those sent before the session
+/// ``send(_:timeout:on:completion:)``, on the channel's event loop; those sent before the session
 /// starts (even before the handler joins a pipeline) wait for it. nghttp2 holds streams back
-/// while the server's MAX_CONCURRENT_STREAMS is reached. Each promise is completed once: with
+/// while the server's MAX_CONCURRENT_STREAMS is reached. Each completion is called once: with
 /// the response, or with an ``HTTP2ClientError`` saying why there is none. A request still
 /// unanswered at its timeout is given up (its stream reset with CANCEL).
 ///
-/// Promises are completed only once nghttp2 has returned, never from inside it, so whoever
+/// Completions are called only once nghttp2 has returned, never from inside it, so whoever
 /// hears of an answer may send the next request at once.
 package final class NGHTTP2ClientHandler: ChannelDuplexHandler {
     package typealias InboundIn = ByteBuffer
@@ -23,11 +23,11 @@ package final class NGHTTP2ClientHandler: ChannelDuplexHandler {
     package typealias OutboundOut = ByteBuffer
 
     private struct Request {
-        var id: Int
         var request: HTTP2ClientRequest
-        var promise: EventLoopPromise<HTTP2ClientResponse>
+        var completion: Completion
         var timeout: TimeAmount?
-        var timer: Scheduled<Void>?
+        /// When it is given up: `timeout` after it was sent.
+        var deadline: NIODeadline?
     }
 
     private let handshakeTimeout: TimeAmount?
@@ -38,7 +38,6 @@ package final class NGHTTP2ClientHandler: ChannelDuplexHandler {
     private var waiting: [Request] = []
     /// Requests on their streams.
     private var streams: [Int32: Request] = [:]
-    private var nextRequestID = 0
     private var handshakeTimer: Scheduled<Void>?
     private var wasActive = false
     /// Set once the connection can carry nothing more; every later request fails with it.
@@ -47,8 +46,14 @@ package final class NGHTTP2ClientHandler: ChannelDuplexHandler {
     private var sessionCalls = 0
     /// `finish()` was called: no new requests; the connection closes after its last answer.
     private var finishing = false
-    /// A flush waits for the end of the event loop's tick (``send(_:timeout:promise:)``).
+    /// A flush waits for the end of the event loop's tick (``send(_:timeout:on:completion:)``).
     private var flushScheduled = false
+    /// The one timer that gives up requests past their deadline, and when it fires: the
+    /// earliest deadline of those outstanding when it was set. One timer per connection, not
+    /// one per request: a timer per request cost more than the rest of the hop's bookkeeping
+    /// (its insertion into the loop's heap and its cancellation, for an answer that nearly
+    /// always comes first).
+    private var expiryTimer: (task: Scheduled<Void>, at: NIODeadline)?
 
     /// - Parameters:
     ///   - handshakeTimeout: How long TLS may take once the connection is up before every
@@ -69,23 +74,31 @@ package final class NGHTTP2ClientHandler: ChannelDuplexHandler {
 
     // MARK: Requests
 
+    /// What a request's sender hears: the response, or why there is none.
+    package typealias Completion = (Result<HTTP2ClientResponse, HTTP2ClientError>) -> Void
+
     /// Sends `request` and completes `promise` with its response, or fails it with an
-    /// ``HTTP2ClientError``. Call on the channel's event loop (the promise's too). With a
-    /// `timeout`, a request unanswered by then fails with ``HTTP2ClientError/timedOut(after:)``
-    /// and its stream, if it has one, is reset with CANCEL.
+    /// ``HTTP2ClientError`` (see ``send(_:timeout:on:completion:)``).
     package func send(_ request: HTTP2ClientRequest, timeout: TimeAmount? = nil, promise: EventLoopPromise<HTTP2ClientResponse>) {
-        if let ended { return promise.fail(ended) }
+        send(request, timeout: timeout, on: promise.futureResult.eventLoop) { promise.completeWith($0.mapError { $0 }) }
+    }
+
+    /// Sends `request` and calls `completion` once with its response, or with the
+    /// ``HTTP2ClientError`` saying why there is none: a call, not a promise, because a relay
+    /// sends one request per request it relays, and a promise's future is an object of its own.
+    /// Call on the channel's event loop (`loop`). With a `timeout`, a request unanswered by
+    /// then fails with ``HTTP2ClientError/timedOut(after:)`` and its stream, if it has one, is
+    /// reset with CANCEL.
+    package func send(
+        _ request: HTTP2ClientRequest, timeout: TimeAmount? = nil, on loop: any EventLoop, completion: @escaping Completion
+    ) {
+        if let ended { return completion(.failure(ended)) }
         if let goAway = session?.goAway {
-            return promise.fail(HTTP2ClientError.goAwayBeforeProcessing(lastStreamID: goAway.lastStreamID, errorCode: goAway.errorCode))
+            return completion(.failure(.goAwayBeforeProcessing(lastStreamID: goAway.lastStreamID, errorCode: goAway.errorCode)))
         }
-        nextRequestID &+= 1
-        let id = nextRequestID
-        var entry = Request(id: id, request: request, promise: promise, timeout: timeout)
-        if let timeout {
-            let loop = promise.futureResult.eventLoop
-            let handler = NIOLoopBound(self, eventLoop: loop)
-            entry.timer = loop.scheduleTask(in: timeout) { handler.value.expire(id) }
-        }
+        let deadline = timeout.map { loop.now + $0 }
+        let entry = Request(request: request, completion: completion, timeout: timeout, deadline: deadline)
+        if let deadline { expireNoLaterThan(deadline, on: loop) }
         guard let session else {
             waiting.append(entry)
             return
@@ -133,24 +146,48 @@ package final class NGHTTP2ClientHandler: ChannelDuplexHandler {
     private func submit(_ entry: Request, on session: NGHTTP2ClientSession) {
         let body = entry.request.body.isEmpty ? nil : ByteBuffer(bytes: entry.request.body)
         guard let streamID = session.submitRequest(headers: entry.request.headers, body: body) else {
-            entry.timer?.cancel()
-            entry.promise.fail(HTTP2ClientError.notSent(session.lastSubmitFailure ?? "nghttp2 refused it"))
+            entry.completion(.failure(.notSent(session.lastSubmitFailure ?? "nghttp2 refused it")))
             return
         }
         streams[streamID] = entry
     }
 
-    private func expire(_ id: Int) {
-        if let index = waiting.firstIndex(where: { $0.id == id }) {
-            let entry = waiting.remove(at: index)
-            entry.promise.fail(HTTP2ClientError.timedOut(after: entry.timeout ?? .zero))
-            return
+    /// Makes sure the expiry timer fires by `deadline`: sets it when none is set, or sets it
+    /// earlier (a request sent again has less time left than those after it).
+    private func expireNoLaterThan(_ deadline: NIODeadline, on loop: any EventLoop) {
+        if let timer = expiryTimer {
+            guard deadline < timer.at else { return }
+            timer.task.cancel()
         }
-        guard let streamID = streams.first(where: { $0.value.id == id })?.key,
-              let entry = streams.removeValue(forKey: streamID) else { return }
-        session?.cancel(streamID: streamID)
-        flush()
-        entry.promise.fail(HTTP2ClientError.timedOut(after: entry.timeout ?? .zero))
+        let handler = NIOLoopBound(self, eventLoop: loop)
+        expiryTimer = (loop.scheduleTask(deadline: deadline) { handler.value.expireOverdue(on: loop) }, deadline)
+    }
+
+    /// Gives up every request past its deadline (its stream, if it has one, reset with
+    /// CANCEL), then sets the timer for the earliest deadline left.
+    private func expireOverdue(on loop: any EventLoop) {
+        expiryTimer = nil
+        let now = loop.now
+        var overdue: [Request] = []
+        waiting.removeAll { entry in
+            guard let deadline = entry.deadline, deadline <= now else { return false }
+            overdue.append(entry)
+            return true
+        }
+        let overdueStreams = streams.filter { $0.value.deadline.map { $0 <= now } ?? false }.keys.sorted()
+        for streamID in overdueStreams {
+            guard let entry = streams.removeValue(forKey: streamID) else { continue }
+            session?.cancel(streamID: streamID)
+            overdue.append(entry)
+        }
+        if !overdueStreams.isEmpty { flush() }
+        for entry in overdue {
+            entry.completion(.failure(.timedOut(after: entry.timeout ?? .zero)))
+        }
+        var next: NIODeadline?
+        for deadline in waiting.lazy.compactMap(\.deadline) where next.map({ deadline < $0 }) ?? true { next = deadline }
+        for deadline in streams.values.lazy.compactMap(\.deadline) where next.map({ deadline < $0 }) ?? true { next = deadline }
+        if let next, ended == nil { expireNoLaterThan(next, on: loop) }
         closeIfFinished()
     }
 
@@ -287,7 +324,7 @@ package final class NGHTTP2ClientHandler: ChannelDuplexHandler {
         sessionCalls -= 1
         if let output { context.writeAndFlush(wrapOutboundOut(output), promise: nil) }
         deliverEvents(of: session)
-        // The events' promises may have closed the connection meanwhile.
+        // The events' completions may have closed the connection meanwhile.
         guard ended == nil, let session = self.session else { return }
         if let failure = session.failure {
             end(.protocolError(failure))
@@ -302,12 +339,10 @@ package final class NGHTTP2ClientHandler: ChannelDuplexHandler {
             switch event {
             case .response(let streamID, let response):
                 guard let entry = streams.removeValue(forKey: streamID) else { continue }
-                entry.timer?.cancel()
-                entry.promise.succeed(response)
+                entry.completion(.success(response))
             case .streamFailed(let streamID, let error):
                 guard let entry = streams.removeValue(forKey: streamID) else { continue }
-                entry.timer?.cancel()
-                entry.promise.fail(error)
+                entry.completion(.failure(error))
             case .goAway:
                 // Its streams above the last one come as failures of their own; the pool
                 // sees `acceptsNewRequests` turn false.
@@ -329,17 +364,17 @@ package final class NGHTTP2ClientHandler: ChannelDuplexHandler {
         let reason = ended ?? error
         handshakeTimer?.cancel()
         handshakeTimer = nil
+        expiryTimer?.task.cancel()
+        expiryTimer = nil
         let waiting = self.waiting
         let streams = self.streams
         self.waiting = []
         self.streams = [:]
         for entry in waiting {
-            entry.timer?.cancel()
-            entry.promise.fail(reason)
+            entry.completion(.failure(reason))
         }
         for (_, entry) in streams.sorted(by: { $0.key < $1.key }) {
-            entry.timer?.cancel()
-            entry.promise.fail(reason)
+            entry.completion(.failure(reason))
         }
     }
 }

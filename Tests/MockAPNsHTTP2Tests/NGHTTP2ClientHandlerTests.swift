@@ -62,4 +62,62 @@ final class NGHTTP2ClientHandlerTests: XCTestCase {
         XCTAssertEqual(frames.filter { $0.type == 0x0 }.count, 5, "and its DATA")
         for promise in promises { promise.fail(CancellationError()) }
     }
+
+    /// One timer serves the connection: each request still unanswered at its own deadline
+    /// fails then, in the order of the deadlines, not of the requests, and its stream is reset
+    /// with CANCEL; the others wait on.
+    func testEachRequestTimesOutAtItsOwnDeadlineWhateverOrderItWasSentIn() throws {
+        let (channel, handler) = try startedChannel()
+        defer { _ = try? channel.finish() }
+        try channel.writeInbound(ByteBuffer(bytes: [0, 0, 6, 0x4, 0, 0, 0, 0, 0, 0, 0x3, 0, 0, 0, 100]))
+        _ = try writes(channel)
+
+        var failures: [Int: HTTP2ClientError] = [:]
+        for (number, milliseconds) in [(1, 300), (2, 100), (3, 200)] {
+            let promise = channel.eventLoop.makePromise(of: HTTP2ClientResponse.self)
+            promise.futureResult.whenFailure { failures[number] = $0 as? HTTP2ClientError }
+            handler.send(request(number), timeout: .milliseconds(Int64(milliseconds)), promise: promise)
+        }
+        channel.embeddedEventLoop.run()
+        _ = try writes(channel)
+
+        func resets() throws -> [UInt32] {
+            try writes(channel).flatMap { RawHTTP2Frame.parse($0) }.filter { $0.type == 0x3 }.map(\.streamID)
+        }
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(99))
+        XCTAssertEqual(failures, [:], "no deadline has passed")
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+        XCTAssertEqual(failures, [2: .timedOut(after: .milliseconds(100))])
+        XCTAssertEqual(try resets(), [3], "the second request's stream (3) is cancelled")
+        XCTAssertEqual(handler.outstandingRequests, 2)
+
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(100))
+        XCTAssertEqual(failures[3], .timedOut(after: .milliseconds(200)))
+        XCTAssertEqual(try resets(), [5])
+        XCTAssertNil(failures[1])
+
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(100))
+        XCTAssertEqual(failures[1], .timedOut(after: .milliseconds(300)))
+        XCTAssertEqual(try resets(), [1])
+        XCTAssertEqual(handler.outstandingRequests, 0)
+    }
+
+    /// A request sent with less time than those before it (one sent again) is still given up
+    /// at its own deadline, not at theirs.
+    func testALaterRequestWithLessTimeMovesTheTimerEarlier() throws {
+        let (channel, handler) = try startedChannel()
+        defer { _ = try? channel.finish() }
+        var failed: [Int] = []
+        for (number, milliseconds) in [(1, 1000), (2, 50)] {
+            let promise = channel.eventLoop.makePromise(of: HTTP2ClientResponse.self)
+            promise.futureResult.whenFailure { _ in failed.append(number) }
+            handler.send(request(number), timeout: .milliseconds(Int64(milliseconds)), promise: promise)
+        }
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(50))
+        XCTAssertEqual(failed, [2])
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(949))
+        XCTAssertEqual(failed, [2])
+        channel.embeddedEventLoop.advanceTime(by: .milliseconds(1))
+        XCTAssertEqual(failed, [2, 1])
+    }
 }
