@@ -32,20 +32,17 @@ extension AnswerFlow {
     func relay(_ upstream: UpstreamHop, decision: ScenarioDecision, _ pending: Pending, on slot: Writer.Slot, record: AnswerRecord) {
         let own = decision.coreVerdict.map { pending.shape.sent($0) } ?? SentAnswer(status: 200, accepted: true)
         let started = NIODeadline.now()
-        let sent = upstream.route.client.send(
-            method: upstream.method, path: upstream.path, headers: upstream.headers, body: upstream.body,
-            affinity: upstream.affinity
-        )
-        let waiting = writer.whenComplete(sent) { result in
+        let completion = writer.completion { (result: Result<UpstreamResponse, UpstreamFailure>) in
             self.relayed(result, upstream, own: own, pending, on: slot, started: started, record: record)
         }
-        if !waiting { record(.nothing(undelivered: "the connection was gone")) }
+        guard let completion else { return record(.nothing(undelivered: "the connection was gone")) }
+        upstream.route.client.send(upstream.request, affinity: upstream.affinity, completion: completion)
     }
 
     /// Writes what the upstream said (or 503/500 when it said nothing); the record carries
     /// the relay's account.
     private func relayed(
-        _ result: Result<UpstreamResponse, any Error>, _ upstream: UpstreamHop, own: SentAnswer, _ pending: Pending,
+        _ result: Result<UpstreamResponse, UpstreamFailure>, _ upstream: UpstreamHop, own: SentAnswer, _ pending: Pending,
         on slot: Writer.Slot, started: NIODeadline, record: AnswerRecord
     ) {
         let ownStatus = own.status ?? 200
@@ -77,8 +74,7 @@ extension AnswerFlow {
                 sent.upstream = account
             }
             writer.write(PreparedAnswer(answer: written, sent: .http2(written, scripted: true)), to: slot, record: record)
-        case .failure(let error):
-            let failure = error as? UpstreamFailure ?? .protocolError("\(error)")
+        case .failure(let failure):
             var account = account
             account.failureKind = failure.kind
             account.failure = failure.description

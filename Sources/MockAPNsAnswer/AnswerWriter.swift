@@ -34,9 +34,12 @@ package protocol AnswerWriter: AnyObject {
     /// its writes going out together.
     func afterDelay(nanoseconds: Int64, _ body: @escaping () -> Void)
 
-    /// Runs `body` with `future`'s result on the connection's event loop, its writes going
-    /// out together; `false` (and `body` never runs) when the connection is gone.
-    func whenComplete<Value: Sendable>(_ future: EventLoopFuture<Value>, _ body: @escaping (Result<Value, any Error>) -> Void) -> Bool
+    /// A completion for work that ends elsewhere (the upstream's answer): called once, from
+    /// any thread, it runs `body` with the result on the connection's event loop, its writes
+    /// going out together. `nil` (and `body` never runs) when the connection is gone.
+    func completion<Value: Sendable, Failure: Error>(
+        _ body: @escaping (Result<Value, Failure>) -> Void
+    ) -> (@Sendable (Result<Value, Failure>) -> Void)?
 
     /// Writes `answer`; then (at once, or once it is out) runs its `commit` when it went out
     /// and calls `record` with what the client was sent, or why nothing went out.

@@ -120,56 +120,65 @@ package final class UpstreamClient: Sendable {
         self.pools = pools
     }
 
-    /// Sends one request and returns the upstream's answer, or fails with an
-    /// `UpstreamFailure`. `headers` are the regular fields: the client sets `:method`,
-    /// `:scheme`, `:authority` (the endpoint's `host[:port]`) and `:path`, and leaves out any
-    /// pseudo-header given and the fields HTTP/2 forbids (`host`, `connection`, ...).
+    /// Sends a request made by `request(method:path:headers:body:)`.
+    package func send(_ request: HTTP2ClientRequest, affinity: UInt64? = nil) -> EventLoopFuture<UpstreamResponse> {
+        let answered = home(for: affinity).loop.makePromise(of: UpstreamResponse.self)
+        send(request, affinity: affinity) { answered.completeWith($0.mapError { $0 }) }
+        return answered.futureResult
+    }
+
+    /// Sends a request made by `request(method:path:headers:body:)` and calls `completion`
+    /// once, on the event loop the request went out from (the caller's, with an `affinity`),
+    /// with the upstream's answer or the `UpstreamFailure` in its place. A call rather than a
+    /// future: relaying makes one per request, and a future is an object of its own.
     package func send(
-        method: String, path: String, headers: [HTTPHeader], body: [UInt8], affinity: UInt64? = nil
-    ) -> EventLoopFuture<UpstreamResponse> {
+        _ request: HTTP2ClientRequest, affinity: UInt64? = nil,
+        completion: @escaping @Sendable (Result<UpstreamResponse, UpstreamFailure>) -> Void
+    ) {
         let started = NIODeadline.now()
-        let deadline = started + requestTimeout
-        let request = HTTP2ClientRequest(headers: requestHeaders(method: method, path: path, headers: headers), body: body)
-        let home = affinity == nil ? pools[0] : pools.first(where: { $0.loop.inEventLoop }) ?? pools[0]
-        // One promise for the caller, completed once, whether the request is sent again or not.
-        let answered = home.loop.makePromise(of: UpstreamResponse.self)
-        let sending = Sending(request: request, affinity: affinity, started: started, deadline: deadline, answered: answered)
+        let home = home(for: affinity)
+        let sending = Sending(
+            request: request, affinity: affinity, started: started, deadline: started + requestTimeout, answered: completion
+        )
         if home.loop.inEventLoop {
             attempt(sending, retried: false, in: home)
         } else {
             home.loop.execute { self.attempt(sending, retried: false, in: home) }
         }
-        return answered.futureResult
+    }
+
+    /// Where a request goes out from: an affinity's, the caller's own loop; else the first.
+    private func home(for affinity: UInt64?) -> LoopPool {
+        affinity == nil ? pools[0] : pools.first(where: { $0.loop.inEventLoop }) ?? pools[0]
     }
 
     /// One try on the loop; a request the upstream did not process is tried once more.
     private func attempt(_ sending: Sending, retried: Bool, in home: LoopPool) {
         let pool = home.state.value
-        guard !pool.shutDown else { return sending.answered.fail(UpstreamFailure.shutDown) }
-        let remaining = sending.deadline - .now()
-        guard remaining > .zero else { return sending.answered.fail(UpstreamFailure.timedOut(after: requestTimeout)) }
+        guard !pool.shutDown else { return sending.answered(.failure(.shutDown)) }
+        let now = NIODeadline.now()
+        let remaining = sending.deadline - now
+        guard remaining > .zero else { return sending.answered(.failure(.timedOut(after: requestTimeout))) }
         guard let connection = sending.affinity.map({ pick(home, affinity: $0) }) ?? pick(home) else {
-            return sending.answered.fail(UpstreamFailure.overloaded(
-                "all \(connections) upstream connections are taken by other provider connections (upstream.connections)"))
+            return sending.answered(.failure(.overloaded(
+                "all \(connections) upstream connections are taken by other provider connections (upstream.connections)")))
         }
-        let promise = home.loop.makePromise(of: HTTP2ClientResponse.self)
-        connection.handler.send(sending.request, timeout: remaining, promise: promise)
-        promise.futureResult.whenComplete { result in
+        connection.handler.send(sending.request, timeout: remaining, on: home.loop) { result in
             switch result {
             case .success(let response):
-                sending.answered.succeed(UpstreamResponse(
+                sending.answered(.success(UpstreamResponse(
                     status: response.status, headers: response.headers, body: response.body,
                     latency: .nanoseconds((NIODeadline.now() - sending.started).nanoseconds)
-                ))
+                )))
             case .failure(let error):
                 let shutDown = home.state.value.shutDown
-                if !retried, !shutDown, let clientError = error as? HTTP2ClientError, clientError.isRetryable {
+                if !retried, !shutDown, error.isRetryable {
                     self.logger.debug("the upstream did not process a request; sending it again", metadata: [
-                        "upstream": "\(self.endpoint.origin)", "reason": "\(clientError)",
+                        "upstream": "\(self.endpoint.origin)", "reason": "\(error)",
                     ])
                     return self.attempt(sending, retried: true, in: home)
                 }
-                sending.answered.fail(self.failure(for: error, shutDown: shutDown))
+                sending.answered(.failure(self.failure(for: error, shutDown: shutDown)))
             }
         }
     }
@@ -326,7 +335,7 @@ extension UpstreamClient {
         let affinity: UInt64?
         let started: NIODeadline
         let deadline: NIODeadline
-        let answered: EventLoopPromise<UpstreamResponse>
+        let answered: @Sendable (Result<UpstreamResponse, UpstreamFailure>) -> Void
     }
 
     /// Takes one place of the `connections` bound; `false` when all are taken.
@@ -344,34 +353,11 @@ extension UpstreamClient {
         taken.withLockedValue { $0 = max(0, $0 - count) }
     }
 
-    /// Fields HTTP/2 forbids in a request (RFC 9113, section 8.2.2); `:authority` replaces `host`.
-    private static let connectionSpecificFields: Set<String> = [
-        "host", "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade",
-    ]
-
-    private func requestHeaders(method: String, path: String, headers: [HTTPHeader]) -> [HTTPHeader] {
-        var fields: [HTTPHeader] = []
-        fields.reserveCapacity(4 + headers.count)  // one list, made once
-        fields.append(HTTPHeader(name: ":method", value: method))
-        fields.append(HTTPHeader(name: ":scheme", value: "https"))
-        fields.append(HTTPHeader(name: ":authority", value: endpoint.authority))
-        fields.append(HTTPHeader(name: ":path", value: path))
-        for header in headers {
-            let name = header.name.asciiLowercased
-            if HTTPHeader.isPseudoField(name) || Self.connectionSpecificFields.contains(name) { continue }
-            if name == "te", header.value.lowercased() != "trailers" { continue }
-            fields.append(header)
-        }
-        return fields
-    }
-
     // MARK: Failures
 
     /// What `error` means for the caller.
-    private func failure(for error: any Error, shutDown: Bool) -> UpstreamFailure {
+    private func failure(for error: HTTP2ClientError, shutDown: Bool) -> UpstreamFailure {
         if shutDown { return .shutDown }
-        if let failure = error as? UpstreamFailure { return failure }
-        guard let error = error as? HTTP2ClientError else { return .protocolError("\(endpoint.authority): \(error)") }
         let authority = endpoint.authority
         switch error {
         case .connectFailed(let detail):

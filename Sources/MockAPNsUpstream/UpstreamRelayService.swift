@@ -26,6 +26,12 @@ package final class UpstreamRelayService: Sendable {
         /// Where the upstream's answers on this route are recorded (`--record-scenario`):
         /// the device push routes' when recording, else `nil`.
         package var recorder: UpstreamScenarioRecorder? = nil
+
+        package init(client: UpstreamClient, origin: String, recorder: UpstreamScenarioRecorder? = nil) {
+            self.client = client
+            self.origin = origin
+            self.recorder = recorder
+        }
     }
 
     private let provider: Route

@@ -137,8 +137,10 @@ private final class KeepingWriter: AnswerWriter {
     func endsConnection(after slot: inout Int32) { endedAfter.append(slot) }
     func goesAway(afterRequests limit: Int) { wentAwayAfter.append(limit) }
     func afterDelay(nanoseconds: Int64, _ body: @escaping () -> Void) { body() }
-    func whenComplete<Value: Sendable>(_ future: EventLoopFuture<Value>, _ body: @escaping (Result<Value, any Error>) -> Void) -> Bool {
-        false
+    func completion<Value: Sendable, Failure: Error>(
+        _ body: @escaping (Result<Value, Failure>) -> Void
+    ) -> (@Sendable (Result<Value, Failure>) -> Void)? {
+        nil
     }
 
     func write(_ answer: PreparedAnswer, to slot: Int32, record: AnswerRecord) {

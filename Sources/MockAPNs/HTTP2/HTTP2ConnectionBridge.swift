@@ -112,7 +112,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     /// shares its string (`ProviderRequest.previousDeviceToken`).
     private var lastDeviceToken: String?
     /// The fields of the last request relayed upstream, whose strings the next one shares.
-    private var lastRelayedFields: [HTTPHeader] = []
+    private var lastHop: UpstreamHop?
     private var requestsInFlight = 0
     /// Whether the HTTP/2 session started (only such connections count for churn).
     private var started = false
@@ -374,8 +374,8 @@ extension HTTP2ConnectionBridge {
         case .pending, .providerToken: certificateProvider = false
         }
         guard let route = upstream.route(for: api, certificateProvider: certificateProvider) else { return nil }
-        let hop = UpstreamHop(request, reusing: lastRelayedFields, route: route, comparesAnswers: comparesAnswers, affinity: connectionID)
-        if let hop { lastRelayedFields = hop.headers }
+        let hop = UpstreamHop(request, after: lastHop, route: route, comparesAnswers: comparesAnswers, affinity: connectionID)
+        if let hop { lastHop = hop }
         return hop
     }
 }

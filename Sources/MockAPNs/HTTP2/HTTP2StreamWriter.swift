@@ -67,20 +67,23 @@ final class HTTP2StreamWriter: AnswerWriter {
         }
     }
 
-    func whenComplete<Value: Sendable>(
-        _ future: EventLoopFuture<Value>, _ body: @escaping (Result<Value, any Error>) -> Void
-    ) -> Bool {
-        guard let channel, let handler else { return false }
+    func completion<Value: Sendable, Failure: Error>(
+        _ body: @escaping (Result<Value, Failure>) -> Void
+    ) -> (@Sendable (Result<Value, Failure>) -> Void)? {
+        guard let channel, let handler else { return nil }
         let eventLoop = channel.eventLoop
         let later = NIOLoopBound((handler: handler, body: body, recorder: recorder), eventLoop: eventLoop)
-        future.hop(to: eventLoop).whenComplete { result in
+        @Sendable func run(_ result: Result<Value, Failure>) {
             let (handler, body, recorder) = later.value
             let holds = recorder?.holdUnlessHolding() == true
             handler.outputAtEndOfTick { body(result) }
             // Scheduled after the handler's own end-of-tick flush, which commits first.
             if holds, let recorder { eventLoop.execute { recorder.endHolding() } }
         }
-        return true
+        return { result in
+            guard eventLoop.inEventLoop else { return eventLoop.execute { run(result) } }
+            run(result)
+        }
     }
 
     func write(_ answer: PreparedAnswer, to stream: Int32, record: AnswerRecord) {

@@ -167,13 +167,15 @@ final class WebPushHTTP1Handler: ChannelInboundHandler, AnswerWriter {
         eventLoop.scheduleTask(in: .nanoseconds(nanoseconds)) { later.value() }
     }
 
-    func whenComplete<Value: Sendable>(
-        _ future: EventLoopFuture<Value>, _ body: @escaping (Result<Value, any Error>) -> Void
-    ) -> Bool {
-        guard let eventLoop = context?.eventLoop else { return false }
+    func completion<Value: Sendable, Failure: Error>(
+        _ body: @escaping (Result<Value, Failure>) -> Void
+    ) -> (@Sendable (Result<Value, Failure>) -> Void)? {
+        guard let eventLoop = context?.eventLoop else { return nil }
         let later = NIOLoopBound(body, eventLoop: eventLoop)
-        future.hop(to: eventLoop).whenComplete { later.value($0) }
-        return true
+        return { result in
+            guard eventLoop.inEventLoop else { return eventLoop.execute { later.value(result) } }
+            later.value(result)
+        }
     }
 
     func write(_ answer: PreparedAnswer, to slot: Slot, record: AnswerRecord) {

@@ -40,7 +40,7 @@ final class HeaderReaderTests: XCTestCase {
         "MockAPNsJournal/Records/JournalJSON.swift": (1, "the record: a frame's fields written as JSON"),
         "MockAPNsCapture/HTTP2FrameBytes.swift": (1, "the record: a frame's recorded fields written back as an HPACK block for the capture"),
         "MockAPNsUpstream/UpstreamHop.swift": (1, "upstream mode forwards the request whole: its fields as sent"),
-        "MockAPNsUpstream/UpstreamClient.swift": (1, "upstream mode: the forwarded fields given to the HTTP/2 client"),
+        "MockAPNsUpstream/UpstreamClient+Requests.swift": (1, "upstream mode: the forwarded fields given to the HTTP/2 client"),
         "MockAPNsHTTP2/HeaderListEncoder.swift": (2, "a field list handed to nghttp2 (answers, forwarded requests)"),
         "MockAPNsScenario/ScenarioRule+JSON.swift": (1, "a `respond` rule's own answer fields, written back as the rule's JSON"),
         "MockAPNsAnswer/AnswerFlow.swift": (2, "a `respond` rule's own answer fields: `apns-id` and the shape's fields added unless given"),

@@ -502,6 +502,27 @@ final class UpstreamClientTests: XCTestCase {
 
     // MARK: Endpoints
 
+    /// The fields a relayed request leaves behind: pseudo-headers (the client writes its own),
+    /// those HTTP/2 forbids in a request (RFC 9113, section 8.2.2) in any case, and `host`.
+    func testTheFieldsARequestLeavesBehindAreThoseHTTP2ForbidsInAnyCase() {
+        let table: [(name: String, value: String, leftOut: Bool)] = [
+            (":path", "/3/device/x", true), (":authority", "api.push.apple.com", true),
+            ("host", "api.push.apple.com", true), ("Host", "x", true),
+            ("connection", "keep-alive", true), ("Connection", "close", true), ("keep-alive", "5", true),
+            ("KEEP-ALIVE", "5", true), ("proxy-connection", "x", true), ("transfer-encoding", "chunked", true),
+            ("Transfer-Encoding", "chunked", true), ("upgrade", "h2c", true),
+            ("te", "trailers", false), ("TE", "Trailers", false), ("te", "gzip", true),
+            ("apns-topic", "com.example.app", false), ("authorization", "bearer x", false),
+            ("hosts", "x", false), ("upgraded", "x", false), ("connections", "x", false), ("keep_alive", "5", false),
+            ("t", "x", false), ("", "", false),
+        ]
+        for row in table {
+            XCTAssertEqual(
+                UpstreamClient.isLeftOut(HTTPHeader(name: row.name, value: row.value)), row.leftOut, "\(row.name): \(row.value)"
+            )
+        }
+    }
+
     func testEndpointsAreReadFromTheWordsAndURLsAUserWrites() throws {
         XCTAssertEqual(try UpstreamEndpoint.parse("sandbox"), UpstreamEndpoint(host: "api.sandbox.push.apple.com", port: 443))
         XCTAssertEqual(try UpstreamEndpoint.parse("production"), UpstreamEndpoint(host: "api.push.apple.com", port: 443))
