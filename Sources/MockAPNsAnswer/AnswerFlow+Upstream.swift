@@ -50,11 +50,12 @@ extension AnswerFlow {
         let account = UpstreamRelay(origin: upstream.route.origin, latencyMicroseconds: latency, ownStatus: ownStatus,
                                     ownReason: own.reason, disagrees: false)
         let stream = writer.stream(of: slot)
-        let where_ = "\(upstream.method) \(upstream.path): the upstream \(upstream.route.origin)"
+        // Made only for a diagnosis: most relayed answers need none.
+        func where_() -> String { "\(upstream.method) \(upstream.path): the upstream \(upstream.route.origin)" }
         var record = record
         switch result {
         case .success(let response):
-            let written = ProviderAnswer(status: response.status, headers: response.headers, body: response.body.isEmpty ? nil : response.body)
+            let written = ProviderAnswer(relaying: response.status, headers: response.headers, body: response.body.isEmpty ? nil : response.body)
             let recordDiagnosis = self.recordDiagnosis
             record.relayed = { sent in
                 var account = account
@@ -63,7 +64,7 @@ extension AnswerFlow {
                     account.disagrees = true
                     let theirs = UpstreamRelay.describe(status: response.status, reason: sent.reason)
                     let ours = UpstreamRelay.describe(status: ownStatus, reason: own.reason)
-                    recordDiagnosis(.fidelityDisagreement, "\(where_) answered \(theirs); MockAPNs' own rules answer \(ours)", stream)
+                    recordDiagnosis(.fidelityDisagreement, "\(where_()) answered \(theirs); MockAPNs' own rules answer \(ours)", stream)
                 }
                 // --record-scenario keeps what the provider was sent when it is not what
                 // MockAPNs would have answered (and forgets it once they agree again).
@@ -83,7 +84,7 @@ extension AnswerFlow {
             logger.notice("upstream gave no answer", metadata: [
                 "upstream": "\(upstream.route.origin)", "stream": "\(stream.map { "\($0)" } ?? "")", "failure": "\(failure)",
             ])
-            recordDiagnosis(.upstreamFailed, "\(where_) gave no answer (\(failure)); the provider got \(reason.httpStatus) \(reason.rawValue)",
+            recordDiagnosis(.upstreamFailed, "\(where_()) gave no answer (\(failure)); the provider got \(reason.httpStatus) \(reason.rawValue)",
                             stream)
             record.relayed = { sent in sent.upstream = account }
             let answer = PreparedAnswer(answer: pending.shape.render(verdict), sent: pending.shape.sent(verdict))

@@ -10,6 +10,10 @@ struct HeaderListEncoder {
     private var bytes: [UInt8] = []
     private var spans: [(nameStart: Int, nameLength: Int, valueStart: Int, valueLength: Int)] = []
     private var entries: [nghttp2_nv] = []
+    /// The request list `bytes` and `spans` hold, laid out: the same list sent again (a relay
+    /// sends a connection's repeated request as one list) is not laid out again. Held, so its
+    /// storage can belong to no other list while it is compared by identity.
+    private var laidOutRequest: [HTTPHeader] = []
 
     init() {
         bytes.reserveCapacity(256)
@@ -23,7 +27,8 @@ struct HeaderListEncoder {
         response: ResponseHead,
         _ body: (UnsafePointer<nghttp2_nv>?, Int) -> Result
     ) -> Result {
-        withHeaderList(response: response, requestFields: [], body)
+        laidOutRequest = []
+        return withHeaderList(response: response, requestFields: [], laidOut: false, body)
     }
 
     /// Calls `body` with a request's `fields`: its pseudo-headers (`:method`, `:scheme`,
@@ -33,27 +38,34 @@ struct HeaderListEncoder {
         fields: [HTTPHeader],
         _ body: (UnsafePointer<nghttp2_nv>?, Int) -> Result
     ) -> Result {
-        withHeaderList(response: nil, requestFields: fields, body)
+        let laidOut = laidOutRequest.count == fields.count && !fields.isEmpty
+            && laidOutRequest.withUnsafeBufferPointer { $0.baseAddress } == fields.withUnsafeBufferPointer { $0.baseAddress }
+        laidOutRequest = fields
+        return withHeaderList(response: nil, requestFields: fields, laidOut: laidOut, body)
     }
 
-    /// A response's list when `response` is given, else the request's `requestFields`.
+    /// A response's list when `response` is given, else the request's `requestFields`;
+    /// `laidOut`: `bytes` and `spans` already hold it.
     private mutating func withHeaderList<Result>(
         response: ResponseHead?,
         requestFields headers: [HTTPHeader],
+        laidOut: Bool,
         _ body: (UnsafePointer<nghttp2_nv>?, Int) -> Result
     ) -> Result {
         // The buffers leave `self` for the duration, so the bytes can stay pinned while the
         // entry list is filled without two overlapping accesses to `self`; they come back
-        // emptied but with their capacity.
+        // with their capacity (the entries emptied; the bytes and spans kept until the next list).
         var bytes = self.bytes
         var spans = self.spans
         var entries = self.entries
         self.bytes = []
         self.spans = []
         self.entries = []
-        defer {
+        if !laidOut {
             bytes.removeAll(keepingCapacity: true)
             spans.removeAll(keepingCapacity: true)
+        }
+        defer {
             entries.removeAll(keepingCapacity: true)
             self.bytes = bytes
             self.spans = spans
@@ -86,7 +98,9 @@ struct HeaderListEncoder {
             spans.append((nameStart, valueStart - nameStart, valueStart, bytes.count - valueStart))
         }
 
-        if let response {
+        if laidOut {
+            // `bytes` and `spans` are this list's, from the last call.
+        } else if let response {
             for index in 0..<response.fieldCount {
                 switch response.field(at: index) {
                 case .text(let name, let value): append(name: name, value: value)

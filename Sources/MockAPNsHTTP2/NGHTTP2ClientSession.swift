@@ -250,16 +250,18 @@ final class NGHTTP2ClientSession {
         _ frame: UnsafePointer<nghttp2_frame>, name: UnsafePointer<UInt8>?, nameLength: Int,
         value: UnsafePointer<UInt8>?, valueLength: Int
     ) -> Int32 {
-        let streamID = frame.pointee.hd.stream_id
-        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue), streams[streamID] != nil else { return 0 }
+        // The stream is found once per field and changed where it is stored: a lookup to find
+        // it and another to change it cost a copy of its lists in and out, for every field.
+        guard frame.pointee.hd.type == UInt8(NGHTTP2_HEADERS.rawValue),
+              let index = streams.index(forKey: frame.pointee.hd.stream_id) else { return 0 }
         let fieldName = HTTPHeader.string(name, nameLength)
         let fieldValue = HTTPHeader.string(value, valueLength)
         if fieldName == ":status" {
             // A final status after an informational (1xx) one starts the response afresh.
-            streams[streamID]?.headers.removeAll()
-            streams[streamID]?.status = Int(fieldValue)
+            streams.values[index].headers.removeAll()
+            streams.values[index].status = Int(fieldValue)
         } else if !HTTPHeader.isPseudoField(fieldName) {
-            streams[streamID]?.headers.append(HTTPHeader(name: fieldName, value: fieldValue))
+            streams.values[index].headers.append(HTTPHeader(name: fieldName, value: fieldValue))
         }
         return 0
     }
@@ -277,7 +279,9 @@ final class NGHTTP2ClientSession {
             events.append(.streamFailed(streamID: streamID, .responseTooLarge(limit: maximumResponseBodyBytes)))
             return 0
         }
-        streams[streamID]?.body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+        if let index = streams.index(forKey: streamID) {
+            streams.values[index].body.append(contentsOf: UnsafeBufferPointer(start: data, count: length))
+        }
         return 0
     }
 

@@ -8,8 +8,6 @@ import MockAPNsWire
 /// waits for the upstream, and a copy of one reference is cheaper than a copy of its ten.
 package final class UpstreamHop: Sendable {
     package let route: UpstreamRelayService.Route
-    package let method: String
-    package let path: String
     /// The request's header fields as they came; the client leaves out the pseudo-headers
     /// (it sets its own) and the fields HTTP/2 forbids.
     package let headers: [HTTPHeader]
@@ -17,8 +15,6 @@ package final class UpstreamHop: Sendable {
     /// What the client sends: its pseudo-headers, then `headers` less those it leaves out,
     /// and `body`. Made once per hop, not again as the request is sent.
     package let request: HTTP2ClientRequest
-    /// `apns-topic`, read from the head (what `--record-scenario` keys a recorded answer by).
-    package let topic: String?
     /// Whether the upstream's answer is compared with the core's: not where the core's
     /// verdict rests on state only the upstream holds (broadcast channels it created).
     package let comparesAnswers: Bool
@@ -39,21 +35,26 @@ package final class UpstreamHop: Sendable {
     ) {
         guard !request.isBodyTruncated else { return nil }
         self.route = route
-        self.method = request.head[.method] ?? "POST"
-        self.path = request.head[.path] ?? "/"
         self.body = request.body
         if let previous, previous.route.client === route.client, request.head.hasFields(of: previous.head) {
             self.headers = previous.headers
             self.request = HTTP2ClientRequest(headers: previous.request.headers, body: request.body)
         } else {
             self.headers = request.head.fields(from: 0, reusing: previous?.headers ?? [])
-            self.request = route.client.request(method: method, path: path, headers: headers, body: request.body)
+            self.request = route.client.request(
+                method: request.head[.method] ?? "POST", path: request.head[.path] ?? "/", headers: headers, body: request.body
+            )
         }
         self.head = request.head
-        self.topic = request.head[.apnsTopic]
         self.comparesAnswers = comparesAnswers
         self.affinity = affinity
     }
+
+    // Read from the head when asked (a diagnosis, a recorded answer), not for every request.
+    package var method: String { head[.method] ?? "POST" }
+    package var path: String { head[.path] ?? "/" }
+    /// `apns-topic` (what `--record-scenario` keys a recorded answer by).
+    package var topic: String? { head[.apnsTopic] }
 }
 
 extension UpstreamFailure {

@@ -46,6 +46,38 @@ package struct ProviderAnswer: Sendable, Equatable {
         self.body = body
     }
 
+    /// An answer as another server wrote it (the upstream's, relayed), to go out unchanged:
+    /// `headers` in their order, the `apns-id` (and the `apns-unique-id` right after it, as
+    /// Apple sends them) held as ids at their place, so that they are written from their bits
+    /// as the server's own ids are, when they are UUIDs in one letter case; else as given.
+    package init(relaying status: Int, headers: [HTTPHeader], body: [UInt8]?) {
+        func id(_ value: String) -> MessageID { UUIDBits(value).map(MessageID.uuid) ?? .text(value) }
+        // One pass: where the ids start (`first`) and end (`end`, exclusive).
+        var first: Int?
+        var end = 0
+        var apnsID: MessageID?
+        var uniqueID: MessageID?
+        for (index, header) in headers.enumerated() {
+            switch header.name {
+            case "apns-id" where first == nil:
+                apnsID = id(header.value)
+            case "apns-unique-id" where first == nil || (apnsID != nil && uniqueID == nil && index == end):
+                uniqueID = id(header.value)
+            default:
+                continue
+            }
+            if first == nil { first = index }
+            end = index + 1
+        }
+        guard let first else {
+            self.init(status: status, headers: headers, body: body)
+            return
+        }
+        // Apple's answers carry nothing but the ids: no list is made for the rest then.
+        let rest = first == 0 && end == headers.count ? [] : Array(headers[..<first]) + headers[end...]
+        self.init(status: status, headers: rest, apnsID: apnsID, uniqueID: uniqueID, idsAfter: first, body: body)
+    }
+
     package var status: Int {
         get { responseHead.status }
         set { responseHead.status = newValue }

@@ -51,9 +51,12 @@ final class HeaderReaderTests: XCTestCase {
             the upstream's answer to a relayed channel management request: its channel and request ids, for the record
             """),
         "MockAPNsCore/Decision/SentAnswer.swift": (1, "an answer's fields as written, for the record"),
+        "MockAPNsCore/Model/ProviderRequest.swift": (1, "the upstream's answer, relayed: its ids found among its fields"),
         "MockAPNsConnections/HTTP1ProtocolErrorHandler.swift": (2, "an HTTP/1.1 answer's fields, counted as NIO writes them"),
         "MockAPNsControl/ControlAccessMiddleware.swift": (1, "the control API's own requests (Host lines counted), no provider's"),
         "MockAPNsControl/Dashboard/JournalEventStream.swift": (1, "the control API's own requests (Last-Event-ID), no provider's"),
+        "MockAPNsControl/ControlResponseHeaders.swift": (1, "the control API's own answers: the fields every one of them carries"),
+        "MockAPNsLogging/LogOutput.swift": (2, "a log line's metadata fields, no HTTP fields"),
     ]
 
     func testOneReaderWalksARequestsHeaderList() throws {
@@ -78,6 +81,7 @@ final class HeaderReaderTests: XCTestCase {
         XCTAssertTrue(Self.walksFieldList(#"let id = headers.first(where: { $0.name == "apns-id" })?.value"#))
         XCTAssertTrue(Self.walksFieldList("for field in push.head.fields where field.name.hasPrefix(\"apns-\") {"))
         XCTAssertTrue(Self.walksFieldList("for header in headers {"))
+        XCTAssertTrue(Self.walksFieldList("for (index, header) in headers.enumerated() {"))
         XCTAssertTrue(Self.walksFieldList(#"let hosts = head.headers[canonicalForm: "host"]"#))
         XCTAssertFalse(Self.walksFieldList("let topic = request.head[.apnsTopic]"))
         XCTAssertFalse(Self.walksFieldList(#"// headers.first { $0.name == "apns-id" }"#))
@@ -104,7 +108,7 @@ final class HeaderReaderTests: XCTestCase {
         // No `\b`: Unicode's word boundaries do not fall inside `request.head.fields`.
         if code.contains(/(?:^|[^\w])head\.fields(?!\w)/) { return true }
         guard code.contains(/(?:[hH]eaders|[fF]ields)(?!\w)/) else { return false }
-        if code.contains(/for\s+\w+\s+in\s+[\w.]*(?:[hH]eaders|[fF]ields)(?!\w)/) { return true }
+        if code.contains(/for\s+(?:\w+|\([\w\s,]*\))\s+in\s+[\w.]*(?:[hH]eaders|[fF]ields)(?!\w)/) { return true }
         return code.contains(/\$0\.name(?!\w)|\.name\s*==|canonicalForm:|first\(name:|canonicalName/)
     }
 }
