@@ -111,7 +111,8 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     /// The device token of the last push the core judged: the next push to the same device
     /// shares its string (`ProviderRequest.previousDeviceToken`).
     private var lastDeviceToken: String?
-    /// The fields of the last request relayed upstream, whose strings the next one shares.
+    /// The last request relayed upstream: the next one takes its lists whole when it repeats
+    /// its fields, and shares the strings of those it repeats otherwise.
     private var lastHop: UpstreamHop?
     private var requestsInFlight = 0
     /// Whether the HTTP/2 session started (only such connections count for churn).
