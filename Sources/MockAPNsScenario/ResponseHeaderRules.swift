@@ -1,18 +1,16 @@
 import MockAPNsCore
+import MockAPNsWire
 /// What HTTP/2 allows in a response header field a scenario scripts (RFC 9113 §8.2): names are
 /// lower-case tokens, the server's own pseudo-headers (`:status`) and connection-specific
 /// fields are not the scenario's to send, and values hold no line breaks or NUL.
 enum ResponseHeaderRules {
-    /// Connection-specific fields, which an HTTP/2 message must not carry (RFC 9113 §8.2.2).
-    static let connectionSpecific: Set<String> = ["connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade", "te"]
-
     /// Why `name` cannot be sent, or `nil` when it can.
     static func problem(withName name: String) -> String? {
         if name.isEmpty { return "a header name cannot be empty" }
         if name.hasPrefix(":") {
             return "\"\(name)\" is a pseudo-header; the server writes those itself (the status comes from \"status\")"
         }
-        if connectionSpecific.contains(name) {
+        if HTTPHeader.isConnectionSpecific(name) {
             return "\"\(name)\" is a connection-specific header, which HTTP/2 forbids"
         }
         if let bad = name.unicodeScalars.first(where: { !isLowerCaseTokenCharacter($0) }) {

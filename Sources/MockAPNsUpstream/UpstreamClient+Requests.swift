@@ -35,28 +35,13 @@ extension UpstreamClient {
     }
 
     /// Whether a given field stays out of the request: a pseudo-header (the client sets its
-    /// own), a field HTTP/2 forbids in a request (RFC 9113, section 8.2.2; `te` unless it is
-    /// `trailers`), or `host` (`:authority` replaces it). Names compare byte by byte, ASCII
-    /// letters in either case, by length first: no name is lowercased and none is hashed,
-    /// which for every field of every relayed request cost more than copying the fields.
+    /// own), a field HTTP/2 forbids in a request (`te` unless it is `trailers`), or `host`
+    /// (`:authority` replaces it).
     package static func isLeftOut(_ header: HTTPHeader) -> Bool {
         let name = header.name
         if HTTPHeader.isPseudoField(name) { return true }
-        func named(_ lowercase: StaticString) -> Bool {
-            lowercase.withUTF8Buffer { expected in
-                name.utf8.elementsEqual(expected) { byte, lower in
-                    (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == lower
-                }
-            }
-        }
-        switch name.utf8.count {
-        case 2: return named("te") && header.value.lowercased() != "trailers"
-        case 4: return named("host")
-        case 7: return named("upgrade")
-        case 10: return named("connection") || named("keep-alive")
-        case 16: return named("proxy-connection")
-        case 17: return named("transfer-encoding")
-        default: return false
-        }
+        if name.utf8.count == 4 { return name.lowercased() == "host" }
+        guard HTTPHeader.isConnectionSpecific(name) else { return false }
+        return name.utf8.count != 2 || header.value.lowercased() != "trailers"
     }
 }

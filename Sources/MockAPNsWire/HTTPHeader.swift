@@ -21,6 +21,29 @@ package struct HTTPHeader: Sendable, Hashable, CustomStringConvertible {
     package static func isPseudoField(_ name: String) -> Bool {
         name.utf8.first == UInt8(ascii: ":")
     }
+
+    /// Whether `name` is a connection-specific field, which an HTTP/2 message must not carry
+    /// (RFC 9113, section 8.2.2: `connection`, `keep-alive`, `proxy-connection`,
+    /// `transfer-encoding`, `upgrade`, and `te`, which a request may carry only as
+    /// `trailers`). ASCII letters in either case; compared by length, then byte by byte, so
+    /// that checking every field of a relayed request neither lowercases nor hashes a name.
+    package static func isConnectionSpecific(_ name: String) -> Bool {
+        func named(_ lowercase: StaticString) -> Bool {
+            lowercase.withUTF8Buffer { expected in
+                name.utf8.elementsEqual(expected) { byte, lower in
+                    (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte) == lower
+                }
+            }
+        }
+        switch name.utf8.count {
+        case 2: return named("te")
+        case 7: return named("upgrade")
+        case 10: return named("connection") || named("keep-alive")
+        case 16: return named("proxy-connection")
+        case 17: return named("transfer-encoding")
+        default: return false
+        }
+    }
 }
 
 extension HTTPHeader {

@@ -21,6 +21,18 @@ final class HTTPHeaderTests: XCTestCase {
 final class HTTP2FrameRecordDetailsTests: XCTestCase {
     private let madeID = MessageID.uuid(UUIDBits(high: 0x4F2B_6C1E_9A7D_4E35, low: 0x8C1B_2D3E_4F5A_6B7C, uppercase: true))
 
+    /// RFC 9113, section 8.2.2's fields, in any case; nothing longer, shorter or near them.
+    func testConnectionSpecificFieldsAreRFC9113sListInAnyCase() {
+        for name in ["connection", "Connection", "keep-alive", "KEEP-ALIVE", "proxy-connection", "transfer-encoding",
+                     "Transfer-Encoding", "upgrade", "te", "TE"] {
+            XCTAssertTrue(HTTPHeader.isConnectionSpecific(name), name)
+        }
+        for name in ["", "t", "tes", "host", "connections", "keep_alive", "keep-alivE2", "upgraded", "proxy-connectio",
+                     "transfer-encodings", "content-length", "apns-topic", "k\reep-alive"] {
+            XCTAssertFalse(HTTPHeader.isConnectionSpecific(name), name)
+        }
+    }
+
     func testAResponseReadsComparesAndHashesAsItsHeaderList() {
         let contentType = HTTPHeader(name: "content-type", value: "application/json")
         let extra = HTTPHeader(name: "apns-request-id", value: "r")

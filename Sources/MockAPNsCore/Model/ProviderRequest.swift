@@ -58,12 +58,12 @@ package struct ProviderAnswer: Sendable, Equatable {
         var apnsID: MessageID?
         var uniqueID: MessageID?
         for (index, header) in headers.enumerated() {
-            switch header.name {
-            case "apns-id" where first == nil:
+            let name = header.name
+            if first == nil, name == "apns-id" {
                 apnsID = id(header.value)
-            case "apns-unique-id" where first == nil || (apnsID != nil && uniqueID == nil && index == end):
+            } else if first == nil || (apnsID != nil && uniqueID == nil && index == end), name == "apns-unique-id" {
                 uniqueID = id(header.value)
-            default:
+            } else {
                 continue
             }
             if first == nil { first = index }
