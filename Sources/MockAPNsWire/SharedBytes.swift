@@ -105,16 +105,21 @@ extension SharedBytes: Equatable {
     }
 }
 
-/// Where one connection copies the bytes its requests carry, so they can be shared: blocks of
-/// `blockSize` bytes, each filled front to back. A full block is used again from its start
-/// when nothing names a range of it any more (the records of its notifications have been
-/// read), else a new one is allocated: under steady load a connection goes round two or three
-/// blocks, and allocates nothing per request.
+/// Where one connection copies the bytes its requests carry, so they can be shared: blocks
+/// filled front to back. A full block is used again from its start when nothing names a range
+/// of it any more (the records of its notifications have been read), else a new one is
+/// allocated: under steady load a connection goes round two or three blocks, and allocates
+/// nothing per request.
 ///
-/// A value is used by one connection, on its event loop. Bytes longer than a quarter of a
-/// block get an array of their own, so one long payload does not pin a block.
+/// Blocks start small and double, up to `blockSize`: a connection that sends a notification
+/// now and then holds a few KiB, one under load 64 KiB blocks. Bytes longer than a quarter of
+/// the largest block get an array of their own, so one long payload does not pin a block. A
+/// value is used by one connection, on its event loop.
 package struct ByteArena: Sendable {
+    /// The largest block.
     package static let blockSize = 64 * 1024
+    /// The first block.
+    package static let firstBlockSize = 4 * 1024
 
     private var block: ByteArenaBlock?
     /// Bytes of `block` already handed out.
@@ -126,12 +131,15 @@ package struct ByteArena: Sendable {
 
     package init() {}
 
+    /// The bytes the arena's blocks hold (the current one and the spare).
+    package var bytesHeld: Int { (block?.capacity ?? 0) + (spare?.capacity ?? 0) }
+
     /// A shared copy of `bytes`.
     package mutating func copy(_ bytes: UnsafeRawBufferPointer) -> SharedBytes {
         let count = bytes.count
         guard count > 0 else { return SharedBytes() }
         guard count <= Self.blockSize / 4 else { return SharedBytes([UInt8](bytes)) }
-        if block == nil || used + count > Self.blockSize { startBlock() }
+        if used + count > (block?.capacity ?? 0) { startBlock(holding: count) }
         guard let block, let source = bytes.baseAddress else { return SharedBytes([UInt8](bytes)) }
         (block.base + used).copyMemory(from: source, byteCount: count)
         let shared = SharedBytes(block: block, offset: used, count: count)
@@ -139,16 +147,18 @@ package struct ByteArena: Sendable {
         return shared
     }
 
-    /// Moves on to an empty block: the spare, if nothing names its ranges any more, else a new
-    /// one. The full block becomes the spare.
-    private mutating func startBlock() {
+    /// Moves on to an empty block with room for `count` bytes: the spare, if nothing names its
+    /// ranges any more and it is as large as the next block would be, else a new one, twice
+    /// the size of the last (up to `blockSize`). The full block becomes the spare.
+    private mutating func startBlock(holding count: Int) {
+        let size = min(Self.blockSize, max(Self.firstBlockSize, 2 * (block?.capacity ?? 0), count))
         var next: ByteArenaBlock?
-        if spare != nil, isKnownUniquelyReferenced(&spare) {
+        if (spare?.capacity ?? 0) >= size, isKnownUniquelyReferenced(&spare) {
             next = spare
         }
         spare = block
         if next == nil {
-            next = ByteArenaBlock(capacity: Self.blockSize)
+            next = ByteArenaBlock(capacity: size)
             blocksAllocated += 1
         }
         block = next
