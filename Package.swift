@@ -53,7 +53,7 @@ let package = Package(
         ),
         // The legacy binary protocol's rules: frame decoder and parser, the connection's
         // session, feedback tuples, the mistakes it diagnoses. No I/O.
-        .target(name: "MockAPNsLegacy", dependencies: ["MockAPNsCore", "MockAPNsJSON"]),
+        .target(name: "MockAPNsLegacy", dependencies: ["MockAPNsCore", "MockAPNsJSON", "MockAPNsWire"]),
         // Broadcast push (iOS 18): channels, the channel management API's and broadcast sends'
         // decisions. No I/O.
         .target(name: "MockAPNsBroadcast", dependencies: ["MockAPNsCore", "MockAPNsWire", "MockAPNsJournal"]),
@@ -259,6 +259,7 @@ let package = Package(
             dependencies: [
                 "MockAPNsCore",
                 "MockAPNsJSON",
+                "MockAPNsWire",
                 "MockAPNsLegacy",
                 "MockAPNsJournal",
                 "MockAPNsScenario",

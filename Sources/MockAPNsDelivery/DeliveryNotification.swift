@@ -73,7 +73,7 @@ package struct DeliveryNotification: Sendable, Equatable {
     /// Whether the notification `record` describes enters the delivery model: the client was
     /// told it was accepted, and it names a device.
     package static func entersModel(_ record: NotificationRecord) -> Bool {
-        record.accepted && !record.dropped && !record.deviceToken.isEmpty
+        record.accepted && !record.dropped && !record.deviceTokenIsEmpty
     }
 
     /// The app it is for: the topic without its push-type suffix (Apple stores one

@@ -29,6 +29,10 @@ package final class ConnectionJournal: @unchecked Sendable {
     @exclusivity(unchecked) private var isHolding = false
     /// When the first held event happened: read once per read, not once per event.
     @exclusivity(unchecked) private var heldSince: (wallTime: Int64, monotonic: UInt64)?
+    /// How many times events went from here to the journal (a commit, or an event recorded at
+    /// once): after one, the journal's readers may hold what was recorded before it
+    /// (`LegacyRecordWriter` starts a new block then).
+    @exclusivity(unchecked) package private(set) var handOvers: UInt64 = 0
 
     package init(journal: Journal?, connectionID: UInt64) {
         self.journal = journal
@@ -40,6 +44,7 @@ package final class ConnectionJournal: @unchecked Sendable {
         guard let journal else { return }
         let kind = kind.recordable(journal.options.providerTokens)
         guard isHolding else {
+            handOvers &+= 1
             journal.record(kind, connection: connectionID, stream: stream)
             return
         }
@@ -51,6 +56,7 @@ package final class ConnectionJournal: @unchecked Sendable {
     package func record(_ first: JournalEventKind, then second: JournalEventKind, stream: Int32? = nil) {
         guard let journal else { return }
         guard isHolding else {
+            handOvers &+= 1
             let providerTokens = journal.options.providerTokens
             journal.record(first.recordable(providerTokens), then: second.recordable(providerTokens), connection: connectionID, stream: stream)
             return
@@ -86,6 +92,7 @@ package final class ConnectionJournal: @unchecked Sendable {
     package func commit() {
         guard let journal, let since = heldSince else { return }
         heldSince = nil
+        handOvers &+= 1
         journal.record(held: held, connection: connectionID, wallTime: since.wallTime, monotonic: since.monotonic)
         // A connection's usual read keeps its buffer; a rare huge one does not pin its memory.
         held.removeAll(keepingCapacity: held.count <= 512)

@@ -180,6 +180,17 @@ struct JournalByteWriter {
         value.withUnsafeBytes { field($0) }
     }
 
+    /// Shared bytes (a record's payload), read in place.
+    mutating func data(_ value: SharedBytes) {
+        value.withUnsafeBytes { field($0) }
+    }
+
+    /// A string or byte string field (the same layout) from bytes in place: a compact
+    /// record's token digits or payload.
+    mutating func text(_ bytes: UnsafeRawBufferPointer) {
+        field(bytes)
+    }
+
     /// An identifier (`apns-id`, `apns-unique-id`): a form byte (`JournalBytes.IdentifierForm`),
     /// then a canonical UUID with letters of one case as its 16 bytes, or anything else as a
     /// string. Every id the server makes, and every id Apple sends, is such a UUID: 17 bytes

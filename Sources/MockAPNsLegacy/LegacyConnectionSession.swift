@@ -232,7 +232,7 @@ package struct LegacyConnectionSession: Sendable {
                 return fail(.frame(LegacyFrameError(
                     command: notification.command.rawValue, identifier: notification.identifier,
                     problem: .payloadNotJSON(offset: offset), token: notification.token, payloadLength: notification.payload.count,
-                    payload: notification.payload
+                    payload: notification.payload.array
                 )), observe)
             }
             if let reason = decide(notification.pushRequest(), json) {

@@ -1,3 +1,4 @@
+import MockAPNsWire
 import MockAPNsCore
 /// What the decoder found, in stream order.
 package enum LegacyDecoderEvent: Sendable, Equatable {
@@ -68,6 +69,8 @@ package struct LegacyFrameDecoder: Sendable {
     /// The hex token of the last notification read: the next one to the same device shares
     /// its string.
     private var lastDeviceToken = ""
+    /// Where the notifications' payloads are copied, to be shared by their decisions and records.
+    private var arena = ByteArena()
     /// Byte-swapped identifiers are pointed out once per connection, not on every frame.
     private var reportedSwappedIdentifier = false
 
@@ -174,7 +177,7 @@ package struct LegacyFrameDecoder: Sendable {
         switch decision {
         case .complete(let length):
             let frame = frameStart.legacyPrefix(length)
-            let parsed = LegacyFrameParser.parse(frame, limits: limits, previousToken: lastDeviceToken)
+            let parsed = LegacyFrameParser.parse(frame, limits: limits, previousToken: lastDeviceToken, arena: &arena)
             var examined: PayloadJSON?
             if detectsMistakes {
                 examined = PayloadJSON(parsed.payload)

@@ -1,3 +1,4 @@
+import MockAPNsWire
 import MockAPNsCore
 /// The frame layouts of commands 0, 1 and 2 as pure functions over bytes that start at a
 /// frame boundary. `LegacyFrameDecoder` owns the stream; this type only answers "how long is
@@ -94,15 +95,18 @@ enum LegacyFrameParser {
 
     /// Reads a complete frame (as measured by `scan`) into a notification or an error.
     /// `previousToken` is the hex token of the connection's previous notification: the same
-    /// token is given as that string, not a new one.
-    static func parse(_ frame: UnsafeRawBufferPointer, limits: LegacyLimits, previousToken: String = "") -> Parsed {
+    /// token is given as that string, not a new one. A notification's payload is copied into
+    /// `arena`, the connection's, where the decision and the record share it.
+    static func parse(
+        _ frame: UnsafeRawBufferPointer, limits: LegacyLimits, previousToken: String = "", arena: inout ByteArena
+    ) -> Parsed {
         var cursor = LegacyByteCursor(frame)
         let commandByte = cursor.readUInt8() ?? 0xFF
         switch LegacyCommand(rawValue: commandByte) {
         case .simple?, .enhanced?:
-            return parseSimpleOrEnhanced(frame, cursor: cursor, limits: limits, previousToken: previousToken)
+            return parseSimpleOrEnhanced(frame, cursor: cursor, limits: limits, previousToken: previousToken, arena: &arena)
         case .frame?:
-            return parseItems(frame, cursor: cursor, limits: limits, previousToken: previousToken)
+            return parseItems(frame, cursor: cursor, limits: limits, previousToken: previousToken, arena: &arena)
         case nil:
             return Parsed(result: .failure(error(commandByte, nil, .unknownCommand(commandByte), true, frame)))
         }
@@ -112,7 +116,8 @@ enum LegacyFrameParser {
         _ frame: UnsafeRawBufferPointer,
         cursor: LegacyByteCursor,
         limits: LegacyLimits,
-        previousToken: String
+        previousToken: String,
+        arena: inout ByteArena
     ) -> Parsed {
         var cursor = cursor
         let command: LegacyCommand = frame[0] == LegacyCommand.simple.rawValue ? .simple : .enhanced
@@ -137,7 +142,7 @@ enum LegacyFrameParser {
             identifier: identifier,
             expiry: expiry,
             deviceToken: lowercaseHex(token, reusing: previousToken),
-            payload: [UInt8](payload),
+            payload: arena.copy(payload),
             frameLength: frame.count
         )
         return Parsed(result: .success(notification), token: token, payload: payload)
@@ -149,7 +154,8 @@ enum LegacyFrameParser {
         _ frame: UnsafeRawBufferPointer,
         cursor: LegacyByteCursor,
         limits: LegacyLimits,
-        previousToken: String
+        previousToken: String,
+        arena: inout ByteArena
     ) -> Parsed {
         var cursor = cursor
         _ = cursor.readUInt32()  // the frame length, already checked by `scan`
@@ -223,7 +229,7 @@ enum LegacyFrameParser {
             identifier: identifier,
             expiry: expiry,
             deviceToken: token.map { lowercaseHex($0, reusing: previousToken) } ?? "",
-            payload: payload.map { [UInt8]($0) } ?? [],
+            payload: payload.map { arena.copy($0) } ?? SharedBytes(),
             priority: priority,
             frameLength: frame.count
         )

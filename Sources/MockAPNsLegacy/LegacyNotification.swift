@@ -1,3 +1,4 @@
+import MockAPNsWire
 import MockAPNsCore
 import MockAPNsJSON
 /// The item ids of a command-2 frame.
@@ -24,8 +25,9 @@ package struct LegacyNotification: Sendable, Equatable {
     /// decision core, the registry and the journal read. The bytes themselves are not kept, so
     /// a notification costs no allocation for them.
     package var deviceToken: String
-    /// The payload bytes (JSON, if the provider got it right).
-    package var payload: [UInt8]
+    /// The payload bytes (JSON, if the provider got it right), in the connection's arena as
+    /// the parser copied them (`ByteArena`), so the decision and the record share them.
+    package var payload: SharedBytes
     /// The priority item (command 2 only, 5 or 10); `nil` when absent, meaning 10.
     package var priority: Priority?
     /// The frame's size on the wire, command byte included.
@@ -42,7 +44,7 @@ package struct LegacyNotification: Sendable, Equatable {
     ) {
         self.init(
             command: command, identifier: identifier, expiry: expiry, deviceToken: token.withUnsafeBytes(lowercaseHex),
-            payload: payload, priority: priority, frameLength: frameLength
+            payload: SharedBytes(payload), priority: priority, frameLength: frameLength
         )
     }
 
@@ -52,7 +54,7 @@ package struct LegacyNotification: Sendable, Equatable {
         identifier: UInt32? = nil,
         expiry: UInt32? = nil,
         deviceToken: String,
-        payload: [UInt8],
+        payload: SharedBytes,
         priority: Priority? = nil,
         frameLength: Int? = nil
     ) {
@@ -117,7 +119,7 @@ package struct LegacyNotification: Sendable, Equatable {
                 return out
             }
             item(.deviceToken, token)
-            item(.payload, payload)
+            item(.payload, payload.array)
             if let identifier { item(.identifier, bigEndian(identifier)) }
             if let expiry { item(.expiration, bigEndian(expiry)) }
             if let priority { item(.priority, [UInt8(truncatingIfNeeded: priority.rawValue)]) }

@@ -1,3 +1,4 @@
+import MockAPNsWire
 import MockAPNsCore
 import MockAPNsJournal
 import MockAPNsLegacy
@@ -13,6 +14,11 @@ struct LegacyJournaling {
     /// Routes each notification to the topic the decision uses (the certificate's).
     var decider: PushDecider? = nil
     var environment: APNsEnvironment = .sandbox
+    /// What the connection's accepted notifications share in their records, kept while the
+    /// route and the authentication stay the same.
+    let recordContexts = LegacyRecordContexts()
+    /// Where the connection's accepted notifications are written as compact records.
+    let compactRecords = LegacyRecordWriter()
 
     /// Records what the codec and the decision core made of the connection's bytes, for the
     /// events whose answer is already known: an accepted notification (answered with silence)
@@ -72,18 +78,27 @@ struct LegacyJournaling {
     }
 
     /// Where the decision core sends a legacy notification: frames name no topic, so every
-    /// one goes to the certificate's topic, with the push type that topic implies.
+    /// one goes to the certificate's topic, with the push type that topic implies. With it,
+    /// what the records of the notifications sent there share.
     func route(_ authentication: AuthenticationResult) -> LegacyRoute {
-        guard let decider else { return LegacyRoute(topic: nil, pushType: nil) }
+        guard let decider else {
+            return LegacyRoute(topic: nil, pushType: nil, context: recordContexts.context(
+                topic: nil, pushType: nil, authentication: authentication, environment: environment
+            ))
+        }
         let route = decider.route(
             topic: nil, pushType: nil, transport: .legacy,
             context: DecisionContext(environment: environment, authentication: authentication)
         )
-        return LegacyRoute(topic: route.topic, pushType: route.pushType)
+        let context = recordContexts.context(
+            topic: route.topic, pushType: route.pushType?.rawValue, authentication: authentication, environment: environment
+        )
+        return LegacyRoute(topic: route.topic, pushType: route.pushType, context: context)
     }
 
     /// The record of a notification read whole, made from the notification and its route: no
-    /// request value is copied for it.
+    /// request value is copied for it. An accepted notification that no rule touched, nearly
+    /// every one, is a compact record; others (a refusal, a rule's fault) are boxed.
     private func record(
         _ notification: LegacyNotification, route: LegacyRoute, authentication: AuthenticationResult, sent: SentAnswer
     ) {
@@ -92,15 +107,24 @@ struct LegacyJournaling {
             deviceToken: notification.deviceToken, payloadLength: notification.payload.count,
             frameLength: notification.frameLength
         )
-        let record = NotificationRecord(
-            transport: .legacy, deviceToken: notification.deviceToken, topic: route.topic,
-            pushType: route.pushType?.rawValue, priority: notification.priority?.rawValue,
+        recorder.record(.legacyFrame(frame), then: .notification(record(of: notification, route: route, sent: sent)))
+    }
+
+    private func record(of notification: LegacyNotification, route: LegacyRoute, sent: SentAnswer) -> NotificationRecord {
+        if sent.accepted, sent.fault == nil, sent.rule == nil, let compact = compactRecords.record(
+            deviceToken: notification.deviceToken, payload: notification.payload, context: route.context,
+            command: notification.command.rawValue, identifier: notification.identifier, expiry: notification.expiry,
+            priority: notification.priority?.rawValue, payloadIsJSON: nil, handOvers: recorder.handOvers
+        ) {
+            return compact
+        }
+        return NotificationRecord(
+            payloadBytes: notification.payload, transport: .legacy, deviceToken: notification.deviceToken,
+            topic: route.topic, pushType: route.pushType?.rawValue, priority: notification.priority?.rawValue,
             expiration: notification.expiry.map(Int64.init),
             legacyIdentifier: notification.identifier, legacyCommand: notification.command.rawValue,
-            payload: notification.payload, authentication: JournalAuthentication(authentication), answer: sent,
-            environment: environment
+            authentication: route.context.authentication, answer: sent, environment: environment
         )
-        recorder.record(.legacyFrame(frame), then: .notification(record))
     }
 
     /// A frame the codec refused: its frame event, then a notification record with what was
@@ -127,7 +151,7 @@ struct LegacyJournaling {
     /// A frame discarded unexamined after the failure or shutdown, with what was read of it.
     private func recordDropped(_ frame: LegacyDroppedFrame, authentication: AuthenticationResult) {
         let token = frame.token.map { JournalJSON.hex($0) }
-        var payload: [UInt8] = []
+        var payload = SharedBytes()
         var payloadLength: Int?
         var frameLength: Int?
         var problem: String?
@@ -150,8 +174,8 @@ struct LegacyJournaling {
             frameLength: frameLength, problem: problem, dropped: true
         )))
         let record = NotificationRecord(
-            transport: .legacy, deviceToken: token ?? "", topic: route(authentication).topic, priority: priority,
-            expiration: expiration, legacyIdentifier: frame.identifier, legacyCommand: frame.command, payload: payload,
+            payloadBytes: payload, transport: .legacy, deviceToken: token ?? "", topic: route(authentication).topic, priority: priority,
+            expiration: expiration, legacyIdentifier: frame.identifier, legacyCommand: frame.command,
             payloadLength: max(payloadLength ?? 0, payload.count), authentication: JournalAuthentication(authentication),
             answer: SentAnswer(accepted: false), dropped: true, problem: problem, environment: environment
         )
@@ -181,4 +205,24 @@ extension SentAnswer {
 struct LegacyRoute {
     var topic: String?
     var pushType: PushType?
+    /// What the records of accepted notifications sent this way share.
+    var context: LegacyRecordContext
+}
+
+/// The record context a legacy connection's accepted notifications share
+/// (`LegacyRecordContext`): the last one made, given again while the route, the
+/// authentication and the environment are the same. Used on the connection's event loop only.
+final class LegacyRecordContexts: @unchecked Sendable {
+    private var last: LegacyRecordContext?
+
+    func context(
+        topic: String?, pushType: String?, authentication: AuthenticationResult, environment: APNsEnvironment
+    ) -> LegacyRecordContext {
+        if let last, last.matches(topic: topic, pushType: pushType, authentication: authentication, environment: environment) {
+            return last
+        }
+        let context = LegacyRecordContext(topic: topic, pushType: pushType, authentication: authentication, environment: environment)
+        last = context
+        return context
+    }
 }

@@ -150,7 +150,7 @@ package enum AccessEntry {
             bytes.append(UInt8(ascii: " "))
             Self.append(record.transport.rawValue, to: &bytes)
             Self.append(" token=", to: &bytes)
-            Self.appendPrefix(of: record.deviceToken, count: 8, orIfEmpty: UInt8(ascii: "-"), to: &bytes)
+            record.withDeviceTokenUTF8 { Self.appendPrefix(of: $0, count: 8, orIfEmpty: UInt8(ascii: "-"), to: &bytes) }
             Self.append(" topic=", to: &bytes)
             Self.append(record.topic ?? "-", to: &bytes)
             Self.append(" type=", to: &bytes)
@@ -256,11 +256,10 @@ package enum AccessEntry {
         text.withUTF8 { bytes.append(contentsOf: $0) }
     }
 
-    /// The first `count` bytes of `text` (the whole of a shorter one), or `empty` when it is empty.
-    package static func appendPrefix(of text: String, count: Int, orIfEmpty empty: UInt8, to bytes: inout [UInt8]) {
+    /// The first `count` of `text`'s bytes (the whole of a shorter one), or `empty` when it has none.
+    package static func appendPrefix(of text: UnsafeRawBufferPointer, count: Int, orIfEmpty empty: UInt8, to bytes: inout [UInt8]) {
         guard !text.isEmpty else { return bytes.append(empty) }
-        var text = text
-        text.withUTF8 { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: $0.prefix(count))) }
+        bytes.append(contentsOf: UnsafeRawBufferPointer(rebasing: text.prefix(count)))
     }
 
     /// The decimal digits of `value`, without making a string.
@@ -408,7 +407,8 @@ extension NotificationRecord {
     /// when the answer is their refusal (or there is no other), otherwise the request's own
     /// problem. A request refused for its path says so, not why its credentials were wrong.
     var causeOfAnswer: String? {
-        guard let reason, reason != authentication.refusal else { return authentication.detail ?? problem }
+        guard let reason else { return withAuthentication { $0.detail } ?? problem }
+        guard reason != withAuthentication({ $0.refusal }) else { return withAuthentication { $0.detail } ?? problem }
         return problem
     }
 }

@@ -152,12 +152,11 @@ package final class ServerMetrics: Sendable {
 
         package init(_ record: NotificationRecord) {
             transport = record.transport
-            status = record.status
             dropped = record.dropped
-            legacyStatus = record.legacyStatus
-            reason = record.reason
-            fault = record.answer.fault?.name
-            accepted = record.accepted
+            // The answer's fields read in one look where the record holds it.
+            (status, legacyStatus, reason, fault, accepted) = record.withAnswer { answer in
+                (answer.status, answer.legacyPacket?.status, answer.reason, answer.fault?.name, answer.accepted)
+            }
         }
 
         /// The `status` label, as written: the HTTP status, or the legacy status byte (0 for a

@@ -14,8 +14,8 @@ package struct ScenarioRequest: Sendable {
     package var pushType: String?
     /// `apns-priority` as sent, if it is a number.
     package var priority: Int?
-    /// The payload bytes.
-    package var payload: [UInt8]
+    /// The payload bytes (a legacy frame's, in its connection's arena).
+    package var payload: SharedBytes
     /// The payload's true size (an HTTP/2 body may be stored cut short).
     package var payloadSize: Int
     /// The request's one examination of its payload, when its mouth made it keeping the JSON
@@ -34,6 +34,20 @@ package struct ScenarioRequest: Sendable {
         pushType: String?,
         priority: Int?,
         payload: [UInt8],
+        payloadSize: Int? = nil,
+        authentication: AuthenticationResult
+    ) {
+        self.init(transport: transport, deviceToken: deviceToken, topic: topic, pushType: pushType, priority: priority,
+                  payloadBytes: SharedBytes(payload), payloadSize: payloadSize, authentication: authentication)
+    }
+
+    package init(
+        transport: Transport,
+        deviceToken: String?,
+        topic: String?,
+        pushType: String?,
+        priority: Int?,
+        payloadBytes payload: SharedBytes,
         payloadSize: Int? = nil,
         authentication: AuthenticationResult
     ) {
@@ -85,7 +99,7 @@ package struct ScenarioRequest: Sendable {
         }
         self.init(transport: request.transport, deviceToken: request.deviceToken, topic: topic,
                   pushType: request.pushType?.rawValue, priority: request.priority?.rawValue,
-                  payload: request.payload, authentication: authentication)
+                  payloadBytes: request.payload, authentication: authentication)
     }
 
     /// These facts with the topic and push type the decision core routes the request to

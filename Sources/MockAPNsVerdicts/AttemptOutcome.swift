@@ -42,12 +42,15 @@ enum AttemptOutcome: Sendable, Equatable {
 
     /// The outcome of the attempt `record` describes.
     init(_ record: NotificationRecord) {
-        let answer = record.answer
+        self = record.withAnswer { answer in Self(answer, dropped: record.dropped) }
+    }
+
+    private init(_ answer: SentAnswer, dropped: Bool) {
         if answer.accepted {
             self = .accepted
             return
         }
-        if record.dropped {
+        if dropped {
             self = .interrupted(.dropped)
             return
         }

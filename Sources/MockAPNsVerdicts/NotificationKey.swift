@@ -9,13 +9,13 @@ struct NotificationKey: Hashable, Sendable {
 
     init(_ record: NotificationRecord) {
         var hash = Fingerprint()
-        hash.add(record.deviceToken.utf8)
+        record.withDeviceTokenUTF8 { hash.add($0.bindMemory(to: UInt8.self)) }
         // 0xFF never occurs in UTF-8: it separates the fields unambiguously.
         hash.add(UInt8(0xFF))
         hash.add((record.topic ?? "").utf8)
         hash.add(UInt8(record.topic == nil ? 0xFE : 0xFF))
         hash.add(word: UInt64(record.payloadLength))
-        hash.add(record.payload)
+        record.withPayloadBytes { hash.add($0.bindMemory(to: UInt8.self)) }
         fingerprint = hash.finished
     }
 }

@@ -11,15 +11,10 @@ extension ProviderJudge {
         into found: inout [ProviderVerdict]
     ) {
         // Once a connection's provider is known, nothing of its credentials is read again.
-        if connections[id]?.providerSlot == nil {
-            let authentication = record.authentication
-            if authentication.kind == "providerToken", let team = authentication.teamID, let key = authentication.keyID {
-                identify(id, as: .providerToken(teamID: team, keyID: key), at: answeredAt, into: &found)
-            } else if authentication.kind == "vapid", authentication.refusal == nil, let key = authentication.keyID {
-                identify(id, as: .vapidKey(key), at: answeredAt, into: &found)
-            } else if authentication.kind == "none" {
-                identify(id, as: .unidentified, at: answeredAt, into: &found)
-            }
+        // Read in place: a certificate connection's provider is not known this way, and its
+        // every notification looks again.
+        if connections[id]?.providerSlot == nil, let provider = record.withAuthentication(Self.provider(authenticatedBy:)) {
+            identify(id, as: provider, at: answeredAt, into: &found)
         }
         var connection = connections[id] ?? ConnectionTrack(transport: record.transport, openedAt: answeredAt)
         // Bytes that start no legacy frame (a mis-framed payload's tail) are no notification:
@@ -31,17 +26,17 @@ extension ProviderJudge {
             if connection.notifications == 1 { tracks[slot].churn.idleAfterFirstRequest(id) }
             if connection.notifications == 2 { tracks[slot].churn.reused(id) }
         }
-        guard !record.deviceToken.isEmpty else { return }
+        guard !record.deviceTokenIsEmpty else { return }
         if record.isLegacyFrameDroppedAfterAnError, refusedOnItsConnection(record, connection: id) { return }
 
         // The answer went out `delayMilliseconds` plus the server's own handling after arrival.
         // Clamped: a journal file is input, and its numbers may be anything.
-        let delay = Int64(clamping: record.answer.delayMilliseconds ?? 0).multipliedReportingOverflow(by: 1000)
+        let delay = Int64(clamping: record.withAnswer { $0.delayMilliseconds } ?? 0).multipliedReportingOverflow(by: 1000)
         let held = (delay.overflow ? JudgeClock.limit : delay.partialValue)
             .addingReportingOverflow(Int64(clamping: record.handlingMicroseconds ?? 0))
         let arrivedAt = answeredAt - min(max(0, held.overflow ? JudgeClock.limit : held.partialValue), answeredAt)
         let outcome = AttemptOutcome(record)
-        if record.answer.fault?.dropsConnection == true, let provider = provider(ofConnection: id), connections[id]?.dropped == false {
+        if record.fault?.dropsConnection == true, let provider = provider(ofConnection: id), connections[id]?.dropped == false {
             // The server dropped the connection here; the client may reconnect before the
             // close is recorded, so the drop counts from the fault.
             connections[id]?.dropped = true
@@ -89,6 +84,16 @@ extension ProviderJudge {
             }
             finish(chain, key: key, outcome: outcome, connection: id)
         }
+    }
+
+    /// The provider the authentication names, when it names one.
+    private static func provider(authenticatedBy authentication: JournalAuthentication) -> ProviderIdentity? {
+        if authentication.kind == "providerToken", let team = authentication.teamID, let key = authentication.keyID {
+            return .providerToken(teamID: team, keyID: key)
+        }
+        if authentication.kind == "vapid", authentication.refusal == nil, let key = authentication.keyID { return .vapidKey(key) }
+        if authentication.kind == "none" { return .unidentified }
+        return nil
     }
 
     /// Whether the error that ended `record`'s connection already refused its token for good

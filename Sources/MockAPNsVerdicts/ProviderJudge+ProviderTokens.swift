@@ -26,8 +26,14 @@ extension ProviderJudge {
                 deviceToken: record.deviceToken, notifications: [sequence], connections: [id]
             ), on: id, into: &found)
         }
-        guard let issuedAt = record.authentication.issuedAt, let team = record.authentication.teamID,
-              let key = record.authentication.keyID else { return }
+        // Read in place: most notifications carry no provider token and copy nothing.
+        let credentials = record.withAuthentication { authentication -> (issuedAt: Int64, team: String, key: String)? in
+            guard let issuedAt = authentication.issuedAt, let team = authentication.teamID, let key = authentication.keyID else {
+                return nil
+            }
+            return (issuedAt, team, key)
+        }
+        guard let (issuedAt, team, key) = credentials else { return }
         if let last = lastTokens[id], last.issuedAt == issuedAt, last.teamID == team, last.keyID == key { return }
         if connections[id] != nil { lastTokens[id] = (issuedAt, team, key) }
         let provider = ProviderIdentity.providerToken(teamID: team, keyID: key)

@@ -205,7 +205,7 @@ final class LegacyMisframedPieceTests: XCTestCase {
         let stream = legacyBytes("01") + LegacyFixtures.bigEndian(3) + legacyBytes("00000000 0020") + LegacyFixtures.token
             + [0, UInt8(cut)] + json
         let events = legacyDecodeAll(stream)
-        XCTAssertEqual(events.notifications.first?.payload, Array(json.prefix(cut)), "the first piece is accepted by the codec")
+        XCTAssertEqual(events.notifications.first?.payload.array, Array(json.prefix(cut)), "the first piece is accepted by the codec")
         XCTAssertTrue(events.diagnoses.contains(.payloadNotJSON(identifier: 3, offset: nil)), "\(events.diagnoses)")
         XCTAssertTrue(events.diagnoses.contains { if case .payloadLengthTooShort = $0 { true } else { false } }, "\(events.diagnoses)")
     }

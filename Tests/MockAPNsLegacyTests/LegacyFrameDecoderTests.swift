@@ -18,7 +18,7 @@ final class LegacyFrameDecoderTests: XCTestCase {
         XCTAssertNil(notification.identifier)
         XCTAssertNil(notification.expiry)
         XCTAssertEqual(notification.token, LegacyFixtures.token)
-        XCTAssertEqual(notification.payload, LegacyFixtures.payload)
+        XCTAssertEqual(notification.payload.array, LegacyFixtures.payload)
         XCTAssertNil(notification.priority)
         XCTAssertEqual(notification.frameLength, 47)
         XCTAssertEqual(LegacyNotification(command: .simple, token: LegacyFixtures.token, payload: LegacyFixtures.payload).encoded(), wire)
@@ -30,7 +30,7 @@ final class LegacyFrameDecoderTests: XCTestCase {
         XCTAssertNil(request.expiration)
         XCTAssertNil(request.priority, "command 0 means Apple's default priority, 10")
         XCTAssertNil(request.topic)
-        XCTAssertEqual(request.payload, LegacyFixtures.payload)
+        XCTAssertEqual(request.payload.array, LegacyFixtures.payload)
     }
 
     /// Notifications to the device of the one before share its hex token string, in every

@@ -1,3 +1,4 @@
+import MockAPNsWire
 /// One notification, normalized: the same value whether it came from an HTTP/2 stream or a
 /// legacy binary frame. The decision core reads only this.
 package struct PushRequest: Sendable, Equatable {
@@ -17,8 +18,9 @@ package struct PushRequest: Sendable, Equatable {
     package var priority: Priority?
     /// `apns-collapse-id`, if sent.
     package var collapseID: String?
-    /// The JSON payload bytes.
-    package var payload: [UInt8]
+    /// The JSON payload bytes: an HTTP/2 body's array, or a legacy frame's payload in its
+    /// connection's arena.
+    package var payload: SharedBytes
     /// The legacy notification identifier (command 1 and 2), echoed in error packets.
     package var legacyIdentifier: UInt32?
 
@@ -31,7 +33,7 @@ package struct PushRequest: Sendable, Equatable {
         expiration: Int64? = nil,
         priority: Priority? = nil,
         collapseID: String? = nil,
-        payload: [UInt8],
+        payload: SharedBytes,
         legacyIdentifier: UInt32? = nil
     ) {
         self.transport = transport
@@ -44,5 +46,25 @@ package struct PushRequest: Sendable, Equatable {
         self.collapseID = collapseID
         self.payload = payload
         self.legacyIdentifier = legacyIdentifier
+    }
+
+    /// A request whose payload is an array (an HTTP/2 body, a test's bytes).
+    package init(
+        transport: Transport,
+        deviceToken: String,
+        topic: String? = nil,
+        pushType: PushType? = nil,
+        apnsID: String? = nil,
+        expiration: Int64? = nil,
+        priority: Priority? = nil,
+        collapseID: String? = nil,
+        payload: [UInt8],
+        legacyIdentifier: UInt32? = nil
+    ) {
+        self.init(
+            transport: transport, deviceToken: deviceToken, topic: topic, pushType: pushType, apnsID: apnsID,
+            expiration: expiration, priority: priority, collapseID: collapseID, payload: SharedBytes(payload),
+            legacyIdentifier: legacyIdentifier
+        )
     }
 }

@@ -1,3 +1,4 @@
+import MockAPNsWire
 /// Where a notification payload stops being JSON, as the "payload is not JSON" diagnosis says
 /// it on both protocols; `PayloadJSON` finds it. Whether such a payload is refused is
 /// `ValidationOptions.nonObjectPayload` (and, on the legacy gateway, `invalidJSONPayload`).
@@ -47,6 +48,10 @@ package struct PayloadJSON: Sendable, Equatable {
     /// Examines `payload`; with `keepingValue`, also makes its JSON value, once, for every
     /// reader of the request that needs its structure.
     package init(_ payload: [UInt8], keepingValue: Bool = false) {
+        self = payload.withUnsafeBytes { PayloadJSON($0, keepingValue: keepingValue) }
+    }
+
+    package init(_ payload: SharedBytes, keepingValue: Bool = false) {
         self = payload.withUnsafeBytes { PayloadJSON($0, keepingValue: keepingValue) }
     }
 

@@ -32,12 +32,10 @@ public struct JournalEvent: Sendable, Equatable {
     /// The notification, when this event is one, stamped with the event's sequence, time,
     /// connection and stream.
     public var notification: NotificationRecord? {
-        guard case .notification(var record) = kind else { return nil }
-        record.sequence = sequence
-        record.wallTimeMilliseconds = wallTimeMilliseconds
-        record.connectionID = connectionID ?? record.connectionID
-        record.streamID = streamID ?? record.streamID
-        return record
+        guard case .notification(let record) = kind else { return nil }
+        return record.stamped(
+            sequence: sequence, wallTimeMilliseconds: wallTimeMilliseconds, connectionID: connectionID, streamID: streamID
+        )
     }
 
     /// The event's type as the JSON form and the control API name it: `notification`,

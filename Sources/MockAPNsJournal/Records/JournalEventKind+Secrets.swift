@@ -45,8 +45,14 @@ extension NotificationRecord {
     /// never: a device token, topic or UUID holds no JWS's structure).
     package func recordable(_ providerTokens: ProviderTokenRecording) -> NotificationRecord {
         // A legacy record's fields are the server's own (the token as hex of its bytes, the
-        // certificate's topic); only a problem quoting what was sent needs a look.
-        if transport == .legacy, problem == nil, authentication.detail == nil { return self }
+        // certificate's topic); only a problem quoting what was sent needs a look. A compact
+        // record has none, and is read no further.
+        switch storage {
+        case .compactLegacy(let compact):
+            if compact.block.context.authentication.detail == nil { return self }
+        case .boxed(let box):
+            if box.fields.transport == .legacy, box.fields.problem == nil, box.fields.authentication.detail == nil { return self }
+        }
         var record = self
         // Fields read and written one by one, not through key paths: this runs for every
         // HTTP/2 and web push notification.

@@ -3,12 +3,16 @@ import MockAPNsCore
 /// One notification as the journal keeps it: the normalized request, how it authenticated,
 /// the verdict, and the answer the client got. What a test asserts on.
 public struct NotificationRecord: Sendable, Equatable {
-    // The fields live in one reference-counted box: a record is handed from the event loop to
-    // the journal, its readers and what they feed, and copying it then costs one retain rather
-    // than one for each of its strings and arrays. The box's fields are constants: a reader (the
-    // packer, the verdicts, the metrics) can then pass a string or an answer on, or look at its
-    // bytes, without retaining it, because nothing can change it meanwhile. A change makes a new
-    // box; the request path gives every field when it makes a record, so it never changes one.
+    // A record has one of two layouts. Most are a reference-counted box of fields: a record is
+    // handed from the event loop to the journal, its readers and what they feed, and copying
+    // it then costs one retain rather than one for each of its strings and arrays. The box's
+    // fields are constants; a change makes a new box.
+    //
+    // An accepted legacy notification, the gateway's hot path, is a compact entry instead
+    // (`CompactLegacyRecord`): a place in a block of fixed-layout entries its connection fills
+    // (the token's digits, the few numbers, where the payload lies in the connection's arena),
+    // beside what every notification of the block says alike (`LegacyRecordContext`). Making
+    // one allocates nothing, and the readers read it where it is.
     @usableFromInline struct Fields: Sendable {
         @usableFromInline var sequence: UInt64 = 0
         @usableFromInline var wallTimeMilliseconds: Int64 = 0
@@ -24,7 +28,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @usableFromInline var collapseID: String?
         @usableFromInline var legacyIdentifier: UInt32?
         @usableFromInline var legacyCommand: UInt8?
-        @usableFromInline var payload: [UInt8]
+        @usableFromInline var payload: SharedBytes
         @usableFromInline var payloadLength: Int
         @usableFromInline var payloadIsJSON: Bool?
         @usableFromInline var authentication: JournalAuthentication
@@ -36,7 +40,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @usableFromInline var webPush: WebPushDetails?
     }
 
-    @usableFromInline final class Storage: Sendable {
+    @usableFromInline final class Box: Sendable {
         @usableFromInline let fields: Fields
 
         init(_ fields: Fields) {
@@ -44,17 +48,54 @@ public struct NotificationRecord: Sendable, Equatable {
         }
     }
 
+    @usableFromInline enum Storage: Sendable {
+        case boxed(Box)
+        case compactLegacy(CompactLegacyRecord)
+    }
+
     @usableFromInline var storage: Storage
+
+    /// Every field, as a box holds them (a compact record's made from its entry).
+    @usableFromInline var fields: Fields {
+        switch storage {
+        case .boxed(let box): box.fields
+        case .compactLegacy(let compact): compact.fields
+        }
+    }
+
+    /// The record with its event's sequence, time, connection and stream (those it lacks
+    /// kept), in one new box.
+    func stamped(sequence: UInt64, wallTimeMilliseconds: Int64, connectionID: UInt64?, streamID: Int32?) -> NotificationRecord {
+        var fields = self.fields
+        fields.sequence = sequence
+        fields.wallTimeMilliseconds = wallTimeMilliseconds
+        fields.connectionID = connectionID ?? fields.connectionID
+        fields.streamID = streamID ?? fields.streamID
+        return NotificationRecord(storage: .boxed(Box(fields)))
+    }
+
+    private init(storage: Storage) {
+        self.storage = storage
+    }
 
     /// Changes a field: a new box, so no other copy of the record sees the change.
     private mutating func change(_ body: (inout Fields) -> Void) {
-        var fields = storage.fields
+        var fields = self.fields
         body(&fields)
-        storage = Storage(fields)
+        storage = .boxed(Box(fields))
+    }
+
+    /// Whether the record is a compact legacy entry rather than a box (for tests of the
+    /// gateway's hot path).
+    package var isCompact: Bool {
+        switch storage {
+        case .boxed: false
+        case .compactLegacy: true
+        }
     }
 
     public static func == (left: NotificationRecord, right: NotificationRecord) -> Bool {
-        if left.storage === right.storage { return true }
+        if case .boxed(let leftBox) = left.storage, case .boxed(let rightBox) = right.storage, leftBox === rightBox { return true }
         return left.sequence == right.sequence
             && left.wallTimeMilliseconds == right.wallTimeMilliseconds
             && left.connectionID == right.connectionID
@@ -69,7 +110,7 @@ public struct NotificationRecord: Sendable, Equatable {
             && left.collapseID == right.collapseID
             && left.legacyIdentifier == right.legacyIdentifier
             && left.legacyCommand == right.legacyCommand
-            && left.payload == right.payload
+            && left.payloadBytes == right.payloadBytes
             && left.payloadLength == right.payloadLength
             && left.payloadIsJSON == right.payloadIsJSON
             && left.authentication == right.authentication
@@ -82,22 +123,42 @@ public struct NotificationRecord: Sendable, Equatable {
     }
     /// The journal position of the event holding this record (set when it is recorded).
     public var sequence: UInt64 {
-        @inlinable get { storage.fields.sequence }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.sequence
+            case .compactLegacy: 0
+            }
+        }
         set { change { $0.sequence = newValue } }
     }
     /// Milliseconds since 1970 by the server clock (set when it is recorded).
     public var wallTimeMilliseconds: Int64 {
-        @inlinable get { storage.fields.wallTimeMilliseconds }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.wallTimeMilliseconds
+            case .compactLegacy: 0
+            }
+        }
         set { change { $0.wallTimeMilliseconds = newValue } }
     }
     /// The connection the journal numbered.
     public var connectionID: UInt64? {
-        @inlinable get { storage.fields.connectionID }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.connectionID
+            case .compactLegacy: nil
+            }
+        }
         set { change { $0.connectionID = newValue } }
     }
     /// The HTTP/2 stream (`nil` on the legacy gateway).
     public var streamID: Int32? {
-        @inlinable get { storage.fields.streamID }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.streamID
+            case .compactLegacy: nil
+            }
+        }
         set { change { $0.streamID = newValue } }
     }
 
@@ -105,159 +166,318 @@ public struct NotificationRecord: Sendable, Equatable {
 
     /// The protocol it came by: HTTP/2 or the legacy binary gateway.
     public var transport: Transport {
-        @inlinable get { storage.fields.transport }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.transport
+            case .compactLegacy: .legacy
+            }
+        }
         set { change { $0.transport = newValue } }
     }
     /// As the request spelled it (legacy tokens as lowercase hex); empty when unknown, as for
     /// a legacy frame dropped unread.
     public var deviceToken: String {
-        @inlinable _read { yield storage.fields.deviceToken }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.deviceToken
+            case .compactLegacy(let compact): compact.deviceToken
+            }
+        }
         set { change { $0.deviceToken = newValue } }
     }
     /// The `apns-topic` as sent (HTTP/2); `nil` when none was.
     public var topic: String? {
-        @inlinable _read { yield storage.fields.topic }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.topic
+            case .compactLegacy(let compact): compact.block.context.topic
+            }
+        }
         set { change { $0.topic = newValue } }
     }
     /// The `apns-push-type` as sent (`alert`, `background`, ...).
     public var pushType: String? {
-        @inlinable _read { yield storage.fields.pushType }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.pushType
+            case .compactLegacy(let compact): compact.block.context.pushType
+            }
+        }
         set { change { $0.pushType = newValue } }
     }
     /// `apns-id` as the request sent it.
     public var requestAPNsID: String? {
-        @inlinable _read { yield storage.fields.requestAPNsID }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.requestAPNsID
+            case .compactLegacy: nil
+            }
+        }
         set { change { $0.requestAPNsID = newValue } }
     }
     /// The `apns-priority` (10, 5 or 1), or the legacy priority item.
     public var priority: Int? {
-        @inlinable get { storage.fields.priority }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.priority
+            case .compactLegacy(let compact): compact.entry.pointee.priority
+            }
+        }
         set { change { $0.priority = newValue } }
     }
     /// `apns-expiration` or the legacy expiry, seconds since 1970.
     public var expiration: Int64? {
-        @inlinable get { storage.fields.expiration }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.expiration
+            case .compactLegacy(let compact): compact.entry.pointee.expiration
+            }
+        }
         set { change { $0.expiration = newValue } }
     }
     /// The `apns-collapse-id` as sent.
     public var collapseID: String? {
-        @inlinable _read { yield storage.fields.collapseID }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.collapseID
+            case .compactLegacy: nil
+            }
+        }
         set { change { $0.collapseID = newValue } }
     }
     /// The legacy identifier (commands 1 and 2).
     public var legacyIdentifier: UInt32? {
-        @inlinable get { storage.fields.legacyIdentifier }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.legacyIdentifier
+            case .compactLegacy(let compact): compact.entry.pointee.identifier
+            }
+        }
         set { change { $0.legacyIdentifier = newValue } }
     }
     /// The legacy command byte that framed it (0, 1, 2, or the unknown byte that arrived).
     public var legacyCommand: UInt8? {
-        @inlinable get { storage.fields.legacyCommand }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.legacyCommand
+            case .compactLegacy(let compact): compact.entry.pointee.command
+            }
+        }
         set { change { $0.legacyCommand = newValue } }
     }
     /// The payload's first bytes (at most `NotificationRecord.payloadLimit`).
     public var payload: [UInt8] {
-        @inlinable _read { yield storage.fields.payload }
-        set { change { $0.payload = newValue } }
+        get { payloadBytes.array }
+        set { change { $0.payload = SharedBytes(newValue) } }
+    }
+    /// The same bytes, shared: a reader that only looks at them (the packer, a fingerprint)
+    /// reads them in place, with no array made for a compact record's.
+    package var payloadBytes: SharedBytes {
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.payload
+            case .compactLegacy(let compact): compact.entry.pointee.payload
+            }
+        }
     }
     /// The true payload length.
     public var payloadLength: Int {
-        @inlinable get { storage.fields.payloadLength }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.payloadLength
+            case .compactLegacy(let compact): Int(compact.entry.pointee.payloadCount)
+            }
+        }
         set { change { $0.payloadLength = newValue } }
     }
     /// Whether the payload is one JSON value, as the request's one examination of it found
     /// (`PayloadJSON.isJSON`); `nil` when none was made (a body stored cut short, a record
     /// read back from a file). The delivery view reads this instead of parsing the payload.
     package var payloadIsJSON: Bool? {
-        @inlinable get { storage.fields.payloadIsJSON }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.payloadIsJSON
+            case .compactLegacy(let compact): compact.entry.pointee.payloadIsJSON
+            }
+        }
         set { change { $0.payloadIsJSON = newValue } }
     }
+    /// How the request authenticated: a copy. A reader that asks for a field of it per
+    /// notification reads it in place (`withAuthentication`).
     package var authentication: JournalAuthentication {
-        // Borrowed, as `answer` is: readers ask for one field of it per notification.
-        @inlinable _read { yield storage.fields.authentication }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.authentication
+            case .compactLegacy(let compact): compact.block.context.authentication
+            }
+        }
         set { change { $0.authentication = newValue } }
     }
 
     // MARK: The outcome
 
-    /// What the client was sent, as written: the answer, the fault, the rule that decided.
-    package var answer: SentAnswer {
-        // Borrowed, not copied: readers ask for one field of it (`record.answer.fault`) per
-        // notification, and a copy would retain every reference the answer holds.
-        @inlinable _read { yield storage.fields.answer }
+    /// What the client was sent, as written: the answer, the fault, the rule that decided: a
+    /// copy. The accessors below, and a reader that asks for a field of it per notification,
+    /// read it in place (`withAnswer`).
+    @usableFromInline package var answer: SentAnswer {
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.answer
+            case .compactLegacy(let compact): compact.block.context.answer
+            }
+        }
         set { change { $0.answer = newValue } }
     }
     /// Whether it was discarded unexamined (legacy frames after a failure or shutdown, streams
     /// HTTP/2 refused before anyone read them).
     public var dropped: Bool {
-        @inlinable get { storage.fields.dropped }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.dropped
+            case .compactLegacy: false
+            }
+        }
         set { change { $0.dropped = newValue } }
     }
     /// What the legacy codec found wrong with the frame, in plain words, when it refused the
     /// frame itself (a payload or token of the wrong size, an unknown item, unparseable bytes).
     public var problem: String? {
-        @inlinable _read { yield storage.fields.problem }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.problem
+            case .compactLegacy: nil
+            }
+        }
         set { change { $0.problem = newValue } }
     }
     /// Microseconds from the complete request's arrival to its verdict: the server's own work,
     /// before any scenario delay (HTTP/2 only; `nil` when not measured).
     public var handlingMicroseconds: Int? {
-        @inlinable get { storage.fields.handlingMicroseconds }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.handlingMicroseconds
+            case .compactLegacy: nil
+            }
+        }
         set { change { $0.handlingMicroseconds = newValue } }
     }
     /// The environment of the listener that received it (on a server playing both, which
     /// host the provider sent it to); `nil` when unknown.
     public var environment: APNsEnvironment? {
-        @inlinable get { storage.fields.environment }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.environment
+            case .compactLegacy(let compact): compact.block.context.environment
+            }
+        }
         set { change { $0.environment = newValue } }
     }
     /// What a web push request carried besides the common fields (`transport == .webPush`):
     /// its headers, VAPID claims and the decrypted message; `nil` on every other transport.
     public var webPush: WebPushDetails? {
-        @inlinable _read { yield storage.fields.webPush }
+        @inlinable get {
+            switch storage {
+            case .boxed(let box): box.fields.webPush
+            case .compactLegacy: nil
+            }
+        }
         set { change { $0.webPush = newValue } }
+    }
+
+    // The accessors return copies, and these calls lend a field in place instead. A record's
+    // accessors were `_read` coroutines, which lend without a copy; but a coroutine that is not
+    // inlined keeps its frame in a small buffer of its caller's, and with two layouts to choose
+    // from the frame outgrew it: every read allocated one (four per notification). A copy of
+    // a token string costs a retain and a release instead, and, where the token repeats, the
+    // event loop and the readers would count references to the same string at the same time:
+    // so the fields a reader reads per notification are lent.
+
+    /// Calls `body` with the answer where the record holds it, not copied.
+    @inlinable package func withAnswer<Result>(_ body: (SentAnswer) -> Result) -> Result {
+        switch storage {
+        case .boxed(let box): body(box.fields.answer)
+        case .compactLegacy(let compact): body(compact.block.context.answer)
+        }
+    }
+
+    /// Calls `body` with the device token's UTF-8 bytes where the record holds them, not copied:
+    /// a compact record keeps the digits, not a string.
+    @inlinable package func withDeviceTokenUTF8<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        switch storage {
+        case .boxed(let box):
+            if let result = box.fields.deviceToken.utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) {
+                return result
+            }
+            return Array(box.fields.deviceToken.utf8).withUnsafeBytes(body)
+        case .compactLegacy(let compact):
+            return compact.withTokenDigits(body)
+        }
+    }
+
+    /// Whether the record has no device token (a legacy frame dropped unread).
+    @inlinable package var deviceTokenIsEmpty: Bool {
+        switch storage {
+        case .boxed(let box): box.fields.deviceToken.isEmpty
+        case .compactLegacy(let compact): compact.entry.pointee.tokenDigitCount == 0
+        }
+    }
+
+    /// Calls `body` with the payload's bytes where the record holds them, not copied.
+    @inlinable package func withPayloadBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        switch storage {
+        case .boxed(let box): box.fields.payload.withUnsafeBytes(body)
+        case .compactLegacy(let compact): body(compact.payloadBytes)
+        }
+    }
+
+    /// Calls `body` with the authentication where the record holds it, not copied.
+    @inlinable package func withAuthentication<Result>(_ body: (JournalAuthentication) -> Result) -> Result {
+        switch storage {
+        case .boxed(let box): body(box.fields.authentication)
+        case .compactLegacy(let compact): body(compact.block.context.authentication)
+        }
     }
 
     /// Whether the client was told the notification was accepted (`SentAnswer.accepted`).
     public var accepted: Bool {
-        @inlinable get { storage.fields.answer.accepted }
+        @inlinable get { withAnswer { $0.accepted } }
         set { change { $0.answer.accepted = newValue } }
     }
     /// The Apple reason the answer named.
     public var reason: Reason? {
-        @inlinable get { storage.fields.answer.reason }
+        @inlinable get { withAnswer { $0.reason } }
         set { change { $0.answer.reason = newValue } }
     }
     /// The HTTP status written (HTTP/2 only; `nil`: no response was written).
     public var status: Int? {
-        @inlinable get { storage.fields.answer.status }
+        @inlinable get { withAnswer { $0.status } }
         set { change { $0.answer.status = newValue } }
     }
     /// The `apns-id` the response carried.
     public var responseAPNsID: String? {
-        get { storage.fields.answer.apnsID?.text }
+        get { withAnswer { $0.apnsID?.text } }
         set { change { $0.answer.apnsID = newValue.map(MessageID.text) } }
     }
     /// The 410 timestamp, milliseconds since 1970.
     public var timestamp: Int64? {
-        @inlinable get { storage.fields.answer.timestamp }
+        @inlinable get { withAnswer { $0.timestamp } }
         set { change { $0.answer.timestamp = newValue } }
     }
     /// The legacy status sent in the error packet (`nil`: none sent).
-    package var legacyStatus: LegacyStatus? { storage.fields.answer.legacyPacket?.status }
-    /// The fault a scenario rule carried out (`answer.fault`), read without copying the answer:
-    /// another module reading `answer.fault` copies the whole answer first.
-    @inlinable package var fault: AppliedFault? { storage.fields.answer.fault }
+    package var legacyStatus: LegacyStatus? { withAnswer { $0.legacyPacket?.status } }
+    /// The fault a scenario rule carried out (`answer.fault`), read without copying the answer.
+    @inlinable package var fault: AppliedFault? { withAnswer { $0.fault } }
     /// The scenario rule that decided the answer (`answer.rule`), read the same way.
-    @inlinable public var rule: String? { storage.fields.answer.rule }
+    @inlinable public var rule: String? { withAnswer { $0.rule } }
     /// Upstream mode: where the answer came from (or why the upstream gave none) and what
     /// MockAPNs' own rules made of the request; `nil` when MockAPNs answered by itself.
-    public var upstream: UpstreamRelay? { storage.fields.answer.upstream }
+    public var upstream: UpstreamRelay? { withAnswer { $0.upstream } }
 
     /// How many payload bytes a record keeps (`RecordedPayload.limit`).
     package static let payloadLimit = RecordedPayload.limit
 
-    static func kept(_ payload: [UInt8]) -> [UInt8] {
-        RecordedPayload.kept(payload)
+    static func kept(_ payload: SharedBytes) -> SharedBytes {
+        payload.count > payloadLimit ? SharedBytes(Array(payload.prefix(payloadLimit))) : payload
     }
 
     /// A record of what was sent and answered, everything it says given at once (the request
@@ -272,14 +492,32 @@ public struct NotificationRecord: Sendable, Equatable {
         handlingMicroseconds: Int? = nil, environment: APNsEnvironment? = nil, webPush: WebPushDetails? = nil,
         connectionID: UInt64? = nil, streamID: Int32? = nil, sequence: UInt64 = 0, wallTimeMilliseconds: Int64 = 0
     ) {
-        storage = Storage(Fields(
+        self.init(payloadBytes: SharedBytes(payload), transport: transport, deviceToken: deviceToken, topic: topic, pushType: pushType,
+            requestAPNsID: requestAPNsID, priority: priority, expiration: expiration, collapseID: collapseID,
+            legacyIdentifier: legacyIdentifier, legacyCommand: legacyCommand, payloadLength: payloadLength,
+            payloadIsJSON: payloadIsJSON, authentication: authentication, answer: answer, dropped: dropped, problem: problem,
+            handlingMicroseconds: handlingMicroseconds, environment: environment, webPush: webPush,
+            connectionID: connectionID, streamID: streamID, sequence: sequence, wallTimeMilliseconds: wallTimeMilliseconds)
+    }
+
+    /// The same, with the payload's bytes shared (a request's, as it carried them).
+    package init(
+        payloadBytes payload: SharedBytes, transport: Transport, deviceToken: String, topic: String? = nil,
+        pushType: String? = nil, requestAPNsID: String? = nil, priority: Int? = nil, expiration: Int64? = nil,
+        collapseID: String? = nil, legacyIdentifier: UInt32? = nil, legacyCommand: UInt8? = nil,
+        payloadLength: Int? = nil, payloadIsJSON: Bool? = nil,
+        authentication: JournalAuthentication, answer: SentAnswer, dropped: Bool = false, problem: String? = nil,
+        handlingMicroseconds: Int? = nil, environment: APNsEnvironment? = nil, webPush: WebPushDetails? = nil,
+        connectionID: UInt64? = nil, streamID: Int32? = nil, sequence: UInt64 = 0, wallTimeMilliseconds: Int64 = 0
+    ) {
+        storage = .boxed(Box(Fields(
             sequence: sequence, wallTimeMilliseconds: wallTimeMilliseconds, connectionID: connectionID, streamID: streamID,
             transport: transport, deviceToken: deviceToken, topic: topic, pushType: pushType, requestAPNsID: requestAPNsID,
             priority: priority, expiration: expiration, collapseID: collapseID, legacyIdentifier: legacyIdentifier,
             legacyCommand: legacyCommand, payload: Self.kept(payload), payloadLength: payloadLength ?? payload.count,
             payloadIsJSON: payloadIsJSON, authentication: authentication, answer: answer, dropped: dropped, problem: problem,
             handlingMicroseconds: handlingMicroseconds, environment: environment, webPush: webPush
-        ))
+        )))
     }
 
     /// A record from the outcome's parts, as older code and tests spell them.
@@ -313,11 +551,11 @@ public struct NotificationRecord: Sendable, Equatable {
         environment: APNsEnvironment? = nil
     ) {
         self.init(
-            transport: request.transport, deviceToken: request.deviceToken, topic: request.topic,
+            payloadBytes: request.payload, transport: request.transport, deviceToken: request.deviceToken, topic: request.topic,
             pushType: request.pushType?.rawValue, requestAPNsID: request.apnsID,
             priority: request.priority?.rawValue, expiration: request.expiration,
             collapseID: request.collapseID, legacyIdentifier: request.legacyIdentifier,
-            payload: request.payload, payloadLength: max(payloadLength ?? 0, request.payload.count),
+            payloadLength: max(payloadLength ?? 0, request.payload.count),
             payloadIsJSON: payloadIsJSON,
             authentication: authentication, answer: answer, problem: problem,
             handlingMicroseconds: handlingMicroseconds, environment: environment
@@ -326,7 +564,12 @@ public struct NotificationRecord: Sendable, Equatable {
 
     /// The payload as text, when its kept bytes are valid UTF-8.
     public var payloadText: String? {
-        String(validating: payload, as: UTF8.self)
+        payloadBytes.withUnsafeBytes { String(validating: $0, as: UTF8.self) }
+    }
+
+    /// A compact record of an accepted legacy notification (see `CompactLegacyRecord`).
+    package init(compact: CompactLegacyRecord) {
+        storage = .compactLegacy(compact)
     }
 }
 
