@@ -161,82 +161,49 @@ enum JournalPacking {
     }
 
     /// A record's fields, read where the record holds them: a box's constants, or a compact
-    /// record's entry and context. Either way the bytes are the same (`unpackNotification`
-    /// reads both).
+    /// record's entry and context. One layout for both (`NotificationLayout`), so they read
+    /// back alike (`unpackNotification`).
     private static func pack(_ record: NotificationRecord, header: EventHeader, into writer: inout JournalByteWriter) {
         switch record.storage {
-        case .boxed(let box): pack(box.fields, header: header, into: &writer)
-        case .compactLegacy(let compact): pack(compact, header: header, into: &writer)
+        case .boxed(let box): pack(fieldsOf: box.fields, header: header, into: &writer)
+        case .compactLegacy(let compact): pack(fieldsOf: compact, header: header, into: &writer)
         }
     }
 
-    private static func pack(_ fields: NotificationRecord.Fields, header: EventHeader, into writer: inout JournalByteWriter) {
+    private static func pack<Record: NotificationLayout>(
+        fieldsOf record: Record, header: EventHeader, into writer: inout JournalByteWriter
+    ) {
         var place: RecordPlace = []
-        if fields.sequence == 0 { place.insert(.noSequence) }
-        if fields.wallTimeMilliseconds == 0 { place.insert(.noWallTime) }
-        if fields.connectionID == header.connection { place.insert(.eventsConnection) }
-        if fields.streamID == header.stream { place.insert(.eventsStream) }
+        if record.sequence == 0 { place.insert(.noSequence) }
+        if record.wallTimeMilliseconds == 0 { place.insert(.noWallTime) }
+        if record.connectionID == header.connection { place.insert(.eventsConnection) }
+        if record.streamID == header.stream { place.insert(.eventsStream) }
         writer.byte(place.rawValue)
-        if !place.contains(.noSequence) { writer.varint(fields.sequence) }
-        if !place.contains(.noWallTime) { writer.signed(fields.wallTimeMilliseconds) }
-        if !place.contains(.eventsConnection) { writer.optionalInt64(fields.connectionID.map { Int64(bitPattern: $0) }) }
-        if !place.contains(.eventsStream) { writer.optionalInt(fields.streamID.map { Int($0) }) }
-        writer.byte(index(of: fields.transport))
-        writer.string(fields.deviceToken)
-        writer.string(fields.topic)
-        writer.string(fields.pushType)
-        writer.identifier(fields.requestAPNsID)
-        writer.optionalInt(fields.priority)
-        writer.optionalInt64(fields.expiration)
-        writer.string(fields.collapseID)
-        writer.optionalInt64(fields.legacyIdentifier.map { Int64($0) })
-        writer.optionalInt(fields.legacyCommand.map { Int($0) })
-        writer.data(fields.payload)
-        writer.int(fields.payloadLength)
-        pack(fields.authentication, header: header, into: &writer)
-        pack(fields.answer, into: &writer)
-        writer.bool(fields.dropped)
-        writer.string(fields.problem)
-        writer.optionalInt(fields.handlingMicroseconds)
-        writer.optionalInt(fields.environment.map { index(of: $0) })
-        writer.bool(fields.webPush != nil)
-        if let webPush = fields.webPush { pack(webPush, into: &writer) }
-        writer.optionalInt(fields.payloadIsJSON.map { $0 ? 1 : 0 })
-    }
-
-    /// The layout above, for an accepted legacy notification's compact record: what such a
-    /// record always says (no sequence or time of its own yet, no connection or stream of its
-    /// own, no `apns-id`, collapse id, problem, handling time or web push) is written as such,
-    /// the rest read from its entry and context in place.
-    private static func pack(_ compact: CompactLegacyRecord, header: EventHeader, into writer: inout JournalByteWriter) {
-        let entry = compact.entry
-        let context = compact.block.context
-        var place: RecordPlace = [.noSequence, .noWallTime]
-        if header.connection == nil { place.insert(.eventsConnection) }
-        if header.stream == nil { place.insert(.eventsStream) }
-        writer.byte(place.rawValue)
-        if !place.contains(.eventsConnection) { writer.optionalInt64(nil) }
-        if !place.contains(.eventsStream) { writer.optionalInt(nil) }
-        writer.byte(index(of: .legacy))
-        compact.withTokenDigits { writer.text($0) }
-        writer.string(context.topic)
-        writer.string(context.pushType)
-        writer.identifier(nil as String?)
-        writer.optionalInt(entry.pointee.priority)
-        writer.optionalInt64(entry.pointee.expiration)
-        writer.string(nil)
-        writer.optionalInt64(entry.pointee.identifier.map { Int64($0) })
-        writer.optionalInt(Int(entry.pointee.command))
-        writer.text(compact.payloadBytes)
-        writer.int(Int(entry.pointee.payloadCount))
-        pack(context.authentication, header: header, into: &writer)
-        pack(context.answer, into: &writer)
-        writer.bool(false)
-        writer.string(nil)
-        writer.optionalInt(nil)
-        writer.optionalInt(context.environment.map { index(of: $0) })
-        writer.bool(false)
-        writer.optionalInt(entry.pointee.payloadIsJSON.map { $0 ? 1 : 0 })
+        if !place.contains(.noSequence) { writer.varint(record.sequence) }
+        if !place.contains(.noWallTime) { writer.signed(record.wallTimeMilliseconds) }
+        if !place.contains(.eventsConnection) { writer.optionalInt64(record.connectionID.map { Int64(bitPattern: $0) }) }
+        if !place.contains(.eventsStream) { writer.optionalInt(record.streamID.map { Int($0) }) }
+        writer.byte(index(of: record.transport))
+        record.withDeviceTokenUTF8 { writer.text($0) }
+        writer.string(record.topic)
+        writer.string(record.pushType)
+        writer.identifier(record.requestAPNsID)
+        writer.optionalInt(record.priority)
+        writer.optionalInt64(record.expiration)
+        writer.string(record.collapseID)
+        writer.optionalInt64(record.legacyIdentifier.map { Int64($0) })
+        writer.optionalInt(record.legacyCommand.map { Int($0) })
+        record.withPayloadBytes { writer.text($0) }
+        writer.int(record.payloadLength)
+        record.withAuthentication { pack($0, header: header, into: &writer) }
+        record.withAnswer { pack($0, into: &writer) }
+        writer.bool(record.dropped)
+        writer.string(record.problem)
+        writer.optionalInt(record.handlingMicroseconds)
+        writer.optionalInt(record.environment.map { index(of: $0) })
+        writer.bool(record.webPush != nil)
+        if let webPush = record.webPush { pack(webPush, into: &writer) }
+        writer.optionalInt(record.payloadIsJSON.map { $0 ? 1 : 0 })
     }
 
     private static func pack(_ details: WebPushDetails, into writer: inout JournalByteWriter) {

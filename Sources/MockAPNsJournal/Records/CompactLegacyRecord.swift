@@ -27,31 +27,64 @@ import MockAPNsCore
     // payload's block.
 
     /// The token's digits as a string: made when asked (a JSON view, a verdict's message), not
-    /// when read per notification (`withTokenDigits`).
+    /// when read per notification (`withDeviceTokenUTF8`).
     @usableFromInline var deviceToken: String {
-        withTokenDigits { String(decoding: $0, as: UTF8.self) }
-    }
-
-    @usableFromInline func withTokenDigits<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        let count = Int(entry.pointee.tokenDigitCount)
-        return withUnsafeBytes(of: entry.pointee.tokenDigits) { body(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
-    }
-
-    @usableFromInline var payloadBytes: UnsafeRawBufferPointer {
-        UnsafeRawBufferPointer(start: entry.pointee.payloadStart, count: Int(entry.pointee.payloadCount))
+        withDeviceTokenUTF8 { String(decoding: $0, as: UTF8.self) }
     }
 
     /// Every field, as a boxed record holds them.
     @usableFromInline var fields: NotificationRecord.Fields {
         let entry = entry
         return NotificationRecord.Fields(
-            transport: .legacy, deviceToken: deviceToken, topic: block.context.topic, pushType: block.context.pushType,
-            requestAPNsID: nil, priority: entry.pointee.priority, expiration: entry.pointee.expiration, collapseID: nil,
-            legacyIdentifier: entry.pointee.identifier, legacyCommand: entry.pointee.command, payload: entry.pointee.payload,
-            payloadLength: entry.pointee.payload.count, payloadIsJSON: entry.pointee.payloadIsJSON,
-            authentication: block.context.authentication, answer: block.context.answer, dropped: false, problem: nil,
-            handlingMicroseconds: nil, environment: block.context.environment, webPush: nil
+            transport: .legacy, deviceToken: deviceToken, topic: topic, pushType: pushType, requestAPNsID: nil,
+            priority: priority, expiration: expiration, collapseID: nil, legacyIdentifier: legacyIdentifier,
+            legacyCommand: legacyCommand, payload: entry.pointee.payload, payloadLength: payloadLength,
+            payloadIsJSON: payloadIsJSON, authentication: block.context.authentication, answer: block.context.answer,
+            dropped: false, problem: nil, handlingMicroseconds: nil, environment: environment, webPush: nil
         )
+    }
+}
+
+extension CompactLegacyRecord: NotificationLayout {
+    // What an accepted legacy notification's record always says: no sequence, time,
+    // connection or stream of its own until its event gives them, no `apns-id`, collapse id,
+    // problem, handling time or web push; the rest from its entry and its block's context.
+    @usableFromInline var sequence: UInt64 { 0 }
+    @usableFromInline var wallTimeMilliseconds: Int64 { 0 }
+    @usableFromInline var connectionID: UInt64? { nil }
+    @usableFromInline var streamID: Int32? { nil }
+    @usableFromInline var transport: Transport { .legacy }
+    @usableFromInline var topic: String? { block.context.topic }
+    @usableFromInline var pushType: String? { block.context.pushType }
+    @usableFromInline var requestAPNsID: String? { nil }
+    @usableFromInline var priority: Int? { entry.pointee.priority }
+    @usableFromInline var expiration: Int64? { entry.pointee.expiration }
+    @usableFromInline var collapseID: String? { nil }
+    @usableFromInline var legacyIdentifier: UInt32? { entry.pointee.identifier }
+    @usableFromInline var legacyCommand: UInt8? { entry.pointee.command }
+    @usableFromInline var payloadLength: Int { Int(entry.pointee.payloadCount) }
+    @usableFromInline var payloadIsJSON: Bool? { entry.pointee.payloadIsJSON }
+    @usableFromInline var dropped: Bool { false }
+    @usableFromInline var problem: String? { nil }
+    @usableFromInline var handlingMicroseconds: Int? { nil }
+    @usableFromInline var environment: APNsEnvironment? { block.context.environment }
+    @usableFromInline var webPush: WebPushDetails? { nil }
+
+    @usableFromInline func withDeviceTokenUTF8<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        let count = Int(entry.pointee.tokenDigitCount)
+        return withUnsafeBytes(of: entry.pointee.tokenDigits) { body(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+    }
+
+    @usableFromInline func withPayloadBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        body(UnsafeRawBufferPointer(start: entry.pointee.payloadStart, count: Int(entry.pointee.payloadCount)))
+    }
+
+    @usableFromInline func withAuthentication<Result>(_ body: (JournalAuthentication) -> Result) -> Result {
+        body(block.context.authentication)
+    }
+
+    @usableFromInline func withAnswer<Result>(_ body: (SentAnswer) -> Result) -> Result {
+        body(block.context.answer)
     }
 }
 

@@ -190,7 +190,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.topic
-            case .compactLegacy(let compact): compact.block.context.topic
+            case .compactLegacy(let compact): compact.topic
             }
         }
         set { change { $0.topic = newValue } }
@@ -200,7 +200,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.pushType
-            case .compactLegacy(let compact): compact.block.context.pushType
+            case .compactLegacy(let compact): compact.pushType
             }
         }
         set { change { $0.pushType = newValue } }
@@ -220,7 +220,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.priority
-            case .compactLegacy(let compact): compact.entry.pointee.priority
+            case .compactLegacy(let compact): compact.priority
             }
         }
         set { change { $0.priority = newValue } }
@@ -230,7 +230,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.expiration
-            case .compactLegacy(let compact): compact.entry.pointee.expiration
+            case .compactLegacy(let compact): compact.expiration
             }
         }
         set { change { $0.expiration = newValue } }
@@ -250,7 +250,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.legacyIdentifier
-            case .compactLegacy(let compact): compact.entry.pointee.identifier
+            case .compactLegacy(let compact): compact.legacyIdentifier
             }
         }
         set { change { $0.legacyIdentifier = newValue } }
@@ -260,7 +260,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.legacyCommand
-            case .compactLegacy(let compact): compact.entry.pointee.command
+            case .compactLegacy(let compact): compact.legacyCommand
             }
         }
         set { change { $0.legacyCommand = newValue } }
@@ -285,7 +285,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.payloadLength
-            case .compactLegacy(let compact): Int(compact.entry.pointee.payloadCount)
+            case .compactLegacy(let compact): compact.payloadLength
             }
         }
         set { change { $0.payloadLength = newValue } }
@@ -297,7 +297,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.payloadIsJSON
-            case .compactLegacy(let compact): compact.entry.pointee.payloadIsJSON
+            case .compactLegacy(let compact): compact.payloadIsJSON
             }
         }
         set { change { $0.payloadIsJSON = newValue } }
@@ -367,7 +367,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.environment
-            case .compactLegacy(let compact): compact.block.context.environment
+            case .compactLegacy(let compact): compact.environment
             }
         }
         set { change { $0.environment = newValue } }
@@ -395,8 +395,8 @@ public struct NotificationRecord: Sendable, Equatable {
     /// Calls `body` with the answer where the record holds it, not copied.
     @inlinable package func withAnswer<Result>(_ body: (SentAnswer) -> Result) -> Result {
         switch storage {
-        case .boxed(let box): body(box.fields.answer)
-        case .compactLegacy(let compact): body(compact.block.context.answer)
+        case .boxed(let box): box.fields.withAnswer(body)
+        case .compactLegacy(let compact): compact.withAnswer(body)
         }
     }
 
@@ -404,13 +404,8 @@ public struct NotificationRecord: Sendable, Equatable {
     /// a compact record keeps the digits, not a string.
     @inlinable package func withDeviceTokenUTF8<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         switch storage {
-        case .boxed(let box):
-            if let result = box.fields.deviceToken.utf8.withContiguousStorageIfAvailable({ body(UnsafeRawBufferPointer($0)) }) {
-                return result
-            }
-            return Array(box.fields.deviceToken.utf8).withUnsafeBytes(body)
-        case .compactLegacy(let compact):
-            return compact.withTokenDigits(body)
+        case .boxed(let box): box.fields.withDeviceTokenUTF8(body)
+        case .compactLegacy(let compact): compact.withDeviceTokenUTF8(body)
         }
     }
 
@@ -425,16 +420,16 @@ public struct NotificationRecord: Sendable, Equatable {
     /// Calls `body` with the payload's bytes where the record holds them, not copied.
     @inlinable package func withPayloadBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         switch storage {
-        case .boxed(let box): box.fields.payload.withUnsafeBytes(body)
-        case .compactLegacy(let compact): body(compact.payloadBytes)
+        case .boxed(let box): box.fields.withPayloadBytes(body)
+        case .compactLegacy(let compact): compact.withPayloadBytes(body)
         }
     }
 
     /// Calls `body` with the authentication where the record holds it, not copied.
     @inlinable package func withAuthentication<Result>(_ body: (JournalAuthentication) -> Result) -> Result {
         switch storage {
-        case .boxed(let box): body(box.fields.authentication)
-        case .compactLegacy(let compact): body(compact.block.context.authentication)
+        case .boxed(let box): box.fields.withAuthentication(body)
+        case .compactLegacy(let compact): compact.withAuthentication(body)
         }
     }
 
