@@ -165,7 +165,7 @@ enum JournalPacking {
     /// back alike (`unpackNotification`).
     private static func pack(_ record: NotificationRecord, header: EventHeader, into writer: inout JournalByteWriter) {
         switch record.storage {
-        case .boxed(let box): pack(fieldsOf: box.fields, header: header, into: &writer)
+        case .boxed(let box): pack(fieldsOf: box, header: header, into: &writer)
         case .compactLegacy(let compact): pack(fieldsOf: compact, header: header, into: &writer)
         }
     }

@@ -20,6 +20,11 @@ import MockAPNsCore
     @usableFromInline let block: LegacyRecordBlock
     @usableFromInline let index: Int
 
+    @usableFromInline init(block: LegacyRecordBlock, index: Int) {
+        self.block = block
+        self.index = index
+    }
+
     /// The entry, in place.
     @usableFromInline var entry: UnsafeMutablePointer<LegacyRecordBlock.Entry> { block.entries + index }
 
@@ -70,20 +75,20 @@ extension CompactLegacyRecord: NotificationLayout {
     @usableFromInline var environment: APNsEnvironment? { block.context.environment }
     @usableFromInline var webPush: WebPushDetails? { nil }
 
-    @usableFromInline func withDeviceTokenUTF8<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    @inlinable func withDeviceTokenUTF8<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         let count = Int(entry.pointee.tokenDigitCount)
         return withUnsafeBytes(of: entry.pointee.tokenDigits) { body(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
     }
 
-    @usableFromInline func withPayloadBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+    @inlinable func withPayloadBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         body(UnsafeRawBufferPointer(start: entry.pointee.payloadStart, count: Int(entry.pointee.payloadCount)))
     }
 
-    @usableFromInline func withAuthentication<Result>(_ body: (JournalAuthentication) -> Result) -> Result {
+    @inlinable func withAuthentication<Result>(_ body: (JournalAuthentication) -> Result) -> Result {
         body(block.context.authentication)
     }
 
-    @usableFromInline func withAnswer<Result>(_ body: (SentAnswer) -> Result) -> Result {
+    @inlinable func withAnswer<Result>(_ body: (SentAnswer) -> Result) -> Result {
         body(block.context.answer)
     }
 }

@@ -53,7 +53,33 @@ public struct NotificationRecord: Sendable, Equatable {
         case compactLegacy(CompactLegacyRecord)
     }
 
-    @usableFromInline var storage: Storage
+    // Held as one reference and an index rather than as `Storage` itself: a record is copied
+    // several times on its way to the readers, and an enum of a reference and a pair costs each
+    // copy a call that chooses between them; this costs a retain, as a box alone did. The
+    // index is `boxed` for a box.
+    @usableFromInline var object: AnyObject & Sendable
+    @usableFromInline var compactIndex: Int32
+
+    @usableFromInline static let boxed: Int32 = -1
+
+    /// The layout, for reading.
+    @inlinable var storage: Storage {
+        get {
+            compactIndex == Self.boxed
+                ? .boxed(unsafeDowncast(object, to: Box.self))
+                : .compactLegacy(CompactLegacyRecord(block: unsafeDowncast(object, to: LegacyRecordBlock.self), index: Int(compactIndex)))
+        }
+        set {
+            switch newValue {
+            case .boxed(let box):
+                object = box
+                compactIndex = Self.boxed
+            case .compactLegacy(let compact):
+                object = compact.block
+                compactIndex = Int32(truncatingIfNeeded: compact.index)
+            }
+        }
+    }
 
     /// Every field, as a box holds them (a compact record's made from its entry).
     @usableFromInline var fields: Fields {
@@ -75,7 +101,14 @@ public struct NotificationRecord: Sendable, Equatable {
     }
 
     private init(storage: Storage) {
-        self.storage = storage
+        switch storage {
+        case .boxed(let box):
+            object = box
+            compactIndex = Self.boxed
+        case .compactLegacy(let compact):
+            object = compact.block
+            compactIndex = Int32(truncatingIfNeeded: compact.index)
+        }
     }
 
     /// Changes a field: a new box, so no other copy of the record sees the change.
@@ -395,7 +428,7 @@ public struct NotificationRecord: Sendable, Equatable {
     /// Calls `body` with the answer where the record holds it, not copied.
     @inlinable package func withAnswer<Result>(_ body: (SentAnswer) -> Result) -> Result {
         switch storage {
-        case .boxed(let box): box.fields.withAnswer(body)
+        case .boxed(let box): box.withAnswer(body)
         case .compactLegacy(let compact): compact.withAnswer(body)
         }
     }
@@ -404,7 +437,7 @@ public struct NotificationRecord: Sendable, Equatable {
     /// a compact record keeps the digits, not a string.
     @inlinable package func withDeviceTokenUTF8<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         switch storage {
-        case .boxed(let box): box.fields.withDeviceTokenUTF8(body)
+        case .boxed(let box): box.withDeviceTokenUTF8(body)
         case .compactLegacy(let compact): compact.withDeviceTokenUTF8(body)
         }
     }
@@ -420,7 +453,7 @@ public struct NotificationRecord: Sendable, Equatable {
     /// Calls `body` with the payload's bytes where the record holds them, not copied.
     @inlinable package func withPayloadBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
         switch storage {
-        case .boxed(let box): box.fields.withPayloadBytes(body)
+        case .boxed(let box): box.withPayloadBytes(body)
         case .compactLegacy(let compact): compact.withPayloadBytes(body)
         }
     }
@@ -428,7 +461,7 @@ public struct NotificationRecord: Sendable, Equatable {
     /// Calls `body` with the authentication where the record holds it, not copied.
     @inlinable package func withAuthentication<Result>(_ body: (JournalAuthentication) -> Result) -> Result {
         switch storage {
-        case .boxed(let box): box.fields.withAuthentication(body)
+        case .boxed(let box): box.withAuthentication(body)
         case .compactLegacy(let compact): compact.withAuthentication(body)
         }
     }
@@ -505,14 +538,14 @@ public struct NotificationRecord: Sendable, Equatable {
         handlingMicroseconds: Int? = nil, environment: APNsEnvironment? = nil, webPush: WebPushDetails? = nil,
         connectionID: UInt64? = nil, streamID: Int32? = nil, sequence: UInt64 = 0, wallTimeMilliseconds: Int64 = 0
     ) {
-        storage = .boxed(Box(Fields(
+        self.init(storage: .boxed(Box(Fields(
             sequence: sequence, wallTimeMilliseconds: wallTimeMilliseconds, connectionID: connectionID, streamID: streamID,
             transport: transport, deviceToken: deviceToken, topic: topic, pushType: pushType, requestAPNsID: requestAPNsID,
             priority: priority, expiration: expiration, collapseID: collapseID, legacyIdentifier: legacyIdentifier,
             legacyCommand: legacyCommand, payload: Self.kept(payload), payloadLength: payloadLength ?? payload.count,
             payloadIsJSON: payloadIsJSON, authentication: authentication, answer: answer, dropped: dropped, problem: problem,
             handlingMicroseconds: handlingMicroseconds, environment: environment, webPush: webPush
-        )))
+        ))))
     }
 
     /// A record from the outcome's parts, as older code and tests spell them.
@@ -564,7 +597,8 @@ public struct NotificationRecord: Sendable, Equatable {
 
     /// A compact record of an accepted legacy notification (see `CompactLegacyRecord`).
     package init(compact: CompactLegacyRecord) {
-        storage = .compactLegacy(compact)
+        object = compact.block
+        compactIndex = Int32(truncatingIfNeeded: compact.index)
     }
 }
 
