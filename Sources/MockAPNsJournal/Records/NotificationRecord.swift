@@ -159,7 +159,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.sequence
-            case .compactLegacy: 0
+            case .compactLegacy(let compact): compact.sequence
             }
         }
         set { change { $0.sequence = newValue } }
@@ -169,7 +169,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.wallTimeMilliseconds
-            case .compactLegacy: 0
+            case .compactLegacy(let compact): compact.wallTimeMilliseconds
             }
         }
         set { change { $0.wallTimeMilliseconds = newValue } }
@@ -179,7 +179,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.connectionID
-            case .compactLegacy: nil
+            case .compactLegacy(let compact): compact.connectionID
             }
         }
         set { change { $0.connectionID = newValue } }
@@ -189,7 +189,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.streamID
-            case .compactLegacy: nil
+            case .compactLegacy(let compact): compact.streamID
             }
         }
         set { change { $0.streamID = newValue } }
@@ -202,7 +202,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.transport
-            case .compactLegacy: .legacy
+            case .compactLegacy(let compact): compact.transport
             }
         }
         set { change { $0.transport = newValue } }
@@ -243,7 +243,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.requestAPNsID
-            case .compactLegacy: nil
+            case .compactLegacy(let compact): compact.requestAPNsID
             }
         }
         set { change { $0.requestAPNsID = newValue } }
@@ -273,7 +273,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.collapseID
-            case .compactLegacy: nil
+            case .compactLegacy(let compact): compact.collapseID
             }
         }
         set { change { $0.collapseID = newValue } }
@@ -367,7 +367,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.dropped
-            case .compactLegacy: false
+            case .compactLegacy(let compact): compact.dropped
             }
         }
         set { change { $0.dropped = newValue } }
@@ -378,7 +378,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.problem
-            case .compactLegacy: nil
+            case .compactLegacy(let compact): compact.problem
             }
         }
         set { change { $0.problem = newValue } }
@@ -389,7 +389,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.handlingMicroseconds
-            case .compactLegacy: nil
+            case .compactLegacy(let compact): compact.handlingMicroseconds
             }
         }
         set { change { $0.handlingMicroseconds = newValue } }
@@ -411,7 +411,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.webPush
-            case .compactLegacy: nil
+            case .compactLegacy(let compact): compact.webPush
             }
         }
         set { change { $0.webPush = newValue } }
