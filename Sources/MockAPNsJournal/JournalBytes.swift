@@ -180,11 +180,6 @@ struct JournalByteWriter {
         value.withUnsafeBytes { field($0) }
     }
 
-    /// Shared bytes (a record's payload), read in place.
-    mutating func data(_ value: SharedBytes) {
-        value.withUnsafeBytes { field($0) }
-    }
-
     /// A string or byte string field (the same layout) from bytes in place: a compact
     /// record's token digits or payload.
     mutating func text(_ bytes: UnsafeRawBufferPointer) {

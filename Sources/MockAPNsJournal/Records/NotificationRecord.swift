@@ -504,10 +504,6 @@ public struct NotificationRecord: Sendable, Equatable {
     /// How many payload bytes a record keeps (`RecordedPayload.limit`).
     package static let payloadLimit = RecordedPayload.limit
 
-    static func kept(_ payload: SharedBytes) -> SharedBytes {
-        payload.count > payloadLimit ? SharedBytes(Array(payload.prefix(payloadLimit))) : payload
-    }
-
     /// A record of what was sent and answered, everything it says given at once (the request
     /// path changes nothing afterwards: a change makes a new box). `payloadLength` is the
     /// payload's true length, when the bytes kept are not all of it.
@@ -542,7 +538,7 @@ public struct NotificationRecord: Sendable, Equatable {
             sequence: sequence, wallTimeMilliseconds: wallTimeMilliseconds, connectionID: connectionID, streamID: streamID,
             transport: transport, deviceToken: deviceToken, topic: topic, pushType: pushType, requestAPNsID: requestAPNsID,
             priority: priority, expiration: expiration, collapseID: collapseID, legacyIdentifier: legacyIdentifier,
-            legacyCommand: legacyCommand, payload: Self.kept(payload), payloadLength: payloadLength ?? payload.count,
+            legacyCommand: legacyCommand, payload: RecordedPayload.kept(payload), payloadLength: payloadLength ?? payload.count,
             payloadIsJSON: payloadIsJSON, authentication: authentication, answer: answer, dropped: dropped, problem: problem,
             handlingMicroseconds: handlingMicroseconds, environment: environment, webPush: webPush
         ))))
