@@ -26,16 +26,14 @@ import MockAPNsCore
     }
 
     /// The entry, in place.
-    @usableFromInline var entry: UnsafeMutablePointer<LegacyRecordBlock.Entry> { block.entries + index }
+    @usableFromInline var entry: UnsafeMutablePointer<LegacyRecordBlock.Entry> { block.entries.base + index }
 
     // Read through the pointer field by field: a copy of the whole entry would retain its
     // payload's block.
 
     /// The token's digits as a string: made when asked (a JSON view, a verdict's message), not
     /// when read per notification (`withDeviceTokenUTF8`).
-    @usableFromInline var deviceToken: String {
-        withDeviceTokenUTF8 { String(decoding: $0, as: UTF8.self) }
-    }
+    @usableFromInline var deviceToken: String { entry.pointee.token.text }
 
     /// Every field, as a boxed record holds them.
     @usableFromInline var fields: NotificationRecord.Fields {
@@ -43,7 +41,7 @@ import MockAPNsCore
         return NotificationRecord.Fields(
             transport: .legacy, deviceToken: deviceToken, topic: topic, pushType: pushType, requestAPNsID: nil,
             priority: priority, expiration: expiration, collapseID: nil, legacyIdentifier: legacyIdentifier,
-            legacyCommand: legacyCommand, payload: entry.pointee.payload, payloadLength: payloadLength,
+            legacyCommand: legacyCommand, payload: entry.pointee.payload.bytes, payloadLength: payloadLength,
             payloadIsJSON: payloadIsJSON, authentication: block.context.authentication, answer: block.context.answer,
             dropped: false, problem: nil, handlingMicroseconds: nil, environment: environment, webPush: nil
         )
@@ -67,7 +65,7 @@ extension CompactLegacyRecord: NotificationLayout {
     @usableFromInline var collapseID: String? { nil }
     @usableFromInline var legacyIdentifier: UInt32? { entry.pointee.identifier }
     @usableFromInline var legacyCommand: UInt8? { entry.pointee.command }
-    @usableFromInline var payloadLength: Int { Int(entry.pointee.payloadCount) }
+    @usableFromInline var payloadLength: Int { Int(entry.pointee.payload.count) }
     @usableFromInline var payloadIsJSON: Bool? { entry.pointee.payloadIsJSON }
     @usableFromInline var dropped: Bool { false }
     @usableFromInline var problem: String? { nil }
@@ -76,12 +74,11 @@ extension CompactLegacyRecord: NotificationLayout {
     @usableFromInline var webPush: WebPushDetails? { nil }
 
     @inlinable func withDeviceTokenUTF8<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        let count = Int(entry.pointee.tokenDigitCount)
-        return withUnsafeBytes(of: entry.pointee.tokenDigits) { body(UnsafeRawBufferPointer(rebasing: $0.prefix(count))) }
+        entry.pointee.token.withUTF8(body)
     }
 
     @inlinable func withPayloadBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        body(UnsafeRawBufferPointer(start: entry.pointee.payloadStart, count: Int(entry.pointee.payloadCount)))
+        entry.pointee.payload.withUnsafeBytes(body)
     }
 
     @inlinable func withAuthentication<Result>(_ body: (JournalAuthentication) -> Result) -> Result {
@@ -99,15 +96,10 @@ extension CompactLegacyRecord: NotificationLayout {
 /// on to another block once the journal has been handed this one's records.
 @usableFromInline package final class LegacyRecordBlock: @unchecked Sendable {
     @usableFromInline struct Entry {
-        /// The token's lowercase hex digits, at most 64 (a 32-byte token), in place.
-        @usableFromInline let tokenDigits: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
-        @usableFromInline let tokenDigitCount: UInt8
-        /// The payload, holding its bytes in the connection's arena...
-        @usableFromInline let payload: SharedBytes
-        /// ...which stay where they are while it does: readers read them here, and need not
-        /// touch `payload`'s reference.
-        @usableFromInline let payloadStart: UnsafeRawPointer?
-        @usableFromInline let payloadCount: Int32
+        /// The token's lowercase hex digits, at most 64 (a 32-byte token).
+        @usableFromInline let token: InlineToken
+        /// The payload, in the connection's arena.
+        @usableFromInline let payload: PayloadInPlace
         let identifierValue: UInt32
         let expiryValue: UInt32
         /// Which of the optional fields are present, and what the payload's examination found.
@@ -128,64 +120,30 @@ extension CompactLegacyRecord: NotificationLayout {
 
     }
 
-    /// Entries the largest block holds: a few reads' worth. A connection's first block holds
-    /// `firstCapacity`, and each next one twice the last, so a connection that sends little
-    /// holds little.
-    static let largestCapacity = 256
-    static let firstCapacity = 16
-
-    @usableFromInline let entries: UnsafeMutablePointer<Entry>
-    let capacity: Int
-    /// What every record in the block shares. A constant: the readers read it without counting
-    /// a reference to it, and a block is used again only for the same context.
+    /// The entries, written by the connection's event loop alone (the run-time exclusivity
+    /// check is skipped: the readers only read entries written before they got them).
+    @exclusivity(unchecked) @usableFromInline var entries: RecordEntries<Entry>
+    /// What every record in the block shares (`CompactRecordBlock`).
     @usableFromInline let context: LegacyRecordContext
-    /// Entries written; touched only by the writer, and by `deinit` once no record is left.
-    @exclusivity(unchecked) private var count = 0
 
     init(context: LegacyRecordContext, capacity: Int) {
         self.context = context
-        self.capacity = capacity
-        entries = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
+        entries = RecordEntries(capacity: capacity)
     }
 
     deinit {
-        entries.deinitialize(count: count)
         entries.deallocate()
-    }
-
-    var isFull: Bool { count == capacity }
-
-    /// Writes the next entry; returns its index.
-    func append(_ entry: Entry) -> Int {
-        (entries + count).initialize(to: entry)
-        count += 1
-        return count - 1
-    }
-
-    /// Empties the block: only when nothing names it any more.
-    func reset() {
-        entries.deinitialize(count: count)
-        count = 0
     }
 }
 
-/// Writes one legacy connection's compact records, on its event loop: into the open block
-/// until it is full, its context changes, or the journal has been handed records of it (then
-/// the readers may hold them, and the loop goes on in another block). A block nothing names any
-/// more is used again, so under steady load a connection allocates a block now and then, not a
-/// record per notification.
-package final class LegacyRecordWriter: @unchecked Sendable {
-    private var open: LegacyRecordBlock?
-    /// The journal hand-over count (`ConnectionJournal.handOvers`) when `open` was started.
-    private var openedAt: UInt64 = 0
-    /// Blocks handed over, kept to be used again once nothing names them.
-    private var spares: [LegacyRecordBlock] = []
-    /// Blocks allocated so far (for tests: under steady load it stops growing).
-    package private(set) var blocksAllocated = 0
+extension LegacyRecordBlock: CompactRecordBlock {}
 
-    /// Spares kept at most: blocks the readers still hold are checked again at the next start.
-    /// Few: each spare keeps the payloads its entries name.
-    private static let spareLimit = 2
+/// Writes one legacy connection's compact records, on its event loop, into its cycle of blocks
+/// (`CompactBlockCycle`).
+package final class LegacyRecordWriter: @unchecked Sendable {
+    private var blocks = CompactBlockCycle<LegacyRecordBlock>()
+    /// Blocks allocated so far (for tests: under steady load it stops growing).
+    package var blocksAllocated: Int { blocks.blocksAllocated }
 
     package init() {}
 
@@ -197,14 +155,7 @@ package final class LegacyRecordWriter: @unchecked Sendable {
         deviceToken: String, payload: SharedBytes, context: LegacyRecordContext, command: UInt8, identifier: UInt32?,
         expiry: UInt32?, priority: Int?, payloadIsJSON: Bool?, handOvers: UInt64
     ) -> NotificationRecord? {
-        guard payload.isInArena, payload.count <= RecordedPayload.limit else { return nil }
-        var digits: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
-        let digitCount: Int? = deviceToken.utf8.withContiguousStorageIfAvailable { utf8 in
-            guard utf8.count <= MemoryLayout.size(ofValue: digits) else { return nil }
-            withUnsafeMutableBytes(of: &digits) { $0.copyMemory(from: UnsafeRawBufferPointer(utf8)) }
-            return utf8.count
-        } ?? nil
-        guard let digitCount else { return nil }
+        guard payload.isInArena, let token = InlineToken(deviceToken), let payload = PayloadInPlace(payload) else { return nil }
         var flags: UInt8 = 0
         if identifier != nil { flags |= LegacyRecordBlock.Entry.hasIdentifier }
         if expiry != nil { flags |= LegacyRecordBlock.Entry.hasExpiry }
@@ -212,52 +163,13 @@ package final class LegacyRecordWriter: @unchecked Sendable {
             flags |= LegacyRecordBlock.Entry.examined
             if payloadIsJSON { flags |= LegacyRecordBlock.Entry.json }
         }
-        let block = writableBlock(context: context, handOvers: handOvers)
-        let index = block.append(LegacyRecordBlock.Entry(
-            tokenDigits: digits, tokenDigitCount: UInt8(digitCount), payload: payload,
-            payloadStart: payload.withUnsafeBytes { $0.baseAddress }, payloadCount: Int32(payload.count),
+        let block = blocks.writableBlock(context: context, handOvers: handOvers)
+        let index = block.entries.append(LegacyRecordBlock.Entry(
+            token: token, payload: payload,
             identifierValue: identifier ?? 0, expiryValue: expiry ?? 0, flags: flags,
             priorityValue: priority.map { UInt8(clamping: $0) } ?? 0, command: command
         ))
         return NotificationRecord(compact: CompactLegacyRecord(block: block, index: index))
-    }
-
-    private func writableBlock(context: LegacyRecordContext, handOvers: UInt64) -> LegacyRecordBlock {
-        if let open, !open.isFull, open.context === context, openedAt == handOvers { return open }
-        // A block that filled up is followed by one twice its size; one handed over part
-        // full, by one its size.
-        var capacity = LegacyRecordBlock.firstCapacity
-        if let open {
-            capacity = open.isFull ? min(LegacyRecordBlock.largestCapacity, 2 * open.capacity) : open.capacity
-            spares.append(open)
-        }
-        open = nil
-        let block = reusableSpare(context: context, capacity: capacity) ?? newBlock(context: context, capacity: capacity)
-        open = block
-        openedAt = handOvers
-        return block
-    }
-
-    /// A spare for `context`, holding `capacity` entries or more, that nothing names any more,
-    /// emptied; spares still held wait, up to `spareLimit` of them (beyond that the oldest is
-    /// let go).
-    private func reusableSpare(context: LegacyRecordContext, capacity: Int) -> LegacyRecordBlock? {
-        var index = 0
-        while index < spares.count {
-            if spares[index].context === context, spares[index].capacity >= capacity, isKnownUniquelyReferenced(&spares[index]) {
-                let block = spares.remove(at: index)
-                block.reset()
-                return block
-            }
-            index += 1
-        }
-        if spares.count > Self.spareLimit { spares.removeFirst() }
-        return nil
-    }
-
-    private func newBlock(context: LegacyRecordContext, capacity: Int) -> LegacyRecordBlock {
-        blocksAllocated += 1
-        return LegacyRecordBlock(context: context, capacity: capacity)
     }
 }
 

@@ -309,7 +309,7 @@ public struct NotificationRecord: Sendable, Equatable {
         @inlinable get {
             switch storage {
             case .boxed(let box): box.fields.payload
-            case .compactLegacy(let compact): compact.entry.pointee.payload
+            case .compactLegacy(let compact): compact.entry.pointee.payload.bytes
             }
         }
     }
@@ -446,7 +446,7 @@ public struct NotificationRecord: Sendable, Equatable {
     @inlinable package var deviceTokenIsEmpty: Bool {
         switch storage {
         case .boxed(let box): box.fields.deviceToken.isEmpty
-        case .compactLegacy(let compact): compact.entry.pointee.tokenDigitCount == 0
+        case .compactLegacy(let compact): compact.entry.pointee.token.count == 0
         }
     }
 
