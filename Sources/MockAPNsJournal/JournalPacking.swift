@@ -161,12 +161,13 @@ enum JournalPacking {
     }
 
     /// A record's fields, read where the record holds them: a box's constants, or a compact
-    /// record's entry and context. One layout for both (`NotificationLayout`), so they read
+    /// record's entry and context. One layout for all (`NotificationLayout`), so they read
     /// back alike (`unpackNotification`).
     private static func pack(_ record: NotificationRecord, header: EventHeader, into writer: inout JournalByteWriter) {
         switch record.storage {
         case .boxed(let box): pack(fieldsOf: box, header: header, into: &writer)
         case .compactLegacy(let compact): pack(fieldsOf: compact, header: header, into: &writer)
+        case .compactHTTP2(let compact): pack(fieldsOf: compact, header: header, into: &writer)
         }
     }
 

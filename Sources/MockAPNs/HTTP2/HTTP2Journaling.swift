@@ -18,6 +18,8 @@ struct HTTP2Journaling {
     /// Where diagnoses are also told, at notice level.
     private let logger: Logger
     private let lastHeaders = RecordedHeaders()
+    /// Where the records of pushes answered as Apple accepts them are written, without a box each.
+    private let compactRecords = HTTP2RecordWriter()
 
     init(journal: Journal, recorder: ConnectionJournal, logger: Logger) {
         self.journal = journal
@@ -65,15 +67,28 @@ struct HTTP2Journaling {
     /// the request as the core judged it (or, when a scenario answered before the core was
     /// consulted, as its headers say), and `sent`, what the client was sent. `problem` is what
     /// made the request wrong where its fields cannot show it (`HTTP2RequestProblem`).
+    ///
+    /// A push answered as Apple accepts one, nearly every push, is a compact record
+    /// (`HTTP2RecordWriter`); any other is boxed.
     func recordNotification(
         _ request: PushRequest, sent: SentAnswer, bodyLength: Int, streamID: Int32, authentication: AuthenticationResult,
         environment: APNsEnvironment, tokenIssuedAt: Int64? = nil, authenticationDetail: String? = nil,
         payloadIsJSON: Bool? = nil, problem: String? = nil,
         handlingMicroseconds: Int?
     ) {
+        let detail = authenticationDetail.map { JournalAuthentication.boundedDetail(printable($0)) }
+        if problem == nil, let compact = compactRecords.record(
+            request, sent: sent, payloadLength: bodyLength, payloadIsJSON: payloadIsJSON, authentication: authentication,
+            tokenIssuedAt: tokenIssuedAt, authenticationDetail: detail, environment: environment,
+            handlingMicroseconds: handlingMicroseconds, providerTokens: journal.options.providerTokens,
+            handOvers: recorder.handOvers
+        ) {
+            recorder.record(.notification(compact), stream: streamID)
+            return
+        }
         var recordedAuthentication = JournalAuthentication(authentication)
         recordedAuthentication.issuedAt = tokenIssuedAt
-        recordedAuthentication.detail = authenticationDetail.map { JournalAuthentication.boundedDetail(printable($0)) }
+        recordedAuthentication.detail = detail
         let record = NotificationRecord(
             request, answer: sent, authentication: recordedAuthentication, payloadLength: bodyLength,
             payloadIsJSON: payloadIsJSON, problem: problem.map(printable), handlingMicroseconds: handlingMicroseconds,

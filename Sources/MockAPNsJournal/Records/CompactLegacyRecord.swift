@@ -168,7 +168,7 @@ package final class LegacyRecordWriter: @unchecked Sendable {
             token: token, payload: payload,
             identifierValue: identifier ?? 0, expiryValue: expiry ?? 0, flags: flags,
             priorityValue: priority.map { UInt8(clamping: $0) } ?? 0, command: command
-        ))
+        ), payloadCount: Int(payload.count))
         return NotificationRecord(compact: CompactLegacyRecord(block: block, index: index))
     }
 }

@@ -13,18 +13,31 @@ import MockAPNsWire
     let capacity: Int
     /// Entries written.
     private(set) var count = 0
+    /// The payload bytes the entries keep alive.
+    private(set) var payloadBytes = 0
+
+    /// The payload bytes a block takes before it counts as full, however few its entries: a
+    /// block lives on while any record in it is held, and its connection keeps a few (the open
+    /// one, its spares) while it is idle, so what they hold is bounded in bytes, not only in
+    /// entries.
+    static var payloadByteLimit: Int { 32 * 1024 }
 
     init(capacity: Int) {
         self.capacity = capacity
         base = UnsafeMutablePointer<Entry>.allocate(capacity: capacity)
     }
 
-    var isFull: Bool { count == capacity }
+    /// Whether every place is taken.
+    var isFilled: Bool { count == capacity }
+    /// Whether the next entry goes in another block: every place is taken, or the payloads
+    /// reached their limit.
+    var isFull: Bool { count == capacity || payloadBytes >= Self.payloadByteLimit }
 
-    /// Writes the next entry; returns its index.
-    mutating func append(_ entry: Entry) -> Int {
+    /// Writes the next entry, whose payload is `payloadCount` bytes; returns its index.
+    mutating func append(_ entry: Entry, payloadCount: Int) -> Int {
         (base + count).initialize(to: entry)
         count += 1
+        payloadBytes += payloadCount
         return count - 1
     }
 
@@ -32,6 +45,7 @@ import MockAPNsWire
     mutating func removeAll() {
         base.deinitialize(count: count)
         count = 0
+        payloadBytes = 0
     }
 
     /// Gives the memory back: from the block's `deinit`.
@@ -80,11 +94,11 @@ struct CompactBlockCycle<Block: CompactRecordBlock> {
     /// hand-overs to the journal, now.
     mutating func writableBlock(context: Block.Context, handOvers: UInt64) -> Block {
         if let open, !open.entries.isFull, open.context === context, openedAt == handOvers { return open }
-        // A block that filled up is followed by one twice its size; one handed over part
-        // full, by one its size.
+        // A block whose places all filled up is followed by one twice its size; one handed
+        // over part full, or full of payload bytes, by one its size.
         var capacity = firstBlockCapacity
         if let open {
-            capacity = open.entries.isFull ? min(largestBlockCapacity, 2 * open.entries.capacity) : open.entries.capacity
+            capacity = open.entries.isFilled ? min(largestBlockCapacity, 2 * open.entries.capacity) : open.entries.capacity
             spares.append(open)
         }
         open = nil

@@ -46,8 +46,11 @@ extension NotificationRecord {
     package func recordable(_ providerTokens: ProviderTokenRecording) -> NotificationRecord {
         // A legacy record's fields are the server's own (the token as hex of its bytes, the
         // certificate's topic); only a problem quoting what was sent needs a look. A compact
-        // record has none, and is read no further.
+        // legacy record has none, and is read no further; a compact HTTP/2 record is made only
+        // of texts recorded as they are (`HTTP2RecordWriter`).
         switch storage {
+        case .compactHTTP2:
+            return self
         case .compactLegacy(let compact):
             if compact.block.context.authentication.detail == nil { return self }
         case .boxed(let box):

@@ -1,10 +1,10 @@
 import MockAPNsWire
 import MockAPNsCore
 
-/// A notification record's fields as one of its two layouts holds them: a box's
-/// (`NotificationRecord.Box`) or an accepted legacy notification's compact entry
-/// (`CompactLegacyRecord`). The record's accessors and the journal's packer read either through
-/// these, so both lay out the same bytes. The byte strings and the larger values are lent to a
+/// A notification record's fields as one of its layouts holds them: a box's
+/// (`NotificationRecord.Box`) or a compact entry's (`CompactLegacyRecord`,
+/// `CompactHTTP2Record`). The record's accessors and the journal's packer read any of them
+/// through these, so all lay out the same bytes. The byte strings and the larger values are lent to a
 /// closure rather than returned, so that reading them copies nothing.
 protocol NotificationLayout {
     var sequence: UInt64 { get }

@@ -8,11 +8,12 @@ public struct NotificationRecord: Sendable, Equatable {
     // it then costs one retain rather than one for each of its strings and arrays. The box's
     // fields are constants; a change makes a new box.
     //
-    // An accepted legacy notification, the gateway's hot path, is a compact entry instead
-    // (`CompactLegacyRecord`): a place in a block of fixed-layout entries its connection fills
-    // (the token's digits, the few numbers, where the payload lies in the connection's arena),
-    // beside what every notification of the block says alike (`LegacyRecordContext`). Making
-    // one allocates nothing, and the readers read it where it is.
+    // The hot paths' records are compact entries instead: an accepted legacy notification
+    // (`CompactLegacyRecord`) and an HTTP/2 push answered as Apple answers an acceptance
+    // (`CompactHTTP2Record`). Each is a place in a block of fixed-layout entries its connection
+    // fills (the token's text, the few numbers, where the payload lies), beside what every
+    // record of the block says alike (its context). Making one allocates nothing, and the
+    // readers read it where it is.
     @usableFromInline struct Fields: Sendable {
         @usableFromInline var sequence: UInt64 = 0
         @usableFromInline var wallTimeMilliseconds: Int64 = 0
@@ -51,34 +52,36 @@ public struct NotificationRecord: Sendable, Equatable {
     @usableFromInline enum Storage: Sendable {
         case boxed(Box)
         case compactLegacy(CompactLegacyRecord)
+        case compactHTTP2(CompactHTTP2Record)
     }
 
-    // Held as one reference and an index rather than as `Storage` itself: a record is copied
-    // several times on its way to the readers, and an enum of a reference and a pair costs each
-    // copy a call that chooses between them; this costs a retain, as a box alone did. The
-    // index is `boxed` for a box.
-    @usableFromInline var object: AnyObject & Sendable
-    @usableFromInline var compactIndex: Int32
+    /// Which layout `object` is.
+    @usableFromInline enum Layout: UInt8, Sendable {
+        case boxed
+        case compactLegacy
+        case compactHTTP2
+    }
 
-    @usableFromInline static let boxed: Int32 = -1
+    // Held as one reference, an index and a tag rather than as `Storage` itself: a record is
+    // copied several times on its way to the readers, and an enum of references and pairs costs
+    // each copy a call that chooses between them; this costs a retain, as a box alone did.
+    @usableFromInline var object: AnyObject & Sendable
+    /// The entry's place in its block (0 for a box).
+    @usableFromInline var compactIndex: Int32
+    @usableFromInline var layout: Layout
 
     /// The layout, for reading.
     @inlinable var storage: Storage {
         get {
-            compactIndex == Self.boxed
-                ? .boxed(unsafeDowncast(object, to: Box.self))
-                : .compactLegacy(CompactLegacyRecord(block: unsafeDowncast(object, to: LegacyRecordBlock.self), index: Int(compactIndex)))
-        }
-        set {
-            switch newValue {
-            case .boxed(let box):
-                object = box
-                compactIndex = Self.boxed
-            case .compactLegacy(let compact):
-                object = compact.block
-                compactIndex = Int32(truncatingIfNeeded: compact.index)
+            switch layout {
+            case .boxed: .boxed(unsafeDowncast(object, to: Box.self))
+            case .compactLegacy:
+                .compactLegacy(CompactLegacyRecord(block: unsafeDowncast(object, to: LegacyRecordBlock.self), index: Int(compactIndex)))
+            case .compactHTTP2:
+                .compactHTTP2(CompactHTTP2Record(block: unsafeDowncast(object, to: HTTP2RecordBlock.self), index: Int(compactIndex)))
             }
         }
+        set { self = NotificationRecord(storage: newValue) }
     }
 
     /// Every field, as a box holds them (a compact record's made from its entry).
@@ -86,6 +89,7 @@ public struct NotificationRecord: Sendable, Equatable {
         switch storage {
         case .boxed(let box): box.fields
         case .compactLegacy(let compact): compact.fields
+        case .compactHTTP2(let compact): compact.fields
         }
     }
 
@@ -100,14 +104,20 @@ public struct NotificationRecord: Sendable, Equatable {
         return NotificationRecord(storage: .boxed(Box(fields)))
     }
 
-    private init(storage: Storage) {
+    @usableFromInline init(storage: Storage) {
         switch storage {
         case .boxed(let box):
             object = box
-            compactIndex = Self.boxed
+            compactIndex = 0
+            layout = .boxed
         case .compactLegacy(let compact):
             object = compact.block
             compactIndex = Int32(truncatingIfNeeded: compact.index)
+            layout = .compactLegacy
+        case .compactHTTP2(let compact):
+            object = compact.block
+            compactIndex = Int32(truncatingIfNeeded: compact.index)
+            layout = .compactHTTP2
         }
     }
 
@@ -118,12 +128,11 @@ public struct NotificationRecord: Sendable, Equatable {
         storage = .boxed(Box(fields))
     }
 
-    /// Whether the record is a compact legacy entry rather than a box (for tests of the
-    /// gateway's hot path).
+    /// Whether the record is a compact entry rather than a box (for tests of the hot paths).
     package var isCompact: Bool {
-        switch storage {
+        switch layout {
         case .boxed: false
-        case .compactLegacy: true
+        case .compactLegacy, .compactHTTP2: true
         }
     }
 
@@ -160,6 +169,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.sequence
             case .compactLegacy(let compact): compact.sequence
+            case .compactHTTP2(let compact): compact.sequence
             }
         }
         set { change { $0.sequence = newValue } }
@@ -170,6 +180,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.wallTimeMilliseconds
             case .compactLegacy(let compact): compact.wallTimeMilliseconds
+            case .compactHTTP2(let compact): compact.wallTimeMilliseconds
             }
         }
         set { change { $0.wallTimeMilliseconds = newValue } }
@@ -180,6 +191,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.connectionID
             case .compactLegacy(let compact): compact.connectionID
+            case .compactHTTP2(let compact): compact.connectionID
             }
         }
         set { change { $0.connectionID = newValue } }
@@ -190,6 +202,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.streamID
             case .compactLegacy(let compact): compact.streamID
+            case .compactHTTP2(let compact): compact.streamID
             }
         }
         set { change { $0.streamID = newValue } }
@@ -203,6 +216,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.transport
             case .compactLegacy(let compact): compact.transport
+            case .compactHTTP2(let compact): compact.transport
             }
         }
         set { change { $0.transport = newValue } }
@@ -214,6 +228,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.deviceToken
             case .compactLegacy(let compact): compact.deviceToken
+            case .compactHTTP2(let compact): compact.deviceToken
             }
         }
         set { change { $0.deviceToken = newValue } }
@@ -224,6 +239,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.topic
             case .compactLegacy(let compact): compact.topic
+            case .compactHTTP2(let compact): compact.topic
             }
         }
         set { change { $0.topic = newValue } }
@@ -234,6 +250,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.pushType
             case .compactLegacy(let compact): compact.pushType
+            case .compactHTTP2(let compact): compact.pushType
             }
         }
         set { change { $0.pushType = newValue } }
@@ -244,6 +261,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.requestAPNsID
             case .compactLegacy(let compact): compact.requestAPNsID
+            case .compactHTTP2(let compact): compact.requestAPNsID
             }
         }
         set { change { $0.requestAPNsID = newValue } }
@@ -254,6 +272,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.priority
             case .compactLegacy(let compact): compact.priority
+            case .compactHTTP2(let compact): compact.priority
             }
         }
         set { change { $0.priority = newValue } }
@@ -264,6 +283,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.expiration
             case .compactLegacy(let compact): compact.expiration
+            case .compactHTTP2(let compact): compact.expiration
             }
         }
         set { change { $0.expiration = newValue } }
@@ -274,6 +294,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.collapseID
             case .compactLegacy(let compact): compact.collapseID
+            case .compactHTTP2(let compact): compact.collapseID
             }
         }
         set { change { $0.collapseID = newValue } }
@@ -284,6 +305,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.legacyIdentifier
             case .compactLegacy(let compact): compact.legacyIdentifier
+            case .compactHTTP2(let compact): compact.legacyIdentifier
             }
         }
         set { change { $0.legacyIdentifier = newValue } }
@@ -294,6 +316,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.legacyCommand
             case .compactLegacy(let compact): compact.legacyCommand
+            case .compactHTTP2(let compact): compact.legacyCommand
             }
         }
         set { change { $0.legacyCommand = newValue } }
@@ -310,6 +333,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.payload
             case .compactLegacy(let compact): compact.entry.pointee.payload.bytes
+            case .compactHTTP2(let compact): compact.entry.pointee.payload.bytes
             }
         }
     }
@@ -319,6 +343,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.payloadLength
             case .compactLegacy(let compact): compact.payloadLength
+            case .compactHTTP2(let compact): compact.payloadLength
             }
         }
         set { change { $0.payloadLength = newValue } }
@@ -331,6 +356,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.payloadIsJSON
             case .compactLegacy(let compact): compact.payloadIsJSON
+            case .compactHTTP2(let compact): compact.payloadIsJSON
             }
         }
         set { change { $0.payloadIsJSON = newValue } }
@@ -342,6 +368,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.authentication
             case .compactLegacy(let compact): compact.block.context.authentication
+            case .compactHTTP2(let compact): compact.block.context.authentication
             }
         }
         set { change { $0.authentication = newValue } }
@@ -357,6 +384,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.answer
             case .compactLegacy(let compact): compact.block.context.answer
+            case .compactHTTP2(let compact): compact.answer
             }
         }
         set { change { $0.answer = newValue } }
@@ -368,6 +396,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.dropped
             case .compactLegacy(let compact): compact.dropped
+            case .compactHTTP2(let compact): compact.dropped
             }
         }
         set { change { $0.dropped = newValue } }
@@ -379,6 +408,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.problem
             case .compactLegacy(let compact): compact.problem
+            case .compactHTTP2(let compact): compact.problem
             }
         }
         set { change { $0.problem = newValue } }
@@ -390,6 +420,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.handlingMicroseconds
             case .compactLegacy(let compact): compact.handlingMicroseconds
+            case .compactHTTP2(let compact): compact.handlingMicroseconds
             }
         }
         set { change { $0.handlingMicroseconds = newValue } }
@@ -401,6 +432,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.environment
             case .compactLegacy(let compact): compact.environment
+            case .compactHTTP2(let compact): compact.environment
             }
         }
         set { change { $0.environment = newValue } }
@@ -412,6 +444,7 @@ public struct NotificationRecord: Sendable, Equatable {
             switch storage {
             case .boxed(let box): box.fields.webPush
             case .compactLegacy(let compact): compact.webPush
+            case .compactHTTP2(let compact): compact.webPush
             }
         }
         set { change { $0.webPush = newValue } }
@@ -430,6 +463,7 @@ public struct NotificationRecord: Sendable, Equatable {
         switch storage {
         case .boxed(let box): box.withAnswer(body)
         case .compactLegacy(let compact): compact.withAnswer(body)
+        case .compactHTTP2(let compact): compact.withAnswer(body)
         }
     }
 
@@ -439,6 +473,7 @@ public struct NotificationRecord: Sendable, Equatable {
         switch storage {
         case .boxed(let box): box.withDeviceTokenUTF8(body)
         case .compactLegacy(let compact): compact.withDeviceTokenUTF8(body)
+        case .compactHTTP2(let compact): compact.withDeviceTokenUTF8(body)
         }
     }
 
@@ -447,6 +482,7 @@ public struct NotificationRecord: Sendable, Equatable {
         switch storage {
         case .boxed(let box): box.fields.deviceToken.isEmpty
         case .compactLegacy(let compact): compact.entry.pointee.token.count == 0
+        case .compactHTTP2(let compact): compact.entry.pointee.token.count == 0
         }
     }
 
@@ -455,6 +491,7 @@ public struct NotificationRecord: Sendable, Equatable {
         switch storage {
         case .boxed(let box): box.withPayloadBytes(body)
         case .compactLegacy(let compact): compact.withPayloadBytes(body)
+        case .compactHTTP2(let compact): compact.withPayloadBytes(body)
         }
     }
 
@@ -463,6 +500,7 @@ public struct NotificationRecord: Sendable, Equatable {
         switch storage {
         case .boxed(let box): box.withAuthentication(body)
         case .compactLegacy(let compact): compact.withAuthentication(body)
+        case .compactHTTP2(let compact): compact.withAuthentication(body)
         }
     }
 
@@ -592,9 +630,13 @@ public struct NotificationRecord: Sendable, Equatable {
     }
 
     /// A compact record of an accepted legacy notification (see `CompactLegacyRecord`).
-    package init(compact: CompactLegacyRecord) {
-        object = compact.block
-        compactIndex = Int32(truncatingIfNeeded: compact.index)
+    init(compact: CompactLegacyRecord) {
+        self.init(storage: .compactLegacy(compact))
+    }
+
+    /// A compact record of an HTTP/2 push answered as an acceptance (see `CompactHTTP2Record`).
+    init(compact: CompactHTTP2Record) {
+        self.init(storage: .compactHTTP2(compact))
     }
 }
 
