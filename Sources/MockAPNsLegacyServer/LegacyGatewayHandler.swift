@@ -220,7 +220,9 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
                 decide: { request, payloadJSON in
                     scenario.judge(request, authentication: authentication) {
                         let decided = decider.assess(request, context: decisionContext, payloadJSON: payloadJSON)
-                        decided.diagnoses.forEach(journaling.record)
+                        // A loop, not `forEach(journaling.record)`: the method as a value would
+                        // copy the journaling's references for every notification.
+                        for diagnosis in decided.diagnoses { journaling.record(diagnosis) }
                         return decided.verdict
                     }
                 },
