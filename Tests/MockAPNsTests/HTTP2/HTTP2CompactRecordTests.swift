@@ -3,49 +3,18 @@ import Foundation
 import MockAPNs
 import MockAPNsCore
 import MockAPNsJournal
-import Synchronization
 import XCTest
 
 /// The provider API's hot path: a push answered as Apple accepts one reaches the journal's
 /// readers as a compact record (no box per request), which says what the journal reads back;
 /// a refused one is boxed with the answer it got.
 final class HTTP2CompactRecordTests: XCTestCase {
-    /// Keeps the notification records of the batches the journal hands its readers, and tells
-    /// how many it holds after each batch.
-    private final class RecordCollector: JournalReader {
-        let wantedKinds: UInt32 = JournalEventKind.bits(.notification)
-        private let records = Mutex<[NotificationRecord]>([])
-        private let counts: AsyncStream<Int>
-        private let continuation: AsyncStream<Int>.Continuation
-
-        init() {
-            (counts, continuation) = AsyncStream.makeStream()
-        }
-
-        func read(_ batch: [JournalEvent]) {
-            let notifications = batch.compactMap { event -> NotificationRecord? in
-                guard case .notification(let record) = event.kind else { return nil }
-                return record
-            }
-            continuation.yield(records.withLock { $0 += notifications; return $0.count })
-        }
-
-        /// The records, once the readers have been handed `count` of them (or the journal is
-        /// unsubscribed and the stream ends: then what came).
-        func collected(count: Int) async -> [NotificationRecord] {
-            for await total in counts where total >= count { break }
-            return records.withLock { $0 }
-        }
-
-        func finish() { continuation.finish() }
-    }
-
     func testAcceptedPushesReachTheReadersCompactAndReadBackWhole() async throws {
         let h2load = try ProcessRunner.locate("h2load")
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: h2load), "h2load is not installed (Debian nghttp2-client)")
         let (server, ports) = try await TestServer.start { $0.requiresAuthentication = false }
         addTeardownBlock { try await server.shutdown() }
-        let collector = RecordCollector()
+        let collector = NotificationRecordCollector()
         server.journal.subscribe(collector)
         defer {
             server.journal.unsubscribe(collector)

@@ -3,32 +3,15 @@ import Foundation
 import MockAPNs
 import MockAPNsCore
 import MockAPNsJournal
-import Synchronization
 import XCTest
 
 /// The gateway's hot path: an accepted notification reaches the journal's readers as a compact
 /// record (its payload in the connection's arena, nothing boxed), which says what the journal
 /// reads back; a refused one is boxed with the answer it got.
 final class LegacyCompactRecordTests: XCTestCase {
-    /// Keeps the notification records of the batches the journal hands its readers.
-    private final class RecordCollector: JournalReader {
-        let wantedKinds: UInt32 = JournalEventKind.bits(.notification)
-        private let records = Mutex<[NotificationRecord]>([])
-
-        func read(_ batch: [JournalEvent]) {
-            let notifications = batch.compactMap { event -> NotificationRecord? in
-                guard case .notification(let record) = event.kind else { return nil }
-                return record
-            }
-            records.withLock { $0 += notifications }
-        }
-
-        var collected: [NotificationRecord] { records.withLock { $0 } }
-    }
-
     func testAcceptedNotificationsReachTheReadersCompactAndReadBackWhole() async throws {
         let (server, ports) = try await LegacyTestServer.start()
-        let collector = RecordCollector()
+        let collector = NotificationRecordCollector()
         server.journal.subscribe(collector)
         let badToken = Legacy.token(0xBD)
         server.registry.markUnregistered(Legacy.hex(badToken), since: 1_700_000_000_000)
@@ -39,9 +22,8 @@ final class LegacyCompactRecordTests: XCTestCase {
         }
         let outcome = try LegacyTLSClient.exchange(port: try XCTUnwrap(ports.gateway), send: stream)
         XCTAssertEqual(outcome.received, [8, 8, 0, 0, 0, 20], "status 8 for the last")
-        _ = try await Legacy.reports(server)
-
-        let handed = collector.collected
+        _ = try await server.waitForNotifications(count: 20, timeout: .seconds(30))
+        let handed = await collector.collected(count: 20)
         XCTAssertEqual(handed.count, 20)
         let accepted = handed.filter(\.accepted)
         XCTAssertEqual(accepted.count, 19)
@@ -70,6 +52,7 @@ final class LegacyCompactRecordTests: XCTestCase {
         XCTAssertEqual(stored.first?.topic, "com.example.app")
         XCTAssertFalse(stored.first?.payload.isEmpty ?? true)
         server.journal.unsubscribe(collector)
+        collector.finish()
         try await server.shutdown()
     }
 }
