@@ -100,17 +100,6 @@ final class CompactHTTP2RecordTests: XCTestCase {
         }
     }
 
-    /// The bytes `JournalPacking` writes for `record` in an event with this connection and stream.
-    private func packed(_ record: NotificationRecord, connection: UInt64?, stream: Int32?) -> [UInt8] {
-        let bytes = JournalChunkBytes(capacity: 4096)
-        var writer = JournalByteWriter(bytes: bytes)
-        JournalPacking.pack(
-            .notification(record), header: JournalPacking.EventHeader(wallTime: 5, connection: connection, stream: stream),
-            into: &writer
-        )
-        return bytes.withUnsafeBytes { Array($0) }
-    }
-
     func testACompactRecordPacksToTheBytesOfTheBoxedOne() throws {
         let places: [(connection: UInt64?, stream: Int32?)] = [(4, 1), (nil, nil), (4, nil), (nil, 3)]
         for place in places {
@@ -119,8 +108,8 @@ final class CompactHTTP2RecordTests: XCTestCase {
                     compact(row.request, sent: row.sent, payloadIsJSON: row.json, handling: row.handling, issuedAt: row.issuedAt), row.name
                 )
                 let boxed = boxed(row.request, sent: row.sent, payloadIsJSON: row.json, handling: row.handling, issuedAt: row.issuedAt)
-                let compactBytes = packed(compact, connection: place.connection, stream: place.stream)
-                XCTAssertEqual(compactBytes, packed(boxed, connection: place.connection, stream: place.stream), row.name)
+                let compactBytes = compact.packed(connection: place.connection, stream: place.stream)
+                XCTAssertEqual(compactBytes, boxed.packed(connection: place.connection, stream: place.stream), row.name)
                 XCTAssertGreaterThanOrEqual(compactBytes.count, row.request.payload.count + row.request.deviceToken.utf8.count, row.name)
             }
         }

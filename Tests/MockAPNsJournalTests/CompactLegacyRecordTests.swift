@@ -86,29 +86,18 @@ final class CompactLegacyRecordTests: XCTestCase {
         }
     }
 
-    /// The bytes `JournalPacking` writes for `record` in an event with this connection and stream.
-    private func packed(_ record: NotificationRecord, connection: UInt64?, stream: Int32?) -> [UInt8] {
-        let bytes = JournalChunkBytes(capacity: 4096)
-        var writer = JournalByteWriter(bytes: bytes)
-        JournalPacking.pack(
-            .notification(record), header: JournalPacking.EventHeader(wallTime: 5, connection: connection, stream: stream),
-            into: &writer
-        )
-        return bytes.withUnsafeBytes { Array($0) }
-    }
-
     func testACompactRecordPacksToTheBytesOfTheBoxedOne() throws {
         let places: [(connection: UInt64?, stream: Int32?)] = [(4, nil), (nil, nil), (4, 1), (nil, 3)]
         for place in places {
             for json in [nil, true, false] as [Bool?] {
-                let compact = packed(try compact(payloadIsJSON: json), connection: place.connection, stream: place.stream)
-                let boxed = packed(boxed(payloadIsJSON: json), connection: place.connection, stream: place.stream)
+                let compact = (try compact(payloadIsJSON: json)).packed(connection: place.connection, stream: place.stream)
+                let boxed = boxed(payloadIsJSON: json).packed(connection: place.connection, stream: place.stream)
                 XCTAssertEqual(compact, boxed, "connection \(String(describing: place.connection)), stream \(String(describing: place.stream))")
                 XCTAssertGreaterThan(compact.count, payload.count)
             }
         }
-        let none = packed(try compact(identifier: nil, expiry: nil, priority: nil, command: 0), connection: 1, stream: nil)
-        XCTAssertEqual(none, packed(boxed(identifier: nil, expiry: nil, priority: nil, command: 0), connection: 1, stream: nil))
+        let none = (try compact(identifier: nil, expiry: nil, priority: nil, command: 0)).packed(connection: 1, stream: nil)
+        XCTAssertEqual(none, boxed(identifier: nil, expiry: nil, priority: nil, command: 0).packed(connection: 1, stream: nil))
     }
 
     func testAJournalReadsACompactRecordBackAsTheBoxedOne() throws {
