@@ -13,13 +13,8 @@ final class HTTP2CompactRecordTests: XCTestCase {
         let h2load = try ProcessRunner.locate("h2load")
         try XCTSkipUnless(FileManager.default.isExecutableFile(atPath: h2load), "h2load is not installed (Debian nghttp2-client)")
         let (server, ports) = try await TestServer.start { $0.requiresAuthentication = false }
-        addTeardownBlock { try await server.shutdown() }
         let collector = NotificationRecordCollector()
         server.journal.subscribe(collector)
-        defer {
-            server.journal.unsubscribe(collector)
-            collector.finish()
-        }
         let payload = Fixtures.temporaryPath("compact-payload.json")
         try Data(#"{"aps":{"alert":"compact"}}"#.utf8).write(to: URL(fileURLWithPath: payload))
         defer { try? FileManager.default.removeItem(atPath: payload) }
@@ -67,5 +62,8 @@ final class HTTP2CompactRecordTests: XCTestCase {
         }
         XCTAssertEqual(stored.first?.payloadText, #"{"aps":{"alert":"compact"}}"#)
         XCTAssertEqual(stored.first?.status, 200)
+        server.journal.unsubscribe(collector)
+        collector.finish()
+        try await server.shutdown()
     }
 }
