@@ -452,8 +452,8 @@ public struct NotificationRecord: Sendable, Equatable {
 
     // The accessors return copies, and these calls lend a field in place instead. A record's
     // accessors were `_read` coroutines, which lend without a copy; but a coroutine that is not
-    // inlined keeps its frame in a small buffer of its caller's, and with two layouts to choose
-    // from the frame outgrew it: every read allocated one (four per notification). A copy of
+    // inlined keeps its frame in a small buffer of its caller's, and with layouts to choose
+    // between the frame outgrew it: every read allocated one (four per notification). A copy of
     // a token string costs a retain and a release instead, and, where the token repeats, the
     // event loop and the readers would count references to the same string at the same time:
     // so the fields a reader reads per notification are lent.
