@@ -31,7 +31,7 @@ extension Journal {
         let recent = last > window ? last - window : 0
         let after = max(filter.afterSequence ?? 0, recent)
         // Read under the journal's lock, compared off it: a payload condition parses each payload.
-        let newestFirst = notifications(matching: NotificationFilter(afterSequence: after)).reversed()
+        let newestFirst = notifications(matching: NotificationFilter(afterSequence: after, session: filter.session)).reversed()
         var misses: [NotificationNearMiss] = []
         for record in newestFirst {
             let differences = filter.differences(from: record)

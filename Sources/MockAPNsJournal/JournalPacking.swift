@@ -453,12 +453,14 @@ enum JournalPacking {
         // Wrapping both ways, so any value reads back exactly.
         writer.optionalInt64(authentication.issuedAt.map { $0 &- header.wallTime / 1000 })
         writer.string(authentication.detail)
+        writer.string(authentication.session)
     }
 
     private static func unpackAuthentication(header: EventHeader, from reader: inout JournalByteReader) -> JournalAuthentication {
         JournalAuthentication(
             kind: reader.text(), teamID: reader.string(), keyID: reader.string(), refusal: unpackReason(from: &reader),
-            issuedAt: reader.optionalInt64().map { $0 &+ header.wallTime / 1000 }, detail: reader.string()
+            issuedAt: reader.optionalInt64().map { $0 &+ header.wallTime / 1000 }, detail: reader.string(),
+            session: reader.string()
         )
     }
 

@@ -14,6 +14,8 @@ struct LegacyJournaling {
     /// Routes each notification to the topic the decision uses (the certificate's).
     var decider: PushDecider? = nil
     var environment: APNsEnvironment = .sandbox
+    /// The session the connection's certificate belongs to (`JournalAuthentication.session`).
+    var session: String?
     /// What the connection's accepted notifications share in their records, kept while the
     /// route and the authentication stay the same.
     let recordContexts = LegacyRecordContexts()
@@ -83,7 +85,7 @@ struct LegacyJournaling {
     func route(_ authentication: AuthenticationResult) -> LegacyRoute {
         guard let decider else {
             return LegacyRoute(topic: nil, pushType: nil, context: recordContexts.context(
-                topic: nil, pushType: nil, authentication: authentication, environment: environment
+                topic: nil, pushType: nil, authentication: authentication, environment: environment, session: session
             ))
         }
         let route = decider.route(
@@ -91,7 +93,8 @@ struct LegacyJournaling {
             context: DecisionContext(environment: environment, authentication: authentication)
         )
         let context = recordContexts.context(
-            topic: route.topic, pushType: route.pushType?.rawValue, authentication: authentication, environment: environment
+            topic: route.topic, pushType: route.pushType?.rawValue, authentication: authentication, environment: environment,
+            session: session
         )
         return LegacyRoute(topic: route.topic, pushType: route.pushType, context: context)
     }
@@ -142,10 +145,17 @@ struct LegacyJournaling {
         let record = NotificationRecord(
             transport: .legacy, deviceToken: token ?? "", topic: route(authentication).topic,
             legacyIdentifier: error.identifier, legacyCommand: error.command, payload: error.payload ?? [],
-            payloadLength: error.payloadLength ?? 0, authentication: JournalAuthentication(authentication), answer: sent,
+            payloadLength: error.payloadLength ?? 0, authentication: recorded(authentication), answer: sent,
             problem: error.problem.description, environment: environment
         )
         recorder.record(.notification(record))
+    }
+
+    /// What a record says of `authentication`, the connection's session with it.
+    private func recorded(_ authentication: AuthenticationResult) -> JournalAuthentication {
+        var recorded = JournalAuthentication(authentication)
+        recorded.session = session
+        return recorded
     }
 
     /// A frame discarded unexamined after the failure or shutdown, with what was read of it.
@@ -176,7 +186,7 @@ struct LegacyJournaling {
         let record = NotificationRecord(
             payloadBytes: payload, transport: .legacy, deviceToken: token ?? "", topic: route(authentication).topic, priority: priority,
             expiration: expiration, legacyIdentifier: frame.identifier, legacyCommand: frame.command,
-            payloadLength: max(payloadLength ?? 0, payload.count), authentication: JournalAuthentication(authentication),
+            payloadLength: max(payloadLength ?? 0, payload.count), authentication: recorded(authentication),
             answer: SentAnswer(accepted: false), dropped: true, problem: problem, environment: environment
         )
         recorder.record(.notification(record))
@@ -216,12 +226,14 @@ final class LegacyRecordContexts: @unchecked Sendable {
     private var last: LegacyRecordContext?
 
     func context(
-        topic: String?, pushType: String?, authentication: AuthenticationResult, environment: APNsEnvironment
+        topic: String?, pushType: String?, authentication: AuthenticationResult, environment: APNsEnvironment, session: String?
     ) -> LegacyRecordContext {
-        if let last, last.matches(topic: topic, pushType: pushType, authentication: authentication, environment: environment) {
+        if let last, last.authentication.session == session,
+           last.matches(topic: topic, pushType: pushType, authentication: authentication, environment: environment) {
             return last
         }
-        let context = LegacyRecordContext(topic: topic, pushType: pushType, authentication: authentication, environment: environment)
+        let context = LegacyRecordContext(
+            topic: topic, pushType: pushType, authentication: authentication, environment: environment, session: session)
         last = context
         return context
     }

@@ -21,6 +21,13 @@ struct HTTP2Journaling {
     /// Where the records of pushes answered as Apple accepts them are written, without a box each.
     private let compactRecords = HTTP2RecordWriter()
 
+    /// The session the connection's credentials belong to, once known (`nil`: the default
+    /// session): every record made from then on says it.
+    var session: String? {
+        get { compactRecords.session }
+        nonmutating set { compactRecords.session = newValue }
+    }
+
     init(journal: Journal, recorder: ConnectionJournal, logger: Logger) {
         self.journal = journal
         self.recorder = recorder
@@ -89,6 +96,7 @@ struct HTTP2Journaling {
         var recordedAuthentication = JournalAuthentication(authentication)
         recordedAuthentication.issuedAt = tokenIssuedAt
         recordedAuthentication.detail = detail
+        recordedAuthentication.session = session
         let record = NotificationRecord(
             request, answer: sent, authentication: recordedAuthentication, payloadLength: bodyLength,
             payloadIsJSON: payloadIsJSON, problem: problem.map(printable), handlingMicroseconds: handlingMicroseconds,
@@ -181,6 +189,7 @@ extension HTTP2Journaling {
         var record = record
         record.answer = sent
         record.authentication.detail = authenticationDetail.map { JournalAuthentication.boundedDetail(printable($0)) }
+        record.authentication.session = session
         recorder.record(.broadcast(record), stream: streamID)
     }
 
@@ -191,6 +200,7 @@ extension HTTP2Journaling {
     ) {
         var record = ChannelOperationRecord(outcome: outcome, authentication: JournalAuthentication(authentication), answer: sent)
         record.authentication.detail = authenticationDetail.map { JournalAuthentication.boundedDetail(printable($0)) }
+        record.authentication.session = session
         recorder.record(.channelOperation(record), stream: streamID)
     }
 }

@@ -15,10 +15,13 @@
     /// why a client certificate is not trusted. Apple sends only the reason; this is for the
     /// provider's developer. Never holds a token's signature or any key.
     package var detail: String?
+    /// The session the credentials belong to (`MockAPNsSession.id`); `nil` for the server's
+    /// own credentials, the default session.
+    package var session: String?
 
     package init(
         kind: String, teamID: String? = nil, keyID: String? = nil, refusal: Reason? = nil, issuedAt: Int64? = nil,
-        detail: String? = nil
+        detail: String? = nil, session: String? = nil
     ) {
         self.kind = kind
         self.teamID = teamID
@@ -26,6 +29,7 @@
         self.refusal = refusal
         self.issuedAt = issuedAt
         self.detail = detail
+        self.session = session
     }
 
     /// The longest `detail` kept, in UTF-8 bytes: a cause quotes what the client sent (a key

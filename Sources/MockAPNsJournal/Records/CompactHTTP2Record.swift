@@ -148,6 +148,9 @@ extension HTTP2RecordBlock: CompactRecordBlock {}
 package final class HTTP2RecordWriter: @unchecked Sendable {
     private var blocks = CompactBlockCycle<HTTP2RecordBlock>()
     private var context: HTTP2RecordContext?
+    /// The session the connection's credentials belong to (`JournalAuthentication.session`),
+    /// once known; every record the connection makes from then on says it.
+    package var session: String?
     /// Blocks allocated so far (for tests: under steady load it stops growing).
     package var blocksAllocated: Int { blocks.blocksAllocated }
 
@@ -199,7 +202,7 @@ package final class HTTP2RecordWriter: @unchecked Sendable {
     ) -> HTTP2RecordContext? {
         if let context, context.matches(
             topic: topic, pushType: pushType, authentication: authentication, issuedAt: issuedAt, detail: detail,
-            environment: environment
+            environment: environment, session: session
         ) {
             return context
         }
@@ -207,7 +210,7 @@ package final class HTTP2RecordWriter: @unchecked Sendable {
               Self.recordedAsSent(detail, providerTokens) else { return nil }
         let made = HTTP2RecordContext(
             topic: topic, pushType: pushType, authentication: authentication, issuedAt: issuedAt, detail: detail,
-            environment: environment
+            environment: environment, session: session
         )
         context = made
         return made
@@ -234,7 +237,7 @@ package final class HTTP2RecordWriter: @unchecked Sendable {
 
     init(
         topic: String?, pushType: String?, authentication: AuthenticationResult, issuedAt: Int64?, detail: String?,
-        environment: APNsEnvironment
+        environment: APNsEnvironment, session: String?
     ) {
         self.topic = topic
         self.pushType = pushType
@@ -242,16 +245,17 @@ package final class HTTP2RecordWriter: @unchecked Sendable {
         var recorded = JournalAuthentication(authentication)
         recorded.issuedAt = issuedAt
         recorded.detail = detail
+        recorded.session = session
         self.authentication = recorded
         self.environment = environment
     }
 
     func matches(
         topic: String?, pushType: String?, authentication: AuthenticationResult, issuedAt: Int64?, detail: String?,
-        environment: APNsEnvironment
+        environment: APNsEnvironment, session: String?
     ) -> Bool {
         self.topic == topic && self.pushType == pushType && self.environment == environment
             && self.authentication.issuedAt == issuedAt && self.authentication.detail == detail
-            && authenticationResult == authentication
+            && self.authentication.session == session && authenticationResult == authentication
     }
 }

@@ -186,11 +186,15 @@ package final class LegacyRecordWriter: @unchecked Sendable {
     /// What the authentication was made from, to tell whether a later read's is the same.
     private let authenticationResult: AuthenticationResult
 
-    package init(topic: String?, pushType: String?, authentication: AuthenticationResult, environment: APNsEnvironment?) {
+    package init(
+        topic: String?, pushType: String?, authentication: AuthenticationResult, environment: APNsEnvironment?, session: String? = nil
+    ) {
         self.topic = topic
         self.pushType = pushType
         self.authenticationResult = authentication
-        self.authentication = JournalAuthentication(authentication)
+        var recorded = JournalAuthentication(authentication)
+        recorded.session = session
+        self.authentication = recorded
         self.environment = environment
         answer = SentAnswer(accepted: true)
     }

@@ -158,6 +158,19 @@ package enum JournalEventKind: Sendable, Equatable {
             nil
         }
     }
+
+    /// The session whose credentials a record's request carried (`JournalAuthentication.session`);
+    /// `nil` for the default session's records and for every event that is not a request's record.
+    package var session: String? {
+        switch self {
+        case .notification(let record): record.withAuthentication { $0.session }
+        case .broadcast(let record): record.authentication.session
+        case .channelOperation(let record): record.authentication.session
+        case .connectionOpened, .connectionClosed, .tlsEstablished, .tlsFailed, .http2Frame, .legacyFrame,
+             .fault, .feedbackTuple, .diagnosis, .verdict, .delivery:
+            nil
+        }
+    }
 }
 
 extension JournalEventKind {

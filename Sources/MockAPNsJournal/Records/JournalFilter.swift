@@ -28,13 +28,18 @@ public struct NotificationFilter: Sendable, Equatable {
     /// What `payloadPath` must hold: a string with this text, or a number, boolean or `null`
     /// written so (`"5"` matches `5` and `"5"`).
     public var payloadValue: String?
+    /// Only notifications of this session (`MockAPNsSession.id`). Like the sequence bound, it
+    /// says where to look: a failed wait's near misses are never another session's.
+    public var session: String?
 
     /// A filter of the fields given; every field left out matches everything.
     public init(
         deviceToken: String? = nil, topic: String? = nil, transport: Transport? = nil, status: Int? = nil,
         reason: Reason? = nil, accepted: Bool? = nil, connectionID: UInt64? = nil, afterSequence: UInt64? = nil,
-        pushType: String? = nil, priority: Int? = nil, payloadPath: String? = nil, payloadValue: String? = nil
+        pushType: String? = nil, priority: Int? = nil, payloadPath: String? = nil, payloadValue: String? = nil,
+        session: String? = nil
     ) {
+        self.session = session
         self.deviceToken = deviceToken
         self.topic = topic
         self.transport = transport
@@ -55,6 +60,7 @@ public struct NotificationFilter: Sendable, Equatable {
     /// Whether `record` is wanted: every condition the filter sets holds.
     public func matches(_ record: NotificationRecord) -> Bool {
         if let afterSequence, record.sequence <= afterSequence { return false }
+        if let session, !record.withAuthentication({ $0.session == session }) { return false }
         for condition in Condition.allCases where !holds(condition, for: record) { return false }
         return true
     }
@@ -196,13 +202,16 @@ public struct JournalEventFilter: Sendable, Equatable {
     public var transport: Transport?
     /// Only broadcasts and channel operations concerning this channel id.
     public var channelID: String?
+    /// Only the records of this session: its notifications, broadcasts and channel operations.
+    public var session: String?
 
     /// A filter of the fields given; every field left out matches everything.
     public init(
         kinds: Set<String>? = nil, connectionID: UInt64? = nil, streamID: Int32? = nil,
-        afterSequence: UInt64? = nil, transport: Transport? = nil, channelID: String? = nil
+        afterSequence: UInt64? = nil, transport: Transport? = nil, channelID: String? = nil, session: String? = nil
     ) {
         self.channelID = channelID
+        self.session = session
         self.kinds = kinds
         self.connectionID = connectionID
         self.streamID = streamID
@@ -221,6 +230,7 @@ public struct JournalEventFilter: Sendable, Equatable {
         if let connectionID, event.connectionID != connectionID { return false }
         if let streamID, event.streamID != streamID { return false }
         if let channelID, event.kind.channelID != channelID { return false }
+        if let session, event.kind.session != session { return false }
         if let transport {
             guard let connection = event.connectionID, transportOf(connection) == transport else { return false }
         }

@@ -58,6 +58,7 @@ extension JournalJSON {
         writer.string("refusal", authentication.refusal?.rawValue)
         writer.integer("issuedAt", authentication.issuedAt)
         writer.string("detail", authentication.detail)
+        writer.string("session", authentication.session)
         writer.endObject()
     }
 }

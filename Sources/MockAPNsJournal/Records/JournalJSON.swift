@@ -401,7 +401,7 @@ extension JournalJSON {
             teamID: try reader.string("teamId"), keyID: try reader.string("keyId"),
             refusal: try reader.oneOf("refusal", Reason.self),
             issuedAt: try reader.integer("issuedAt", in: Int64.min...Int64.max),
-            detail: try reader.string("detail"))
+            detail: try reader.string("detail"), session: try reader.string("session"))
         try reader.finish()
         return authentication
     }
