@@ -235,6 +235,18 @@ let package = Package(
         ),
         // Upstream mode: the upstream's address and settings, a pooled HTTP/2 client over
         // OpenSSL and nghttp2, and the clients a running server relays through.
+        // Sessions: credentials the server issued, each resolved to its own scenario,
+        // registry and journal view; the default session is the server's own state.
+        .target(
+            name: "MockAPNsSessions",
+            dependencies: [
+                "MockAPNsCore",
+                "MockAPNsConnections",
+                // Control tokens are kept as SHA-256 digests.
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
         .target(
             name: "MockAPNsUpstream",
             dependencies: [
@@ -264,6 +276,7 @@ let package = Package(
                 "MockAPNsJournal",
                 "MockAPNsScenario",
                 "MockAPNsConnections",
+                "MockAPNsSessions",
                 "MockAPNsTLS",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -310,8 +323,11 @@ let package = Package(
                 "MockAPNsHTTP2",
                 "MockAPNsWebPush",
                 "MockAPNsConnections",
+                "MockAPNsSessions",
                 "MockAPNsUpstream",
                 "MockAPNsJSON",
+                // Session certificates carry their key's digest; session keys are P-256.
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 // Web push over HTTP/1.1 (NIO's codec).

@@ -18,7 +18,9 @@ import NIOCore
 /// channel: how an answer or a fault goes out is the writer's.
 package final class AnswerFlow<Writer: AnswerWriter> {
     package let writer: Writer
-    let scenarios: ScenarioSwitch
+    /// The scenario deciding the connection's requests: its session's, once the connection's
+    /// credentials say which session that is.
+    package var scenarios: ScenarioSwitch
     private let environment: APNsEnvironment
     private let clock: ServerClock
     let apnsIDs: UUIDGenerator

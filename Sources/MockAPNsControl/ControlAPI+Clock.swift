@@ -27,6 +27,7 @@ extension ControlAPI {
 
     /// `{"millisecondsSince1970": N}` or `{"time": "2026-01-01T00:00:00Z"}`: pins the clock.
     fileprivate func setClock(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        try serverWide(context, "The clock")
         var body = try await Self.bodyObject(request, allowEmpty: false)
         let milliseconds = try Self.readInteger(&body, "millisecondsSince1970", in: ServerClock.range)
         let time = try Self.readString(&body, "time")
@@ -50,6 +51,7 @@ extension ControlAPI {
     }
 
     fileprivate func advanceClock(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        try serverWide(context, "The clock")
         var body = try await Self.bodyObject(request, allowEmpty: false)
         guard let milliseconds = try Self.readInteger(&body, "milliseconds", in: Self.clockAdvanceRange) else {
             throw ControlAPIError("milliseconds is required", parameter: "$.milliseconds")
@@ -62,6 +64,7 @@ extension ControlAPI {
     }
 
     fileprivate func resumeClock(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        try serverWide(context, "The clock")
         _ = try ControlQuery(request, allowed: [])
         try await Self.noFields(request)
         server.clock.resume()

@@ -20,6 +20,7 @@ extension ControlAPI {
     /// `GET /v1/devices`: every device that is offline or has notifications waiting, and the
     /// rules' numbers.
     fileprivate func listDevices(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        try serverWide(context, "The delivery model")
         _ = try ControlQuery(request, allowed: [])
         let devices = try await Self.asking { try await server.devices() }
         let options = server.deliveryOptions
@@ -36,6 +37,7 @@ extension ControlAPI {
 
     /// `GET /v1/devices/{token}`
     fileprivate func showDevice(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        try serverWide(context, "The delivery model")
         _ = try ControlQuery(request, allowed: [])
         let token = try Self.token(context)
         var writer = JSONWriter()
@@ -46,6 +48,7 @@ extension ControlAPI {
 
     /// `PUT /v1/devices/{token}` with `{"online": false}` or `{"online": true}`.
     fileprivate func changeDevice(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        try serverWide(context, "The delivery model")
         _ = try ControlQuery(request, allowed: [])
         let token = try Self.token(context)
         var body = try await Self.bodyObject(request, allowEmpty: false)
@@ -69,6 +72,7 @@ extension ControlAPI {
     /// `GET /v1/delivery/{id}`: the delivery log of the notifications an `apns-unique-id`,
     /// an `apns-id` or a journal sequence number names.
     fileprivate func deliveryLog(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        try serverWide(context, "The delivery model")
         _ = try ControlQuery(request, allowed: [])
         let raw = context.parameters.get("id") ?? ""
         let id = raw.removingPercentEncoding ?? raw

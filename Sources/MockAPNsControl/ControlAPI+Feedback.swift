@@ -12,6 +12,7 @@ extension ControlAPI {
     }
 
     fileprivate func pendingFeedback(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         _ = try ControlQuery(request, allowed: [])
         let entries = server.registry.pendingFeedback
         var writer = JSONWriter()
@@ -33,6 +34,7 @@ extension ControlAPI {
     /// Queues a feedback tuple (unless one for the same token and topic is still waiting) and
     /// marks the token unregistered, as a tuple in the feedback service says.
     fileprivate func addFeedback(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         var body = try await Self.bodyObject(request, allowEmpty: false)
         guard let token = try Self.readString(&body, "deviceToken") else {
             throw ControlAPIError("deviceToken is required", parameter: "$.deviceToken")

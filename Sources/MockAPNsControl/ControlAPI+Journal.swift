@@ -20,6 +20,7 @@ extension ControlAPI {
 
     /// The provider verdicts (`MockAPNsServer.verdictReport()`).
     fileprivate func report(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         _ = try ControlQuery(request, allowed: [])
         guard let report = await server.verdictReport() else {
             throw ControlAPIError("provider verdicts are off (verdicts.enabled is false in the configuration)", status: .notFound)
@@ -28,10 +29,13 @@ extension ControlAPI {
     }
 
     fileprivate func journalStatistics(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         _ = try ControlQuery(request, allowed: [])
         let statistics = server.journal.statistics
+        // A session counts its own notifications; the rest of the figures are the journal's.
+        let count = server.sessionID == nil ? statistics.count : server.journal.notifications(matching: server.scoped(.all)).count
         return ControlResponse.object { json in
-            json.integer("count", statistics.count)
+            json.integer("count", count)
             json.integer("capacity", statistics.capacity)
             json.integer("bytes", statistics.bytes)
             json.integer("capacityBytes", statistics.capacityBytes)
@@ -43,6 +47,7 @@ extension ControlAPI {
 
     /// The journal's connections as a pcapng file, for Wireshark and tshark.
     fileprivate func journalCapture(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        try serverWide(context, "The capture of every connection")
         _ = try ControlQuery(request, allowed: [])
         let bytes = server.journalCapture()
         return Response(
@@ -56,6 +61,7 @@ extension ControlAPI {
     package static let captureMediaType = "application/vnd.tcpdump.pcap"
 
     fileprivate func clearJournal(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         _ = try ControlQuery(request, allowed: [])
         try await Self.noFields(request)
         server.clearJournal()
@@ -63,8 +69,9 @@ extension ControlAPI {
     }
 
     fileprivate func notifications(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         let query = try ControlQuery(request, allowed: ControlQuery.notificationParameters)
-        let records = server.journal.notifications(matching: try query.notificationFilter(), limit: try query.limit())
+        let records = server.journal.notifications(matching: server.scoped(try query.notificationFilter()), limit: try query.limit())
         return Self.notificationList(records, extra: { json in
             json.integer("lastSequence", server.journal.statistics.lastSequence)
         })
@@ -75,8 +82,9 @@ extension ControlAPI {
     /// with what matched (`complete: false`) and the near misses, ranked, each with the
     /// conditions it failed.
     fileprivate func waitForNotifications(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         let query = try ControlQuery(request, allowed: ControlQuery.notificationParameters.union(["count", "timeout"]))
-        let filter = try query.notificationFilter()
+        let filter = server.scoped(try query.notificationFilter())
         guard let count = try query.integer("count", in: 1...100_000) else {
             throw ControlAPIError("count is required: how many matching notifications to wait for", parameter: "count")
         }
@@ -120,14 +128,16 @@ extension ControlAPI {
     }
 
     fileprivate func events(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         let query = try ControlQuery(request, allowed: ["type", "connection", "stream", "protocol", "after", "limit", "wait", "channel"])
         let filter = JournalEventFilter(
             kinds: try query.eventKinds(),
             connectionID: try query.integer("connection", in: 1...UInt64.max),
             streamID: try query.integer("stream", in: 0...Int32.max),
-            afterSequence: try query.integer("after", in: 0...UInt64.max),
+            afterSequence: server.scoped(NotificationFilter(afterSequence: try query.integer("after", in: 0...UInt64.max))).afterSequence,
             transport: try query.oneOf("protocol", Transport.self),
-            channelID: try query.string("channel")
+            channelID: try query.string("channel"),
+            session: server.sessionID
         )
         let limit = try query.limit()
         let journal = server.journal

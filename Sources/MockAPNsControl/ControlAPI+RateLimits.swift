@@ -15,6 +15,7 @@ extension ControlAPI {
 
     /// The window that applies to the token: its own, else the server-wide `registry.rateLimit`.
     private func rateLimit(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         _ = try ControlQuery(request, allowed: [])
         let token = try Self.token(context)
         return Self.rateLimitState(token, registry: server.registry)
@@ -23,6 +24,7 @@ extension ControlAPI {
     /// `{"pushes": N, "perSeconds": S}`: the token's own window, replacing the server-wide one
     /// for it. Setting the window it already has keeps its count; another one starts afresh.
     private func setRateLimit(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         _ = try ControlQuery(request, allowed: [])
         let token = try Self.token(context)
         guard var body = try await Self.bodyObject(request, allowEmpty: false) else {
@@ -40,6 +42,7 @@ extension ControlAPI {
 
     /// Removes the token's own window: the server-wide one applies again, if any.
     private func removeRateLimit(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         _ = try ControlQuery(request, allowed: [])
         let token = try Self.token(context)
         try await Self.noFields(request)

@@ -18,6 +18,7 @@ extension ControlAPI {
     }
 
     fileprivate func unregister(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         let token = try Self.token(context)
         var body = try await Self.bodyObject(request, allowEmpty: true)
         let since = try Self.readInteger(&body, "since", in: ServerClock.range) ?? server.clock.millisecondsSince1970
@@ -28,6 +29,7 @@ extension ControlAPI {
     }
 
     fileprivate func expire(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         let token = try Self.token(context)
         var body = try await Self.bodyObject(request, allowEmpty: true)
         let since = try Self.readInteger(&body, "since", in: ServerClock.range) ?? server.clock.millisecondsSince1970
@@ -37,6 +39,7 @@ extension ControlAPI {
     }
 
     fileprivate func bindTopics(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         let token = try Self.token(context)
         var body = try await Self.bodyObject(request, allowEmpty: false)
         let listed: [String]?
@@ -57,6 +60,7 @@ extension ControlAPI {
     }
 
     fileprivate func bindEnvironment(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         let token = try Self.token(context)
         var body = try await Self.bodyObject(request, allowEmpty: false)
         let environment: APNsEnvironment?
@@ -77,6 +81,7 @@ extension ControlAPI {
     }
 
     fileprivate func reactivate(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         let token = try Self.token(context)
         try await Self.noFields(request)
         server.registry.reactivate(token)
@@ -84,6 +89,7 @@ extension ControlAPI {
     }
 
     fileprivate func forget(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         let token = try Self.token(context)
         try await Self.noFields(request)
         server.registry.forget(token)

@@ -19,6 +19,7 @@ extension ControlAPI {
 
     /// The running scenario, its named state, and how often each rule has fired.
     fileprivate func scenario(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         _ = try ControlQuery(request, allowed: [])
         let engine = server.scenarioEngine
         let scenario = engine.scenario
@@ -45,6 +46,7 @@ extension ControlAPI {
     }
 
     fileprivate func replaceScenario(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         _ = try ControlQuery(request, allowed: [])
         let text = try await Self.bodyText(request)
         do {
@@ -61,6 +63,7 @@ extension ControlAPI {
 extension ControlAPI {
     /// The added rules, newest (tried first) first, each with its id and firing count.
     fileprivate func addedRules(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         _ = try ControlQuery(request, allowed: [])
         let firings = server.addedScenarioRules.firings
         return ControlResponse.object { json in
@@ -73,6 +76,7 @@ extension ControlAPI {
     /// `POST /v1/scenario/rules`: one rule as a scenario file's `rules` hold it, checked by the
     /// scenario decoder; answers `201` with its id and the rule as stored.
     fileprivate func addRule(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         _ = try ControlQuery(request, allowed: [])
         let text = try await Self.bodyText(request)
         let rule: ScenarioRule
@@ -89,6 +93,7 @@ extension ControlAPI {
 
     /// `DELETE /v1/scenario/rules/{id}`: `404` for an id no added rule has.
     fileprivate func removeRule(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         _ = try ControlQuery(request, allowed: [])
         try await Self.noFields(request)
         let raw = context.parameters.get("id") ?? ""

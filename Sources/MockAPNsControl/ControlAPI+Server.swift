@@ -10,8 +10,14 @@ extension ControlAPI {
     package var documentRoutes: RouteCollection<ControlRequestContext> {
         let routes = RouteCollection(context: ControlRequestContext.self)
         routes.get("openapi.json") { _, _ in ControlResponse.json(ControlOpenAPI.document) }
-        routes.get("metrics") { [server] _, _ in
-            Response(
+        routes.get("metrics") { [server] _, context in
+            if context.session != nil {
+                return ControlAPIError(
+                    "the metrics belong to the whole server, not to one session: use the server's control token",
+                    parameter: "Authorization", status: .forbidden
+                ).response
+            }
+            return Response(
                 status: .ok, headers: [.contentType: ServerMetrics.contentType],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: await server.metricsText()))
             )
@@ -50,6 +56,7 @@ extension ControlAPI {
 
     /// Puts the server back as the configuration started it and says what was cleared.
     fileprivate func reset(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        let server = try scoped(context)
         _ = try ControlQuery(request, allowed: [])
         try await Self.noFields(request)
         let reset = server.reset()
@@ -77,6 +84,7 @@ extension ControlAPI {
     }
 
     fileprivate func legacyShutdown(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
+        try serverWide(context, "The legacy gateway")
         _ = try ControlQuery(request, allowed: [])
         try await Self.noFields(request)
         await server.legacyShutdown()

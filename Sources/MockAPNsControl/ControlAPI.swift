@@ -37,7 +37,7 @@ package struct ControlAPI: Sendable {
     package func makeRouter() -> Router<ControlRequestContext> {
         let router = Router(context: ControlRequestContext.self)
         router.add(middleware: ControlResponseHeadersMiddleware())
-        router.add(middleware: ControlAccessMiddleware(policy: policy))
+        router.add(middleware: ControlAccessMiddleware(policy: policy, server: server))
         router.add(middleware: RouteCatalogMiddleware(routes: operations))
         router.add(middleware: JSONContentTypeMiddleware())
         addResources(to: router)
@@ -66,6 +66,7 @@ package struct ControlAPI: Sendable {
         router.addRoutes(channelRoutes, atPath: "/v1/channels")
         router.addRoutes(webPushRoutes, atPath: "/v1/web-push/subscriptions")
         router.addRoutes(deliveryRoutes, atPath: "/v1")
+        router.addRoutes(sessionRoutes, atPath: "/v1/sessions")
         router.addRoutes(Dashboard(server: server).routes)
     }
 

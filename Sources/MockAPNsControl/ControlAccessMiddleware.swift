@@ -9,6 +9,13 @@ package struct ControlAccessMiddleware: RouterMiddleware {
     package typealias Context = ControlRequestContext
 
     package let policy: ControlAccessPolicy
+    /// Where a session's control token is recognized.
+    package let server: any ControlledServer
+
+    package init(policy: ControlAccessPolicy, server: any ControlledServer) {
+        self.policy = policy
+        self.server = server
+    }
 
     package func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // The first Host header is the request's authority; HTTPTypes keeps any other among
@@ -22,7 +29,11 @@ package struct ControlAccessMiddleware: RouterMiddleware {
                 parameter: "Host"
             ).response
         }
-        let facts = ControlRequestFacts(
+        var context = context
+        let authorization = request.headers[.authorization]
+        let session = ControlAccessPolicy.bearerCredentials(authorization).flatMap(server.sessionID(forControlToken:))
+        context.session = session
+        var facts = ControlRequestFacts(
             method: request.method.rawValue,
             path: request.uri.path,
             host: request.head.authority,
@@ -32,6 +43,7 @@ package struct ControlAccessMiddleware: RouterMiddleware {
             peerAddress: context.peerAddress,
             localAddress: context.localAddress
         )
+        facts.presentsSessionToken = session != nil
         if let refusal = policy.refusal(for: facts) {
             return refusal.response
         }

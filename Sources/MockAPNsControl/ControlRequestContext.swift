@@ -10,6 +10,9 @@ package struct ControlRequestContext: RequestContext {
     package let peerAddress: String?
     /// The local IP address the connection arrived on.
     package let localAddress: String?
+    /// The session the request's control token belongs to (set by `ControlAccessMiddleware`):
+    /// the routes answer for that session alone. `nil`: the whole server.
+    package var session: String?
 
     package init(source: ApplicationRequestContextSource) {
         coreContext = CoreRequestContextStorage(source: source)

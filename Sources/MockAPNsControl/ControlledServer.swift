@@ -39,6 +39,23 @@ package protocol ControlledServer: AnyObject, Sendable {
     /// (`nil` with the model off): one up to it with no recorded step was delivered on arrival.
     var deliveryDerivedThrough: UInt64? { get }
 
+    // Sessions: the server's view answers for everything; a session's view (`session(_:)`)
+    // answers for its own registry, scenario, rules, journal records and verdicts.
+    /// The session this view is scoped to; `nil` for the whole server.
+    var sessionID: String? { get }
+    /// The session whose control token `token` is; `nil` when it is no session's.
+    func sessionID(forControlToken token: String) -> String?
+    /// The server as session `id` sees it; `nil` when no such session exists (now).
+    func session(_ id: String) -> (any ControlledServer)?
+    /// `filter` held to what this view may see: its session's records since its last clear.
+    func scoped(_ filter: NotificationFilter) -> NotificationFilter
+    /// Makes a session (`POST /v1/sessions`).
+    func createSession(_ request: SessionRequest) throws(ControlAPIError) -> SessionCreated
+    /// Ends a session; whether it existed.
+    func endSession(_ id: String) -> Bool
+    /// The sessions this view sees: every one for the server, its own for a session.
+    var sessionList: [SessionSummary] { get }
+
     /// Puts the server back as its configuration started it.
     func reset() -> ServerReset
     /// Replaces the running scenario with the one `jsonText` holds.

@@ -197,7 +197,7 @@ package struct DevelopmentCertificateFactory: Sendable {
         return try sign(subject: subject, extensions: &extensions, issuer: issuer, notValidBefore: notValidBefore, notValidAfter: notValidAfter)
     }
 
-    private func makeClient(
+    func makeClient(
         _ kind: DevelopmentClientCertificate,
         issuer: DevelopmentCredential,
         notValidBefore: Date,

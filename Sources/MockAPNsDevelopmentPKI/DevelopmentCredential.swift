@@ -25,6 +25,13 @@ package struct DevelopmentCredential: Sendable {
         self.privateKeyPEM = privateKey.pemRepresentation + "\n"
     }
 
+    /// A credential read back from its PEM files.
+    package init(certificate: Certificate, privateKey: Certificate.PrivateKey, privateKeyPEM: String) {
+        self.certificate = certificate
+        self.privateKey = privateKey
+        self.privateKeyPEM = privateKeyPEM
+    }
+
     /// The certificate's DER encoding, as a TLS peer presents it.
     package func certificateDER() throws -> [UInt8] {
         var serializer = DER.Serializer()

@@ -1,3 +1,4 @@
+import MockAPNsSessions
 import MockAPNsConnections
 import Logging
 import MockAPNsCore
@@ -9,7 +10,10 @@ import MockAPNsJSON
 
 /// What every feedback connection shares.
 struct LegacyFeedbackServices: Sendable {
+    /// The default session's registry.
     let registry: DeviceRegistry
+    /// The sessions a certificate may belong to: its feedback comes from its session's registry.
+    var sessions: SessionDirectory? = nil
     let environment: APNsEnvironment
     let logger: Logger
     /// Where each tuple sent is recorded; `nil` records nothing.
@@ -77,7 +81,8 @@ final class LegacyFeedbackHandler: ChannelInboundHandler {
             context.close(promise: nil)
             return
         }
-        let entries = services.registry.drainFeedback(topics: certificate.feedbackTopics, environment: services.environment)
+        let registry = services.sessions?.scope(forTeam: certificate.identity.organizationalUnit).registry ?? services.registry
+        let entries = registry.drainFeedback(topics: certificate.feedbackTopics, environment: services.environment)
         var bytes: [UInt8] = []
         var sent = 0
         for entry in entries {

@@ -1,3 +1,4 @@
+import MockAPNsSessions
 import MockAPNsConnections
 import Logging
 import MockAPNsCore
@@ -43,6 +44,8 @@ struct LegacyGatewayServices: Sendable {
     let activity: LegacyActivityLog
     /// The running scenario, consulted for every notification.
     let scenarios: ScenarioSwitch
+    /// The sessions a certificate may belong to; `decider` and `scenarios` are the default session's.
+    var sessions: SessionDirectory? = nil
     let logger: Logger
     /// Where frames, notifications and diagnoses are recorded; `nil` records nothing.
     var journal: Journal? = nil
@@ -93,7 +96,9 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
     private let scenario: LegacyScenarioJudge
 
     /// Records this connection's frames, notifications and diagnoses.
-    private let journaling: LegacyJournaling
+    private var journaling: LegacyJournaling
+    /// Apple's rules over the registry of the connection's session.
+    private var decider: PushDecider
 
     init(
         services: LegacyGatewayServices,
@@ -105,6 +110,7 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
         let recorder = recorder ?? ConnectionJournal(journal: services.journal, connectionID: 0)
         self.journaling = LegacyJournaling(recorder: recorder, decider: services.decider, environment: services.environment)
         self.session = LegacyConnectionSession(options: services.sessionOptions)
+        self.decider = services.decider
         self.logger = services.logger
         self.scenario = LegacyScenarioJudge(
             scenarios: services.scenarios, connection: scenarioConnection, logger: services.logger,
@@ -176,6 +182,14 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
                 "certificate": "\(certificate.identity.subject)",
                 "topic": "\(certificate.defaultTopic)",
             ])
+            if let scope = services.sessions?.scope(forTeam: certificate.identity.organizationalUnit), !scope.isDefault {
+                // The certificate is a session's: its scenario, registry and records.
+                decider = scope.decider
+                journaling.decider = scope.decider
+                journaling.session = scope.id
+                scenario.scenarios = scope.scenarios
+                scope.touch(at: .now())
+            }
             authentication = certificate.authentication
             state = .open(certificate.authentication)
         case .failure(let refusal):
@@ -203,7 +217,7 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
 
     /// Feeds the codec; every notification it decodes is judged by the decision core.
     private func receive(_ bytes: ByteBuffer, authentication: AuthenticationResult, context: ChannelHandlerContext) {
-        let decider = services.decider
+        let decider = self.decider
         let decisionContext = DecisionContext(environment: services.environment, authentication: authentication)
         // Only the rare events are collected; accepted notifications are counted by the session.
         var failure: LegacyFailureCause?

@@ -1,3 +1,4 @@
+import MockAPNsSessions
 import MockAPNsConnections
 import Logging
 import MockAPNsCore
@@ -65,6 +66,9 @@ package final class LegacyListeners: Sendable {
         package var decider: PushDecider
         package var registry: DeviceRegistry
         package var scenarios: ScenarioSwitch
+        /// The sessions a connection's certificate may belong to; `decider`, `registry` and
+        /// `scenarios` are the default session's.
+        package var sessions: SessionDirectory?
         package var logger: Logger
         /// Where connections, frames, notifications and feedback tuples are recorded.
         package var journal: Journal?
@@ -77,9 +81,10 @@ package final class LegacyListeners: Sendable {
 
         package init(
             settings: Settings, group: MultiThreadedEventLoopGroup, decider: PushDecider, registry: DeviceRegistry,
-            scenarios: ScenarioSwitch, logger: Logger, journal: Journal?, readGate: JournalReadGate?,
-            environment: APNsEnvironment, gatewayPort: Int, feedbackPort: Int
+            scenarios: ScenarioSwitch, sessions: SessionDirectory? = nil, logger: Logger, journal: Journal?,
+            readGate: JournalReadGate?, environment: APNsEnvironment, gatewayPort: Int, feedbackPort: Int
         ) {
+            self.sessions = sessions
             self.settings = settings
             self.group = group
             self.decider = decider
@@ -120,6 +125,7 @@ package final class LegacyListeners: Sendable {
             drain: drain,
             activity: activity,
             scenarios: dependencies.scenarios,
+            sessions: dependencies.sessions,
             logger: dependencies.logger,
             journal: dependencies.journal
         )
@@ -150,6 +156,7 @@ package final class LegacyListeners: Sendable {
 
         let feedbackServices = LegacyFeedbackServices(
             registry: dependencies.registry,
+            sessions: dependencies.sessions,
             environment: environment,
             logger: dependencies.logger,
             journal: dependencies.journal

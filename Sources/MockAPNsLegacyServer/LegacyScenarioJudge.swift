@@ -28,7 +28,8 @@ final class LegacyScenarioJudge {
         case fault(ScenarioFault, garbage: [UInt8])
     }
 
-    private let scenarios: ScenarioSwitch
+    /// The connection's session's scenario (set once its certificate is read).
+    var scenarios: ScenarioSwitch
     private let logger: Logger
     /// Writes each injected fault to the journal.
     private let recordFault: (String) -> Void

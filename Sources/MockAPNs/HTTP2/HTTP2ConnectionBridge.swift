@@ -11,6 +11,7 @@ import NIOCore
 import MockAPNsScenario
 import MockAPNsBroadcast
 import MockAPNsUpstream
+import MockAPNsSessions
 
 /// What every HTTP/2 connection of one listener shares.
 struct HTTP2ConnectionServices: Sendable {
@@ -24,6 +25,9 @@ struct HTTP2ConnectionServices: Sendable {
     let http2Settings: HTTP2ServerConfiguration
     /// The running scenario, consulted for every request.
     let scenarios: ScenarioSwitch
+    /// The sessions a connection's credentials may belong to (its scenario, registry and
+    /// records then being the session's); `decider` and `scenarios` are the default session's.
+    let sessions: SessionDirectory
     let clock: ServerClock
     /// Where frames, notifications and errors are recorded.
     let journal: Journal
@@ -94,6 +98,11 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
     private(set) var refusalDetail: String?
     /// Why this connection's client certificate is refused, when it is.
     private var certificateRefusalDetail: String?
+    /// The session the connection's credentials belong to: the default one until a client
+    /// certificate or a valid provider token says otherwise.
+    var scope: SessionScope
+    /// The team `scope` was found for: a provider token of another team is looked up again.
+    var scopeTeam: String?
     private var logger: Logger
     /// Decides each request through the scenario and answers it on its stream.
     let answers: AnswerFlow<HTTP2StreamWriter>
@@ -129,6 +138,7 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         let journaling = HTTP2Journaling(journal: services.journal, recorder: recorder, logger: services.logger)
         self.journaling = journaling
         self.logger = services.logger
+        self.scope = services.sessions.defaultScope
         self.answers = AnswerFlow(
             writer: HTTP2StreamWriter(logger: services.logger, recorder: recorder), scenarios: services.scenarios, connection: scenarioConnection,
             environment: services.environment, clock: services.clock, generatedIDCase: services.decider.options.generatedAPNsIDCase,
@@ -172,33 +182,38 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
         context.fireUserInboundEventTriggered(event)
     }
 
-    private func startHTTP2(context: ChannelHandlerContext, session: TLSSessionInfo) {
-        var settings = scenarioSettings(services.http2Settings)
-        connectionSettings = settings
+    private func startHTTP2(context: ChannelHandlerContext, session tls: TLSSessionInfo) {
         answers.writer.channel = context.channel
-        settings.recordsFrames = journaling.recordsFrames
-        switch session.peerCertificate {
+        var tokenConnection = false
+        switch tls.peerCertificate {
         case _ where !services.requiresAuthentication:
             credentials = .certificate(.notRequired)
         case .notPresented:
             tokenState = ProviderTokenConnectionState()
             credentials = .providerToken(streamLimitRaised: false)
-            settings.maxConcurrentStreams = 1
-            // Clients that open streams before reading SETTINGS lose some; record what they were.
-            settings.decodesRefusedStreamHeaders = true
+            tokenConnection = true
         case .trusted:
-            credentials = .certificate(Self.certificateAuthentication(session.peerCertificateChainDER.first))
+            credentials = .certificate(certificateAuthentication(tls.peerCertificateChainDER.first))
         case .untrusted(let reason) where services.upstream != nil:
             // Upstream mode: the provider's certificate is Apple's, not this server's CA's; the
             // upstream is the judge of it, and MockAPNs reads its identity for its own verdicts.
             logger.info("upstream mode: the client certificate is not this server's CA's (\(reason)); its topics are read as given")
-            credentials = .certificate(Self.certificateAuthentication(session.peerCertificateChainDER.first))
+            credentials = .certificate(certificateAuthentication(tls.peerCertificateChainDER.first))
         case .untrusted(let reason):
             let roots = services.clientTrustRootsPath.map { " (\($0))" } ?? ""
             let detail = "the client certificate does not chain to the trusted roots\(roots): \(reason)"
             logger.notice("\(detail); requests get 403 BadCertificate")
             certificateRefusalDetail = detail
             credentials = .certificate(.rejected(.badCertificate))
+        }
+        // The certificate's session is known now, so its scenario sets the connection's SETTINGS.
+        var settings = scenarioSettings(services.http2Settings)
+        connectionSettings = settings
+        settings.recordsFrames = journaling.recordsFrames
+        if tokenConnection {
+            settings.maxConcurrentStreams = 1
+            // Clients that open streams before reading SETTINGS lose some; record what they were.
+            settings.decodesRefusedStreamHeaders = true
         }
         let http2 = NGHTTP2ServerHandler(configuration: settings, delegate: self)
         answers.writer.handler = http2
@@ -213,23 +228,6 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             logger.error("could not start HTTP/2 on the connection: \(error)")
             context.close(promise: nil)
         }
-    }
-
-    /// The SETTINGS for this connection: the server's, with the scenario's overrides.
-    private func scenarioSettings(_ base: HTTP2ServerConfiguration) -> HTTP2ServerConfiguration {
-        var settings = base
-        let overrides = services.scenarios.current.scenario.connection
-        if let streams = overrides.maxConcurrentStreams { settings.maxConcurrentStreams = UInt32(clamping: streams) }
-        if let idle = overrides.idleTimeoutSeconds { settings.idleTimeout = .nanoseconds(Int64(idle * 1_000_000_000)) }
-        return settings
-    }
-
-    /// A trusted certificate's identity as the decision core takes it.
-    static func certificateAuthentication(_ leaf: [UInt8]?) -> AuthenticationResult {
-        guard let leaf, let identity = try? CertificateIdentity(derEncoded: leaf) else {
-            return .rejected(.badCertificate)
-        }
-        return .certificate(identity)
     }
 
     func http2Handler(_ handler: NGHTTP2ServerHandler, didReceive request: HTTP2Request) {
@@ -255,12 +253,13 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             return
         }
         let authentication = authenticate(authorization: authorization, topic: topic, handler: handler)
+        scope.touch(at: arrivedAt)
         let exchange = DevicePushExchange(
             request, previousDeviceToken: lastDeviceToken,
             authentication: authentication, tokenIssuedAt: acceptedTokenIssuedAt, authenticationDetail: refusalDetail,
             context: DecisionContext(environment: services.environment, authentication: authentication),
-            decider: services.decider, journaling: journaling, arrivedAt: arrivedAt,
-            scenarioReadsPayload: services.scenarios.current.readsPayload
+            decider: scope.decider, journaling: journaling, arrivedAt: arrivedAt,
+            scenarioReadsPayload: scope.scenarios.current.readsPayload
         )
         answers.answer(
             exchange, on: request.streamID, apnsID: request.head[.apnsID], upstream: upstreamHop(request, api: .provider, comparesAnswers: true))
@@ -291,6 +290,10 @@ final class HTTP2ConnectionBridge: ChannelInboundHandler, NGHTTP2ServerDelegate 
             )
             acceptedTokenIssuedAt = outcome.identity?.issuedAt
             if case .rejected(let rejection) = outcome { refusalDetail = rejection.detail }
+            if let team = outcome.identity?.teamID, team != scopeTeam {
+                // A connection keeps to one team (`checkMixing`): this runs for its first token.
+                adopt(services.sessions.scope(forTeam: team), team: team)
+            }
             if let notes = outcome.identity?.notes, !notes.isEmpty, outcome.identity?.servedFromCache == false {
                 logger.info("provider token accepted with notes: \(journaling.printable(notes.map { "\($0)" }.joined(separator: "; ")))")
                 for note in notes { journaling.note("\(note)", code: .providerTokenNote) }

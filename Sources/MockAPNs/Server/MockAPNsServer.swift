@@ -20,6 +20,7 @@ import Darwin
 #endif
 import MockAPNsBroadcast
 import MockAPNsWebPush
+import MockAPNsSessions
 
 /// A MockAPNs server running in this process: the embedding API for Swift tests.
 ///
@@ -67,6 +68,9 @@ public final class MockAPNsServer: Sendable {
     let legacy: LegacyListeners
     /// The running scenario (`replaceScenario` swaps it).
     let scenarios: ScenarioSwitch
+    /// The sessions made on the server (`createSession`), and the default one: the server's
+    /// own credentials, deciding with `scenarios` and `registry`.
+    let sessions: SessionDirectory
     /// The journal, its JSONL file and the control API.
     let observation: ServerObservation
     /// Apple's storage and delivery rules, run beside the server, and the forwarders.
@@ -165,10 +169,16 @@ public final class MockAPNsServer: Sendable {
         )
         self.observation = observation
         self.delivery = DeliveryService(settings: configuration.delivery.service, journal: observation.journal, clock: clock, logger: logger)
-        self.scenarios = ScenarioSwitch(
+        let scenarios = ScenarioSwitch(
             scenario: configuration.scenario ?? .empty, registry: registry, logger: logger,
             deviceChanges: ScenarioSwitch.deviceChangeRecorder(journal: observation.journal, clock: clock)
         )
+        self.scenarios = scenarios
+        self.sessions = SessionDirectory(defaultScope: SessionScope(
+            id: nil, teamID: nil, keyID: nil, topics: [], registry: registry, scenarios: scenarios,
+            decider: Self.makeDecider(configuration, registry: registry, clock: clock), idleTimeout: nil,
+            createdAtMilliseconds: clock.millisecondsSince1970, controlTokenDigest: nil
+        ))
     }
 
     /// The ports the listeners bound, while the server runs.
@@ -261,6 +271,7 @@ public final class MockAPNsServer: Sendable {
                 requiresAuthentication: configuration.requiresAuthentication,
                 http2Settings: makeHTTP2Settings(),
                 scenarios: scenarios,
+                sessions: sessions,
                 clock: clock,
                 journal: journal,
                 logger: logger,
@@ -281,7 +292,7 @@ public final class MockAPNsServer: Sendable {
             )
             if let managementListener { listeners.append(managementListener) }
             let legacyPorts = try await legacy.start(LegacyListeners.Dependencies(
-                settings: configuration.legacyListenerSettings(environment), group: group, decider: makeDecider(), registry: registry, scenarios: scenarios, logger: logger,
+                settings: configuration.legacyListenerSettings(environment), group: group, decider: makeDecider(), registry: registry, scenarios: scenarios, sessions: sessions, logger: logger,
                 journal: journal, readGate: observation.readGate, environment: environment,
                 gatewayPort: ports.gateway, feedbackPort: ports.feedback
             ))
@@ -320,6 +331,10 @@ public final class MockAPNsServer: Sendable {
             http2: ports.http2, gateway: ports.gateway, feedback: ports.feedback, channelManagement: ports.channelManagement,
             webPush: ports.webPush
         )
+        // Sessions left unused end on their own; the task ends with the event loops.
+        group.next().scheduleRepeatedTask(initialDelay: .seconds(1), delay: .seconds(1)) { [weak self] _ in
+            self?.endIdleSessions()
+        }
         return ports
     }
 
@@ -450,6 +465,11 @@ public final class MockAPNsServer: Sendable {
     }
 
     func makeDecider() -> PushDecider {
+        Self.makeDecider(configuration, registry: registry, clock: clock)
+    }
+
+    /// Apple's rules as `configuration` sets them, over `registry`.
+    static func makeDecider(_ configuration: MockAPNsConfiguration, registry: DeviceRegistry, clock: ServerClock) -> PushDecider {
         var options = configuration.validation
         options.generatedAPNsIDCase = configuration.generatedIDCase == .upper ? .uppercase : .lowercase
         return PushDecider(options: options, registry: registry, clock: clock)

@@ -13,6 +13,9 @@ package struct ControlRequestFacts: Sendable, Equatable {
     package var peerAddress: String?
     /// The local IP address the connection arrived on.
     package var localAddress: String?
+    /// Whether `authorization` carries the control token of a session that exists: the
+    /// request is admitted from anywhere, and sees that session alone.
+    package var presentsSessionToken = false
 
     package init(
         method: String, path: String, host: String?, origin: String? = nil, authorization: String? = nil,
@@ -131,6 +134,16 @@ package struct ControlAccessPolicy: Sendable {
                     header: "Origin")
             }
         }
+        if request.presentsSessionToken { return nil }
+        if let presented = Self.bearerCredentials(request.authorization), token?.isPresented(in: request.authorization) != true {
+            // A bearer token that is neither the server's nor a live session's: from loopback
+            // too, or a test with a mistyped or ended session's token would see everything.
+            return ControlRefusal(
+                status: .unauthorized,
+                message: "the bearer token (\(presented.utf8.count) characters) is neither the server's control token nor a session's "
+                    + "(a session's token stops working when the session ends); send the right one, or none from this machine",
+                header: "Authorization")
+        }
         if let token, !(request.peerAddress.flatMap(IPAddressLiteral.init)?.isLoopback ?? false) {
             guard request.authorization != nil else {
                 return ControlRefusal(
@@ -163,6 +176,14 @@ package struct ControlAccessPolicy: Sendable {
             message: "\(method) \(path.prefix(200)) must be sent with Content-Type: application/json, even without a body "
                 + "(it came with \(sent)): a page of another site can send other types without the browser asking first",
             header: "Content-Type")
+    }
+
+    /// The credentials of a `Bearer` authorization, as sent; `nil` for another scheme or none.
+    package static func bearerCredentials(_ authorization: String?) -> String? {
+        guard let authorization, let field = AuthorizationField(Substring(authorization)), field.hasScheme("bearer") else {
+            return nil
+        }
+        return String(field.credentials)
     }
 
     /// Whether `name` (a Host header's name) is one the API answers to.

@@ -126,6 +126,7 @@ enum LegacyTLSClient {
     static func run(
         port: Int,
         certificate: String? = "sandbox",
+        certificateDirectory: String = Fixtures.certificateDirectory,
         connections: [Connection],
         minimumVersion: String? = nil,
         maximumVersion: String? = nil,
@@ -134,7 +135,7 @@ enum LegacyTLSClient {
     ) throws -> [Outcome] {
         let script = Script(
             port: port, ca: Fixtures.caPath, certificate: certificate,
-            certificateDirectory: Fixtures.certificateDirectory,
+            certificateDirectory: certificateDirectory,
             maximumVersion: maximumVersion, minimumVersion: minimumVersion,
             timeout: timeout, readyFile: readyFile, connections: connections
         )
@@ -147,8 +148,13 @@ enum LegacyTLSClient {
     }
 
     /// One connection that sends `bytes` and reads until the server closes.
-    static func exchange(port: Int, certificate: String? = "sandbox", send bytes: [UInt8], timeout: Double = 5) throws -> Outcome {
-        let outcomes = try run(port: port, certificate: certificate, connections: [Connection(send: bytes)], timeout: timeout)
+    static func exchange(
+        port: Int, certificate: String? = "sandbox", certificateDirectory: String = Fixtures.certificateDirectory, send bytes: [UInt8],
+        timeout: Double = 5
+    ) throws -> Outcome {
+        let outcomes = try run(
+            port: port, certificate: certificate, certificateDirectory: certificateDirectory, connections: [Connection(send: bytes)],
+            timeout: timeout)
         guard let outcome = outcomes.first else { throw LegacyClientFailure(stderr: "no outcome") }
         return outcome
     }

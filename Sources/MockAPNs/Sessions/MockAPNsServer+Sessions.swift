@@ -1,0 +1,136 @@
+// Sessions on the server: making one (its credentials, its own scenario and registry), ending
+// one by request or when it has gone unused, and the session's view the control API serves.
+
+import Crypto
+import Foundation
+import MockAPNsConnections
+import MockAPNsControl
+import MockAPNsCore
+import MockAPNsDevelopmentPKI
+import MockAPNsSessions
+import NIOCore
+
+extension MockAPNsServer {
+    /// How long a session may go unused when its maker does not say: 15 minutes.
+    public static let defaultSessionIdleTimeout: Duration = .seconds(900)
+
+    /// Makes a session: a provider key, a client certificate for `topics` and a control token
+    /// of its own, with its own registry, and the server's configured scenario to start with.
+    ///
+    /// ```swift
+    /// let session = try server.createSession(topics: ["com.example.app"])
+    /// // sign tokens with session.providerKeyPEM (kid session.keyID, iss session.teamID),
+    /// // or connect with session.certificatePEM and session.certificateKeyPEM
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - topics: the bundle ids it pushes to, the first one its certificate's `UID`;
+    ///     by default the development set's app, `com.example.app`.
+    ///   - idleTimeout: it ends after going unused this long (no request with its credentials,
+    ///     no control call with its token); `nil` keeps it until `endSession`.
+    ///   - scenario: the scenario it starts with, instead of the server's configured one.
+    public func createSession(
+        topics: [String] = ["com.example.app"], idleTimeout: Duration? = defaultSessionIdleTimeout,
+        scenario: Scenario? = nil
+    ) throws(SessionError) -> MockAPNsSession {
+        guard !topics.isEmpty else { throw SessionError("a session needs at least one topic") }
+        for topic in topics where !TopicRules.isWellFormed(topic) {
+            throw SessionError("\"\(topic.prefix(100))\" is not a topic (a bundle id such as com.example.app)")
+        }
+        let id = Self.randomText(16, alphabet: "0123456789abcdef")
+        let teamID = Self.randomText(10, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        let keyID = Self.randomText(10, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+        let key = P256.Signing.PrivateKey()
+        let controlToken = BearerToken.generate()
+        let certificate = issueSessionCertificate(teamID: teamID, topics: topics)
+        let registry = DeviceRegistry(
+            rateWindow: configuration.rateLimit, bindsEnvironmentOnFirstPush: configuration.environment == .both
+        )
+        let scenarios = ScenarioSwitch(
+            scenario: scenario ?? configuration.scenario ?? .empty, registry: registry, logger: logger,
+            deviceChanges: ScenarioSwitch.deviceChangeRecorder(journal: journal, clock: clock)
+        )
+        scenarios.applyRegistryState()
+        let scope = SessionScope(
+            id: id, teamID: teamID, keyID: keyID, topics: topics, registry: registry, scenarios: scenarios,
+            decider: Self.makeDecider(configuration, registry: registry, clock: clock),
+            idleTimeout: idleTimeout.map(TimeAmount.init), createdAtMilliseconds: clock.millisecondsSince1970,
+            controlTokenDigest: SessionDirectory.digest(ofControlToken: controlToken.value)
+        )
+        do {
+            tokenVerifier.register(try ProviderKey(
+                keyID: keyID, teamID: teamID, environment: .both, scope: .team, topics: Set(topics), publicKey: key.publicKey
+            ))
+        } catch {
+            throw SessionError("the session's provider key could not be registered: \(error)")
+        }
+        sessions.insert(scope)
+        logger.info("session created", metadata: ["session": "\(id)", "team": "\(teamID)", "key": "\(keyID)"])
+        return MockAPNsSession(
+            id: id, teamID: teamID, keyID: keyID, providerKeyPEM: key.pemRepresentation + "\n", topics: topics,
+            certificatePEM: certificate.credential.flatMap { try? $0.certificatePEM() },
+            certificateKeyPEM: certificate.credential?.privateKeyPEM, certificateUnavailable: certificate.unavailable,
+            controlToken: controlToken.value, idleTimeout: idleTimeout
+        )
+    }
+
+    /// Ends a session: its key and certificate lead to the default session from now on, its
+    /// control token to nothing, and its scenario, registry and rules are dropped. Its records
+    /// stay in the journal, tagged, until the journal's ring lets them go. Whether it existed.
+    @discardableResult
+    public func endSession(_ id: String) -> Bool {
+        guard let scope = sessions.remove(id: id) else { return false }
+        forget(scope, because: "ended")
+        return true
+    }
+
+    /// The ids of the sessions made and not ended, oldest first.
+    public var sessionIDs: [String] { sessions.all.compactMap(\.id) }
+
+    /// Ends every session that has gone unused longer than its idle timeout.
+    func endIdleSessions(at now: NIODeadline = .now()) {
+        for scope in sessions.removeIdle(at: now) { forget(scope, because: "idle") }
+    }
+
+    private func forget(_ scope: SessionScope, because cause: String) {
+        if let keyID = scope.keyID { tokenVerifier.removeKey(id: keyID) }
+        logger.info("session \(cause)", metadata: ["session": "\(scope.id ?? "")"])
+    }
+
+    /// A client certificate for the session, signed by the development CA the server trusts;
+    /// `nil` with the reason when the server trusts another CA or has not its key.
+    private func issueSessionCertificate(teamID: String, topics: [String]) -> (credential: DevelopmentCredential?, unavailable: String?) {
+        guard configuration.tls.clientTrustRoots == nil else {
+            return (nil, "the server trusts client certificates of a CA it was given (tls.clientTrustRoots), whose key it does not hold")
+        }
+        let authorityFile = configuration.certificateFile(nil, default: "ca.pem")
+        let keyFile = configuration.certificateFile(nil, default: "ca-key.pem")
+        guard let authority = try? String(contentsOfFile: authorityFile, encoding: .utf8),
+              let authorityKey = try? String(contentsOfFile: keyFile, encoding: .utf8) else {
+            return (nil, "the CA's key (\(keyFile)) is not readable, so the server cannot sign a certificate its TLS trusts")
+        }
+        do {
+            let issuer = try SessionCredentialIssuer(certificatePEM: authority, privateKeyPEM: authorityKey)
+            return (try issuer.clientCertificate(teamID: teamID, topics: topics), nil)
+        } catch {
+            return (nil, "the session certificate could not be made: \(error)")
+        }
+    }
+
+    /// `count` characters drawn from `alphabet` by the system's secure random source.
+    private static func randomText(_ count: Int, alphabet: String) -> String {
+        let characters = Array(alphabet)
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<count).map { _ in characters[Int.random(in: 0..<characters.count, using: &generator)] })
+    }
+}
+
+/// Why a session could not be made.
+public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What was wrong, in plain words.
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}
