@@ -3,6 +3,7 @@
 
 import MockAPNsConnections
 import MockAPNsCore
+import MockAPNsScenario
 import NIOCore
 import Synchronization
 
@@ -29,6 +30,8 @@ package final class SessionScope: Sendable {
     package let registry: DeviceRegistry
     /// The session's scenario and the rules added on top of it.
     package let scenarios: ScenarioSwitch
+    /// The scenario the session was made with, which a reset of the session puts back.
+    package let initialScenario: Scenario
     /// Apple's rules over the session's registry.
     package let decider: PushDecider
     /// How long the session may go unused before it ends; `nil`: until it is ended.
@@ -44,7 +47,7 @@ package final class SessionScope: Sendable {
 
     package init(
         id: String?, teamID: String?, keyID: String?, topics: [String], registry: DeviceRegistry, scenarios: ScenarioSwitch,
-        decider: PushDecider, idleTimeout: TimeAmount?, createdAtMilliseconds: Int64, controlTokenDigest: String?,
+        initialScenario: Scenario, decider: PushDecider, idleTimeout: TimeAmount?, createdAtMilliseconds: Int64, controlTokenDigest: String?,
         now: NIODeadline = .now()
     ) {
         self.id = id
@@ -53,6 +56,7 @@ package final class SessionScope: Sendable {
         self.topics = topics
         self.registry = registry
         self.scenarios = scenarios
+        self.initialScenario = initialScenario
         self.decider = decider
         self.idleTimeout = idleTimeout
         self.createdAtMilliseconds = createdAtMilliseconds

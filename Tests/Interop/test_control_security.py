@@ -111,9 +111,15 @@ ATTACK_BODY = {
 }
 
 
+DASHBOARD_TOKEN = "dashboard-test-token-0123456789"
+
+
 @pytest.fixture(scope="module")
 def target(tmp_path_factory):
-    server = Server(tmp_path_factory.mktemp("security"), "--clock", "2026-01-01T00:00:00Z").start()
+    # The server's control token is the one the dashboard test hands the page: a bearer token
+    # that is neither the server's nor a session's is refused, from loopback too.
+    server = Server(tmp_path_factory.mktemp("security"), "--clock", "2026-01-01T00:00:00Z",
+                    "--control-token", DASHBOARD_TOKEN).start()
     target = Target(server)
     assert target.push(target.served) == 200
     target.api("POST", f"/v1/registry/{target.gone}/unregister", {"since": 1767225600000})
@@ -383,7 +389,7 @@ def test_a_page_given_the_token_sends_it_and_never_shows_it(browser, target):
     """Opened from another machine, the dashboard takes the token from the address's
     fragment (never sent to any server), drops it from the address bar, and sends it as
     Authorization on every request, the event stream's included."""
-    token = "dashboard-test-token-0123456789"
+    token = DASHBOARD_TOKEN
     browser.get("about:blank")
     network(browser)
     browser.get(f"http://127.0.0.1:{target.control}/#token={token}")

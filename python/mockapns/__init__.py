@@ -17,6 +17,7 @@ wheel carries, or `PATH`.
 from .control import ControlAPIError, ControlClient, Event, MockAPNsError, Notification, WaitTimeout
 from .rules import Rule
 from .server import Credentials, MockAPNs, ServerExited, bundled_binary, find_binary
+from .session import Session
 
 __all__ = [
     "ControlAPIError",
@@ -28,6 +29,7 @@ __all__ = [
     "Notification",
     "Rule",
     "ServerExited",
+    "Session",
     "WaitTimeout",
     "bundled_binary",
     "find_binary",

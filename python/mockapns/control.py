@@ -17,9 +17,12 @@ import time
 import urllib.parse
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterator, List, Mapping, Optional, Sequence, Union
 
 from .rules import Rule
+
+if TYPE_CHECKING:  # session.py imports this module
+    from .session import Session
 
 Notification = Dict[str, Any]
 """One notification record of the journal (`seq`, `deviceToken`, `topic`, `status`, `reason`,
@@ -396,6 +399,30 @@ class ControlClient:
         delivery model, puts the broadcast channels back, starts the running scenario over and
         sets the clock back; returns what was cleared."""
         return self.post("/v1/reset", {})
+
+    # Sessions
+
+    def create_session(
+        self, *, topics: Optional[Sequence[str]] = None, idle_seconds: Optional[int] = None,
+        scenario: Optional[Mapping[str, Any]] = None,
+    ) -> "Session":
+        """`POST /v1/sessions`: a session with a provider key, a client certificate and a
+        control token of its own, starting with `scenario` (default: the server's). Returns a
+        `Session`, a client scoped to it. `idle_seconds=0` keeps it until `end()`."""
+        from .session import Session
+
+        body: Dict[str, Any] = {}
+        if topics is not None:
+            body["topics"] = list(topics)
+        if idle_seconds is not None:
+            body["idleSeconds"] = idle_seconds
+        if scenario is not None:
+            body["scenario"] = dict(scenario)
+        return Session(self.control_url, self.post("/v1/sessions", body), timeout=self.timeout)
+
+    def sessions(self) -> List[Dict[str, Any]]:
+        """`GET /v1/sessions`: every session (or, for a session's client, its own), without secrets."""
+        return self.get("/v1/sessions")["sessions"]
 
     def clear_journal(self) -> None:
         """`DELETE /v1/journal`: forgets the journal (sequence numbers keep rising) and starts

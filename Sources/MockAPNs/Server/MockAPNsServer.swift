@@ -176,7 +176,7 @@ public final class MockAPNsServer: Sendable {
         self.scenarios = scenarios
         self.sessions = SessionDirectory(defaultScope: SessionScope(
             id: nil, teamID: nil, keyID: nil, topics: [], registry: registry, scenarios: scenarios,
-            decider: Self.makeDecider(configuration, registry: registry, clock: clock), idleTimeout: nil,
+            initialScenario: configuration.scenario ?? .empty, decider: Self.makeDecider(configuration, registry: registry, clock: clock), idleTimeout: nil,
             createdAtMilliseconds: clock.millisecondsSince1970, controlTokenDigest: nil
         ))
     }

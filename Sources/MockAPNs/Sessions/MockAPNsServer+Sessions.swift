@@ -46,14 +46,15 @@ extension MockAPNsServer {
         let registry = DeviceRegistry(
             rateWindow: configuration.rateLimit, bindsEnvironmentOnFirstPush: configuration.environment == .both
         )
+        let initialScenario = scenario ?? configuration.scenario ?? .empty
         let scenarios = ScenarioSwitch(
-            scenario: scenario ?? configuration.scenario ?? .empty, registry: registry, logger: logger,
+            scenario: initialScenario, registry: registry, logger: logger,
             deviceChanges: ScenarioSwitch.deviceChangeRecorder(journal: journal, clock: clock)
         )
         scenarios.applyRegistryState()
         let scope = SessionScope(
             id: id, teamID: teamID, keyID: keyID, topics: topics, registry: registry, scenarios: scenarios,
-            decider: Self.makeDecider(configuration, registry: registry, clock: clock),
+            initialScenario: initialScenario, decider: Self.makeDecider(configuration, registry: registry, clock: clock),
             idleTimeout: idleTimeout.map(TimeAmount.init), createdAtMilliseconds: clock.millisecondsSince1970,
             controlTokenDigest: SessionDirectory.digest(ofControlToken: controlToken.value)
         )

@@ -55,14 +55,16 @@ final class SessionControlView: ControlledServer {
     var deliveryOptions: DeliveryOptions { server.deliveryOptions }
     var deliveryDerivedThrough: UInt64? { server.deliveryDerivedThrough }
 
-    /// Puts the session back as it was made: its registry emptied, its scenario started over
-    /// with its registry entries applied again, its added rules removed, its journal view
-    /// cleared. The server's clock and everything shared stay as they are.
+    /// Puts the session back as it was made: its registry emptied, the scenario it was made
+    /// with running from the start (one loaded since is put away) with its registry entries
+    /// applied again, its added rules removed, its journal view cleared. The server's clock and
+    /// everything shared stay as they are.
     func reset() -> ServerReset {
         let journalEvents = server.journal.notifications(matching: scoped(.all)).count
         clearJournal()
         let registryCleared = scope.registry.removeAll()
-        let previous = scope.scenarios.restart()
+        let previous = scope.scenarios.current
+        scope.scenarios.replace(with: scope.initialScenario)
         let addedRules = scope.scenarios.added.removeAll()
         return ServerReset(
             journalEvents: journalEvents, registryTokens: registryCleared.tokens, feedbackEntries: registryCleared.feedbackEntries,
