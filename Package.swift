@@ -242,6 +242,7 @@ let package = Package(
             dependencies: [
                 "MockAPNsCore",
                 "MockAPNsConnections",
+                "MockAPNsScenario",
                 // Control tokens are kept as SHA-256 digests.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -77,7 +77,7 @@ struct ControlRequestError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// One HTTP/1.1 GET to a control API over SwiftNIO. (Not URLSession: on Linux it lives in
+/// One HTTP/1.1 request to a control API over SwiftNIO. (Not URLSession: on Linux it lives in
 /// FoundationNetworking, which links libcurl and some thirty shared libraries into the binary,
 /// and the release binary must run where none of them is installed.)
 struct ControlClient: Sendable {
@@ -95,11 +95,18 @@ struct ControlClient: Sendable {
     /// GETs `path` (which starts with `/` and may carry a query) and reads the whole answer,
     /// within `timeout` from connecting to the answer's end.
     func get(_ path: String, timeout: Duration) async throws(ControlRequestError) -> Answer {
+        try await send(.GET, path, timeout: timeout)
+    }
+
+    /// Sends `method` to `path` with `body` as JSON (`Content-Type: application/json`, which
+    /// the control API asks of every request that is not GET or HEAD, with a body or without),
+    /// and reads the whole answer within `timeout`.
+    func send(_ method: HTTPMethod, _ path: String, body: String? = nil, timeout: Duration) async throws(ControlRequestError) -> Answer {
         let url = self.url
         let token = self.token
         do {
             return try await withThrowingTaskGroup(of: Answer?.self) { group in
-                group.addTask { try await Self.exchange(url: url, token: token, path: path, timeout: timeout) }
+                group.addTask { try await Self.exchange(url: url, token: token, method: method, path: path, body: body, timeout: timeout) }
                 group.addTask {
                     try await Task.sleep(for: timeout)
                     return nil
@@ -117,7 +124,9 @@ struct ControlClient: Sendable {
         }
     }
 
-    private static func exchange(url: ControlURL, token: BearerToken?, path: String, timeout: Duration) async throws -> Answer {
+    private static func exchange(
+        url: ControlURL, token: BearerToken?, method: HTTPMethod, path: String, body: String?, timeout: Duration
+    ) async throws -> Answer {
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.nanoseconds(Int64(timeout.seconds * 1_000_000_000)))
             .connect(host: url.host, port: url.port) { channel in
@@ -127,12 +136,18 @@ struct ControlClient: Sendable {
                 }
             }
         return try await channel.executeThenClose { inbound, outbound in
-            var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: url.pathPrefix + path)
+            var head = HTTPRequestHead(version: .http1_1, method: method, uri: url.pathPrefix + path)
             head.headers.add(name: "host", value: url.hostHeader)
             head.headers.add(name: "accept", value: "application/json")
             if let token { head.headers.add(name: "authorization", value: "Bearer \(token.value)") }
             head.headers.add(name: "connection", value: "close")
+            let bytes = body.map { ByteBuffer(string: $0) }
+            if method != .GET, method != .HEAD {
+                head.headers.add(name: "content-type", value: "application/json")
+                head.headers.add(name: "content-length", value: "\(bytes?.readableBytes ?? 0)")
+            }
             try await outbound.write(.head(head))
+            if let bytes { try await outbound.write(.body(.byteBuffer(bytes))) }
             try await outbound.write(.end(nil))
             var status: Int?
             var body = ByteBuffer()

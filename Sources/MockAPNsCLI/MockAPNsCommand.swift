@@ -18,7 +18,7 @@ struct MockAPNsCommand: AsyncParsableCommand {
             """,
         version: versionLine,
         subcommands: [
-            ServeCommand.self, HealthCommand.self, CertsCommand.self, TokenCommand.self, ScenarioCommand.self, JournalCommand.self, ReportCommand.self,
+            ServeCommand.self, HealthCommand.self, CertsCommand.self, TokenCommand.self, ScenarioCommand.self, JournalCommand.self, ReportCommand.self, SessionCommand.self,
         ]
     )
 }
