@@ -99,6 +99,8 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
     private var journaling: LegacyJournaling
     /// Apple's rules over the registry of the connection's session.
     private var decider: PushDecider
+    /// The connection's session, when its certificate is a session's: each read counts as its use.
+    private var sessionScope: SessionScope?
 
     init(
         services: LegacyGatewayServices,
@@ -188,6 +190,7 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
                 journaling.decider = scope.decider
                 journaling.session = scope.id
                 scenario.scenarios = scope.scenarios
+                sessionScope = scope
                 scope.touch(at: .now())
             }
             authentication = certificate.authentication
@@ -217,6 +220,7 @@ final class LegacyGatewayHandler: ChannelInboundHandler {
 
     /// Feeds the codec; every notification it decodes is judged by the decision core.
     private func receive(_ bytes: ByteBuffer, authentication: AuthenticationResult, context: ChannelHandlerContext) {
+        sessionScope?.touch(at: .now())
         let decider = self.decider
         let decisionContext = DecisionContext(environment: services.environment, authentication: authentication)
         // Only the rare events are collected; accepted notifications are counted by the session.
