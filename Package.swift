@@ -243,6 +243,7 @@ let package = Package(
                 "MockAPNsCore",
                 "MockAPNsConnections",
                 "MockAPNsScenario",
+                "MockAPNsBroadcast",
                 // Control tokens are kept as SHA-256 digests.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),

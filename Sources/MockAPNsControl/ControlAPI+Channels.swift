@@ -17,7 +17,7 @@ extension ControlAPI {
 
     /// `GET /v1/channels[?bundleId=...&environment=...]`
     private func listChannels(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
-        try serverWide(context, "Broadcast channels")
+        let server = try scoped(context)
         let query = try ControlQuery(request, allowed: ["bundleId", "environment"])
         let bundleID = try query.string("bundleId")
         let environment = try query.oneOf("environment", APNsEnvironment.self)
@@ -37,7 +37,7 @@ extension ControlAPI {
     /// `id` and `environment` are optional (a fresh id; the server's environment). An
     /// existing id is replaced. The channel limit does not apply here.
     private func createChannel(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
-        try serverWide(context, "Broadcast channels")
+        let server = try scoped(context)
         _ = try ControlQuery(request, allowed: [])
         var body = try await Self.bodyObject(request, allowEmpty: false)
         let id: String?
@@ -75,7 +75,7 @@ extension ControlAPI {
 
     /// `DELETE /v1/channels/{id}` (the id percent-encoded: base64 has `/` and `+`).
     private func deleteChannel(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
-        try serverWide(context, "Broadcast channels")
+        let server = try scoped(context)
         _ = try ControlQuery(request, allowed: [])
         try await Self.noFields(request)
         guard let raw = context.parameters.get("id"), let id = raw.removingPercentEncoding else {

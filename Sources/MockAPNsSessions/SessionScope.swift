@@ -1,6 +1,7 @@
 // Sessions: credentials the server issued, each with its own scenario, registry and view of
 // the journal, so parallel test runs on one server do not see each other.
 
+import MockAPNsBroadcast
 import MockAPNsConnections
 import MockAPNsCore
 import MockAPNsScenario
@@ -34,6 +35,10 @@ package final class SessionScope: Sendable {
     package let initialScenario: Scenario
     /// Apple's rules over the session's registry.
     package let decider: PushDecider
+    /// The session's broadcast channels, and the cores that send to them and manage them.
+    package let channels: ChannelRegistry
+    package let broadcasts: BroadcastDecider
+    package let channelManagement: ChannelManagementDecider
     /// How long the session may go unused before it ends; `nil`: until it is ended.
     package let idleTimeout: TimeAmount?
     /// When the session was made, in milliseconds since 1970 on the server's clock.
@@ -47,7 +52,8 @@ package final class SessionScope: Sendable {
 
     package init(
         id: String?, teamID: String?, keyID: String?, topics: [String], registry: DeviceRegistry, scenarios: ScenarioSwitch,
-        initialScenario: Scenario, decider: PushDecider, idleTimeout: TimeAmount?, createdAtMilliseconds: Int64, controlTokenDigest: String?,
+        initialScenario: Scenario, decider: PushDecider, channels: ChannelRegistry, broadcasts: BroadcastDecider,
+        channelManagement: ChannelManagementDecider, idleTimeout: TimeAmount?, createdAtMilliseconds: Int64, controlTokenDigest: String?,
         now: NIODeadline = .now()
     ) {
         self.id = id
@@ -58,6 +64,9 @@ package final class SessionScope: Sendable {
         self.scenarios = scenarios
         self.initialScenario = initialScenario
         self.decider = decider
+        self.channels = channels
+        self.broadcasts = broadcasts
+        self.channelManagement = channelManagement
         self.idleTimeout = idleTimeout
         self.createdAtMilliseconds = createdAtMilliseconds
         self.controlTokenDigest = controlTokenDigest

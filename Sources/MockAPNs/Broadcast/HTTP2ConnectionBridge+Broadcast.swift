@@ -14,16 +14,17 @@ extension HTTP2ConnectionBridge {
     func answerBroadcast(
         _ request: HTTP2Request, authorization: String?, topic: String?, path: String?, handler: NGHTTP2ServerHandler
     ) {
-        guard let decider = services.broadcasts else { return }
+        guard services.broadcasts != nil else { return }
         let bundleID = Self.bundleID(in: path, after: BroadcastDecider.pathPrefix)
         // A provider token is checked against a topic: the request's, else the bundle id's
         // Live Activity topic.
         let tokenTopic = topic ?? bundleID.map { $0 + (PushType.liveactivity.topicSuffix ?? "") }
         let authentication = authenticate(authorization: authorization, topic: tokenTopic, handler: handler)
+        // The channels are those of the session the credentials belong to.
         let exchange = BroadcastExchange(
             request, authentication: authentication, authenticationDetail: refusalDetail,
             context: DecisionContext(environment: services.environment, authentication: authentication),
-            decider: decider, journaling: journaling
+            decider: scope.broadcasts, journaling: journaling
         )
         answers.answer(
             exchange, on: request.streamID, apnsID: request.head[.apnsID], upstream: upstreamHop(request, api: .provider, comparesAnswers: false))
@@ -31,14 +32,14 @@ extension HTTP2ConnectionBridge {
 
     /// A request on the channel management listener.
     func answerChannelManagement(_ request: HTTP2Request, authorization: String?, path: String?, handler: NGHTTP2ServerHandler) {
-        guard let decider = services.channelManagement else { return }
+        guard services.channelManagement != nil else { return }
         // A provider token is checked against the bundle id of the path.
         let bundleID = Self.bundleID(in: path, after: "/1/apps/")
         let authentication = authenticate(authorization: authorization, topic: bundleID, handler: handler)
         let exchange = ChannelManagementExchange(
             request, authentication: authentication, authenticationDetail: refusalDetail,
             context: DecisionContext(environment: services.environment, authentication: authentication),
-            decider: decider, journaling: journaling
+            decider: scope.channelManagement, journaling: journaling
         )
         answers.answer(
             exchange, on: request.streamID, apnsID: request.head[.apnsID],

@@ -9,7 +9,21 @@ import MockAPNsBroadcast
 extension MockAPNsServer {
     /// The broadcast core for the provider API.
     func makeBroadcastDecider() -> BroadcastDecider {
-        BroadcastDecider(options: configuration.broadcast.options, validation: makeDecider().options, registry: channels, clock: clock)
+        Self.makeBroadcastDecider(configuration, channels: channels, clock: clock)
+    }
+
+    /// The broadcast core over `channels`, with `configuration`'s options.
+    static func makeBroadcastDecider(_ configuration: MockAPNsConfiguration, channels: ChannelRegistry, clock: ServerClock) -> BroadcastDecider {
+        BroadcastDecider(
+            options: configuration.broadcast.options, validation: makeDecider(configuration, registry: DeviceRegistry(), clock: clock).options,
+            registry: channels, clock: clock)
+    }
+
+    /// The channel management core over `channels`.
+    static func makeChannelManagement(
+        _ configuration: MockAPNsConfiguration, channels: ChannelRegistry, clock: ServerClock
+    ) -> ChannelManagementDecider {
+        ChannelManagementDecider(options: configuration.broadcast.options, registry: channels, clock: clock)
     }
 
     /// Binds the channel management listener on `port` (`nil`: none, as when
@@ -25,7 +39,7 @@ extension MockAPNsServer {
         var management = provider
         management.role = .channelManagement
         management.broadcasts = nil
-        management.channelManagement = ChannelManagementDecider(options: configuration.broadcast.options, registry: channels, clock: clock)
+        management.channelManagement = Self.makeChannelManagement(configuration, channels: channels, clock: clock)
         let services = management
         let connections = self.connections
         let scenarios = self.scenarios

@@ -152,8 +152,9 @@ public final class MockAPNsServer: Sendable {
         self.registry = DeviceRegistry(
             rateWindow: configuration.rateLimit, bindsEnvironmentOnFirstPush: configuration.environment == .both
         )
-        self.channels = ChannelRegistry()
+        let channels = ChannelRegistry()
         for channel in configuration.broadcast.channels { channels.insert(channel) }
+        self.channels = channels
         var tokenPolicy = configuration.providerTokens
         // Upstream mode: providers sign with their real keys, which only the upstream can check.
         if configuration.upstreamSettings.isEnabled { tokenPolicy.trustsUnknownKeys = true }
@@ -176,7 +177,9 @@ public final class MockAPNsServer: Sendable {
         self.scenarios = scenarios
         self.sessions = SessionDirectory(defaultScope: SessionScope(
             id: nil, teamID: nil, keyID: nil, topics: [], registry: registry, scenarios: scenarios,
-            initialScenario: configuration.scenario ?? .empty, decider: Self.makeDecider(configuration, registry: registry, clock: clock), idleTimeout: nil,
+            initialScenario: configuration.scenario ?? .empty, decider: Self.makeDecider(configuration, registry: registry, clock: clock),
+            channels: channels, broadcasts: Self.makeBroadcastDecider(configuration, channels: channels, clock: clock),
+            channelManagement: Self.makeChannelManagement(configuration, channels: channels, clock: clock), idleTimeout: nil,
             createdAtMilliseconds: clock.millisecondsSince1970, controlTokenDigest: nil
         ))
     }

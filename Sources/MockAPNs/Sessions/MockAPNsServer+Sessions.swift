@@ -3,6 +3,7 @@
 
 import Crypto
 import Foundation
+import MockAPNsBroadcast
 import MockAPNsConnections
 import MockAPNsControl
 import MockAPNsCore
@@ -52,9 +53,13 @@ extension MockAPNsServer {
             deviceChanges: ScenarioSwitch.deviceChangeRecorder(journal: journal, clock: clock)
         )
         scenarios.applyRegistryState()
+        let channels = ChannelRegistry()
+        for channel in configuration.broadcast.channels { channels.insert(channel) }
         let scope = SessionScope(
             id: id, teamID: teamID, keyID: keyID, topics: topics, registry: registry, scenarios: scenarios,
             initialScenario: initialScenario, decider: Self.makeDecider(configuration, registry: registry, clock: clock),
+            channels: channels, broadcasts: Self.makeBroadcastDecider(configuration, channels: channels, clock: clock),
+            channelManagement: Self.makeChannelManagement(configuration, channels: channels, clock: clock),
             idleTimeout: idleTimeout.map(TimeAmount.init), createdAtMilliseconds: clock.millisecondsSince1970,
             controlTokenDigest: SessionDirectory.digest(ofControlToken: controlToken.value)
         )

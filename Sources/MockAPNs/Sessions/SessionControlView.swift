@@ -9,9 +9,9 @@ import MockAPNsVerdicts
 import MockAPNsWebPush
 
 /// The server as one session's control token sees it: the session's registry, scenario and
-/// rules, its records in the journal (since its last clear), and the verdicts on its
-/// providers. What belongs to the whole server (the clock, the capture, channels, web push,
-/// the delivery model, metrics) the routes refuse to a session's token before asking here, so
+/// rules, its broadcast channels, its records in the journal (since its last clear), and the
+/// verdicts on its providers. What belongs to the whole server (the clock, the capture, web
+/// push, the delivery model, metrics) the routes refuse to a session's token before asking here, so
 /// those members answer as the server does.
 final class SessionControlView: ControlledServer {
     private let server: MockAPNsServer
@@ -44,7 +44,7 @@ final class SessionControlView: ControlledServer {
     var registry: DeviceRegistry { scope.registry }
     var journal: Journal { server.journal }
     var clock: ServerClock { server.clock }
-    var channels: ChannelRegistry { server.channels }
+    var channels: ChannelRegistry { scope.channels }
     var broadcastOptions: BroadcastOptions { server.broadcastOptions }
     var primaryEnvironment: APNsEnvironment { server.primaryEnvironment }
     var controlAccessPolicy: ControlAccessPolicy { server.controlAccessPolicy }
@@ -66,9 +66,11 @@ final class SessionControlView: ControlledServer {
         let previous = scope.scenarios.current
         scope.scenarios.replace(with: scope.initialScenario)
         let addedRules = scope.scenarios.added.removeAll()
+        let channelsCleared = scope.channels.reset()
+        for channel in server.configuration.broadcast.channels { scope.channels.insert(channel) }
         return ServerReset(
             journalEvents: journalEvents, registryTokens: registryCleared.tokens, feedbackEntries: registryCleared.feedbackEntries,
-            broadcastChannels: 0, scenario: previous.scenario.name, scenarioRequests: previous.requestCount,
+            broadcastChannels: channelsCleared, scenario: previous.scenario.name, scenarioRequests: previous.requestCount,
             scenarioFirings: previous.firingCounts.reduce(0, +), scenarioState: previous.currentState, seed: previous.seed,
             clockMilliseconds: server.clock.millisecondsSince1970, clockFixed: server.clock.isFixed, addedRules: addedRules
         )

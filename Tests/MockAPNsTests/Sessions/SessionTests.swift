@@ -123,7 +123,7 @@ final class SessionTests: XCTestCase {
         // What belongs to the whole server is refused to a session's token.
         for (method, path, body) in [
             ("POST", "/v1/clock/advance", #"{"milliseconds":1000}"#), ("GET", "/metrics", nil), ("POST", "/v1/sessions", "{}"),
-            ("GET", "/v1/channels", nil), ("POST", "/v1/legacy/shutdown", "{}"), ("GET", "/v1/events/stream", nil),
+            ("GET", "/v1/web-push/subscriptions", nil), ("POST", "/v1/legacy/shutdown", "{}"), ("GET", "/v1/events/stream", nil),
             ("GET", "/v1/journal/capture.pcapng", nil),
         ] {
             let reply = try call(method, path, token: first.controlToken, body: body)
@@ -190,5 +190,43 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(records.map(\.reason), [.badDeviceToken, .badDeviceToken])
         XCTAssertEqual(server.notifications(matching: NotificationFilter(session: session.id)).count, 2)
         XCTAssertEqual(server.notifications().count, 3)
+    }
+
+    func testEachSessionHasItsOwnBroadcastChannels() async throws {
+        // A server with the channel management listener, in place of setUp's (tearDown stops it).
+        try await self.server.shutdown()
+        let (server, ports) = try await TestServer.start { $0.broadcast.managePort = 0; $0.controlPort = 0 }
+        (self.server, self.ports) = (server, ports)
+        let first = try server.createSession(), second = try server.createSession()
+        let manage = try XCTUnwrap(ports.channelManagement)
+        func client(_ session: MockAPNsSession, port: Int) throws -> CurlClient {
+            let stem = folder.appendingPathComponent("client-\(session.id)").path
+            try XCTUnwrap(session.certificatePEM).write(toFile: stem + ".pem", atomically: true, encoding: .utf8)
+            try XCTUnwrap(session.certificateKeyPEM).write(toFile: stem + "-key.pem", atomically: true, encoding: .utf8)
+            var client = CurlClient(port: port)
+            client.certificate = nil
+            client.extraArguments = ["--cert", stem + ".pem", "--key", stem + "-key.pem"]
+            return client
+        }
+        // A channel made with the first session's certificate is the first session's alone.
+        let made = try client(first, port: manage).send(
+            path: "/1/apps/com.example.app/channels", body: #"{"message-storage-policy": 1, "push-type": "LiveActivity"}"#)
+        XCTAssertEqual(made.status, 201, made.body)
+        let channel = try XCTUnwrap(made.header("apns-channel-id"))
+        let headers = [("apns-channel-id", channel), ("apns-push-type", "liveactivity"), ("apns-priority", "10")]
+        let payload = #"{"aps":{"timestamp":1700000000,"event":"update","content-state":{"score":"2-1"}}}"#
+        let path = "/4/broadcasts/apps/com.example.app"
+        XCTAssertEqual(try client(first, port: ports.http2).send(path: path, headers: headers, body: payload).status, 200)
+        let elsewhere = try client(second, port: ports.http2).send(path: path, headers: headers, body: payload)
+        XCTAssertEqual(elsewhere.status, 400)
+        XCTAssertEqual(elsewhere.body, #"{"reason":"ChannelNotRegistered"}"#)
+        XCTAssertEqual(try CurlClient(port: ports.http2).send(path: path, headers: headers, body: payload).status, 400, "nor the server's")
+
+        // The control API lists each session's channels to its token.
+        let control = ControlClient(port: try XCTUnwrap(ports.control))
+        let firstList = try control.call("GET", "/v1/channels", headers: ["Authorization: Bearer \(first.controlToken)"])
+        XCTAssertEqual((firstList.json["channels"] as? [[String: Any]])?.compactMap { $0["id"] as? String }, [channel], firstList.text)
+        let secondList = try control.call("GET", "/v1/channels", headers: ["Authorization: Bearer \(second.controlToken)"])
+        XCTAssertEqual((secondList.json["channels"] as? [[String: Any]])?.count, 0, secondList.text)
     }
 }
