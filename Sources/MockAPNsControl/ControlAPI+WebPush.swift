@@ -21,7 +21,7 @@ extension ControlAPI {
 
     /// `GET /v1/web-push/subscriptions`
     private func listSubscriptions(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
-        try serverWide(context, "Web push subscriptions")
+        let server = try scoped(context)
         _ = try ControlQuery(request, allowed: [])
         var writer = JSONWriter()
         writer.beginObject()
@@ -34,7 +34,7 @@ extension ControlAPI {
 
     /// `POST /v1/web-push/subscriptions` with `{"applicationServerKey": "<base64url P-256 public key>"}`.
     private func subscribe(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
-        try serverWide(context, "Web push subscriptions")
+        let server = try scoped(context)
         _ = try ControlQuery(request, allowed: [])
         var body = try await Self.bodyObject(request, allowEmpty: false)
         let key = try Self.readString(&body, "applicationServerKey")
@@ -57,7 +57,7 @@ extension ControlAPI {
 
     /// `GET /v1/web-push/subscriptions/{id}`
     private func readSubscription(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
-        try serverWide(context, "Web push subscriptions")
+        let server = try scoped(context)
         _ = try ControlQuery(request, allowed: [])
         let id = try Self.subscriptionID(context)
         guard let subscription = server.webPushSubscriptionList.first(where: { $0.id == id }) else {
@@ -70,19 +70,19 @@ extension ControlAPI {
 
     /// `POST /v1/web-push/subscriptions/{id}/expire`: the browser let it lapse.
     private func expireSubscription(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
-        try serverWide(context, "Web push subscriptions")
+        let server = try scoped(context)
         return try await change(request, context) { server.expireWebPushSubscription($0) }
     }
 
     /// `POST /v1/web-push/subscriptions/{id}/revoke`: the person removed the site's permission.
     private func revokeSubscription(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
-        try serverWide(context, "Web push subscriptions")
+        let server = try scoped(context)
         return try await change(request, context) { server.revokeWebPushSubscription($0) }
     }
 
     /// `DELETE /v1/web-push/subscriptions/{id}`
     private func forgetSubscription(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
-        try serverWide(context, "Web push subscriptions")
+        let server = try scoped(context)
         _ = try ControlQuery(request, allowed: [])
         try await Self.noFields(request)
         let id = try Self.subscriptionID(context)

@@ -68,6 +68,7 @@ package struct WebPushDecider: Sendable {
 
         // 2. The subscription; the VAPID claims are read for the record either way.
         let subscription = subscriptions.subscription(id: token)
+        decision.subscriptionSession = subscription?.session
         let vapid = VAPIDInspection(
             authorization: request.head[.authorization], cryptoKey: request.head[.cryptoKey],
             applicationServerKey: subscription?.applicationServerKey, origins: origins,

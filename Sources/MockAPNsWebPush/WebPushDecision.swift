@@ -8,6 +8,8 @@ package struct WebPushDecision: Sendable {
     package var reason: Reason?
     /// The token from the path, as sent.
     package var subscriptionID: String?
+    /// The session the subscription belongs to, when it is a session's.
+    package var subscriptionSession: String?
     package var ttl: Int?
     package var urgency: String?
     package var topic: String?

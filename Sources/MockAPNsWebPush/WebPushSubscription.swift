@@ -27,6 +27,9 @@ package struct WebPushSubscription: Sendable, Equatable {
     package let auth: [UInt8]
     package var state: WebPushSubscriptionState
     package let createdAtMilliseconds: Int64
+    /// The session that made it (`MockAPNsSession.id`): pushes to it are that session's, its
+    /// scenario decides them and its records say it; `nil`: the server's.
+    package var session: String?
     private let privateKey: P256.KeyAgreement.PrivateKey
 
     /// A subscription from given keys: for tests and fixtures (RFC 8291's example keys) and

@@ -19,14 +19,15 @@ package final class WebPushSubscriptions: Sendable {
     /// `applicationServerKey` as a page passes it to pushManager.subscribe: base64url (padding
     /// optional) or standard base64 of the 65-byte uncompressed point. Throws with a clear
     /// message ("applicationServerKey: expected ... got ...") otherwise.
-    package func create(applicationServerKey: String, now: Int64) throws(WebPushKeyError) -> WebPushSubscription {
+    package func create(applicationServerKey: String, now: Int64, session: String? = nil) throws(WebPushKeyError) -> WebPushSubscription {
         let key = try Self.decodeApplicationServerKey(applicationServerKey)
         var generator = SystemRandomNumberGenerator()
-        let subscription = WebPushSubscription(
+        var subscription = WebPushSubscription(
             id: "Q" + Base64URL.encode(Self.randomBytes(24, using: &generator)),
             applicationServerKey: key, privateKey: P256.KeyAgreement.PrivateKey(),
             auth: Self.randomBytes(16, using: &generator), createdAtMilliseconds: now
         )
+        subscription.session = session
         add(subscription)
         return subscription
     }

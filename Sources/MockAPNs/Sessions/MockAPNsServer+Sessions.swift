@@ -100,7 +100,16 @@ extension MockAPNsServer {
 
     private func forget(_ scope: SessionScope, because cause: String) {
         if let keyID = scope.keyID { tokenVerifier.removeKey(id: keyID) }
+        forgetWebPushSubscriptions(of: scope)
         logger.info("session \(cause)", metadata: ["session": "\(scope.id ?? "")"])
+    }
+
+    /// Forgets the web push subscriptions `scope`'s session made; returns how many.
+    @discardableResult
+    func forgetWebPushSubscriptions(of scope: SessionScope) -> Int {
+        let owned = webPushSubscriptions.all.filter { $0.session != nil && $0.session == scope.id }
+        for subscription in owned { webPushSubscriptions.remove(id: subscription.id) }
+        return owned.count
     }
 
     /// A client certificate for the session, signed by the development CA the server trusts;

@@ -10,8 +10,8 @@ import MockAPNsWebPush
 
 /// The server as one session's control token sees it: the session's registry, scenario and
 /// rules, its broadcast channels, its records in the journal (since its last clear), and the
-/// verdicts on its providers. What belongs to the whole server (the clock, the capture, web
-/// push, the delivery model, metrics) the routes refuse to a session's token before asking here, so
+/// verdicts on its providers, its web push subscriptions. What belongs to the whole server (the
+/// clock, the capture, the delivery model, metrics) the routes refuse to a session's token before asking here, so
 /// those members answer as the server does.
 final class SessionControlView: ControlledServer {
     private let server: MockAPNsServer
@@ -72,7 +72,8 @@ final class SessionControlView: ControlledServer {
             journalEvents: journalEvents, registryTokens: registryCleared.tokens, feedbackEntries: registryCleared.feedbackEntries,
             broadcastChannels: channelsCleared, scenario: previous.scenario.name, scenarioRequests: previous.requestCount,
             scenarioFirings: previous.firingCounts.reduce(0, +), scenarioState: previous.currentState, seed: previous.seed,
-            clockMilliseconds: server.clock.millisecondsSince1970, clockFixed: server.clock.isFixed, addedRules: addedRules
+            clockMilliseconds: server.clock.millisecondsSince1970, clockFixed: server.clock.isFixed,
+            webPushSubscriptions: server.forgetWebPushSubscriptions(of: scope), addedRules: addedRules
         )
     }
 
@@ -110,11 +111,16 @@ final class SessionControlView: ControlledServer {
     func devices() async throws -> [DeviceDeliveryState] { try await server.devices() }
     func deliveryLog(_ id: String) async throws -> [DeliveryTimeline] { try await server.deliveryLog(id) }
 
+    // The session's own web push subscriptions: made with its token, changed only through it.
     func makeWebPushSubscription(applicationServerKey: String) throws(WebPushSubscriptionError) -> WebPushSubscriptionInfo {
-        try server.makeWebPushSubscription(applicationServerKey: applicationServerKey)
+        try server.makeWebPushSubscription(applicationServerKey: applicationServerKey, session: scope.id)
     }
-    var webPushSubscriptionList: [WebPushSubscriptionInfo] { server.webPushSubscriptionList }
-    func expireWebPushSubscription(_ id: String) -> Bool { server.expireWebPushSubscription(id) }
-    func revokeWebPushSubscription(_ id: String) -> Bool { server.revokeWebPushSubscription(id) }
-    func forgetWebPushSubscription(_ id: String) -> Bool { server.forgetWebPushSubscription(id) }
+    var webPushSubscriptionList: [WebPushSubscriptionInfo] {
+        let own = Set(server.webPushSubscriptions.all.filter { $0.session == scope.id }.map(\.id))
+        return server.webPushSubscriptionList.filter { own.contains($0.id) }
+    }
+    private func owns(_ id: String) -> Bool { server.webPushSubscriptions.subscription(id: id)?.session == scope.id }
+    func expireWebPushSubscription(_ id: String) -> Bool { owns(id) && server.expireWebPushSubscription(id) }
+    func revokeWebPushSubscription(_ id: String) -> Bool { owns(id) && server.revokeWebPushSubscription(id) }
+    func forgetWebPushSubscription(_ id: String) -> Bool { owns(id) && server.forgetWebPushSubscription(id) }
 }

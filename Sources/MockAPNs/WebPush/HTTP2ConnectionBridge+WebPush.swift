@@ -20,6 +20,7 @@ extension HTTP2ConnectionBridge {
             authority: request.head[.authority], service: service
         )
         let exchange = WebPushExchange(flow, streamID: request.streamID, recorder: journaling.recorder)
+        answers.scenarios = service.scenarios(for: flow.decision) ?? services.scenarios
         answers.answer(exchange, on: request.streamID, apnsID: request.head[.apnsID])
     }
 }

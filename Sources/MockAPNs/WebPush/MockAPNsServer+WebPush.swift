@@ -27,7 +27,8 @@ extension MockAPNsServer {
             decider: WebPushDecider(subscriptions: webPushSubscriptions, options: configuration.webPush.options, clock: clock),
             endpoint: webPushEndpoint, clock: clock, maximumPayloadBytes: configuration.webPush.options.maximumPayloadBytes,
             http1Limits: .init(headerSeconds: configuration.timeouts.webPushHeaderSeconds, bodySeconds: configuration.timeouts.webPushBodySeconds,
-                               idleSeconds: configuration.timeouts.webPushIdleSeconds, bodyLimit: configuration.webPush.options.maximumPayloadBytes)
+                               idleSeconds: configuration.timeouts.webPushIdleSeconds, bodyLimit: configuration.webPush.options.maximumPayloadBytes),
+            sessions: sessions
         )
         let tls = try OpenSSLContext(configuration: makeWebPushTLSConfiguration())
         let webPushServices = services
@@ -93,11 +94,19 @@ extension MockAPNsServer {
 
     /// `subscribeWebPush`, with its error's type (the control API names it in its answer).
     package func makeWebPushSubscription(applicationServerKey: String) throws(WebPushSubscriptionError) -> WebPushSubscriptionInfo {
+        try makeWebPushSubscription(applicationServerKey: applicationServerKey, session: nil)
+    }
+
+    /// A subscription that belongs to `session` (`nil`: the server's).
+    package func makeWebPushSubscription(
+        applicationServerKey: String, session: String?
+    ) throws(WebPushSubscriptionError) -> WebPushSubscriptionInfo {
         guard configuration.webPush.port != nil else {
             throw WebPushSubscriptionError(description: "the server has no web push listener (configuration.webPushPort is nil)")
         }
         do {
-            let subscription = try webPushSubscriptions.create(applicationServerKey: applicationServerKey, now: clock.millisecondsSince1970)
+            let subscription = try webPushSubscriptions.create(
+                applicationServerKey: applicationServerKey, now: clock.millisecondsSince1970, session: session)
             return WebPushSubscriptionInfo(subscription, origin: webPushEndpoint.origin)
         } catch {
             throw WebPushSubscriptionError(description: error.description)

@@ -5,6 +5,7 @@ import MockAPNsJournal
 import MockAPNsScenario
 import MockAPNsWebPush
 import MockAPNsWire
+import MockAPNsSessions
 import Synchronization
 
 /// What every web push connection shares: the decision core, where its endpoints live, the
@@ -18,6 +19,15 @@ struct WebPushService: Sendable {
     let maximumPayloadBytes: Int
     /// How long an HTTP/1.1 request may take and how large a body it may declare.
     let http1Limits: HTTP1RequestGuard.Limits
+    /// The sessions a subscription may belong to.
+    var sessions: SessionDirectory? = nil
+
+    /// The scenario that decides a push to `decision`'s subscription: its session's, or `nil`
+    /// for the server's (no session, or one that has ended).
+    func scenarios(for decision: WebPushDecision) -> ScenarioSwitch? {
+        guard let session = decision.subscriptionSession else { return nil }
+        return sessions?.scope(id: session)?.scenarios
+    }
 }
 
 /// One web push request through the answer flow, whichever HTTP version carried it.
@@ -70,6 +80,7 @@ struct WebPushFlow {
         let expiration: Int64? = ttl.map { $0 == 0 ? 0 : arrivedAtMilliseconds / 1000 + Int64($0) }
         // The application server's public key identifies it (it is no secret); the JWT is never kept.
         var authentication = JournalAuthentication(kind: decision.vapid == nil ? "missing" : "vapid", keyID: decision.vapid?.key)
+        authentication.session = decision.subscriptionSession
         if decision.reason == .badJwtToken {
             authentication.refusal = .badJwtToken
             authentication.detail = decision.diagnoses.first { $0.code.rawValue.hasPrefix("webPush.vapid") }

@@ -29,6 +29,8 @@ final class WebPushHTTP1Handler: ChannelInboundHandler, AnswerWriter {
     }
 
     private let service: WebPushService
+    /// The server's scenario, for pushes to subscriptions of no session.
+    private let serverScenarios: ScenarioSwitch
     private let recorder: ConnectionJournal
     private let requestGuard: HTTP1RequestGuard
     /// The flow this handler writes for; released when the handler leaves the pipeline (the
@@ -52,6 +54,7 @@ final class WebPushHTTP1Handler: ChannelInboundHandler, AnswerWriter {
     ) {
         self.requestGuard = requestGuard
         self.service = service
+        self.serverScenarios = scenarios
         self.recorder = recorder
         // Enough to judge any body: one byte over the limit is already a 413.
         self.bodyLimit = service.maximumPayloadBytes + 1
@@ -95,6 +98,7 @@ final class WebPushHTTP1Handler: ChannelInboundHandler, AnswerWriter {
                 return answer(requestHead, refusedBody: refusal, context: context)
             }
             guard !closing, let answers, let flow = flow(requestHead, context: context) else { return }
+            answers.scenarios = service.scenarios(for: flow.decision) ?? serverScenarios
             answers.answer(
                 WebPushExchange(flow, streamID: nil, recorder: recorder), on: Slot(keepAlive: requestHead.isKeepAlive), apnsID: nil)
         }

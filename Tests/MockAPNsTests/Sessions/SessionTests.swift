@@ -123,7 +123,7 @@ final class SessionTests: XCTestCase {
         // What belongs to the whole server is refused to a session's token.
         for (method, path, body) in [
             ("POST", "/v1/clock/advance", #"{"milliseconds":1000}"#), ("GET", "/metrics", nil), ("POST", "/v1/sessions", "{}"),
-            ("GET", "/v1/web-push/subscriptions", nil), ("POST", "/v1/legacy/shutdown", "{}"), ("GET", "/v1/events/stream", nil),
+            ("GET", "/v1/devices", nil), ("POST", "/v1/legacy/shutdown", "{}"), ("GET", "/v1/events/stream", nil),
             ("GET", "/v1/journal/capture.pcapng", nil),
         ] {
             let reply = try call(method, path, token: first.controlToken, body: body)

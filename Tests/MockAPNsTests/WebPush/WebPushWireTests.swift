@@ -219,6 +219,29 @@ final class WebPushWireTests: XCTestCase {
         XCTAssertEqual(records.map(\.reason), [.tooManyRequests, .tooManyRequests])
     }
 
+    /// A subscription made with a session's token is the session's: its scenario decides the
+    /// pushes to it, on HTTP/1.1 and HTTP/2 alike, its records say the session, and only its
+    /// view lists it; the server's own subscription is decided as before.
+    func testASessionsSubscriptionIsDecidedByTheSessionsScenarioAndRecordedAsItsOwn() async throws {
+        let (server, port) = try await Self.start()
+        let throttled = try Scenario.decode(jsonText: #"{"name":"throttled","rules":[{"match":{"protocols":["webPush"]},"action":{"type":"reject","reason":"TooManyRequests"}}]}"#)
+        let session = try server.createSession(scenario: throttled)
+        let view = try XCTUnwrap(server.session(session.id))
+        let owned = try view.makeWebPushSubscription(applicationServerKey: applicationServerKey)
+        let plain = try server.subscribeWebPush(applicationServerKey: applicationServerKey)
+        for version in ["--http1.1", "--http2"] {
+            XCTAssertEqual(try push(owned, port: port, httpVersion: version).status, 429)
+            XCTAssertEqual(try push(plain, port: port, httpVersion: version).status, 201)
+        }
+        let records = try await server.waitForNotifications(count: 2, matching: NotificationFilter(session: session.id))
+        XCTAssertEqual(records.map(\.deviceToken), [owned.id, owned.id])
+        XCTAssertEqual(server.notifications(matching: NotificationFilter(deviceToken: plain.id)).map(\.status), [201, 201])
+        XCTAssertEqual(view.webPushSubscriptionList.map(\.id), [owned.id])
+        XCTAssertFalse(view.forgetWebPushSubscription(plain.id), "a session cannot touch the server's subscription")
+        XCTAssertEqual(Set(server.webPushSubscriptionList.map(\.id)), [owned.id, plain.id])
+        try await server.shutdown()
+    }
+
     /// A scripted connection close over HTTP/1.1 reaches the client and the record says so.
     func testAScenarioCloseOverHTTP1ClosesTheConnectionAndIsRecorded() async throws {
         let scenario = try Scenario.decode(jsonText: #"""
