@@ -149,10 +149,13 @@ package final class ServerMetrics: Sendable {
         /// The fault's name, when one was carried out and no status was written.
         package var fault: String?
         package var accepted: Bool
+        /// The session whose credentials sent it (`nil`: the default session's).
+        package var session: String?
 
         package init(_ record: NotificationRecord) {
             transport = record.transport
             dropped = record.dropped
+            session = record.withAuthentication { $0.session }
             // The answer's fields read in one look where the record holds it.
             (status, legacyStatus, reason, fault, accepted) = record.withAnswer { answer in
                 (answer.status, answer.legacyPacket?.status, answer.reason, answer.fault?.name, answer.accepted)
@@ -175,12 +178,16 @@ package final class ServerMetrics: Sendable {
     private func count(_ outcome: NotificationOutcome, in state: inout State) {
         let metrics = notificationMetrics(&state, outcome.labels)
         metrics.counter.increment()
+        metrics.sessionCounter?.increment()
         if let micros = outcome.handlingMicroseconds { metrics.duration.recordMicroseconds(micros) }
     }
 
     private struct NotificationMetrics {
         var counter: CoreMetrics.Counter
         var duration: CoreMetrics.Timer
+        /// A session's notifications are counted again with its id as a label, in a family of
+        /// their own, so the server-wide family keeps its labels whether sessions exist or not.
+        var sessionCounter: CoreMetrics.Counter?
     }
 
     private func notificationMetrics(_ state: inout State, _ labels: NotificationLabels) -> NotificationMetrics {
@@ -193,7 +200,13 @@ package final class ServerMetrics: Sendable {
             counter: counter(&state, "mockapns_notifications_total", [
                 ("protocol", labels.transport.rawValue), ("status", labels.statusLabel), ("reason", labels.reason?.rawValue ?? ""),
             ]),
-            duration: timer(&state, "mockapns_request_duration_seconds", [("protocol", labels.transport.rawValue)])
+            duration: timer(&state, "mockapns_request_duration_seconds", [("protocol", labels.transport.rawValue)]),
+            sessionCounter: labels.session.map { session in
+                counter(&state, "mockapns_session_notifications_total", [
+                    ("session", session), ("protocol", labels.transport.rawValue), ("status", labels.statusLabel),
+                    ("reason", labels.reason?.rawValue ?? ""),
+                ])
+            }
         )
         state.notificationMetrics[labels] = made
         state.lastNotification = (labels, made)

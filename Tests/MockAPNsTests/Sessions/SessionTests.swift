@@ -72,7 +72,7 @@ final class SessionTests: XCTestCase {
         (notification["authentication"] as? [String: Any])?["session"] as? String
     }
 
-    func testEachSessionIsDecidedByItsOwnScenarioAndSeesOnlyItsOwnRecords() throws {
+    func testEachSessionIsDecidedByItsOwnScenarioAndSeesOnlyItsOwnRecords() async throws {
         let refusing = try createSession(#"{"scenario":{"name":"refusing","rules":[{"action":{"type":"reject","reason":"Unregistered"}}]}}"#)
         let calm = try createSession(#"{"scenario":{"name":"calm"}}"#)
         XCTAssertNotEqual(refusing.teamID, calm.teamID)
@@ -92,6 +92,12 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(calmSeen.map(session(of:)), [calm.id])
         let all = notifications(try call("GET", "/v1/notifications"))
         XCTAssertEqual(all.map(session(of:)), [refusing.id, calm.id, nil])
+
+        // The metrics count each session's notifications under its id.
+        let metrics = await server.metricsText().split(separator: "\n").filter { $0.hasPrefix("mockapns_session_notifications_total{") }
+        XCTAssertEqual(metrics.filter { $0.contains("session=\"\(refusing.id)\"") && $0.contains("status=\"410\"") && $0.hasSuffix(" 1") }.count, 1, "\(metrics)")
+        XCTAssertEqual(metrics.filter { $0.contains("session=\"\(calm.id)\"") && $0.contains("status=\"200\"") && $0.hasSuffix(" 1") }.count, 1, "\(metrics)")
+        XCTAssertEqual(metrics.count, 2, "the default session's notifications are not counted again")
 
         // A wait that cannot be met names only the session's own records as near misses.
         let wait = try call("GET", "/v1/notifications/wait?count=2&timeout=200&status=200", token: refusing.controlToken)
