@@ -23,16 +23,11 @@ package struct Dashboard: Sendable {
             Self.asset(DashboardAssets.deliveryScript, type: "text/javascript; charset=utf-8")
         }
         routes.get("v1/events/stream") { request, context in
-            // The dashboard's live view is the whole server's; a session's token reads its own
-            // records through GET /v1/events instead.
-            if context.session != nil {
-                return ControlAPIError(
-                    "the event stream is the whole server's: use the server's control token, or GET /v1/events with the session's",
-                    parameter: "Authorization", status: .forbidden
-                ).response
-            }
             do throws(ControlAPIError) {
-                return try JournalEventStream(journal: journal, deliveredThrough: { server.deliveryDerivedThrough }).response(request)
+                // A session's token (the page's #token=) watches the session's own records.
+                var stream = JournalEventStream(journal: journal, deliveredThrough: { server.deliveryDerivedThrough })
+                stream.session = context.session
+                return try stream.response(request)
             } catch {
                 return error.response
             }

@@ -33,6 +33,9 @@ package struct JournalEventStream: Sendable {
     package let journal: Journal
     /// The delivery model's progress (`DeliveryService.derivedThrough`); `nil` when it is off.
     package var deliveredThrough: @Sendable () -> UInt64? = { nil }
+    /// Only this session's records (its notifications, broadcasts and channel operations):
+    /// the stream of a session's dashboard. `nil`: every event.
+    package var session: String?
     package var heartbeat: Duration = .seconds(10)
     /// How long the stream rests after a write, gathering what arrives meanwhile into the next.
     package var coalescing: Duration = .milliseconds(50)
@@ -56,6 +59,12 @@ package struct JournalEventStream: Sendable {
         let deliveredThrough = self.deliveredThrough
         let heartbeat = self.heartbeat
         let coalescing = self.coalescing
+        let session = self.session
+        // A session's stream keeps its own records alone.
+        let visible: @Sendable ([JournalEvent]) -> [JournalEvent] = { events in
+            guard let session else { return events }
+            return events.filter { $0.kind.session == session }
+        }
         // Without `after`, the stream starts with what is recorded from now on. A cursor past
         // the newest event comes from an earlier run of the server (a browser resuming after a
         // restart): it starts from now too, or it would wait for numbers this run never reaches.
@@ -80,7 +89,7 @@ package struct JournalEventStream: Sendable {
             var progress = DeliveryProgress()
             progress.sent(history.events)
             // The look read the ring itself: nothing waits on a hand-over.
-            var text = (Self.messages(history.events, skipped: history.skipped) ?? "")
+            var text = (Self.messages(visible(history.events), skipped: history.skipped) ?? "")
                 + (progress.message(through: throughBeforeLook, handedOver: true) ?? "")
             // The stream ends when the server shuts down (its services' graceful shutdown).
             while !Task.isCancelled, !Task.isShuttingDownGracefully {
@@ -100,7 +109,7 @@ package struct JournalEventStream: Sendable {
                 let handedOver = journal.handedOverThrough >= recorded
                 let taken = reader.take()
                 progress.sent(taken.events)
-                text = (Self.messages(taken.events, skipped: taken.skipped) ?? "")
+                text = (Self.messages(visible(taken.events), skipped: taken.skipped) ?? "")
                     + (progress.message(through: through, handedOver: handedOver) ?? "")
                 if text.isEmpty, !waitsForModel { text = ": idle\n\n" }
             }

@@ -99,6 +99,15 @@ final class SessionTests: XCTestCase {
         XCTAssertEqual(metrics.filter { $0.contains("session=\"\(calm.id)\"") && $0.contains("status=\"200\"") && $0.hasSuffix(" 1") }.count, 1, "\(metrics)")
         XCTAssertEqual(metrics.count, 2, "the default session's notifications are not counted again")
 
+        // The dashboard's live stream, opened with a session's token, carries its records alone.
+        let stream = try ProcessRunner.run("curl", [
+            "-sS", "--max-time", "1", "-H", "Authorization: Bearer \(calm.controlToken)",
+            "http://127.0.0.1:\(ports.control ?? 0)/v1/events/stream?after=0",
+        ])
+        let streamed = stream.stdout.split(separator: "\n").filter { $0.hasPrefix("data:") && $0.contains("\"type\":") }
+        XCTAssertEqual(streamed.count, 1, stream.stdout)
+        XCTAssertTrue(streamed.allSatisfy { $0.contains(calm.id) && !$0.contains(refusing.id) }, stream.stdout)
+
         // A wait that cannot be met names only the session's own records as near misses.
         let wait = try call("GET", "/v1/notifications/wait?count=2&timeout=200&status=200", token: refusing.controlToken)
         XCTAssertEqual(wait.status, 408)
@@ -129,7 +138,7 @@ final class SessionTests: XCTestCase {
         // What belongs to the whole server is refused to a session's token.
         for (method, path, body) in [
             ("POST", "/v1/clock/advance", #"{"milliseconds":1000}"#), ("GET", "/metrics", nil), ("POST", "/v1/sessions", "{}"),
-            ("GET", "/v1/devices", nil), ("POST", "/v1/legacy/shutdown", "{}"), ("GET", "/v1/events/stream", nil),
+            ("GET", "/v1/devices", nil), ("POST", "/v1/legacy/shutdown", "{}"),
             ("GET", "/v1/journal/capture.pcapng", nil),
         ] {
             let reply = try call(method, path, token: first.controlToken, body: body)
