@@ -24,8 +24,8 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(name: .customLong("control-token"), help: "The control API's bearer token, when it takes remote connections (else MOCKAPNS_CONTROL_TOKEN).")
     var controlToken: String?
 
-    @Option(name: .long, help: "A JSON Lines journal file (--journal of serve) to judge instead.")
-    var file: String?
+    @Option(name: .long, help: "A JSON Lines journal file (--journal of serve) to judge instead; repeat it for the files of several replicas, judged as one run.")
+    var file: [String] = []
 
     @Option(name: .long, help: "A configuration file whose \"verdicts\" thresholds judge --file (a live server uses its own).")
     var config: String?
@@ -40,8 +40,8 @@ struct ReportCommand: AsyncParsableCommand {
     var json = false
 
     func validate() throws {
-        if control != nil, file != nil { throw ValidationError("give --control or --file, not both") }
-        if config != nil, file == nil { throw ValidationError("--config judges a --file; a live server uses its own thresholds") }
+        if control != nil, !file.isEmpty { throw ValidationError("give --control or --file, not both") }
+        if config != nil, file.isEmpty { throw ValidationError("--config judges a --file; a live server uses its own thresholds") }
         _ = try failingRules()
     }
 
@@ -64,8 +64,8 @@ struct ReportCommand: AsyncParsableCommand {
     func run() async throws {
         let report: VerdictReport
         do {
-            if let file {
-                report = try JournalFileJudge(path: file, settings: try settings()).report()
+            if !file.isEmpty {
+                report = try JournalFileJudge(paths: file, settings: try settings()).report()
             } else {
                 let url = try ControlURL(control ?? "http://127.0.0.1:\(ObservationOptions.defaultControlPort)")
                 let token = try ControlTokenOption.resolve(flag: controlToken, flagName: "--control-token")
@@ -126,31 +126,54 @@ struct ReportCommand: AsyncParsableCommand {
     }
 }
 
-/// Judges a JSONL journal file from its first line to its last, with the same judge the
-/// server runs live.
+/// Judges JSONL journal files with the same judge the server runs live: one file from its
+/// first line to its last; the files of several replicas (each its own `--journal`) as one
+/// run, their events in the order of their times (a file's own order kept among equal times),
+/// so a provider that retries on another replica is judged as one provider.
+///
+/// Each replica numbers its connections and events from 1. Merged, a connection of the k-th
+/// file is numbered `k << 40` plus its own number, and the events are numbered in their merged
+/// order; a single file keeps its numbers, so findings cite its lines' `seq`.
 struct JournalFileJudge {
-    var path: String
+    var paths: [String]
     var settings: VerdictSettings
 
     func report() throws -> VerdictReport {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw JournalReadError(message: "cannot open \(path)")
-        }
         var judge = ProviderJudge(settings: settings)
-        var lineNumber = 0
-        for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-            lineNumber += 1
-            guard !line.isEmpty else { continue }
-            let text = String(decoding: line, as: UTF8.self)
-            if let gap = JournalFileGap(line: text) {
-                judge.noteGap(gap)
-                continue
+        var merged: [(time: Int64, file: Int, event: JournalEvent)] = []
+        for (index, path) in paths.enumerated() {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw JournalReadError(message: "cannot open \(path)")
             }
-            do {
-                _ = judge.consume(try JournalJSON.decode(text))
-            } catch {
-                throw JournalReadError(message: "\(path) line \(lineNumber): \(error)")
+            var lineNumber = 0
+            for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+                lineNumber += 1
+                guard !line.isEmpty else { continue }
+                let text = String(decoding: line, as: UTF8.self)
+                if let gap = JournalFileGap(line: text) {
+                    judge.noteGap(gap)
+                    continue
+                }
+                do {
+                    merged.append((0, index, try JournalJSON.decode(text)))
+                } catch {
+                    throw JournalReadError(message: "\(path) line \(lineNumber): \(error)")
+                }
+                merged[merged.count - 1].time = merged[merged.count - 1].event.wallTimeMilliseconds
             }
+        }
+        if paths.count > 1 {
+            // A stable sort: equal times keep their files' order, and each file its own.
+            merged = merged.enumerated().sorted { ($0.element.time, $0.element.file, $0.offset) < ($1.element.time, $1.element.file, $1.offset) }
+                .map(\.element)
+        }
+        for (position, entry) in merged.enumerated() {
+            var event = entry.event
+            if paths.count > 1 {
+                event.sequence = UInt64(position + 1)
+                event.connectionID = event.connectionID.map { $0 | UInt64(entry.file) << 40 }
+            }
+            _ = judge.consume(event)
         }
         return judge.report()
     }

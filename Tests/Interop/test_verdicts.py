@@ -554,3 +554,39 @@ def test_report_errors_are_plain(tmp_path):
     bad.write_text('{"seq":1,"time":0,"mono":0,"type":"telepathy"}\n')
     result = mockapns_report("--file", str(bad))
     assert result.returncode == 2 and "line 1" in result.stderr and "telepathy" in result.stderr, result
+
+
+def test_the_journal_files_of_two_replicas_are_judged_as_one_run(tmp_path):
+    """Two servers, each with its own JSONL file, as replicas behind a load balancer: the token
+    is unregistered on both; the provider is answered 410 by the first, then pushes to the
+    token again through the second. Neither file alone breaks a rule (one 410 each); read
+    together, the push after the 410 is found, and the two replicas' connection 1 are two."""
+    journals = [tmp_path / "first.jsonl", tmp_path / "second.jsonl"]
+    folders = [tmp_path / "first", tmp_path / "second"]
+    for folder in folders:
+        folder.mkdir()
+    servers = [start(folder, None, "--journal", str(journal)) for folder, journal in zip(folders, journals)]
+    try:
+        token = unique_token()
+        for server in servers:
+            server.journal.post(f"/v1/registry/{token}/unregister")
+        first = Provider(servers[0].http2)
+        assert first.push(token) == 410
+        first.close()
+        time.sleep(0.05)  # the second push comes later by the clock, as it does on the wire
+        second = Provider(servers[1].http2)
+        assert second.push(token, b'{"aps":{"alert":"again"}}') == 410
+        second.close()
+    finally:
+        for server in servers:
+            assert server.stop() == 0
+    for journal in journals:
+        alone = mockapns_report("--file", str(journal), "--fail-on", "unregistered-token")
+        assert alone.returncode == 0, alone
+    together = mockapns_report("--file", str(journals[0]), "--file", str(journals[1]), "--fail-on", "unregistered-token", "--json")
+    assert together.returncode == 1, together
+    report = json.loads(together.stdout)
+    (provider,) = [p for p in report["providers"] if p["provider"]["kind"] == "certificate"]
+    assert provider["connections"] == 2, "the two replicas' connection 1 are two connections"
+    (rule,) = [r for r in provider["rules"] if r["rule"] == "unregistered-token"]
+    assert rule["findings"] == 1 and rule["examples"][0]["deviceToken"] == token
