@@ -64,6 +64,20 @@ final class SessionTests: XCTestCase {
         )
     }
 
+    /// curl presenting `session`'s client certificate, written to `<folder>/<id>/client-session.pem`
+    /// (and `-key.pem`), where the legacy client finds it too.
+    private func certificateClient(_ session: MockAPNsSession, port: Int) throws -> CurlClient {
+        let directory = folder.appendingPathComponent(session.id)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let stem = directory.appendingPathComponent("client-session").path
+        try XCTUnwrap(session.certificatePEM, session.certificateUnavailable ?? "").write(toFile: stem + ".pem", atomically: true, encoding: .utf8)
+        try XCTUnwrap(session.certificateKeyPEM).write(toFile: stem + "-key.pem", atomically: true, encoding: .utf8)
+        var client = CurlClient(port: port)
+        client.certificate = nil
+        client.extraArguments = ["--cert", stem + ".pem", "--key", stem + "-key.pem"]
+        return client
+    }
+
     private func notifications(_ reply: ControlClient.Reply) -> [[String: Any]] {
         reply.json["notifications"] as? [[String: Any]] ?? []
     }
@@ -175,18 +189,7 @@ final class SessionTests: XCTestCase {
         let session = try server.createSession(
             topics: ["com.example.app"], scenario: Scenario(name: "refusing", rules: [.reject(.badDeviceToken)])
         )
-        let certificate = try XCTUnwrap(session.certificatePEM, session.certificateUnavailable ?? "")
-        try certificate.write(to: folder.appendingPathComponent("client-session.pem"), atomically: true, encoding: .utf8)
-        try XCTUnwrap(session.certificateKeyPEM).write(
-            to: folder.appendingPathComponent("client-session-key.pem"), atomically: true, encoding: .utf8)
-
-        var client = CurlClient(port: ports.http2)
-        client.certificate = nil
-        client.extraArguments = [
-            "--cert", folder.appendingPathComponent("client-session.pem").path,
-            "--key", folder.appendingPathComponent("client-session-key.pem").path,
-        ]
-        let answered = try client.send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
+        let answered = try certificateClient(session, port: ports.http2).send(path: "/3/device/\(Fixtures.token)", headers: [("apns-topic", "com.example.app")])
         XCTAssertEqual(answered.status, 400, "the session's scenario decides")
         XCTAssertTrue(answered.body.contains("BadDeviceToken"), answered.body)
         // The server's own certificate stays in the default session, with the server's scenario.
@@ -194,7 +197,7 @@ final class SessionTests: XCTestCase {
 
         let gateway = try XCTUnwrap(ports.gateway)
         let outcome = try LegacyTLSClient.exchange(
-            port: gateway, certificate: "session", certificateDirectory: folder.path,
+            port: gateway, certificate: "session", certificateDirectory: folder.appendingPathComponent(session.id).path,
             send: Legacy.enhanced(identifier: 7, token: Legacy.token(1))
         )
         XCTAssertEqual(outcome.handshake, "ok")
@@ -214,25 +217,16 @@ final class SessionTests: XCTestCase {
         (self.server, self.ports) = (server, ports)
         let first = try server.createSession(), second = try server.createSession()
         let manage = try XCTUnwrap(ports.channelManagement)
-        func client(_ session: MockAPNsSession, port: Int) throws -> CurlClient {
-            let stem = folder.appendingPathComponent("client-\(session.id)").path
-            try XCTUnwrap(session.certificatePEM).write(toFile: stem + ".pem", atomically: true, encoding: .utf8)
-            try XCTUnwrap(session.certificateKeyPEM).write(toFile: stem + "-key.pem", atomically: true, encoding: .utf8)
-            var client = CurlClient(port: port)
-            client.certificate = nil
-            client.extraArguments = ["--cert", stem + ".pem", "--key", stem + "-key.pem"]
-            return client
-        }
         // A channel made with the first session's certificate is the first session's alone.
-        let made = try client(first, port: manage).send(
+        let made = try certificateClient(first, port: manage).send(
             path: "/1/apps/com.example.app/channels", body: #"{"message-storage-policy": 1, "push-type": "LiveActivity"}"#)
         XCTAssertEqual(made.status, 201, made.body)
         let channel = try XCTUnwrap(made.header("apns-channel-id"))
         let headers = [("apns-channel-id", channel), ("apns-push-type", "liveactivity"), ("apns-priority", "10")]
         let payload = #"{"aps":{"timestamp":1700000000,"event":"update","content-state":{"score":"2-1"}}}"#
         let path = "/4/broadcasts/apps/com.example.app"
-        XCTAssertEqual(try client(first, port: ports.http2).send(path: path, headers: headers, body: payload).status, 200)
-        let elsewhere = try client(second, port: ports.http2).send(path: path, headers: headers, body: payload)
+        XCTAssertEqual(try certificateClient(first, port: ports.http2).send(path: path, headers: headers, body: payload).status, 200)
+        let elsewhere = try certificateClient(second, port: ports.http2).send(path: path, headers: headers, body: payload)
         XCTAssertEqual(elsewhere.status, 400)
         XCTAssertEqual(elsewhere.body, #"{"reason":"ChannelNotRegistered"}"#)
         XCTAssertEqual(try CurlClient(port: ports.http2).send(path: path, headers: headers, body: payload).status, 400, "nor the server's")
