@@ -8,8 +8,10 @@ MockAPNsCore.Reason` in Sources/MockAPNs/Server/Exports.swift), so it counts Moc
 public types and the re-exported declarations with the types nested in them.
 
 Fails when there are more public types than the ceiling (scripts/public-api.py [ceiling],
-40 by default; the configuration's settings are flat properties, not types of their own, so
-the typed scenario rule and a failed wait's near misses fit within it), when a public symbol
+41 by default; the configuration's settings are flat properties, not types of their own, so
+the typed scenario rule and a failed wait's near misses fit within it, and the one type sessions
+add, `MockAPNsSession`, is what a test hands its provider; a session that cannot be made is a
+`MockAPNsServer.UsageError`), when a public symbol
 has no doc comment, or when
 a module declares a public top-level symbol the front door does not re-export (a library's own machinery is `package`).
 
@@ -22,7 +24,7 @@ import sys
 from pathlib import Path
 
 CHECKOUT = Path(__file__).resolve().parents[1]
-CEILING = int(sys.argv[1]) if len(sys.argv) > 1 else 40
+CEILING = int(sys.argv[1]) if len(sys.argv) > 1 else 41
 TYPE_KINDS = {"swift.struct", "swift.enum", "swift.class", "swift.protocol", "swift.typealias", "swift.actor"}
 # What a conformance brings without a declaration of ours (documented by the protocol).
 SYNTHESIZED = {"hashValue", "hash(into:)", "==(_:_:)", "!=(_:_:)", "rawValue", "init(rawValue:)",

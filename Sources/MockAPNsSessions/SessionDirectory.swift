@@ -82,16 +82,6 @@ package final class SessionDirectory: Sendable {
         return idle.compactMap { scope in scope.id.flatMap { remove(id: $0) } }
     }
 
-    /// Removes and returns every session.
-    package func removeAll() -> [SessionScope] {
-        table.withLock { table in
-            let all = Array(table.byID.values)
-            table = Table()
-            count.store(0, ordering: .relaxed)
-            return all
-        }
-    }
-
     /// A control token's digest as the table keys it: SHA-256, lowercase hex.
     package static func digest(ofControlToken token: String) -> String {
         SHA256.hash(data: Array(token.utf8)).map { byte in

@@ -98,8 +98,8 @@ public final class MockAPNsServer: Sendable {
         case stopped
     }
 
-    /// What the server refuses to do as asked: start twice, start again after a shutdown, or
-    /// answer for a delivery model it does not run.
+    /// What the server refuses to do as asked: start twice, start again after a shutdown,
+    /// answer for a delivery model it does not run, or make a session of what is no topic.
     public enum UsageError: Error, Sendable, Equatable, CustomStringConvertible {
         /// `start()` was called on a server already starting or running.
         case alreadyStarted
@@ -110,6 +110,9 @@ public final class MockAPNsServer: Sendable {
         /// A device or delivery log was asked for while the delivery model is off
         /// (`configuration.runsDeliveryModel` false).
         case deliveryModelOff
+        /// `createSession` was asked for what it cannot make (no topic, a malformed one), said
+        /// in plain words.
+        case sessionRefused(String)
 
         public var description: String {
             switch self {
@@ -117,6 +120,7 @@ public final class MockAPNsServer: Sendable {
             case .stopped: "the MockAPNs server was shut down (or its start failed); make a new MockAPNsServer to start again"
             case .noEnvironment: "configuration.environments is empty: the server plays [.sandbox], [.production] or both"
             case .deliveryModelOff: DeliveryModelOff().description
+            case .sessionRefused(let why): why
             }
         }
     }

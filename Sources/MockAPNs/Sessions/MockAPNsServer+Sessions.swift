@@ -33,10 +33,10 @@ extension MockAPNsServer {
     public func createSession(
         topics: [String] = ["com.example.app"], idleTimeout: Duration? = defaultSessionIdleTimeout,
         scenario: Scenario? = nil
-    ) throws(SessionError) -> MockAPNsSession {
-        guard !topics.isEmpty else { throw SessionError("a session needs at least one topic") }
+    ) throws(UsageError) -> MockAPNsSession {
+        guard !topics.isEmpty else { throw .sessionRefused("a session needs at least one topic") }
         for topic in topics where !TopicRules.isWellFormed(topic) {
-            throw SessionError("\"\(topic.prefix(100))\" is not a topic (a bundle id such as com.example.app)")
+            throw .sessionRefused("\"\(topic.prefix(100))\" is not a topic (a bundle id such as com.example.app)")
         }
         let id = Self.randomText(16, alphabet: "0123456789abcdef")
         let teamID = Self.randomText(10, alphabet: "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
@@ -68,7 +68,7 @@ extension MockAPNsServer {
                 keyID: keyID, teamID: teamID, environment: .both, scope: .team, topics: Set(topics), publicKey: key.publicKey
             ))
         } catch {
-            throw SessionError("the session's provider key could not be registered: \(error)")
+            throw .sessionRefused("the session's provider key could not be registered: \(error)")
         }
         sessions.insert(scope)
         logger.info("session created", metadata: ["session": "\(id)", "team": "\(teamID)", "key": "\(keyID)"])
@@ -137,15 +137,5 @@ extension MockAPNsServer {
         let characters = Array(alphabet)
         var generator = SystemRandomNumberGenerator()
         return String((0..<count).map { _ in characters[Int.random(in: 0..<characters.count, using: &generator)] })
-    }
-}
-
-/// Why a session could not be made.
-public struct SessionError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What was wrong, in plain words.
-    public let description: String
-
-    init(_ description: String) {
-        self.description = description
     }
 }

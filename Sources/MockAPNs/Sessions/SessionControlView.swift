@@ -9,10 +9,10 @@ import MockAPNsVerdicts
 import MockAPNsWebPush
 
 /// The server as one session's control token sees it: the session's registry, scenario and
-/// rules, its broadcast channels, its records in the journal (since its last clear), and the
-/// verdicts on its providers, its web push subscriptions. What belongs to the whole server (the
-/// clock, the capture, the delivery model, metrics) the routes refuse to a session's token before asking here, so
-/// those members answer as the server does.
+/// rules, broadcast channels and web push subscriptions, its records in the journal (since its
+/// last clear), and the verdicts on its providers. What belongs to the whole server (the clock,
+/// the capture, the delivery model, metrics) the routes refuse to a session's token before
+/// asking here, so those members answer as the server does.
 final class SessionControlView: ControlledServer {
     private let server: MockAPNsServer
     private let scope: SessionScope
@@ -96,7 +96,7 @@ final class SessionControlView: ControlledServer {
         report.providers = report.providers.filter { provider in
             switch provider.provider {
             case .providerToken(let teamID, _): teamID == team
-            case .certificate(let subject): subject.contains("OU=\(team)")
+            case .certificate(let subject): subject.split(separator: ",").contains { $0 == "OU=\(team)" }
             case .vapidKey, .unidentified: false
             }
         }

@@ -158,6 +158,16 @@ final class SessionTests: XCTestCase {
             let reply = try call(method, path, token: first.controlToken, body: body)
             XCTAssertEqual(reply.status, 403, "\(method) \(path): \(reply.text)")
         }
+        // What cannot be a session is refused with the member at fault, and makes none.
+        for (body, words) in [
+            (#"{"topics":[]}"#, "at least one topic"), (#"{"topics":["com.example app"]}"#, "is not a topic"),
+            (#"{"idleSeconds":86401}"#, "idleSeconds"), (#"{"scenario":{"rules":[]}}"#, "name"), (#"{"owner":"me"}"#, "owner"),
+        ] {
+            let refused = try call("POST", "/v1/sessions", body: body)
+            XCTAssertEqual(refused.status, 400, body)
+            XCTAssertTrue(refused.text.contains(words), "\(body): \(refused.text)")
+        }
+        XCTAssertEqual(Set(server.sessionIDs), [first.id, second.id])
         // A bearer token that is no one's is refused, from loopback too.
         XCTAssertEqual(try call("GET", "/v1/notifications", token: "not-a-token-of-anyone-here").status, 401)
         // One session cannot see or end another.
