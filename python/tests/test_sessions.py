@@ -5,10 +5,12 @@ notifications, scenario, verdicts and journal. The run's sessions end with it.""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import textwrap
+import time
 
 import pytest
 
@@ -58,7 +60,7 @@ def test_each_worker_sees_only_its_own(mockapns_session, tmp_path, index):
 
 @pytest.fixture
 def shared_server(tmp_path):
-    with MockAPNs("--quiet", workdir=tmp_path / "server") as server:
+    with MockAPNs("--quiet", "--journal", str(tmp_path / "journal.jsonl"), workdir=tmp_path / "server") as server:
         yield server
 
 
@@ -81,6 +83,15 @@ def test_eight_workers_on_one_server_each_see_only_their_own_session(shared_serv
     sessions = {record["authentication"].get("session") for record in every}
     assert None not in sessions and 1 < len(sessions) <= 8
     assert shared_server.sessions() == []
+    # The JSONL file's lines are tagged the same way (the file is written a moment behind).
+    deadline = time.monotonic() + 10
+    while True:
+        lines = [json.loads(line) for line in (tmp_path / "journal.jsonl").read_text().splitlines()]
+        tagged = [line["notification"]["authentication"].get("session") for line in lines if line.get("type") == "notification"]
+        if len(tagged) >= 64 or time.monotonic() > deadline:
+            break
+        time.sleep(0.05)
+    assert len(tagged) == 64 and set(tagged) == sessions
 
 
 def test_a_session_token_cannot_reach_the_whole_server(shared_server):
