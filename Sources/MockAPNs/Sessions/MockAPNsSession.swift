@@ -6,7 +6,7 @@
 ///
 /// Made by `MockAPNsServer.createSession` (or `POST /v1/sessions`). The PEM texts are the
 /// session's secrets: hand them to the client under test, never to a log.
-public struct MockAPNsSession: Sendable, Equatable, CustomStringConvertible {
+public struct MockAPNsSession: Sendable, Equatable, CustomStringConvertible, CustomReflectable {
     /// The session's id, as its records and the control API name it.
     public let id: String
     /// The team its key and certificate belong to (the token's `iss`, the certificate's `OU`).
@@ -34,4 +34,9 @@ public struct MockAPNsSession: Sendable, Equatable, CustomStringConvertible {
 
     /// Says the session without its secrets.
     public var description: String { "MockAPNsSession(\(id), team \(teamID), key \(keyID), topics \(topics))" }
+
+    /// What `dump` and debuggers show: the session without its keys and token.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["id": id, "teamID": teamID, "keyID": keyID, "topics": topics], displayStyle: .struct)
+    }
 }

@@ -186,6 +186,13 @@ final class SessionTests: XCTestCase {
 
     func testAnIdleSessionEndsAndOneWithoutATimeoutStays() throws {
         let idle = try server.createSession(idleTimeout: .seconds(30))
+        // Printed or dumped, a session shows no secret.
+        var dumped = ""
+        dump(idle, to: &dumped)
+        for text in ["\(idle)", String(reflecting: idle), dumped] {
+            XCTAssertTrue(text.contains(idle.id), text)
+            for secret in [idle.controlToken, idle.providerKeyPEM, idle.certificateKeyPEM ?? "-"] { XCTAssertFalse(text.contains(secret), text) }
+        }
         let kept = try server.createSession(idleTimeout: nil)
         server.endIdleSessions(at: NIODeadline.now() + TimeAmount.seconds(10))
         XCTAssertEqual(Set(server.sessionIDs), [idle.id, kept.id], "not idle yet")
