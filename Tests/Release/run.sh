@@ -12,7 +12,7 @@
 # (mockapns_<version>_<arch>.deb): `apt-get install` of the file works offline (its
 # dependencies are in minbase); /usr/bin/mockapns --version; the man pages are there (as
 # gzipped mdoc files: minbase has no man-db); the root's bash sources the bash completion
-# and completes `mockapns se` to serve; the zsh and fish completions and the copyright file
+# and completes `mockapns se` to serve and session; the zsh and fish completions and the copyright file
 # are there; the installed command serves a push answered 200 and stops on SIGTERM; and
 # `apt-get remove` leaves none of its files.
 # Then the archive in an OCI image (Containerfile: FROM scratch over that root), built and run
@@ -264,15 +264,15 @@ else
             fail "man pages: missing or not mdoc; the package has: $(grep /man/ <<<"$files" | tr '\n' ' ')"
         fi
 
-        # bash (the root's own) sources the completion file; `mockapns se<TAB>` offers serve.
+        # bash (the root's own) sources the completion file; `mockapns se<TAB>` offers serve and session.
         completion=$(in_root /bin/bash --norc --noprofile -c '
             source /usr/share/bash-completion/completions/mockapns || exit 1
             complete -p mockapns || exit 1
             COMP_LINE="mockapns se" COMP_POINT=11 COMP_WORDS=(mockapns se) COMP_CWORD=1 COMPREPLY=()
             _mockapns mockapns se mockapns
             echo "offers: ${COMPREPLY[*]}"' 2>&1) || true
-        if grep -q '^complete .*-F _mockapns mockapns$' <<<"$completion" && grep -qx 'offers: serve' <<<"$completion"; then
-            pass "bash completion: sourced, registered (complete -F _mockapns mockapns), 'mockapns se' completes to serve"
+        if grep -q '^complete .*-F _mockapns mockapns$' <<<"$completion" && grep -qx 'offers: serve session' <<<"$completion"; then
+            pass "bash completion: sourced, registered (complete -F _mockapns mockapns), 'mockapns se' offers serve and session"
         else
             fail "bash completion: $completion"
         fi
