@@ -36,8 +36,10 @@ package struct LegacyIncompleteFrame: Sendable, Equatable {
 /// make it hold more than `LegacyLimits.maximumFrameLength` bytes.
 ///
 /// Notifications and errors are the same however the stream is split. Diagnoses that look
-/// past a frame (a payload cut short whose tail became the next "frame") use only the bytes
-/// of the same read, so they are best-effort.
+/// past a frame (a payload cut short whose tail became the next "frame", a token left out)
+/// use only the bytes of the same read, so they are best-effort, and so is an error's
+/// explanation drawn from them (`LegacyFrameError.splitInvariant` is what stays the same; the
+/// status Apple's gateway answered is the same either way).
 package struct LegacyFrameDecoder: Sendable {
     /// Receives each event, and with a notification its payload already examined when the
     /// decoder examined it (to diagnose it), so nothing examines it again.

@@ -156,6 +156,27 @@ package struct LegacyFrameError: Error, Sendable, Equatable {
         return explained
     }
 
+    /// What of the error is the same however the stream was split into reads. A payload
+    /// "too large" may be `explained(by:)` a token left out, which reads the bytes after the
+    /// frame in the same read, as the diagnoses do: such an error is kept as the codec refused
+    /// it, without the token and payload length the explanation changes. (The status is the
+    /// same either way.)
+    package var splitInvariant: LegacyFrameError {
+        let misread: Int
+        switch problem {
+        case .invalidPayloadSize(let length): misread = length
+        case .tokenLeftOut(_, let length): misread = length
+        case .missingDeviceToken, .invalidTokenSize, .missingPayload, .invalidPriority, .unknownItem, .duplicateItem,
+             .invalidItemLength, .emptyFrame, .unknownCommand, .frameTooLong, .malformedItems, .payloadNotJSON:
+            return self
+        }
+        var refused = self
+        refused.problem = .invalidPayloadSize(length: misread)
+        refused.token = nil
+        refused.payloadLength = nil
+        return refused
+    }
+
     /// How many leading bytes an error keeps for the journal.
     static let leadingByteLimit = 64
 }

@@ -164,3 +164,39 @@ final class LegacyStreamingTests: XCTestCase {
         XCTAssertLessThan(elapsed, .seconds(5))
     }
 }
+
+/// Regressions the frame decoder's fuzzer found.
+final class LegacyStreamingRegressionTests: XCTestCase {
+    /// A command-0 frame whose payload length reads too large, its token bytes starting
+    /// `05 02 7b 22` ("a 1282-byte payload, then JSON"): read whole, the bytes after it let a
+    /// diagnosis explain it as a token left out; split into reads of 4, 1, 2, 3, 4, ... bytes
+    /// they do not. The status answered and what the codec refused are the same either way.
+    func testATokenLeftOutExplanationDoesNotChangeTheRefusalWhenTheReadsSplitIt() {
+        let seed = 3
+        let bytes = legacyBytes("""
+            00 0020 05027b22617073223a7b22616ca1b2d4c3a1b2b2c3b2c3d4a1b2c3d4a1b2c3d4a1b2c3d4a1b2c3d4
+            02 0016 7b22617073223a7b22616ca1b2d4c3a1b265c3
+            """)
+        var whole = LegacyFrameDecoder()
+        let wholeErrors = whole.feed(bytes).compactMap(Self.error)
+        var split = LegacyFrameDecoder()
+        var splitErrors: [LegacyFrameError] = []
+        var index = 0, step = 0
+        while index < bytes.count {
+            let length = min(bytes.count - index, 1 + (seed + step * 7) % (seed + 1))
+            splitErrors += split.feed(Array(bytes[index..<index + length])).compactMap(Self.error)
+            index += length
+            step += 1
+        }
+        XCTAssertEqual(wholeErrors.count, 1)
+        XCTAssertEqual(wholeErrors.map(\.status), splitErrors.map(\.status), "the answer on the wire")
+        XCTAssertEqual(wholeErrors.map(\.splitInvariant), splitErrors.map(\.splitInvariant))
+        XCTAssertEqual(whole.hasStopped, split.hasStopped)
+        XCTAssertNotEqual(wholeErrors, splitErrors, "read whole, the bytes after the frame explain it; split, they are not all there")
+    }
+
+    private static func error(_ event: LegacyDecoderEvent) -> LegacyFrameError? {
+        if case .invalidFrame(let error) = event { return error }
+        return nil
+    }
+}
