@@ -84,9 +84,6 @@ package final class SessionDirectory: Sendable {
 
     /// A control token's digest as the table keys it: SHA-256, lowercase hex.
     package static func digest(ofControlToken token: String) -> String {
-        SHA256.hash(data: Array(token.utf8)).map { byte in
-            let digits = Array("0123456789abcdef")
-            return String([digits[Int(byte >> 4)], digits[Int(byte & 0x0f)]])
-        }.joined()
+        SHA256.hash(data: Array(token.utf8)).withUnsafeBytes(lowercaseHex)
     }
 }

@@ -14,9 +14,7 @@ extension MockAPNsServer {
 
     /// The broadcast core over `channels`, with `configuration`'s options.
     static func makeBroadcastDecider(_ configuration: MockAPNsConfiguration, channels: ChannelRegistry, clock: ServerClock) -> BroadcastDecider {
-        BroadcastDecider(
-            options: configuration.broadcast.options, validation: makeDecider(configuration, registry: DeviceRegistry(), clock: clock).options,
-            registry: channels, clock: clock)
+        BroadcastDecider(options: configuration.broadcast.options, validation: validationOptions(configuration), registry: channels, clock: clock)
     }
 
     /// The channel management core over `channels`.

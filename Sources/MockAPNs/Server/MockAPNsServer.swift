@@ -477,8 +477,13 @@ public final class MockAPNsServer: Sendable {
 
     /// Apple's rules as `configuration` sets them, over `registry`.
     static func makeDecider(_ configuration: MockAPNsConfiguration, registry: DeviceRegistry, clock: ServerClock) -> PushDecider {
+        PushDecider(options: validationOptions(configuration), registry: registry, clock: clock)
+    }
+
+    /// Apple's rules' options as `configuration` sets them, the generated ids' letter case included.
+    static func validationOptions(_ configuration: MockAPNsConfiguration) -> ValidationOptions {
         var options = configuration.validation
         options.generatedAPNsIDCase = configuration.generatedIDCase == .upper ? .uppercase : .lowercase
-        return PushDecider(options: options, registry: registry, clock: clock)
+        return options
     }
 }

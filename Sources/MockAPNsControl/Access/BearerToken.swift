@@ -39,10 +39,7 @@ package struct BearerToken: Sendable, Equatable, CustomStringConvertible, Custom
     /// The comparison takes the same time whatever the two tokens share: both are hashed and
     /// every byte of the digests is compared, so timing tells nothing about how close a guess was.
     package func isPresented(in authorization: String?) -> Bool {
-        guard let authorization, let field = AuthorizationField(Substring(authorization)), field.hasScheme("bearer") else {
-            return false
-        }
-        let presented = field.credentials
+        guard let presented = ControlAccessPolicy.bearerCredentials(authorization) else { return false }
         let expected = SHA256.hash(data: Array(value.utf8))
         let given = SHA256.hash(data: Array(presented.utf8))
         var difference: UInt8 = 0
