@@ -4,7 +4,8 @@
 #                                    jemalloc (a release build's allocator): enough to build and run
 #   scripts/install-deps.sh --test   plus curl, openssl, nghttp2's nghttp/h2load/nghttpd, python3 with venv,
 #                                    tshark (reads the journal's capture), chromium and chromedriver
-#                                    (the dashboard's browser tests); on
+#                                    (the dashboard's browser tests), PostgreSQL and HAProxy (the fleet
+#                                    tests' shared state and the TCP front of their replicas); on
 #                                    Debian also debootstrap, podman and runc (the release test)
 # Debian and Ubuntu: apt-get. macOS: Homebrew, when `brew` is there. Anything else: it says
 # in one line what to install and exits 1.
@@ -14,6 +15,23 @@ test_tools=false
 if [[ "${1:-}" == "--test" ]]; then test_tools=true; fi
 
 # What is missing, checked the same way everywhere: pkg-config for the libraries, PATH for tools.
+# PostgreSQL is the exception: Debian keeps its programs off PATH, in /usr/lib/postgresql/VERSION/bin
+# (what `pg_config --bindir` names), Homebrew's postgresql@N in a keg; any of these folders will do.
+postgres_found() {
+    local folders=() folder tool
+    if command -v postgres >/dev/null; then folders+=("$(dirname "$(command -v postgres)")"); fi
+    if command -v pg_config >/dev/null; then folders+=("$(pg_config --bindir 2>/dev/null || true)"); fi
+    for folder in /usr/lib/postgresql/*/bin /opt/homebrew/opt/postgresql@*/bin /usr/local/opt/postgresql@*/bin; do
+        folders+=("$folder")
+    done
+    for folder in "${folders[@]}"; do
+        for tool in initdb postgres psql pg_isready; do
+            [[ -n "$folder" && -x "$folder/$tool" ]] || continue 2
+        done
+        return 0
+    done
+    return 1
+}
 missing_build=false
 build_libraries=(openssl libnghttp2)
 # On Linux a release build of the server links jemalloc (Package.swift says why).
@@ -26,6 +44,8 @@ if $test_tools; then
     for tool in curl openssl nghttp h2load nghttpd python3 tshark chromedriver; do
         command -v "$tool" >/dev/null || missing_test=true
     done
+    postgres_found || missing_test=true
+    PATH="$PATH:/usr/sbin:/sbin" command -v haproxy >/dev/null || missing_test=true
     if command -v apt-get >/dev/null; then
         for tool in debootstrap podman runc; do
             PATH="$PATH:/usr/sbin:/sbin" command -v "$tool" >/dev/null || missing_test=true
@@ -39,7 +59,7 @@ fi
 
 if command -v apt-get >/dev/null && command -v dpkg-query >/dev/null; then
     packages=(libssl-dev libnghttp2-dev libjemalloc-dev pkg-config)
-    if $test_tools; then packages+=(curl openssl nghttp2-client nghttp2-server python3 python3-venv tshark chromium chromium-driver debootstrap podman runc); fi
+    if $test_tools; then packages+=(curl openssl nghttp2-client nghttp2-server python3 python3-venv tshark chromium chromium-driver postgresql haproxy debootstrap podman runc); fi
     missing=()
     for package in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
@@ -54,7 +74,7 @@ if command -v apt-get >/dev/null && command -v dpkg-query >/dev/null; then
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 elif command -v brew >/dev/null; then
     formulae=(openssl@3 nghttp2 pkg-config)
-    if $test_tools; then formulae+=(curl python@3 wireshark chromedriver); fi
+    if $test_tools; then formulae+=(curl python@3 wireshark chromedriver postgresql@17 haproxy); fi
     echo "install-deps: brew install ${formulae[*]}" >&2
     brew install --quiet "${formulae[@]}"
     if ! pkg-config --exists openssl 2>/dev/null; then
@@ -62,7 +82,7 @@ elif command -v brew >/dev/null; then
     fi
 else
     wanted="OpenSSL 3, libnghttp2 and (on Linux) jemalloc development files (headers and pkg-config .pc files), pkg-config"
-    if $test_tools; then wanted+=", curl, openssl, nghttp2's nghttp/h2load/nghttpd, python3 with venv, tshark, chromium and chromedriver"; fi
+    if $test_tools; then wanted+=", curl, openssl, nghttp2's nghttp/h2load/nghttpd, python3 with venv, tshark, chromium, chromedriver, PostgreSQL (server and psql) and haproxy"; fi
     echo "install-deps: no apt-get or brew here; install with your package manager: $wanted" >&2
     exit 1
 fi

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 from pathlib import Path
 
@@ -111,3 +112,20 @@ def run(args: list[str], *, input: bytes | None = None, timeout: float = 30) -> 
 def unique_token() -> str:
     """A fresh 64-hex device token, so journal queries find only this test's notifications."""
     return os.urandom(32).hex()
+
+
+def free_ports(count: int = 1) -> list[int]:
+    """Ports on 127.0.0.1 that nothing listens on, for a peer whose port must be named before it
+    starts (PostgreSQL, HAProxy). The probes stay open until all are picked, so none repeats."""
+    probes = [socket.socket() for _ in range(count)]
+    try:
+        for probe in probes:
+            probe.bind(("127.0.0.1", 0))
+        return [probe.getsockname()[1] for probe in probes]
+    finally:
+        for probe in probes:
+            probe.close()
+
+
+def free_port() -> int:
+    return free_ports(1)[0]

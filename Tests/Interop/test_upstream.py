@@ -9,13 +9,12 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-import socket
 import time
 
 import pytest
 from aioapns import APNs, NotificationRequest, PushType
 
-from conftest import CA, CERTS, KEY_FILE, KEY_ID, TEAM, TOPIC, Server, provider_token, run, unique_token
+from conftest import CA, CERTS, KEY_FILE, KEY_ID, TEAM, TOPIC, Server, free_port, provider_token, run, unique_token
 from patches import aioapns_target, apns_ssl_context
 
 GONE = "0a" * 32
@@ -26,12 +25,6 @@ def scenario_file(tmp, name: str, rules: list) -> str:
     path = tmp / f"{name}.json"
     path.write_text(json.dumps({"name": name, "rules": rules}))
     return str(path)
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def upstream_flags(url: str) -> list:
