@@ -32,6 +32,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.21.0"),
     ],
     targets: [
         // The numbers and names the RFCs give to things on the wire (TLS alerts, HTTP/2 error
@@ -181,6 +182,7 @@ let package = Package(
         .target(
             name: "MockAPNsControl",
             dependencies: [
+                "MockAPNsFleet",
                 "MockAPNsCore",
                 "MockAPNsJournal",
                 "MockAPNsScenario",
@@ -247,6 +249,17 @@ let package = Package(
                 // Control tokens are kept as SHA-256 digests.
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
+            ]
+        ),
+        // The fleet: replicas sharing their state through PostgreSQL. A log of changes each
+        // replica applies (LISTEN/NOTIFY, and a periodic re-read), the journal's records
+        // shipped from each replica's file, and the fleet-wide reads of them.
+        .target(
+            name: "MockAPNsFleet",
+            dependencies: [
+                "MockAPNsJournal",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .target(
@@ -326,6 +339,7 @@ let package = Package(
                 "MockAPNsWebPush",
                 "MockAPNsConnections",
                 "MockAPNsSessions",
+                "MockAPNsFleet",
                 "MockAPNsUpstream",
                 "MockAPNsJSON",
                 // Session certificates carry their key's digest; session keys are P-256.
@@ -361,6 +375,7 @@ let package = Package(
                 "MockAPNsDevelopmentPKI",
                 "MockAPNsJournal",
                 "MockAPNsUpstream",
+                "MockAPNsFleet",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

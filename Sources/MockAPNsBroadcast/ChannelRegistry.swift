@@ -17,9 +17,21 @@ package final class ChannelRegistry: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Told of each channel stored or deleted (a fleet's replica logs it for the others).
+    private let observer = Mutex<(@Sendable (ChannelRegistryChange) -> Void)?>(nil)
 
     /// An empty registry.
     package init() {}
+
+    /// Tells `observer` of every channel stored (made or replaced) or deleted from now on,
+    /// after the change and outside the registry's lock; a reset is not told.
+    package func observe(_ observer: @escaping @Sendable (ChannelRegistryChange) -> Void) {
+        self.observer.withLock { $0 = observer }
+    }
+
+    private func tell(_ change: ChannelRegistryChange) {
+        observer.withLock { $0 }?(change)
+    }
 
     /// Why `create` refused.
     package enum CreateRefusal: Error, Sendable, Equatable {
@@ -33,7 +45,7 @@ package final class ChannelRegistry: Sendable {
         bundleID: String, environment: APNsEnvironment, storagePolicy: MessageStoragePolicy,
         limit: Int, idByteCount: Int = 16, at now: Int64
     ) -> Result<BroadcastChannel, CreateRefusal> {
-        state.withLock { state in
+        let made: Result<BroadcastChannel, CreateRefusal> = state.withLock { state in
             let key = Key(environment: environment, bundleID: bundleID)
             let existing = state.channels[key, default: []]
             guard existing.count < limit else { return .failure(.limitReached(limit: limit)) }
@@ -46,10 +58,14 @@ package final class ChannelRegistry: Sendable {
             state.channels[key, default: []].append(channel)
             return .success(channel)
         }
+        if case .success(let channel) = made { tell(.stored(channel)) }
+        return made
     }
 
     /// Adds (or replaces, by id) a channel as given: configuration seeds and the control API.
-    package func insert(_ channel: BroadcastChannel) {
+    /// `announcing: false` keeps it from the observer (a change another replica made).
+    package func insert(_ channel: BroadcastChannel, announcing: Bool = true) {
+        defer { if announcing { tell(.stored(channel)) } }
         state.withLock { state in
             let key = Key(environment: channel.environment, bundleID: channel.bundleID)
             var list = state.channels[key, default: []]
@@ -86,19 +102,21 @@ package final class ChannelRegistry: Sendable {
     /// Deletes the channel; `false` when it did not exist.
     @discardableResult
     package func delete(id: String, bundleID: String, environment: APNsEnvironment) -> Bool {
-        state.withLock { state in
+        let deleted = state.withLock { state in
             let key = Key(environment: environment, bundleID: bundleID)
             guard let index = state.channels[key]?.firstIndex(where: { $0.id == id }) else { return false }
             state.channels[key]?.remove(at: index)
             if state.channels[key]?.isEmpty == true { state.channels[key] = nil }
             return true
         }
+        if deleted { tell(.deleted(id: id)) }
+        return deleted
     }
 
     /// Deletes the channel with this id wherever it is; `false` when none has it.
     @discardableResult
-    package func delete(id: String) -> Bool {
-        state.withLock { state in
+    package func delete(id: String, announcing: Bool = true) -> Bool {
+        let deleted = state.withLock { state in
             for key in state.channels.keys {
                 if let index = state.channels[key]?.firstIndex(where: { $0.id == id }) {
                     state.channels[key]?.remove(at: index)
@@ -108,6 +126,8 @@ package final class ChannelRegistry: Sendable {
             }
             return false
         }
+        if deleted, announcing { tell(.deleted(id: id)) }
+        return deleted
     }
 
     /// Forgets every channel (a server reset); returns how many there were.
@@ -118,4 +138,12 @@ package final class ChannelRegistry: Sendable {
             return state.channels.values.reduce(0) { $0 + $1.count }
         }
     }
+}
+
+/// A change to a channel registry, as its observer is told.
+package enum ChannelRegistryChange: Sendable, Equatable {
+    /// A channel made, or one replaced by id.
+    case stored(BroadcastChannel)
+    /// The channel with this id deleted.
+    case deleted(id: String)
 }

@@ -43,6 +43,9 @@ struct ServeCommand: AsyncParsableCommand {
     var deliveryFlags: DeliveryFlags
 
 
+    @OptionGroup(title: "Fleet (replicas sharing their state)")
+    var fleet: FleetServeOptions
+
     @OptionGroup(title: "Upstream mode (in front of the real APNs)")
     var upstream: UpstreamServeOptions
 
@@ -177,6 +180,7 @@ struct ServeCommand: AsyncParsableCommand {
         try observation.apply(to: &configuration, controlPort: everyday.controlPort)
         try deliveryFlags.apply(to: &configuration.delivery)
         if everyday.ephemeralPorts { Self.giveFreePorts(to: &configuration) }
+        if let fleet = try fleet.settings() { configuration.fleet = fleet }
         return configuration
     }
 

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Logging
+import Foundation
 import MockAPNs
+import MockAPNsFleet
 import MockAPNsLegacy
 import MockAPNsLogging
 
@@ -193,4 +195,25 @@ struct LoggingServeOptions: ParsableArguments {
 
     @Option(name: .customLong("log-format"), help: ArgumentHelp("text, or json (one JSON object per line, for CI logs).", valueName: "text|json"))
     var logFormat: LogFormat = .text
+}
+
+/// `mockapns serve`: a replica of a fleet, sharing its state through PostgreSQL.
+struct FleetServeOptions: ParsableArguments {
+    @Option(name: .customLong("state"), help: ArgumentHelp("Share the state (sessions, scenarios and rules, registry, channels, the clock) with the other replicas through this PostgreSQL, and ship the journal's records there for fleet-wide queries: postgresql://user[:password]@host[:port]/database[?sslmode=disable|prefer|require]. Also $MOCKAPNS_STATE.", valueName: "url"))
+    var state: String?
+
+    @Option(name: .customLong("replica"), help: ArgumentHelp("This replica's name in records and health (default: the host name). Also $MOCKAPNS_REPLICA.", valueName: "name"))
+    var replica: String?
+
+    /// The fleet's settings from the flags or the environment; `nil` when neither names one.
+    func settings(environment: [String: String] = ProcessInfo.processInfo.environment) throws -> MockAPNsConfiguration.FleetSettings? {
+        guard let url = state ?? environment["MOCKAPNS_STATE"], !url.isEmpty else { return nil }
+        do {
+            return MockAPNsConfiguration.FleetSettings(
+                location: try FleetLocation(url: url), replica: replica ?? environment["MOCKAPNS_REPLICA"]
+            )
+        } catch {
+            throw ValidationError("--state: \(error.description)")
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import Hummingbird
 import MockAPNsCore
+import MockAPNsFleet
 import MockAPNsJournal
 import ServiceLifecycle
 
@@ -65,13 +66,24 @@ extension ControlAPI {
         _ = try ControlQuery(request, allowed: [])
         try await Self.noFields(request)
         server.clearJournal()
+        // The fleet's reads draw the same line; the replicas clear their own journals when
+        // they replay this call.
+        if !context.replayed, let fleet = server.fleet {
+            fleet.publish(FleetChange(kind: .journalCleared, session: server.sessionID, body: String(server.clock.millisecondsSince1970)))
+        }
         return ControlResponse.object { $0.bool("cleared", true) }
     }
 
     fileprivate func notifications(_ request: Request, _ context: ControlRequestContext) async throws(ControlAPIError) -> Response {
         let server = try scoped(context)
         let query = try ControlQuery(request, allowed: ControlQuery.notificationParameters)
-        let records = server.journal.notifications(matching: server.scoped(try query.notificationFilter()), limit: try query.limit())
+        let filter = try query.notificationFilter()
+        let limit = try query.limit()
+        let records = if let fleet = await Self.fleetNotifications(server, matching: filter) {
+            Array(fleet.prefix(limit))
+        } else {
+            server.journal.notifications(matching: server.scoped(filter), limit: limit)
+        }
         return Self.notificationList(records, extra: { json in
             json.integer("lastSequence", server.journal.statistics.lastSequence)
         })
@@ -92,6 +104,9 @@ extension ControlAPI {
         // A wait ends early when the server shuts down, answering what there is.
         let journal = server.journal
         let outcome = await cancelWhenGracefulShutdown { () async -> Result<[NotificationRecord], NotificationWaitTimeout> in
+            if let fleet = await Self.waitForFleetNotifications(server, count: count, matching: filter, timeout: .milliseconds(timeout)) {
+                return fleet
+            }
             do throws(NotificationWaitTimeout) {
                 return .success(try await journal.waitForNotifications(count: count, matching: filter, timeout: .milliseconds(timeout)))
             } catch {

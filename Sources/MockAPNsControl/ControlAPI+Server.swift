@@ -40,11 +40,12 @@ extension ControlAPI {
         let statistics = server.journal.statistics
         let credentials = server.credentialsDirectory
         return ControlResponse.object { json in
-            json.string("status", "ok")
+            json.string("status", server.fleet.map { $0.health.reachable ? "ok" : "degraded" } ?? "ok")
             Self.write(statistics, key: "journal", into: &json)
             // What `mockapns certs dir` asks, so a client's curl line names the files this
             // server serves wherever it was started.
             json.string("credentials", credentials)
+            if let fleet = server.fleet { Self.writeFleet(fleet.health, into: &json) }
         }
     }
 

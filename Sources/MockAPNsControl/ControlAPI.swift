@@ -40,6 +40,8 @@ package struct ControlAPI: Sendable {
         router.add(middleware: ControlAccessMiddleware(policy: policy, server: server))
         router.add(middleware: RouteCatalogMiddleware(routes: operations))
         router.add(middleware: JSONContentTypeMiddleware())
+        // In a fleet, each change made here is logged for the other replicas.
+        if let fleet = server.fleet { router.add(middleware: ControlReplicationMiddleware(fleet: fleet)) }
         addResources(to: router)
         return router
     }

@@ -1,3 +1,4 @@
+import MockAPNsFleet
 import MockAPNsBroadcast
 import MockAPNsCore
 import MockAPNsDelivery
@@ -43,6 +44,8 @@ package protocol ControlledServer: AnyObject, Sendable {
     // answers for its own registry, scenario, rules, journal records and verdicts.
     /// The session this view is scoped to; `nil` for the whole server.
     var sessionID: String? { get }
+    /// The fleet this server is a replica of (`serve --state`); `nil` when it serves alone.
+    var fleet: FleetStore? { get }
     /// The session whose control token `token` is; `nil` when it is no session's.
     func sessionID(forControlToken token: String) -> String?
     /// The server as session `id` sees it; `nil` when no such session exists (now).

@@ -32,6 +32,15 @@ extension Journal {
         let after = max(filter.afterSequence ?? 0, recent)
         // Read under the journal's lock, compared off it: a payload condition parses each payload.
         let newestFirst = notifications(matching: NotificationFilter(afterSequence: after, session: filter.session)).reversed()
+        return Self.nearMisses(for: filter, among: newestFirst, limit: limit)
+    }
+
+    /// The records of `newestFirst` that fail `filter`, ranked: fewest failed conditions
+    /// first, then the newest; at most `limit`.
+    package static func nearMisses(
+        for filter: NotificationFilter, among newestFirst: some Sequence<NotificationRecord>,
+        limit: Int = NotificationWaitTimeout.nearMissLimit
+    ) -> [NotificationNearMiss] {
         var misses: [NotificationNearMiss] = []
         for record in newestFirst {
             let differences = filter.differences(from: record)

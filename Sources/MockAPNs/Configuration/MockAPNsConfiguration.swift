@@ -68,6 +68,9 @@ public struct MockAPNsConfiguration: Sendable {
     /// Upstream mode: the real APNs (or another server) requests are relayed to, how it is
     /// trusted, the client certificate presented to it, the pool (`upstream` in a file).
     package var upstreamSettings = UpstreamSettings()
+    /// The fleet this server is a replica of (`serve --state`): state shared through
+    /// PostgreSQL. `nil` (the default): the server serves alone.
+    package var fleet: FleetSettings? = nil
     /// The device registry: the server-wide rate window per token.
     package var registry = RegistrySettings()
     /// How long connections may take to handshake and to start speaking.

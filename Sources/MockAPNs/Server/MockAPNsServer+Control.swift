@@ -4,6 +4,7 @@ import MockAPNsCore
 import MockAPNsDelivery
 import MockAPNsJournal
 import MockAPNsSessions
+import MockAPNsFleet
 
 /// The control API works on the server through `ControlledServer`; most of what it asks is
 /// the server's own API, the rest is read from the configuration here.
@@ -15,6 +16,8 @@ extension MockAPNsServer: ControlledServer {
     package var credentialsDirectory: String { DevelopmentCredentials.absolute(configuration.certificateDirectory) }
 
     // MARK: Sessions
+
+    package var fleet: FleetStore? { fleetLink?.store }
 
     /// The whole server's view is no session's.
     package var sessionID: String? { nil }

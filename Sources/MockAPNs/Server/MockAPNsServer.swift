@@ -21,6 +21,7 @@ import Darwin
 import MockAPNsBroadcast
 import MockAPNsWebPush
 import MockAPNsSessions
+import MockAPNsFleet
 
 /// A MockAPNs server running in this process: the embedding API for Swift tests.
 ///
@@ -71,6 +72,8 @@ public final class MockAPNsServer: Sendable {
     /// The sessions made on the server (`createSession`), and the default one: the server's
     /// own credentials, deciding with `scenarios` and `registry`.
     let sessions: SessionDirectory
+    /// The fleet this server is a replica of (`MockAPNsConfiguration.fleet`).
+    let fleetLink: FleetLink?
     /// The journal, its JSONL file and the control API.
     let observation: ServerObservation
     /// Apple's storage and delivery rules, run beside the server, and the forwarders.
@@ -150,7 +153,15 @@ public final class MockAPNsServer: Sendable {
         if usesImplicitCredentials {
             configuration.certificateDirectory = DevelopmentCredentials.implicitFolderOrTemporary()
         }
+        if let fleet = configuration.fleet, configuration.journal.file == nil {
+            configuration.journal.file = fleet.defaultJournalFile
+        }
         self.configuration = configuration
+        self.fleetLink = configuration.fleet.map { fleet in
+            FleetLink(store: FleetStore(
+                location: fleet.location, replica: fleet.replica, journalFile: configuration.journal.file, logger: logger
+            ))
+        }
         let clock = clock ?? configuration.clockStart.map { ServerClock(fixedAt: $0) } ?? ServerClock()
         self.clock = clock
         self.registry = DeviceRegistry(
@@ -260,6 +271,8 @@ public final class MockAPNsServer: Sendable {
         try observation.openFile(configuration.journal, logger: logger)
         observation.subscribeReaders(delivery: delivery)
         await delivery.start(group: group)
+        // Before the listeners open: a replica serves with the fleet's state.
+        await startFleet()
         let journal = observation.journal
         var guardLimits = ConnectionGuardHandler.Limits(
             handshakeTimeout: ConnectionTimeouts.amount(configuration.timeouts.tlsHandshakeSeconds),
@@ -408,6 +421,8 @@ public final class MockAPNsServer: Sendable {
         await delivery.stop()
         // Last, so the journal file also holds every connection's closing events.
         await observation.stop()
+        // Then the file's last lines go to the fleet.
+        await stopFleet()
         // Log lines queued from the event loops are on the output before shutdown returns.
         await configuration.accessLog?.output.flush()
         try await running.group.shutdownGracefully()
@@ -422,6 +437,7 @@ public final class MockAPNsServer: Sendable {
         await upstreamService.withLock { $0 }?.shutdown()
         await delivery.stop()
         await observation.stop()
+        await stopFleet()
         await configuration.accessLog?.output.flush()
         try? await group.shutdownGracefully()
     }

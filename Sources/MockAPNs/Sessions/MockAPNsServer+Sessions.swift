@@ -8,6 +8,8 @@ import MockAPNsConnections
 import MockAPNsControl
 import MockAPNsCore
 import MockAPNsDevelopmentPKI
+import MockAPNsFleet
+import MockAPNsScenario
 import MockAPNsSessions
 import NIOCore
 
@@ -44,6 +46,31 @@ extension MockAPNsServer {
         let key = P256.Signing.PrivateKey()
         let controlToken = BearerToken.generate()
         let certificate = issueSessionCertificate(teamID: teamID, topics: topics)
+        let scope = makeSessionScope(
+            id: id, teamID: teamID, keyID: keyID, topics: topics, idleTimeout: idleTimeout, scenario: scenario,
+            controlTokenDigest: SessionDirectory.digest(ofControlToken: controlToken.value)
+        )
+        do {
+            try admit(scope, publicKey: key.publicKey)
+        } catch {
+            throw .sessionRefused("the session's provider key could not be registered: \(error)")
+        }
+        publishToFleet(scope, publicKey: key.publicKey, scenario: scenario, idleTimeout: idleTimeout)
+        logger.info("session created", metadata: ["session": "\(id)", "team": "\(teamID)", "key": "\(keyID)"])
+        return MockAPNsSession(
+            id: id, teamID: teamID, keyID: keyID, providerKeyPEM: key.pemRepresentation + "\n", topics: topics,
+            certificatePEM: certificate.credential.flatMap { try? $0.certificatePEM() },
+            certificateKeyPEM: certificate.credential?.privateKeyPEM, certificateUnavailable: certificate.unavailable,
+            controlToken: controlToken.value, idleTimeout: idleTimeout
+        )
+    }
+
+    /// A session's state as it starts: its own registry, scenario switch, channels (the
+    /// configuration's seeds) and deciders over them.
+    func makeSessionScope(
+        id: String, teamID: String, keyID: String, topics: [String], idleTimeout: Duration?, scenario: Scenario?,
+        controlTokenDigest: String, createdAtMilliseconds: Int64? = nil
+    ) -> SessionScope {
         let registry = DeviceRegistry(
             rateWindow: configuration.rateLimit, bindsEnvironmentOnFirstPush: configuration.environment == .both
         )
@@ -55,29 +82,25 @@ extension MockAPNsServer {
         scenarios.applyRegistryState()
         let channels = ChannelRegistry()
         for channel in configuration.broadcast.channels { channels.insert(channel) }
-        let scope = SessionScope(
+        observeForFleet(channels, session: id)
+        return SessionScope(
             id: id, teamID: teamID, keyID: keyID, topics: topics, registry: registry, scenarios: scenarios,
             initialScenario: initialScenario, decider: Self.makeDecider(configuration, registry: registry, clock: clock),
             channels: channels, broadcasts: Self.makeBroadcastDecider(configuration, channels: channels, clock: clock),
             channelManagement: Self.makeChannelManagement(configuration, channels: channels, clock: clock),
-            idleTimeout: idleTimeout.map(TimeAmount.init), createdAtMilliseconds: clock.millisecondsSince1970,
-            controlTokenDigest: SessionDirectory.digest(ofControlToken: controlToken.value)
+            idleTimeout: idleTimeout.map(TimeAmount.init),
+            createdAtMilliseconds: createdAtMilliseconds ?? clock.millisecondsSince1970,
+            controlTokenDigest: controlTokenDigest
         )
-        do {
-            tokenVerifier.register(try ProviderKey(
-                keyID: keyID, teamID: teamID, environment: .both, scope: .team, topics: Set(topics), publicKey: key.publicKey
-            ))
-        } catch {
-            throw .sessionRefused("the session's provider key could not be registered: \(error)")
-        }
+    }
+
+    /// Trusts the session's key and puts the session in the directory.
+    func admit(_ scope: SessionScope, publicKey: P256.Signing.PublicKey) throws {
+        tokenVerifier.register(try ProviderKey(
+            keyID: scope.keyID ?? "", teamID: scope.teamID ?? "", environment: .both, scope: .team,
+            topics: Set(scope.topics), publicKey: publicKey
+        ))
         sessions.insert(scope)
-        logger.info("session created", metadata: ["session": "\(id)", "team": "\(teamID)", "key": "\(keyID)"])
-        return MockAPNsSession(
-            id: id, teamID: teamID, keyID: keyID, providerKeyPEM: key.pemRepresentation + "\n", topics: topics,
-            certificatePEM: certificate.credential.flatMap { try? $0.certificatePEM() },
-            certificateKeyPEM: certificate.credential?.privateKeyPEM, certificateUnavailable: certificate.unavailable,
-            controlToken: controlToken.value, idleTimeout: idleTimeout
-        )
     }
 
     /// Ends a session: its key and certificate lead to the default session from now on, its
@@ -87,6 +110,7 @@ extension MockAPNsServer {
     public func endSession(_ id: String) -> Bool {
         guard let scope = sessions.remove(id: id) else { return false }
         forget(scope, because: "ended")
+        fleetLink?.store.publish(FleetChange(kind: .sessionEnded, session: id, body: "{}"))
         return true
     }
 
@@ -98,7 +122,7 @@ extension MockAPNsServer {
         for scope in sessions.removeIdle(at: now) { forget(scope, because: "idle") }
     }
 
-    private func forget(_ scope: SessionScope, because cause: String) {
+    func forget(_ scope: SessionScope, because cause: String) {
         if let keyID = scope.keyID { tokenVerifier.removeKey(id: keyID) }
         forgetWebPushSubscriptions(of: scope)
         logger.info("session \(cause)", metadata: ["session": "\(scope.id ?? "")"])

@@ -1,3 +1,4 @@
+import MockAPNsFleet
 import MockAPNsBroadcast
 import MockAPNsControl
 import MockAPNsCore
@@ -44,6 +45,7 @@ final class SessionControlView: ControlledServer {
     var registry: DeviceRegistry { scope.registry }
     var journal: Journal { server.journal }
     var clock: ServerClock { server.clock }
+    var fleet: FleetStore? { server.fleet }
     var channels: ChannelRegistry { scope.channels }
     var broadcastOptions: BroadcastOptions { server.broadcastOptions }
     var primaryEnvironment: APNsEnvironment { server.primaryEnvironment }

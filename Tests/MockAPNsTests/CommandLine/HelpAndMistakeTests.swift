@@ -120,7 +120,8 @@ final class CommandLineConventionTests: XCTestCase {
         let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         let groups = lines.filter { $0.hasSuffix(":") && $0 == $0.uppercased() && !$0.hasPrefix(" ") }
         XCTAssertEqual(groups, ["EVERYDAY:", "SANDBOX AND PRODUCTION:", "CONNECTIONS AND THE CLOCK:", "LEGACY GATEWAY AND FEEDBACK:",
-                                "JOURNAL AND CONTROL API:", "DELIVERY AND FORWARDING:", "UPSTREAM MODE (IN FRONT OF THE REAL APNS):",
+                                "JOURNAL AND CONTROL API:", "DELIVERY AND FORWARDING:", "FLEET (REPLICAS SHARING THEIR STATE):",
+                                "UPSTREAM MODE (IN FRONT OF THE REAL APNS):",
                                 "LOGGING:", "OPTIONS:"], result.stdout)
         let everyday = try XCTUnwrap(lines.firstIndex(of: "EVERYDAY:"))
         let next = try XCTUnwrap(lines.firstIndex(of: "SANDBOX AND PRODUCTION:"))

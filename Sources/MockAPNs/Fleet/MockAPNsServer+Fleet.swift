@@ -1,0 +1,225 @@
+// A server as one replica of a fleet (`serve --state`): its changes go to the fleet's log in
+// PostgreSQL, the others' come back and are applied here, and its journal lines are shipped
+// so any replica answers for the whole fleet.
+
+import Crypto
+import Foundation
+import Logging
+import MockAPNsBroadcast
+import MockAPNsControl
+import MockAPNsCore
+import MockAPNsFleet
+import MockAPNsJSON
+import MockAPNsScenario
+import MockAPNsSessions
+import Synchronization
+
+extension MockAPNsConfiguration {
+    /// `serve --state` and `--replica`: the PostgreSQL the replicas share, and this one's name.
+    package struct FleetSettings: Sendable, Equatable {
+        package var location: FleetLocation
+        /// This replica's name in records and `health` (default: the host's name).
+        package var replica: String
+
+        package init(location: FleetLocation, replica: String? = nil) {
+            self.location = location
+            self.replica = replica ?? ProcessInfo.processInfo.hostName
+        }
+
+        /// Where the journal's file goes when none is configured: a replica ships its records
+        /// from its file, which is what keeps them while PostgreSQL is away.
+        var defaultJournalFile: String {
+            let folder = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
+            return "\(folder)/mockapns-\(replica)-\(ProcessInfo.processInfo.processIdentifier).jsonl"
+        }
+    }
+}
+
+/// What a server holds of its fleet: the store, the task running it, and the router that
+/// replays other replicas' control calls.
+final class FleetLink: Sendable {
+    let store: FleetStore
+    private let running = Mutex<Task<Void, Never>?>(nil)
+    private let replay = Mutex<ControlReplay?>(nil)
+
+    init(store: FleetStore) {
+        self.store = store
+    }
+
+    func start(replay: ControlReplay, applying apply: @escaping @Sendable (FleetChange) async -> Void) {
+        self.replay.withLock { $0 = replay }
+        let store = store
+        running.withLock { $0 = Task { await store.run(applying: apply) } }
+    }
+
+    var controlReplay: ControlReplay? { replay.withLock { $0 } }
+
+    func stop() async {
+        let task = running.withLock { task in
+            defer { task = nil }
+            return task
+        }
+        task?.cancel()
+        await task?.value
+    }
+}
+
+extension MockAPNsServer {
+    /// How long a starting replica waits for the fleet's state before it serves; past it, it
+    /// serves from its configuration and catches up when PostgreSQL answers.
+    static let fleetCatchUpLimit = Duration.seconds(5)
+
+    /// Joins the fleet before the listeners open: starts the store, applies what the log
+    /// holds (within `fleetCatchUpLimit`), and logs this replica's channel changes from then on.
+    func startFleet() async {
+        guard let fleetLink else { return }
+        observeForFleet(channels, session: nil)
+        fleetLink.start(replay: ControlReplay(api: ControlAPI(server: self), logger: logger)) { [weak self] change in
+            await self?.applyFleetChange(change)
+        }
+        if await fleetLink.store.waitUntilCaughtUp(within: Self.fleetCatchUpLimit) {
+            logger.info("joined the fleet", metadata: [
+                "state": "\(fleetLink.store.location.description)", "replica": "\(fleetLink.store.health.replica)",
+            ])
+        } else {
+            logger.warning("the fleet's PostgreSQL did not answer in time; serving from the configuration until it does", metadata: [
+                "state": "\(fleetLink.store.location.description)",
+            ])
+        }
+    }
+
+    /// Leaves the fleet after the journal's file is written out: its last lines are shipped
+    /// (within a bound; the file keeps what PostgreSQL did not take).
+    func stopFleet() async {
+        guard let fleetLink else { return }
+        await fleetLink.store.shipRemaining(within: .seconds(2))
+        await fleetLink.stop()
+    }
+
+    /// Logs each channel `channels` stores or deletes, for the other replicas.
+    func observeForFleet(_ channels: ChannelRegistry, session: String?) {
+        guard let store = fleetLink?.store else { return }
+        channels.observe { change in
+            switch change {
+            case .stored(let channel):
+                store.publish(FleetChange(kind: .channel, session: session, body: FleetChannelJSON.encode(channel)))
+            case .deleted(let id):
+                var json = JSONWriter()
+                json.beginObject()
+                json.string("id", id)
+                json.endObject()
+                store.publish(FleetChange(kind: .channelDeleted, session: session, body: json.text))
+            }
+        }
+    }
+
+    /// Logs a session made here, with what the other replicas need to take its credentials.
+    func publishToFleet(_ scope: SessionScope, publicKey: P256.Signing.PublicKey, scenario: Scenario?, idleTimeout: Duration?) {
+        guard let store = fleetLink?.store, let id = scope.id else { return }
+        var json = JSONWriter()
+        json.beginObject()
+        json.string("teamId", scope.teamID ?? "")
+        json.string("keyId", scope.keyID ?? "")
+        json.string("publicKey", publicKey.pemRepresentation)
+        json.beginArray("topics")
+        for topic in scope.topics { json.string(nil, topic) }
+        json.endArray()
+        if let idleTimeout { json.integer("idleSeconds", idleTimeout.components.seconds) }
+        if let scenario { json.string("scenario", scenario.jsonText) }
+        json.string("controlTokenDigest", scope.controlTokenDigest ?? "")
+        json.integer("createdAt", scope.createdAtMilliseconds)
+        json.endObject()
+        store.publish(FleetChange(kind: .session, session: id, body: json.text))
+    }
+
+    /// Applies a change another replica made.
+    func applyFleetChange(_ change: FleetChange) async {
+        switch change.kind {
+        case .control:
+            await fleetLink?.controlReplay?.apply(change)
+        case .session:
+            adoptFleetSession(change)
+        case .sessionEnded:
+            if let id = change.session, let scope = sessions.remove(id: id) { forget(scope, because: "ended on another replica") }
+        case .channel:
+            guard let channel = FleetChannelJSON.decode(change.body) else {
+                logger.warning("a channel in the fleet's log could not be read; skipped")
+                return
+            }
+            fleetChannels(of: change.session)?.insert(channel, announcing: false)
+        case .channelDeleted:
+            guard let node = try? JSONParser.parse(change.body), var object = try? JSONObjectReader(node),
+                  let id = (try? object.string("id")).flatMap({ $0 })
+            else { return }
+            fleetChannels(of: change.session)?.delete(id: id, announcing: false)
+        case .journalCleared:
+            // For the fleet's reads; this replica's journal was cleared by the control call.
+            break
+        }
+    }
+
+    /// The channel registry of `session` (`nil`: the server's own), if it is here.
+    private func fleetChannels(of session: String?) -> ChannelRegistry? {
+        guard let session else { return channels }
+        return sessions.scope(id: session)?.channels
+    }
+
+    /// Takes a session another replica made: the same team, key and control token, a state
+    /// of its own here that the log keeps in step.
+    private func adoptFleetSession(_ change: FleetChange) {
+        guard let id = change.session, sessions.scope(id: id) == nil else { return }
+        do {
+            let node = try JSONParser.parse(change.body)
+            var object = try JSONObjectReader(node)
+            guard let teamID = try object.string("teamId"), let keyID = try object.string("keyId"),
+                  let publicKeyPEM = try object.string("publicKey"),
+                  let digest = try object.string("controlTokenDigest")
+            else {
+                logger.warning("a session in the fleet's log lacks its credentials; skipped", metadata: ["session": "\(id)"])
+                return
+            }
+            let topics = try object.strings("topics") ?? []
+            let idleSeconds = try object.integer("idleSeconds", in: 0...Int64(Int32.max))
+            let scenarioText = try object.string("scenario")
+            let scenario = try scenarioText.map { text throws in try Scenario.decode(jsonText: text) }
+            let createdAt = try object.integer("createdAt", in: Int64.min...Int64.max)
+            let scope = makeSessionScope(
+                id: id, teamID: teamID, keyID: keyID, topics: topics, idleTimeout: idleSeconds.map { .seconds($0) },
+                scenario: scenario, controlTokenDigest: digest, createdAtMilliseconds: createdAt
+            )
+            try admit(scope, publicKey: try P256.Signing.PublicKey(pemRepresentation: publicKeyPEM))
+            logger.info("session taken from the fleet", metadata: ["session": "\(id)", "team": "\(teamID)"])
+        } catch {
+            logger.warning("a session in the fleet's log could not be taken: \(error)", metadata: ["session": "\(id)"])
+        }
+    }
+}
+
+/// A broadcast channel as the fleet's log holds it.
+enum FleetChannelJSON {
+    static func encode(_ channel: BroadcastChannel) -> String {
+        var json = JSONWriter()
+        json.beginObject()
+        json.string("id", channel.id)
+        json.string("bundleId", channel.bundleID)
+        json.string("environment", channel.environment.rawValue)
+        json.integer("messageStoragePolicy", channel.storagePolicy.rawValue)
+        json.integer("createdAt", channel.createdAtMilliseconds)
+        json.endObject()
+        return json.text
+    }
+
+    static func decode(_ text: String) -> BroadcastChannel? {
+        guard let node = try? JSONParser.parse(text), var object = try? JSONObjectReader(node),
+              let id = (try? object.string("id")).flatMap({ $0 }),
+              let bundleID = (try? object.string("bundleId")).flatMap({ $0 }),
+              let environment = (try? object.oneOf("environment", APNsEnvironment.self)).flatMap({ $0 }),
+              let policy = (try? object.integer("messageStoragePolicy", in: 0...1)).flatMap({ $0 }),
+              let storagePolicy = MessageStoragePolicy(rawValue: Int(policy)),
+              let createdAt = (try? object.integer("createdAt", in: Int64.min...Int64.max)).flatMap({ $0 })
+        else { return nil }
+        return BroadcastChannel(
+            id: id, bundleID: bundleID, environment: environment, storagePolicy: storagePolicy, createdAtMilliseconds: createdAt
+        )
+    }
+}

@@ -1,0 +1,67 @@
+import Hummingbird
+import MockAPNsCore
+import MockAPNsFleet
+import MockAPNsJournal
+
+/// The control API's reads for the whole fleet: with `serve --state`, a replica's
+/// notifications, waits and health answer from what every replica shipped to PostgreSQL.
+/// While PostgreSQL is away they answer from this replica's own journal, as a server alone
+/// does, and `health` says the fleet is degraded.
+extension ControlAPI {
+    /// How often a wait looks at the fleet's records again.
+    static let fleetWaitInterval = Duration.milliseconds(25)
+
+    /// The fleet's notifications in `server`'s view (a session's, or all) matching `filter`,
+    /// oldest first; `nil` when there is no fleet or PostgreSQL does not answer.
+    ///
+    /// A filter's `after` bound is left out: sequence numbers are each replica's own. A
+    /// fleet's reads start after the newest journal clear instead.
+    static func fleetNotifications(_ server: any ControlledServer, matching filter: NotificationFilter) async -> [NotificationRecord]? {
+        guard let fleet = server.fleet, fleet.health.reachable else { return nil }
+        guard let lines = try? await fleet.lines(ofType: "notification", session: server.sessionID) else {
+            return nil
+        }
+        var filter = filter
+        filter.afterSequence = nil
+        filter.session = server.sessionID
+        return lines.compactMap { line in
+            guard let record = (try? JournalJSON.decode(line))?.notification, filter.matches(record) else { return nil }
+            return record
+        }
+    }
+
+    /// Waits for `count` notifications matching `filter` anywhere in the fleet, looking again
+    /// every `fleetWaitInterval`, until `timeout`. `nil` when PostgreSQL does not answer at the
+    /// first look (the caller waits on its own journal).
+    static func waitForFleetNotifications(
+        _ server: any ControlledServer, count: Int, matching filter: NotificationFilter, timeout: Duration
+    ) async -> Result<[NotificationRecord], NotificationWaitTimeout>? {
+        let deadline = ContinuousClock.now + timeout
+        guard var found = await fleetNotifications(server, matching: filter) else { return nil }
+        while found.count < count, ContinuousClock.now < deadline, !Task.isCancelled {
+            try? await Task.sleep(for: fleetWaitInterval)
+            found = await fleetNotifications(server, matching: filter) ?? found
+        }
+        if found.count >= count { return .success(Array(found.prefix(count))) }
+        // The near misses, from the fleet's notifications in the same view.
+        let everything = await fleetNotifications(server, matching: NotificationFilter(session: server.sessionID)) ?? []
+        return .failure(NotificationWaitTimeout(
+            count: count, filter: filter, timeout: timeout, found: found,
+            nearMisses: Journal.nearMisses(for: filter, among: everything.reversed())
+        ))
+    }
+
+    /// The fleet's part of `health`: this replica, whether PostgreSQL answers, what waits.
+    static func writeFleet(_ health: FleetHealth, into json: inout JSONWriter) {
+        json.beginObject("fleet")
+        json.string("replica", health.replica)
+        json.string("run", health.run)
+        json.string("state", health.reachable ? "connected" : "degraded")
+        if let error = health.lastError { json.string("error", error) }
+        json.integer("changesPending", health.changesPending)
+        json.integer("appliedThrough", health.appliedThrough)
+        json.integer("recordsShipped", health.recordsShipped)
+        json.integer("fileBytesShipped", health.fileBytesShipped)
+        json.endObject()
+    }
+}

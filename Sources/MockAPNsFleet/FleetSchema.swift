@@ -1,0 +1,59 @@
+import PostgresNIO
+
+/// The fleet's tables, made by whichever replica comes first (under an advisory lock, so
+/// replicas starting together do not race on them).
+///
+/// - `mockapns_changes`: the change log, numbered by PostgreSQL. Writers append under an
+///   advisory lock, so numbers commit in order and a reader reading past a number never
+///   skips one committed later.
+/// - `mockapns_records`: every replica's journal lines, keyed by the run that wrote them and
+///   its sequence number, so shipping a line twice (after an outage) stores it once.
+///
+/// A journal clear is a change (`FleetChange.Kind.journalCleared`): the fleet's reads skip
+/// what was recorded before the newest clear that covers it.
+enum FleetSchema {
+    /// The advisory lock of the schema's creation and of appends to the change log.
+    static let lockKey: Int64 = 0x6D6F_636B_6170_6E73  // "mockapns"
+
+    /// The channel replicas LISTEN on; a change's number is the payload.
+    static let changesChannel = "mockapns_changes"
+
+    static let statements: [String] = [
+        """
+        CREATE TABLE IF NOT EXISTS mockapns_changes (
+            id bigserial PRIMARY KEY,
+            origin text NOT NULL,
+            kind text NOT NULL,
+            session text,
+            body text NOT NULL,
+            made_at timestamptz NOT NULL DEFAULT now()
+        )
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS mockapns_records (
+            run text NOT NULL,
+            seq bigint NOT NULL,
+            replica text NOT NULL,
+            at bigint NOT NULL,
+            type text NOT NULL,
+            session text NOT NULL DEFAULT '',
+            line text NOT NULL,
+            PRIMARY KEY (run, seq)
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS mockapns_records_by_type ON mockapns_records (type, at)",
+        "CREATE INDEX IF NOT EXISTS mockapns_changes_by_kind ON mockapns_changes (kind, session)",
+    ]
+
+    /// Makes the tables if they are not there.
+    static func create(on connections: FleetConnections, logger: Logger) async throws {
+        try await connections.with { connection in
+            try await connection.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+                for statement in statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,292 @@
+import Foundation
+import Logging
+import PostgresNIO
+import MockAPNsJournal
+import Synchronization
+
+/// One replica's link to the fleet's PostgreSQL: what it changes goes into the change log,
+/// what the others change comes back out of it, and its journal lines are shipped there so
+/// any replica can answer for the whole fleet.
+///
+/// `run(applying:)` holds three loops, each on its own task, none on an event loop:
+/// - the listener: LISTEN on the change channel, each NOTIFY wakes the reader;
+/// - the reader: reads the log past the last change applied and hands each change another
+///   replica made to `apply`, in order; it also reads once a second whatever NOTIFY says,
+///   so a lost notification (a reconnect) delays a change by a second, never loses it;
+/// - the writer: appends what this replica changed (`publish`), in order, and ships the
+///   journal file's new lines (`FleetRecordShipper`).
+///
+/// When PostgreSQL is away, each loop retries every second; what this replica changed waits
+/// in its outbox and its lines wait in its file, so nothing is lost, and `health` says the
+/// fleet is degraded until the next talk works.
+package final class FleetStore: Sendable {
+    package let location: FleetLocation
+    private let connections: FleetConnections
+    private let logger: Logger
+    private let state: Mutex<State>
+    private let shipper: FleetRecordShipper?
+    /// Wakes the reader (a NOTIFY arrived) and the writer (a change was published).
+    private let readerWake = Doorbell()
+    private let writerWake = Doorbell()
+    /// The first read of the whole log, which the server waits for (within a bound) before it
+    /// serves, so a replica joining late starts with the fleet's state.
+    private let caughtUp = Doorbell()
+
+    /// How often each loop retries while PostgreSQL is away, and the reader re-reads anyway.
+    package static let retryInterval = Duration.seconds(1)
+    /// How often the writer ships the journal file's new lines.
+    package static let shipInterval = Duration.milliseconds(50)
+
+    private struct State {
+        var health: FleetHealth
+        var outbox: [FleetChange] = []
+        var schemaReady = false
+        var caughtUp = false
+    }
+
+    /// A store for replica `replica`, shipping the journal lines of `journalFile` (when given).
+    package init(location: FleetLocation, replica: String, journalFile: String?, logger: Logger) {
+        self.location = location
+        var logger = logger
+        logger[metadataKey: "fleet"] = "\(location.description)"
+        self.logger = logger
+        let run = "\(replica)-" + String(UInt32.random(in: .min ... .max), radix: 16)
+        var connectionLogger = logger
+        connectionLogger.logLevel = .critical
+        connections = FleetConnections(location: location, logger: connectionLogger)
+        state = Mutex(State(health: FleetHealth(
+            replica: replica, run: run, reachable: false, lastError: "not connected yet", changesPending: 0,
+            appliedThrough: 0, recordsShipped: 0, fileBytesShipped: 0
+        )))
+        shipper = journalFile.map { FleetRecordShipper(path: $0, replica: replica, run: run) }
+    }
+
+    package var health: FleetHealth { state.withLock { $0.health } }
+
+    /// Runs until the task is cancelled; `apply` gets every change another replica made.
+    package func run(applying apply: @escaping @Sendable (FleetChange) async -> Void) async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.listen() }
+            group.addTask { await self.read(applying: apply) }
+            group.addTask { await self.write() }
+            // The group ends when the task is cancelled: every loop checks for it.
+        }
+        await connections.closeAll()
+    }
+
+    /// Waits until the first read of the log is applied, or `limit` passes (PostgreSQL away);
+    /// says which.
+    package func waitUntilCaughtUp(within limit: Duration) async -> Bool {
+        if state.withLock({ $0.caughtUp }) { return true }
+        await caughtUp.wait(timeout: limit)
+        return state.withLock { $0.caughtUp }
+    }
+
+    /// Adds a change this replica made to the log (soon, in order; kept while PostgreSQL is away).
+    package func publish(_ change: FleetChange) {
+        state.withLock { state in
+            state.outbox.append(change)
+            state.health.changesPending = state.outbox.count
+        }
+        writerWake.ring()
+    }
+
+    /// Ships the journal file's last lines (after the file is written out at shutdown),
+    /// within `limit`; what PostgreSQL does not take stays in the file.
+    package func shipRemaining(within limit: Duration) async {
+        guard let shipper, health.reachable else { return }
+        let connections = connections
+        let logger = logger
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { _ = try? await shipper.shipNewLines(to: connections, logger: logger) }
+            group.addTask { try? await Task.sleep(for: limit) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    // MARK: - The loops
+
+    private func listen() async {
+        while !Task.isCancelled {
+            do {
+                try await ensureSchema()
+                try await connections.with { connection in
+                    try await connection.listen(on: FleetSchema.changesChannel) { notifications in
+                        // Listening: whatever came before it is read now.
+                        self.readerWake.ring()
+                        for try await _ in notifications { self.readerWake.ring() }
+                    }
+                }
+            } catch {
+                noteFailure(error)
+            }
+            try? await Task.sleep(for: Self.retryInterval)
+        }
+    }
+
+    private func read(applying apply: @escaping @Sendable (FleetChange) async -> Void) async {
+        while !Task.isCancelled {
+            do {
+                try await ensureSchema()
+                try await readChanges(applying: apply)
+                let first = state.withLock { state in
+                    defer { state.caughtUp = true }
+                    return !state.caughtUp
+                }
+                if first { caughtUp.ring() }
+                noteSuccess()
+            } catch {
+                noteFailure(error)
+            }
+            await readerWake.wait(timeout: Self.retryInterval)
+        }
+    }
+
+    private func write() async {
+        while !Task.isCancelled {
+            var wroteAll = true
+            do {
+                try await ensureSchema()
+                try await writeOutbox()
+                if let shipper {
+                    let shipped = try await shipper.shipNewLines(to: connections, logger: logger)
+                    state.withLock { state in
+                        state.health.recordsShipped += shipped.lines
+                        state.health.fileBytesShipped = shipped.offset
+                    }
+                }
+                noteSuccess()
+            } catch {
+                wroteAll = false
+                noteFailure(error)
+            }
+            await writerWake.wait(timeout: wroteAll ? Self.shipInterval : Self.retryInterval)
+        }
+    }
+
+    // MARK: - The change log
+
+    private func readChanges(applying apply: @escaping @Sendable (FleetChange) async -> Void) async throws {
+        let run = state.withLock { $0.health.run }
+        while true {
+            let after = state.withLock { $0.health.appliedThrough }
+            let logger = logger
+            let page = try await connections.with { connection in
+                let rows = try await connection.query(
+                    "SELECT id, origin, kind, session, body FROM mockapns_changes WHERE id > \(after) ORDER BY id LIMIT 500",
+                    logger: logger
+                )
+                var page: [(id: Int64, origin: String, kind: String, session: String?, body: String)] = []
+                for try await row in rows.decode((Int64, String, String, String?, String).self) { page.append(row) }
+                return page
+            }
+            // Applied off the connection, which goes back for others meanwhile.
+            for (id, origin, kind, session, body) in page {
+                if origin != run, let kind = FleetChange.Kind(rawValue: kind) {
+                    await apply(FleetChange(kind: kind, session: session, body: body))
+                } else if origin != run {
+                    logger.warning("a change of a kind this replica does not know was skipped: \(kind)")
+                }
+                state.withLock { $0.health.appliedThrough = id }
+            }
+            if page.count < 500 { return }
+        }
+    }
+
+    private func writeOutbox() async throws {
+        while let change = state.withLock({ $0.outbox.first }) {
+            let run = state.withLock { $0.health.run }
+            let logger = logger
+            try await connections.with { connection in try await connection.withTransaction(logger: logger) { connection in
+                // Appends in order: a reader past a number never misses one committed later.
+                try await connection.query("SELECT pg_advisory_xact_lock(\(FleetSchema.lockKey))", logger: logger)
+                try await connection.query(
+                    """
+                    WITH made AS (
+                        INSERT INTO mockapns_changes (origin, kind, session, body)
+                        VALUES (\(run), \(change.kind.rawValue), \(change.session), \(change.body)) RETURNING id
+                    )
+                    SELECT pg_notify(\(FleetSchema.changesChannel), id::text) FROM made
+                    """,
+                    logger: logger
+                )
+            } }
+            state.withLock { state in
+                if !state.outbox.isEmpty { state.outbox.removeFirst() }
+                state.health.changesPending = state.outbox.count
+            }
+        }
+    }
+
+    private func ensureSchema() async throws {
+        if state.withLock({ $0.schemaReady }) { return }
+        try await FleetSchema.create(on: connections, logger: logger)
+        state.withLock { $0.schemaReady = true }
+    }
+
+    // MARK: - Health
+
+    private func noteSuccess() {
+        let recovered = state.withLock { state in
+            defer {
+                state.health.reachable = true
+                state.health.lastError = nil
+            }
+            return !state.health.reachable
+        }
+        if recovered { logger.info("the fleet's PostgreSQL answers") }
+    }
+
+    private func noteFailure(_ error: any Error) {
+        if Task.isCancelled { return }
+        let text = Self.describe(error)
+        let first = state.withLock { state in
+            defer {
+                state.health.reachable = false
+                state.health.lastError = text
+                // A PostgreSQL that comes back may be a new one: make sure of the tables.
+                state.schemaReady = false
+            }
+            return state.health.reachable || state.health.lastError == "not connected yet"
+        }
+        if first { logger.warning("the fleet's PostgreSQL is away; answering from what this replica holds: \(text)") }
+    }
+
+    /// An error as one line, without what postgres-nio's description leaves out by design.
+    static func describe(_ error: any Error) -> String {
+        if let error = error as? PSQLError {
+            if let message = error.serverInfo?[.message] { return message }
+            return "\(error.code)"
+        }
+        return "\(error)"
+    }
+
+    // MARK: - Reads for the whole fleet
+
+    /// The journal lines of `type` the fleet shipped, oldest first, past every clear that
+    /// covers them; only `session`'s when given (`nil`: every session's, past the whole
+    /// server's clears alone, as a session's clear only moves its own view).
+    package func lines(ofType type: String, session: String?) async throws -> [String] {
+        let scope = session ?? ""
+        let everySession = session == nil
+        let logger = logger
+        return try await connections.with { connection in
+        let rows = try await connection.query(
+            """
+            SELECT line FROM mockapns_records r
+            WHERE type = \(type) AND (\(everySession) OR session = \(scope))
+              AND at > coalesce((SELECT max(c.body::bigint) FROM mockapns_changes c
+                                 WHERE c.kind = 'journalCleared'
+                                   AND (c.session IS NULL OR (NOT \(everySession) AND c.session = r.session))),
+                                -9223372036854775807)
+            ORDER BY at, run, seq
+            """,
+            logger: logger
+        )
+        var lines: [String] = []
+        for try await line in rows.decode(String.self) { lines.append(line) }
+        return lines
+        }
+    }
+}

@@ -1,0 +1,237 @@
+"""A fleet: three `mockapns serve --state postgresql://… --replica rN` processes sharing their state
+through a PostgreSQL cluster of the test's own, behind HAProxy in TCP passthrough (TLS and client
+certificates end at the replicas). Providers push through HAProxy with curl, as they would
+through a load balancer; the assertions read each replica's control API.
+
+The flows are the ones a fleet must keep: a token unregistered through one replica answers 410
+on all three; a channel made on one is sent to through another; a wait on one sees a
+notification another served; a session made on one is served by all; and PostgreSQL killed in
+the middle of a run loses no record once it returns.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import CA, CERTS, TOPIC, Server, provider_token, run, unique_token
+from fleet import HAProxyFront, PostgresCluster, needs_haproxy, needs_postgres
+
+pytestmark = [needs_postgres, needs_haproxy]
+
+REPLICAS = ("r1", "r2", "r3")
+ALERT = '{"aps":{"alert":"fleet"}}'
+
+
+@pytest.fixture(scope="module")
+def postgres():
+    with PostgresCluster() as cluster:
+        yield cluster
+
+
+@pytest.fixture(scope="module")
+def fleet(postgres, tmp_path_factory):
+    """Three replicas on one PostgreSQL, and HAProxy in front of their provider, channel
+    management and control ports."""
+    replicas = []
+    try:
+        for name in REPLICAS:
+            folder = tmp_path_factory.mktemp(name)
+            replicas.append(Server(folder, "--state", postgres.url, "--replica", name,
+                                   "--journal", str(folder / "journal.jsonl")).start())
+        front = HAProxyFront({
+            "http2": [r.http2 for r in replicas],
+            "manage": [r.manage for r in replicas],
+        }).start()
+        try:
+            yield Fleet(replicas, front, postgres)
+        finally:
+            front.stop()
+    finally:
+        for replica in replicas:
+            replica.stop()
+
+
+class Fleet:
+    def __init__(self, replicas: list[Server], front: HAProxyFront, postgres: PostgresCluster):
+        self.replicas = replicas
+        self.front = front
+        self.postgres = postgres
+
+    def settle(self, timeout: float = 10.0) -> None:
+        """Waits until every replica has applied every change in the log and shipped its file:
+        what the assertions after it read is the fleet's whole state."""
+        deadline = time.monotonic() + timeout
+        while True:
+            newest = int(self.postgres.psql("SELECT coalesce(max(id), 0) FROM mockapns_changes") or 0)
+            healths = [r.health()["fleet"] for r in self.replicas]
+            if all(h["state"] == "connected" and h["appliedThrough"] >= newest and h["changesPending"] == 0 for h in healths):
+                shipped = all(
+                    h["fileBytesShipped"] == Path(r.tmp / "journal.jsonl").stat().st_size
+                    for h, r in zip(healths, self.replicas)
+                )
+                if shipped:
+                    return
+            if time.monotonic() > deadline:
+                pytest.fail(f"the fleet did not settle in {timeout} s: newest change {newest}, {healths}")
+            time.sleep(0.05)
+
+
+def push(port: int, token: str, *, auth: str = "cert", jwt: str | None = None, body: str = ALERT,
+         path: str | None = None, push_type: str = "alert", headers: tuple[str, ...] = ()) -> tuple[int, str]:
+    """One push with curl over HTTP/2: the status and the body."""
+    args = ["curl", "-sS", "--http2", "--cacert", str(CA), "--max-time", "20", "-o", "-", "-w", "\n%{http_code}",
+            "-H", f"apns-topic: {TOPIC}", "-H", f"apns-push-type: {push_type}"]
+    if auth == "cert":
+        args += ["--cert", str(CERTS / "client-sandbox.pem"), "--key", str(CERTS / "client-sandbox-key.pem")]
+    else:
+        args += ["-H", f"authorization: bearer {jwt or provider_token()}"]
+    for header in headers:
+        args += ["-H", header]
+    args += ["--data-binary", body, f"https://127.0.0.1:{port}{path or '/3/device/' + token}"]
+    result = run(args)
+    assert result.returncode == 0, result.stderr.decode()
+    text, _, status = result.stdout.decode().rpartition("\n")
+    return int(status), text
+
+
+def test_a_token_unregistered_through_one_replica_answers_410_on_all_three(fleet):
+    token = unique_token()
+    fleet.replicas[0].unregister(token)
+    fleet.settle()
+    for replica in fleet.replicas:
+        status, body = push(replica.http2, token)
+        assert status == 410 and json.loads(body)["reason"] == "Unregistered", (replica.ports, body)
+    # Through the load balancer, which hands each connection to the next replica.
+    for _ in REPLICAS:
+        assert push(fleet.front.port("http2"), token)[0] == 410
+    answered = {r.notifications(token=token)[0]["status"] for r in fleet.replicas if r.notifications(token=token)}
+    assert answered == {410}
+
+
+def test_a_channel_made_on_one_replica_is_sent_to_through_another(fleet):
+    # Made with the channel management API (a request-path change) on replica 1.
+    args = ["curl", "-sS", "--http2", "--cacert", str(CA), "--max-time", "20", "-D", "-", "-o", "/dev/null",
+            "-H", f"authorization: bearer {provider_token()}", "--data-binary",
+            '{"message-storage-policy": 0, "push-type": "LiveActivity"}',
+            f"https://127.0.0.1:{fleet.replicas[0].manage}/1/apps/{TOPIC}/channels"]
+    result = run(args)
+    assert result.returncode == 0, result.stderr.decode()
+    head = result.stdout.decode()
+    assert head.startswith("HTTP/2 201"), head
+    channel = re.search(r"apns-channel-id: (\S+)", head).group(1)
+    fleet.settle()
+    status, body = push(
+        fleet.replicas[1].http2, "", path=f"/4/broadcasts/apps/{TOPIC}", auth="jwt",
+        body='{"aps":{"timestamp":1700000000,"event":"update","content-state":{}}}',
+        push_type="liveactivity", headers=(f"apns-channel-id: {channel}", "apns-priority: 5"),
+    )
+    assert status == 200, body
+    # Replica 3 lists it on the control API, with the id replica 1 gave it.
+    assert channel in [c["id"] for c in fleet.replicas[2].get("/v1/channels")["channels"]]
+    # Deleted on replica 3's control API: gone on replica 2's provider API.
+    fleet.replicas[2].delete(f"/v1/channels/{channel.replace('/', '%2F').replace('+', '%2B')}")
+    fleet.settle()
+    status, body = push(
+        fleet.replicas[1].http2, "", path=f"/4/broadcasts/apps/{TOPIC}", auth="jwt",
+        body='{"aps":{"timestamp":1700000000,"event":"update","content-state":{}}}',
+        push_type="liveactivity", headers=(f"apns-channel-id: {channel}", "apns-priority: 5"),
+    )
+    assert status == 400 and json.loads(body)["reason"] == "ChannelNotRegistered", body
+
+
+def test_a_wait_on_replica_1_sees_a_notification_served_by_replica_3(fleet):
+    import threading
+
+    token = unique_token()
+    answers: list = []
+    waiter = threading.Thread(target=lambda: answers.append(fleet.replicas[0].wait_for(1, token=token, timeout=15)))
+    waiter.start()
+    time.sleep(0.2)  # the wait is open before the push (nothing to await: a long poll has no event of its own)
+    assert push(fleet.replicas[2].http2, token)[0] == 200
+    waiter.join(20)
+    assert answers and len(answers[0]) == 1
+    assert answers[0][0]["deviceToken"] == token and answers[0][0]["status"] == 200
+    # Replica 1's own journal never saw it: the answer came from the fleet's records.
+    assert not [e for e in fleet.replicas[0].get("/v1/events", type="notification", limit=100000)["events"]
+                if e.get("deviceToken") == token]
+
+
+def test_a_scenario_loaded_on_one_replica_is_in_force_on_the_others(fleet):
+    token = unique_token()
+    fleet.replicas[1].load_scenario({
+        "name": "fleet-refusal",
+        "rules": [{"match": {"tokens": [token]}, "action": {"type": "reject", "reason": "BadTopic"}}],
+    })
+    fleet.settle()
+    try:
+        for replica in fleet.replicas:
+            assert replica.scenario()["name"] == "fleet-refusal"
+            status, body = push(replica.http2, token)
+            assert (status, json.loads(body)["reason"]) == (400, "BadTopic")
+    finally:
+        fleet.replicas[0].reset()
+        fleet.settle()
+    assert {r.scenario()["name"] for r in fleet.replicas} == {fleet.replicas[0].scenario()["name"]}
+
+
+def test_a_session_made_on_one_replica_is_served_by_all(fleet, tmp_path):
+    session = fleet.replicas[0].create_session(topics=[TOPIC])
+    try:
+        fleet.settle()
+        jwt = session.provider_token(tmp_path)
+        token = unique_token()
+        for replica in fleet.replicas:
+            assert push(replica.http2, token, auth="jwt", jwt=jwt)[0] == 200
+        # Its control token works on replica 3, and sees the session's three notifications,
+        # served by three replicas.
+        from mockapns import ControlClient
+        scoped = ControlClient(fleet.replicas[2].control_url, bearer_token=session.bearer_token)
+        found = scoped.wait_for(3, token=token, timeout=10)
+        assert len(found) == 3
+        assert all(n["authentication"].get("session") == session.id for n in found)
+        # The server's default credentials are not the session's: its view does not hold them.
+        assert push(fleet.replicas[1].http2, token)[0] == 200
+        time.sleep(0.3)
+        assert len(scoped.notifications(token=token)) == 3
+    finally:
+        session.end()
+    fleet.settle()
+    assert all(session.id not in [s["id"] for s in r.sessions()] for r in fleet.replicas)
+
+
+def test_postgresql_killed_mid_run_loses_no_record(fleet):
+    token = unique_token()
+    before = 20
+    for index in range(before):
+        assert push(fleet.front.port("http2"), token)[0] == 200
+    fleet.postgres.stop("kill")
+    try:
+        for index in range(before):
+            assert push(fleet.front.port("http2"), token)[0] == 200
+        # Each replica says the fleet is degraded, and answers from its own journal.
+        deadline = time.monotonic() + 10
+        while any(r.health()["status"] != "degraded" for r in fleet.replicas):
+            assert time.monotonic() < deadline, [r.health() for r in fleet.replicas]
+            time.sleep(0.1)
+        local = sum(len(r.notifications(token=token)) for r in fleet.replicas)
+        assert local == 2 * before
+    finally:
+        fleet.postgres.restart()
+    fleet.settle(timeout=20)
+    found = fleet.replicas[0].wait_for(2 * before, token=token, timeout=10)
+    assert len(found) == 2 * before
+    stored = int(fleet.postgres.psql(
+        f"SELECT count(*) FROM mockapns_records WHERE type = 'notification' AND line LIKE '%{token}%'"
+    ))
+    assert stored == 2 * before
+    # Every line of every replica's file is in PostgreSQL, once.
+    for replica in fleet.replicas:
+        lines = [json.loads(line) for line in Path(replica.tmp / "journal.jsonl").read_text().splitlines() if line]
+        run_name = replica.health()["fleet"]["run"]
+        count = int(fleet.postgres.psql(f"SELECT count(*) FROM mockapns_records WHERE run = '{run_name}'"))
+        assert count == len([line for line in lines if line.get("type") != "gap"])
