@@ -555,6 +555,7 @@ let package = Package(
                 "MockAPNsConnections",
                 "MockAPNsWebPush",
                 "MockAPNsUpstream",
+                "MockAPNsFleet",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

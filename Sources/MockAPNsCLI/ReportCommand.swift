@@ -127,54 +127,36 @@ struct ReportCommand: AsyncParsableCommand {
 }
 
 /// Judges JSONL journal files with the same judge the server runs live: one file from its
-/// first line to its last; the files of several replicas (each its own `--journal`) as one
-/// run, their events in the order of their times (a file's own order kept among equal times),
-/// so a provider that retries on another replica is judged as one provider.
-///
-/// Each replica numbers its connections and events from 1. Merged, a connection of the k-th
-/// file is numbered `k << 40` plus its own number, and the events are numbered in their merged
-/// order; a single file keeps its numbers, so findings cite its lines' `seq`.
+/// first line to its last; the files of several replicas (each its own `--journal`) as one run
+/// (`RunOfReplicas`).
 struct JournalFileJudge {
     var paths: [String]
     var settings: VerdictSettings
 
     func report() throws -> VerdictReport {
-        var judge = ProviderJudge(settings: settings)
-        var merged: [(time: Int64, file: Int, event: JournalEvent)] = []
-        for (index, path) in paths.enumerated() {
+        var run = RunOfReplicas()
+        for path in paths {
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw JournalReadError(message: "cannot open \(path)")
             }
+            var events: [JournalEvent] = []
             var lineNumber = 0
             for line in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
                 lineNumber += 1
                 guard !line.isEmpty else { continue }
                 let text = String(decoding: line, as: UTF8.self)
                 if let gap = JournalFileGap(line: text) {
-                    judge.noteGap(gap)
+                    run.gaps.append(gap)
                     continue
                 }
                 do {
-                    merged.append((0, index, try JournalJSON.decode(text)))
+                    events.append(try JournalJSON.decode(text))
                 } catch {
                     throw JournalReadError(message: "\(path) line \(lineNumber): \(error)")
                 }
-                merged[merged.count - 1].time = merged[merged.count - 1].event.wallTimeMilliseconds
             }
+            run.replicas.append(events)
         }
-        if paths.count > 1 {
-            // A stable sort: equal times keep their files' order, and each file its own.
-            merged = merged.enumerated().sorted { ($0.element.time, $0.element.file, $0.offset) < ($1.element.time, $1.element.file, $1.offset) }
-                .map(\.element)
-        }
-        for (position, entry) in merged.enumerated() {
-            var event = entry.event
-            if paths.count > 1 {
-                event.sequence = UInt64(position + 1)
-                event.connectionID = event.connectionID.map { $0 | UInt64(entry.file) << 40 }
-            }
-            _ = judge.consume(event)
-        }
-        return judge.report()
+        return run.report(settings: settings)
     }
 }

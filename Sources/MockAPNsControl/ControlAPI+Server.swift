@@ -1,5 +1,6 @@
 import MockAPNsObservation
 import Hummingbird
+import MockAPNsFleet
 import MockAPNsCore
 import MockAPNsJournal
 
@@ -61,6 +62,11 @@ extension ControlAPI {
         _ = try ControlQuery(request, allowed: [])
         try await Self.noFields(request)
         let reset = server.reset()
+        // The fleet's reads start after it too; the replicas reset themselves when they
+        // replay this call.
+        if !context.replayed, let fleet = server.fleet {
+            fleet.publish(FleetChange(kind: .journalCleared, session: server.sessionID, body: String(server.clock.millisecondsSince1970)))
+        }
         return ControlResponse.object { json in
             json.beginObject("cleared")
             json.integer("journalEvents", reset.journalEvents)

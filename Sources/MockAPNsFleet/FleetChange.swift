@@ -57,4 +57,18 @@ package struct FleetHealth: Sendable, Equatable {
     /// The journal lines written to PostgreSQL, and the file's bytes read so far.
     package var recordsShipped: Int
     package var fileBytesShipped: UInt64
+
+    package init(
+        replica: String, run: String, reachable: Bool, lastError: String?, changesPending: Int, appliedThrough: Int64,
+        recordsShipped: Int, fileBytesShipped: UInt64
+    ) {
+        self.replica = replica
+        self.run = run
+        self.reachable = reachable
+        self.lastError = lastError
+        self.changesPending = changesPending
+        self.appliedThrough = appliedThrough
+        self.recordsShipped = recordsShipped
+        self.fileBytesShipped = fileBytesShipped
+    }
 }

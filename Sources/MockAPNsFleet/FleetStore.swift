@@ -264,29 +264,39 @@ package final class FleetStore: Sendable {
 
     // MARK: - Reads for the whole fleet
 
-    /// The journal lines of `type` the fleet shipped, oldest first, past every clear that
-    /// covers them; only `session`'s when given (`nil`: every session's, past the whole
-    /// server's clears alone, as a session's clear only moves its own view).
-    package func lines(ofType type: String, session: String?) async throws -> [String] {
+    /// The journal lines the fleet shipped, oldest first, past every clear that covers them:
+    /// only those of `type` when given, only `session`'s when given (`nil`: every session's,
+    /// past the whole server's clears alone, as a session's clear only moves its own view).
+    package func records(ofType type: String?, session: String?) async throws -> [FleetRecord] {
         let scope = session ?? ""
         let everySession = session == nil
+        let anyType = type == nil
         let logger = logger
         return try await connections.with { connection in
-        let rows = try await connection.query(
-            """
-            SELECT line FROM mockapns_records r
-            WHERE type = \(type) AND (\(everySession) OR session = \(scope))
-              AND at > coalesce((SELECT max(c.body::bigint) FROM mockapns_changes c
-                                 WHERE c.kind = 'journalCleared'
-                                   AND (c.session IS NULL OR (NOT \(everySession) AND c.session = r.session))),
-                                -9223372036854775807)
-            ORDER BY at, run, seq
-            """,
-            logger: logger
-        )
-        var lines: [String] = []
-        for try await line in rows.decode(String.self) { lines.append(line) }
-        return lines
+            let rows = try await connection.query(
+                """
+                SELECT run, seq, line FROM mockapns_records r
+                WHERE (\(anyType) OR type = \(type ?? "")) AND (\(everySession) OR session = \(scope))
+                  AND at > coalesce((SELECT max(c.body::bigint) FROM mockapns_changes c
+                                     WHERE c.kind = 'journalCleared'
+                                       AND (c.session IS NULL OR (NOT \(everySession) AND c.session = r.session))),
+                                    -9223372036854775807)
+                ORDER BY at, run, seq
+                """,
+                logger: logger
+            )
+            var records: [FleetRecord] = []
+            for try await (run, sequence, line) in rows.decode((String, Int64, String).self) {
+                records.append(FleetRecord(run: run, sequence: sequence, line: line))
+            }
+            return records
         }
     }
+}
+
+/// A journal line one run of a replica shipped.
+package struct FleetRecord: Sendable, Equatable {
+    package var run: String
+    package var sequence: Int64
+    package var line: String
 }

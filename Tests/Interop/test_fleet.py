@@ -220,6 +220,8 @@ def test_postgresql_killed_mid_run_loses_no_record(fleet):
             time.sleep(0.1)
         local = sum(len(r.notifications(token=token)) for r in fleet.replicas)
         assert local == 2 * before
+        metrics = run(["curl", "-sS", f"{fleet.replicas[0].control_url}/metrics"]).stdout.decode()
+        assert 'mockapns_fleet_up{replica="r1"} 0' in metrics
     finally:
         fleet.postgres.restart()
     fleet.settle(timeout=20)
@@ -235,3 +237,26 @@ def test_postgresql_killed_mid_run_loses_no_record(fleet):
         run_name = replica.health()["fleet"]["run"]
         count = int(fleet.postgres.psql(f"SELECT count(*) FROM mockapns_records WHERE run = '{run_name}'"))
         assert count == len([line for line in lines if line.get("type") != "gap"])
+
+
+def test_any_replica_reports_verdicts_for_the_whole_fleet(fleet):
+    """A provider answered 410 by replica 1 pushes to the token again through replica 2: neither
+    replica saw both pushes, and replica 3 saw neither, yet replica 3's report finds the push
+    after the 410, over two connections."""
+    fleet.replicas[0].reset()  # the fleet's report starts over after it, as a server's does
+    fleet.settle()
+    token = unique_token()
+    fleet.replicas[0].unregister(token)
+    fleet.settle()
+    assert push(fleet.replicas[0].http2, token)[0] == 410
+    time.sleep(0.05)  # the second push comes later by the clock, as it does on the wire
+    assert push(fleet.replicas[1].http2, token)[0] == 410
+    fleet.settle()
+    report = fleet.replicas[2].report()
+    (provider,) = [p for p in report["providers"] if p["provider"]["kind"] == "certificate"]
+    assert provider["connections"] == 2
+    (rule,) = [r for r in provider["rules"] if r["rule"] == "unregistered-token"]
+    assert rule["findings"] == 1 and rule["examples"][0]["deviceToken"] == token
+    # The metrics say the same fleet is up, per replica.
+    metrics = run(["curl", "-sS", f"{fleet.replicas[2].control_url}/metrics"]).stdout.decode()
+    assert 'mockapns_fleet_up{replica="r3"} 1' in metrics

@@ -10,8 +10,10 @@ import MockAPNsControl
 import MockAPNsCore
 import MockAPNsFleet
 import MockAPNsJSON
+import MockAPNsJournal
 import MockAPNsScenario
 import MockAPNsSessions
+import MockAPNsVerdicts
 import Synchronization
 
 extension MockAPNsConfiguration {
@@ -94,6 +96,42 @@ extension MockAPNsServer {
         guard let fleetLink else { return }
         await fleetLink.store.shipRemaining(within: .seconds(2))
         await fleetLink.stop()
+    }
+
+    /// The whole fleet's verdicts: every replica's shipped records judged as one run with this
+    /// server's thresholds. `nil` when verdicts are off, there is no fleet, or PostgreSQL does
+    /// not answer.
+    func fleetVerdictReport() async -> VerdictReport? {
+        guard configuration.judgesProviders, let store = fleetLink?.store, store.health.reachable,
+              let records = try? await store.records(ofType: nil, session: nil)
+        else { return nil }
+        var byRun: [String: [(sequence: Int64, event: JournalEvent)]] = [:]
+        for record in records {
+            guard let event = try? JournalJSON.decode(record.line) else { continue }
+            byRun[record.run, default: []].append((record.sequence, event))
+        }
+        var run = RunOfReplicas()
+        // Each replica's events in its own order; the replicas in a stable order.
+        for name in byRun.keys.sorted() {
+            run.replicas.append((byRun[name] ?? []).sorted { $0.sequence < $1.sequence }.map(\.event))
+        }
+        return run.report(settings: configuration.verdicts)
+    }
+
+    /// The fleet's series in the Prometheus text format, labelled with the replica.
+    static func fleetMetrics(_ health: FleetHealth) -> String {
+        // A label value escapes the backslash, the quote and the line feed (the text format).
+        let replica = health.replica.replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "\"", with: "\\\"").replacingOccurrences(of: "\n", with: "\\n")
+        let label = "{replica=\"\(replica)\"}"
+        let series: [(name: String, type: String, help: String, value: String)] = [
+            ("mockapns_fleet_up", "gauge", "Whether the fleet's PostgreSQL answers (1), or the fleet is degraded and this replica answers from what it holds (0).", health.reachable ? "1" : "0"),
+            ("mockapns_fleet_changes_pending", "gauge", "Changes made on this replica and not yet written to the fleet's log.", "\(health.changesPending)"),
+            ("mockapns_fleet_applied_change", "gauge", "The number of the newest change of the fleet's log applied on this replica.", "\(health.appliedThrough)"),
+            ("mockapns_fleet_records_shipped_total", "counter", "Journal lines this run of the replica wrote to PostgreSQL.", "\(health.recordsShipped)"),
+            ("mockapns_fleet_file_bytes_shipped", "gauge", "How far this replica's journal file is shipped to PostgreSQL, in bytes.", "\(health.fileBytesShipped)"),
+        ]
+        return series.map { "# HELP \($0.name) \($0.help)\n# TYPE \($0.name) \($0.type)\n\($0.name)\(label) \($0.value)\n" }.joined()
     }
 
     /// Logs each channel `channels` stores or deletes, for the other replicas.

@@ -15,8 +15,13 @@ extension MockAPNsServer {
     /// XCTAssertEqual(report?.brokenRules, [])
     /// XCTAssertEqual(report?.totals.lost, 0)
     /// ```
+    ///
+    /// On a replica of a fleet (`serve --state`), the report is the whole fleet's, judged from
+    /// the records every replica shipped as one run (`RunOfReplicas`); while the fleet's
+    /// PostgreSQL is away, this replica's own.
     public func verdictReport() async -> VerdictReport? {
-        await observation.verdictReport()
+        if let fleet = await fleetVerdictReport() { return fleet }
+        return await observation.verdictReport()
     }
 
     /// What the readers beside the server (the verdicts, the access log, the metrics) keep

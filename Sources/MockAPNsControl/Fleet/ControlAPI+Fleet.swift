@@ -18,7 +18,7 @@ extension ControlAPI {
     /// fleet's reads start after the newest journal clear instead.
     static func fleetNotifications(_ server: any ControlledServer, matching filter: NotificationFilter) async -> [NotificationRecord]? {
         guard let fleet = server.fleet, fleet.health.reachable else { return nil }
-        guard let lines = try? await fleet.lines(ofType: "notification", session: server.sessionID) else {
+        guard let lines = try? await fleet.records(ofType: "notification", session: server.sessionID).map(\.line) else {
             return nil
         }
         var filter = filter

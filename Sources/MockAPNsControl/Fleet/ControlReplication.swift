@@ -50,7 +50,7 @@ package struct ControlReplicationMiddleware: RouterMiddleware {
     /// - `POST /v1/legacy/shutdown`: this replica's own legacy connections.
     /// - `/v1/web-push/subscriptions`: a subscription's keys are random, and subscriptions
     ///   stay with the replica that made them for now.
-    static func isLoggedElsewhere(_ method: HTTPRequest.Method, _ path: String) -> Bool {
+    package static func isLoggedElsewhere(_ method: HTTPRequest.Method, _ path: String) -> Bool {
         path == "/v1/sessions" || path.hasPrefix("/v1/sessions/")
             || path == "/v1/channels" || path.hasPrefix("/v1/channels/")
             || path == "/v1/legacy/shutdown"
