@@ -54,9 +54,11 @@ package struct FleetHealth: Sendable, Equatable {
     package var changesPending: Int
     /// The newest change applied (PostgreSQL's number for it).
     package var appliedThrough: Int64
-    /// The journal lines written to PostgreSQL, and the file's bytes read so far.
+    /// The records written to PostgreSQL, and how far the outbox's spool is shipped (bytes).
     package var recordsShipped: Int
     package var fileBytesShipped: UInt64
+    /// The outbox's spool file, once the store runs.
+    package var spool: String?
 
     package init(
         replica: String, run: String, reachable: Bool, lastError: String?, changesPending: Int, appliedThrough: Int64,
@@ -70,5 +72,6 @@ package struct FleetHealth: Sendable, Equatable {
         self.appliedThrough = appliedThrough
         self.recordsShipped = recordsShipped
         self.fileBytesShipped = fileBytesShipped
+        spool = nil
     }
 }

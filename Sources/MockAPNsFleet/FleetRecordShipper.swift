@@ -3,10 +3,11 @@ import MockAPNsJournal
 import PostgresNIO
 import Synchronization
 
-/// Ships a replica's JSONL journal file to PostgreSQL: the lines written since the last
-/// shipment, in batches, each stored once (`ON CONFLICT DO NOTHING` on the run and sequence).
+/// Ships a replica's outbox spool (`FleetRecordOutbox`) to PostgreSQL: the lines written since
+/// the last shipment, in batches, each stored once (`ON CONFLICT DO NOTHING` on the run and
+/// sequence).
 ///
-/// The file is the outbox. While PostgreSQL is away the lines stay in it and the offset
+/// The spool is the outbox. While PostgreSQL is away the lines stay in it and the offset
 /// stays where the last shipment ended; when PostgreSQL returns, the next shipments catch up
 /// from there, so nothing recorded is lost. Only whole lines are shipped: a line the writer
 /// has half written waits for its newline.
@@ -79,17 +80,20 @@ struct FleetRecordBatch {
 
     var count: Int { lines.count }
 
-    /// Adds a line of the file. Gap lines and lines that are not the journal's (none are, but
-    /// a file is a file) are left out: they have no sequence to be stored by.
+    /// Adds a line of the outbox's spool (`FleetRecordOutbox.drain`): its columns, then the
+    /// JSON. A line that is not one (none is, but a file is a file) is left out.
     mutating func add(_ bytes: ArraySlice<UInt8>) {
-        guard !bytes.isEmpty else { return }
-        let text = String(decoding: bytes, as: UTF8.self)
-        guard JournalFileGap(line: text) == nil, let event = try? JournalJSON.decode(text) else { return }
-        sequences.append(Int64(truncatingIfNeeded: event.sequence))
-        times.append(event.wallTimeMilliseconds)
-        types.append(event.kind.name)
-        sessions.append(event.kind.session ?? "")
-        lines.append(text)
+        let columns = bytes.split(separator: UInt8(ascii: "\t"), maxSplits: 4, omittingEmptySubsequences: false)
+        guard columns.count == 5,
+              let sequence = Int64(String(decoding: columns[0], as: UTF8.self)),
+              let time = Int64(String(decoding: columns[1], as: UTF8.self)),
+              !columns[2].isEmpty, !columns[4].isEmpty
+        else { return }
+        sequences.append(sequence)
+        times.append(time)
+        types.append(String(decoding: columns[2], as: UTF8.self))
+        sessions.append(String(decoding: columns[3], as: UTF8.self))
+        lines.append(String(decoding: columns[4], as: UTF8.self))
     }
 
     func insert(replica: String, run: String, into connections: FleetConnections, logger: Logger) async throws {

@@ -24,7 +24,8 @@ package final class FleetStore: Sendable {
     private let connections: FleetConnections
     private let logger: Logger
     private let state: Mutex<State>
-    private let shipper: FleetRecordShipper?
+    /// The journal's records on their way out, once `run` is given the outbox.
+    private let records = Mutex<(outbox: FleetRecordOutbox, shipper: FleetRecordShipper)?>(nil)
     /// Wakes the reader (a NOTIFY arrived) and the writer (a change was published).
     private let readerWake = Doorbell()
     private let writerWake = Doorbell()
@@ -44,8 +45,8 @@ package final class FleetStore: Sendable {
         var caughtUp = false
     }
 
-    /// A store for replica `replica`, shipping the journal lines of `journalFile` (when given).
-    package init(location: FleetLocation, replica: String, journalFile: String?, logger: Logger) {
+    /// A store for replica `replica`.
+    package init(location: FleetLocation, replica: String, logger: Logger) {
         self.location = location
         var logger = logger
         logger[metadataKey: "fleet"] = "\(location.description)"
@@ -58,13 +59,19 @@ package final class FleetStore: Sendable {
             replica: replica, run: run, reachable: false, lastError: "not connected yet", changesPending: 0,
             appliedThrough: 0, recordsShipped: 0, fileBytesShipped: 0
         )))
-        shipper = journalFile.map { FleetRecordShipper(path: $0, replica: replica, run: run) }
     }
 
     package var health: FleetHealth { state.withLock { $0.health } }
 
-    /// Runs until the task is cancelled; `apply` gets every change another replica made.
-    package func run(applying apply: @escaping @Sendable (FleetChange) async -> Void) async {
+    /// This run's name: the replica's and a random suffix (`FleetHealth.run`).
+    package var run: String { state.withLock { $0.health.run } }
+
+    /// Runs until the task is cancelled, shipping what `outbox` takes from the journal; `apply`
+    /// gets every change another replica made.
+    package func run(outbox: FleetRecordOutbox, applying apply: @escaping @Sendable (FleetChange) async -> Void) async {
+        let health = health
+        records.withLock { $0 = (outbox, FleetRecordShipper(path: outbox.path, replica: health.replica, run: health.run)) }
+        state.withLock { $0.health.spool = outbox.path }
         await withDiscardingTaskGroup { group in
             group.addTask { await self.listen() }
             group.addTask { await self.read(applying: apply) }
@@ -91,17 +98,42 @@ package final class FleetStore: Sendable {
         writerWake.ring()
     }
 
-    /// Ships the journal file's last lines (after the file is written out at shutdown),
-    /// within `limit`; what PostgreSQL does not take stays in the file.
+    /// Ships the last records at shutdown (after the journal's readers took the last events),
+    /// within `limit`, and removes the spool once PostgreSQL holds it all; what PostgreSQL does
+    /// not take stays in the spool, which the log names.
     package func shipRemaining(within limit: Duration) async {
-        guard let shipper, health.reachable else { return }
+        guard let (outbox, shipper) = records.withLock({ $0 }) else { return }
         let connections = connections
         let logger = logger
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { _ = try? await shipper.shipNewLines(to: connections, logger: logger) }
-            group.addTask { try? await Task.sleep(for: limit) }
-            await group.next()
+        do {
+            try outbox.drain()
+        } catch {
+            logger.warning("\(error)")
+        }
+        guard health.reachable else {
+            logger.warning("records not yet in the fleet's PostgreSQL are kept in \(outbox.path)")
+            return
+        }
+        let shippedAll = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                guard let shipped = try? await shipper.shipNewLines(to: connections, logger: logger) else { return false }
+                let size = (try? FileManager.default.attributesOfItem(atPath: outbox.path)[.size] as? UInt64) ?? nil
+                return size == shipped.offset
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return false
+            }
+            let first = await group.next() ?? false
             group.cancelAll()
+            return first
+        }
+        // Everything is in PostgreSQL: the spool has done its work. Otherwise it stays, and
+        // the log says where.
+        if shippedAll {
+            try? FileManager.default.removeItem(atPath: outbox.path)
+        } else {
+            logger.warning("records not yet in the fleet's PostgreSQL are kept in \(outbox.path)")
         }
     }
 
@@ -144,24 +176,36 @@ package final class FleetStore: Sendable {
     }
 
     private func write() async {
+        // While PostgreSQL is away it is tried again every `retryInterval`; the spool is
+        // written every `shipInterval` all the same.
+        var nextTry = ContinuousClock.now
         while !Task.isCancelled {
-            var wroteAll = true
+            let records = records.withLock { $0 }
+            // The spool first, whether PostgreSQL answers or not: what it does not take now
+            // waits there, and the journal's readers never wait on PostgreSQL.
             do {
-                try await ensureSchema()
-                try await writeOutbox()
-                if let shipper {
-                    let shipped = try await shipper.shipNewLines(to: connections, logger: logger)
-                    state.withLock { state in
-                        state.health.recordsShipped += shipped.lines
-                        state.health.fileBytesShipped = shipped.offset
-                    }
-                }
-                noteSuccess()
+                try records?.outbox.drain()
             } catch {
-                wroteAll = false
-                noteFailure(error)
+                logger.warning("\(error)")
             }
-            await writerWake.wait(timeout: wroteAll ? Self.shipInterval : Self.retryInterval)
+            if ContinuousClock.now >= nextTry {
+                do {
+                    try await ensureSchema()
+                    try await writeOutbox()
+                    if let (_, shipper) = records {
+                        let shipped = try await shipper.shipNewLines(to: connections, logger: logger)
+                        state.withLock { state in
+                            state.health.recordsShipped += shipped.lines
+                            state.health.fileBytesShipped = shipped.offset
+                        }
+                    }
+                    noteSuccess()
+                } catch {
+                    nextTry = ContinuousClock.now + Self.retryInterval
+                    noteFailure(error)
+                }
+            }
+            await writerWake.wait(timeout: Self.shipInterval)
         }
     }
 

@@ -17,6 +17,8 @@ package final class JournalReadGate: Sendable {
         case file = 1
         /// The feed of the verdicts, the access log and the metrics (`ActivityFeed`).
         case activity = 2
+        /// A fleet replica's outbox of records for PostgreSQL (`FleetRecordOutbox`).
+        case fleet = 4
     }
 
     /// The holders' bits; open when zero.

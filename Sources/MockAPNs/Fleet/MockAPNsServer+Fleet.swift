@@ -28,11 +28,11 @@ extension MockAPNsConfiguration {
             self.replica = replica ?? ProcessInfo.processInfo.hostName
         }
 
-        /// Where the journal's file goes when none is configured: a replica ships its records
-        /// from its file, which is what keeps them while PostgreSQL is away.
-        var defaultJournalFile: String {
+        /// The outbox's spool, in the system's temporary folder: a replica's records wait there
+        /// while PostgreSQL is away.
+        func spoolPath(run: String) -> String {
             let folder = ProcessInfo.processInfo.environment["TMPDIR"] ?? "/tmp"
-            return "\(folder)/mockapns-\(replica)-\(ProcessInfo.processInfo.processIdentifier).jsonl"
+            return "\(folder)/mockapns-fleet-\(run).spool"
         }
     }
 }
@@ -48,10 +48,10 @@ final class FleetLink: Sendable {
         self.store = store
     }
 
-    func start(replay: ControlReplay, applying apply: @escaping @Sendable (FleetChange) async -> Void) {
+    func start(outbox: FleetRecordOutbox, replay: ControlReplay, applying apply: @escaping @Sendable (FleetChange) async -> Void) {
         self.replay.withLock { $0 = replay }
         let store = store
-        running.withLock { $0 = Task { await store.run(applying: apply) } }
+        running.withLock { $0 = Task { await store.run(outbox: outbox, applying: apply) } }
     }
 
     var controlReplay: ControlReplay? { replay.withLock { $0 } }
@@ -73,10 +73,10 @@ extension MockAPNsServer {
 
     /// Joins the fleet before the listeners open: starts the store, applies what the log
     /// holds (within `fleetCatchUpLimit`), and logs this replica's channel changes from then on.
-    func startFleet() async {
-        guard let fleetLink else { return }
+    func startFleet(outbox: FleetRecordOutbox?) async {
+        guard let fleetLink, let outbox else { return }
         observeForFleet(channels, session: nil)
-        fleetLink.start(replay: ControlReplay(api: ControlAPI(server: self), logger: logger)) { [weak self] change in
+        fleetLink.start(outbox: outbox, replay: ControlReplay(api: ControlAPI(server: self), logger: logger)) { [weak self] change in
             await self?.applyFleetChange(change)
         }
         if await fleetLink.store.waitUntilCaughtUp(within: Self.fleetCatchUpLimit) {
@@ -88,6 +88,13 @@ extension MockAPNsServer {
                 "state": "\(fleetLink.store.location.description)",
             ])
         }
+    }
+
+    /// The outbox of the journal's records for the fleet's PostgreSQL, a new spool for this
+    /// run; `nil` when the server serves alone.
+    func openFleetOutbox() throws -> FleetRecordOutbox? {
+        guard let fleetLink, let settings = configuration.fleet else { return nil }
+        return try FleetRecordOutbox(path: settings.spoolPath(run: fleetLink.store.run), gate: observation.readGate)
     }
 
     /// Leaves the fleet after the journal's file is written out: its last lines are shipped

@@ -1,3 +1,4 @@
+import MockAPNsFleet
 import MockAPNsControl
 import MockAPNsObservation
 import MockAPNsDeliveryRuntime
@@ -87,12 +88,14 @@ final class ServerObservation: Sendable {
     }
 
     /// Every standing reader of the journal, subscribed here and nowhere else before the
-    /// listeners start: the JSONL file (when configured), the activity feed (metrics, access
+    /// listeners start: the JSONL file (when configured), a fleet replica's outbox of records
+    /// for PostgreSQL, the activity feed (metrics, access
     /// log, verdicts), the delivery model's feed (when it runs). The others subscribe through
     /// the same `Journal.subscribe` while they last: each dashboard stream
     /// (`JournalStreamReader`) and each wait (long polls, the embedding API's waits).
-    func subscribeReaders(delivery: DeliveryService) {
+    func subscribeReaders(delivery: DeliveryService, fleetOutbox: FleetRecordOutbox?) {
         if let file = fileSink.withLock({ $0 }) { journal.subscribe(file) }
+        if let fleetOutbox { journal.subscribe(fleetOutbox) }
         journal.subscribe(activity.feed)
         if delivery.runsModel { journal.subscribe(delivery.feed) }
     }

@@ -153,14 +153,9 @@ public final class MockAPNsServer: Sendable {
         if usesImplicitCredentials {
             configuration.certificateDirectory = DevelopmentCredentials.implicitFolderOrTemporary()
         }
-        if let fleet = configuration.fleet, configuration.journal.file == nil {
-            configuration.journal.file = fleet.defaultJournalFile
-        }
         self.configuration = configuration
         self.fleetLink = configuration.fleet.map { fleet in
-            FleetLink(store: FleetStore(
-                location: fleet.location, replica: fleet.replica, journalFile: configuration.journal.file, logger: logger
-            ))
+            FleetLink(store: FleetStore(location: fleet.location, replica: fleet.replica, logger: logger))
         }
         let clock = clock ?? configuration.clockStart.map { ServerClock(fixedAt: $0) } ?? ServerClock()
         self.clock = clock
@@ -269,10 +264,11 @@ public final class MockAPNsServer: Sendable {
         try loadProviderKeys()
         scenarios.applyRegistryState()
         try observation.openFile(configuration.journal, logger: logger)
-        observation.subscribeReaders(delivery: delivery)
+        let fleetOutbox = try openFleetOutbox()
+        observation.subscribeReaders(delivery: delivery, fleetOutbox: fleetOutbox)
         await delivery.start(group: group)
         // Before the listeners open: a replica serves with the fleet's state.
-        await startFleet()
+        await startFleet(outbox: fleetOutbox)
         let journal = observation.journal
         var guardLimits = ConnectionGuardHandler.Limits(
             handshakeTimeout: ConnectionTimeouts.amount(configuration.timeouts.tlsHandshakeSeconds),

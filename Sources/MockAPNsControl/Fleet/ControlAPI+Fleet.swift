@@ -62,6 +62,7 @@ extension ControlAPI {
         json.integer("appliedThrough", health.appliedThrough)
         json.integer("recordsShipped", health.recordsShipped)
         json.integer("fileBytesShipped", health.fileBytesShipped)
+        if let spool = health.spool { json.string("spool", spool) }
         json.endObject()
     }
 }
