@@ -20,6 +20,10 @@ package struct FleetChange: Sendable, Equatable {
         case channel
         /// A broadcast channel deleted, through either API: `{"id"}`.
         case channelDeleted
+        /// A web push subscription made on one replica, with the keys the user agent holds
+        /// (`{"id", "applicationServerKey", "privateKey", "auth", "createdAt"}`, base64), so any
+        /// replica reads a push to it. Expiring, revoking and forgetting one are control calls.
+        case webPushSubscription
         /// A journal clear, for the fleet's reads: the body is the clear's time (milliseconds
         /// since 1970); lines of the session (`nil`: every session) up to it are skipped.
         /// Each replica's own journal is cleared by the control call, replayed.

@@ -32,6 +32,10 @@ package struct WebPushSubscription: Sendable, Equatable {
     package var session: String?
     private let privateKey: P256.KeyAgreement.PrivateKey
 
+    /// The user agent's private key, 32 bytes: what a fleet's replicas share so any of them can
+    /// read a push to the subscription (`FleetChange.Kind.webPushSubscription`).
+    package var privateKeyBytes: [UInt8] { Array(privateKey.rawRepresentation) }
+
     /// A subscription from given keys: for tests and fixtures (RFC 8291's example keys) and
     /// for the store. `applicationServerKey` is taken as given (the store checks it).
     package init(

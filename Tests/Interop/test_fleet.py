@@ -265,3 +265,36 @@ def test_any_replica_reports_verdicts_for_the_whole_fleet(fleet):
     # The metrics say the same fleet is up, per replica.
     metrics = run(["curl", "-sS", f"{fleet.replicas[2].control_url}/metrics"]).stdout.decode()
     assert 'mockapns_fleet_up{replica="r3"} 1' in metrics
+
+
+def test_a_web_push_subscription_made_on_one_replica_is_read_by_another(fleet):
+    """A browser subscribed through replica 1; the application server's push reaches replica 2
+    (as through a load balancer), which holds the subscription's keys and reads the message.
+    Expired through replica 3, the subscription is gone on replica 2 too."""
+    import requests
+    from cryptography.hazmat.primitives import serialization
+    from py_vapid import Vapid
+    from py_vapid.utils import b64urlencode
+    from pywebpush import WebPushException, webpush
+
+    key = Vapid()
+    key.generate_keys()
+    server_key = b64urlencode(key.public_key.public_bytes(
+        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint))
+    subscription = fleet.replicas[0].subscribe_web_push(server_key)
+    fleet.settle()
+    subscription["endpoint"] = f"https://127.0.0.1:{fleet.replicas[1].web_push_port}/{subscription['id']}"
+    with requests.Session() as http:
+        http.verify = str(CA)
+        http.trust_env = False
+        response = webpush(subscription_info=subscription, data="shipped", vapid_private_key=key,
+                           vapid_claims={"sub": "mailto:ops@example.com"}, requests_session=http)
+        assert response.status_code == 201
+        [record] = fleet.replicas[1].wait_for(token=subscription["id"], timeout=5)
+        assert record["webPush"]["message"] == "shipped"
+        fleet.replicas[2].post(f"/v1/web-push/subscriptions/{subscription['id']}/expire")
+        fleet.settle()
+        with pytest.raises(WebPushException) as gone:
+            webpush(subscription_info=subscription, data="again", vapid_private_key=key,
+                    vapid_claims={"sub": "mailto:ops@example.com"}, requests_session=http)
+        assert gone.value.response.status_code == 410

@@ -14,6 +14,7 @@ import MockAPNsJournal
 import MockAPNsScenario
 import MockAPNsSessions
 import MockAPNsVerdicts
+import MockAPNsWebPush
 import Synchronization
 
 extension MockAPNsConfiguration {
@@ -177,6 +178,21 @@ extension MockAPNsServer {
         store.publish(FleetChange(kind: .session, session: id, body: json.text))
     }
 
+    /// Logs a web push subscription made here, with the user agent's keys, so any replica
+    /// reads a push to it.
+    func publishToFleet(_ subscription: WebPushSubscription) {
+        guard let store = fleetLink?.store else { return }
+        var json = JSONWriter()
+        json.beginObject()
+        json.string("id", subscription.id)
+        json.string("applicationServerKey", Data(subscription.applicationServerKey).base64EncodedString())
+        json.string("privateKey", Data(subscription.privateKeyBytes).base64EncodedString())
+        json.string("auth", Data(subscription.auth).base64EncodedString())
+        json.integer("createdAt", subscription.createdAtMilliseconds)
+        json.endObject()
+        store.publish(FleetChange(kind: .webPushSubscription, session: subscription.session, body: json.text))
+    }
+
     /// Applies a change another replica made.
     func applyFleetChange(_ change: FleetChange) async {
         switch change.kind {
@@ -197,10 +213,34 @@ extension MockAPNsServer {
                   let id = (try? object.string("id")).flatMap({ $0 })
             else { return }
             fleetChannels(of: change.session)?.delete(id: id, announcing: false)
+        case .webPushSubscription:
+            guard let subscription = Self.fleetSubscription(change) else {
+                logger.warning("a web push subscription in the fleet's log could not be read; skipped")
+                return
+            }
+            webPushSubscriptions.add(subscription)
         case .journalCleared:
             // For the fleet's reads; this replica's journal was cleared by the control call.
             break
         }
+    }
+
+    /// A subscription as the fleet's log holds it.
+    private static func fleetSubscription(_ change: FleetChange) -> WebPushSubscription? {
+        guard let node = try? JSONParser.parse(change.body), var object = try? JSONObjectReader(node),
+              let id = (try? object.string("id")).flatMap({ $0 }),
+              let serverKey = (try? object.string("applicationServerKey")).flatMap({ $0 }).flatMap({ Data(base64Encoded: $0) }),
+              let keyBytes = (try? object.string("privateKey")).flatMap({ $0 }).flatMap({ Data(base64Encoded: $0) }),
+              let auth = (try? object.string("auth")).flatMap({ $0 }).flatMap({ Data(base64Encoded: $0) }),
+              let createdAt = (try? object.integer("createdAt", in: Int64.min...Int64.max)).flatMap({ $0 }),
+              let privateKey = try? P256.KeyAgreement.PrivateKey(rawRepresentation: keyBytes)
+        else { return nil }
+        var subscription = WebPushSubscription(
+            id: id, applicationServerKey: Array(serverKey), privateKey: privateKey, auth: Array(auth),
+            createdAtMilliseconds: createdAt
+        )
+        subscription.session = change.session
+        return subscription
     }
 
     /// The channel registry of `session` (`nil`: the server's own), if it is here.

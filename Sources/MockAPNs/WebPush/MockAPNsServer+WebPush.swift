@@ -107,6 +107,7 @@ extension MockAPNsServer {
         do {
             let subscription = try webPushSubscriptions.create(
                 applicationServerKey: applicationServerKey, now: clock.millisecondsSince1970, session: session)
+            publishToFleet(subscription)
             return WebPushSubscriptionInfo(subscription, origin: webPushEndpoint.origin)
         } catch {
             throw WebPushSubscriptionError(description: error.description)

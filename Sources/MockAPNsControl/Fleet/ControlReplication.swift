@@ -48,13 +48,13 @@ package struct ControlReplicationMiddleware: RouterMiddleware {
     /// - `/v1/channels`: a channel's id may be random; the channel registry logs each channel
     ///   as made, whichever API made it (`FleetChange.Kind.channel`);
     /// - `POST /v1/legacy/shutdown`: this replica's own legacy connections.
-    /// - `/v1/web-push/subscriptions`: a subscription's keys are random, and subscriptions
-    ///   stay with the replica that made them for now.
+    /// - `POST /v1/web-push/subscriptions`: a subscription's keys are random; the server logs
+    ///   each subscription as made (`FleetChange.Kind.webPushSubscription`).
     package static func isLoggedElsewhere(_ method: HTTPRequest.Method, _ path: String) -> Bool {
         path == "/v1/sessions" || path.hasPrefix("/v1/sessions/")
             || path == "/v1/channels" || path.hasPrefix("/v1/channels/")
             || path == "/v1/legacy/shutdown"
-            || path.hasPrefix("/v1/web-push/")
+            || (method == .post && path == "/v1/web-push/subscriptions")
     }
 }
 

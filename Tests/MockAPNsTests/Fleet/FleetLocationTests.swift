@@ -58,8 +58,9 @@ final class FleetLocationTests: XCTestCase {
     }
 
     /// The control calls each replica replays, and those logged their own way: sessions (random
-    /// credentials), channels (random ids, and made on either API), web push subscriptions
-    /// (random keys) and the legacy gateway's shutdown (this replica's own connections).
+    /// credentials), channels (random ids, and made on either API), making a web push
+    /// subscription (random keys) and the legacy gateway's shutdown (this replica's own
+    /// connections).
     func testOnlyCallsWhoseEffectIsTheCallItselfAreReplayed() {
         let cases: [(method: HTTPRequest.Method, path: String, replayed: Bool)] = [
             (.post, "/v1/registry/abc/unregister", true),
@@ -74,6 +75,8 @@ final class FleetLocationTests: XCTestCase {
             (.post, "/v1/channels", false),
             (.delete, "/v1/channels/abc", false),
             (.post, "/v1/web-push/subscriptions", false),
+            (.post, "/v1/web-push/subscriptions/Qabc/expire", true),
+            (.delete, "/v1/web-push/subscriptions/Qabc", true),
             (.post, "/v1/legacy/shutdown", false),
         ]
         for entry in cases {
