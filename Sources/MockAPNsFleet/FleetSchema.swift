@@ -9,6 +9,10 @@ import PostgresNIO
 /// - `mockapns_records`: every replica's journal lines, keyed by the run that wrote them and
 ///   its sequence number, so shipping a line twice (after an outage) stores it once.
 ///
+/// - `mockapns_session_use`: when each session was last used on any replica (milliseconds
+///   since 1970, real time), so a session in use through one replica is not ended as idle by
+///   another.
+///
 /// A journal clear is a change (`FleetChange.Kind.journalCleared`): the fleet's reads skip
 /// what was recorded before the newest clear that covers it.
 enum FleetSchema {
@@ -42,6 +46,12 @@ enum FleetSchema {
         )
         """,
         "CREATE INDEX IF NOT EXISTS mockapns_records_by_type ON mockapns_records (type, at)",
+        """
+        CREATE TABLE IF NOT EXISTS mockapns_session_use (
+            session text PRIMARY KEY,
+            used_at bigint NOT NULL
+        )
+        """,
         "CREATE INDEX IF NOT EXISTS mockapns_changes_by_kind ON mockapns_changes (kind, session)",
     ]
 

@@ -43,6 +43,10 @@ package final class FleetStore: Sendable {
         var outbox: [FleetChange] = []
         var schemaReady = false
         var caughtUp = false
+        /// Sessions used here since the last write.
+        var sessionsUsed: Set<String> = []
+        /// When each session was last used on any replica, as last read.
+        var sessionUse: [String: Int64] = [:]
     }
 
     /// A store for replica `replica`.
@@ -137,6 +141,15 @@ package final class FleetStore: Sendable {
         }
     }
 
+    /// Notes that `session` was used here; written to the fleet with the next write.
+    package func noteSessionUse(_ session: String) {
+        state.withLock { _ = $0.sessionsUsed.insert(session) }
+    }
+
+    /// When each session was last used on any replica (milliseconds since 1970), as read at
+    /// most a second ago.
+    package var sessionUse: [String: Int64] { state.withLock { $0.sessionUse } }
+
     // MARK: - The loops
 
     private func listen() async {
@@ -162,6 +175,7 @@ package final class FleetStore: Sendable {
             do {
                 try await ensureSchema()
                 try await readChanges(applying: apply)
+                try await readSessionUse()
                 let first = state.withLock { state in
                     defer { state.caughtUp = true }
                     return !state.caughtUp
@@ -192,6 +206,7 @@ package final class FleetStore: Sendable {
                 do {
                     try await ensureSchema()
                     try await writeOutbox()
+                    try await writeSessionUse()
                     if let (_, shipper) = records {
                         let shipped = try await shipper.shipNewLines(to: connections, logger: logger)
                         state.withLock { state in
@@ -261,6 +276,42 @@ package final class FleetStore: Sendable {
                 state.health.changesPending = state.outbox.count
             }
         }
+    }
+
+    private func writeSessionUse() async throws {
+        let used = state.withLock { state in
+            defer { state.sessionsUsed = [] }
+            return Array(state.sessionsUsed)
+        }
+        guard !used.isEmpty else { return }
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
+        let logger = logger
+        do {
+            try await connections.with { connection in
+                _ = try await connection.query(
+                    """
+                    INSERT INTO mockapns_session_use (session, used_at) SELECT s, \(now) FROM unnest(\(used)::text[]) AS u(s)
+                    ON CONFLICT (session) DO UPDATE SET used_at = greatest(mockapns_session_use.used_at, excluded.used_at)
+                    """,
+                    logger: logger
+                )
+            }
+        } catch {
+            // Written with the next write instead.
+            state.withLock { $0.sessionsUsed.formUnion(used) }
+            throw error
+        }
+    }
+
+    private func readSessionUse() async throws {
+        let logger = logger
+        let use = try await connections.with { connection in
+            let rows = try await connection.query("SELECT session, used_at FROM mockapns_session_use", logger: logger)
+            var use: [String: Int64] = [:]
+            for try await (session, usedAt) in rows.decode((String, Int64).self) { use[session] = usedAt }
+            return use
+        }
+        state.withLock { $0.sessionUse = use }
     }
 
     private func ensureSchema() async throws {

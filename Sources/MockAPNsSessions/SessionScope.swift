@@ -85,6 +85,9 @@ package final class SessionScope: Sendable {
         if nanoseconds > last &+ 1_000_000_000 { lastUse.store(nanoseconds, ordering: .relaxed) }
     }
 
+    /// When the session was last used, as `touch` marks it (nanoseconds of uptime).
+    package var lastUseUptimeNanoseconds: UInt64 { lastUse.load(ordering: .relaxed) }
+
     /// Whether the session has gone unused longer than its idle timeout at `now`.
     package func isIdle(at now: NIODeadline) -> Bool {
         guard let idleTimeout else { return false }

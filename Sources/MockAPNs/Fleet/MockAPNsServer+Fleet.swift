@@ -15,6 +15,7 @@ import MockAPNsScenario
 import MockAPNsSessions
 import MockAPNsVerdicts
 import MockAPNsWebPush
+import NIOCore
 import Synchronization
 
 extension MockAPNsConfiguration {
@@ -56,6 +57,38 @@ final class FleetLink: Sendable {
     }
 
     var controlReplay: ControlReplay? { replay.withLock { $0 } }
+
+    private func local(_ scope: SessionScope) -> UInt64 { scope.lastUseUptimeNanoseconds }
+
+    /// What was last told of each session's use: here (uptime nanoseconds) and by the fleet
+    /// (milliseconds since 1970).
+    private let usesSeen = Mutex<(local: [String: UInt64], fleet: [String: Int64])>(([:], [:]))
+
+    /// Tells the fleet of the sessions used here since the last look, and marks used here
+    /// the sessions the fleet says were used elsewhere since then, so each replica ends a
+    /// session only when no replica has used it for its idle time.
+    func shareSessionUse(_ scopes: [SessionScope], at now: NIODeadline) {
+        let fleetUse = store.sessionUse
+        let usedHere: [String] = usesSeen.withLock { seen in
+            var usedHere: [String] = []
+            for scope in scopes {
+                guard let id = scope.id else { continue }
+                if local(scope) != seen.local[id] { usedHere.append(id) }
+                if let use = fleetUse[id], use > seen.fleet[id] ?? .min {
+                    seen.fleet[id] = use
+                    scope.touch(at: now)
+                }
+                // A use the fleet told is not told back (else replicas would keep each
+                // other's sessions alive for ever).
+                seen.local[id] = local(scope)
+            }
+            let live = Set(scopes.compactMap(\.id))
+            seen.local = seen.local.filter { live.contains($0.key) }
+            seen.fleet = seen.fleet.filter { live.contains($0.key) }
+            return usedHere
+        }
+        for id in usedHere { store.noteSessionUse(id) }
+    }
 
     func stop() async {
         let task = running.withLock { task in

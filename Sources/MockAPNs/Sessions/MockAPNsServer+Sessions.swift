@@ -119,6 +119,8 @@ extension MockAPNsServer {
 
     /// Ends every session that has gone unused longer than its idle timeout.
     func endIdleSessions(at now: NIODeadline = .now()) {
+        // In a fleet, a session in use through another replica is in use here too.
+        fleetLink?.shareSessionUse(sessions.all, at: now)
         for scope in sessions.removeIdle(at: now) { forget(scope, because: "idle") }
     }
 
