@@ -494,7 +494,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MockAPNsJournalTests",
-            dependencies: ["MockAPNsTestSupport", "MockAPNsCore", "MockAPNsJournal", "MockAPNsWire"]
+            dependencies: ["MockAPNsTestSupport", "MockAPNsCore", "MockAPNsJournal", "MockAPNsJSON", "MockAPNsWire"]
         ),
         .testTarget(
             name: "MockAPNsTLSTests",

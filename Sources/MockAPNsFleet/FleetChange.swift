@@ -63,6 +63,8 @@ package struct FleetHealth: Sendable, Equatable {
     package var fileBytesShipped: UInt64
     /// The outbox's spool file, once the store runs.
     package var spool: String?
+    /// Records handed to the outbox and not yet written to its spool (for at most 50 ms).
+    package var recordsPending = 0
 
     package init(
         replica: String, run: String, reachable: Bool, lastError: String?, changesPending: Int, appliedThrough: Int64,

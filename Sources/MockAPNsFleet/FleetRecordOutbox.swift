@@ -1,5 +1,4 @@
 import Foundation
-import MockAPNsJSON
 import MockAPNsJournal
 import Synchronization
 
@@ -45,6 +44,9 @@ package final class FleetRecordOutbox: JournalReader {
 
     deinit { close(descriptor) }
 
+    /// The events handed over and not yet written to the spool.
+    package var pendingCount: Int { pending.withLock { $0.count } }
+
     package func read(_ batch: [JournalEvent]) {
         let wanted = wantedKinds
         let full = pending.withLock { pending in
@@ -54,29 +56,32 @@ package final class FleetRecordOutbox: JournalReader {
         if full { gate?.close(.fleet) }
     }
 
-    /// Writes the events handed over so far to the spool, one line each:
-    /// `seq TAB time TAB type TAB session TAB json` (the JSON the journal's file would hold), so
-    /// the shipper reads its columns without parsing the JSON. Returns how many it wrote.
+    /// Writes the events handed over so far to the spool as one record: a 48-byte head
+    /// (`FleetSpoolHead`: the length of the block, its events, its first and last sequence, its
+    /// earliest and latest time) and the events packed in one block (`JournalEventBlock`). Returns how
+    /// many events it wrote.
     @discardableResult
     func drain() throws(FleetOutboxError) -> Int {
         let events = pending.withLock { pending in
             defer { pending.removeAll(keepingCapacity: true) }
             return pending
         }
-        guard !events.isEmpty else { return 0 }
-        var text = ""
-        text.reserveCapacity(events.count * 512)
+        guard let first = events.first, let last = events.last else { return 0 }
+        let block = JournalEventBlock.pack(events)
+        var times = (earliest: first.wallTimeMilliseconds, latest: first.wallTimeMilliseconds)
         for event in events {
-            text += "\(event.sequence)\t\(event.wallTimeMilliseconds)\t\(event.kind.name)\t\(event.kind.session ?? "")\t"
-            var writer = JSONWriter()
-            JournalJSON.write(event, into: &writer)
-            text += writer.text
-            text += "\n"
+            times.earliest = min(times.earliest, event.wallTimeMilliseconds)
+            times.latest = max(times.latest, event.wallTimeMilliseconds)
         }
-        var bytes = Array(text.utf8)
+        let head = FleetSpoolHead(
+            length: UInt64(block.count), events: UInt64(events.count), firstSequence: first.sequence, lastSequence: last.sequence,
+            earliest: times.earliest, latest: times.latest
+        )
+        var bytes = head.bytes
+        bytes.append(contentsOf: block)
         var written = 0
         while written < bytes.count {
-            let result = bytes.withUnsafeMutableBytes { buffer in
+            let result = bytes.withUnsafeBytes { buffer in
                 write(descriptor, buffer.baseAddress.map { $0 + written }, buffer.count - written)
             }
             if result < 0 {
@@ -85,9 +90,54 @@ package final class FleetRecordOutbox: JournalReader {
             }
             written += result
         }
-        bytes.removeAll()
         gate?.open(.fleet)
         return events.count
+    }
+}
+
+/// The head of a record in the spool: six little-endian 64-bit numbers.
+struct FleetSpoolHead: Equatable {
+    static let size = 48
+    var length: UInt64
+    var events: UInt64
+    var firstSequence: UInt64
+    var lastSequence: UInt64
+    var earliest: Int64
+    var latest: Int64
+
+    var bytes: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(Self.size)
+        for value in [length, events, firstSequence, lastSequence, UInt64(bitPattern: earliest), UInt64(bitPattern: latest)] {
+            withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+        }
+        return bytes
+    }
+
+    /// The head at the start of `bytes`, when they hold one.
+    init?(_ bytes: ArraySlice<UInt8>) {
+        guard bytes.count >= Self.size else { return nil }
+        var values: [UInt64] = []
+        var index = bytes.startIndex
+        for _ in 0..<6 {
+            var value: UInt64 = 0
+            for shift in 0..<8 { value |= UInt64(bytes[index + shift]) << (8 * UInt64(shift)) }
+            values.append(value)
+            index += 8
+        }
+        self.init(
+            length: values[0], events: values[1], firstSequence: values[2], lastSequence: values[3],
+            earliest: Int64(bitPattern: values[4]), latest: Int64(bitPattern: values[5])
+        )
+    }
+
+    init(length: UInt64, events: UInt64, firstSequence: UInt64, lastSequence: UInt64, earliest: Int64, latest: Int64) {
+        self.length = length
+        self.events = events
+        self.firstSequence = firstSequence
+        self.lastSequence = lastSequence
+        self.earliest = earliest
+        self.latest = latest
     }
 }
 

@@ -1,23 +1,22 @@
 import Foundation
-import MockAPNsJournal
+import Logging
 import PostgresNIO
 import Synchronization
 
-/// Ships a replica's outbox spool (`FleetRecordOutbox`) to PostgreSQL: the lines written since
-/// the last shipment, in batches, each stored once (`ON CONFLICT DO NOTHING` on the run and
-/// sequence).
+/// Ships a replica's outbox spool (`FleetRecordOutbox`) to PostgreSQL: the records written
+/// since the last shipment, one row per record (a block of events), each stored once (`ON
+/// CONFLICT DO NOTHING` on the run and the block's first sequence).
 ///
-/// The spool is the outbox. While PostgreSQL is away the lines stay in it and the offset
+/// The spool is the outbox. While PostgreSQL is away the records stay in it and the offset
 /// stays where the last shipment ended; when PostgreSQL returns, the next shipments catch up
-/// from there, so nothing recorded is lost. Only whole lines are shipped: a line the writer
-/// has half written waits for its newline.
+/// from there, so nothing recorded is lost. Only whole records are shipped: one the outbox has
+/// half written waits for the rest.
 final class FleetRecordShipper: Sendable {
     let path: String
     let replica: String
     let run: String
-    /// The bytes read per look, and the lines per statement.
-    static let readLimit = 4 << 20
-    static let batchLimit = 2000
+    /// The bytes read per look.
+    static let readLimit = 8 << 20
 
     private let offset = Mutex<UInt64>(0)
 
@@ -27,86 +26,61 @@ final class FleetRecordShipper: Sendable {
         self.run = run
     }
 
-    /// Ships every whole line written since the last call; returns the lines shipped and the
-    /// file's offset shipped through. Throws (keeping the offset) when PostgreSQL refuses.
+    /// Ships every whole record written since the last call; returns the events shipped and
+    /// the spool's offset shipped through. Throws (keeping the offset) when PostgreSQL refuses.
     func shipNewLines(to connections: FleetConnections, logger: Logger) async throws -> (lines: Int, offset: UInt64) {
         var shipped = 0
         while true {
             let start = offset.withLock { $0 }
-            let chunk = Self.read(path, from: start)
-            guard let lastNewline = chunk.lastIndex(of: UInt8(ascii: "\n")) else {
-                return (shipped, start)
+            var chunk = Self.read(path, from: start, limit: Self.readLimit)
+            // A record longer than a look (a backlog written at once) is read whole.
+            if let head = FleetSpoolHead(chunk[...]), head.length > UInt64(chunk.count - FleetSpoolHead.size),
+               chunk.count == Self.readLimit, head.length < UInt64(Int.max / 2) {
+                chunk = Self.read(path, from: start, limit: FleetSpoolHead.size + Int(head.length))
             }
-            var batch = FleetRecordBatch()
-            var consumed = 0
-            for line in chunk[..<lastNewline].split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
-                consumed += line.count + 1
-                batch.add(line)
-                if batch.count >= Self.batchLimit {
-                    try await batch.insert(replica: replica, run: run, into: connections, logger: logger)
-                    shipped += batch.count
-                    batch = FleetRecordBatch()
-                    offset.withLock { $0 = start + UInt64(consumed) }
+            var position = chunk.startIndex
+            var rows: [(head: FleetSpoolHead, block: ByteBuffer)] = []
+            while let head = FleetSpoolHead(chunk[position...]),
+                  head.length <= UInt64(chunk.endIndex - position - FleetSpoolHead.size) {
+                let blockStart = position + FleetSpoolHead.size
+                let blockEnd = blockStart + Int(head.length)
+                rows.append((head, ByteBuffer(bytes: chunk[blockStart..<blockEnd])))
+                position = blockEnd
+            }
+            guard !rows.isEmpty else { return (shipped, start) }
+            let (replica, run) = (replica, run)
+            try await connections.with { connection in
+                try await connection.withTransaction(logger: logger) { connection in
+                    for row in rows {
+                        try await connection.query(
+                            """
+                            INSERT INTO mockapns_record_blocks (run, first_seq, last_seq, replica, earliest, latest, block)
+                            VALUES (\(run), \(Int64(truncatingIfNeeded: row.head.firstSequence)),
+                                    \(Int64(truncatingIfNeeded: row.head.lastSequence)), \(replica),
+                                    \(row.head.earliest), \(row.head.latest), \(row.block))
+                            ON CONFLICT (run, first_seq) DO NOTHING
+                            """,
+                            logger: logger
+                        )
+                    }
                 }
             }
-            try await batch.insert(replica: replica, run: run, into: connections, logger: logger)
-            shipped += batch.count
-            offset.withLock { $0 = start + UInt64(consumed) }
-            if chunk.count < Self.readLimit { return (shipped, start + UInt64(consumed)) }
+            let through = start + UInt64(position - chunk.startIndex)
+            offset.withLock { $0 = through }
+            shipped += rows.reduce(0) { $0 + Int(truncatingIfNeeded: $1.head.events) }
+            if chunk.count < Self.readLimit { return (shipped, through) }
         }
     }
 
-    /// Up to `readLimit` bytes of the file from `offset`; none when it cannot be read (not
-    /// written yet).
-    private static func read(_ path: String, from offset: UInt64) -> [UInt8] {
+    /// Up to `limit` bytes of the spool from `offset`; none when it cannot be read.
+    private static func read(_ path: String, from offset: UInt64, limit: Int) -> [UInt8] {
         guard let handle = FileHandle(forReadingAtPath: path) else { return [] }
         defer { try? handle.close() }
         do {
             try handle.seek(toOffset: offset)
-            return [UInt8](try handle.read(upToCount: readLimit) ?? Data())
+            return [UInt8](try handle.read(upToCount: limit) ?? Data())
         } catch {
             return []
         }
-    }
-}
-
-/// Lines on their way to `mockapns_records`, with the columns the fleet's reads select by.
-struct FleetRecordBatch {
-    private var sequences: [Int64] = []
-    private var times: [Int64] = []
-    private var types: [String] = []
-    private var sessions: [String] = []
-    private var lines: [String] = []
-
-    var count: Int { lines.count }
-
-    /// Adds a line of the outbox's spool (`FleetRecordOutbox.drain`): its columns, then the
-    /// JSON. A line that is not one (none is, but a file is a file) is left out.
-    mutating func add(_ bytes: ArraySlice<UInt8>) {
-        let columns = bytes.split(separator: UInt8(ascii: "\t"), maxSplits: 4, omittingEmptySubsequences: false)
-        guard columns.count == 5,
-              let sequence = Int64(String(decoding: columns[0], as: UTF8.self)),
-              let time = Int64(String(decoding: columns[1], as: UTF8.self)),
-              !columns[2].isEmpty, !columns[4].isEmpty
-        else { return }
-        sequences.append(sequence)
-        times.append(time)
-        types.append(String(decoding: columns[2], as: UTF8.self))
-        sessions.append(String(decoding: columns[3], as: UTF8.self))
-        lines.append(String(decoding: columns[4], as: UTF8.self))
-    }
-
-    func insert(replica: String, run: String, into connections: FleetConnections, logger: Logger) async throws {
-        guard !lines.isEmpty else { return }
-        try await connections.with { connection in _ = try await connection.query(
-            """
-            INSERT INTO mockapns_records (run, seq, replica, at, type, session, line)
-            SELECT \(run), s, \(replica), a, t, se, l
-            FROM unnest(\(sequences)::bigint[], \(times)::bigint[], \(types)::text[], \(sessions)::text[], \(lines)::text[])
-                AS u(s, a, t, se, l)
-            ON CONFLICT (run, seq) DO NOTHING
-            """,
-            logger: logger
-        ) }
     }
 }

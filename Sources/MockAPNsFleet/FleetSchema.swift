@@ -6,8 +6,9 @@ import PostgresNIO
 /// - `mockapns_changes`: the change log, numbered by PostgreSQL. Writers append under an
 ///   advisory lock, so numbers commit in order and a reader reading past a number never
 ///   skips one committed later.
-/// - `mockapns_records`: every replica's journal lines, keyed by the run that wrote them and
-///   its sequence number, so shipping a line twice (after an outage) stores it once.
+/// - `mockapns_record_blocks`: every replica's records, in the blocks its outbox packed them in
+///   (`JournalEventBlock`), keyed by the run that wrote them and the block's first sequence, so
+///   shipping a block twice (after an outage) stores it once.
 ///
 /// - `mockapns_session_use`: when each session was last used on any replica (milliseconds
 ///   since 1970, real time), so a session in use through one replica is not ended as idle by
@@ -34,18 +35,18 @@ enum FleetSchema {
         )
         """,
         """
-        CREATE TABLE IF NOT EXISTS mockapns_records (
+        CREATE TABLE IF NOT EXISTS mockapns_record_blocks (
             run text NOT NULL,
-            seq bigint NOT NULL,
+            first_seq bigint NOT NULL,
+            last_seq bigint NOT NULL,
             replica text NOT NULL,
-            at bigint NOT NULL,
-            type text NOT NULL,
-            session text NOT NULL DEFAULT '',
-            line text NOT NULL,
-            PRIMARY KEY (run, seq)
+            earliest bigint NOT NULL,
+            latest bigint NOT NULL,
+            block bytea NOT NULL,
+            PRIMARY KEY (run, first_seq)
         )
         """,
-        "CREATE INDEX IF NOT EXISTS mockapns_records_by_type ON mockapns_records (type, at)",
+        "CREATE INDEX IF NOT EXISTS mockapns_record_blocks_by_time ON mockapns_record_blocks (latest)",
         """
         CREATE TABLE IF NOT EXISTS mockapns_session_use (
             session text PRIMARY KEY,

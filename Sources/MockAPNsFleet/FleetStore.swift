@@ -65,7 +65,11 @@ package final class FleetStore: Sendable {
         )))
     }
 
-    package var health: FleetHealth { state.withLock { $0.health } }
+    package var health: FleetHealth {
+        var health = state.withLock { $0.health }
+        health.recordsPending = records.withLock { $0?.outbox.pendingCount } ?? 0
+        return health
+    }
 
     /// This run's name: the replica's and a random suffix (`FleetHealth.run`).
     package var run: String { state.withLock { $0.health.run } }
@@ -359,39 +363,54 @@ package final class FleetStore: Sendable {
 
     // MARK: - Reads for the whole fleet
 
-    /// The journal lines the fleet shipped, oldest first, past every clear that covers them:
-    /// only those of `type` when given, only `session`'s when given (`nil`: every session's,
-    /// past the whole server's clears alone, as a session's clear only moves its own view).
-    package func records(ofType type: String?, session: String?) async throws -> [FleetRecord] {
-        let scope = session ?? ""
-        let everySession = session == nil
-        let anyType = type == nil
+    /// The records every run of every replica shipped, each run's in its own order, past
+    /// every journal clear that covers them: for `session` when given (its records, past the
+    /// whole server's clears and its own), else every session's (past the whole server's
+    /// clears alone, as a session's clear only moves its own view).
+    package func records(session: String?) async throws -> [FleetRun] {
         let logger = logger
-        return try await connections.with { connection in
-            let rows = try await connection.query(
-                """
-                SELECT run, seq, line FROM mockapns_records r
-                WHERE (\(anyType) OR type = \(type ?? "")) AND (\(everySession) OR session = \(scope))
-                  AND at > coalesce((SELECT max(c.body::bigint) FROM mockapns_changes c
-                                     WHERE c.kind = 'journalCleared'
-                                       AND (c.session IS NULL OR (NOT \(everySession) AND c.session = r.session))),
-                                    -9223372036854775807)
-                ORDER BY at, run, seq
-                """,
+        let (clears, blocks) = try await connections.with { connection in
+            let clearRows = try await connection.query(
+                "SELECT session, max(body::bigint) FROM mockapns_changes WHERE kind = 'journalCleared' GROUP BY session",
                 logger: logger
             )
-            var records: [FleetRecord] = []
-            for try await (run, sequence, line) in rows.decode((String, Int64, String).self) {
-                records.append(FleetRecord(run: run, sequence: sequence, line: line))
-            }
-            return records
+            var clears: [String?: Int64] = [:]
+            for try await (session, through) in clearRows.decode((String?, Int64).self) { clears[session] = through }
+            let floor = min(clears[nil] ?? .min, session.flatMap { clears[$0] } ?? clears[nil] ?? .min)
+            let blockRows = try await connection.query(
+                "SELECT run, block FROM mockapns_record_blocks WHERE latest > \(floor) ORDER BY run, first_seq",
+                logger: logger
+            )
+            var blocks: [(run: String, block: ByteBuffer)] = []
+            for try await (run, block) in blockRows.decode((String, ByteBuffer).self) { blocks.append((run, block)) }
+            return (clears, blocks)
         }
+        let wholeClear = clears[nil] ?? .min
+        let sessionClear = session.flatMap { clears[$0] } ?? .min
+        var runs: [FleetRun] = []
+        for (run, block) in blocks {
+            guard let events = JournalEventBlock.unpack(Array(buffer: block)) else {
+                logger.warning("a block of records in the fleet's PostgreSQL could not be read; skipped", metadata: ["run": "\(run)"])
+                continue
+            }
+            let kept = events.filter { event in
+                let time = event.wallTimeMilliseconds
+                guard time > wholeClear else { return false }
+                guard let session else { return true }
+                return event.kind.session == session && time > sessionClear
+            }
+            if runs.last?.run == run {
+                runs[runs.count - 1].events += kept
+            } else {
+                runs.append(FleetRun(run: run, events: kept))
+            }
+        }
+        return runs
     }
 }
 
-/// A journal line one run of a replica shipped.
-package struct FleetRecord: Sendable, Equatable {
+/// The records one run of a replica shipped, in its order.
+package struct FleetRun: Sendable, Equatable {
     package var run: String
-    package var sequence: Int64
-    package var line: String
+    package var events: [JournalEvent]
 }

@@ -76,7 +76,8 @@ class Fleet:
         while True:
             newest = int(self.postgres.psql("SELECT coalesce(max(id), 0) FROM mockapns_changes") or 0)
             healths = [r.health()["fleet"] for r in self.replicas]
-            if all(h["state"] == "connected" and h["appliedThrough"] >= newest and h["changesPending"] == 0 for h in healths):
+            if all(h["state"] == "connected" and h["appliedThrough"] >= newest and h["changesPending"] == 0
+                   and h["recordsPending"] == 0 for h in healths):
                 shipped = all(h["fileBytesShipped"] == Path(h["spool"]).stat().st_size for h in healths)
                 if shipped:
                     return
@@ -231,17 +232,19 @@ def test_postgresql_killed_mid_run_loses_no_record(fleet):
     fleet.settle(timeout=20)
     found = fleet.replicas[0].wait_for(2 * before, token=token, timeout=10)
     assert len(found) == 2 * before
-    stored = int(fleet.postgres.psql(
-        f"SELECT count(*) FROM mockapns_records WHERE type = 'notification' AND line LIKE '%{token}%'"
-    ))
-    assert stored == 2 * before
-    # Every record of every replica's journal file (its frames aside) is in PostgreSQL, once.
+    # Every record of every replica's journal file (its frames aside) is in PostgreSQL, once:
+    # the blocks of a run do not overlap, every record lies in one, and the run shipped as many
+    # as its file holds.
     for replica in fleet.replicas:
         lines = [json.loads(line) for line in Path(replica.tmp / "journal.jsonl").read_text().splitlines() if line]
         kept = [line["seq"] for line in lines if line.get("type") not in ("gap", "http2Frame", "legacyFrame")]
-        run_name = replica.health()["fleet"]["run"]
-        stored = fleet.postgres.psql(f"SELECT seq FROM mockapns_records WHERE run = '{run_name}' ORDER BY seq")
-        assert [int(seq) for seq in stored.split()] == kept
+        health = replica.health()["fleet"]
+        rows = fleet.postgres.psql(
+            f"SELECT first_seq, last_seq FROM mockapns_record_blocks WHERE run = '{health['run']}' ORDER BY first_seq")
+        blocks = [tuple(int(n) for n in row.split("|")) for row in rows.split()]
+        assert all(earlier[1] < later[0] for earlier, later in zip(blocks, blocks[1:])), blocks
+        assert all(any(first <= seq <= last for first, last in blocks) for seq in kept)
+        assert health["recordsShipped"] == len(kept)
 
 
 def test_any_replica_reports_verdicts_for_the_whole_fleet(fleet):

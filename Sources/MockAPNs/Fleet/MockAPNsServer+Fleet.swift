@@ -144,18 +144,10 @@ extension MockAPNsServer {
     /// not answer.
     func fleetVerdictReport() async -> VerdictReport? {
         guard configuration.judgesProviders, let store = fleetLink?.store, store.health.reachable,
-              let records = try? await store.records(ofType: nil, session: nil)
+              let runs = try? await store.records(session: nil)
         else { return nil }
-        var byRun: [String: [(sequence: Int64, event: JournalEvent)]] = [:]
-        for record in records {
-            guard let event = try? JournalJSON.decode(record.line) else { continue }
-            byRun[record.run, default: []].append((record.sequence, event))
-        }
         var run = RunOfReplicas()
-        // Each replica's events in its own order; the replicas in a stable order.
-        for name in byRun.keys.sorted() {
-            run.replicas.append((byRun[name] ?? []).sorted { $0.sequence < $1.sequence }.map(\.event))
-        }
+        run.replicas = runs.map(\.events)
         return run.report(settings: configuration.verdicts)
     }
 

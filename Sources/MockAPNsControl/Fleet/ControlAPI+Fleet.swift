@@ -18,16 +18,20 @@ extension ControlAPI {
     /// fleet's reads start after the newest journal clear instead.
     static func fleetNotifications(_ server: any ControlledServer, matching filter: NotificationFilter) async -> [NotificationRecord]? {
         guard let fleet = server.fleet, fleet.health.reachable else { return nil }
-        guard let lines = try? await fleet.records(ofType: "notification", session: server.sessionID).map(\.line) else {
-            return nil
-        }
+        guard let runs = try? await fleet.records(session: server.sessionID) else { return nil }
         var filter = filter
         filter.afterSequence = nil
         filter.session = server.sessionID
-        return lines.compactMap { line in
-            guard let record = (try? JournalJSON.decode(line))?.notification, filter.matches(record) else { return nil }
-            return record
+        var found: [(record: NotificationRecord, run: Int)] = []
+        for (index, run) in runs.enumerated() {
+            for event in run.events {
+                if let record = event.notification, filter.matches(record) { found.append((record, index)) }
+            }
         }
+        // The fleet's order: by time, then by replica, each replica's own order kept.
+        return found.enumerated()
+            .sorted { ($0.element.record.wallTimeMilliseconds, $0.element.run, $0.offset) < ($1.element.record.wallTimeMilliseconds, $1.element.run, $1.offset) }
+            .map(\.element.record)
     }
 
     /// Waits for `count` notifications matching `filter` anywhere in the fleet, looking again
@@ -60,6 +64,7 @@ extension ControlAPI {
         if let error = health.lastError { json.string("error", error) }
         json.integer("changesPending", health.changesPending)
         json.integer("appliedThrough", health.appliedThrough)
+        json.integer("recordsPending", health.recordsPending)
         json.integer("recordsShipped", health.recordsShipped)
         json.integer("fileBytesShipped", health.fileBytesShipped)
         if let spool = health.spool { json.string("spool", spool) }
