@@ -257,7 +257,6 @@ let package = Package(
         .target(
             name: "MockAPNsFleet",
             dependencies: [
-                "MockAPNsJSON",
                 "MockAPNsJournal",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
