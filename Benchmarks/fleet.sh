@@ -13,6 +13,9 @@
 #    -m 100 -t 2 through HAProxy, REQUESTS requests after a warm-up; printed: requests per
 #    second and the CPU seconds each party used (h2load, HAProxy, the replicas, PostgreSQL),
 #    which says where the machine's cores went.
+# 3. How soon a change is in force on another replica: 50 times, a scenario loaded through one
+#    replica's control API, and the other's control API asked every millisecond until it
+#    serves it; printed: the median, 90th percentile and largest delay.
 #
 # MOCKAPNS_BIN: the release build to measure (default: built here, as lib.sh's release_mockapns).
 set -euo pipefail
@@ -88,7 +91,7 @@ for round in $(seq 1 "$rounds"); do
     for kind in standalone replica; do
         flags=()
         if [[ $kind == replica ]]; then
-            "${psql[@]}" -d mockapns -c "DROP TABLE IF EXISTS mockapns_records, mockapns_changes" 2>/dev/null
+            "${psql[@]}" -d mockapns -c "DROP TABLE IF EXISTS mockapns_record_blocks, mockapns_changes" 2>/dev/null
             flags=(--state "$state" --replica bench)
         fi
         start_server "${flags[@]}"
@@ -122,7 +125,7 @@ echo "== 2. 1, 2 and 3 replicas behind HAProxy (mode tcp, roundrobin), h2load -c
 haproxy=$(PATH="$PATH:/usr/sbin:/sbin" command -v haproxy)
 printf '%-9s %12s %10s %10s %10s %12s\n' replicas "request/s" "h2load s" "haproxy s" "replicas s" "PostgreSQL s"
 for replicas in 1 2 3; do
-    "${psql[@]}" -d mockapns -c "DROP TABLE IF EXISTS mockapns_records, mockapns_changes" 2>/dev/null
+    "${psql[@]}" -d mockapns -c "DROP TABLE IF EXISTS mockapns_record_blocks, mockapns_changes" 2>/dev/null
     servers=() ports=()
     for index in $(seq 1 "$replicas"); do
         start_server --state "$state" --replica "r$index"
@@ -130,7 +133,7 @@ for replicas in 1 2 3; do
     done
     front=$(free_port)
     {
-        printf 'global\n    maxconn 10000\ndefaults\n    mode tcp\n    timeout connect 2s\n    timeout client 60s\n    timeout server 60s\n'
+        printf 'global\n    maxconn 4096\ndefaults\n    mode tcp\n    timeout connect 2s\n    timeout client 60s\n    timeout server 60s\n'
         printf 'frontend apns\n    bind 127.0.0.1:%s\n    default_backend replicas\nbackend replicas\n    balance roundrobin\n' "$front"
         for index in "${!ports[@]}"; do printf '    server r%s 127.0.0.1:%s\n' "$index" "${ports[$index]}"; done
     } > "$work/haproxy.cfg"
@@ -158,5 +161,39 @@ for replicas in 1 2 3; do
     kill "$haproxy_pid"; wait "$haproxy_pid" 2>/dev/null || true
     for pid in "${servers[@]}"; do stop_server "$pid"; done
 done
+echo
+echo "== 3. a change made through one replica, in force on another (50 scenarios loaded)"
+"${psql[@]}" -d mockapns -c "DROP TABLE IF EXISTS mockapns_record_blocks, mockapns_changes" 2>/dev/null
+controls=()
+for index in 1 2; do
+    rm -f "$work/ports.json"
+    "$bin" serve --http2-port 0 --gateway-port 0 --feedback-port 0 --channel-management-port 0 --control-port 0 --no-web-push \
+        --ports-file "$work/ports.json" --log-level warning --state "$state" --replica "p$index" >>"$work/servers.log" 2>&1 &
+    pids+=($!)
+    for _ in $(seq 1 200); do [[ -s "$work/ports.json" ]] && break; sleep 0.05; done
+    controls+=("$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['control'])" "$work/ports.json")")
+done
+python3 - "${controls[@]}" <<'PY'
+import json, statistics, sys, time, urllib.request
+first, second = (f"http://127.0.0.1:{port}" for port in sys.argv[1:3])
+def call(method, url, body=None):
+    request = urllib.request.Request(url, method=method, data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=10) as response:
+        return json.load(response)
+delays = []
+for index in range(50):
+    name = f"propagation-{index}"
+    call("PUT", f"{first}/v1/scenario", {"name": name, "rules": []})
+    made = time.monotonic()
+    while call("GET", f"{second}/v1/scenario")["name"] != name:
+        if time.monotonic() - made > 5:
+            sys.exit(f"the change {name} was not in force on the other replica after 5 s")
+        time.sleep(0.001)
+    delays.append((time.monotonic() - made) * 1000)
+delays.sort()
+print(f"in force on the other replica after: median {statistics.median(delays):.1f} ms, "
+      f"90th percentile {delays[int(len(delays) * 0.9) - 1]:.1f} ms, largest {delays[-1]:.1f} ms")
+PY
 echo
 echo "CPU: user + system seconds over the measured run; $(nproc) cores, so the parties' seconds over the run's wall time say how busy the machine was."

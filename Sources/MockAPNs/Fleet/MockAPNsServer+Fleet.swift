@@ -307,15 +307,10 @@ extension MockAPNsServer {
 
 /// A broadcast channel as the fleet's log holds it.
 enum FleetChannelJSON {
+    /// As the control API lists it (`GET /v1/channels`).
     static func encode(_ channel: BroadcastChannel) -> String {
         var json = JSONWriter()
-        json.beginObject()
-        json.string("id", channel.id)
-        json.string("bundleId", channel.bundleID)
-        json.string("environment", channel.environment.rawValue)
-        json.integer("messageStoragePolicy", channel.storagePolicy.rawValue)
-        json.integer("createdAt", channel.createdAtMilliseconds)
-        json.endObject()
+        ControlAPI.write(channel, into: &json)
         return json.text
     }
 
