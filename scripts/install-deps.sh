@@ -6,7 +6,8 @@
 #                                    tshark (reads the journal's capture), chromium and chromedriver
 #                                    (the dashboard's browser tests), PostgreSQL and HAProxy (the fleet
 #                                    tests' shared state and the TCP front of their replicas); on
-#                                    Debian also debootstrap, podman and runc (the release test)
+#                                    Debian also debootstrap, podman, runc and catatonit (the release
+#                                    test; podman makes a pod's infra container from catatonit)
 # Debian and Ubuntu: apt-get. macOS: Homebrew, when `brew` is there. Anything else: it says
 # in one line what to install and exits 1.
 set -euo pipefail
@@ -47,7 +48,7 @@ if $test_tools; then
     postgres_found || missing_test=true
     PATH="$PATH:/usr/sbin:/sbin" command -v haproxy >/dev/null || missing_test=true
     if command -v apt-get >/dev/null; then
-        for tool in debootstrap podman runc; do
+        for tool in debootstrap podman runc catatonit; do
             PATH="$PATH:/usr/sbin:/sbin" command -v "$tool" >/dev/null || missing_test=true
         done
     fi
@@ -59,7 +60,7 @@ fi
 
 if command -v apt-get >/dev/null && command -v dpkg-query >/dev/null; then
     packages=(libssl-dev libnghttp2-dev libjemalloc-dev pkg-config)
-    if $test_tools; then packages+=(curl openssl nghttp2-client nghttp2-server python3 python3-venv tshark chromium chromium-driver postgresql haproxy debootstrap podman runc); fi
+    if $test_tools; then packages+=(curl openssl nghttp2-client nghttp2-server python3 python3-venv tshark chromium chromium-driver postgresql haproxy debootstrap podman runc catatonit); fi
     missing=()
     for package in "${packages[@]}"; do
         dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")

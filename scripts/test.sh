@@ -3,7 +3,7 @@
 # Swift tests (unit and real-socket integration tests), the interop suite of third-party
 # clients, the Swift API's DocC and the documentation site (strict), the release archive and
 # the Debian package on a bare Debian root (and the OCI image, as a CI service and through
-# Testcontainers), the shell blocks of the README and of every documentation page and the
+# Testcontainers, and in the Kubernetes manifests under podman kube play), the shell blocks of the README and of every documentation page and the
 # embedding example as a newcomer runs them, and each libFuzzer target for a bounded time.
 #
 # Every stage runs even when an earlier one failed, so one failure does not hide the others'
@@ -161,7 +161,8 @@ main() {
     run_stage docc build scripts/docc.sh
     run_stage docs build scripts/docs.sh
     run_stage interop build interop_tests
-    # The release archive on a bare Debian root, and in an OCI image.
+    # The release archive on a bare Debian root, in an OCI image, and that image in the
+    # Kubernetes manifests (deploy/kubernetes) as a fleet under podman kube play.
     run_stage release - Tests/Release/run.sh
     # Heap allocations per notification against the committed ceilings, on the release build
     # the release stage made (a no-op build after it).

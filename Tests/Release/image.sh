@@ -2,7 +2,10 @@
 # The release in an OCI image (the repository's Containerfile: FROM scratch over a minimal
 # Debian root), built and run with podman; called by Tests/Release/run.sh.
 #
-#   Tests/Release/image.sh ROOT ARCHIVE VERSION WORK
+#   Tests/Release/image.sh ROOT ARCHIVE VERSION WORK [TAG_FILE]
+#
+# With TAG_FILE the image is left for the part after this one (Tests/Release/kube.sh): its tag
+# is written there once it is built, and the caller removes it.
 #
 # Three ways of running it (docs/guide/containers.md):
 # 1. as a user runs it: its own command line, its HEALTHCHECK, the printed curl line, SIGTERM;
@@ -20,7 +23,7 @@
 # cannot run here, such as pip without PyPI: the reason is printed); anything else: failed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-root=$1 archive=$2 version=$3 work=$4/image
+root=$1 archive=$2 version=$3 work=$4/image tag_file=${5:-}
 name=$(basename "$archive" .tar.gz)
 # One tag per run, so that two runs on one machine do not remove each other's image.
 tag="localhost/mockapns-release-test:$version-$$"
@@ -40,7 +43,7 @@ cleanup() {
     [[ -z "${KEEP:-}" ]] || return 0
     pod rm -f "$container" "$service" >/dev/null 2>&1 || true
     pod volume rm -f "$volume" >/dev/null 2>&1 || true
-    podman rmi -f "$tag" >/dev/null 2>&1 || true
+    if [[ -z "$tag_file" ]]; then podman rmi -f "$tag" >/dev/null 2>&1 || true; fi
     if [[ -n "${base_tag:-}" ]]; then
         for made in $(podman images -q --filter "reference=localhost/mockapns-wheel" 2>/dev/null); do podman rmi -f "$made" >/dev/null 2>&1 || true; done
         podman rmi -f "$base_tag" >/dev/null 2>&1 || true
@@ -59,6 +62,7 @@ tar -C "$root" --exclude=./.complete --exclude='./proc/*' --exclude='./opt/*' --
 tar -C "$work/context" -xzf "$archive"
 podman build --quiet --layers=false --format docker --build-arg "RELEASE=$name" -f Containerfile -t "$tag" "$work/context" > "$work/build.log" 2>&1 \
     || fail "podman build: $(tail -5 "$work/build.log")"
+if [[ -n "$tag_file" ]]; then printf '%s\n' "$tag" > "$tag_file"; fi
 # The same root as a base image of its own, for the Testcontainers module's image made from
 # the binary a wheel carries (below).
 base_tag="localhost/mockapns-release-test-base:$version-$$"

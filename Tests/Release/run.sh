@@ -16,7 +16,9 @@
 # are there; the installed command serves a push answered 200 and stops on SIGTERM; and
 # `apt-get remove` leaves none of its files.
 # Then the archive in an OCI image (Containerfile: FROM scratch over that root), built and run
-# with podman, when podman can run containers here.
+# with podman, when podman can run containers here (Tests/Release/image.sh); and that image in
+# the Kubernetes manifests of deploy/kubernetes, played with `podman kube play` as a fleet of
+# replicas sharing a throwaway PostgreSQL (Tests/Release/kube.sh).
 # Before the root, the platform wheel made from the archive (scripts/wheel.sh, checked with
 # auditwheel) is installed into a fresh venv and runs a provider test with the server it
 # carries (Tests/Release/wheel.sh).
@@ -104,10 +106,13 @@ if ! chroot "$root" /bin/true 2> "$work/chroot.log"; then skip "chroot into $roo
 if ! mountpoint -q "$root/proc"; then
     if ! mount -t proc proc "$root/proc" 2> "$work/mount.log"; then skip "cannot mount /proc in the root: $(cat "$work/mount.log")"; finish; fi
 fi
-server=""
+server="" image_tag=""
 cleanup() {
     if [[ -n "$server" ]]; then kill "$server" 2>/dev/null || true; fi
     if mountpoint -q "$root/proc"; then umount "$root/proc"; fi
+    # The image the image part left for the Kubernetes part (KEEP=1 leaves it, as image.sh does).
+    if [[ -n "$image_tag" && -z "${KEEP:-}" ]]; then podman rmi -f "$image_tag" >/dev/null 2>&1 || true; fi
+    image_tag=""
 }
 trap cleanup EXIT
 
@@ -323,10 +328,27 @@ cleanup
 
 # --- the OCI image -----------------------------------------------------------------------
 phase "OCI image (Containerfile)"
-Tests/Release/image.sh "$root" "$archive" "$version" "$work" && image=0 || image=$?
+# The image stays for the Kubernetes part; its tag comes back in image.tag once it is built.
+rm -f "$work/image.tag"
+Tests/Release/image.sh "$root" "$archive" "$version" "$work" "$work/image.tag" && image=0 || image=$?
+if [[ -s "$work/image.tag" ]]; then image_tag=$(cat "$work/image.tag"); fi
 case $image in
     0) pass "the OCI image (Containerfile)" ;;
     3) skipped=$((skipped + 1)) ;;
     *) fail "the OCI image test (above)" ;;
 esac
+
+# --- the Kubernetes manifests ------------------------------------------------------------
+phase "Kubernetes manifests (deploy/kubernetes) with podman kube play"
+if [[ -n "$image_tag" ]]; then
+    Tests/Release/kube.sh "$image_tag" "$archive" "$version" "$work" && kube=0 || kube=$?
+    case $kube in
+        0) pass "the Kubernetes manifests (podman kube play)" ;;
+        3) skipped=$((skipped + 1)) ;;
+        *) fail "the Kubernetes manifests test (above)" ;;
+    esac
+else
+    skip "Kubernetes manifests: the OCI image part built no image to play them with (above)"
+fi
+cleanup
 finish
