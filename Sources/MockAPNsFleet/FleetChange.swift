@@ -63,7 +63,7 @@ package struct FleetHealth: Sendable, Equatable {
     package var fileBytesShipped: UInt64
     /// The outbox's spool file, once the store runs.
     package var spool: String?
-    /// Records handed to the outbox and not yet written to its spool (for at most 50 ms).
+    /// Records handed to the outbox and not yet written to its spool (for at most 100 ms).
     package var recordsPending = 0
 
     package init(

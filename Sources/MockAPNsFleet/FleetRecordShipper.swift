@@ -28,7 +28,7 @@ final class FleetRecordShipper: Sendable {
 
     /// Ships every whole record written since the last call; returns the events shipped and
     /// the spool's offset shipped through. Throws (keeping the offset) when PostgreSQL refuses.
-    func shipNewLines(to connections: FleetConnections, logger: Logger) async throws -> (lines: Int, offset: UInt64) {
+    func shipNewBlocks(to connections: FleetConnections, logger: Logger) async throws -> (events: Int, offset: UInt64) {
         var shipped = 0
         while true {
             let start = offset.withLock { $0 }
@@ -49,21 +49,24 @@ final class FleetRecordShipper: Sendable {
             }
             guard !rows.isEmpty else { return (shipped, start) }
             let (replica, run) = (replica, run)
+            // One statement for the lot (one round trip, atomic by itself).
+            var insert: PostgresQuery = "INSERT INTO mockapns_record_blocks (run, first_seq, last_seq, replica, earliest, latest, block) VALUES "
+            for (index, row) in rows.enumerated() {
+                insert.sql += index == 0 ? "" : ", "
+                let first = insert.binds.count
+                insert.sql += "($\(first + 1), $\(first + 2), $\(first + 3), $\(first + 4), $\(first + 5), $\(first + 6), $\(first + 7))"
+                insert.binds.append(run)
+                insert.binds.append(Int64(truncatingIfNeeded: row.head.firstSequence))
+                insert.binds.append(Int64(truncatingIfNeeded: row.head.lastSequence))
+                insert.binds.append(replica)
+                insert.binds.append(row.head.earliest)
+                insert.binds.append(row.head.latest)
+                insert.binds.append(row.block)
+            }
+            insert.sql += " ON CONFLICT (run, first_seq) DO NOTHING"
+            let statement = insert
             try await connections.with { connection in
-                try await connection.withTransaction(logger: logger) { connection in
-                    for row in rows {
-                        try await connection.query(
-                            """
-                            INSERT INTO mockapns_record_blocks (run, first_seq, last_seq, replica, earliest, latest, block)
-                            VALUES (\(run), \(Int64(truncatingIfNeeded: row.head.firstSequence)),
-                                    \(Int64(truncatingIfNeeded: row.head.lastSequence)), \(replica),
-                                    \(row.head.earliest), \(row.head.latest), \(row.block))
-                            ON CONFLICT (run, first_seq) DO NOTHING
-                            """,
-                            logger: logger
-                        )
-                    }
-                }
+                _ = try await connection.query(statement, logger: logger)
             }
             let through = start + UInt64(position - chunk.startIndex)
             offset.withLock { $0 = through }

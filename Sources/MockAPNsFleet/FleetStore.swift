@@ -5,20 +5,22 @@ import MockAPNsJournal
 import Synchronization
 
 /// One replica's link to the fleet's PostgreSQL: what it changes goes into the change log,
-/// what the others change comes back out of it, and its journal lines are shipped there so
-/// any replica can answer for the whole fleet.
+/// what the others change comes back out of it, and its journal's records are shipped there
+/// so any replica can answer for the whole fleet.
 ///
-/// `run(applying:)` holds three loops, each on its own task, none on an event loop:
+/// `run(outbox:applying:)` holds three loops, each on its own task, none on an event loop:
 /// - the listener: LISTEN on the change channel, each NOTIFY wakes the reader;
 /// - the reader: reads the log past the last change applied and hands each change another
 ///   replica made to `apply`, in order; it also reads once a second whatever NOTIFY says,
-///   so a lost notification (a reconnect) delays a change by a second, never loses it;
-/// - the writer: appends what this replica changed (`publish`), in order, and ships the
-///   journal file's new lines (`FleetRecordShipper`).
+///   so a lost notification (a reconnect) delays a change by a second, never loses it; and
+///   it reads when each session was last used anywhere;
+/// - the writer: appends what this replica changed (`publish`), in order; packs what the
+///   journal handed the outbox into its spool (`FleetRecordOutbox.drain`) and ships the
+///   spool's new blocks (`FleetRecordShipper`); writes which sessions were used here.
 ///
-/// When PostgreSQL is away, each loop retries every second; what this replica changed waits
-/// in its outbox and its lines wait in its file, so nothing is lost, and `health` says the
-/// fleet is degraded until the next talk works.
+/// When PostgreSQL is away, the loops try it again every second; what this replica changed
+/// waits in the store's outbox and its records in the spool, so nothing is lost, and `health`
+/// says the fleet is degraded until the next talk works.
 package final class FleetStore: Sendable {
     package let location: FleetLocation
     private let connections: FleetConnections
@@ -35,8 +37,9 @@ package final class FleetStore: Sendable {
 
     /// How often each loop retries while PostgreSQL is away, and the reader re-reads anyway.
     package static let retryInterval = Duration.seconds(1)
-    /// How often the writer ships the journal file's new lines.
-    package static let shipInterval = Duration.milliseconds(50)
+    /// How often the writer packs what the journal handed over and ships it: a wait on
+    /// another replica sees a record within about this.
+    package static let shipInterval = Duration.milliseconds(100)
 
     private struct State {
         var health: FleetHealth
@@ -124,7 +127,7 @@ package final class FleetStore: Sendable {
         }
         let shippedAll = await withTaskGroup(of: Bool.self) { group in
             group.addTask {
-                guard let shipped = try? await shipper.shipNewLines(to: connections, logger: logger) else { return false }
+                guard let shipped = try? await shipper.shipNewBlocks(to: connections, logger: logger) else { return false }
                 let size = (try? FileManager.default.attributesOfItem(atPath: outbox.path)[.size] as? UInt64) ?? nil
                 return size == shipped.offset
             }
@@ -212,9 +215,9 @@ package final class FleetStore: Sendable {
                     try await writeOutbox()
                     try await writeSessionUse()
                     if let (_, shipper) = records {
-                        let shipped = try await shipper.shipNewLines(to: connections, logger: logger)
+                        let shipped = try await shipper.shipNewBlocks(to: connections, logger: logger)
                         state.withLock { state in
-                            state.health.recordsShipped += shipped.lines
+                            state.health.recordsShipped += shipped.events
                             state.health.fileBytesShipped = shipped.offset
                         }
                     }
