@@ -49,7 +49,7 @@ final class FleetRecordShipper: Sendable {
             }
             guard !rows.isEmpty else { return (shipped, start) }
             let (replica, run) = (replica, run)
-            // One statement for the lot (one round trip, atomic by itself).
+            // One statement for the lot.
             var insert: PostgresQuery = "INSERT INTO mockapns_record_blocks (run, first_seq, last_seq, replica, earliest, latest, block) VALUES "
             for (index, row) in rows.enumerated() {
                 insert.sql += index == 0 ? "" : ", "
@@ -66,7 +66,11 @@ final class FleetRecordShipper: Sendable {
             insert.sql += " ON CONFLICT (run, first_seq) DO NOTHING"
             let statement = insert
             try await connections.with { connection in
-                _ = try await connection.query(statement, logger: logger)
+                try await connection.withTransaction(logger: logger) { connection in
+                    // Numbered in the order they commit, across replicas (`FleetSchema`).
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(FleetSchema.lockKey))", logger: logger)
+                    try await connection.query(statement, logger: logger)
+                }
             }
             let through = start + UInt64(position - chunk.startIndex)
             offset.withLock { $0 = through }

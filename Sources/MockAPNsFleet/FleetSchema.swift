@@ -8,7 +8,10 @@ import PostgresNIO
 ///   skips one committed later.
 /// - `mockapns_record_blocks`: every replica's records, in the blocks its outbox packed them in
 ///   (`JournalEventBlock`), keyed by the run that wrote them and the block's first sequence, so
-///   shipping a block twice (after an outage) stores it once.
+///   shipping a block twice (after an outage) stores it once. Blocks are numbered as they
+///   arrive (appended under the advisory lock, so in order): a record's number in the fleet is
+///   its block's number and its place in the block (`FleetStore.fleetSequence`), which grows
+///   with every record that arrives later, whatever replica it comes from.
 ///
 /// - `mockapns_session_use`: when each session was last used on any replica (milliseconds
 ///   since 1970, real time), so a session in use through one replica is not ended as idle by
@@ -36,6 +39,7 @@ enum FleetSchema {
         """,
         """
         CREATE TABLE IF NOT EXISTS mockapns_record_blocks (
+            id bigserial UNIQUE,
             run text NOT NULL,
             first_seq bigint NOT NULL,
             last_seq bigint NOT NULL,

@@ -104,6 +104,14 @@ def push(port: int, token: str, *, auth: str = "cert", jwt: str | None = None, b
     return int(status), text
 
 
+def served_by(fleet: Fleet, token: str) -> set[str]:
+    """The replicas whose own journal recorded a notification to `token` (the control API's
+    events are each replica's own; its notifications are the fleet's)."""
+    return {replica.health()["fleet"]["replica"] for replica in fleet.replicas
+            if any(event["notification"]["deviceToken"] == token
+                   for event in replica.get("/v1/events", type="notification", limit=100000)["events"])}
+
+
 def test_a_token_unregistered_through_one_replica_answers_410_on_all_three(fleet):
     token = unique_token()
     fleet.replicas[0].unregister(token)
@@ -161,9 +169,8 @@ def test_a_wait_on_replica_1_sees_a_notification_served_by_replica_3(fleet):
     waiter.join(20)
     assert answers and len(answers[0]) == 1
     assert answers[0][0]["deviceToken"] == token and answers[0][0]["status"] == 200
-    # Replica 1's own journal never saw it: the answer came from the fleet's records.
-    assert not [e for e in fleet.replicas[0].get("/v1/events", type="notification", limit=100000)["events"]
-                if e.get("deviceToken") == token]
+    # Replica 1's own journal never saw it, replica 3's did: the answer came from the fleet's records.
+    assert served_by(fleet, token) == {"r3"}
 
 
 def test_a_scenario_loaded_on_one_replica_is_in_force_on_the_others(fleet):
@@ -320,3 +327,34 @@ def test_a_session_in_use_through_one_replica_stays_on_all_and_ends_on_all_when_
     while any(session.id in [s["id"] for s in r.sessions()] for r in fleet.replicas):
         assert time.monotonic() < deadline, "an idle session was not ended on every replica"
         time.sleep(0.2)
+
+
+def test_a_real_client_through_the_load_balancer_is_served_by_the_fleet_as_one(fleet):
+    """aioapns, a provider library, through HAProxy: three connections (one per client, handed
+    out in turn), each pushing to a token unregistered through replica 3 and to a good one;
+    every replica answers 410 for the first, and replica 1 finds all six notifications."""
+    import asyncio
+
+    from aioapns import APNs, NotificationRequest, PushType
+
+    from conftest import KEY_FILE, KEY_ID, TEAM
+    from patches import aioapns_target, apns_ssl_context
+
+    gone, good = unique_token(), unique_token()
+    fleet.replicas[2].unregister(gone)
+    fleet.settle()
+
+    async def one_client():
+        client = APNs(key=KEY_FILE.read_text(), key_id=KEY_ID, team_id=TEAM, topic=TOPIC, use_sandbox=True,
+                      ssl_context=apns_ssl_context(), max_connection_attempts=1)
+        return [await client.send_notification(NotificationRequest(
+            device_token=token, message={"aps": {"alert": "fleet"}}, push_type=PushType.ALERT)) for token in (gone, good)]
+
+    with aioapns_target(fleet.front.port("http2")):
+        results = [asyncio.run(asyncio.wait_for(one_client(), 30)) for _ in REPLICAS]
+    for first, second in results:
+        assert (first.status, first.description) == ("410", "Unregistered")
+        assert second.is_successful
+    found = fleet.replicas[0].wait_for(6, predicate=lambda n: n["deviceToken"] in (gone, good), timeout=10)
+    assert len(found) == 6
+    assert served_by(fleet, good) == set(REPLICAS), "each connection went to the next replica"

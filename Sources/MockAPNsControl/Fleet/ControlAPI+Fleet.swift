@@ -12,26 +12,25 @@ extension ControlAPI {
     static let fleetWaitInterval = Duration.milliseconds(25)
 
     /// The fleet's notifications in `server`'s view (a session's, or all) matching `filter`,
-    /// oldest first; `nil` when there is no fleet or PostgreSQL does not answer.
+    /// in the order they reached the fleet; `nil` when there is no fleet or PostgreSQL does
+    /// not answer.
     ///
-    /// A filter's `after` bound is left out: sequence numbers are each replica's own. A
-    /// fleet's reads start after the newest journal clear instead.
+    /// Each carries its number in the fleet (`FleetStore.fleetSequence`) as its `seq`, so a
+    /// client walks the fleet's records with `after` as it walks one server's; its
+    /// `connection` is the serving replica's own number.
     static func fleetNotifications(_ server: any ControlledServer, matching filter: NotificationFilter) async -> [NotificationRecord]? {
-        guard let fleet = server.fleet, fleet.health.reachable else { return nil }
-        guard let runs = try? await fleet.records(session: server.sessionID) else { return nil }
+        guard let fleet = server.fleet, fleet.health.reachable,
+              let runs = try? await fleet.records(session: server.sessionID)
+        else { return nil }
         var filter = filter
-        filter.afterSequence = nil
         filter.session = server.sessionID
-        var found: [(record: NotificationRecord, run: Int)] = []
-        for (index, run) in runs.enumerated() {
+        var found: [NotificationRecord] = []
+        for run in runs {
             for event in run.events {
-                if let record = event.notification, filter.matches(record) { found.append((record, index)) }
+                if let record = event.notification, filter.matches(record) { found.append(record) }
             }
         }
-        // The fleet's order: by time, then by replica, each replica's own order kept.
-        return found.enumerated()
-            .sorted { ($0.element.record.wallTimeMilliseconds, $0.element.run, $0.offset) < ($1.element.record.wallTimeMilliseconds, $1.element.run, $1.offset) }
-            .map(\.element.record)
+        return found.sorted { $0.sequence < $1.sequence }
     }
 
     /// Waits for `count` notifications matching `filter` anywhere in the fleet, looking again
