@@ -257,6 +257,7 @@ let package = Package(
         .target(
             name: "MockAPNsFleet",
             dependencies: [
+                "MockAPNsJSON",
                 "MockAPNsJournal",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
@@ -493,7 +494,7 @@ let package = Package(
         ),
         .testTarget(
             name: "MockAPNsJournalTests",
-            dependencies: ["MockAPNsTestSupport", "MockAPNsCore", "MockAPNsJournal", "MockAPNsJSON", "MockAPNsWire"]
+            dependencies: ["MockAPNsTestSupport", "MockAPNsCore", "MockAPNsJournal", "MockAPNsWire"]
         ),
         .testTarget(
             name: "MockAPNsTLSTests",
@@ -556,6 +557,7 @@ let package = Package(
                 "MockAPNsWebPush",
                 "MockAPNsUpstream",
                 "MockAPNsFleet",
+                "MockAPNsJSON",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

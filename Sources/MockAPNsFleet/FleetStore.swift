@@ -23,9 +23,9 @@ import Synchronization
 /// says the fleet is degraded until the next talk works.
 package final class FleetStore: Sendable {
     package let location: FleetLocation
-    private let connections: FleetConnections
-    private let logger: Logger
-    private let state: Mutex<State>
+    let connections: FleetConnections
+    let logger: Logger
+    let state: Mutex<State>
     /// The journal's records on their way out, once `run` is given the outbox.
     private let records = Mutex<(outbox: FleetRecordOutbox, shipper: FleetRecordShipper)?>(nil)
     /// Wakes the reader (a NOTIFY arrived) and the writer (a change was published).
@@ -41,7 +41,7 @@ package final class FleetStore: Sendable {
     /// another replica sees a record within about this.
     package static let shipInterval = Duration.milliseconds(100)
 
-    private struct State {
+    struct State {
         var health: FleetHealth
         var outbox: [FleetChange] = []
         var schemaReady = false
@@ -231,105 +231,9 @@ package final class FleetStore: Sendable {
         }
     }
 
-    // MARK: - The change log
-
-    private func readChanges(applying apply: @escaping @Sendable (FleetChange) async -> Void) async throws {
-        let run = state.withLock { $0.health.run }
-        while true {
-            let after = state.withLock { $0.health.appliedThrough }
-            let logger = logger
-            let page = try await connections.with { connection in
-                let rows = try await connection.query(
-                    "SELECT id, origin, kind, session, body FROM mockapns_changes WHERE id > \(after) ORDER BY id LIMIT 500",
-                    logger: logger
-                )
-                var page: [(id: Int64, origin: String, kind: String, session: String?, body: String)] = []
-                for try await row in rows.decode((Int64, String, String, String?, String).self) { page.append(row) }
-                return page
-            }
-            // Applied off the connection, which goes back for others meanwhile.
-            for (id, origin, kind, session, body) in page {
-                if origin != run, let kind = FleetChange.Kind(rawValue: kind) {
-                    await apply(FleetChange(kind: kind, session: session, body: body))
-                } else if origin != run {
-                    logger.warning("a change of a kind this replica does not know was skipped: \(kind)")
-                }
-                state.withLock { $0.health.appliedThrough = id }
-            }
-            if page.count < 500 { return }
-        }
-    }
-
-    private func writeOutbox() async throws {
-        while let change = state.withLock({ $0.outbox.first }) {
-            let run = state.withLock { $0.health.run }
-            let logger = logger
-            try await connections.with { connection in try await connection.withTransaction(logger: logger) { connection in
-                // Appends in order: a reader past a number never misses one committed later.
-                try await connection.query("SELECT pg_advisory_xact_lock(\(FleetSchema.lockKey))", logger: logger)
-                try await connection.query(
-                    """
-                    WITH made AS (
-                        INSERT INTO mockapns_changes (origin, kind, session, body)
-                        VALUES (\(run), \(change.kind.rawValue), \(change.session), \(change.body)) RETURNING id
-                    )
-                    SELECT pg_notify(\(FleetSchema.changesChannel), id::text) FROM made
-                    """,
-                    logger: logger
-                )
-            } }
-            state.withLock { state in
-                if !state.outbox.isEmpty { state.outbox.removeFirst() }
-                state.health.changesPending = state.outbox.count
-            }
-        }
-    }
-
-    private func writeSessionUse() async throws {
-        let used = state.withLock { state in
-            defer { state.sessionsUsed = [] }
-            return Array(state.sessionsUsed)
-        }
-        guard !used.isEmpty else { return }
-        let now = Int64(Date().timeIntervalSince1970 * 1000)
-        let logger = logger
-        do {
-            try await connections.with { connection in
-                _ = try await connection.query(
-                    """
-                    INSERT INTO mockapns_session_use (session, used_at) SELECT s, \(now) FROM unnest(\(used)::text[]) AS u(s)
-                    ON CONFLICT (session) DO UPDATE SET used_at = greatest(mockapns_session_use.used_at, excluded.used_at)
-                    """,
-                    logger: logger
-                )
-            }
-        } catch {
-            // Written with the next write instead.
-            state.withLock { $0.sessionsUsed.formUnion(used) }
-            throw error
-        }
-    }
-
-    private func readSessionUse() async throws {
-        let logger = logger
-        let use = try await connections.with { connection in
-            let rows = try await connection.query("SELECT session, used_at FROM mockapns_session_use", logger: logger)
-            var use: [String: Int64] = [:]
-            for try await (session, usedAt) in rows.decode((String, Int64).self) { use[session] = usedAt }
-            return use
-        }
-        state.withLock { $0.sessionUse = use }
-    }
-
-    private func ensureSchema() async throws {
-        if state.withLock({ $0.schemaReady }) { return }
-        try await FleetSchema.create(on: connections, logger: logger)
-        state.withLock { $0.schemaReady = true }
-    }
-
     // MARK: - Health
 
-    private func noteSuccess() {
+    func noteSuccess() {
         let recovered = state.withLock { state in
             defer {
                 state.health.reachable = true
@@ -340,7 +244,7 @@ package final class FleetStore: Sendable {
         if recovered { logger.info("the fleet's PostgreSQL answers") }
     }
 
-    private func noteFailure(_ error: any Error) {
+    func noteFailure(_ error: any Error) {
         if Task.isCancelled { return }
         let text = Self.describe(error)
         let first = state.withLock { state in
@@ -363,71 +267,4 @@ package final class FleetStore: Sendable {
         }
         return "\(error)"
     }
-
-    // MARK: - Reads for the whole fleet
-
-    /// The records every run of every replica shipped, each run's in its own order, past
-    /// every journal clear that covers them: for `session` when given (its records, past the
-    /// whole server's clears and its own), else every session's (past the whole server's
-    /// clears alone, as a session's clear only moves its own view).
-    package func records(session: String?) async throws -> [FleetRun] {
-        let logger = logger
-        let (clears, blocks) = try await connections.with { connection in
-            let clearRows = try await connection.query(
-                "SELECT session, max(body::bigint) FROM mockapns_changes WHERE kind = 'journalCleared' GROUP BY session",
-                logger: logger
-            )
-            var clears: [String?: Int64] = [:]
-            for try await (session, through) in clearRows.decode((String?, Int64).self) { clears[session] = through }
-            let floor = min(clears[nil] ?? .min, session.flatMap { clears[$0] } ?? clears[nil] ?? .min)
-            let blockRows = try await connection.query(
-                "SELECT id, run, block FROM mockapns_record_blocks WHERE latest > \(floor) ORDER BY id",
-                logger: logger
-            )
-            var blocks: [(id: Int64, run: String, block: ByteBuffer)] = []
-            for try await row in blockRows.decode((Int64, String, ByteBuffer).self) { blocks.append(row) }
-            return (clears, blocks)
-        }
-        let wholeClear = clears[nil] ?? .min
-        let sessionClear = session.flatMap { clears[$0] } ?? .min
-        var runs: [FleetRun] = []
-        var runIndex: [String: Int] = [:]
-        for (id, run, block) in blocks {
-            guard let events = JournalEventBlock.unpack(Array(buffer: block)) else {
-                logger.warning("a block of records in the fleet's PostgreSQL could not be read; skipped", metadata: ["run": "\(run)"])
-                continue
-            }
-            var kept: [JournalEvent] = []
-            for (place, event) in events.enumerated() {
-                let time = event.wallTimeMilliseconds
-                guard time > wholeClear else { continue }
-                if let session, event.kind.session != session || time <= sessionClear { continue }
-                var numbered = event
-                numbered.sequence = Self.fleetSequence(block: id, place: place)
-                kept.append(numbered)
-            }
-            if let index = runIndex[run] {
-                runs[index].events += kept
-            } else {
-                runIndex[run] = runs.count
-                runs.append(FleetRun(run: run, events: kept))
-            }
-        }
-        return runs
-    }
-
-    /// A record's number in the fleet: its block's number above the low 24 bits, its place in
-    /// the block below (a block holds fewer than 2^24 records: the outbox's backlog is held
-    /// far below). Always above any one replica's own numbers, so an `after` taken from a
-    /// replica's journal passes every fleet record.
-    package static func fleetSequence(block: Int64, place: Int) -> UInt64 {
-        UInt64(max(0, block)) << 24 | UInt64(place & 0xFF_FFFF)
-    }
-}
-
-/// The records one run of a replica shipped, in its order, each numbered in the fleet
-/// (`FleetStore.fleetSequence`).
-package struct FleetRun: Sendable, Equatable {
-    package var run: String
-    package var events: [JournalEvent]
 }

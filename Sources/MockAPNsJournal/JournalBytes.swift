@@ -52,7 +52,7 @@ enum JournalBytes {
 /// store checks sharing once per event instead (`JournalStore.append`, `copy()`). A chunk is
 /// opened with room for all it will hold, so growing (by a new block, the bytes copied) is
 /// rare: an event larger than the slack.
-final class JournalChunkBytes: @unchecked Sendable {
+package final class JournalChunkBytes: @unchecked Sendable {
     // Touched only under the journal's lock, by one thread at a time: no run-time
     // exclusivity check on each byte.
     @exclusivity(unchecked) private(set) var base: UnsafeMutableRawPointer
@@ -65,7 +65,7 @@ final class JournalChunkBytes: @unchecked Sendable {
     /// repeated request, `RecordedHeaders`) names it rather than writing its fields again.
     @exclusivity(unchecked) var lastHeaderList: (list: [HTTPHeader], offset: Int)?
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(1, capacity)
         base = UnsafeMutableRawPointer.allocate(byteCount: self.capacity, alignment: 8)
         recent = UnsafeMutablePointer<UInt32>.allocate(capacity: JournalBytes.recentSlots)
@@ -107,7 +107,7 @@ final class JournalChunkBytes: @unchecked Sendable {
         base.load(fromByteOffset: offset, as: UInt8.self)
     }
 
-    func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+    package func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
         try body(UnsafeRawBufferPointer(start: base, count: count))
     }
 
@@ -125,11 +125,15 @@ final class JournalChunkBytes: @unchecked Sendable {
 }
 
 /// Appends one event's fields to the open chunk.
-struct JournalByteWriter {
+package struct JournalByteWriter {
     /// The chunk's bytes so far, with its table of recent fields; fields are appended here.
     let bytes: JournalChunkBytes
 
-    mutating func byte(_ value: UInt8) {
+    package init(bytes: JournalChunkBytes) {
+        self.bytes = bytes
+    }
+
+    package mutating func byte(_ value: UInt8) {
         bytes.append(value)
     }
 
@@ -140,7 +144,7 @@ struct JournalByteWriter {
         bytes.append(value ? 1 : 0)
     }
 
-    mutating func varint(_ value: UInt64) {
+    package mutating func varint(_ value: UInt64) {
         var rest = value
         while rest >= 0x80 {
             bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
@@ -150,7 +154,7 @@ struct JournalByteWriter {
     }
 
     /// A signed number, zigzag-encoded so small negative numbers stay short.
-    mutating func signed(_ value: Int64) {
+    package mutating func signed(_ value: Int64) {
         varint(UInt64(bitPattern: (value << 1) ^ (value >> 63)))
     }
 
@@ -170,7 +174,7 @@ struct JournalByteWriter {
         signed(value)
     }
 
-    mutating func string(_ value: String?) {
+    package mutating func string(_ value: String?) {
         guard var value else { return varint(0) }
         value.withUTF8 { field(UnsafeRawBufferPointer($0)) }
     }
@@ -279,17 +283,17 @@ struct JournalByteWriter {
 
 /// Reads fields back from a chunk. Running past the end or meeting a malformed field sets
 /// `failed` and yields zeros and empty values, never a trap.
-struct JournalByteReader {
+package struct JournalByteReader {
     let chunk: UnsafeRawBufferPointer
-    private(set) var position: Int
-    private(set) var failed = false
+    package private(set) var position: Int
+    package private(set) var failed = false
 
-    init(_ chunk: UnsafeRawBufferPointer, at position: Int) {
+    package init(_ chunk: UnsafeRawBufferPointer, at position: Int) {
         self.chunk = chunk
         self.position = position
     }
 
-    mutating func byte() -> UInt8 {
+    package mutating func byte() -> UInt8 {
         guard position < chunk.count else {
             failed = true
             return 0
@@ -302,7 +306,7 @@ struct JournalByteReader {
         byte() != 0
     }
 
-    mutating func varint() -> UInt64 {
+    package mutating func varint() -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while shift < 64 {
@@ -315,7 +319,7 @@ struct JournalByteReader {
         return 0
     }
 
-    mutating func signed() -> Int64 {
+    package mutating func signed() -> Int64 {
         let raw = varint()
         return Int64(bitPattern: raw >> 1) ^ -Int64(bitPattern: raw & 1)
     }
@@ -337,7 +341,7 @@ struct JournalByteReader {
     }
 
     /// A string that is never absent (an absent one reads as empty).
-    mutating func text() -> String {
+    package mutating func text() -> String {
         string() ?? ""
     }
 

@@ -8,9 +8,9 @@ import MockAPNsWire
 /// notification are packed field by field; the rare ones (handshakes, broadcasts, channel
 /// operations, verdicts) are kept as values beside the chunks (`JournalStore`), so their layout here is
 /// empty.
-enum JournalPacking {
+package enum JournalPacking {
     /// Whether events of this kind are kept as values rather than packed.
-    static func isKeptAsValue(_ name: JournalEventKind.Name) -> Bool {
+    package static func isKeptAsValue(_ name: JournalEventKind.Name) -> Bool {
         switch name {
         case .tlsEstablished, .tlsFailed, .broadcast, .channelOperation, .verdict: true
         case .connectionOpened, .connectionClosed, .http2Frame, .legacyFrame, .notification, .fault,
@@ -61,14 +61,20 @@ enum JournalPacking {
     /// What the event's own header already holds, which a kind's fields need not repeat: a
     /// notification's connection and stream are nearly always the event's, and the `iat` of
     /// its provider token lies a few minutes before the event's time.
-    struct EventHeader {
-        var wallTime: Int64
-        var connection: UInt64?
-        var stream: Int32?
+    package struct EventHeader {
+        package var wallTime: Int64
+        package var connection: UInt64?
+        package var stream: Int32?
+
+        package init(wallTime: Int64, connection: UInt64?, stream: Int32?) {
+            self.wallTime = wallTime
+            self.connection = connection
+            self.stream = stream
+        }
     }
 
     /// Writes the fields of `kind` (nothing for a kind kept as a value).
-    static func pack(_ kind: JournalEventKind, header: EventHeader, into writer: inout JournalByteWriter) {
+    package static func pack(_ kind: JournalEventKind, header: EventHeader, into writer: inout JournalByteWriter) {
         switch kind {
         case .connectionOpened(let transport, let peer):
             writer.byte(index(of: transport))
@@ -104,7 +110,7 @@ enum JournalPacking {
     }
 
     /// Reads the fields of a packed kind; `nil` for a kind kept as a value or unreadable bytes.
-    static func unpack(_ name: JournalEventKind.Name, header: EventHeader, from reader: inout JournalByteReader) -> JournalEventKind? {
+    package static func unpack(_ name: JournalEventKind.Name, header: EventHeader, from reader: inout JournalByteReader) -> JournalEventKind? {
         let kind: JournalEventKind?
         switch name {
         case .connectionOpened:

@@ -1,5 +1,6 @@
 @testable import MockAPNsCore
 @testable import MockAPNsJournal
+import MockAPNsFleet
 import MockAPNsJSON
 import MockAPNsTestSupport
 import XCTest

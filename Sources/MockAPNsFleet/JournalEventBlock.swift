@@ -1,4 +1,5 @@
 import MockAPNsJSON
+import MockAPNsJournal
 
 /// Events packed as the journal packs them (`JournalPacking`), in one block that holds all it
 /// needs to be read back anywhere: what a fleet replica ships to PostgreSQL. Packing costs what
