@@ -24,6 +24,12 @@ package struct FleetChange: Sendable, Equatable {
         /// (`{"id", "applicationServerKey", "privateKey", "auth", "createdAt"}`, base64), so any
         /// replica reads a push to it. Expiring, revoking and forgetting one are control calls.
         case webPushSubscription
+        /// A rate window given to a token, by the control API or a scenario's `limitRate` rule
+        /// on the request path: `{"token", "pushes", "perMilliseconds"}`.
+        case rateWindow
+        /// A device set online or offline by a scenario's `setDevice` rule on the request
+        /// path: `{"token", "online", "rule"}`; each replica's delivery model takes it.
+        case deviceState
         /// A journal clear, for the fleet's reads: the body is the clear's time (milliseconds
         /// since 1970); lines of the session (`nil`: every session) up to it are skipped.
         /// Each replica's own journal is cleared by the control call, replayed.

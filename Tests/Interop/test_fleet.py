@@ -361,3 +361,28 @@ def test_a_real_client_through_the_load_balancer_is_served_by_the_fleet_as_one(f
     found = fleet.replicas[0].wait_for(6, predicate=lambda n: n["deviceToken"] in (gone, good), timeout=10)
     assert len(found) == 6
     assert served_by(fleet, good) == set(REPLICAS), "each connection went to the next replica"
+
+
+def test_what_a_scenario_rule_does_on_one_replica_is_in_force_on_all(fleet):
+    """A rule's effect on the request path travels too: a push served by replica 1 fires a
+    limitRate rule and a deviceOffline rule there; replica 3, which served nothing, holds the
+    token's window and the device offline."""
+    limited, dark = unique_token(), unique_token()
+    fleet.replicas[1].load_scenario({"name": "fleet-rule-effects", "rules": [
+        {"name": "one a day", "match": {"tokens": [limited]}, "action": {"type": "limitRate", "pushes": 1, "perSeconds": 86400}},
+        {"name": "goes dark", "match": {"tokens": [dark]}, "action": {"type": "deviceOffline"}},
+    ]})
+    fleet.settle()
+    try:
+        assert push(fleet.replicas[0].http2, limited)[0] == 200
+        assert push(fleet.replicas[0].http2, dark)[0] == 200
+        fleet.settle()
+        window = fleet.replicas[2].get(f"/v1/registry/{limited}/rate-limit")
+        assert (window["scope"], window["rateLimit"]["pushes"], window["rateLimit"]["perSeconds"]) == ("token", 1, 86400)
+        deadline = time.monotonic() + 10
+        while fleet.replicas[2].get(f"/v1/devices/{dark}").get("online") is not False:
+            assert time.monotonic() < deadline, fleet.replicas[2].get(f"/v1/devices/{dark}")
+            time.sleep(0.05)
+    finally:
+        fleet.replicas[0].reset()
+        fleet.settle()

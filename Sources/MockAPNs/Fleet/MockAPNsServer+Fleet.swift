@@ -6,6 +6,7 @@ import Crypto
 import Foundation
 import Logging
 import MockAPNsBroadcast
+import MockAPNsConnections
 import MockAPNsControl
 import MockAPNsCore
 import MockAPNsFleet
@@ -110,6 +111,7 @@ extension MockAPNsServer {
     func startFleet(outbox: FleetRecordOutbox?) async {
         guard let fleetLink, let outbox else { return }
         observeForFleet(channels, session: nil)
+        observeForFleet(registry, session: nil)
         fleetLink.start(outbox: outbox, replay: ControlReplay(api: ControlAPI(server: self), logger: logger)) { [weak self] change in
             await self?.applyFleetChange(change)
         }
@@ -184,6 +186,39 @@ extension MockAPNsServer {
         }
     }
 
+    /// Logs each rate window `registry` gives a token, for the other replicas.
+    func observeForFleet(_ registry: DeviceRegistry, session: String?) {
+        guard let store = fleetLink?.store else { return }
+        registry.observeRateWindows { token, window in
+            var json = JSONWriter()
+            json.beginObject()
+            json.string("token", token)
+            json.integer("pushes", window.pushes)
+            json.integer("perMilliseconds", window.perMilliseconds)
+            json.endObject()
+            store.publish(FleetChange(kind: .rateWindow, session: session, body: json.text))
+        }
+    }
+
+    /// What a scenario's `setDevice` rule does: the delivery model's record of the device's
+    /// change, and in a fleet the change logged, so every replica's delivery model takes it.
+    static func deviceChanges(
+        journal: Journal, clock: ServerClock, fleet: FleetStore?, session: String?
+    ) -> @Sendable (ScenarioDeviceChange) -> Void {
+        let record = ScenarioSwitch.deviceChangeRecorder(journal: journal, clock: clock)
+        guard let fleet else { return record }
+        return { change in
+            record(change)
+            var json = JSONWriter()
+            json.beginObject()
+            json.string("token", change.deviceToken)
+            json.bool("online", change.online)
+            json.string("rule", change.rule)
+            json.endObject()
+            fleet.publish(FleetChange(kind: .deviceState, session: session, body: json.text))
+        }
+    }
+
     /// Logs a session made here, with what the other replicas need to take its credentials.
     func publishToFleet(_ scope: SessionScope, publicKey: P256.Signing.PublicKey, scenario: Scenario?, idleTimeout: Duration?) {
         guard let store = fleetLink?.store, let id = scope.id else { return }
@@ -244,6 +279,24 @@ extension MockAPNsServer {
                 return
             }
             webPushSubscriptions.add(subscription)
+        case .rateWindow:
+            guard let node = try? JSONParser.parse(change.body), var object = try? JSONObjectReader(node),
+                  let token = (try? object.string("token")).flatMap({ $0 }),
+                  let pushes = (try? object.integer("pushes", in: 0...Int64(Int32.max))).flatMap({ $0 }),
+                  let period = (try? object.integer("perMilliseconds", in: 1...Int64.max)).flatMap({ $0 })
+            else { return }
+            let registry = change.session.map { sessions.scope(id: $0)?.registry } ?? registry
+            registry?.limitPushes(token, to: RateWindow(pushes: Int(pushes), perMilliseconds: period), announcing: false)
+        case .deviceState:
+            guard let node = try? JSONParser.parse(change.body), var object = try? JSONObjectReader(node),
+                  let token = (try? object.string("token")).flatMap({ $0 }),
+                  let online = (try? object.bool("online")).flatMap({ $0 })
+            else { return }
+            let rule = (try? object.string("rule")).flatMap { $0 } ?? ""
+            // As the rule's own firing records it here; the delivery model reads it.
+            ScenarioSwitch.deviceChangeRecorder(journal: journal, clock: clock)(
+                ScenarioDeviceChange(deviceToken: token, online: online, rule: rule)
+            )
         case .journalCleared:
             // For the fleet's reads; this replica's journal was cleared by the control call.
             break

@@ -182,7 +182,7 @@ public final class MockAPNsServer: Sendable {
         self.delivery = DeliveryService(settings: configuration.delivery.service, journal: observation.journal, clock: clock, logger: logger)
         let scenarios = ScenarioSwitch(
             scenario: configuration.scenario ?? .empty, registry: registry, logger: logger,
-            deviceChanges: ScenarioSwitch.deviceChangeRecorder(journal: observation.journal, clock: clock)
+            deviceChanges: Self.deviceChanges(journal: observation.journal, clock: clock, fleet: fleetLink?.store, session: nil)
         )
         self.scenarios = scenarios
         self.sessions = SessionDirectory(defaultScope: SessionScope(

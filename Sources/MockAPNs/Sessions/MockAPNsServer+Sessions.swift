@@ -77,12 +77,13 @@ extension MockAPNsServer {
         let initialScenario = scenario ?? configuration.scenario ?? .empty
         let scenarios = ScenarioSwitch(
             scenario: initialScenario, registry: registry, logger: logger,
-            deviceChanges: ScenarioSwitch.deviceChangeRecorder(journal: journal, clock: clock)
+            deviceChanges: Self.deviceChanges(journal: journal, clock: clock, fleet: fleetLink?.store, session: id)
         )
         scenarios.applyRegistryState()
         let channels = ChannelRegistry()
         for channel in configuration.broadcast.channels { channels.insert(channel) }
         observeForFleet(channels, session: id)
+        observeForFleet(registry, session: id)
         return SessionScope(
             id: id, teamID: teamID, keyID: keyID, topics: topics, registry: registry, scenarios: scenarios,
             initialScenario: initialScenario, decider: Self.makeDecider(configuration, registry: registry, clock: clock),

@@ -47,13 +47,16 @@ package struct ControlReplicationMiddleware: RouterMiddleware {
     ///   made and ended itself, whichever API asked (`FleetChange.Kind.session`);
     /// - `/v1/channels`: a channel's id may be random; the channel registry logs each channel
     ///   as made, whichever API made it (`FleetChange.Kind.channel`);
-    /// - `POST /v1/legacy/shutdown`: this replica's own legacy connections.
+    /// - `POST /v1/legacy/shutdown`: this replica's own legacy connections;
+    /// - `PUT /v1/registry/{token}/rate-limit`: the registry logs each window given, whether
+    ///   by this call or by a scenario's rule (`FleetChange.Kind.rateWindow`).
     /// - `POST /v1/web-push/subscriptions`: a subscription's keys are random; the server logs
     ///   each subscription as made (`FleetChange.Kind.webPushSubscription`).
     package static func isLoggedElsewhere(_ method: HTTPRequest.Method, _ path: String) -> Bool {
         path == "/v1/sessions" || path.hasPrefix("/v1/sessions/")
             || path == "/v1/channels" || path.hasPrefix("/v1/channels/")
             || path == "/v1/legacy/shutdown"
+            || (method == .put && path.hasPrefix("/v1/registry/") && path.hasSuffix("/rate-limit"))
             || (method == .post && path == "/v1/web-push/subscriptions")
     }
 }

@@ -30,6 +30,8 @@ public final class DeviceRegistry: Sendable {
     }
 
     private let state: Mutex<State>
+    /// Told of each rate window given to a token (`observeRateWindows`).
+    private let windowObserver = Mutex<(@Sendable (String, RateWindow) -> Void)?>(nil)
     /// Whether the first push to an unbound token binds it to the environment it reached.
     package let bindsEnvironmentOnFirstPush: Bool
 
@@ -252,12 +254,26 @@ public final class DeviceRegistry: Sendable {
     /// so a scenario rule that sets it on every push does not restart the count; a different
     /// window starts a fresh count.
     public func limitPushes(_ token: String, to window: RateWindow) {
+        limitPushes(token, to: window, announcing: true)
+    }
+
+    /// `limitPushes(_:to:)`; `announcing: false` keeps the change from the observer (one
+    /// another replica of a fleet made).
+    package func limitPushes(_ token: String, to window: RateWindow, announcing: Bool) {
         let token = Self.canonical(token)
-        state.withLock { state in
-            guard state.records[token]?.rateWindow != window else { return }
+        let changed = state.withLock { state in
+            guard state.records[token]?.rateWindow != window else { return false }
             state.records[token, default: TokenRecord()].rateWindow = window
             state.rateCounts[token] = nil
+            return true
         }
+        if changed, announcing { windowObserver.withLock { $0 }?(token, window) }
+    }
+
+    /// Tells `observer` of every rate window given to a token from now on (by the control API
+    /// or a scenario's `limitRate` rule), after the change and outside the registry's lock.
+    package func observeRateWindows(_ observer: @escaping @Sendable (_ token: String, _ window: RateWindow) -> Void) {
+        windowObserver.withLock { $0 = observer }
     }
 
     /// Removes the push limit of `token`: the server-wide window applies again, if any.

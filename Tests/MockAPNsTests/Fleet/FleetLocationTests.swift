@@ -78,6 +78,8 @@ final class FleetLocationTests: XCTestCase {
             (.post, "/v1/web-push/subscriptions/Qabc/expire", true),
             (.delete, "/v1/web-push/subscriptions/Qabc", true),
             (.post, "/v1/legacy/shutdown", false),
+            (.put, "/v1/registry/abc/rate-limit", false),
+            (.delete, "/v1/registry/abc/rate-limit", true),
         ]
         for entry in cases {
             XCTAssertEqual(!ControlReplicationMiddleware.isLoggedElsewhere(entry.method, entry.path), entry.replayed, "\(entry.method) \(entry.path)")
