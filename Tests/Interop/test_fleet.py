@@ -386,3 +386,45 @@ def test_what_a_scenario_rule_does_on_one_replica_is_in_force_on_all(fleet):
     finally:
         fleet.replicas[0].reset()
         fleet.settle()
+
+
+def test_the_shipped_haproxy_configuration_fronts_the_fleet(fleet, tmp_path):
+    """deploy/haproxy/haproxy.cfg, with its binds and servers pointed at this fleet and nothing
+    else changed: a push through its provider frontend is served, and its control frontend
+    reaches a replica whose reads are the fleet's."""
+    import subprocess
+
+    from conftest import REPO, free_ports
+    from fleet import haproxy_binary
+
+    kinds = {2197: "http2", 2195: "gateway", 2196: "feedback", 2199: "channelManagement", 2200: "webPush", 2198: "control"}
+    fronts = dict(zip(kinds, free_ports(len(kinds))))
+    text = (REPO / "deploy/haproxy/haproxy.cfg").read_text()
+    for port, front in fronts.items():
+        text = text.replace(f"bind :{port}\n", f"bind 127.0.0.1:{front}\n")
+        for index, replica in enumerate(fleet.replicas, start=1):
+            text = text.replace(f"mockapns-{index}:{port}\n", f"127.0.0.1:{replica.ports[kinds[port]]}\n")
+    assert "mockapns-" not in text and "bind :" not in text, "every server and bind was pointed at the test's"
+    config = tmp_path / "haproxy.cfg"
+    config.write_text(text)
+    check = subprocess.run([haproxy_binary(), "-c", "-f", str(config)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    process = subprocess.Popen([haproxy_binary(), "-f", str(config), "-db"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        token = unique_token()
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                status, _ = push(fronts[2197], token)
+                break
+            except AssertionError:
+                assert time.monotonic() < deadline, "HAProxy did not start"
+                time.sleep(0.05)
+        assert status == 200
+        from mockapns import ControlClient
+        through = ControlClient(f"http://127.0.0.1:{fronts[2198]}")
+        assert through.health()["fleet"]["state"] == "connected"
+        assert len(through.wait_for(1, token=token, timeout=10)) == 1
+    finally:
+        process.terminate()
+        process.wait(10)
