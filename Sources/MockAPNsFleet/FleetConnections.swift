@@ -21,10 +21,25 @@ final class FleetConnections: Sendable {
         self.logger = logger
     }
 
+    /// How long one use of a connection may take, and a connect: past it the connection is
+    /// closed, which fails what waits on it, so no loop waits for ever on a PostgreSQL that
+    /// went away mid-query or a connection whose peer vanished without a word.
+    static let useLimit = Duration.seconds(10)
+
     /// Runs `body` on a connection: an idle one that is still open, or a new one. A connection
-    /// whose use threw is closed rather than kept.
-    func with<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+    /// whose use threw, or outlasted `limit` (`nil`: a use with no end, the LISTEN), is closed
+    /// rather than kept.
+    func with<Result: Sendable>(
+        limit: Duration? = useLimit, _ body: (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
         let connection = try await take()
+        let watchdog = limit.map { limit in
+            Task {
+                try await Task.sleep(for: limit)
+                try? await connection.close()
+            }
+        }
+        defer { watchdog?.cancel() }
         do {
             let result = try await body(connection)
             give(connection)
@@ -49,7 +64,27 @@ final class FleetConnections: Sendable {
             if !connection.isClosed { return connection }
         }
         let id = nextID.add(1, ordering: .relaxed).oldValue
-        return try await PostgresConnection.connect(configuration: try location.connectionConfiguration(), id: id, logger: logger)
+        let configuration = try location.connectionConfiguration()
+        let logger = logger
+        // The connect's own timeout covers TCP; the start-up exchange after it is bounded
+        // here. Whichever ends first answers; a connection made too late is closed.
+        let race = FirstOutcome<PostgresConnection>()
+        return try await withCheckedThrowingContinuation { continuation in
+            race.await(continuation)
+            let timer = Task {
+                try await Task.sleep(for: Self.useLimit)
+                race.deliver(.failure(FleetConnectTimeout(limit: Self.useLimit)))
+            }
+            Task {
+                do {
+                    let connection = try await PostgresConnection.connect(configuration: configuration, id: id, logger: logger)
+                    if !race.deliver(.success(connection)) { try? await connection.close() }
+                } catch {
+                    race.deliver(.failure(error))
+                }
+                timer.cancel()
+            }
+        }
     }
 
     private func give(_ connection: PostgresConnection) {
@@ -59,5 +94,34 @@ final class FleetConnections: Sendable {
             return true
         }
         if !kept { Task { try? await connection.close() } }
+    }
+}
+
+/// A connection to the fleet's PostgreSQL was not made within its bound.
+struct FleetConnectTimeout: Error, CustomStringConvertible {
+    let limit: Duration
+    var description: String { "no connection to PostgreSQL within \(limit)" }
+}
+
+/// The first of several outcomes, handed to the one waiting continuation; the later ones are
+/// refused, so their owner can undo them.
+final class FirstOutcome<Value: Sendable>: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<Value, any Error>?, delivered: Bool)>((nil, false))
+
+    func await(_ continuation: CheckedContinuation<Value, any Error>) {
+        state.withLock { $0.continuation = continuation }
+    }
+
+    /// Hands `outcome` over unless one was; says whether this one was.
+    @discardableResult
+    func deliver(_ outcome: Result<Value, any Error>) -> Bool {
+        let continuation: CheckedContinuation<Value, any Error>? = state.withLock { state in
+            guard !state.delivered else { return nil }
+            state.delivered = true
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(with: outcome)
+        return continuation != nil
     }
 }

@@ -163,7 +163,7 @@ package final class FleetStore: Sendable {
         while !Task.isCancelled {
             do {
                 try await ensureSchema()
-                try await connections.with { connection in
+                try await connections.with(limit: nil) { connection in
                     try await connection.listen(on: FleetSchema.changesChannel) { notifications in
                         // Listening: whatever came before it is read now.
                         self.readerWake.ring()
