@@ -133,8 +133,8 @@ extension MockAPNsServer {
         return try FleetRecordOutbox(path: settings.spoolPath(run: fleetLink.store.run), gate: observation.readGate)
     }
 
-    /// Leaves the fleet after the journal's file is written out: its last lines are shipped
-    /// (within a bound; the file keeps what PostgreSQL did not take).
+    /// Leaves the fleet after the journal's readers took the last events: the last records are
+    /// shipped (within a bound; the spool keeps what PostgreSQL did not take).
     func stopFleet() async {
         guard let fleetLink else { return }
         await fleetLink.store.shipRemaining(within: .seconds(2))
@@ -163,8 +163,8 @@ extension MockAPNsServer {
             ("mockapns_fleet_up", "gauge", "Whether the fleet's PostgreSQL answers (1), or the fleet is degraded and this replica answers from what it holds (0).", health.reachable ? "1" : "0"),
             ("mockapns_fleet_changes_pending", "gauge", "Changes made on this replica and not yet written to the fleet's log.", "\(health.changesPending)"),
             ("mockapns_fleet_applied_change", "gauge", "The number of the newest change of the fleet's log applied on this replica.", "\(health.appliedThrough)"),
-            ("mockapns_fleet_records_shipped_total", "counter", "Journal lines this run of the replica wrote to PostgreSQL.", "\(health.recordsShipped)"),
-            ("mockapns_fleet_file_bytes_shipped", "gauge", "How far this replica's journal file is shipped to PostgreSQL, in bytes.", "\(health.fileBytesShipped)"),
+            ("mockapns_fleet_records_shipped_total", "counter", "Records (journal events but frames) this run of the replica wrote to PostgreSQL.", "\(health.recordsShipped)"),
+            ("mockapns_fleet_file_bytes_shipped", "gauge", "How far this replica's outbox spool is shipped to PostgreSQL, in bytes.", "\(health.fileBytesShipped)"),
         ]
         return series.map { "# HELP \($0.name) \($0.help)\n# TYPE \($0.name) \($0.type)\n\($0.name)\(label) \($0.value)\n" }.joined()
     }
